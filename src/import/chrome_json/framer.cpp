@@ -1,0 +1,327 @@
+#include "import/chrome_json/framer.h"
+
+#include <cstring>
+
+namespace ks {
+
+namespace {
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_delimiter(char c) { return is_space(c) || c == ',' || c == ']' || c == '}' || c == ':'; }
+std::string printable(char c) {
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "0x%02x", static_cast<unsigned char>(c));
+  return buf;
+}
+}  // namespace
+
+Framer::Framer(FramerSink* sink, Diagnostics* diags, size_t max_value_bytes)
+    : sink_(sink), diags_(diags), max_value_bytes_(max_value_bytes) {}
+
+void Framer::fail(ImportErrorCode code, uint64_t offset, std::string message) {
+  state_ = State::kFailed;
+  error_.code = code;
+  error_.offset = offset;
+  error_.message = std::move(message);
+}
+
+bool Framer::feed(const char* data, size_t len) {
+  if (state_ == State::kFailed) return false;
+  if (buf_.size() < buf_len_ + len + kFramerPadding) {
+    size_t want = buf_len_ + len + kFramerPadding;
+    buf_.resize(want + want / 2);
+  }
+  std::memcpy(buf_.data() + buf_len_, data, len);
+  buf_len_ += len;
+  std::memset(buf_.data() + buf_len_, ' ', kFramerPadding);
+  if (!bom_checked_ && buf_len_ >= 3) {
+    bom_checked_ = true;
+    if (std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+  }
+  scan();
+  compact();
+  return state_ != State::kFailed;
+}
+
+// Drops bytes that are no longer needed, keeping the value being scanned (unless oversized).
+void Framer::compact() {
+  size_t keep_from = (in_value_ && !oversized_) ? value_start_ : pos_;
+  if (keep_from == 0) return;
+  std::memmove(buf_.data(), buf_.data() + keep_from, buf_len_ - keep_from);
+  buf_len_ -= keep_from;
+  base_offset_ += keep_from;
+  pos_ -= keep_from;
+  if (in_value_) value_start_ = oversized_ ? 0 : value_start_ - keep_from;
+  // Shrink a buffer that grew for one huge value, so it does not stay large.
+  if (buf_.size() > (size_t{4} << 20) && buf_len_ * 4 < buf_.size()) {
+    buf_.resize(buf_len_ + kFramerPadding + (size_t{1} << 20));
+    buf_.shrink_to_fit();
+  }
+  std::memset(buf_.data() + buf_len_, ' ', kFramerPadding);
+}
+
+void Framer::begin_value(size_t pos, ValueRole role) {
+  in_value_ = true;
+  role_ = role;
+  value_start_ = pos;
+  value_start_offset_ = offset_of(pos);
+  depth_ = 0;
+  in_string_ = false;
+  escape_ = false;
+  oversized_ = false;
+  skipped_bytes_ = 0;
+  char c = buf_[pos];
+  scalar_ = !(c == '{' || c == '[' || c == '"');
+}
+
+// Scans the current value from *pos. Strings, escapes and nesting are tracked across chunks.
+bool Framer::scan_value(size_t* pos) {
+  const char* b = buf_.data();
+  size_t p = *pos;
+  if (scalar_) {
+    while (p < buf_len_ && !is_delimiter(b[p])) ++p;
+    *pos = p;
+    return p < buf_len_;
+  }
+  while (p < buf_len_) {
+    if (in_string_) {
+      // Jump to the next quote or backslash; everything between is string content.
+      const char* q = b + p;
+      const char* end = b + buf_len_;
+      if (escape_) {
+        escape_ = false;
+        ++p;
+        continue;
+      }
+      while (q < end && *q != '"' && *q != '\\') ++q;
+      p = static_cast<size_t>(q - b);
+      if (p >= buf_len_) break;
+      if (*q == '\\') {
+        escape_ = true;
+        ++p;
+        continue;
+      }
+      in_string_ = false;
+      ++p;
+      if (depth_ == 0) {  // a bare string value (a key or a string member) ended
+        *pos = p;
+        return true;
+      }
+      continue;
+    }
+    char c = b[p++];
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (c == '}' || c == ']') {
+      if (--depth_ == 0) {
+        *pos = p;
+        return true;
+      }
+    }
+  }
+  *pos = p;
+  // Oversized values keep being scanned but their bytes are let go.
+  if (!oversized_ && p - value_start_ > max_value_bytes_) {
+    oversized_ = true;
+  }
+  return false;
+}
+
+void Framer::end_value(size_t end) {
+  in_value_ = false;
+  const char* data = buf_.data() + value_start_;
+  size_t len = end - value_start_;
+  switch (role_) {
+    case ValueRole::kKey:
+      // Keys are short; store without the quotes (escapes are kept raw: our keys have none).
+      current_key_.assign(data + 1, len >= 2 ? len - 2 : 0);
+      top_keys_.push_back(current_key_);
+      break;
+    case ValueRole::kEvent:
+      if (oversized_) {
+        diags_->add(Diag::kEventTooLarge, value_start_offset_);
+      } else if (data[0] != '{') {
+        diags_->add(Diag::kNonObjectEvent, value_start_offset_, std::string_view(data, len));
+      } else {
+        sink_->on_event(data, len, value_start_offset_);
+      }
+      break;
+    case ValueRole::kMember:
+      if (oversized_) {
+        diags_->add(Diag::kTopLevelValueSkipped, value_start_offset_, current_key_);
+      } else {
+        sink_->on_top_level_member(current_key_, data, len, value_start_offset_);
+      }
+      break;
+    case ValueRole::kSkippedElement:
+      break;
+  }
+}
+
+void Framer::scan() {
+  while (pos_ < buf_len_ && state_ != State::kFailed) {
+    if (in_value_) {
+      size_t p = pos_;
+      bool ended = scan_value(&p);
+      if (oversized_) {
+        // Let the bytes go: nothing of an oversized value is delivered.
+        pos_ = p;
+        value_start_ = p;
+      } else {
+        pos_ = p;
+      }
+      if (!ended) return;
+      end_value(pos_);
+      continue;
+    }
+    char c = buf_[pos_];
+    if (is_space(c)) {
+      ++pos_;
+      continue;
+    }
+    switch (state_) {
+      case State::kStart:
+        if (c == '[') {
+          container_ = TraceContainer::kArray;
+          saw_event_array_ = true;
+          in_event_array_ = true;
+          state_ = State::kArrayElement;
+          ++pos_;
+        } else if (c == '{') {
+          container_ = TraceContainer::kObject;
+          state_ = State::kObjectKey;
+          ++pos_;
+        } else {
+          fail(ImportErrorCode::kNotJson, offset_of(pos_),
+               "not JSON: a trace starts with '{' or '[', found " + printable(c));
+        }
+        break;
+      case State::kObjectKey:
+        if (c == '}') {
+          state_ = State::kDone;
+          ++pos_;
+        } else if (c == '"') {
+          begin_value(pos_, ValueRole::kKey);
+          state_ = State::kObjectColon;
+        } else if (c == ',') {
+          ++pos_;  // tolerated: a trailing/extra comma between members
+        } else {
+          fail(ImportErrorCode::kNotJson, offset_of(pos_),
+               "invalid JSON: expected a member name, found " + printable(c));
+        }
+        break;
+      case State::kObjectColon:
+        if (c != ':') {
+          fail(ImportErrorCode::kNotJson, offset_of(pos_),
+               "invalid JSON: expected ':' after \"" + current_key_ + "\", found " + printable(c));
+          break;
+        }
+        ++pos_;
+        state_ = State::kObjectValue;
+        break;
+      case State::kObjectValue:
+        if (current_key_ == "traceEvents" && c == '[') {
+          saw_event_array_ = true;
+          in_event_array_ = true;
+          state_ = State::kArrayElement;
+          after_comma_ = false;
+          ++pos_;
+        } else {
+          begin_value(pos_, ValueRole::kMember);
+          state_ = State::kObjectNext;
+        }
+        break;
+      case State::kObjectNext:
+        if (c == ',') {
+          state_ = State::kObjectKey;
+          ++pos_;
+        } else if (c == '}') {
+          state_ = State::kDone;
+          ++pos_;
+        } else {
+          fail(ImportErrorCode::kNotJson, offset_of(pos_),
+               "invalid JSON: expected ',' or '}' in the top-level object, found " + printable(c));
+        }
+        break;
+      case State::kArrayElement:
+        if (c == ']') {
+          if (after_comma_) diags_->add(Diag::kTrailingComma, offset_of(pos_));
+          in_event_array_ = false;
+          after_comma_ = false;
+          state_ = container_ == TraceContainer::kArray ? State::kDone : State::kObjectNext;
+          ++pos_;
+        } else if (c == ',') {
+          diags_->add(Diag::kExtraComma, offset_of(pos_));
+          ++pos_;
+        } else {
+          begin_value(pos_, ValueRole::kEvent);
+          state_ = State::kArrayNext;
+        }
+        break;
+      case State::kArrayNext:
+        if (c == ',') {
+          after_comma_ = true;
+          state_ = State::kArrayElement;
+          ++pos_;
+        } else if (c == ']') {
+          in_event_array_ = false;
+          after_comma_ = false;
+          state_ = container_ == TraceContainer::kArray ? State::kDone : State::kObjectNext;
+          ++pos_;
+        } else {
+          // A missing comma between events: read the next one anyway, and say so.
+          diags_->add(Diag::kExtraComma, offset_of(pos_));
+          begin_value(pos_, ValueRole::kEvent);
+        }
+        break;
+      case State::kDone:
+        diags_->add(Diag::kTrailingData, offset_of(pos_));
+        pos_ = buf_len_;  // ignore the rest
+        break;
+      case State::kFailed:
+        return;
+    }
+  }
+}
+
+bool Framer::finish() {
+  if (state_ == State::kFailed) return false;
+  if (in_value_) {
+    // A value still open at the end of input. A number right at the end is complete.
+    if (scalar_ && role_ != ValueRole::kKey) {
+      end_value(buf_len_);
+    } else if (role_ == ValueRole::kEvent) {
+      diags_->add(Diag::kTruncatedEvent, value_start_offset_,
+                  std::string_view(buf_.data() + value_start_,
+                                   oversized_ ? 0 : buf_len_ - value_start_));
+      in_value_ = false;
+    } else {
+      in_value_ = false;
+    }
+  }
+  switch (state_) {
+    case State::kStart:
+      fail(ImportErrorCode::kEmptyInput, offset_of(pos_), "empty input: no JSON value found");
+      return false;
+    case State::kArrayElement:
+    case State::kArrayNext:
+      diags_->add(Diag::kMissingArrayClose, offset_of(buf_len_));
+      if (container_ == TraceContainer::kObject)
+        diags_->add(Diag::kMissingObjectClose, offset_of(buf_len_));
+      break;
+    case State::kObjectKey:
+    case State::kObjectColon:
+    case State::kObjectValue:
+    case State::kObjectNext:
+      diags_->add(Diag::kMissingObjectClose, offset_of(buf_len_));
+      break;
+    default:
+      break;
+  }
+  state_ = State::kDone;
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,111 @@
+// The framer: the one tolerant place at the edge of the Chrome JSON importer. It takes the
+// decompressed bytes in chunks of any size and hands out complete values, each exactly once
+// and independent of how the input was chunked:
+//   - every element of the event array (the top-level array, or the "traceEvents" member of the
+//     top-level object), with its byte offset;
+//   - every other top-level member ("deviceProperties", "distributedInfo", ...) as key + value.
+// It understands only the outer structure (strings, escapes, nesting depth); event objects are
+// parsed by simdjson afterwards. Only the unfinished tail is kept between chunks, so memory does
+// not hold the whole JSON text.
+// Tolerances (each counted in Diagnostics): a trailing comma, ",,", a missing final ']' or '}'
+// (a trace cut off while writing), a truncated last event, a UTF-8 BOM, trailing bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "import/diagnostics.h"
+#include "import/import_error.h"
+
+namespace ks {
+
+// Bytes readable past the end of every value handed out (simdjson needs its padding).
+constexpr size_t kFramerPadding = 64;
+
+class FramerSink {
+ public:
+  virtual ~FramerSink() = default;
+  // `data` stays valid only during the call; at least kFramerPadding bytes after len are readable.
+  virtual void on_event(const char* data, size_t len, uint64_t offset) = 0;
+  virtual void on_top_level_member(std::string_view key, const char* data, size_t len,
+                                   uint64_t offset) = 0;
+};
+
+enum class TraceContainer { kUnknown, kArray, kObject };
+
+class Framer {
+ public:
+  Framer(FramerSink* sink, Diagnostics* diags, size_t max_value_bytes = size_t{64} << 20);
+
+  // Returns false once a fatal error has been found (then error() says which); later calls
+  // are ignored.
+  bool feed(const char* data, size_t len);
+  // Ends the input: reports what the cut-off tail means. Returns false on a fatal error.
+  bool finish();
+
+  const ImportError& error() const { return error_; }
+  TraceContainer container() const { return container_; }
+  bool saw_event_array() const { return saw_event_array_; }
+  uint64_t bytes_fed() const { return base_offset_ + buf_len_; }
+  const std::vector<std::string>& top_level_keys() const { return top_keys_; }
+
+ private:
+  enum class State {
+    kStart,           // before the first value
+    kObjectKey,       // in the top-level object: expecting a key or '}'
+    kObjectColon,     // after a key: expecting ':'
+    kObjectValue,     // after ':': expecting a value
+    kObjectNext,      // after a member: expecting ',' or '}'
+    kArrayElement,    // in the event array: expecting an element or ']'
+    kArrayNext,       // after an element: expecting ',' or ']'
+    kDone,            // the top-level value ended
+    kFailed,
+  };
+  // What the value being scanned is for.
+  enum class ValueRole { kKey, kEvent, kMember, kSkippedElement };
+
+  void scan();
+  bool scan_value(size_t* pos);  // advances through the current value; true when it ended
+  void begin_value(size_t pos, ValueRole role);
+  void end_value(size_t end);
+  void fail(ImportErrorCode code, uint64_t offset, std::string message);
+  uint64_t offset_of(size_t pos) const { return base_offset_ + pos; }
+  void compact();
+
+  FramerSink* sink_;
+  Diagnostics* diags_;
+  size_t max_value_bytes_;
+  ImportError error_;
+
+  std::vector<char> buf_;  // unprocessed bytes, with kFramerPadding spare at the end
+  size_t buf_len_ = 0;
+  size_t pos_ = 0;           // scan position in buf_
+  uint64_t base_offset_ = 0; // input offset of buf_[0]
+
+  State state_ = State::kStart;
+  TraceContainer container_ = TraceContainer::kUnknown;
+  bool bom_checked_ = false;
+  bool saw_event_array_ = false;
+  bool after_comma_ = false;   // in the event array, the last separator was a comma
+  bool in_event_array_ = false;
+
+  // The value being scanned.
+  bool in_value_ = false;
+  ValueRole role_ = ValueRole::kEvent;
+  size_t value_start_ = 0;
+  uint64_t value_start_offset_ = 0;
+  int depth_ = 0;
+  bool in_string_ = false;
+  bool escape_ = false;
+  bool scalar_ = false;       // a number/literal: ends at a delimiter
+  bool oversized_ = false;    // above max_value_bytes_: scanned but not kept
+  uint64_t skipped_bytes_ = 0;
+
+  std::string current_key_;
+  std::vector<std::string> top_keys_;
+  uint64_t trailing_reported_ = 0;
+};
+
+}  // namespace ks

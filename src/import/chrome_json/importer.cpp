@@ -1,0 +1,253 @@
+#include "import/chrome_json/importer.h"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <string>
+
+#include "import/chrome_json/event_reader.h"
+#include "import/chrome_json/framer.h"
+#include "import/chrome_json/top_level.h"
+#include "model/trace_builder.h"
+
+namespace ks {
+
+class ChromeJsonImporter::Impl : public FramerSink {
+ public:
+  Impl() : trace_(new Trace), framer_(this, &trace_->diagnostics), builder_(trace_.get()) {}
+
+  void on_event(const char* data, size_t len, uint64_t offset) override {
+    ++events_;
+    ReadStatus st = reader_.read(data, len, &ev_);
+    if (st == ReadStatus::kControlChars || st == ReadStatus::kInvalidUtf8) {
+      st = read_repaired(data, len, offset, st);
+    }
+    if (st != ReadStatus::kOk) {
+      trace_->diagnostics.add(Diag::kMalformedEvent, offset, std::string_view(data, len));
+      return;
+    }
+    add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+  }
+
+  void on_top_level_member(std::string_view key, const char* data, size_t len,
+                           uint64_t offset) override {
+    read_top_level_member(key, data, len, offset, trace_.get());
+  }
+
+  // Raw control characters or bad UTF-8 inside strings: replace them and read again.
+  ReadStatus read_repaired(const char* data, size_t len, uint64_t offset, ReadStatus why) {
+    repaired_.assign(data, len);
+    for (char& c : repaired_) {
+      auto u = static_cast<unsigned char>(c);
+      if (why == ReadStatus::kControlChars && u < 0x20) c = ' ';
+      if (why == ReadStatus::kInvalidUtf8 && u >= 0x80) c = '?';
+    }
+    repaired_.append(kFramerPadding, ' ');
+    ReadStatus st = reader_.read(repaired_.data(), len, &ev_);
+    if (st == ReadStatus::kControlChars && why == ReadStatus::kInvalidUtf8) {
+      // both problems at once
+      for (char& c : repaired_)
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+      st = reader_.read(repaired_.data(), len, &ev_);
+    }
+    if (st == ReadStatus::kOk) {
+      trace_->diagnostics.add(
+          why == ReadStatus::kControlChars ? Diag::kControlCharsInString : Diag::kInvalidUtf8,
+          offset, std::string_view(data, len));
+    }
+    return st;
+  }
+
+  void count_event(const RawEvent& e) {
+    auto& by_phase = trace_->facts.events_by_phase;
+    phase_key_.assign(e.ph_text.empty() ? std::string_view("?") : e.ph_text);
+    ++by_phase[phase_key_];
+    if (e.ph != 'M') {
+      cat_key_.assign(e.cat);
+      ++trace_->facts.categories[cat_key_];
+    }
+  }
+
+  void add_event(EventSource src, std::string_view text) {
+    RawEvent& e = ev_;
+    ++trace_->facts.events_total;
+    if (!e.ph) {
+      trace_->diagnostics.add(Diag::kMissingPhase, src.offset, text);
+      return;
+    }
+    count_event(e);
+    if (e.bad_number) trace_->diagnostics.add(Diag::kBadNumber, src.offset, text);
+    if (e.has_call_stack) trace_->facts.saw_call_stack = true;
+    if (e.has_input_dims) trace_->facts.saw_input_dims = true;
+    std::string_view pid = e.pid.present ? e.pid.text : std::string_view("0");
+    std::string_view tid = e.tid.present ? e.tid.text : pid;
+    if (e.ph == 'M') {
+      add_metadata(e, pid, tid, src.offset);
+      return;
+    }
+    if (!e.has_ts) {
+      // Chrome's own samples/metadata-ish events without ts are counted only.
+      trace_->diagnostics.add(Diag::kMissingTimestamp, src.offset, text);
+      return;
+    }
+    switch (e.ph) {
+      case 'X': {
+        int64_t dur = e.dur_ns;
+        if (!e.has_dur) {
+          trace_->diagnostics.add(Diag::kCompleteWithoutDur, src.offset, text);
+          dur = 0;
+        } else if (dur < 0) {
+          trace_->diagnostics.add(Diag::kNegativeDuration, src.offset, text);
+          dur = 0;
+        }
+        builder_.observe_time(e.ts_ns, e.ts_ns + dur);
+        builder_.add_complete(builder_.track(pid, tid), e.ts_ns, dur, e.name, e.cat,
+                              slice_args(e), src);
+        break;
+      }
+      case 'B':
+        builder_.observe_time(e.ts_ns, e.ts_ns);
+        builder_.add_begin(builder_.track(pid, tid), e.ts_ns, e.name, e.cat, slice_args(e), src);
+        break;
+      case 'E':
+        builder_.observe_time(e.ts_ns, e.ts_ns);
+        builder_.add_end(builder_.track(pid, tid), e.ts_ns, src);
+        break;
+      case 'b':
+      case 'e':
+      case 'n':
+        builder_.observe_time(e.ts_ns, e.ts_ns);
+        builder_.add_async(e.ph, pid, e.ts_ns, e.name, e.cat, e.id, src);
+        break;
+      case 's':
+      case 't':
+      case 'f':
+        builder_.add_flow(builder_.track(pid, tid), e.ph, e.ts_ns, e.id, e.cat,
+                          e.binds_enclosing);
+        break;
+      case 'C':
+        builder_.observe_time(e.ts_ns, e.ts_ns);
+        for (const auto& cv : e.counter_values) {
+          series_.assign(e.name);
+          if (e.counter_values.size() > 1) series_.append(".").append(cv.key);
+          builder_.add_counter(pid, e.ts_ns, series_, cv.value);
+        }
+        break;
+      case 'i':
+      case 'I':
+        builder_.observe_time(e.ts_ns, e.ts_ns);
+        builder_.add_instant(builder_.track(pid, tid), e.ts_ns, e.name, e.cat, e.scope,
+                             e.mem_bytes, e.mem_total_allocated, e.mem_total_reserved,
+                             e.mem_device);
+        break;
+      default:
+        // DevTools-only phases (P, O, N, D, R, S, T, F, ...) and anything else: counted above.
+        if (!is_known_other_phase(e.ph)) trace_->diagnostics.add(Diag::kUnknownPhase, src.offset, text);
+        break;
+    }
+  }
+
+  static bool is_known_other_phase(char ph) {
+    return std::strchr("PONDRSTFvVac()", ph) != nullptr;
+  }
+
+  SliceArgs slice_args(const RawEvent& e) {
+    SliceArgs a;
+    a.correlation = e.correlation;
+    a.external_id = e.external_id;
+    a.bytes = e.bytes;
+    a.stream = e.stream;
+    a.device = e.device;
+    if (e.has_grid || e.has_block || e.occupancy_pct >= 0 || e.blocks_per_sm >= 0 ||
+        e.bandwidth_gbps >= 0) {
+      launch_ = KernelLaunchInfo();
+      std::memcpy(launch_.grid, e.grid, sizeof(e.grid));
+      std::memcpy(launch_.block, e.block, sizeof(e.block));
+      launch_.blocks_per_sm = e.blocks_per_sm;
+      launch_.warps_per_sm = e.warps_per_sm;
+      launch_.occupancy_pct = e.occupancy_pct;
+      launch_.bandwidth_gbps = e.bandwidth_gbps;
+      a.launch = &launch_;
+    }
+    return a;
+  }
+
+  void add_metadata(const RawEvent& e, std::string_view pid, std::string_view tid,
+                    uint64_t offset) {
+    if (e.name == "process_name") {
+      builder_.set_process_name(pid, e.meta_name, offset);
+    } else if (e.name == "thread_name") {
+      builder_.set_thread_name(pid, tid, e.meta_name, offset);
+    } else if (e.name == "process_sort_index" && e.has_sort_index) {
+      builder_.set_process_sort_index(pid, e.sort_index);
+    } else if (e.name == "thread_sort_index" && e.has_sort_index) {
+      builder_.set_thread_sort_index(pid, tid, e.sort_index);
+    } else if (e.name == "process_labels") {
+      builder_.set_process_labels(pid, e.meta_labels);
+    }
+  }
+
+  bool finish() {
+    if (!framer_.finish()) return false;
+    TraceFacts& f = trace_->facts;
+    f.json_bytes = framer_.bytes_fed();
+    f.top_level_keys = framer_.top_level_keys();
+    f.format = framer_.container() == TraceContainer::kArray ? TraceFormat::kChromeArray
+                                                             : TraceFormat::kChromeObject;
+    if (!framer_.saw_event_array()) {
+      std::string keys;
+      for (const auto& k : f.top_level_keys) {
+        if (keys.size() > 80) break;
+        keys += (keys.empty() ? "" : ", ") + k;
+      }
+      error_.code = ImportErrorCode::kNotATrace;
+      error_.offset = 0;
+      error_.message = "JSON, but not a Chrome trace: the top-level object has no traceEvents "
+                       "array (keys: " + (keys.empty() ? std::string("none") : keys) + ")";
+      return false;
+    }
+    if (events_ > 0 && f.events_total == 0 && trace_->diagnostics.count(Diag::kNonObjectEvent)) {
+      error_.code = ImportErrorCode::kNotATrace;
+      error_.message = "JSON array, but its elements are not trace event objects";
+      return false;
+    }
+    builder_.finalize();
+    finished_ = true;
+    return true;
+  }
+
+  std::unique_ptr<Trace> trace_;
+  Framer framer_;
+  TraceBuilder builder_;
+  EventReader reader_;
+  RawEvent ev_;
+  KernelLaunchInfo launch_;
+  ImportError error_;
+  std::string repaired_, phase_key_, cat_key_, series_;
+  uint64_t events_ = 0;
+  bool finished_ = false;
+};
+
+ChromeJsonImporter::ChromeJsonImporter() : impl_(new Impl) {}
+ChromeJsonImporter::~ChromeJsonImporter() = default;
+
+void ChromeJsonImporter::set_source(std::string name, bool gzip) {
+  impl_->trace_->facts.source_name = std::move(name);
+  impl_->trace_->facts.source_gzip = gzip;
+}
+
+bool ChromeJsonImporter::feed(const char* data, size_t len) { return impl_->framer_.feed(data, len); }
+
+bool ChromeJsonImporter::finish() { return impl_->finish(); }
+
+const ImportError& ChromeJsonImporter::error() const {
+  return impl_->framer_.error().ok() ? impl_->error_ : impl_->framer_.error();
+}
+
+uint64_t ChromeJsonImporter::bytes_read() const { return impl_->framer_.bytes_fed(); }
+uint64_t ChromeJsonImporter::events_read() const { return impl_->events_; }
+
+const Trace& ChromeJsonImporter::trace() const { return *impl_->trace_; }
+std::unique_ptr<Trace> ChromeJsonImporter::take() { return std::move(impl_->trace_); }
+
+}  // namespace ks

@@ -1,0 +1,55 @@
+// One trace event as read from JSON, before it enters the model. String views point into the
+// parser's buffers and are valid only until the next event is read.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ks {
+
+// A pid or tid: Kineto writes numbers, legacy and DevTools traces sometimes strings.
+struct RawId {
+  bool present = false;
+  std::string_view text;  // the number's digits or the string
+};
+
+struct RawCounterValue {
+  std::string_view key;
+  double value;
+};
+
+struct RawEvent {
+  char ph = 0;
+  std::string_view ph_text;
+  std::string_view name;
+  std::string_view cat;
+  RawId pid, tid;
+  bool has_ts = false, has_dur = false, bad_number = false;
+  int64_t ts_ns = 0, dur_ns = 0;
+  std::string_view id;  // flow / async id (number digits or string)
+  bool binds_enclosing = false;  // bp:"e"
+  char scope = 0;                // instant scope g/p/t
+
+  // Selected args.
+  int64_t correlation = -1, external_id = -1, stream = -1, device = -1, bytes = -1;
+  bool has_grid = false, has_block = false;
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
+  bool has_call_stack = false, has_input_dims = false;
+  // Metadata (M) args.
+  std::string_view meta_name, meta_labels;
+  bool has_sort_index = false;
+  int64_t sort_index = 0;
+  // Counter (C) series values; [memory] instant values.
+  std::vector<RawCounterValue> counter_values;
+  int64_t mem_bytes = -1, mem_total_allocated = -1, mem_total_reserved = -1, mem_device = -1;
+
+  void reset() {
+    std::vector<RawCounterValue> keep = std::move(counter_values);
+    keep.clear();
+    *this = RawEvent();
+    counter_values = std::move(keep);
+  }
+};
+
+}  // namespace ks

@@ -1,0 +1,75 @@
+#include "import/diagnostics.h"
+
+namespace ks {
+
+const char* diag_severity_name(DiagSeverity s) {
+  switch (s) {
+    case DiagSeverity::kInfo: return "info";
+    case DiagSeverity::kWarning: return "warning";
+    case DiagSeverity::kError: return "error";
+  }
+  return "info";
+}
+
+namespace {
+using S = DiagSeverity;
+// Order matches enum Diag.
+const DiagInfo kInfos[] = {
+    {"trailing_comma", S::kInfo, "A trailing comma before the closing bracket was accepted."},
+    {"extra_comma", S::kWarning, "Empty elements (',,') between events were skipped."},
+    {"missing_array_close", S::kInfo,
+     "The traceEvents array is not closed (a trace cut off while writing); read up to the end."},
+    {"missing_object_close", S::kInfo, "The top-level object is not closed; read up to the end."},
+    {"truncated_event", S::kWarning, "The last event is cut off mid-object and was dropped."},
+    {"trailing_data", S::kWarning, "Bytes after the end of the JSON value were ignored."},
+    {"non_object_event", S::kWarning, "Elements of traceEvents that are not objects were skipped."},
+    {"malformed_event", S::kError, "Event objects that are not valid JSON were skipped."},
+    {"control_chars_in_string", S::kInfo,
+     "Raw control characters inside strings were replaced by spaces."},
+    {"invalid_utf8", S::kWarning, "Events with invalid UTF-8 were read with the bytes replaced."},
+    {"event_too_large", S::kError, "Events larger than the per-event size cap were skipped."},
+    {"top_level_value_skipped", S::kInfo,
+     "A large top-level value other than traceEvents was not kept."},
+    {"missing_phase", S::kWarning, "Events without a 'ph' phase were skipped."},
+    {"unknown_phase", S::kInfo, "Events with a phase outside the trace format were counted only."},
+    {"missing_timestamp", S::kWarning, "Events without a usable 'ts' were skipped."},
+    {"bad_number", S::kWarning, "A ts/dur value that is not a number was ignored."},
+    {"negative_duration", S::kWarning, "Negative durations were clamped to zero."},
+    {"complete_without_dur", S::kInfo, "Complete (X) events without 'dur' kept as zero-length."},
+    {"unmatched_end", S::kWarning, "End (E) events without an open Begin on their thread."},
+    {"unclosed_begin", S::kWarning,
+     "Begin (B) events never ended: closed at their thread's last timestamp."},
+    {"end_before_begin", S::kWarning, "End (E) events earlier than their Begin: zero length."},
+    {"partial_overlap", S::kInfo,
+     "Slices on one track overlap without nesting; kept and drawn on an extra row."},
+    {"flow_without_end", S::kInfo, "Flow events whose other end is missing."},
+    {"duplicate_metadata", S::kInfo,
+     "A process or thread was named more than once; the last name is used."},
+    {"timestamps_out_of_order", S::kInfo, "Events are not in timestamp order (sorted on load)."},
+    {"base_time_applied", S::kInfo,
+     "Timestamps are relative to baseTimeNanoseconds, which was added."},
+    {"legacy_compute_properties", S::kInfo,
+     "Legacy 'computeProperties' read as 'deviceProperties'."},
+};
+static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
+              "one DiagInfo per Diag");
+}  // namespace
+
+const DiagInfo& diag_info(Diag d) { return kInfos[static_cast<size_t>(d)]; }
+
+void Diagnostics::add(Diag d, uint64_t offset, std::string_view excerpt, uint64_t times) {
+  DiagEntry& e = entries_[static_cast<size_t>(d)];
+  if (e.count == 0) {
+    e.first_offset = offset;
+    e.excerpt.assign(excerpt.substr(0, 80));
+  }
+  e.count += times;
+}
+
+bool Diagnostics::any() const {
+  for (const auto& e : entries_)
+    if (e.count) return true;
+  return false;
+}
+
+}  // namespace ks

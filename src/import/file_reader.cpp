@@ -1,0 +1,84 @@
+#include "import/file_reader.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <vector>
+
+namespace ks {
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+namespace {
+
+bool is_gzip_file(const std::string& path, bool* gzip) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char magic[2] = {0, 0};
+  size_t n = std::fread(magic, 1, 2, f);
+  std::fclose(f);
+  *gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  return true;
+}
+
+}  // namespace
+
+bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportError* error) {
+  bool gzip = false;
+  if (!is_gzip_file(path, &gzip)) {
+    error->code = ImportErrorCode::kIoError;
+    error->message = "cannot open " + path;
+    return false;
+  }
+  importer->set_source(base_name(path), gzip);
+  // zlib reads plain files transparently, so one loop serves both.
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in) {
+    error->code = ImportErrorCode::kIoError;
+    error->message = "cannot open " + path;
+    return false;
+  }
+  gzbuffer(in, 256 * 1024);
+  std::vector<char> chunk(kReadChunkBytes);
+  for (;;) {
+    int n = gzread(in, chunk.data(), static_cast<unsigned>(chunk.size()));
+    if (n < 0) {
+      int errnum = 0;
+      const char* msg = gzerror(in, &errnum);
+      error->code = ImportErrorCode::kGzipCorrupt;
+      error->offset = importer->bytes_read();
+      error->message = std::string("the gzip stream is damaged (") + (msg ? msg : "?") +
+                       "); " + std::to_string(importer->bytes_read()) +
+                       " bytes of JSON were read before it";
+      gzclose(in);
+      return false;
+    }
+    if (n == 0) break;
+    if (!importer->feed(chunk.data(), static_cast<size_t>(n))) {
+      *error = importer->error();
+      gzclose(in);
+      return false;
+    }
+  }
+  // gzread returns 0 at a truncated gzip end; zlib reports it as Z_BUF_ERROR.
+  int errnum = 0;
+  gzerror(in, &errnum);
+  gzclose(in);
+  if (gzip && errnum == Z_BUF_ERROR) {
+    error->code = ImportErrorCode::kGzipCorrupt;
+    error->offset = importer->bytes_read();
+    error->message = "the gzip stream ends early (file cut off); " +
+                     std::to_string(importer->bytes_read()) + " bytes of JSON were read";
+    return false;
+  }
+  if (!importer->finish()) {
+    *error = importer->error();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ks

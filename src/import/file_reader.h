@@ -1,0 +1,19 @@
+// Native only (the page reads files with the browser's streams): reads a trace file, plain or
+// gzip, in fixed-size chunks into an importer, so memory never holds the whole text.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "import/chrome_json/importer.h"
+#include "import/import_error.h"
+
+namespace ks {
+
+constexpr size_t kReadChunkBytes = size_t{1} << 20;
+
+// Feeds the file's decompressed bytes to `importer` and finishes it. On failure fills *error.
+bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportError* error);
+
+std::string base_name(const std::string& path);
+
+}  // namespace ks

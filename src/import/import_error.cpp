@@ -1,0 +1,23 @@
+#include "import/import_error.h"
+
+namespace ks {
+
+const char* import_error_code_name(ImportErrorCode code) {
+  switch (code) {
+    case ImportErrorCode::kNone: return "none";
+    case ImportErrorCode::kEmptyInput: return "empty_input";
+    case ImportErrorCode::kNotJson: return "not_json";
+    case ImportErrorCode::kNotATrace: return "not_a_trace";
+    case ImportErrorCode::kGzipCorrupt: return "gzip_corrupt";
+    case ImportErrorCode::kIoError: return "io_error";
+    case ImportErrorCode::kTooLarge: return "too_large";
+  }
+  return "unknown";
+}
+
+std::string ImportError::to_line() const {
+  return std::string(import_error_code_name(code)) + " at byte " + std::to_string(offset) + ": " +
+         message;
+}
+
+}  // namespace ks

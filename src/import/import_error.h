@@ -1,0 +1,31 @@
+// Fatal import errors: the input cannot be read as a trace at all. Each has a stable code that
+// the CLI, the JSON report and the page show, and the byte offset (in the decompressed JSON
+// stream) where the problem was found. Per-event problems are diagnostics, not errors.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ks {
+
+enum class ImportErrorCode {
+  kNone,
+  kEmptyInput,    // no bytes, or only whitespace
+  kNotJson,       // the first character cannot start a JSON value
+  kNotATrace,     // JSON, but no traceEvents array / no event objects (e.g. rocprof output)
+  kGzipCorrupt,   // native reader: the gzip stream is damaged
+  kIoError,       // native reader: the file cannot be read
+  kTooLarge,      // the input does not fit the memory this build may use
+};
+
+const char* import_error_code_name(ImportErrorCode code);
+
+struct ImportError {
+  ImportErrorCode code = ImportErrorCode::kNone;
+  std::string message;
+  uint64_t offset = 0;
+  bool ok() const { return code == ImportErrorCode::kNone; }
+  // One line for terminals: "not_json at byte 0: ..."
+  std::string to_line() const;
+};
+
+}  // namespace ks

@@ -1,0 +1,163 @@
+// The columnar model of one trace: parallel vectors, integer nanoseconds, interned strings.
+// Slices are sorted by (track, ts, longer first) after import, with depth and parent filled in.
+// Full event args are not kept: each slice remembers its byte range in the input so a details
+// view can re-read and parse just that event on demand.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "import/diagnostics.h"
+#include "model/slice_kind.h"
+#include "model/string_pool.h"
+
+namespace ks {
+
+using TrackId = uint32_t;
+constexpr int64_t kNoValue = -1;  // for ids/args that are absent (they are never negative)
+
+struct Process {
+  StringId pid_text = 0;  // pid as written (number or string)
+  std::string name;       // from process_name metadata
+  std::string labels;     // from process_labels
+  int64_t sort_index = 0;
+  bool has_sort_index = false;
+  bool has_gpu_ops = false;
+};
+
+enum class TrackKind : uint8_t { kCpuThread, kGpuStream, kAsync };
+
+struct Track {
+  uint32_t process = 0;
+  StringId tid_text = 0;
+  std::string name;  // from thread_name metadata (or "stream N" for GPU streams)
+  int64_t sort_index = 0;
+  bool has_sort_index = false;
+  TrackKind kind = TrackKind::kCpuThread;
+  int64_t stream = kNoValue;  // for GPU streams
+  int64_t device = kNoValue;
+};
+
+// Launch configuration and occupancy of a kernel, kept only for slices that have them.
+struct KernelLaunchInfo {
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  float blocks_per_sm = -1;
+  float warps_per_sm = -1;
+  float occupancy_pct = -1;   // "est. achieved occupancy %"
+  float bandwidth_gbps = -1;  // memcpy/memset "memory bandwidth (GB/s)"
+};
+
+struct SliceTable {
+  std::vector<int64_t> ts;
+  std::vector<int64_t> dur;
+  std::vector<TrackId> track;
+  std::vector<StringId> name;
+  std::vector<StringId> cat;
+  std::vector<SliceKind> kind;
+  std::vector<uint16_t> depth;
+  std::vector<int32_t> parent;        // index of the enclosing slice on the track, -1 at the top
+  std::vector<int64_t> correlation;   // joins a runtime call to its GPU op
+  std::vector<int64_t> external_id;   // joins a CPU op to the runtime calls it made
+  std::vector<int64_t> bytes;         // memcpy/memset size
+  std::vector<int32_t> launch_info;   // index into launch_infos, -1 when absent
+  std::vector<uint64_t> file_offset;  // byte offset of the event in the input JSON
+  std::vector<uint32_t> byte_len;
+  std::vector<KernelLaunchInfo> launch_infos;
+
+  size_t size() const { return ts.size(); }
+  int64_t end(size_t i) const { return ts[i] + dur[i]; }
+};
+
+struct FlowTable {  // s/t/f flow events (ac2g launch->kernel, fwdbwd forward->backward)
+  std::vector<int64_t> ts;
+  std::vector<TrackId> track;
+  std::vector<StringId> id;  // the flow id as written
+  std::vector<StringId> cat;
+  std::vector<char> phase;
+  std::vector<bool> binds_enclosing;  // bp:"e"
+  size_t size() const { return ts.size(); }
+};
+
+struct CounterTable {  // C events: one row per (series, ts)
+  std::vector<int64_t> ts;
+  std::vector<uint32_t> process;
+  std::vector<StringId> series;  // "name" or "name.key" when an event has several values
+  std::vector<double> value;
+  size_t size() const { return ts.size(); }
+};
+
+struct InstantTable {  // i/I events, incl. Kineto [memory] allocation records
+  std::vector<int64_t> ts;
+  std::vector<TrackId> track;
+  std::vector<StringId> name;
+  std::vector<StringId> cat;
+  std::vector<char> scope;
+  // [memory] records: -1 when absent.
+  std::vector<int64_t> mem_bytes;
+  std::vector<int64_t> mem_total_allocated;
+  std::vector<int64_t> mem_total_reserved;
+  std::vector<int64_t> mem_device;
+  size_t size() const { return ts.size(); }
+};
+
+struct DeviceProperties {
+  int64_t id = 0;
+  std::string name;
+  int64_t total_memory = kNoValue;
+  int64_t num_sms = kNoValue;
+  int64_t compute_major = kNoValue;
+  int64_t compute_minor = kNoValue;
+};
+
+struct DistributedInfo {
+  bool present = false;
+  int64_t rank = kNoValue;
+  int64_t world_size = kNoValue;
+  std::string backend;
+};
+
+enum class TraceFormat { kUnknown, kChromeArray, kChromeObject };
+const char* trace_format_name(TraceFormat f);
+
+struct TraceFacts {
+  TraceFormat format = TraceFormat::kUnknown;
+  std::string source_name;
+  bool source_gzip = false;
+  uint64_t json_bytes = 0;
+  uint64_t events_total = 0;
+  std::map<std::string, uint64_t> events_by_phase;
+  std::map<std::string, uint64_t> categories;
+  int64_t start_ns = 0;  // first timestamp of a non-metadata event
+  int64_t end_ns = 0;    // last end
+  bool has_base_time = false;
+  int64_t base_time_ns = 0;
+  std::string schema_version;
+  std::string trace_name;
+  std::vector<std::string> top_level_keys;
+  // Capture settings Kineto writes at the top level (1/0), -1 when absent.
+  int record_shapes = -1, profile_memory = -1, with_stack = -1, with_flops = -1,
+      with_modules = -1;
+  bool saw_call_stack = false;   // a slice carried "Call stack" (with_stack)
+  bool saw_input_dims = false;   // a slice carried "Input Dims" (record_shapes)
+};
+
+struct Trace {
+  StringPool strings;
+  std::vector<Process> processes;
+  std::vector<Track> tracks;
+  SliceTable slices;
+  FlowTable flows;
+  CounterTable counters;
+  InstantTable instants;
+  std::vector<DeviceProperties> devices;
+  DistributedInfo distributed;
+  TraceFacts facts;
+  Diagnostics diagnostics;
+
+  std::string_view str(StringId id) const { return strings.get(id); }
+  int64_t span_ns() const { return facts.end_ns - facts.start_ns; }
+};
+
+}  // namespace ks

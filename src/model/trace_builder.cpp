@@ -1,0 +1,352 @@
+#include "model/trace_builder.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ks {
+
+TraceBuilder::TraceBuilder(Trace* trace) : t_(trace) {}
+
+uint32_t TraceBuilder::process(std::string_view pid_text) {
+  key_.assign(pid_text);
+  auto it = process_index_.find(key_);
+  if (it != process_index_.end()) return it->second;
+  auto id = static_cast<uint32_t>(t_->processes.size());
+  Process p;
+  p.pid_text = t_->strings.intern(pid_text);
+  t_->processes.push_back(std::move(p));
+  process_index_.emplace(key_, id);
+  return id;
+}
+
+TrackId TraceBuilder::track(std::string_view pid_text, std::string_view tid_text) {
+  key_.assign(pid_text);
+  key_.push_back('\x1f');
+  key_.append(tid_text);
+  auto it = track_index_.find(key_);
+  if (it != track_index_.end()) return it->second;
+  std::string key = key_;
+  Track tr;
+  tr.process = process(pid_text);
+  tr.tid_text = t_->strings.intern(tid_text);
+  auto id = static_cast<TrackId>(t_->tracks.size());
+  t_->tracks.push_back(std::move(tr));
+  open_begins_.emplace_back();
+  track_index_.emplace(std::move(key), id);
+  return id;
+}
+
+uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, StringId name,
+                                    StringId cat, SliceKind kind, const SliceArgs& args,
+                                    EventSource src) {
+  SliceTable& s = t_->slices;
+  auto index = static_cast<uint32_t>(s.size());
+  s.ts.push_back(ts);
+  s.dur.push_back(dur);
+  s.track.push_back(track);
+  s.name.push_back(name);
+  s.cat.push_back(cat);
+  s.kind.push_back(kind);
+  s.correlation.push_back(args.correlation);
+  s.external_id.push_back(args.external_id);
+  s.bytes.push_back(args.bytes);
+  if (args.launch) {
+    s.launch_info.push_back(static_cast<int32_t>(s.launch_infos.size()));
+    s.launch_infos.push_back(*args.launch);
+  } else {
+    s.launch_info.push_back(-1);
+  }
+  s.file_offset.push_back(src.offset);
+  s.byte_len.push_back(src.length);
+  Track& tr = t_->tracks[track];
+  if (args.stream != kNoValue) tr.stream = args.stream;
+  if (args.device != kNoValue) tr.device = args.device;
+  return index;
+}
+
+void TraceBuilder::add_complete(TrackId track, int64_t ts, int64_t dur, std::string_view name,
+                                std::string_view cat, const SliceArgs& args, EventSource src) {
+  StringId cat_id = t_->strings.intern(cat);
+  auto kit = kind_of_cat_.find(cat_id);
+  SliceKind kind = kit != kind_of_cat_.end() ? kit->second
+                                             : (kind_of_cat_[cat_id] = slice_kind_from_category(cat));
+  append_slice(track, ts, dur, t_->strings.intern(name), cat_id, kind, args, src);
+}
+
+void TraceBuilder::add_begin(TrackId track, int64_t ts, std::string_view name,
+                             std::string_view cat, const SliceArgs& args, EventSource src) {
+  StringId cat_id = t_->strings.intern(cat);
+  uint32_t index = append_slice(track, ts, 0, t_->strings.intern(name), cat_id,
+                                slice_kind_from_category(cat), args, src);
+  t_->slices.dur[index] = -1;  // open until its E arrives
+  open_begins_[track].push_back(index);
+}
+
+void TraceBuilder::add_end(TrackId track, int64_t ts, EventSource src) {
+  auto& open = open_begins_[track];
+  if (open.empty()) {
+    t_->diagnostics.add(Diag::kUnmatchedEnd, src.offset);
+    return;
+  }
+  uint32_t index = open.back();
+  open.pop_back();
+  int64_t dur = ts - t_->slices.ts[index];
+  if (dur < 0) {
+    t_->diagnostics.add(Diag::kEndBeforeBegin, src.offset);
+    dur = 0;
+  }
+  t_->slices.dur[index] = dur;
+}
+
+void TraceBuilder::add_async(char ph, std::string_view pid_text, int64_t ts,
+                             std::string_view name, std::string_view cat, std::string_view id,
+                             EventSource src) {
+  std::string tid = "async";
+  if (!cat.empty()) tid.append(" ").append(cat);
+  TrackId tr = track(pid_text, tid);
+  t_->tracks[tr].kind = TrackKind::kAsync;
+  key_.assign(pid_text).append("\x1f").append(cat).append("\x1f").append(id).append("\x1f").append(
+      name);
+  if (ph == 'n') {
+    append_slice(tr, ts, 0, t_->strings.intern(name), t_->strings.intern(cat), SliceKind::kAsync,
+                 SliceArgs(), src);
+  } else if (ph == 'b') {
+    uint32_t index = append_slice(tr, ts, 0, t_->strings.intern(name), t_->strings.intern(cat),
+                                  SliceKind::kAsync, SliceArgs(), src);
+    t_->slices.dur[index] = -1;
+    open_async_[key_] = index;
+  } else {  // 'e'
+    auto it = open_async_.find(key_);
+    if (it == open_async_.end()) {
+      t_->diagnostics.add(Diag::kUnmatchedEnd, src.offset);
+      return;
+    }
+    int64_t dur = ts - t_->slices.ts[it->second];
+    t_->slices.dur[it->second] = dur < 0 ? 0 : dur;
+    open_async_.erase(it);
+  }
+}
+
+void TraceBuilder::add_flow(TrackId track, char ph, int64_t ts, std::string_view id,
+                            std::string_view cat, bool binds_enclosing) {
+  FlowTable& f = t_->flows;
+  f.ts.push_back(ts);
+  f.track.push_back(track);
+  f.id.push_back(t_->strings.intern(id));
+  f.cat.push_back(t_->strings.intern(cat));
+  f.phase.push_back(ph);
+  f.binds_enclosing.push_back(binds_enclosing);
+}
+
+void TraceBuilder::add_counter(std::string_view pid_text, int64_t ts, std::string_view series,
+                               double value) {
+  CounterTable& c = t_->counters;
+  c.ts.push_back(ts);
+  c.process.push_back(process(pid_text));
+  c.series.push_back(t_->strings.intern(series));
+  c.value.push_back(value);
+}
+
+void TraceBuilder::add_instant(TrackId track, int64_t ts, std::string_view name,
+                               std::string_view cat, char scope, int64_t mem_bytes,
+                               int64_t total_allocated, int64_t total_reserved,
+                               int64_t mem_device) {
+  InstantTable& in = t_->instants;
+  in.ts.push_back(ts);
+  in.track.push_back(track);
+  in.name.push_back(t_->strings.intern(name));
+  in.cat.push_back(t_->strings.intern(cat));
+  in.scope.push_back(scope ? scope : 't');
+  in.mem_bytes.push_back(mem_bytes);
+  in.mem_total_allocated.push_back(total_allocated);
+  in.mem_total_reserved.push_back(total_reserved);
+  in.mem_device.push_back(mem_device);
+}
+
+void TraceBuilder::set_process_name(std::string_view pid_text, std::string_view name,
+                                    uint64_t offset) {
+  Process& p = t_->processes[process(pid_text)];
+  if (!p.name.empty() && p.name != name) t_->diagnostics.add(Diag::kDuplicateMetadata, offset);
+  p.name.assign(name);
+}
+
+void TraceBuilder::set_process_labels(std::string_view pid_text, std::string_view labels) {
+  t_->processes[process(pid_text)].labels.assign(labels);
+}
+
+void TraceBuilder::set_process_sort_index(std::string_view pid_text, int64_t index) {
+  Process& p = t_->processes[process(pid_text)];
+  p.sort_index = index;
+  p.has_sort_index = true;
+}
+
+void TraceBuilder::set_thread_name(std::string_view pid_text, std::string_view tid_text,
+                                   std::string_view name, uint64_t offset) {
+  Track& tr = t_->tracks[track(pid_text, tid_text)];
+  if (!tr.name.empty() && tr.name != name) t_->diagnostics.add(Diag::kDuplicateMetadata, offset);
+  tr.name.assign(name);
+}
+
+void TraceBuilder::set_thread_sort_index(std::string_view pid_text, std::string_view tid_text,
+                                         int64_t index) {
+  Track& tr = t_->tracks[track(pid_text, tid_text)];
+  tr.sort_index = index;
+  tr.has_sort_index = true;
+}
+
+void TraceBuilder::observe_time(int64_t ts, int64_t end) {
+  TraceFacts& f = t_->facts;
+  if (!any_time_) {
+    f.start_ns = ts;
+    f.end_ns = end;
+    any_time_ = true;
+  } else {
+    if (ts < f.start_ns) f.start_ns = ts;
+    if (end > f.end_ns) f.end_ns = end;
+    if (ts < last_ts_) out_of_order_ = true;
+  }
+  last_ts_ = ts;
+}
+
+// Newer Kineto writes timestamps relative to baseTimeNanoseconds (a top-level key that comes
+// after traceEvents), so the base can only be added once everything is read.
+void TraceBuilder::apply_base_time() {
+  TraceFacts& f = t_->facts;
+  if (!f.has_base_time || f.base_time_ns == 0) return;
+  // Only when the timestamps are relative (well below the base); never add it twice.
+  if (any_time_ && f.start_ns > f.base_time_ns / 2) return;
+  const int64_t base = f.base_time_ns;
+  for (auto& x : t_->slices.ts) x += base;
+  for (auto& x : t_->flows.ts) x += base;
+  for (auto& x : t_->counters.ts) x += base;
+  for (auto& x : t_->instants.ts) x += base;
+  if (any_time_) {
+    f.start_ns += base;
+    f.end_ns += base;
+  }
+  t_->diagnostics.add(Diag::kBaseTimeApplied, 0);
+}
+
+void TraceBuilder::close_open_slices() {
+  SliceTable& s = t_->slices;
+  std::vector<int64_t> track_last(t_->tracks.size(), INT64_MIN);
+  for (size_t i = 0; i < s.size(); ++i) {
+    int64_t e = s.dur[i] >= 0 ? s.ts[i] + s.dur[i] : s.ts[i];
+    track_last[s.track[i]] = std::max(track_last[s.track[i]], e);
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.dur[i] >= 0) continue;
+    t_->diagnostics.add(Diag::kUnclosedBegin, s.file_offset[i]);
+    s.dur[i] = std::max<int64_t>(0, track_last[s.track[i]] - s.ts[i]);
+  }
+}
+
+namespace {
+template <typename T>
+void permute(std::vector<T>& v, const std::vector<uint32_t>& order) {
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (uint32_t i : order) out.push_back(v[i]);
+  v.swap(out);
+}
+}  // namespace
+
+void TraceBuilder::sort_slices() {
+  SliceTable& s = t_->slices;
+  std::vector<uint32_t> order(s.size());
+  std::iota(order.begin(), order.end(), 0u);
+  // Parents before children: earlier first, and at equal start the longer one first.
+  std::stable_sort(order.begin(), order.end(), [&s](uint32_t a, uint32_t b) {
+    if (s.track[a] != s.track[b]) return s.track[a] < s.track[b];
+    if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
+    return s.dur[a] > s.dur[b];
+  });
+  permute(s.ts, order);
+  permute(s.dur, order);
+  permute(s.track, order);
+  permute(s.name, order);
+  permute(s.cat, order);
+  permute(s.kind, order);
+  permute(s.correlation, order);
+  permute(s.external_id, order);
+  permute(s.bytes, order);
+  permute(s.launch_info, order);
+  permute(s.file_offset, order);
+  permute(s.byte_len, order);
+}
+
+// Per track: a stack of open slices. A slice that starts inside the top one but ends after it
+// overlaps without nesting (overlapping kernels on a stream, clock skew): it is kept, counted,
+// and placed one row deeper so nothing is drawn on top of anything else.
+void TraceBuilder::compute_depth_and_parent() {
+  SliceTable& s = t_->slices;
+  s.depth.assign(s.size(), 0);
+  s.parent.assign(s.size(), -1);
+  std::vector<uint32_t> stack;
+  TrackId current = 0xffffffffu;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.track[i] != current) {
+      stack.clear();
+      current = s.track[i];
+    }
+    while (!stack.empty() && s.end(stack.back()) <= s.ts[i]) stack.pop_back();
+    if (!stack.empty()) {
+      uint32_t top = stack.back();
+      if (s.end(i) > s.end(top)) {
+        t_->diagnostics.add(Diag::kPartialOverlap, s.file_offset[i]);
+      } else {
+        s.parent[i] = static_cast<int32_t>(top);
+      }
+    }
+    s.depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
+    stack.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+void TraceBuilder::classify_tracks() {
+  SliceTable& s = t_->slices;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!is_gpu_side(s.kind[i])) continue;
+    Track& tr = t_->tracks[s.track[i]];
+    if (tr.kind == TrackKind::kCpuThread) tr.kind = TrackKind::kGpuStream;
+    if (is_gpu_op(s.kind[i])) t_->processes[tr.process].has_gpu_ops = true;
+  }
+  for (Track& tr : t_->tracks) {
+    if (tr.kind == TrackKind::kGpuStream && tr.name.empty()) {
+      std::string_view tid = t_->str(tr.tid_text);
+      tr.name = "stream " + std::string(tr.stream != kNoValue ? std::to_string(tr.stream) : tid);
+    }
+  }
+}
+
+// Flow starts and finishes pair by (category, id); a missing end is worth counting once.
+void TraceBuilder::check_flows() {
+  const FlowTable& f = t_->flows;
+  std::unordered_map<uint64_t, int> balance;
+  for (size_t i = 0; i < f.size(); ++i) {
+    uint64_t key = (static_cast<uint64_t>(f.cat[i]) << 32) | f.id[i];
+    if (f.phase[i] == 's') balance[key] += 1;
+    if (f.phase[i] == 'f') balance[key] -= 1;
+  }
+  uint64_t unpaired = 0;
+  for (const auto& kv : balance)
+    if (kv.second != 0) ++unpaired;
+  if (unpaired) t_->diagnostics.add(Diag::kFlowWithoutEnd, 0, {}, unpaired);
+}
+
+void TraceBuilder::finalize() {
+  apply_base_time();
+  close_open_slices();
+  for (const auto& kv : open_async_) {
+    t_->slices.dur[kv.second] = 0;
+    t_->diagnostics.add(Diag::kUnclosedBegin, t_->slices.file_offset[kv.second]);
+  }
+  open_async_.clear();
+  if (out_of_order_) t_->diagnostics.add(Diag::kTimestampsOutOfOrder, 0);
+  sort_slices();
+  compute_depth_and_parent();
+  classify_tracks();
+  check_flows();
+}
+
+}  // namespace ks

@@ -1,0 +1,83 @@
+// Builds a Trace from events in input order: finds or creates processes and tracks, pairs B/E
+// per thread and b/e async pairs, then finalize() sorts slices per track and computes depth and
+// parent. Knows nothing about JSON: importers of other formats can use it too.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace ks {
+
+struct SliceArgs {
+  int64_t correlation = kNoValue;
+  int64_t external_id = kNoValue;
+  int64_t bytes = kNoValue;
+  int64_t stream = kNoValue;
+  int64_t device = kNoValue;
+  const KernelLaunchInfo* launch = nullptr;
+};
+
+struct EventSource {  // where the event sits in the input, for diagnostics and details views
+  uint64_t offset = 0;
+  uint32_t length = 0;
+};
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(Trace* trace);
+
+  uint32_t process(std::string_view pid_text);
+  TrackId track(std::string_view pid_text, std::string_view tid_text);
+
+  void add_complete(TrackId track, int64_t ts, int64_t dur, std::string_view name,
+                    std::string_view cat, const SliceArgs& args, EventSource src);
+  void add_begin(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
+                 const SliceArgs& args, EventSource src);
+  void add_end(TrackId track, int64_t ts, EventSource src);
+  void add_async(char ph, std::string_view pid_text, int64_t ts, std::string_view name,
+                 std::string_view cat, std::string_view id, EventSource src);
+  void add_flow(TrackId track, char ph, int64_t ts, std::string_view id, std::string_view cat,
+                bool binds_enclosing);
+  void add_counter(std::string_view pid_text, int64_t ts, std::string_view series, double value);
+  void add_instant(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
+                   char scope, int64_t mem_bytes, int64_t total_allocated, int64_t total_reserved,
+                   int64_t mem_device);
+
+  void set_process_name(std::string_view pid_text, std::string_view name, uint64_t offset);
+  void set_process_labels(std::string_view pid_text, std::string_view labels);
+  void set_process_sort_index(std::string_view pid_text, int64_t index);
+  void set_thread_name(std::string_view pid_text, std::string_view tid_text,
+                       std::string_view name, uint64_t offset);
+  void set_thread_sort_index(std::string_view pid_text, std::string_view tid_text, int64_t index);
+
+  // Times seen on any non-metadata event, for the trace span.
+  void observe_time(int64_t ts, int64_t end);
+
+  void finalize();
+
+ private:
+  uint32_t append_slice(TrackId track, int64_t ts, int64_t dur, StringId name, StringId cat,
+                        SliceKind kind, const SliceArgs& args, EventSource src);
+  void apply_base_time();
+  void close_open_slices();
+  void sort_slices();
+  void compute_depth_and_parent();
+  void classify_tracks();
+  void check_flows();
+
+  Trace* t_;
+  std::unordered_map<std::string, uint32_t> process_index_;
+  std::unordered_map<std::string, TrackId> track_index_;
+  std::vector<std::vector<uint32_t>> open_begins_;  // per track: open B slices
+  std::unordered_map<std::string, uint32_t> open_async_;
+  std::unordered_map<StringId, SliceKind> kind_of_cat_;
+  std::string key_;  // scratch
+  bool any_time_ = false;
+  int64_t last_ts_ = 0;
+  bool out_of_order_ = false;
+};
+
+}  // namespace ks

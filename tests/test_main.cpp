@@ -1,0 +1,3 @@
+// Catch2's main. Tests mirror src/: tests/import, tests/model, tests/analysis, ...
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
