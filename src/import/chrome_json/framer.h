@@ -105,7 +105,6 @@ class Framer {
 
   std::string current_key_;
   std::vector<std::string> top_keys_;
-  uint64_t trailing_reported_ = 0;
 };
 
 }  // namespace ks

@@ -1,0 +1,33 @@
+// Runs every analysis over the model once (never the JSON again) and keeps the results
+// together for the findings and the report.
+#pragma once
+#include "analysis/gpu_idle.h"
+#include "analysis/gpu_op_summary.h"
+#include "analysis/launch_join.h"
+#include "analysis/steps.h"
+#include "analysis/sync_events.h"
+#include "model/trace.h"
+
+namespace ks {
+
+struct AnalysisOptions {
+  // HTA's default: leave out the last ProfilerStep (its GPU work is often cut off).
+  bool drop_last_step = false;
+};
+
+struct Analyses {
+  AnalysisOptions options;
+  LaunchJoin join;
+  StepsResult steps;
+  KernelSummary kernels;
+  MemoryOpSummary memory_ops;
+  GpuIdleResult gpu_idle;
+  SyncResult sync;
+  // A trace of a GPU run: it names a GPU, or the CPU launched work on one.
+  bool gpu_expected = false;
+  uint64_t launch_calls = 0;
+};
+
+Analyses analyze(const Trace& trace, const AnalysisOptions& options);
+
+}  // namespace ks

@@ -1,0 +1,44 @@
+#include "analysis/gpu_idle.h"
+
+#include <algorithm>
+
+namespace ks {
+
+GpuIdleResult compute_gpu_idle(const Trace& t, const LaunchJoin& join, const StepsResult& steps) {
+  GpuIdleResult r;
+  const SliceTable& s = t.slices;
+  std::vector<Interval> ops;
+  ops.reserve(join.gpu_ops_by_ts.size());
+  for (uint32_t i : join.gpu_ops_by_ts) ops.push_back({s.ts[i], s.end(i)});
+  r.has_gpu_ops = !ops.empty();
+  if (!r.has_gpu_ops) return r;
+  r.busy = merge_intervals(std::move(ops));
+  std::vector<Interval> windows;
+  if (!steps.steps.empty()) {
+    r.window_is_steps = true;
+    for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
+  } else {
+    windows.push_back({r.busy.front().begin, r.busy.back().end});
+  }
+  std::vector<Interval> gaps;
+  for (const Interval& w : windows) {
+    int64_t busy = length_within(r.busy, w.begin, w.end);
+    r.window_ns += w.length();
+    r.busy_ns += busy;
+    if (r.window_is_steps)
+      r.idle_pct_per_step.push_back(w.length() ? 100.0 * static_cast<double>(w.length() - busy) /
+                                                     static_cast<double>(w.length())
+                                               : 0);
+    for (const Interval& g : gaps_within(r.busy, w.begin, w.end)) gaps.push_back(g);
+  }
+  r.idle_pct = r.window_ns ? 100.0 * static_cast<double>(r.window_ns - r.busy_ns) /
+                                 static_cast<double>(r.window_ns)
+                           : 0;
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const Interval& a, const Interval& b) { return a.length() > b.length(); });
+  if (gaps.size() > 5) gaps.resize(5);
+  r.largest_gaps = gaps;
+  return r;
+}
+
+}  // namespace ks

@@ -1,0 +1,27 @@
+// GPU busy and idle time inside the steps (or, with no steps, over the GPU span: HTA's
+// temporal-breakdown window). Busy is the union of kernel/memcpy/memset intervals over every
+// stream and device; idle is the rest of the window. The largest idle gaps are kept with their
+// ranges, for findings and for jumping to them on the timeline.
+#pragma once
+#include <vector>
+
+#include "analysis/intervals.h"
+#include "analysis/launch_join.h"
+#include "analysis/steps.h"
+
+namespace ks {
+
+struct GpuIdleResult {
+  bool has_gpu_ops = false;
+  bool window_is_steps = false;  // false: the GPU span was used
+  int64_t window_ns = 0;
+  int64_t busy_ns = 0;
+  double idle_pct = 0;
+  std::vector<double> idle_pct_per_step;  // parallel to steps
+  std::vector<Interval> largest_gaps;      // up to 5, longest first
+  std::vector<Interval> busy;              // merged busy intervals, whole trace
+};
+
+GpuIdleResult compute_gpu_idle(const Trace& trace, const LaunchJoin& join, const StepsResult& steps);
+
+}  // namespace ks

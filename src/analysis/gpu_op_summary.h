@@ -1,0 +1,56 @@
+// Summaries of GPU ops with the nsys columns (Time %, Total, Instances, Avg, Med, Min, Max,
+// StdDev, Name): kernels by name (`cuda_gpu_kern_sum`, plus HTA category and our class), and
+// memory ops by kind (`cuda_gpu_mem_time_sum` + `cuda_gpu_mem_size_sum`: bytes, GB/s).
+// Time % is of all listed time (all kernels / all memory ops), not of wall time.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/duration_stats.h"
+#include "analysis/kernel_class.h"
+#include "model/trace.h"
+
+namespace ks {
+
+struct KernelRow {
+  StringId name = 0;
+  HtaCategory category = HtaCategory::kComputation;
+  KernelClass klass = KernelClass::kOther;
+  bool tensor_core = false;
+  DurationStats stats;
+  double percent = 0;
+};
+
+struct KernelSummary {
+  std::vector<KernelRow> rows;  // by total time, then name
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+// The memory-op kinds, from Kineto's op names ("Memcpy HtoD (Pageable -> Device)").
+enum class MemoryOpKind { kHtoD, kDtoH, kDtoD, kPtoP, kHtoH, kMemset, kOther };
+const char* memory_op_kind_name(MemoryOpKind k);
+MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name);
+// "Pageable" host memory in the op name: copies that cannot overlap and run slowly.
+bool is_pageable_copy(std::string_view name);
+
+struct MemoryOpRow {
+  MemoryOpKind kind = MemoryOpKind::kOther;
+  DurationStats stats;
+  int64_t bytes = 0;
+  double gb_per_s = 0;  // bytes / total time
+  uint64_t pageable = 0;
+  double percent = 0;
+};
+
+struct MemoryOpSummary {
+  std::vector<MemoryOpRow> rows;  // by total time
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+// `window_*` limits the ops counted (HTA's drop-last-step convention); pass INT64_MIN/MAX for all.
+KernelSummary summarize_kernels(const Trace& trace, int64_t window_begin, int64_t window_end);
+MemoryOpSummary summarize_memory_ops(const Trace& trace, int64_t window_begin, int64_t window_end);
+
+}  // namespace ks

@@ -1,0 +1,110 @@
+#include "analysis/kernel_class.h"
+
+#include <cctype>
+#include <string>
+
+namespace ks {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// Case-insensitive contains, for the finer classes (kernel names mix cases freely).
+bool icontains(std::string_view s, std::string_view lower_pattern) {
+  if (lower_pattern.size() > s.size()) return false;
+  for (size_t i = 0; i + lower_pattern.size() <= s.size(); ++i) {
+    size_t j = 0;
+    while (j < lower_pattern.size() &&
+           std::tolower(static_cast<unsigned char>(s[i + j])) == lower_pattern[j])
+      ++j;
+    if (j == lower_pattern.size()) return true;
+  }
+  return false;
+}
+
+bool is_communication(std::string_view name) {
+  return starts_with(name, "nccl") || contains(name, "ncclKernel") ||
+         contains(name, "ncclDevKernel") || starts_with(name, "hccl");
+}
+
+bool is_memory_op(SliceKind kind, std::string_view name) {
+  return kind == SliceKind::kMemcpy || kind == SliceKind::kMemset || starts_with(name, "Memcpy") ||
+         starts_with(name, "Memset") || starts_with(name, "dma");
+}
+
+}  // namespace
+
+HtaCategory hta_category(SliceKind kind, std::string_view name) {
+  if (is_communication(name)) return HtaCategory::kCommunication;
+  if (is_memory_op(kind, name)) return HtaCategory::kMemory;
+  return HtaCategory::kComputation;
+}
+
+KernelClass kernel_class(SliceKind kind, std::string_view name) {
+  if (is_communication(name)) return KernelClass::kNccl;
+  if (is_memory_op(kind, name)) return KernelClass::kMemory;
+  if (icontains(name, "flash") || icontains(name, "fmha") || icontains(name, "attention") ||
+      icontains(name, "sdpa"))
+    return KernelClass::kAttention;
+  if (icontains(name, "conv") || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
+      icontains(name, "dgrad"))
+    return KernelClass::kConvolution;
+  if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
+      icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||
+      icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv"))
+    return KernelClass::kGemm;
+  if (starts_with(name, "triton_")) return KernelClass::kTriton;
+  if (icontains(name, "reduce") || icontains(name, "softmax") || icontains(name, "norm") ||
+      icontains(name, "sum_") || icontains(name, "argmax"))
+    return KernelClass::kReduction;
+  if (icontains(name, "copy") || icontains(name, "cat") || icontains(name, "index") ||
+      icontains(name, "gather") || icontains(name, "scatter") || icontains(name, "transpose"))
+    return KernelClass::kCopy;
+  if (icontains(name, "elementwise") || icontains(name, "vectorized") ||
+      icontains(name, "unrolled") || icontains(name, "pointwise") || icontains(name, "fill"))
+    return KernelClass::kElementwise;
+  return KernelClass::kOther;
+}
+
+const char* hta_category_name(HtaCategory c) {
+  switch (c) {
+    case HtaCategory::kCommunication: return "communication";
+    case HtaCategory::kMemory: return "memory";
+    case HtaCategory::kComputation: return "computation";
+  }
+  return "computation";
+}
+
+const char* kernel_class_name(KernelClass c) {
+  switch (c) {
+    case KernelClass::kGemm: return "gemm";
+    case KernelClass::kAttention: return "attention";
+    case KernelClass::kConvolution: return "convolution";
+    case KernelClass::kElementwise: return "elementwise";
+    case KernelClass::kReduction: return "reduction";
+    case KernelClass::kCopy: return "copy";
+    case KernelClass::kNccl: return "nccl";
+    case KernelClass::kTriton: return "triton";
+    case KernelClass::kMemory: return "memory";
+    case KernelClass::kOther: return "other";
+  }
+  return "other";
+}
+
+bool is_math_class(KernelClass c) {
+  return c == KernelClass::kGemm || c == KernelClass::kAttention ||
+         c == KernelClass::kConvolution;
+}
+
+bool is_tensor_core_kernel(std::string_view name) {
+  static const char* const kPatterns[] = {
+      "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "xmma_gemm",
+      "xmma_implicit_gemm", "xmma_sparse_gemm", "c1688", "wgmma", "sm90_xmma", "nvjet",
+      "cutlass3x", "tcgen05", "tensorop"};
+  for (const char* p : kPatterns)
+    if (contains(name, p)) return true;
+  return false;
+}
+
+}  // namespace ks

@@ -1,0 +1,27 @@
+// Joins runtime launches to the GPU ops they started, through the `correlation` arg Kineto puts
+// on both (the ac2g flow carries the same id). Every analysis that asks "who launched this
+// kernel" or "when did the CPU ask for it" goes through this one index.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace ks {
+
+struct LaunchJoin {
+  // For each slice: the GPU op a runtime call launched, or the runtime call that launched a GPU
+  // op; -1 when there is none.
+  std::vector<int32_t> partner;
+  // Runtime calls (on CPU tracks) sorted by start time, for window queries.
+  std::vector<uint32_t> runtime_by_ts;
+  // GPU ops (kernel/memcpy/memset) sorted by start time.
+  std::vector<uint32_t> gpu_ops_by_ts;
+};
+
+LaunchJoin build_launch_join(const Trace& trace);
+
+// The chain of CPU ops enclosing a slice, outermost first (names), at most `max_depth`.
+std::vector<StringId> enclosing_cpu_ops(const Trace& trace, uint32_t slice, size_t max_depth);
+
+}  // namespace ks

@@ -1,0 +1,95 @@
+#include "analysis/sync_events.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/gpu_op_summary.h"
+
+namespace ks {
+
+bool is_sync_runtime_call(std::string_view n) {
+  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" ||
+         n == "cudaEventSynchronize" || n == "cudaMemcpy" || n == "cudaMemset" ||
+         n == "hipDeviceSynchronize" || n == "hipStreamSynchronize" ||
+         n == "hipEventSynchronize" || n == "hipMemcpy" || n == "hipMemset" ||
+         n == "cuCtxSynchronize" || n == "cuStreamSynchronize" || n == "cuEventSynchronize";
+}
+
+namespace {
+
+std::string chain_text(const Trace& t, const std::vector<StringId>& chain) {
+  std::string out;
+  for (StringId id : chain) {
+    if (!out.empty()) out += " > ";
+    out += std::string(t.str(id));
+  }
+  return out.empty() ? std::string("(no enclosing CPU op)") : out;
+}
+
+// Index of the step whose device-adjusted range contains ts, or -1.
+int step_at(const StepsResult& steps, int64_t ts) {
+  auto it = std::upper_bound(steps.steps.begin(), steps.steps.end(), ts,
+                             [](int64_t x, const Step& st) { return x < st.begin; });
+  if (it == steps.steps.begin()) return -1;
+  --it;
+  return ts < it->end ? static_cast<int>(it - steps.steps.begin()) : -1;
+}
+
+}  // namespace
+
+SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsResult& steps) {
+  const SliceTable& s = t.slices;
+  SyncResult r;
+  std::unordered_map<StringId, SyncCallRow> calls;
+  for (uint32_t i : join.runtime_by_ts) {
+    if (!is_sync_runtime_call(t.str(s.name[i]))) continue;
+    SyncCallRow& row = calls[s.name[i]];
+    row.name = s.name[i];
+    ++row.count;
+    row.total_ns += s.dur[i];
+    row.max_ns = std::max(row.max_ns, s.dur[i]);
+    row.longest.push_back(i);
+  }
+  for (auto& kv : calls) {
+    SyncCallRow row = kv.second;
+    std::stable_sort(row.longest.begin(), row.longest.end(),
+                     [&s](uint32_t a, uint32_t b) { return s.dur[a] > s.dur[b]; });
+    if (row.longest.size() > 5) row.longest.resize(5);
+    r.total_ns += row.total_ns;
+    r.count += row.count;
+    r.calls.push_back(std::move(row));
+  }
+  std::sort(r.calls.begin(), r.calls.end(), [&t](const SyncCallRow& a, const SyncCallRow& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : t.str(a.name) < t.str(b.name);
+  });
+
+  if (steps.steps.empty()) return r;
+  std::map<std::string, CopyOrigin> origins;
+  std::vector<bool> step_has(steps.steps.size(), false);
+  for (uint32_t g : join.gpu_ops_by_ts) {
+    if (s.kind[g] != SliceKind::kMemcpy) continue;
+    if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;
+    int si = step_at(steps, s.ts[g]);
+    if (si < 0) continue;
+    step_has[static_cast<size_t>(si)] = true;
+    int32_t launcher = join.partner[g];
+    std::string key = launcher >= 0
+                          ? chain_text(t, enclosing_cpu_ops(t, static_cast<uint32_t>(launcher), 4))
+                          : std::string("(launch not recorded)");
+    CopyOrigin& o = origins[key];
+    o.cpu_ops = key;
+    ++o.count;
+    if (s.bytes[g] > 0) o.bytes += s.bytes[g];
+    o.gpu_ns += s.dur[g];
+    if (o.examples.size() < 5) o.examples.push_back(g);
+    ++r.dtoh_in_steps_count;
+  }
+  for (bool b : step_has) r.steps_with_dtoh += b ? 1 : 0;
+  for (auto& kv : origins) r.dtoh_in_steps.push_back(std::move(kv.second));
+  std::stable_sort(r.dtoh_in_steps.begin(), r.dtoh_in_steps.end(),
+                   [](const CopyOrigin& a, const CopyOrigin& b) { return a.count > b.count; });
+  return r;
+}
+
+}  // namespace ks

@@ -1,0 +1,43 @@
+// Where the CPU waits for the GPU: synchronizing runtime calls (cudaDeviceSynchronize,
+// cudaStreamSynchronize, cudaEventSynchronize, synchronous cudaMemcpy, and their hip twins), and
+// device-to-host copies inside steps (what `.item()` / `.cpu()` / printing a tensor cause),
+// each with the CPU ops that issued it. Nsight Systems' "synchronization APIs" expert rule.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/launch_join.h"
+#include "analysis/steps.h"
+
+namespace ks {
+
+bool is_sync_runtime_call(std::string_view name);
+
+struct SyncCallRow {
+  StringId name = 0;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t max_ns = 0;
+  std::vector<uint32_t> longest;  // up to 5 slices, longest first
+};
+
+struct CopyOrigin {  // DtoH copies grouped by the CPU ops that issued them
+  std::string cpu_ops;  // "aten::item > aten::_local_scalar_dense > aten::copy_"
+  uint64_t count = 0;
+  int64_t bytes = 0;
+  int64_t gpu_ns = 0;
+  std::vector<uint32_t> examples;  // up to 5 GPU copy slices
+};
+
+struct SyncResult {
+  std::vector<SyncCallRow> calls;  // by total time
+  int64_t total_ns = 0;
+  uint64_t count = 0;
+  std::vector<CopyOrigin> dtoh_in_steps;  // by count
+  uint64_t dtoh_in_steps_count = 0;
+  uint64_t steps_with_dtoh = 0;
+};
+
+SyncResult find_sync_events(const Trace& trace, const LaunchJoin& join, const StepsResult& steps);
+
+}  // namespace ks
