@@ -12,18 +12,36 @@ bool is_launch_call(std::string_view n) {
 }
 }  // namespace
 
+std::vector<bool> hta_launched_before(const Trace& t, const LaunchJoin& join, int64_t cutoff_ns,
+                                      bool inclusive) {
+  const SliceTable& s = t.slices;
+  std::vector<bool> kept(s.size(), true);
+  for (uint32_t g : join.gpu_ops_by_ts) {
+    int32_t launcher = join.partner[g];
+    if (launcher < 0) {
+      kept[g] = false;  // HTA's inner join drops GPU ops whose launch is not in the trace
+      continue;
+    }
+    int64_t ts = s.ts[static_cast<uint32_t>(launcher)];
+    kept[g] = inclusive ? ts <= cutoff_ns : ts < cutoff_ns;
+  }
+  return kept;
+}
+
 Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   Analyses a;
   a.options = options;
   a.join = build_launch_join(t);
   a.steps = find_steps(t, a.join, options.drop_last_step);
-  // With the last step dropped, GPU ops from its start on are left out, as HTA does.
-  int64_t window_end = INT64_MAX;
-  if (a.steps.dropped_last) {
-    window_end = a.steps.steps.empty() ? INT64_MIN : a.steps.steps.back().end;
+  std::vector<bool> kept;
+  const std::vector<bool>* included = nullptr;
+  if (a.steps.dropped_last && a.steps.found >= 2) {
+    // The dropped step is the last one found: its host start is the cut-off.
+    kept = hta_launched_before(t, a.join, a.steps.last_host_begin, false);
+    included = &kept;
   }
-  a.kernels = summarize_kernels(t, INT64_MIN, window_end);
-  a.memory_ops = summarize_memory_ops(t, INT64_MIN, window_end);
+  a.kernels = summarize_kernels(t, included);
+  a.memory_ops = summarize_memory_ops(t, included);
   a.gpu_idle = compute_gpu_idle(t, a.join, a.steps);
   a.sync = find_sync_events(t, a.join, a.steps);
   for (uint32_t i : a.join.runtime_by_ts)

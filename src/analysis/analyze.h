@@ -11,9 +11,17 @@
 namespace ks {
 
 struct AnalysisOptions {
-  // HTA's default: leave out the last ProfilerStep (its GPU work is often cut off).
+  // HTA's default: leave out the last ProfilerStep (its GPU work is often cut off). As HTA does
+  // it (hta/common/trace.py, _filter_irrelevant_gpu_kernels): with two or more steps, a GPU op
+  // counts only when the CPU call that launched it (joined by correlation) started before the
+  // last step did; with fewer than two steps nothing is dropped.
   bool drop_last_step = false;
 };
+
+// The GPU ops HTA keeps, one flag per slice: launched by a CPU event that started before
+// `cutoff_ns` (exclusive) or at/before it (inclusive). CPU-side slices are always kept.
+std::vector<bool> hta_launched_before(const Trace& trace, const LaunchJoin& join,
+                                      int64_t cutoff_ns, bool inclusive);
 
 struct Analyses {
   AnalysisOptions options;

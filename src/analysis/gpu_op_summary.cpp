@@ -34,16 +34,14 @@ bool is_pageable_copy(std::string_view name) {
 }
 
 namespace {
-bool in_window(const SliceTable& s, uint32_t i, int64_t b, int64_t e) {
-  return s.ts[i] >= b && s.ts[i] < e;
-}
+bool counted(const std::vector<bool>* included, uint32_t i) { return !included || (*included)[i]; }
 }  // namespace
 
-KernelSummary summarize_kernels(const Trace& t, int64_t wb, int64_t we) {
+KernelSummary summarize_kernels(const Trace& t, const std::vector<bool>* included) {
   const SliceTable& s = t.slices;
   std::unordered_map<StringId, std::vector<int64_t>> by_name;
   for (uint32_t i = 0; i < s.size(); ++i) {
-    if (s.kind[i] != SliceKind::kKernel || !in_window(s, i, wb, we)) continue;
+    if (s.kind[i] != SliceKind::kKernel || !counted(included, i)) continue;
     by_name[s.name[i]].push_back(s.dur[i]);
   }
   KernelSummary out;
@@ -70,13 +68,13 @@ KernelSummary summarize_kernels(const Trace& t, int64_t wb, int64_t we) {
   return out;
 }
 
-MemoryOpSummary summarize_memory_ops(const Trace& t, int64_t wb, int64_t we) {
+MemoryOpSummary summarize_memory_ops(const Trace& t, const std::vector<bool>* included) {
   const SliceTable& s = t.slices;
   std::vector<std::vector<int64_t>> durs(static_cast<size_t>(MemoryOpKind::kOther) + 1);
   std::vector<MemoryOpRow> rows(durs.size());
   for (uint32_t i = 0; i < s.size(); ++i) {
     SliceKind k = s.kind[i];
-    if ((k != SliceKind::kMemcpy && k != SliceKind::kMemset) || !in_window(s, i, wb, we)) continue;
+    if ((k != SliceKind::kMemcpy && k != SliceKind::kMemset) || !counted(included, i)) continue;
     std::string_view name = t.str(s.name[i]);
     auto kind = memory_op_kind(k, name);
     auto ki = static_cast<size_t>(kind);

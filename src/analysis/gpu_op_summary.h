@@ -49,8 +49,9 @@ struct MemoryOpSummary {
   int64_t total_ns = 0;
 };
 
-// `window_*` limits the ops counted (HTA's drop-last-step convention); pass INT64_MIN/MAX for all.
-KernelSummary summarize_kernels(const Trace& trace, int64_t window_begin, int64_t window_end);
-MemoryOpSummary summarize_memory_ops(const Trace& trace, int64_t window_begin, int64_t window_end);
+// `included` (one flag per slice) limits the ops counted, for HTA's drop-last-step convention;
+// nullptr counts every op.
+KernelSummary summarize_kernels(const Trace& trace, const std::vector<bool>* included);
+MemoryOpSummary summarize_memory_ops(const Trace& trace, const std::vector<bool>* included);
 
 }  // namespace ks

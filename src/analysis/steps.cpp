@@ -48,14 +48,26 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last) {
                                [&s](uint32_t i, int64_t ts) { return s.ts[i] < ts; });
     int64_t gpu_end = INT64_MIN;
     for (auto it = lo; it != rt.end() && s.ts[*it] <= st.host_end; ++it) {
+      // As the TB plugin (_find_device_steps): only calls wholly inside the host step. A call
+      // that starts where the step ends belongs to the next step (steps are contiguous), and
+      // counting it here stretched this step to the next step's GPU work.
+      if (s.end(*it) > st.host_end) continue;
       int32_t g = join.partner[*it];
       if (g >= 0) gpu_end = std::max(gpu_end, s.end(static_cast<uint32_t>(g)));
     }
     st.begin = std::max(prev_end, st.host_begin);
     st.end = std::max(st.host_end, gpu_end);
+    // As the TB plugin (_update_steps_duration): a step whose start was pushed past its end by
+    // the previous step's GPU work is empty, never negative.
+    st.end = std::max(st.end, st.begin);
     prev_end = st.end;
   }
-  if (drop_last && !r.steps.empty()) {
+  if (!r.steps.empty()) {
+    r.last_host_begin = r.steps.back().host_begin;
+    r.last_host_end = r.steps.back().host_end;
+  }
+  // As HTA: with a single step there is nothing to compare it with, so it is kept.
+  if (drop_last && r.steps.size() >= 2) {
     r.steps.pop_back();
     r.dropped_last = true;
   }

@@ -27,6 +27,8 @@ struct StepsResult {
   std::vector<Step> steps;     // in time order, after drop_last when asked
   bool dropped_last = false;
   uint64_t found = 0;          // ProfilerStep markers found, before dropping
+  int64_t last_host_begin = 0; // host start of the last step found (dropped or not)
+  int64_t last_host_end = 0;   // host end of the last step found
   DurationStats stats;         // over the device-adjusted durations
   double spread_pct = 0;       // (max - min) / median * 100
   double cv_pct = 0;           // stddev / mean * 100

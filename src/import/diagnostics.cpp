@@ -50,6 +50,7 @@ const DiagInfo kInfos[] = {
      "Timestamps are relative to baseTimeNanoseconds, which was added."},
     {"legacy_compute_properties", S::kInfo,
      "Legacy 'computeProperties' read as 'deviceProperties'."},
+    {"utf8_bom", S::kInfo, "A UTF-8 byte order mark before the JSON was skipped."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

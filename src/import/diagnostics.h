@@ -40,6 +40,7 @@ enum class Diag {
   kTimestampsOutOfOrder,   // events not sorted by ts (fine; counted for the record)
   kBaseTimeApplied,        // baseTimeNanoseconds added to the relative timestamps
   kLegacyComputeProperties,// 'computeProperties' read as 'deviceProperties'
+  kUtf8Bom,                // a UTF-8 byte order mark before the JSON, skipped
   kCount
 };
 

@@ -37,6 +37,9 @@ struct Track {
   TrackKind kind = TrackKind::kCpuThread;
   int64_t stream = kNoValue;  // for GPU streams
   int64_t device = kNoValue;
+  // Carries kernels/memcpys/memsets. Kineto's device-wide cuda_sync lane (tid -1) is drawn on
+  // the GPU side but is not a stream.
+  bool has_gpu_ops = false;
 };
 
 // Launch configuration and occupancy of a kernel, kept only for slices that have them.

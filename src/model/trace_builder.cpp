@@ -70,6 +70,9 @@ void TraceBuilder::add_complete(TrackId track, int64_t ts, int64_t dur, std::str
   auto kit = kind_of_cat_.find(cat_id);
   SliceKind kind = kit != kind_of_cat_.end() ? kit->second
                                              : (kind_of_cat_[cat_id] = slice_kind_from_category(cat));
+  // Accelerators without Kineto's CUDA categories (MTIA's mtia_ccp_events) mark their device ops
+  // with a positive `stream` arg; HTA counts those as kernels, and so do we.
+  if (kind == SliceKind::kOther && args.stream > 0) kind = SliceKind::kKernel;
   append_slice(track, ts, dur, t_->strings.intern(name), cat_id, kind, args, src);
 }
 
@@ -309,7 +312,10 @@ void TraceBuilder::classify_tracks() {
     if (!is_gpu_side(s.kind[i])) continue;
     Track& tr = t_->tracks[s.track[i]];
     if (tr.kind == TrackKind::kCpuThread) tr.kind = TrackKind::kGpuStream;
-    if (is_gpu_op(s.kind[i])) t_->processes[tr.process].has_gpu_ops = true;
+    if (is_gpu_op(s.kind[i])) {
+      tr.has_gpu_ops = true;
+      t_->processes[tr.process].has_gpu_ops = true;
+    }
   }
   for (Track& tr : t_->tracks) {
     if (tr.kind == TrackKind::kGpuStream && tr.name.empty()) {
@@ -336,12 +342,18 @@ void TraceBuilder::check_flows() {
 
 void TraceBuilder::finalize() {
   apply_base_time();
-  close_open_slices();
-  for (const auto& kv : open_async_) {
-    t_->slices.dur[kv.second] = 0;
-    t_->diagnostics.add(Diag::kUnclosedBegin, t_->slices.file_offset[kv.second]);
+  // Unclosed async begins get zero length. This runs before close_open_slices(), which closes
+  // every slice still open (dur -1) and used to count these too (twice in all), and in input
+  // order: the hash map's order differs between standard libraries (CLI vs WASM).
+  std::vector<uint32_t> open_async;
+  for (const auto& kv : open_async_) open_async.push_back(kv.second);
+  std::sort(open_async.begin(), open_async.end());
+  for (uint32_t i : open_async) {
+    t_->slices.dur[i] = 0;
+    t_->diagnostics.add(Diag::kUnclosedBegin, t_->slices.file_offset[i]);
   }
   open_async_.clear();
+  close_open_slices();
   if (out_of_order_) t_->diagnostics.add(Diag::kTimestampsOutOfOrder, 0);
   sort_slices();
   compute_depth_and_parent();

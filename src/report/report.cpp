@@ -17,7 +17,7 @@ TrackCounts count_tracks(const Trace& t) {
   c.processes = t.processes.size();
   for (const Process& p : t.processes) c.gpu_devices += p.has_gpu_ops ? 1 : 0;
   for (const Track& tr : t.tracks) {
-    if (tr.kind == TrackKind::kGpuStream) ++c.gpu_streams;
+    if (tr.has_gpu_ops) ++c.gpu_streams;
     else if (tr.kind == TrackKind::kCpuThread) ++c.threads;
   }
   return c;

@@ -40,6 +40,7 @@ bool parse_us_text_to_ns(std::string_view text, int64_t* out_ns) {
     i = 1;
   }
   if (i >= text.size() || !(is_digit(text[i]) || text[i] == '.')) return false;
+  const size_t digits_begin = i;
   constexpr uint64_t kMaxUs = 9'000'000'000'000'000ULL;  // 9e15 us = 9e18 ns: inside int64
   uint64_t whole = 0;
   for (; i < text.size() && is_digit(text[i]); ++i) {
@@ -65,6 +66,8 @@ bool parse_us_text_to_ns(std::string_view text, int64_t* out_ns) {
     if (text[i] == 'e' || text[i] == 'E') return parse_with_exponent(text, out_ns);
     return false;
   }
+  // "." or "-." has no digit at all: not a number (it read as 0).
+  if (i == digits_begin + 1 && text[digits_begin] == '.') return false;
   uint64_t ns = whole * 1000 + frac_ns + (round_up ? 1 : 0);
   *out_ns = negative ? -static_cast<int64_t>(ns) : static_cast<int64_t>(ns);
   return true;

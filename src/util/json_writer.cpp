@@ -5,10 +5,61 @@
 
 namespace ks {
 
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i] (a lead byte >= 0x80), or 0 when there is none;
+// then *bad_end is the end of the maximal invalid subsequence. RFC 3629 bounds: no overlong
+// forms, no surrogates, nothing above U+10FFFF.
+size_t utf8_sequence_length(std::string_view s, size_t i, size_t* bad_end) {
+  auto b = static_cast<unsigned char>(s[i]);
+  size_t need = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // bounds of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    need = 1;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    need = 2;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    need = 3;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  }
+  *bad_end = i + 1;
+  if (need == 0) return 0;
+  for (size_t k = 0; k < need; ++k) {
+    size_t j = i + 1 + k;
+    if (j >= s.size()) return 0;
+    auto c = static_cast<unsigned char>(s[j]);
+    if (c < (k == 0 ? lo : 0x80) || c > (k == 0 ? hi : 0xBF)) return 0;
+    *bad_end = j + 1;
+  }
+  return need + 1;
+}
+
+}  // namespace
+
+// Reports must be valid UTF-8: an excerpt cut at 80 bytes or an event read with invalid UTF-8
+// carried raw bytes into the JSON, which the page (a JavaScript string) then read differently
+// from the CLI's bytes. Each maximal invalid subsequence becomes U+FFFD, as TextDecoder does.
 void append_json_escaped(std::string* out, std::string_view s) {
   out->push_back('"');
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
     auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80) {
+      size_t bad_end = 0;
+      size_t n = utf8_sequence_length(s, i, &bad_end);
+      if (n) {
+        out->append(s.data() + i, n);
+        i += n;
+      } else {
+        out->append("\xEF\xBF\xBD");
+        i = bad_end;
+      }
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"': out->append("\\\""); break;
       case '\\': out->append("\\\\"); break;

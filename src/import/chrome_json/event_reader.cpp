@@ -38,7 +38,9 @@ bool read_int(od::value& v, int64_t* out) {
       return true;
     }
     double d;
-    if (!v.get_double().get(d)) {
+    // A float, or an integer above 2^64: converting a double outside int64 is undefined
+    // behaviour, so such values count as absent.
+    if (!v.get_double().get(d) && d > -9.2e18 && d < 9.2e18) {
       *out = static_cast<int64_t>(d);
       return true;
     }

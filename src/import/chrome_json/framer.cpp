@@ -34,13 +34,29 @@ bool Framer::feed(const char* data, size_t len) {
   std::memcpy(buf_.data() + buf_len_, data, len);
   buf_len_ += len;
   std::memset(buf_.data() + buf_len_, ' ', kFramerPadding);
-  if (!bom_checked_ && buf_len_ >= 3) {
-    bom_checked_ = true;
-    if (std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
-  }
+  // Nothing is scanned (or compacted away) before the BOM check, so buf_[0] is input byte 0.
+  // It used to look only once 3 bytes were here and scan the first 1-2 bytes before that, so a
+  // BOM split over chunks failed as not_json: hold a BOM prefix back until it is decided.
+  if (!bom_checked_ && !check_bom(/*at_end=*/false)) return true;
   scan();
   compact();
   return state_ != State::kFailed;
+}
+
+// Skips a UTF-8 byte order mark at the start. Returns false while the bytes so far are a
+// prefix of one (more input decides), unless the input has ended.
+bool Framer::check_bom(bool at_end) {
+  static const char kBom[] = "\xEF\xBB\xBF";
+  size_t n = buf_len_ < 3 ? buf_len_ : 3;
+  if (std::memcmp(buf_.data(), kBom, n) == 0) {
+    if (n < 3 && !at_end) return false;
+    if (n == 3) {
+      pos_ = 3;
+      diags_->add(Diag::kUtf8Bom, 0);
+    }
+  }
+  bom_checked_ = true;
+  return true;
 }
 
 // Drops bytes that are no longer needed, keeping the value being scanned (unless oversized).
@@ -78,9 +94,17 @@ void Framer::begin_value(size_t pos, ValueRole role) {
 bool Framer::scan_value(size_t* pos) {
   const char* b = buf_.data();
   size_t p = *pos;
+  // The size cap applies to the whole value, also when it ends inside the chunk it started in:
+  // checking only at chunk ends made a large value kept or skipped depending on the chunking.
+  // Keys are always kept (their text is needed).
+  auto check_size = [this](size_t end) {
+    if (!oversized_ && role_ != ValueRole::kKey && end - value_start_ > max_value_bytes_)
+      oversized_ = true;
+  };
   if (scalar_) {
     while (p < buf_len_ && !is_delimiter(b[p])) ++p;
     *pos = p;
+    check_size(p);
     return p < buf_len_;
   }
   while (p < buf_len_) {
@@ -105,6 +129,7 @@ bool Framer::scan_value(size_t* pos) {
       ++p;
       if (depth_ == 0) {  // a bare string value (a key or a string member) ended
         *pos = p;
+        check_size(p);
         return true;
       }
       continue;
@@ -117,15 +142,14 @@ bool Framer::scan_value(size_t* pos) {
     } else if (c == '}' || c == ']') {
       if (--depth_ == 0) {
         *pos = p;
+        check_size(p);
         return true;
       }
     }
   }
   *pos = p;
   // Oversized values keep being scanned but their bytes are let go.
-  if (!oversized_ && p - value_start_ > max_value_bytes_) {
-    oversized_ = true;
-  }
+  check_size(p);
   return false;
 }
 
@@ -200,13 +224,18 @@ void Framer::scan() {
         break;
       case State::kObjectKey:
         if (c == '}') {
+          if (obj_after_comma_) diags_->add(Diag::kTrailingComma, offset_of(pos_));
           state_ = State::kDone;
           ++pos_;
         } else if (c == '"') {
+          obj_after_comma_ = false;
           begin_value(pos_, ValueRole::kKey);
           state_ = State::kObjectColon;
         } else if (c == ',') {
-          ++pos_;  // tolerated: a trailing/extra comma between members
+          // Tolerated: an extra comma between members. Counted like the event array's (it
+          // was accepted silently).
+          diags_->add(Diag::kExtraComma, offset_of(pos_));
+          ++pos_;
         } else {
           fail(ImportErrorCode::kNotJson, offset_of(pos_),
                "invalid JSON: expected a member name, found " + printable(c));
@@ -235,6 +264,7 @@ void Framer::scan() {
         break;
       case State::kObjectNext:
         if (c == ',') {
+          obj_after_comma_ = true;
           state_ = State::kObjectKey;
           ++pos_;
         } else if (c == '}') {
@@ -277,7 +307,9 @@ void Framer::scan() {
         }
         break;
       case State::kDone:
-        diags_->add(Diag::kTrailingData, offset_of(pos_));
+        // Counted once: counting once per chunk made the count depend on the chunking.
+        if (!trailing_data_) diags_->add(Diag::kTrailingData, offset_of(pos_));
+        trailing_data_ = true;
         pos_ = buf_len_;  // ignore the rest
         break;
       case State::kFailed:
@@ -288,6 +320,11 @@ void Framer::scan() {
 
 bool Framer::finish() {
   if (state_ == State::kFailed) return false;
+  if (!bom_checked_) {  // 1-2 bytes that could have begun a BOM: scan them now
+    check_bom(/*at_end=*/true);
+    scan();
+    if (state_ == State::kFailed) return false;
+  }
   if (in_value_) {
     // A value still open at the end of input. A number right at the end is complete.
     if (scalar_ && role_ != ValueRole::kKey) {

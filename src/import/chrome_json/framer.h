@@ -8,7 +8,8 @@
 // parsed by simdjson afterwards. Only the unfinished tail is kept between chunks, so memory does
 // not hold the whole JSON text.
 // Tolerances (each counted in Diagnostics): a trailing comma, ",,", a missing final ']' or '}'
-// (a trace cut off while writing), a truncated last event, a UTF-8 BOM, trailing bytes.
+// (a trace cut off while writing), a truncated last event, a UTF-8 BOM, trailing bytes, values
+// above max_value_bytes (skipped).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -73,6 +74,7 @@ class Framer {
   void fail(ImportErrorCode code, uint64_t offset, std::string message);
   uint64_t offset_of(size_t pos) const { return base_offset_ + pos; }
   void compact();
+  bool check_bom(bool at_end);
 
   FramerSink* sink_;
   Diagnostics* diags_;
@@ -89,6 +91,8 @@ class Framer {
   bool bom_checked_ = false;
   bool saw_event_array_ = false;
   bool after_comma_ = false;   // in the event array, the last separator was a comma
+  bool obj_after_comma_ = false;  // in the top-level object, a comma came after the last member
+  bool trailing_data_ = false;    // bytes after the end were seen (counted once)
   bool in_event_array_ = false;
 
   // The value being scanned.

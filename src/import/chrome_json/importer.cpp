@@ -35,25 +35,28 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   // Raw control characters or bad UTF-8 inside strings: replace them and read again.
-  ReadStatus read_repaired(const char* data, size_t len, uint64_t offset, ReadStatus why) {
+  // simdjson reports one problem per read, control characters first, so an event with both
+  // needs two repairs (the old code only handled the opposite order and dropped such events).
+  ReadStatus read_repaired(const char* data, size_t len, uint64_t offset, ReadStatus st) {
     repaired_.assign(data, len);
-    for (char& c : repaired_) {
-      auto u = static_cast<unsigned char>(c);
-      if (why == ReadStatus::kControlChars && u < 0x20) c = ' ';
-      if (why == ReadStatus::kInvalidUtf8 && u >= 0x80) c = '?';
-    }
     repaired_.append(kFramerPadding, ' ');
-    ReadStatus st = reader_.read(repaired_.data(), len, &ev_);
-    if (st == ReadStatus::kControlChars && why == ReadStatus::kInvalidUtf8) {
-      // both problems at once
-      for (char& c : repaired_)
-        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    bool fixed_control = false, fixed_utf8 = false;
+    while ((st == ReadStatus::kControlChars && !fixed_control) ||
+           (st == ReadStatus::kInvalidUtf8 && !fixed_utf8)) {
+      const bool control = st == ReadStatus::kControlChars;
+      for (size_t i = 0; i < len; ++i) {
+        auto u = static_cast<unsigned char>(repaired_[i]);
+        if (control && u < 0x20) repaired_[i] = ' ';
+        if (!control && u >= 0x80) repaired_[i] = '?';
+      }
+      (control ? fixed_control : fixed_utf8) = true;
       st = reader_.read(repaired_.data(), len, &ev_);
     }
     if (st == ReadStatus::kOk) {
-      trace_->diagnostics.add(
-          why == ReadStatus::kControlChars ? Diag::kControlCharsInString : Diag::kInvalidUtf8,
-          offset, std::string_view(data, len));
+      if (fixed_control)
+        trace_->diagnostics.add(Diag::kControlCharsInString, offset, std::string_view(data, len));
+      if (fixed_utf8)
+        trace_->diagnostics.add(Diag::kInvalidUtf8, offset, std::string_view(data, len));
     }
     return st;
   }
@@ -206,7 +209,9 @@ class ChromeJsonImporter::Impl : public FramerSink {
                        "array (keys: " + (keys.empty() ? std::string("none") : keys) + ")";
       return false;
     }
-    if (events_ > 0 && f.events_total == 0 && trace_->diagnostics.count(Diag::kNonObjectEvent)) {
+    // No event object was read, only other values ("[1, 2, 3]"): not a trace. (The old test
+    // also required an event object, so an array of numbers was accepted as an empty trace.)
+    if (f.events_total == 0 && trace_->diagnostics.count(Diag::kNonObjectEvent)) {
       error_.code = ImportErrorCode::kNotATrace;
       error_.message = "JSON array, but its elements are not trace event objects";
       return false;

@@ -15,7 +15,9 @@ int64_t as_int(od::value v) {
   int64_t i;
   if (!v.get_int64().get(i)) return i;
   double d;
-  if (!v.get_double().get(d)) return static_cast<int64_t>(d);
+  // Outside int64 the conversion is undefined behaviour: treat as absent.
+  if (!v.get_double().get(d))
+    return d > -9.2e18 && d < 9.2e18 ? static_cast<int64_t>(d) : kNoValue;
   std::string_view s;
   if (!v.get_string().get(s)) return std::strtoll(std::string(s).c_str(), nullptr, 10);
   return kNoValue;
@@ -40,9 +42,10 @@ void read_device(od::object obj, Trace* t) {
     if (k == "id") d.id = as_int(v);
     else if (k == "name") d.name = as_text(v);
     else if (k == "totalGlobalMem") d.total_memory = as_int(v);
-    else if (k == "numSms") d.num_sms = as_int(v);
-    else if (k == "computeMajor") d.compute_major = as_int(v);
-    else if (k == "computeMinor") d.compute_minor = as_int(v);
+    // Legacy 'computeProperties' (2021 Kineto) spells these major, minor, multiProcessorCount.
+    else if (k == "numSms" || k == "multiProcessorCount") d.num_sms = as_int(v);
+    else if (k == "computeMajor" || k == "major") d.compute_major = as_int(v);
+    else if (k == "computeMinor" || k == "minor") d.compute_minor = as_int(v);
   }
   t->devices.push_back(std::move(d));
 }
