@@ -5,9 +5,16 @@
 
 namespace ks {
 
+// Only PyTorch traces can have steps: a Chrome DevTools trace without them is not a mistake.
+bool looks_like_pytorch_trace(const Trace& t) {
+  for (SliceKind k : t.slices.kind)
+    if (k == SliceKind::kCpuOp || k == SliceKind::kRuntime || is_gpu_op(k)) return true;
+  return false;
+}
+
 void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
-  if (in.analyses.steps.found > 0 || t.slices.size() == 0) return;
+  if (in.analyses.steps.found > 0 || !looks_like_pytorch_trace(t)) return;
   Finding f;
   f.id = "steps.none";
   f.severity = Severity::kInfo;

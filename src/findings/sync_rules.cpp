@@ -15,8 +15,9 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "sync.dtoh_in_step";
   f.severity = Severity::kWarning;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "%llu device-to-host copies inside steps (%llu of %zu steps)",
+  std::snprintf(buf, sizeof(buf), "%llu device-to-host cop%s inside steps (%llu of %zu steps)",
                 static_cast<unsigned long long>(s.dtoh_in_steps_count),
+                s.dtoh_in_steps_count == 1 ? "y" : "ies",
                 static_cast<unsigned long long>(s.steps_with_dtoh),
                 in.analyses.steps.steps.size());
   f.title = buf;
@@ -52,8 +53,9 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "sync.runtime_calls";
   f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "%llu synchronizing CUDA calls, %s in total (%.1f%% of %s)",
-                static_cast<unsigned long long>(s.count), format_duration(s.total_ns).c_str(),
+  std::snprintf(buf, sizeof(buf), "%llu synchronizing CUDA call%s, %s in total (%.1f%% of %s)",
+                static_cast<unsigned long long>(s.count), s.count == 1 ? "" : "s",
+                format_duration(s.total_ns).c_str(),
                 share, steps.stats.total_ns > 0 ? "step time" : "the trace");
   f.title = buf;
   f.meaning = "cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize and "

@@ -38,6 +38,13 @@ std::string us(double ns) { return format_fixed(ns / 1e3, 1); }
 
 std::string evidence_text(const Evidence& e) {
   if (!e.is_number) return e.key + "=" + printable(e.text, 120);
+  if (e.unit == "us") {  // "min_us" -> "min=209.98 ms"
+    std::string key = e.key.size() > 3 && e.key.compare(e.key.size() - 3, 3, "_us") == 0
+                          ? e.key.substr(0, e.key.size() - 3)
+                          : e.key;
+    return key + "=" + format_duration(static_cast<int64_t>(e.number * 1000.0 + 0.5));
+  }
+  if (e.unit == "B") return e.key + "=" + format_bytes(static_cast<int64_t>(e.number));
   std::string v = format_fixed(e.number, e.digits);
   if (e.unit == "%") v += "%";
   else if (!e.unit.empty()) v += " " + e.unit;
@@ -61,7 +68,9 @@ std::string report_text(const Report& r) {
        format_bytes(static_cast<int64_t>(f.json_bytes)).c_str(), f.source_gzip ? " (gzip)" : "",
        static_cast<unsigned long long>(f.events_total), phases.c_str(),
        format_duration(t.span_ns()).c_str());
-  std::string device = t.devices.empty() ? "none named" : printable(t.devices.front().name);
+  std::string device = t.devices.empty()                ? "none named"
+                       : t.devices.front().name.empty() ? "(unnamed)"
+                                                        : printable(t.devices.front().name);
   std::string rank = t.distributed.rank == kNoValue ? "-" : std::to_string(t.distributed.rank);
   if (t.distributed.world_size != kNoValue) rank += "/" + std::to_string(t.distributed.world_size);
   line(&o, "       %llu processes, %llu threads, %llu GPU devices, %llu GPU streams; device: %s; rank: %s",

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test of the project, in one run (make test; CI's .ci/run). Each suite prints its own
+# result; the last line counts the suites: "suites: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+suite() {  # suite NAME COMMAND...
+  local name=$1; shift
+  echo "=== $name"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
+}
+[ -d ../shared/traces ] || echo "NOTE: ../shared/traces is absent: corpus, golden and browser tests on real traces are skipped"
+suite "unit and corpus tests (Catch2)" build/native/ks_tests
+suite "WASM/CLI parity (node)" node tests/wasm/parity.cjs
+suite "golden reports" bash tests/golden/check.sh
+if [ -f examples/pathologies/check_generated.py ]; then
+  suite "planted pathology traces" python3 examples/pathologies/check_generated.py
+fi
+if [ -f tests/browser/run.mjs ]; then
+  suite "browser (headless chromium)" node tests/browser/run.mjs
+fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" = 0 ]
