@@ -45,6 +45,9 @@ demo: native wasm
 	@$(NATIVE)/kinetoscope report $(DEMO_TRACE) || true
 	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=examples/demo/cpu_transformer.pt.trace.json.gz"
 
+serve: wasm
+	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples
+
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.h')
 

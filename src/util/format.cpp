@@ -10,7 +10,7 @@ std::string format_duration(int64_t ns) {
   int64_t a = ns < 0 ? -ns : ns;
   if (a >= 1000000000) std::snprintf(buf, sizeof(buf), "%.2f s", x / 1e9);
   else if (a >= 1000000) std::snprintf(buf, sizeof(buf), "%.2f ms", x / 1e6);
-  else std::snprintf(buf, sizeof(buf), "%.1f us", x / 1e3);
+  else std::snprintf(buf, sizeof(buf), "%.1f \u00b5s", x / 1e3);
   return buf;
 }
 

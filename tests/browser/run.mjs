@@ -1,0 +1,457 @@
+#!/usr/bin/env node
+// Browser tests for the Kinetoscope page: Debian's chromium driven by playwright-core (no browser is
+// ever downloaded), against scripts/serve.mjs started here on a free port.
+//
+//   node tests/browser/run.mjs [name-substring...]
+//
+// Environment: CHROMIUM (default /usr/bin/chromium), KINETOSCOPE_CLI (default build/native/kinetoscope),
+// KINETOSCOPE_WASM_DIR (default build/wasm). Screenshots go to build/screenshots/.
+// Tests that need the real traces in ../shared/traces are skipped, with a message, when it is absent.
+import { chromium } from 'playwright-core';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diffJson } from './diff.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TRACES = resolve(ROOT, '../shared/traces');
+const CLI = resolve(ROOT, process.env.KINETOSCOPE_CLI || 'build/native/kinetoscope');
+const WASM_DIR = resolve(ROOT, process.env.KINETOSCOPE_WASM_DIR || 'build/wasm');
+const SHOTS = join(ROOT, 'build/screenshots');
+const TEST_TIMEOUT_MS = 90_000;
+
+class Skip extends Error {}
+const skip = (why) => {
+  throw new Skip(why);
+};
+function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+function needTraces() {
+  if (!existsSync(TRACES)) skip(`${TRACES} is absent (the real traces live in ../shared/traces)`);
+}
+
+// --- server and browser ---------------------------------------------------------------------------
+
+function startServer() {
+  const args = ['scripts/serve.mjs', '--port', '0', '--root', 'web', '--map', `/wasm=${WASM_DIR}`, '--map', '/examples=examples'];
+  if (existsSync(TRACES)) args.push('--map', `/traces=${TRACES}`);
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.mjs did not start within 10 s')), 10_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /Kinetoscope: (http:\/\/\S+?)\/?\s/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ proc, origin: new URL(m[1]).origin });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  });
+}
+
+async function startBrowser(profile) {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  return chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+// --- helpers used by the tests ---------------------------------------------------------------------
+
+// A fresh page that records every request (the page's and its worker's) and every script error.
+async function openPage(ctx, origin, path = '/') {
+  const page = await ctx.newPage();
+  const log = { requests: [], errors: [] };
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('pageerror', (e) => log.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 404/.test(m.text())) {
+      log.errors.push(`console: ${m.text()}`);
+    }
+  });
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && log.errors.push(`worker console: ${m.text()}`)));
+  await page.goto(origin + path);
+  await page.waitForFunction(() => !!window.kinetoscope);
+  return { page, log };
+}
+
+async function loads(page) {
+  return page.evaluate(() => Number(document.body.dataset.loads || 0));
+}
+
+// Waits for the load after `before` to finish; returns 'ready' or 'error'.
+async function settled(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.loads || 0) > n, before, { timeout: 60_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+async function loadFile(page, file) {
+  const before = await loads(page);
+  await page.setInputFiles('#file', file);
+  return settled(page, before);
+}
+
+const cliCache = new Map();
+function cliReport(file) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first (make native), or set KINETOSCOPE_CLI`);
+  if (!cliCache.has(file)) {
+    const out = execFileSync(CLI, ['report', '--format', 'json', file], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8');
+    try {
+      cliCache.set(file, JSON.parse(out));
+    } catch (e) {
+      throw new Error(`\`${CLI} report --format json ${file}\` did not print JSON (${e.message}): ${out.slice(0, 200)}`);
+    }
+  }
+  return cliCache.get(file);
+}
+
+function sameAsCli(actual, file) {
+  const diffs = diffJson(cliReport(file), actual);
+  check(!diffs.length, `page report differs from the CLI's for ${file}:\n  ${diffs.slice(0, 10).join('\n  ')}`);
+}
+
+function noErrors(log) {
+  check(!log.errors.length, `script errors on the page:\n  ${log.errors.join('\n  ')}`);
+}
+
+async function shot(page, name, fullPage = false) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}
+
+// --- the tests ----------------------------------------------------------------------------------------
+
+const REAL = [
+  'hta__benchmark_simple_add_trace.json.gz',
+  'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json',
+  'kineto__gpu_metrics_input.json',
+];
+
+const tests = {
+  async 'welcome page renders with a strict CSP and no errors'({ ctx, origin }) {
+    const { page, log } = await openPage(ctx, origin);
+    const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    check(/script-src 'self' 'wasm-unsafe-eval'/.test(csp) && /object-src 'none'/.test(csp), `unexpected CSP: ${csp}`);
+    // The worker gets its policy from its own response header; it must be the page's policy.
+    const header = (await fetch(`${origin}/worker.js`)).headers.get('content-security-policy');
+    check(header === csp, `worker.js is served with CSP ${header}, the page has ${csp}`);
+    check(await page.isVisible('text=Your trace never leaves this browser tab.'), 'the privacy line is missing');
+    await shot(page, 'welcome');
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'real traces loaded through the file input match the CLI report'({ ctx, origin }) {
+    needTraces();
+    const { page, log } = await openPage(ctx, origin);
+    for (const name of REAL) {
+      const file = join(TRACES, name);
+      const state = await loadFile(page, file);
+      const err = state === 'error' ? await page.textContent('#error') : '';
+      check(state === 'ready', `${name} did not load: ${err}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, file);
+      check((await page.textContent('.report-head h2')) === name, `the report header does not name ${name}`);
+      await shot(page, `report-${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+      if (name === REAL[1]) await shot(page, 'report-full-page', true);
+    }
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'every shared trace renders, and matches the CLI or fails the same way'({ ctx, origin }) {
+    needTraces();
+    const { page, log } = await openPage(ctx, origin);
+    const names = readdirSync(TRACES).filter((f) => /\.json(\.gz)?$/.test(f) && f !== 'MANIFEST.json');
+    const problems = [];
+    for (const name of names) {
+      const file = join(TRACES, name);
+      const state = await loadFile(page, file);
+      let cli = null;
+      try {
+        cli = cliReport(file);
+      } catch {
+        cli = null; // the CLI refused the file too
+      }
+      if (state === 'ready' && cli) {
+        const diffs = diffJson(cli, await page.evaluate(() => window.kinetoscope.report()));
+        if (diffs.length) problems.push(`${name}: ${diffs.slice(0, 3).join('; ')}`);
+      } else if (state === 'ready' || cli) {
+        problems.push(`${name}: page ${state}, CLI ${cli ? 'ok' : 'failed'} (${await page.textContent('#error')})`);
+      }
+    }
+    console.log(`      ${names.length} traces`);
+    check(!problems.length, problems.join('\n  '));
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'no request leaves the page origin'({ ctx, origin }) {
+    needTraces();
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, join(TRACES, REAL[0]))) === 'ready', 'the trace did not load');
+    const foreign = log.requests.filter((u) => !u.startsWith(origin + '/') && !/^(blob|data):/.test(u));
+    check(!foreign.length, `requests left the origin: ${foreign.join(', ')}`);
+    // The worker's requests are seen too: otherwise this test would prove little.
+    check(log.requests.some((u) => u.endsWith('/wasm/kinetoscope_wasm.wasm')), `the worker's .wasm request was not observed: ${log.requests.join(', ')}`);
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'a kernel named like HTML is shown as text'({ ctx, origin, tmp }) {
+    const evil = '<img src=x onerror="window.__xss=1">';
+    const file = join(tmp, 'xss.pt.trace.json');
+    const ev = (name, cat, ts, dur, args) => ({ ph: 'X', cat, name, pid: 1, tid: 7, ts, dur, args });
+    const trace = {
+      traceEvents: [
+        { ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: evil } },
+        { ph: 'M', name: 'thread_name', pid: 1, tid: 7, args: { name: `stream 7 ${evil}` } },
+        ev('ProfilerStep#1', 'user_annotation', 100, 500, {}),
+        ev(evil, 'kernel', 120, 40, { stream: 7, device: 0, correlation: 1 }),
+        ev(evil, 'kernel', 200, 60, { stream: 7, device: 0, correlation: 2 }),
+        ev(`${evil} Memcpy HtoD`, 'gpu_memcpy', 300, 10, { stream: 7, device: 0, bytes: 4096 }),
+      ],
+    };
+    writeFileSync(file, JSON.stringify(trace));
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, file)) === 'ready', `the synthetic trace did not load: ${await page.textContent('#error')}`);
+    await page.waitForTimeout(300); // an injected onerror handler would have fired by now
+    check((await page.evaluate(() => window.__xss)) === undefined, 'window.__xss was set: markup from the trace ran');
+    check((await page.locator('#report img').count()) === 0, 'an <img> from the trace reached the DOM');
+    const cells = await page.locator('#kernels td.name').allTextContents();
+    check(cells.includes(evil), `the kernel name is not shown literally; kernel cells: ${JSON.stringify(cells)}`);
+    if (existsSync(CLI)) sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+    await page.locator('#kernels').scrollIntoViewIfNeeded();
+    await shot(page, 'xss-as-text');
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'a file dropped anywhere on the window is opened'({ ctx, origin }) {
+    const { page, log } = await openPage(ctx, origin);
+    const before = await loads(page);
+    const text = JSON.stringify({ traceEvents: [{ ph: 'X', cat: 'kernel', name: 'dropped_kernel', pid: 0, tid: 7, ts: 1, dur: 2, args: { stream: 7 } }] });
+    const dt = await page.evaluateHandle((t) => {
+      const d = new DataTransfer();
+      d.items.add(new File([t], 'dropped.json', { type: 'application/json' }));
+      return d;
+    }, text);
+    await page.dispatchEvent('body', 'dragenter', { dataTransfer: dt });
+    check(await page.isVisible('#drop'), 'no drop hint while dragging a file over the page');
+    await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
+    check((await settled(page, before)) === 'ready', `the dropped file did not load: ${await page.textContent('#error')}`);
+    check(await page.isHidden('#drop'), 'the drop hint stayed up');
+    check((await page.textContent('.report-head h2')) === 'dropped.json', 'the dropped file is not the one shown');
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'a bad file shows the error with its byte offset, keeps the last report, and the next file loads'({ ctx, origin, tmp }) {
+    needTraces();
+    const bad = join(tmp, 'hello.json');
+    writeFileSync(bad, 'hello');
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, join(TRACES, REAL[0]))) === 'ready', 'the first trace did not load');
+    const first = await page.evaluate(() => window.kinetoscope.report());
+    check((await loadFile(page, bad)) === 'error', 'a file holding "hello" was accepted');
+    const msg = await page.textContent('#error');
+    check(/at byte offset \d+/.test(msg), `the error does not give a byte offset: ${msg}`);
+    check(msg.includes('hello.json'), `the error does not name the file: ${msg}`);
+    check((await page.textContent('.report-head h2')) === REAL[0], 'the previous report was not kept on screen');
+    const kept = await page.evaluate(() => window.kinetoscope.report());
+    check(!diffJson(first, kept).length, 'report() changed after a failed load');
+    await shot(page, 'bad-file-error');
+    // The API rejects with the code and offset too.
+    const apiErr = await page.evaluate(() =>
+      window.kinetoscope.open(new TextEncoder().encode('hello').buffer, 'api.json').then(
+        () => null,
+        (e) => ({ code: e.code, offset: e.offset, message: e.message }),
+      ),
+    );
+    check(apiErr && typeof apiErr.offset === 'number' && apiErr.code, `open() did not reject with a code and offset: ${JSON.stringify(apiErr)}`);
+    // A gzip cut off part way fails as in the CLI: same code, same offset (bytes of JSON decoded).
+    const cut = join(tmp, 'cut.json.gz');
+    writeFileSync(cut, readFileSync(join(TRACES, 'hta__df_index_resolver.json.gz')).subarray(0, 1_500_000));
+    check((await loadFile(page, cut)) === 'error', 'a gzip file cut in half was accepted');
+    const cutMsg = await page.textContent('#error');
+    const pageOffset = Number((/at byte offset ([\d,]+)/.exec(cutMsg) || [])[1]?.replace(/,/g, ''));
+    if (existsSync(CLI)) {
+      const cli = spawnSync(CLI, ['report', '--format', 'json', cut], { encoding: 'utf8' });
+      const m = /(\w+) at byte (\d+)/.exec(cli.stderr);
+      check(cli.status !== 0 && m, `the CLI accepted the cut gzip: ${cli.stderr}`);
+      check(cutMsg.includes(m[1]) && pageOffset === Number(m[2]), `page says "${cutMsg}", CLI says "${cli.stderr.trim()}"`);
+    }
+    const good = join(TRACES, REAL[2]);
+    check((await loadFile(page, good)) === 'ready', 'the good file after the bad one did not load');
+    check(await page.isHidden('#error'), 'the old error is still shown after a good load');
+    if (existsSync(CLI)) sameAsCli(await page.evaluate(() => window.kinetoscope.report()), good);
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'a large trace streams in with progress while the page stays responsive'({ ctx, origin, tmp }) {
+    const gen = resolve(ROOT, '../shared/peers/gen_big_trace.py');
+    if (!existsSync(gen)) skip(`${gen} is absent (it writes the synthetic large trace)`);
+    const mb = Number(process.env.KINETOSCOPE_BIG_MB || 64);
+    const file = join(tmp, `synthetic_${mb}mb.json`);
+    execFileSync('python3', [gen, '--out', file, '--target-mb', String(mb)], { stdio: 'ignore' });
+    const { page, log } = await openPage(ctx, origin);
+    // Main-thread watchdog: the longest gap between 10 ms timer ticks while the file is being read.
+    await page.evaluate(() => {
+      const w = (window.__watch = { maxGap: 0, texts: new Set() });
+      let last = performance.now();
+      w.timer = setInterval(() => {
+        const now = performance.now();
+        if (document.body.dataset.state === 'loading') w.maxGap = Math.max(w.maxGap, now - last);
+        last = now;
+      }, 10);
+      new MutationObserver(() => w.texts.add(document.getElementById('status-text').textContent)).observe(
+        document.getElementById('status-text'),
+        { childList: true, characterData: true, subtree: true },
+      );
+    });
+    const before = await loads(page);
+    const t0 = Date.now();
+    await page.setInputFiles('#file', file);
+    await page.waitForFunction(() => document.getElementById('progress').value > 0, null, { timeout: 60_000 }).catch(() => {});
+    if ((await page.evaluate(() => document.body.dataset.state)) === 'loading') await shot(page, 'loading-progress');
+    const state = await settled(page, before);
+    const secs = (Date.now() - t0) / 1000;
+    check(state === 'ready', `the ${mb} MB trace did not load: ${await page.textContent('#error')}`);
+    const w = await page.evaluate(() => ({ maxGap: window.__watch.maxGap, updates: window.__watch.texts.size }));
+    console.log(`      ${mb} MB of JSON in ${secs.toFixed(1)} s; ${w.updates} progress updates; longest main-thread gap ${w.maxGap.toFixed(0)} ms`);
+    check(w.updates >= 3, `only ${w.updates} progress updates for ${mb} MB`);
+    check(w.maxGap < 500, `the page froze for ${w.maxGap.toFixed(0)} ms while reading`);
+    const report = await page.evaluate(() => window.kinetoscope.report());
+    check(report.trace && report.trace.json_bytes > mb * 1e6 * 0.9, `json_bytes ${report.trace && report.trace.json_bytes} for a ${mb} MB file`);
+    // Cancel a second read (clicked in the same task as the open, so the read cannot win the race):
+    // the promise rejects, the page keeps the report it had, and the worker takes the next file.
+    const cancelled = await page.evaluate(async () => {
+      const p = window.kinetoscope.open(new Blob(['{"traceEvents":[', '{"ph":"i","name":"x","ts":1,"pid":1,"tid":1},'.repeat(20000), '{}]}']), 'cancel-me.json');
+      document.getElementById('cancel').click();
+      return p.then(() => 'resolved', (e) => e.code);
+    });
+    check(cancelled === 'cancelled', `open() after Cancel settled as ${cancelled}`);
+    check(await page.isHidden('#status'), 'the progress bar stayed up after Cancel');
+    check((await page.textContent('.report-head h2')) === `synthetic_${mb}mb.json`, 'the report on screen changed after Cancel');
+    const small = join(tmp, 'after-cancel.json');
+    writeFileSync(small, JSON.stringify({ traceEvents: [{ ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 1, dur: 2, args: { stream: 7 } }] }));
+    check((await loadFile(page, small)) === 'ready', 'the file after a cancelled one did not load');
+    noErrors(log);
+    await page.close();
+  },
+
+  async '?url= opens a trace from the origin, and says clearly when it cannot'({ ctx, origin }) {
+    const demo = existsSync(join(ROOT, 'examples/demo'))
+      ? readdirSync(join(ROOT, 'examples/demo')).find((f) => /\.json(\.gz)?$/.test(f))
+      : undefined;
+    let path;
+    let file;
+    if (demo) {
+      path = `examples/demo/${demo}`;
+      file = join(ROOT, path);
+    } else {
+      needTraces();
+      path = `traces/${REAL[0]}`;
+      file = join(TRACES, REAL[0]);
+    }
+    const { page, log } = await openPage(ctx, origin, `/?url=${encodeURIComponent(path)}`);
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+    const state = await page.evaluate(() => document.body.dataset.state);
+    check(state === 'ready', `?url=${path} did not load: ${await page.textContent('#error')}`);
+    if (existsSync(CLI)) sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+    await shot(page, 'url-param');
+    noErrors(log);
+    await page.close();
+
+    const missing = await openPage(ctx, origin, '/?url=examples/no-such-trace.json');
+    await missing.page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 30_000 });
+    const msg = await missing.page.textContent('#error');
+    check(/404/.test(msg) && msg.includes('no-such-trace.json'), `unclear message for a missing URL: ${msg}`);
+    await missing.page.close();
+
+    const away = await openPage(ctx, origin, '/?demo=https://example.com/trace.json');
+    await away.page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 30_000 });
+    check(/own origin/.test(await away.page.textContent('#error')), 'a foreign URL was not refused clearly');
+    check(!away.log.requests.some((u) => u.startsWith('https://example.com')), 'the foreign URL was fetched');
+    await away.page.close();
+  },
+};
+
+// --- runner -----------------------------------------------------------------------------------------
+
+async function main() {
+  const only = process.argv.slice(2);
+  const selected = Object.entries(tests).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
+  if (!existsSync(join(WASM_DIR, 'kinetoscope_wasm.js'))) {
+    console.error(`${join(WASM_DIR, 'kinetoscope_wasm.js')} is missing: run \`make wasm\` first`);
+    process.exit(1);
+  }
+  // serve.mjs sends the page's CSP to the worker too (script-src without 'unsafe-eval'), so glue that
+  // builds functions from strings (Embind's default) cannot load: say so once, not in every test.
+  if (/new Function\(|new_\(Function/.test(readFileSync(join(WASM_DIR, 'kinetoscope_wasm.js'), 'utf8'))) {
+    console.error(`${join(WASM_DIR, 'kinetoscope_wasm.js')} evaluates strings as code (new Function), which the worker's CSP refuses: link it with -sDYNAMIC_EXECUTION=0`);
+    process.exit(1);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-browser-'));
+  const { proc, origin } = await startServer();
+  let ctx;
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  try {
+    ctx = await startBrowser(join(tmp, 'profile'));
+    for (const [name, fn] of selected) {
+      const t0 = Date.now();
+      let timer;
+      try {
+        await Promise.race([
+          fn({ ctx, origin, tmp }),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`timed out after ${TEST_TIMEOUT_MS / 1000} s`)), TEST_TIMEOUT_MS);
+          }),
+        ]);
+        passed++;
+        console.log(`ok    ${name} (${Date.now() - t0} ms)`);
+      } catch (e) {
+        if (e instanceof Skip) {
+          skipped++;
+          console.log(`SKIP  ${name}: ${e.message}`);
+        } else {
+          failed++;
+          console.log(`FAIL  ${name}\n      ${String(e.stack || e).split('\n').join('\n      ')}`);
+        }
+      } finally {
+        clearTimeout(timer);
+        for (const p of ctx.pages()) await p.close().catch(() => {});
+      }
+    }
+  } finally {
+    if (ctx) await ctx.close().catch(() => {});
+    proc.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+// Findings: what is slow and what to do about it, most severe first. Times in `ranges` and
+// `events` count from the start of the trace (report.trace.start_ns).
+import { h, section, note, valueView } from './dom.js';
+import { fmtAny, fmtByKey, fmtInt, fmtUs, labelFor } from './format.js';
+
+const RANK = { critical: 0, warning: 1, info: 2 };
+const SHOWN = new Set(['id', 'severity', 'title', 'meaning', 'evidence', 'ranges', 'events', 'fix', 'fix_code']);
+const MAX_LISTED = 5;
+
+function evidence(ev) {
+  if (!ev || typeof ev !== 'object') return null;
+  const entries = Object.entries(ev);
+  if (!entries.length) return null;
+  return h(
+    'dl',
+    { className: 'evidence' },
+    entries.map(([k, v]) => h('div', null, h('dt', null, labelFor(k)), h('dd', null, fmtByKey(k, v)))),
+  );
+}
+
+function listed(title, list, item) {
+  if (!Array.isArray(list) || !list.length) return null;
+  const items = list.slice(0, MAX_LISTED).map((x) => h('li', null, item(x)));
+  if (list.length > MAX_LISTED) items.push(h('li', { className: 'muted' }, `and ${fmtInt(list.length - MAX_LISTED)} more`));
+  return h('div', { className: 'listed' }, h('h4', null, title), h('ul', null, items));
+}
+
+function range(r) {
+  const span = `${fmtUs(r.start_us)} → ${fmtUs(r.end_us)}`;
+  return r.label ? [span, h('span', { className: 'muted' }, ` · ${r.label}`)] : `${span} (${fmtUs(r.end_us - r.start_us)})`;
+}
+
+function event(e) {
+  const where = e.byte_offset !== undefined ? `, byte ${fmtInt(e.byte_offset)} of the file` : '';
+  return [h('code', null, fmtAny(e.name)), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
+}
+
+function card(f) {
+  const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
+  const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
+  return h(
+    'article',
+    { className: `finding sev-${sev}` },
+    h('header', null, h('span', { className: `badge sev-${sev}` }, fmtAny(f.severity || 'info')), h('h3', null, fmtAny(f.title || f.id))),
+    f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
+    evidence(f.evidence),
+    listed('Where in the trace (from its start)', f.ranges, range),
+    listed('Events', f.events, event),
+    extra.map(([k, v]) => h('div', { className: 'listed' }, h('h4', null, labelFor(k)), valueView(k, v, fmtByKey))),
+    f.fix || f.fix_code
+      ? h(
+          'div',
+          { className: 'fix' },
+          f.fix ? h('p', null, h('strong', null, 'What to do: '), f.fix) : null,
+          f.fix_code ? h('pre', null, h('code', null, f.fix_code)) : null,
+        )
+      : null,
+    f.id ? h('p', { className: 'finding-id muted' }, f.id) : null,
+  );
+}
+
+export function findingsView(findings) {
+  if (!Array.isArray(findings)) return null;
+  const sorted = findings
+    .map((f, i) => [f, i])
+    .sort((a, b) => (RANK[a[0].severity] ?? 3) - (RANK[b[0].severity] ?? 3) || a[1] - b[1])
+    .map(([f]) => f);
+  const counts = {};
+  for (const f of sorted) counts[f.severity] = (counts[f.severity] || 0) + 1;
+  const summary = Object.keys(RANK)
+    .filter((s) => counts[s])
+    .map((s) => h('span', { className: `badge sev-${s}` }, `${counts[s]} ${s}`));
+  return section(
+    'findings',
+    'Findings',
+    sorted.length ? h('p', { className: 'summary-badges' }, summary) : note('No findings: nothing in this trace stood out.'),
+    sorted.map(card),
+  );
+}

@@ -1,0 +1,75 @@
+// Number formatting for the report. Times in the report are microseconds (µs).
+
+const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function isNum(v) {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+export function fmtInt(v) {
+  return isNum(v) ? intFmt.format(v) : fmtAny(v);
+}
+
+function digits(v, n) {
+  const a = Math.abs(v);
+  if (a >= 100) return v.toFixed(Math.max(0, n - 3));
+  if (a >= 10) return v.toFixed(Math.max(0, n - 2));
+  return v.toFixed(Math.max(0, n - 1));
+}
+
+// 0.42 µs, 12.3 µs, 4.56 ms, 1.23 s
+export function fmtUs(v) {
+  if (!isNum(v)) return fmtAny(v);
+  const a = Math.abs(v);
+  if (a < 1000) return `${digits(v, 3)} µs`;
+  if (a < 1e6) return `${digits(v / 1e3, 3)} ms`;
+  return `${digits(v / 1e6, 3)} s`;
+}
+
+export function fmtBytes(v) {
+  if (!isNum(v)) return fmtAny(v);
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  let x = v;
+  while (Math.abs(x) >= 1000 && i < units.length - 1) {
+    x /= 1000;
+    i++;
+  }
+  return i === 0 ? `${x} B` : `${digits(x, 3)} ${units[i]}`;
+}
+
+export function fmtPct(v) {
+  return isNum(v) ? `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%` : fmtAny(v);
+}
+
+export function fmtRate(v) {
+  return isNum(v) ? `${digits(v, 3)} GB/s` : fmtAny(v);
+}
+
+// Any value, generically: numbers grouped, objects as compact JSON, null as an em dash.
+export function fmtAny(v) {
+  if (v === null || v === undefined) return '—';
+  if (isNum(v)) return Number.isInteger(v) ? intFmt.format(v) : String(+v.toPrecision(6));
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return JSON.stringify(v);
+}
+
+// Chooses a formatter from a key's unit suffix: foo_us, foo_pct, bytes, gb_per_s.
+export function fmtByKey(key, v) {
+  if (!isNum(v)) return fmtAny(v);
+  if (/_us$/.test(key)) return fmtUs(v);
+  if (/(_pct|_percent|^percent)$/.test(key)) return fmtPct(v);
+  if (/bytes$/.test(key)) return fmtBytes(v);
+  if (/gb_per_s$/.test(key)) return fmtRate(v);
+  return fmtAny(v);
+}
+
+// "total_us" -> "Total", "gb_per_s" -> "GB/s", "gpu_idle_pct" -> "GPU idle": units show in the values.
+const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV' };
+export function labelFor(key) {
+  if (key === 'gb_per_s') return 'GB/s';
+  const words = key.replace(/_(us|pct)$/, '').split('_').map((w) => WORDS[w] || w);
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

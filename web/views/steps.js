@@ -1,0 +1,57 @@
+// Training steps (ProfilerStep#N): how long each took and how much they vary.
+import { h, section, note } from './dom.js';
+import { fmtAny, fmtByKey, fmtInt, fmtPct, fmtUs, isNum, labelFor } from './format.js';
+import { dataTable, extraColumns } from './table.js';
+
+const KNOWN = ['name', 'number', 'start_us', 'end_us', 'dur_us'];
+
+// One bar per step, height relative to the longest; heights go through CSSOM (allowed by the CSP,
+// unlike style attributes).
+function bars(rows, median) {
+  const max = Math.max(...rows.map((r) => (isNum(r.dur_us) ? r.dur_us : 0)));
+  if (!(max > 0) || rows.length > 400) return null;
+  const chart = h('div', { className: 'step-bars', role: 'img', 'aria-label': 'Step durations' });
+  for (const r of rows) {
+    const bar = h('div', { className: 'bar', title: `${r.name}: ${fmtUs(r.dur_us)}` });
+    bar.style.height = `${Math.max(2, (100 * r.dur_us) / max)}%`;
+    if (isNum(median) && r.dur_us > median * 1.1) bar.classList.add('slow');
+    chart.appendChild(bar);
+  }
+  return chart;
+}
+
+export function stepsView(s) {
+  if (!s || typeof s !== 'object') return null;
+  const rows = Array.isArray(s.rows) ? s.rows : [];
+  if (!s.count && !rows.length) return section('steps', 'Steps', note('No ProfilerStep annotations in this trace.'));
+  const stats = [
+    ['Steps', fmtInt(s.count)],
+    ['Min', fmtUs(s.min_us)],
+    ['Median', fmtUs(s.median_us)],
+    ['Max', fmtUs(s.max_us)],
+    ['Spread', fmtPct(s.spread_pct)],
+  ];
+  for (const [k, v] of Object.entries(s)) {
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+  }
+  const columns = [
+    { key: 'number', label: 'Step', num: true, fmt: fmtAny },
+    { key: 'name', label: 'Name' },
+    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the start of the trace' },
+    { key: 'dur_us', label: 'Duration', num: true, fmt: fmtUs },
+    {
+      key: 'dur_us',
+      label: 'vs median',
+      num: true,
+      fmt: (v) => (isNum(v) && isNum(s.median_us) && s.median_us > 0 ? `${v >= s.median_us ? '+' : ''}${fmtPct((100 * (v - s.median_us)) / s.median_us)}` : '—'),
+    },
+    ...extraColumns(rows, KNOWN, fmtByKey),
+  ];
+  return section(
+    'steps',
+    'Steps',
+    h('ul', { className: 'stats' }, stats.map(([k, v]) => h('li', null, h('span', { className: 'muted' }, k), h('strong', null, v)))),
+    bars(rows, s.median_us),
+    rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
+  );
+}
