@@ -5,16 +5,23 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "import/chrome_json/importer.h"
+#include "report/multi_rank_report.h"
+#include "report/rank_digest_json.h"
 #include "report/report.h"
+#include "timeline_session.h"
 
 namespace {
 
 class Session {
  public:
   void setSource(std::string name, bool gzip) { importer_.set_source(std::move(name), gzip); }
-  void setDropLastStep(bool drop) { options_.drop_last_step = drop; }
+  void setDropLastStep(bool drop) {
+    options_.drop_last_step = drop;
+    report_.reset();  // the next report*() call analyzes again with the new option
+  }
 
   // `ptr` is a WASM address the worker filled (Module._malloc + HEAPU8.set).
   bool feed(uintptr_t ptr, size_t len) {
@@ -40,22 +47,91 @@ class Session {
            ",\"events\":" + std::to_string(importer_.events_read()) + "}";
   }
 
-  std::string reportJson() const {
-    if (!trace_) return std::string();
-    return ks::report_json(ks::build_report(*trace_, options_));
+  std::string reportJson() {
+    const ks::Report* r = report();
+    return r ? ks::report_json(*r) : std::string();
+  }
+
+  // The CLI's `--format md` text for the same report (the page's Markdown export and "copy
+  // findings" use it, so a pasted report is the CLI's byte for byte).
+  std::string reportMarkdown() {
+    const ks::Report* r = report();
+    return r ? ks::report_markdown(*r) : std::string();
+  }
+
+  // What the multi-rank comparison needs from this rank (see combineRanks below). `loadIndex`
+  // is the file's position among those dropped together: the rank when nothing better is known.
+  std::string digestJson(size_t loadIndex) {
+    const ks::Report* r = report();
+    if (!r) return std::string();
+    const std::string& file = trace_->facts.source_name;
+    return ks::rank_digest_json(ks::make_rank_digest(
+        *trace_, r->analyses, file, ks::identify_rank(*trace_, file, loadIndex)));
+  }
+
+  // The timeline (wasm/timeline_session.h), built on the first of these calls. Times are ns
+  // relative to the trace's first event; id lists are "[1,2,3]" text.
+  std::string trackLayoutJson() { return tl() ? tl()->trackLayoutJson() : std::string(); }
+  emscripten::val queryViewport(double start, double end, double pixels, std::string tracks,
+                                std::string counters) {
+    return tl() ? tl()->queryViewport(start, end, pixels, tracks, counters) : emscripten::val::null();
+  }
+  std::string namesJson(std::string ids) { return tl() ? tl()->namesJson(ids) : "{}"; }
+  std::string sliceDetailsJson(double slice) { return tl() ? tl()->sliceDetailsJson(slice) : "{}"; }
+  std::string sliceNamesJson() { return tl() ? tl()->sliceNamesJson() : "[]"; }
+  emscripten::val slicesWithNames(std::string ids) {
+    return tl() ? tl()->slicesWithNames(ids) : emscripten::val::null();
+  }
+  std::string slicesAtOffsetsJson(std::string offsets) {
+    return tl() ? tl()->slicesAtOffsetsJson(offsets) : "[]";
+  }
+  std::string sliceBriefJson(double slice) { return tl() ? tl()->briefJson(slice) : "null"; }
+  std::string aggregateJson(double from, double to, std::string tracks) {
+    return tl() ? tl()->aggregateJson(from, to, tracks) : "{}";
+  }
+  std::string flowsForSlice(double slice) { return tl() ? tl()->flowsForSlice(slice) : "{}"; }
+  int sliceAt(double track, double depth, double t, double tolerance) {
+    return tl() ? tl()->sliceAt(track, depth, t, tolerance) : -1;
   }
 
  private:
+  const ks::Report* report() {
+    if (!trace_) return nullptr;
+    if (!report_) report_ = std::make_unique<ks::Report>(ks::build_report(*trace_, options_));
+    return report_.get();
+  }
+
   ks::ChromeJsonImporter importer_;
   ks::AnalysisOptions options_;
   std::unique_ptr<ks::Trace> trace_;
+  std::unique_ptr<ks::Report> report_;  // built once, on the first report*() call
   bool finished_ = false;
   bool ok_ = false;
+  // After trace_, so it is destroyed first (it refers to the trace).
+  std::unique_ptr<ks_wasm::TimelineSession> timeline_;
+  ks_wasm::TimelineSession* tl() {
+    if (!trace_) return nullptr;
+    if (!timeline_) timeline_ = std::make_unique<ks_wasm::TimelineSession>(*trace_);
+    return timeline_.get();
+  }
 };
+
+// Several ranks dropped together: each worker sends its rank's digest and report; one call
+// combines them into the multi-rank report the CLI writes for the same files. Empty string when
+// a digest cannot be read.
+std::string combineRanks(const std::vector<std::string>& digests,
+                         const std::vector<std::string>& reports) {
+  std::vector<ks::RankDigest> parsed(digests.size());
+  for (size_t i = 0; i < digests.size(); ++i)
+    if (!ks::parse_rank_digest_json(digests[i], &parsed[i])) return std::string();
+  return ks::multi_rank_json(ks::combine_ranks(parsed), reports);
+}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
+  emscripten::register_vector<std::string>("StringList");
+  emscripten::function("combineRanks", &combineRanks);
   emscripten::class_<Session>("Session")
       .constructor<>()
       .function("setSource", &Session::setSource)
@@ -64,6 +140,19 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("finish", &Session::finish)
       .function("errorJson", &Session::errorJson)
       .function("progressJson", &Session::progressJson)
-      .function("reportJson", &Session::reportJson);
+      .function("reportJson", &Session::reportJson)
+      .function("reportMarkdown", &Session::reportMarkdown)
+      .function("digestJson", &Session::digestJson)
+      .function("trackLayoutJson", &Session::trackLayoutJson)
+      .function("queryViewport", &Session::queryViewport)
+      .function("namesJson", &Session::namesJson)
+      .function("sliceDetailsJson", &Session::sliceDetailsJson)
+      .function("sliceNamesJson", &Session::sliceNamesJson)
+      .function("slicesWithNames", &Session::slicesWithNames)
+      .function("slicesAtOffsetsJson", &Session::slicesAtOffsetsJson)
+      .function("sliceBriefJson", &Session::sliceBriefJson)
+      .function("aggregateJson", &Session::aggregateJson)
+      .function("flowsForSlice", &Session::flowsForSlice)
+      .function("sliceAt", &Session::sliceAt);
   emscripten::constant("version", std::string(ks::kVersion));
 }

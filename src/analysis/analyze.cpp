@@ -44,6 +44,21 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.memory_ops = summarize_memory_ops(t, included);
   a.gpu_idle = compute_gpu_idle(t, a.join, a.steps);
   a.sync = find_sync_events(t, a.join, a.steps);
+  {
+    GpuIntervals gpu = collect_gpu_intervals(t, a.join, included);
+    a.temporal = compute_temporal_breakdown(gpu);
+    a.kernel_types = compute_kernel_type_breakdown(gpu);
+    a.comm_overlap = compute_comm_overlap(gpu);
+  }
+  a.idle = compute_idle_breakdown(t, a.join, included);
+  a.launches = compute_launch_stats(t, a.join, included);
+  a.step_breakdown = compute_step_breakdown(t, a.steps);
+  a.gpu_metrics = compute_gpu_metrics(t, a.steps);
+  a.memory = compute_memory_usage(t);
+  a.kernel_groups = group_kernels(t, included);
+  a.api_calls = summarize_api_calls(t);
+  a.annotations = summarize_annotations(t);
+  a.cpu_ops = summarize_cpu_ops(t);
   for (uint32_t i : a.join.runtime_by_ts)
     if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;
   a.gpu_expected = !t.devices.empty() || a.launch_calls > 0 || !a.join.gpu_ops_by_ts.empty();

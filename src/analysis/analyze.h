@@ -1,11 +1,22 @@
 // Runs every analysis over the model once (never the JSON again) and keeps the results
 // together for the findings and the report.
 #pragma once
+#include "analysis/api_summary.h"
+#include "analysis/comm_overlap.h"
+#include "analysis/cpu_op_summary.h"
 #include "analysis/gpu_idle.h"
+#include "analysis/gpu_metrics.h"
 #include "analysis/gpu_op_summary.h"
+#include "analysis/idle_breakdown.h"
+#include "analysis/kernel_groups.h"
+#include "analysis/kernel_type_breakdown.h"
 #include "analysis/launch_join.h"
+#include "analysis/launch_stats.h"
+#include "analysis/memory_usage.h"
+#include "analysis/step_breakdown.h"
 #include "analysis/steps.h"
 #include "analysis/sync_events.h"
+#include "analysis/temporal_breakdown.h"
 #include "model/trace.h"
 
 namespace ks {
@@ -31,6 +42,20 @@ struct Analyses {
   MemoryOpSummary memory_ops;
   GpuIdleResult gpu_idle;
   SyncResult sync;
+  // HTA's analyses (over the same op set as `kernels`: HTA's step filter with drop_last_step).
+  TemporalBreakdown temporal;
+  KernelTypeBreakdown kernel_types;
+  IdleBreakdown idle;
+  CommOverlap comm_overlap;
+  LaunchStats launches;
+  // The TB plugin's and nsys' views.
+  StepBreakdown step_breakdown;
+  GpuMetrics gpu_metrics;
+  MemoryUsage memory;
+  KernelGroups kernel_groups;
+  NamedStatsTable api_calls;
+  NamedStatsTable annotations;
+  CpuOpSummary cpu_ops;
   // A trace of a GPU run: it names a GPU, or the CPU launched work on one.
   bool gpu_expected = false;
   uint64_t launch_calls = 0;

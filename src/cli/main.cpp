@@ -1,13 +1,21 @@
 // kinetoscope: the command-line face of the same core the page runs as WebAssembly.
 //   kinetoscope report TRACE [TRACE...] [--format text|md|json] [--drop-last-step] [-o FILE]
 // Exit status: 0 report written, 1 an input could not be read as a trace, 2 usage error.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "import/file_reader.h"
+#include "report/multi_rank_report.h"
 #include "report/report.h"
+#include "view/aggregate_command.h"
 
 namespace {
 
@@ -22,12 +30,65 @@ const char kUsage[] =
     "Options:\n"
     "  --format text|md|json  output format (default text); json follows docs/report-schema.md\n"
     "  --drop-last-step       leave out the last ProfilerStep (HTA's default convention)\n"
+    "  --separate             with several files: independent reports, not one multi-rank report\n"
     "  -o, --output FILE      write the report to FILE instead of standard output\n"
     "  -h, --help             this help\n"
     "  --version              print the version\n"
     "\n"
+    "Also: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2]  (per-name table of\n"
+    "the slices in a time range, as the timeline's area selection shows it; --help for more)\n"
+    "\n"
+    "Several files (or a folder of *.json / *.json.gz) are the ranks of one job: the report\n"
+    "compares them (per-rank table, collectives, stragglers) and includes each rank's report.\n"
+    "Ranks come from distributedInfo.rank, else the file name (rank-N, workerN), else the order.\n"
+    "\n"
     "Exit status: 0 report written; 1 an input is not a readable trace (a one-line error with\n"
     "the byte offset goes to standard error); 2 usage error.\n";
+
+bool is_trace_name(const std::string& n) {
+  auto ends = [&n](const char* suffix) {
+    size_t l = std::strlen(suffix);
+    return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
+
+// A folder stands for the trace files in it (not recursive), in name order.
+void expand_path(const std::string& path, std::vector<std::string>* out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    out->push_back(path);
+    return;
+  }
+  std::vector<std::string> names;
+  if (DIR* d = opendir(path.c_str())) {
+    while (dirent* e = readdir(d))
+      if (is_trace_name(e->d_name)) names.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) out->push_back(path + "/" + n);
+}
+
+struct Loaded {
+  ks::ChromeJsonImporter importer;
+  ks::ImportError error;
+  bool ok = false;
+};
+
+// Files are independent: read them on several threads (2 cores here, more elsewhere).
+void load_all(const std::vector<std::string>& files, std::vector<Loaded>* loaded) {
+  std::atomic<size_t> next{0};
+  auto work = [&]() {
+    for (size_t i; (i = next++) < files.size();)
+      (*loaded)[i].ok = ks::import_file(files[i], &(*loaded)[i].importer, &(*loaded)[i].error);
+  };
+  size_t n = std::min<size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < n; ++k) threads.emplace_back(work);
+  work();
+  for (std::thread& th : threads) th.join();
+}
 
 int usage_error(const std::string& msg) {
   std::fprintf(stderr, "kinetoscope: %s\n(see kinetoscope --help)\n", msg.c_str());
@@ -42,6 +103,9 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  // The timeline's area-selection table for a range (src/view/aggregate_command.h).
+  if (args[0] == "aggregate")
+    return ks::view::aggregate_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
@@ -56,6 +120,7 @@ int main(int argc, char** argv) {
   std::string format = "text", output;
   ks::AnalysisOptions options;
   std::vector<std::string> files;
+  bool separate = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--format" || a == "-f") {
@@ -63,6 +128,8 @@ int main(int argc, char** argv) {
       format = args[i];
     } else if (a.rfind("--format=", 0) == 0) {
       format = a.substr(9);
+    } else if (a == "--separate") {
+      separate = true;
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
     } else if (a == "-o" || a == "--output") {
@@ -71,7 +138,7 @@ int main(int argc, char** argv) {
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '" + a + "'");
     } else {
-      files.push_back(a);
+      expand_path(a, &files);
     }
   }
   if (format == "markdown") format = "md";
@@ -79,30 +146,53 @@ int main(int argc, char** argv) {
     return usage_error("unknown format '" + format + "' (text, md or json)");
   if (files.empty()) return usage_error("no trace file given");
 
+  std::vector<Loaded> loaded(files.size());
+  load_all(files, &loaded);
   std::string out;
   int status = 0;
-  bool json_list = format == "json" && files.size() > 1;
-  if (json_list) out += "[\n";
   for (size_t i = 0; i < files.size(); ++i) {
-    ks::ChromeJsonImporter importer;
-    ks::ImportError error;
-    if (!ks::import_file(files[i], &importer, &error)) {
-      std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(), error.to_line().c_str());
-      status = 1;
-      continue;
-    }
-    ks::Report report = ks::build_report(importer.trace(), options);
-    if (format == "json") {
-      if (json_list && i > 0) out += ",\n";
-      out += ks::report_json(report);
-    } else if (format == "md") {
-      out += ks::report_markdown(report);
-    } else {
-      if (i > 0) out += "\n";
-      out += ks::report_text(report);
-    }
+    if (loaded[i].ok) continue;
+    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(), loaded[i].error.to_line().c_str());
+    status = 1;
   }
-  if (json_list) out += "]\n";
+  if (files.size() > 1 && !separate) {
+    std::vector<ks::RankDigest> digests;
+    std::vector<std::string> reports;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!loaded[i].ok) continue;
+      const ks::Trace& t = loaded[i].importer.trace();
+      ks::Report report = ks::build_report(t, options);
+      std::string file = ks::base_name(files[i]);
+      digests.push_back(ks::make_rank_digest(t, report.analyses, file,
+                                             ks::identify_rank(t, file, digests.size())));
+      reports.push_back(format == "json" ? ks::report_json(report)
+                        : format == "md" ? ks::report_markdown(report)
+                                         : ks::report_text(report));
+    }
+    ks::MultiRankReport m = ks::combine_ranks(digests);
+    out = format == "json" ? ks::multi_rank_json(m, reports)
+          : format == "md" ? ks::multi_rank_markdown(m, reports)
+                           : ks::multi_rank_text(m, reports);
+  } else {
+    bool json_list = format == "json" && files.size() > 1;
+    if (json_list) out += "[\n";
+    bool first = true;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!loaded[i].ok) continue;
+      ks::Report report = ks::build_report(loaded[i].importer.trace(), options);
+      if (format == "json") {
+        if (json_list && !first) out += ",\n";
+        out += ks::report_json(report);
+      } else if (format == "md") {
+        out += ks::report_markdown(report);
+      } else {
+        if (!first) out += "\n";
+        out += ks::report_text(report);
+      }
+      first = false;
+    }
+    if (json_list) out += "]\n";
+  }
   FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
   if (!f) {
     std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());

@@ -1,5 +1,6 @@
 #include "import/file_reader.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -15,6 +16,8 @@ std::string base_name(const std::string& path) {
 namespace {
 
 bool is_gzip_file(const std::string& path, bool* gzip) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   unsigned char magic[2] = {0, 0};
@@ -30,7 +33,7 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
   bool gzip = false;
   if (!is_gzip_file(path, &gzip)) {
     error->code = ImportErrorCode::kIoError;
-    error->message = "cannot open " + path;
+    error->message = "cannot open " + path + " (no such file, or not a regular file)";
     return false;
   }
   importer->set_source(base_name(path), gzip);

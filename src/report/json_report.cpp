@@ -1,6 +1,7 @@
 // The JSON report: the stable, documented schema (docs/report-schema.md). Times are
 // microseconds relative to the first event of the trace, as numbers with 3 decimals
 // (nanosecond precision); absolute times are strings of integer nanoseconds.
+#include "report/findings_json.h"
 #include "report/report.h"
 #include "util/json_writer.h"
 
@@ -197,47 +198,6 @@ void write_sync(W& w, const Trace& t, const SyncResult& s) {
   w.end_object();
 }
 
-void write_findings(W& w, const Trace& t, const std::vector<Finding>& findings) {
-  const int64_t t0 = t.facts.start_ns;
-  w.key("findings").begin_array();
-  for (const Finding& f : findings) {
-    w.begin_object();
-    w.field("id", std::string_view(f.id));
-    w.field("severity", severity_name(f.severity));
-    w.field("title", std::string_view(f.title));
-    w.field("meaning", std::string_view(f.meaning));
-    w.key("evidence").begin_object();
-    for (const Evidence& e : f.evidence) {
-      if (e.is_number) w.field(e.key, e.number, e.digits);
-      else w.field(e.key, std::string_view(e.text));
-    }
-    w.end_object();
-    w.key("ranges").begin_array();
-    for (const TimeRange& r : f.ranges) {
-      w.begin_object();
-      w.field_micros("start_us", r.begin_ns - t0);
-      w.field_micros("end_us", r.end_ns - t0);
-      w.field("label", std::string_view(r.label));
-      w.end_object();
-    }
-    w.end_array();
-    w.key("events").begin_array();
-    for (uint32_t i : f.events) {
-      w.begin_object();
-      w.field("name", t.str(t.slices.name[i]));
-      w.field_micros("ts_us", t.slices.ts[i] - t0);
-      w.field_micros("dur_us", t.slices.dur[i]);
-      w.field("byte_offset", t.slices.file_offset[i]);
-      w.end_object();
-    }
-    w.end_array();
-    w.field("fix", std::string_view(f.fix));
-    w.field("fix_code", std::string_view(f.fix_code));
-    w.end_object();
-  }
-  w.end_array();
-}
-
 void write_diagnostics(W& w, const Diagnostics& d) {
   w.key("diagnostics").begin_array();
   for (int i = 0; i < static_cast<int>(Diag::kCount); ++i) {
@@ -268,7 +228,7 @@ std::string report_json(const Report& r) {
   w.field("drop_last_step", r.analyses.options.drop_last_step);
   w.end_object();
   write_trace(w, t);
-  write_findings(w, t, r.findings);
+  write_findings_json(w, &t, r.findings);
   write_steps(w, t, r.analyses);
   write_gpu(w, r.analyses);
   write_kernels(w, t, r.analyses.kernels);

@@ -194,6 +194,13 @@ JsonWriter& JsonWriter::null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  while (!json.empty() && (json.back() == '\n' || json.back() == ' ')) json.remove_suffix(1);
+  out_.append(json);
+  return *this;
+}
+
 JsonWriter& JsonWriter::micros(int64_t ns) {
   before_value();
   out_.append(format_micros(ns));

@@ -24,6 +24,8 @@ class JsonWriter {
   JsonWriter& value(int i) { return value(static_cast<int64_t>(i)); }
   JsonWriter& value(double d, int digits);
   JsonWriter& null();
+  // A value that is already JSON text (e.g. a nested report), written as it is.
+  JsonWriter& raw(std::string_view json);
   // Nanoseconds as microseconds with 3 decimals, exactly (no double).
   JsonWriter& micros(int64_t ns);
   // Writes a key and a value in one call.

@@ -48,7 +48,9 @@ bool Framer::feed(const char* data, size_t len) {
 bool Framer::check_bom(bool at_end) {
   static const char kBom[] = "\xEF\xBB\xBF";
   size_t n = buf_len_ < 3 ? buf_len_ : 3;
-  if (std::memcmp(buf_.data(), kBom, n) == 0) {
+  // Fuzzing (tests/fuzz/regressions/empty_input_memcmp_null): with no input at all buf_ was never
+  // allocated, and memcmp(nullptr, ..., 0) is undefined behaviour. Nothing to check then.
+  if (n > 0 && std::memcmp(buf_.data(), kBom, n) == 0) {
     if (n < 3 && !at_end) return false;
     if (n == 3) {
       pos_ = 3;

@@ -1,0 +1,30 @@
+// CPU ops by self and total time, as torch.profiler's key_averages() table shows them:
+// per op name the number of calls, the total (inclusive) time and the self time, where
+//   self = duration - the durations of its direct children on the same thread
+// (children from the model's parent column: nested ops, runtime calls, annotations). A child
+// cut by a partial overlap can exceed its parent; self time is floored at 0.
+#pragma once
+#include <vector>
+
+#include "analysis/duration_stats.h"
+#include "model/trace.h"
+
+namespace ks {
+
+struct CpuOpRow {
+  StringId name = 0;
+  DurationStats total;   // inclusive durations
+  int64_t self_ns = 0;
+  int64_t self_max_ns = 0;
+  double self_percent = 0;  // of the self time of all CPU ops
+};
+
+struct CpuOpSummary {
+  std::vector<CpuOpRow> rows;  // by self time descending, then name
+  uint64_t count = 0;
+  int64_t self_ns = 0;
+};
+
+CpuOpSummary summarize_cpu_ops(const Trace& trace);
+
+}  // namespace ks

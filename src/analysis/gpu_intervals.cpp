@@ -1,0 +1,31 @@
+#include "analysis/gpu_intervals.h"
+
+#include "analysis/kernel_class.h"
+
+namespace ks {
+
+GpuIntervals collect_gpu_intervals(const Trace& t, const LaunchJoin& join,
+                                   const std::vector<bool>* included) {
+  const SliceTable& s = t.slices;
+  GpuIntervals g;
+  std::vector<Interval> all, comp, comm, mem;
+  all.reserve(join.gpu_ops_by_ts.size());
+  for (uint32_t i : join.gpu_ops_by_ts) {
+    if (!op_counted(included, i)) continue;
+    ++g.ops;
+    Interval iv{s.ts[i], s.end(i)};
+    all.push_back(iv);
+    switch (hta_category(s.kind[i], t.str(s.name[i]))) {
+      case HtaCategory::kComputation: comp.push_back(iv); break;
+      case HtaCategory::kCommunication: comm.push_back(iv); break;
+      case HtaCategory::kMemory: mem.push_back(iv); break;
+    }
+  }
+  g.all = merge_intervals(std::move(all));
+  g.computation = merge_intervals(std::move(comp));
+  g.communication = merge_intervals(std::move(comm));
+  g.memory = merge_intervals(std::move(mem));
+  return g;
+}
+
+}  // namespace ks

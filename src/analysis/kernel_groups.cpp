@@ -1,0 +1,59 @@
+#include "analysis/kernel_groups.h"
+
+#include <algorithm>
+
+#include "analysis/gpu_intervals.h"
+
+namespace ks {
+
+namespace {
+
+StringId innermost_gpu_annotation(const Trace& t, uint32_t slice) {
+  for (int32_t p = t.slices.parent[slice]; p >= 0; p = t.slices.parent[static_cast<size_t>(p)])
+    if (t.slices.kind[static_cast<size_t>(p)] == SliceKind::kGpuUserAnnotation)
+      return t.slices.name[static_cast<size_t>(p)];
+  return 0;
+}
+
+}  // namespace
+
+KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
+  const SliceTable& s = t.slices;
+  KernelGroups r;
+  constexpr size_t kClasses = static_cast<size_t>(KernelClass::kOther) + 1;
+  std::vector<std::vector<int64_t>> by_class(kClasses);
+  std::vector<HtaCategory> category(kClasses, HtaCategory::kComputation);
+  NamedStatsBuilder by_annotation;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kKernel || !op_counted(included, i)) continue;
+    std::string_view name = t.str(s.name[i]);
+    const KernelClass k = kernel_class(SliceKind::kKernel, name);
+    by_class[static_cast<size_t>(k)].push_back(s.dur[i]);
+    category[static_cast<size_t>(k)] = hta_category(SliceKind::kKernel, name);
+    const StringId note = innermost_gpu_annotation(t, i);
+    if (note != 0) r.has_annotations = true;
+    by_annotation.add(note, s.dur[i]);
+    r.total_ns += s.dur[i];
+    if (is_math_class(k)) r.math_ns += s.dur[i];
+  }
+  for (size_t k = 0; k < kClasses; ++k) {
+    if (by_class[k].empty()) continue;
+    KernelClassRow row;
+    row.klass = static_cast<KernelClass>(k);
+    row.category = category[k];
+    row.stats = compute_duration_stats(by_class[k]);
+    row.percent = r.total_ns > 0 ? 100.0 * static_cast<double>(row.stats.total_ns) /
+                                       static_cast<double>(r.total_ns)
+                                 : 0;
+    r.by_class.push_back(row);
+  }
+  std::stable_sort(r.by_class.begin(), r.by_class.end(),
+                   [](const KernelClassRow& a, const KernelClassRow& b) {
+                     return a.stats.total_ns > b.stats.total_ns;
+                   });
+  r.by_annotation = by_annotation.build(t);
+  r.math_pct = r.total_ns > 0 ? 100.0 * static_cast<double>(r.math_ns) / static_cast<double>(r.total_ns) : 0;
+  return r;
+}
+
+}  // namespace ks

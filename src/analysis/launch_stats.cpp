@@ -1,0 +1,117 @@
+#include "analysis/launch_stats.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace ks {
+
+namespace {
+
+struct QueueEdge {
+  int64_t t;
+  int delta;
+};
+
+StreamQueue queue_of(std::vector<QueueEdge>& edges) {
+  StreamQueue q;
+  // Launches before starts at the same instant: the op cannot start before it is queued.
+  std::sort(edges.begin(), edges.end(), [](const QueueEdge& a, const QueueEdge& b) {
+    return a.t != b.t ? a.t < b.t : a.delta > b.delta;
+  });
+  const int64_t first = edges.front().t, last = edges.back().t;
+  const int64_t span = last - first;
+  const size_t buckets = span > 0 ? kQueueSeriesPoints : 1;
+  std::vector<int64_t> bucket_max(buckets, 0);
+  auto bucket_of = [&](int64_t t) {
+    if (span <= 0) return static_cast<size_t>(0);
+    size_t b = static_cast<size_t>((static_cast<double>(t - first) / static_cast<double>(span)) *
+                                   static_cast<double>(buckets));
+    return std::min(b, buckets - 1);
+  };
+  int64_t len = 0;
+  double weighted = 0;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    len += edges[i].delta;
+    q.max_len = std::max(q.max_len, len);
+    size_t b = bucket_of(edges[i].t);
+    bucket_max[b] = std::max(bucket_max[b], len);
+    if (i + 1 < edges.size()) {
+      const int64_t dt = edges[i + 1].t - edges[i].t;
+      weighted += static_cast<double>(len) * static_cast<double>(dt);
+      if (len >= kFullLaunchQueue) q.blocked_ns += dt;
+      // The queue length holds until the next edge: carry it into the buckets it spans.
+      for (size_t nb = b + 1; nb <= bucket_of(edges[i + 1].t) && nb < buckets; ++nb)
+        bucket_max[nb] = std::max(bucket_max[nb], len);
+    }
+  }
+  q.mean_len = span > 0 ? weighted / static_cast<double>(span) : 0;
+  for (size_t b = 0; b < buckets; ++b) {
+    int64_t ts = first + static_cast<int64_t>(static_cast<double>(span) * static_cast<double>(b) /
+                                              static_cast<double>(buckets));
+    q.series.push_back({ts, bucket_max[b]});
+  }
+  return q;
+}
+
+void add_launch(LaunchApiRow* row, int64_t cpu, int64_t gpu, int64_t delay,
+                std::vector<int64_t>* delays) {
+  ++row->launches;
+  row->cpu_ns += cpu;
+  row->gpu_ns += gpu;
+  row->delay_signed_ns += delay;
+  if (cpu <= kShortLaunchCpuNs && gpu < cpu) ++row->short_kernels;
+  if (cpu > kShortLaunchCpuNs) ++row->runtime_outliers;
+  if (delay > kLaunchDelayOutlierNs) ++row->delay_outliers;
+  delays->push_back(std::max<int64_t>(0, delay));
+}
+
+}  // namespace
+
+LaunchStats compute_launch_stats(const Trace& t, const LaunchJoin& join,
+                                 const std::vector<bool>* included) {
+  const SliceTable& s = t.slices;
+  LaunchStats r;
+  std::unordered_map<StringId, LaunchApiRow> by_api;
+  std::unordered_map<StringId, std::vector<int64_t>> delays_by_api;
+  std::vector<int64_t> all_delays;
+  std::map<TrackId, std::vector<QueueEdge>> edges_by_track;
+  for (uint32_t g : join.gpu_ops_by_ts) {
+    if (!op_counted(included, g)) continue;
+    const int32_t l = join.partner[g];
+    if (l < 0) continue;
+    const uint32_t launch = static_cast<uint32_t>(l);
+    const int64_t cpu = s.dur[launch], gpu = s.dur[g];
+    const int64_t delay = s.ts[g] - s.end(launch);
+    LaunchApiRow& row = by_api[s.name[launch]];
+    row.api = s.name[launch];
+    add_launch(&row, cpu, gpu, delay, &delays_by_api[row.api]);
+    add_launch(&r.total, cpu, gpu, delay, &all_delays);
+    std::vector<QueueEdge>& e = edges_by_track[s.track[g]];
+    e.push_back({s.ts[launch], +1});
+    e.push_back({s.ts[g], -1});
+  }
+  for (auto& kv : by_api) {
+    kv.second.delay = compute_duration_stats(delays_by_api[kv.first]);
+    r.apis.push_back(kv.second);
+  }
+  r.total.delay = compute_duration_stats(all_delays);
+  std::sort(r.apis.begin(), r.apis.end(), [&t](const LaunchApiRow& a, const LaunchApiRow& b) {
+    return a.launches != b.launches ? a.launches > b.launches : t.str(a.api) < t.str(b.api);
+  });
+  for (auto& kv : edges_by_track) {
+    StreamQueue q = queue_of(kv.second);
+    q.track = kv.first;
+    q.device = t.tracks[kv.first].device;
+    q.stream = t.tracks[kv.first].stream;
+    r.queues.push_back(std::move(q));
+  }
+  std::sort(r.queues.begin(), r.queues.end(), [](const StreamQueue& a, const StreamQueue& b) {
+    if (a.device != b.device) return a.device < b.device;
+    if (a.stream != b.stream) return a.stream < b.stream;
+    return a.track < b.track;
+  });
+  return r;
+}
+
+}  // namespace ks

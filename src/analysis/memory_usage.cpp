@@ -1,0 +1,35 @@
+#include "analysis/memory_usage.h"
+
+#include <map>
+
+namespace ks {
+
+MemoryUsage compute_memory_usage(const Trace& t) {
+  const InstantTable& in = t.instants;
+  MemoryUsage r;
+  std::map<int64_t, DeviceMemory> by_device;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in.mem_total_allocated[i] < 0 && in.mem_total_reserved[i] < 0) continue;
+    ++r.events;
+    DeviceMemory& d = by_device[in.mem_device[i]];
+    d.device = in.mem_device[i];
+    ++d.events;
+    if (in.mem_total_allocated[i] > d.peak_allocated) {
+      d.peak_allocated = in.mem_total_allocated[i];
+      d.peak_allocated_ns = in.ts[i];
+    }
+    if (in.mem_total_reserved[i] >= 0 && in.mem_total_reserved[i] > d.peak_reserved) {
+      d.peak_reserved = in.mem_total_reserved[i];
+      d.peak_reserved_ns = in.ts[i];
+    }
+  }
+  for (auto& kv : by_device) {
+    DeviceMemory d = kv.second;
+    for (const DeviceProperties& p : t.devices)
+      if (d.device >= 0 && p.id == d.device) d.device_total = p.total_memory;
+    r.devices.push_back(d);
+  }
+  return r;
+}
+
+}  // namespace ks

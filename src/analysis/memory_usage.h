@@ -1,0 +1,29 @@
+// Peak memory from Kineto's `[memory]` instant events (written with profile_memory=True; TB
+// plugin memory_parser.py): each allocation or free records the allocator's running totals,
+// `Total Allocated` (bytes in live tensors) and `Total Reserved` (bytes the caching allocator
+// holds from the device). Per device: the peaks, when they happened, and the device's memory
+// from deviceProperties when the trace names it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace ks {
+
+struct DeviceMemory {
+  int64_t device = kNoValue;  // "Device Id"; -1 (absent) for the CPU
+  uint64_t events = 0;
+  int64_t peak_allocated = 0, peak_allocated_ns = 0;
+  int64_t peak_reserved = kNoValue, peak_reserved_ns = 0;  // kNoValue: no reserved totals
+  int64_t device_total = kNoValue;  // deviceProperties totalGlobalMem
+};
+
+struct MemoryUsage {
+  uint64_t events = 0;               // [memory] instants with totals
+  std::vector<DeviceMemory> devices;  // by device id
+};
+
+MemoryUsage compute_memory_usage(const Trace& trace);
+
+}  // namespace ks

@@ -1,0 +1,25 @@
+// Which rank a trace belongs to, for multi-rank reports: `distributedInfo.rank` first, else a
+// rank in the file name (rank-3, rank_3, trace_rank3, worker3, ...), else the load order. The
+// report says which source it used, since a wrong guess silently misaligns ranks.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "model/trace.h"
+
+namespace ks {
+
+enum class RankSource { kDistributedInfo, kFileName, kLoadOrder };
+const char* rank_source_name(RankSource s);
+
+struct RankIdentity {
+  int64_t rank = 0;
+  RankSource source = RankSource::kLoadOrder;
+};
+
+RankIdentity identify_rank(const Trace& trace, std::string_view file_name, size_t load_index);
+// The rank written in a file name, or -1: "rank" or "worker" followed by optional '-'/'_'
+// and digits, the last such match in the name.
+int64_t rank_from_file_name(std::string_view file_name);
+
+}  // namespace ks

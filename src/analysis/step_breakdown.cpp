@@ -1,0 +1,114 @@
+#include "analysis/step_breakdown.h"
+
+#include "analysis/intervals.h"
+#include "analysis/kernel_class.h"
+
+namespace ks {
+
+const char* step_role_name(StepRole r) {
+  switch (r) {
+    case StepRole::kKernel: return "kernel";
+    case StepRole::kMemcpy: return "memcpy";
+    case StepRole::kMemset: return "memset";
+    case StepRole::kCommunication: return "communication";
+    case StepRole::kRuntime: return "runtime";
+    case StepRole::kDataLoader: return "dataloader";
+    case StepRole::kCpuExec: return "cpu_exec";
+    case StepRole::kOther: return "other";
+  }
+  return "other";
+}
+
+namespace {
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+}  // namespace
+
+bool is_dataloader_range(std::string_view name) {
+  return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
+         starts_with(name, "enumerate(DataPipe)#");
+}
+
+bool is_communication_cpu_op(std::string_view name) {
+  return starts_with(name, "nccl:") || starts_with(name, "gloo:");
+}
+
+namespace {
+
+// The role of a slice, or kOther when it plays none (ProfilerStep, python frames, GPU-side
+// annotations, async ranges).
+StepRole role_of(const Trace& t, uint32_t i) {
+  const SliceKind k = t.slices.kind[i];
+  switch (k) {
+    case SliceKind::kKernel:
+      return hta_category(k, t.str(t.slices.name[i])) == HtaCategory::kCommunication
+                 ? StepRole::kCommunication
+                 : StepRole::kKernel;
+    case SliceKind::kMemcpy: return StepRole::kMemcpy;
+    case SliceKind::kMemset: return StepRole::kMemset;
+    case SliceKind::kRuntime:
+    case SliceKind::kDriver: return StepRole::kRuntime;
+    case SliceKind::kCpuOp:
+    case SliceKind::kUserAnnotation: {
+      std::string_view name = t.str(t.slices.name[i]);
+      int64_t n;
+      if (parse_profiler_step(name, &n)) return StepRole::kOther;
+      if (is_dataloader_range(name)) return StepRole::kDataLoader;
+      if (is_communication_cpu_op(name)) return StepRole::kCommunication;
+      return StepRole::kCpuExec;
+    }
+    default: return StepRole::kOther;
+  }
+}
+
+}  // namespace
+
+StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
+  const SliceTable& s = t.slices;
+  StepBreakdown r;
+  std::vector<Interval> by_role[kStepRoles - 1];
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    StepRole role = role_of(t, i);
+    if (role != StepRole::kOther) by_role[static_cast<int>(role)].push_back({s.ts[i], s.end(i)});
+  }
+  // claimed[k]: the union of roles 0..k, so role k's share is |claimed[k]| - |claimed[k-1]|.
+  std::vector<Interval> claimed[kStepRoles - 1];
+  std::vector<Interval> acc;
+  for (int k = 0; k < kStepRoles - 1; ++k) {
+    std::vector<Interval> v = std::move(by_role[k]);
+    v.insert(v.end(), acc.begin(), acc.end());
+    acc = merge_intervals(std::move(v));
+    claimed[k] = acc;
+  }
+  if (steps.steps.empty()) {
+    r.whole_trace = true;
+    StepParts p;
+    p.begin_ns = t.facts.start_ns;
+    p.end_ns = t.facts.end_ns;
+    r.steps.push_back(p);
+  } else {
+    for (const Step& st : steps.steps) {
+      StepParts p;
+      p.step_number = st.number;
+      p.begin_ns = st.begin;
+      p.end_ns = st.end;
+      r.steps.push_back(p);
+    }
+  }
+  for (StepParts& p : r.steps) {
+    int64_t before = 0;
+    for (int k = 0; k < kStepRoles - 1; ++k) {
+      int64_t upto = length_within(claimed[k], p.begin_ns, p.end_ns);
+      p.ns[k] = upto - before;
+      before = upto;
+    }
+    p.ns[kStepRoles - 1] = (p.end_ns - p.begin_ns) - before;
+    for (int k = 0; k < kStepRoles; ++k) r.total_ns[k] += p.ns[k];
+    r.window_ns += p.end_ns - p.begin_ns;
+  }
+  return r;
+}
+
+}  // namespace ks

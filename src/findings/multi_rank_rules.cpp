@@ -1,0 +1,222 @@
+#include "findings/multi_rank_rules.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "util/format.h"
+
+namespace ks {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// Median of a per-rank value over every rank but `skip`.
+template <typename F>
+double median_of_others(const MultiRankResult& r, size_t skip, F value) {
+  std::vector<double> v;
+  for (size_t k = 0; k < r.ranks.size(); ++k)
+    if (k != skip) v.push_back(value(r.ranks[k]));
+  return median(v);
+}
+
+double typical_step_ns(const MultiRankResult& r) {
+  std::vector<double> v;
+  for (const RankRow& row : r.ranks)
+    if (row.steps) v.push_back(row.step_median_ns);
+  return median(v);
+}
+
+std::string rank_name(const RankRow& row) { return "rank " + std::to_string(row.rank); }
+
+void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.counts_match && r.names_match) return;
+  Finding f;
+  f.id = "ranks.collective_mismatch";
+  f.severity = Severity::kCritical;
+  if (!r.counts_match) {
+    size_t lo = SIZE_MAX, hi = 0;
+    for (const RankRow& row : r.ranks) {
+      lo = std::min<size_t>(lo, row.collectives);
+      hi = std::max<size_t>(hi, row.collectives);
+    }
+    f.title = "Ranks ran different numbers of collectives (" + std::to_string(lo) + " to " +
+              std::to_string(hi) + ")";
+  } else {
+    f.title = "Ranks ran different collectives at position " + std::to_string(r.first_mismatch);
+  }
+  f.meaning = "Every rank of a data-parallel job must issue the same collectives in the same "
+              "order; when they do not, the job hangs or silently desynchronizes (or the traces "
+              "cover different windows of the run).";
+  f.fix = "Check that every rank takes the same code path (no rank-dependent branches around "
+          "collectives) and that the traces were captured over the same steps.";
+  f.fix_code = "torch.distributed.monitored_barrier()  # or TORCH_DISTRIBUTED_DEBUG=DETAIL";
+  for (const RankRow& row : r.ranks)
+    f.number(rank_name(row) + " collectives", static_cast<double>(row.collectives));
+  out->push_back(std::move(f));
+}
+
+// The straggler is the rank with the shortest communication time: the others wait for it
+// inside their collectives.
+void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.ranks.size() < 2 || r.collectives.empty()) return;
+  size_t s = 0;
+  for (size_t k = 1; k < r.ranks.size(); ++k)
+    if (r.ranks[k].collective_sum_ns < r.ranks[s].collective_sum_ns) s = k;
+  const RankRow& row = r.ranks[s];
+  auto comm = [](const RankRow& x) { return static_cast<double>(x.collective_sum_ns); };
+  double others = median_of_others(r, s, comm);
+  double step = typical_step_ns(r);
+  double steps = std::max<double>(1.0, static_cast<double>(row.steps));
+  // Quiet unless clear: well below the others, and by a visible share of the step time.
+  if (others <= 0 || comm(row) > 0.6 * others) return;
+  if (step > 0 && (others - comm(row)) / steps < 0.05 * step) return;
+  Finding f;
+  f.id = "ranks.straggler";
+  f.severity = Severity::kWarning;
+  char buf[200];
+  std::snprintf(buf, sizeof(buf), "Rank %lld is the straggler: its collectives take %s, the others %s",
+                static_cast<long long>(row.rank), format_duration(row.collective_sum_ns).c_str(),
+                format_duration(static_cast<int64_t>(others)).c_str());
+  f.title = buf;
+  f.meaning = "The other ranks reach each collective first and wait inside it for this rank, so "
+              "their communication kernels run long and its run short: the whole job moves at "
+              "this rank's pace.";
+  // Say what makes it slow, when the ranks show it.
+  auto compute = [](const RankRow& x) { return static_cast<double>(x.compute_ns); };
+  auto loader = [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); };
+  double compute_others = median_of_others(r, s, compute);
+  double loader_others = median_of_others(r, s, loader);
+  std::string cause = "unknown from the traces (look at its timeline against another rank's)";
+  if (loader(row) - loader_others > 0.05 * step * steps) {
+    cause = "data loading (" + format_duration(row.dataloader_ns) + " vs " +
+            format_duration(static_cast<int64_t>(loader_others)) + " on the others)";
+    f.fix = "Give this rank's DataLoader more workers, check its storage/network path and input "
+            "sharding (uneven shards make one rank read more).";
+    f.fix_code = "DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)";
+  } else if (compute(row) > 1.1 * compute_others) {
+    cause = "compute (" + format_duration(row.compute_ns) + " of kernels vs " +
+            format_duration(static_cast<int64_t>(compute_others)) + " on the others)";
+    f.fix = "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
+            "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+  } else {
+    f.fix = "Compare this rank's timeline with a fast rank's in the same step.";
+  }
+  f.number("rank", static_cast<double>(row.rank));
+  f.number("its_communication_us", comm(row) / 1e3, 3, "us");
+  f.number("others_median_us", others / 1e3, 3, "us");
+  f.text("rule", "shortest communication time (TB plugin: the rank that waits least)");
+  f.text("likely_cause", cause);
+  if (r.late_start.computed && s < r.late_start.flagged.size())
+    f.number("late_start_flags", static_cast<double>(r.late_start.flagged[s]));
+  for (const RankRow& x : r.ranks) f.number(rank_name(x) + " wait_us", static_cast<double>(x.wait_ns) / 1e3, 3, "us");
+  out->push_back(std::move(f));
+}
+
+void late_start(const MultiRankResult& r, std::vector<Finding>* out) {
+  const LateStart& ls = r.late_start;
+  if (!ls.computed || ls.flagged.empty()) return;
+  size_t best = 0;
+  for (size_t k = 1; k < ls.flagged.size(); ++k)
+    if (ls.flagged[k] > ls.flagged[best]) best = k;
+  uint64_t steps = r.ranks[best].steps;
+  // Flagged in most steps, and clearly more often than any other rank.
+  for (size_t k = 0; k < ls.flagged.size(); ++k)
+    if (k != best && ls.flagged[k] * 2 > ls.flagged[best]) return;
+  if (steps == 0 || ls.flagged[best] * 2 < steps) return;
+  Finding f;
+  f.id = "ranks.late_start";
+  f.severity = Severity::kInfo;
+  f.title = "Rank " + std::to_string(r.ranks[best].rank) + " starts its collectives last (HTA's late-start rule)";
+  f.meaning = "In most steps this rank reaches the most variable collective later than the "
+              "others (start time relative to its step), which is what a straggler does.";
+  f.fix = "Read together with the straggler finding; the rank's timeline before the collective "
+          "shows what delays it.";
+  f.text("kernel", ls.kernel);
+  f.number("rank", static_cast<double>(r.ranks[best].rank));
+  f.number("steps_flagged", static_cast<double>(ls.flagged[best]));
+  f.number("steps", static_cast<double>(steps));
+  out->push_back(std::move(f));
+}
+
+void skew(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.ranks.size() < 2) return;
+  double step = typical_step_ns(r);
+  for (size_t k = 0; k < r.ranks.size(); ++k) {
+    const RankRow& row = r.ranks[k];
+    double steps = std::max<double>(1.0, static_cast<double>(row.steps));
+    double loader_others = median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); });
+    if (step > 0 && (static_cast<double>(row.dataloader_ns) - loader_others) / steps > 0.05 * step) {
+      Finding f;
+      f.id = "ranks.dataloader_skew";
+      f.severity = Severity::kWarning;
+      f.title = "Rank " + std::to_string(row.rank) + " waits for data longer than the others (" +
+                format_duration(row.dataloader_ns) + " vs " +
+                format_duration(static_cast<int64_t>(loader_others)) + ")";
+      f.meaning = "One rank's input pipeline is slower, and every collective waits for it.";
+      f.fix = "More DataLoader workers on that rank; check its storage path and the sharding.";
+      f.fix_code = "DataLoader(dataset, num_workers=8, pin_memory=True)";
+      f.number("rank", static_cast<double>(row.rank));
+      f.number("dataloader_us", static_cast<double>(row.dataloader_ns) / 1e3, 3, "us");
+      f.number("others_median_us", loader_others / 1e3, 3, "us");
+      out->push_back(std::move(f));
+    }
+    double compute_others = median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.compute_ns); });
+    if (compute_others > 0 && static_cast<double>(row.compute_ns) > 1.2 * compute_others &&
+        (static_cast<double>(row.compute_ns) - compute_others) / steps > 0.05 * step) {
+      Finding f;
+      f.id = "ranks.compute_skew";
+      f.severity = Severity::kWarning;
+      f.title = "Rank " + std::to_string(row.rank) + " computes longer than the others (" +
+                format_duration(row.compute_ns) + " vs " +
+                format_duration(static_cast<int64_t>(compute_others)) + " of kernels)";
+      f.meaning = "The same model step takes this rank's GPU longer: uneven work (batch shapes) "
+                  "or a slower, throttled or shared GPU.";
+      f.fix = "Balance the work per rank; check the GPU's clocks and temperature.";
+      f.number("rank", static_cast<double>(row.rank));
+      f.number("compute_us", static_cast<double>(row.compute_ns) / 1e3, 3, "us");
+      f.number("others_median_us", compute_others / 1e3, 3, "us");
+      out->push_back(std::move(f));
+    }
+  }
+}
+
+void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
+  bool all_distributed = true;
+  for (const RankRow& row : r.ranks)
+    if (row.source != RankSource::kDistributedInfo) all_distributed = false;
+  if (all_distributed && !r.duplicate_ranks) return;
+  Finding f;
+  f.id = "ranks.identity";
+  f.severity = r.duplicate_ranks ? Severity::kWarning : Severity::kInfo;
+  f.title = r.duplicate_ranks ? "Two files claim the same rank"
+                              : "Some ranks were taken from the file name or load order";
+  f.meaning = "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
+              "guess misaligns the comparison.";
+  f.fix = "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or "
+          "name files rank-N.";
+  for (const RankRow& row : r.ranks) f.text(row.file, rank_name(row) + " from " + rank_source_name(row.source));
+  out->push_back(std::move(f));
+}
+
+}  // namespace
+
+std::vector<Finding> run_multi_rank_findings(const MultiRankResult& r) {
+  std::vector<Finding> out;
+  collective_mismatch(r, &out);
+  straggler(r, &out);
+  late_start(r, &out);
+  skew(r, &out);
+  rank_source(r, &out);
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    return static_cast<int>(a.severity) < static_cast<int>(b.severity);
+  });
+  return out;
+}
+
+}  // namespace ks

@@ -1,0 +1,99 @@
+#include "report/rank_digest_json.h"
+
+#include <simdjson.h>
+
+#include "util/json_writer.h"
+
+namespace ks {
+
+namespace {
+constexpr const char* kDigestSchema = "kinetoscope.rankdigest/1";
+}
+
+std::string rank_digest_json(const RankDigest& d) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", kDigestSchema);
+  w.field("rank", d.rank);
+  w.field("source", static_cast<int64_t>(d.source));
+  w.field("file", std::string_view(d.file));
+  w.field("steps", d.steps);
+  // The median can be a half nanosecond: kept exact as twice its value.
+  w.field("step_median_2ns", static_cast<int64_t>(d.step_median_ns * 2));
+  w.field("step_total_ns", d.step_total_ns);
+  w.field("gpu_span_ns", d.gpu_span_ns);
+  w.field("busy_ns", d.busy_ns);
+  w.field("compute_ns", d.compute_ns);
+  w.field("communication_ns", d.communication_ns);
+  w.field("overlap_ns", d.overlap_ns);
+  w.field("dataloader_ns", d.dataloader_ns);
+  w.field("memcpy_ns", d.memcpy_ns);
+  w.key("step_spans").begin_array();
+  for (const StepSpan& s : d.step_spans) {
+    w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).end_array();
+  }
+  w.end_array();
+  w.key("comm").begin_array();
+  for (const CommKernel& c : d.comm) {
+    w.begin_array().value(std::string_view(c.name)).value(c.stream).value(c.ts_ns).value(c.dur_ns).end_array();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+
+template <typename T>
+bool get(simdjson::dom::element e, const char* key, T* out) {
+  return !e[key].get(*out);
+}
+
+bool get_i64(simdjson::dom::element e, const char* key, int64_t* out) { return get(e, key, out); }
+
+}  // namespace
+
+bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::dom::element root;
+  if (parser.parse(padded).get(root)) return false;
+  std::string_view schema, file;
+  if (!get(root, "schema", &schema) || schema != kDigestSchema) return false;
+  int64_t source = 0, median2 = 0;
+  uint64_t steps = 0;
+  if (!get_i64(root, "rank", &d->rank) || !get_i64(root, "source", &source) ||
+      !get(root, "file", &file) || !get(root, "steps", &steps) ||
+      !get_i64(root, "step_median_2ns", &median2) ||
+      !get_i64(root, "step_total_ns", &d->step_total_ns) ||
+      !get_i64(root, "gpu_span_ns", &d->gpu_span_ns) || !get_i64(root, "busy_ns", &d->busy_ns) ||
+      !get_i64(root, "compute_ns", &d->compute_ns) ||
+      !get_i64(root, "communication_ns", &d->communication_ns) ||
+      !get_i64(root, "overlap_ns", &d->overlap_ns) ||
+      !get_i64(root, "dataloader_ns", &d->dataloader_ns) ||
+      !get_i64(root, "memcpy_ns", &d->memcpy_ns))
+    return false;
+  if (source < 0 || source > 2) return false;
+  d->source = static_cast<RankSource>(source);
+  d->file = std::string(file);
+  d->steps = steps;
+  d->step_median_ns = static_cast<double>(median2) / 2.0;
+  simdjson::dom::array spans, comm;
+  if (root["step_spans"].get(spans) || root["comm"].get(comm)) return false;
+  for (simdjson::dom::element s : spans) {
+    StepSpan sp;
+    if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns)) return false;
+    d->step_spans.push_back(sp);
+  }
+  for (simdjson::dom::element c : comm) {
+    CommKernel k;
+    std::string_view name;
+    if (c.at(0).get(name) || c.at(1).get(k.stream) || c.at(2).get(k.ts_ns) || c.at(3).get(k.dur_ns))
+      return false;
+    k.name = std::string(name);
+    d->comm.push_back(std::move(k));
+  }
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,45 @@
+// The timeline's tracks, in the order they are drawn: grouped by process, processes sorted by
+// their process_sort_index (else pid), threads by thread_sort_index (else tid), as Chrome's
+// trace viewer and Perfetto order them. Each group lists its slice tracks (CPU threads, GPU
+// streams, async lanes) with their row count, and its counter series. Tracks and processes
+// that recorded nothing are left out. Written as JSON for the page (trackLayoutJson).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "view/view_index.h"
+
+namespace ks::view {
+
+struct LayoutTrack {
+  TrackId id = 0;
+  std::string name;  // thread/stream name, else "thread TID"
+  std::string kind;  // "thread" | "stream" | "async"
+  uint32_t rows = 0;       // slice rows (max depth + 1)
+  uint64_t slices = 0;
+  uint64_t instants = 0;
+};
+
+struct LayoutCounter {
+  uint32_t id = 0;  // index into ViewIndex::counters()
+  std::string name;
+  double min = 0, max = 0;
+  uint64_t samples = 0;
+};
+
+struct LayoutGroup {
+  uint32_t process = 0;
+  std::string name;  // "python (1234)", "GPU 0 (0)"
+  std::string pid;
+  bool gpu = false;
+  std::vector<LayoutTrack> tracks;
+  std::vector<LayoutCounter> counters;
+};
+
+std::vector<LayoutGroup> track_layout(const ViewIndex& index);
+
+// {"origin_ns": "...", "span_ns": N, "groups": [...], "steps": [{number, start_ns, end_ns}]}
+std::string track_layout_json(const ViewIndex& index);
+
+}  // namespace ks::view

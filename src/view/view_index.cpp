@@ -1,0 +1,100 @@
+#include "view/view_index.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <utility>
+
+namespace ks::view {
+
+size_t SliceRow::first_ending_at_or_after(int64_t t) const {
+  size_t lo = 0, hi = size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (end(mid) < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+size_t SliceRow::first_starting_at_or_after(size_t from, int64_t t) const {
+  return static_cast<size_t>(std::lower_bound(start.begin() + static_cast<ptrdiff_t>(from),
+                                              start.end(), t) -
+                             start.begin());
+}
+
+ViewIndex::ViewIndex(const Trace& trace) : trace_(trace) {
+  build_rows();
+  build_counters();
+  build_instants();
+  build_self_times();
+  join_ = build_launch_join(trace_);
+  StepsResult steps = find_steps(trace_, join_, false);
+  for (const Step& s : steps.steps) steps_.push_back({s.number, s.begin - origin(), s.end - origin()});
+}
+
+// Slices are sorted by (track, ts), so each row receives its slices in time order.
+void ViewIndex::build_rows() {
+  const SliceTable& s = trace_.slices;
+  tracks_.assign(trace_.tracks.size(), TrackRows());
+  const int64_t base = origin();
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    TrackRows& tr = tracks_[s.track[i]];
+    const size_t depth = s.depth[i];
+    if (tr.rows.size() <= depth) tr.rows.resize(depth + 1);
+    SliceRow& row = tr.rows[depth];
+    row.slice.push_back(i);
+    row.start.push_back(s.ts[i] - base);
+    row.dur.push_back(s.dur[i]);
+    ++tr.slices;
+  }
+  for (TrackRows& tr : tracks_)
+    for (SliceRow& row : tr.rows) row.max_dur = BlockMaxTree(&row.dur);
+}
+
+void ViewIndex::build_counters() {
+  const CounterTable& c = trace_.counters;
+  std::map<std::pair<uint32_t, StringId>, size_t> index;
+  std::vector<uint32_t> order(c.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&c](uint32_t a, uint32_t b) { return c.ts[a] < c.ts[b]; });
+  for (uint32_t i : order) {
+    auto key = std::make_pair(c.process[i], c.series[i]);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, counters_.size()).first;
+      CounterSeries cs;
+      cs.process = c.process[i];
+      cs.series = c.series[i];
+      cs.min = cs.max = c.value[i];
+      counters_.push_back(std::move(cs));
+    }
+    CounterSeries& cs = counters_[it->second];
+    cs.ts.push_back(c.ts[i] - origin());
+    cs.value.push_back(c.value[i]);
+    cs.min = std::min(cs.min, c.value[i]);
+    cs.max = std::max(cs.max, c.value[i]);
+  }
+  for (CounterSeries& cs : counters_) cs.range = BlockMinMax(&cs.value);
+}
+
+void ViewIndex::build_instants() {
+  const InstantTable& in = trace_.instants;
+  instants_.assign(trace_.tracks.size(), InstantRow());
+  std::vector<uint32_t> order(in.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&in](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
+  for (uint32_t i : order) {
+    InstantRow& row = instants_[in.track[i]];
+    row.ts.push_back(in.ts[i] - origin());
+    row.instant.push_back(i);
+  }
+}
+
+void ViewIndex::build_self_times() {
+  const SliceTable& s = trace_.slices;
+  self_.assign(s.dur.begin(), s.dur.end());
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s.parent[i] >= 0) self_[static_cast<size_t>(s.parent[i])] -= s.dur[i];
+}
+
+}  // namespace ks::view

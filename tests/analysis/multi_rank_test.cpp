@@ -1,0 +1,210 @@
+// Many ranks compared: rank identity, collective matching by order of issue, the straggler
+// rules on the planted straggler sets (examples/pathologies/gpu/straggler_*), silence on the
+// clean set, the 8-rank DLRM job from ../shared, and the digest's JSON round trip.
+#include <catch2/catch.hpp>
+
+#include "analysis/multi_rank.h"
+#include "corpus/shared_traces.h"
+#include "findings/multi_rank_rules.h"
+#include "helpers.h"
+#include "report/multi_rank_report.h"
+#include "report/rank_digest_json.h"
+
+using namespace ks_test;
+
+namespace {
+
+// A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
+std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true) {
+  std::string t = "{";
+  if (with_rank) t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
+  t += "\"traceEvents\": [";
+  t += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":1000})";
+  int ts = 10;
+  for (int d : comm_us) {
+    t += R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
+         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + R"(,"args":{"stream":20}})";
+    ts += d + 50;
+  }
+  t += R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":5,"dur":300,"args":{"stream":7}})";
+  return t + "]}";
+}
+
+ks::RankDigest digest_of(const ks::Trace& t, const std::string& file, size_t index) {
+  ks::Report r = ks::build_report(t, {});
+  return ks::make_rank_digest(t, r.analyses, file, ks::identify_rank(t, file, index));
+}
+
+std::vector<ks::RankDigest> load_rank_dir(const std::string& dir, size_t ranks) {
+  std::vector<ks::RankDigest> out;
+  for (size_t k = 0; k < ranks; ++k) {
+    std::string file = "rank-" + std::to_string(k) + ".json.gz";
+    Loaded l = load_file(dir + "/" + file);
+    REQUIRE(l.ok);
+    out.push_back(digest_of(*l.trace, file, k));
+  }
+  return out;
+}
+
+const ks::Finding* find(const std::vector<ks::Finding>& f, const std::string& id) {
+  for (const ks::Finding& x : f)
+    if (x.id == id) return &x;
+  return nullptr;
+}
+
+std::string pathology(const std::string& name) {
+  return std::string(KS_SOURCE_DIR) + "/examples/pathologies/gpu/" + name;
+}
+
+}  // namespace
+
+TEST_CASE("A rank comes from distributedInfo, else the file name, else the load order", "[analysis][ranks]") {
+  CHECK(ks::rank_from_file_name("rank-3.json.gz") == 3);
+  CHECK(ks::rank_from_file_name("trace_rank12.pt.trace.json") == 12);
+  CHECK(ks::rank_from_file_name("worker7_step_12.1694128201553.pt.trace.json") == 7);
+  CHECK(ks::rank_from_file_name("Rank_2.json") == 2);
+  CHECK(ks::rank_from_file_name("ranking.json") == -1);
+  CHECK(ks::rank_from_file_name("trace.json") == -1);
+
+  auto with = load(rank_trace(2, {100}));
+  auto without = load(rank_trace(2, {100}, false));
+  SECTION("distributedInfo wins over the file name") {
+    ks::RankIdentity id = ks::identify_rank(*with, "rank-5.json", 0);
+    CHECK(id.rank == 2);
+    CHECK(id.source == ks::RankSource::kDistributedInfo);
+  }
+  SECTION("then the file name") {
+    ks::RankIdentity id = ks::identify_rank(*without, "rank-5.json", 0);
+    CHECK(id.rank == 5);
+    CHECK(id.source == ks::RankSource::kFileName);
+  }
+  SECTION("then the load order") {
+    ks::RankIdentity id = ks::identify_rank(*without, "trace.json", 4);
+    CHECK(id.rank == 4);
+    CHECK(id.source == ks::RankSource::kLoadOrder);
+  }
+}
+
+TEST_CASE("Collectives match by order of issue: transfer is the shortest, the rest is waiting", "[analysis][ranks]") {
+  // Rank 0 waits on both all-reduces; rank 1 arrives last (shortest kernels); rank 2 in between.
+  auto r0 = load(rank_trace(0, {300, 200}));
+  auto r1 = load(rank_trace(1, {100, 50}));
+  auto r2 = load(rank_trace(2, {150, 120}));
+  // Loaded out of rank order on purpose: the comparison sorts by rank.
+  ks::MultiRankResult m = ks::compare_ranks({digest_of(*r2, "c", 0), digest_of(*r0, "a", 1), digest_of(*r1, "b", 2)});
+  REQUIRE(m.ranks.size() == 3);
+  CHECK(m.ranks[0].rank == 0);
+  CHECK(m.counts_match);
+  CHECK(m.names_match);
+  REQUIRE(m.collectives.size() == 2);
+  CHECK(m.collectives[0].transfer_ns == 100000);
+  CHECK(m.collectives[1].transfer_ns == 50000);
+  // rank 0: (300 - 100) + (200 - 50) = 350 us waiting; rank 1: 0; rank 2: 50 + 70 = 120.
+  CHECK(m.ranks[0].wait_ns == 350000);
+  CHECK(m.ranks[1].wait_ns == 0);
+  CHECK(m.ranks[2].wait_ns == 120000);
+  CHECK(m.ranks[1].transfer_ns == 150000);
+  // All waiting happened in step 3, the only one.
+  REQUIRE(m.ranks[0].step_wait_ns.size() == 1);
+  CHECK(m.ranks[0].step_wait_ns[0] == 350000);
+}
+
+TEST_CASE("Different collective counts between ranks are a critical finding", "[analysis][ranks][findings]") {
+  auto r0 = load(rank_trace(0, {100, 100}));
+  auto r1 = load(rank_trace(1, {100}));
+  ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+  CHECK_FALSE(m.result.counts_match);
+  const ks::Finding* f = find(m.findings, "ranks.collective_mismatch");
+  REQUIRE(f);
+  CHECK(f->severity == ks::Severity::kCritical);
+  CHECK(f->title == "Ranks ran different numbers of collectives (1 to 2)");
+  CHECK(m.findings.front().id == "ranks.collective_mismatch");  // most severe first
+}
+
+TEST_CASE("A rank digest survives its JSON round trip", "[analysis][ranks][report]") {
+  auto r0 = load(rank_trace(0, {300, 200}));
+  ks::RankDigest d = digest_of(*r0, "rank-0.json", 0);
+  ks::RankDigest back;
+  REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d), &back));
+  CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(d));
+  CHECK(back.comm.size() == 2);
+  CHECK(back.comm[1].dur_ns == 200000);
+  CHECK_FALSE(ks::parse_rank_digest_json("{\"schema\": \"something else\"}", &back));
+  CHECK_FALSE(ks::parse_rank_digest_json("not json", &back));
+}
+
+TEST_CASE("The planted straggler is named by the shortest-communication rule, with its cause", "[analysis][ranks][findings][pathologies]") {
+  SECTION("rank 5 slower in compute") {
+    ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology("straggler_compute"), 8));
+    const ks::Finding* f = find(m.findings, "ranks.straggler");
+    REQUIRE(f);
+    CHECK(f->title.rfind("Rank 5 is the straggler", 0) == 0);
+    bool cause_compute = false;
+    for (const ks::Evidence& e : f->evidence)
+      if (e.key == "likely_cause") cause_compute = e.text.rfind("compute", 0) == 0;
+    CHECK(cause_compute);
+    const ks::Finding* skew = find(m.findings, "ranks.compute_skew");
+    REQUIRE(skew);
+    CHECK(skew->title.rfind("Rank 5 computes longer", 0) == 0);
+    CHECK(find(m.findings, "ranks.dataloader_skew") == nullptr);
+    // HTA's late-start rule agrees.
+    const ks::Finding* late = find(m.findings, "ranks.late_start");
+    REQUIRE(late);
+    CHECK(late->title.rfind("Rank 5 ", 0) == 0);
+  }
+  SECTION("rank 5 slower in data loading") {
+    ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology("straggler_dataloader"), 8));
+    const ks::Finding* f = find(m.findings, "ranks.straggler");
+    REQUIRE(f);
+    CHECK(f->title.rfind("Rank 5 is the straggler", 0) == 0);
+    bool cause_data = false;
+    for (const ks::Evidence& e : f->evidence)
+      if (e.key == "likely_cause") cause_data = e.text.rfind("data loading", 0) == 0;
+    CHECK(cause_data);
+    REQUIRE(find(m.findings, "ranks.dataloader_skew"));
+    CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
+  }
+  SECTION("the clean set has no straggler or skew finding") {
+    ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology("straggler_clean"), 8));
+    CHECK(m.findings.empty());
+    CHECK(m.result.counts_match);
+    CHECK(m.result.collectives.size() == 15);
+  }
+}
+
+TEST_CASE("The 8-rank DLRM job: ranks from distributedInfo, collectives agree", "[corpus][ranks]") {
+  std::vector<std::string> files = {
+      "param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json",
+      "param__dlrm_kineto__worker1_step_12.1694128201556.pt.trace.json",
+      "param__dlrm_kineto__worker2_step_12.1694128201554.pt.trace.json",
+      "param__dlrm_kineto__worker3_step_12.1694128201557.pt.trace.json",
+      "param__dlrm_kineto__worker4_step_12.1694128201547.pt.trace.json",
+      "param__dlrm_kineto__worker5_step_12.1694128201549.pt.trace.json",
+      "param__dlrm_kineto__worker6_step_12.1694128201553.pt.trace.json",
+      "param__dlrm_kineto__worker7_step_12.1694128201553.pt.trace.json"};
+  if (!file_exists(shared_trace(files[0]))) {
+    WARN("SKIPPED: the DLRM traces in ../shared/traces are absent");
+    return;
+  }
+  std::vector<ks::RankDigest> digests;
+  // Reversed load order: ranks must still come from distributedInfo.
+  for (size_t i = files.size(); i-- > 0;) {
+    Loaded l = load_file(shared_trace(files[i]));
+    REQUIRE(l.ok);
+    digests.push_back(digest_of(*l.trace, files[i], digests.size()));
+  }
+  ks::MultiRankReport m = ks::combine_ranks(digests);
+  REQUIRE(m.result.ranks.size() == 8);
+  for (size_t k = 0; k < 8; ++k) {
+    CHECK(m.result.ranks[k].rank == static_cast<int64_t>(k));
+    CHECK(m.result.ranks[k].source == ks::RankSource::kDistributedInfo);
+    CHECK(m.result.ranks[k].collectives == 8);  // 5 all-to-all + 3 all-reduce per rank
+  }
+  CHECK(m.result.counts_match);
+  CHECK(m.result.names_match);
+  // Rank 7 spends the least time in collectives (1.75 ms vs a 6.25 ms median): the others wait
+  // for it.
+  const ks::Finding* f = find(m.findings, "ranks.straggler");
+  REQUIRE(f);
+  CHECK(f->title.rfind("Rank 7 is the straggler", 0) == 0);
+}

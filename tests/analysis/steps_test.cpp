@@ -1,0 +1,179 @@
+// Steps from ProfilerStep#N markers with the TB plugin's device-adjusted bounds
+// (src/analysis/steps.cpp).
+#include "analysis/steps.h"
+
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+
+namespace {
+
+ks::StepsResult steps_of(const ks::Trace& t, bool drop_last = false) {
+  return ks::find_steps(t, ks::build_launch_join(t), drop_last);
+}
+
+// Three host steps of 100, 100 and 50 us. Step 1 launches k1 at 10 us, which runs [20, 150):
+// past the host step's end at 100. Step 2 launches k2, which runs [160, 180). Step 3 launches
+// nothing.
+const char* kThreeSteps = R"([
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":200,"dur":50},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,
+   "args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":130,
+   "args":{"correlation":1,"stream":7}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,
+   "args":{"correlation":2}},
+  {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":160,"dur":20,
+   "args":{"correlation":2,"stream":7}}
+])";
+
+}  // namespace
+
+TEST_CASE("ProfilerStep names parse to step numbers", "[analysis][steps]") {
+  int64_t n = -1;
+  CHECK(ks::parse_profiler_step("ProfilerStep#12", &n));
+  CHECK(n == 12);
+  CHECK(ks::parse_profiler_step("ProfilerStep#0", &n));
+  CHECK(n == 0);
+  CHECK_FALSE(ks::parse_profiler_step("ProfilerStep#", &n));
+  CHECK_FALSE(ks::parse_profiler_step("ProfilerStep#1a", &n));
+  CHECK_FALSE(ks::parse_profiler_step("ProfilerStep", &n));
+  CHECK_FALSE(ks::parse_profiler_step("MyProfilerStep#1", &n));
+}
+
+TEST_CASE("Steps get device-adjusted bounds as the TB plugin computes them",
+          "[analysis][steps]") {
+  auto t = ks_test::load(kThreeSteps);
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 3);
+  CHECK(r.found == 3);
+  CHECK_FALSE(r.dropped_last);
+  SECTION("a kernel launched in step 1 that ends after the host step extends the step") {
+    // end = max(host end 100, k1 end 150) = 150.
+    CHECK(r.steps[0].number == 1);
+    CHECK(r.steps[0].host_begin == 0);
+    CHECK(r.steps[0].host_end == 100000);
+    CHECK(r.steps[0].begin == 0);
+    CHECK(r.steps[0].end == 150000);
+    CHECK(r.steps[0].slice == ks_test::slice_named(*t, "ProfilerStep#1"));
+  }
+  SECTION("the next step starts at max(previous end, host start)") {
+    // Step 2: start = max(150, 100) = 150; end = max(200, k2 end 180) = 200.
+    CHECK(r.steps[1].begin == 150000);
+    CHECK(r.steps[1].end == 200000);
+    CHECK(r.steps[1].dur() == 50000);
+    // Step 3 launches nothing: its host bounds, start = max(200, 200).
+    CHECK(r.steps[2].begin == 200000);
+    CHECK(r.steps[2].end == 250000);
+  }
+  SECTION("stats are over the adjusted durations 150, 50, 50 us") {
+    CHECK(r.stats.count == 3);
+    CHECK(r.stats.total_ns == 250000);
+    CHECK(r.stats.min_ns == 50000);
+    CHECK(r.stats.max_ns == 150000);
+    CHECK(r.stats.median_ns == 50000.0);
+    // Mean 83333.3 ns; deviations 66666.7, -33333.3, -33333.3 ns: sample variance
+    // (4.444e9 + 1.111e9 + 1.111e9) / 2 = 3.333e9, stddev 57735.03 ns.
+    CHECK(r.stats.avg_ns == Approx(250000.0 / 3));
+    CHECK(r.stats.stddev_ns == Approx(57735.026918962576));
+    // spread = (150 - 50) / 50 = 200 %; CV = 57735.03 / 83333.33 = 69.28 %.
+    CHECK(r.spread_pct == 200.0);
+    CHECK(r.cv_pct == Approx(69.28203230275509));
+  }
+}
+
+TEST_CASE("A launch at the very start of the next step belongs to the next step",
+          "[analysis][steps]") {
+  // Contiguous steps [0, 100) and [100, 200). The launch at 100 is in step 2 (TB plugin: a call
+  // inside the step span, start >= step start and end <= step end); its kernel [150, 250)
+  // extends step 2, not step 1.
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":100,"dur":5,
+     "args":{"correlation":3}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":150,"dur":100,
+     "args":{"correlation":3,"stream":7}}
+  ])");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.steps[0].begin == 0);
+  CHECK(r.steps[0].end == 100000);
+  CHECK(r.steps[1].begin == 100000);
+  CHECK(r.steps[1].end == 250000);
+}
+
+TEST_CASE("A step overtaken by the previous step's GPU work is empty, never negative",
+          "[analysis][steps]") {
+  // Step 1 [0, 100) launches a kernel that runs [20, 400): past steps 2 [100, 200) and
+  // 3 [200, 300), which launch nothing. Step 2 starts at max(400, 100) = 400 and would end at
+  // its host end 200; the TB plugin clamps the end to the start.
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":200,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,
+     "args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":380,
+     "args":{"correlation":1,"stream":7}}
+  ])");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 3);
+  CHECK(r.steps[0].end == 400000);
+  CHECK(r.steps[1].begin == 400000);
+  CHECK(r.steps[1].end == 400000);
+  CHECK(r.steps[2].begin == 400000);
+  CHECK(r.steps[2].end == 400000);
+  CHECK(r.stats.min_ns == 0);
+  CHECK(r.stats.total_ns == 400000);
+}
+
+TEST_CASE("drop_last leaves out the last step, as HTA does by default", "[analysis][steps]") {
+  auto t = ks_test::load(kThreeSteps);
+  SECTION("three steps: the last is dropped, the count of found markers stays") {
+    ks::StepsResult r = steps_of(*t, true);
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.found == 3);
+    CHECK(r.dropped_last);
+    CHECK(r.steps.back().number == 2);
+    CHECK(r.stats.count == 2);
+    CHECK(r.stats.total_ns == 200000);  // 150 + 50
+  }
+  SECTION("a single step is kept") {
+    auto one = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":0,"dur":9}
+    ])");
+    ks::StepsResult r = steps_of(*one, true);
+    CHECK(r.steps.size() == 1);
+    CHECK_FALSE(r.dropped_last);
+  }
+}
+
+TEST_CASE("Step markers: one per number, host side only, in time order", "[analysis][steps]") {
+  // ProfilerStep#8 appears on two threads: the longer marker wins. #7 starts later than #8 in
+  // this trace: steps are ordered by time, not number. A GPU-side range named like a step is not
+  // a marker.
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#8","pid":1,"tid":1,"ts":0,"dur":40},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#8","pid":1,"tid":2,"ts":0,"dur":60},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":60,"dur":30},
+    {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#9","pid":0,"tid":7,"ts":0,"dur":5}
+  ])");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.steps[0].number == 8);
+  CHECK(r.steps[0].host_end == 60000);
+  CHECK(r.steps[1].number == 7);
+  CHECK(r.steps[1].begin == 60000);
+}
+
+TEST_CASE("A trace without markers has no steps", "[analysis][steps]") {
+  auto t = ks_test::load(R"([{"ph":"X","name":"op","pid":1,"tid":1,"ts":0,"dur":5}])");
+  ks::StepsResult r = steps_of(*t);
+  CHECK(r.steps.empty());
+  CHECK(r.found == 0);
+  CHECK(r.stats.count == 0);
+  CHECK(r.cv_pct == 0.0);
+}

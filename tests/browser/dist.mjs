@@ -1,0 +1,473 @@
+#!/usr/bin/env node
+// Browser tests of the built site (make dist): dist/ served from a sub-path by a plain static
+// server, and dist/kinetoscope.html opened from file:// with the network off. Debian's chromium,
+// driven by playwright-core (no browser download).
+//
+//   node tests/browser/dist.mjs [name-substring...]
+//
+// Environment: KINETOSCOPE_DIST (a built dist/ to test; by default one is built into a temporary
+// folder from KINETOSCOPE_WASM_DIR, default build/wasm, so `make test` needs no second WASM build),
+// KINETOSCOPE_CLI (default build/native/kinetoscope), CHROMIUM (default /usr/bin/chromium).
+// Traces: examples/demo always; ../shared/traces when present (a WARN line says when it is not).
+import { chromium } from 'playwright-core';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { diffJson } from './diff.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TRACES = resolve(ROOT, '../shared/traces');
+const CLI = resolve(ROOT, process.env.KINETOSCOPE_CLI || 'build/native/kinetoscope');
+const WASM_DIR = resolve(ROOT, process.env.KINETOSCOPE_WASM_DIR || 'build/wasm');
+const SHOTS = join(ROOT, 'build/screenshots');
+const SUBPATH = '/team/tools/kinetoscope';
+const DEMO = join(ROOT, 'examples/demo/cpu_transformer.pt.trace.json.gz');
+const TEST_TIMEOUT_MS = 90_000;
+
+// Real traces when ../shared is here (gzip and plain JSON, several findings); the demo otherwise.
+const REAL = ['hta__benchmark_simple_add_trace.json.gz', 'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json'];
+const TRACE_FILES = existsSync(TRACES) ? [DEMO, ...REAL.map((f) => join(TRACES, f))] : [DEMO];
+
+function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+// --- the CLI, the site, the server, the browser ----------------------------------------------------
+
+const cliCache = new Map();
+function cli(file, format) {
+  check(existsSync(CLI), `${CLI} is missing: build the CLI (make native) or set KINETOSCOPE_CLI`);
+  const key = `${format}:${file}`;
+  if (!cliCache.has(key)) cliCache.set(key, execFileSync(CLI, ['report', '--format', format, file], { maxBuffer: 1 << 28 }).toString('utf8'));
+  return cliCache.get(key);
+}
+
+function buildDist(tmp) {
+  if (process.env.KINETOSCOPE_DIST) {
+    const dist = resolve(ROOT, process.env.KINETOSCOPE_DIST);
+    check(existsSync(join(dist, 'kinetoscope.html')), `${dist} has no kinetoscope.html: run make dist`);
+    console.log(`testing ${dist}`);
+    return dist;
+  }
+  const dist = join(tmp, 'dist');
+  check(existsSync(join(WASM_DIR, 'kinetoscope_wasm.wasm')), `${WASM_DIR} has no WASM build: run make wasm, or set KINETOSCOPE_DIST`);
+  execFileSync(process.execPath, [join(ROOT, 'scripts/dist.mjs'), '--wasm', WASM_DIR, '--out', dist], { stdio: 'ignore' });
+  console.log(`testing a dist/ built here from ${WASM_DIR} (KINETOSCOPE_DIST=dist tests make dist's output)`);
+  return dist;
+}
+
+function startServer(dist, tmp) {
+  const empty = join(tmp, 'www');
+  mkdirSync(empty, { recursive: true });
+  const args = ['scripts/serve.mjs', '--port', '0', '--root', empty, '--map', `${SUBPATH}=${dist}`, '--map', '/embed=examples/embed'];
+  // Traces kept beside the page, as a team would, for ?url=.
+  args.push('--map', `${SUBPATH}/traces=${existsSync(TRACES) ? TRACES : dirname(DEMO)}`);
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.mjs did not start within 10 s')), 10_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /Kinetoscope: (http:\/\/\S+?)\/?\s/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ proc, origin: new URL(m[1]).origin });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  });
+}
+
+function startBrowser(profile) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+// --- page helpers ------------------------------------------------------------------------------------
+
+// Records every request (page and workers), script error and CSP violation of a page.
+function watch(page) {
+  const log = { requests: [], errors: [] };
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('pageerror', (e) => log.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && log.errors.push(`console: ${m.text()}`));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && log.errors.push(`worker console: ${m.text()}`)));
+  return log;
+}
+
+async function openPage(ctx, url) {
+  const page = await ctx.newPage();
+  const log = watch(page);
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => !!window.kinetoscope, null, { timeout: 15_000 });
+  return { page, log };
+}
+
+const loads = (page) => page.evaluate(() => Number(document.body.dataset.loads || 0));
+async function settled(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.loads || 0) > n, before, { timeout: 60_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+async function loadFile(page, file) {
+  const before = await loads(page);
+  await page.setInputFiles('#file', file);
+  const state = await settled(page, before);
+  check(state === 'ready', `${basename(file)} did not load: ${await page.textContent('#error')}`);
+}
+
+// Drops a file on the window, as a user dragging it from the desktop.
+async function dropFile(page, file) {
+  const before = await loads(page);
+  const dt = await page.evaluateHandle(
+    ({ b64, name }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const d = new DataTransfer();
+      d.items.add(new File([bytes], name));
+      return d;
+    },
+    { b64: readFileSync(file).toString('base64'), name: basename(file) },
+  );
+  await page.dispatchEvent('body', 'dragenter', { dataTransfer: dt });
+  await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
+  const state = await settled(page, before);
+  check(state === 'ready', `dropped ${basename(file)} did not load: ${await page.textContent('#error')}`);
+}
+
+function sameAsCli(report, file) {
+  const diffs = diffJson(JSON.parse(cli(file, 'json')), report);
+  check(!diffs.length, `the page's report differs from the CLI's for ${basename(file)}:\n  ${diffs.slice(0, 8).join('\n  ')}`);
+}
+
+async function clean(page, log) {
+  const csp = await page.evaluate(() => window.__cspViolations);
+  check(!csp.length, `CSP violations: ${csp.join('; ')}`);
+  check(!log.errors.length, `script errors:\n  ${log.errors.join('\n  ')}`);
+}
+
+// Clicks an export button and returns the downloaded file's name and bytes.
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 15_000 }), page.click(selector)]);
+  return { name: dl.suggestedFilename(), data: readFileSync(await dl.path()) };
+}
+
+async function shot(page, name, fullPage = false) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}
+
+// The CLI's Markdown cut as the page's "Copy findings" cuts it: title line, then ## Findings.
+function findingsOf(md) {
+  const title = md.slice(0, md.indexOf('\n') + 1);
+  const start = md.indexOf('## Findings\n');
+  const next = md.indexOf('\n## ', start);
+  return `${title}\n${md.slice(start, next < 0 ? undefined : next + 1)}`.replace(/\n+$/, '\n');
+}
+
+// --- the tests -----------------------------------------------------------------------------------------
+
+const tests = {
+  async 'the hosted site works from a sub-path, with relative requests only'({ ctx, origin }) {
+    const base = `${origin}${SUBPATH}/`;
+    const { page, log } = await openPage(ctx, base);
+    check(await page.isVisible('text=Your trace never leaves this browser tab.'), 'the privacy line is missing');
+    check(await page.isVisible('a[href="kinetoscope.html"]'), 'the hosted page does not offer the single file');
+    for (const file of TRACE_FILES) {
+      await loadFile(page, file);
+      sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+    }
+    const outside = log.requests.filter((u) => !u.startsWith(base) && !/^(blob|data):/.test(u));
+    check(!outside.length, `requests outside ${base}: ${outside.join(', ')}`);
+    check(log.requests.includes(`${base}wasm/kinetoscope_wasm.wasm`), `the worker's .wasm request was not seen: ${log.requests.join(', ')}`);
+    const wasm = await fetch(`${base}wasm/kinetoscope_wasm.wasm`);
+    check(wasm.headers.get('content-type') === 'application/wasm', `.wasm served as ${wasm.headers.get('content-type')}`);
+    await shot(page, 'dist-subpath');
+    await clean(page, log);
+    await page.close();
+
+    // ?url= with a trace kept beside the page, and a clear refusal for another origin.
+    const name = basename(TRACE_FILES[TRACE_FILES.length - 1]);
+    const viaUrl = await openPage(ctx, `${base}?url=traces/${encodeURIComponent(name)}`);
+    await viaUrl.page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+    check((await viaUrl.page.evaluate(() => document.body.dataset.state)) === 'ready', `?url=traces/${name}: ${await viaUrl.page.textContent('#error')}`);
+    sameAsCli(await viaUrl.page.evaluate(() => window.kinetoscope.report()), TRACE_FILES[TRACE_FILES.length - 1]);
+    await viaUrl.page.close();
+    const away = await openPage(ctx, `${base}?url=https://example.com/t.json`);
+    await away.page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 15_000 });
+    check(/own origin/.test(await away.page.textContent('#error')), 'a foreign ?url= was not refused clearly');
+    check(!away.log.requests.some((u) => u.includes('example.com')), 'the foreign URL was fetched');
+    await away.page.close();
+  },
+
+  async 'the single file opens from file:// offline: drop a trace, get the report, nothing leaves'({ ctx, dist }) {
+    const url = pathToFileURL(join(dist, 'kinetoscope.html')).href;
+    await ctx.setOffline(true);
+    const blocked = [];
+    await ctx.route(/^(?!file:|blob:|data:)/, (route) => {
+      blocked.push(route.request().url());
+      return route.abort();
+    });
+    try {
+      const { page, log } = await openPage(ctx, url);
+      const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+      check(/script-src 'sha256-[^']+' 'wasm-unsafe-eval'/.test(csp) && !/unsafe-inline/.test(csp) && /worker-src blob:/.test(csp), `weak or unexpected CSP: ${csp}`);
+      check(/style-src 'sha256-/.test(csp) && /default-src 'none'/.test(csp), `weak or unexpected CSP: ${csp}`);
+      check(await page.isVisible('text=Your trace never leaves this browser tab.'), 'the privacy line is missing');
+      await dropFile(page, TRACE_FILES[TRACE_FILES.length - 1]);
+      sameAsCli(await page.evaluate(() => window.kinetoscope.report()), TRACE_FILES[TRACE_FILES.length - 1]);
+      for (const file of TRACE_FILES) {
+        await loadFile(page, file);
+        sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+      }
+      await shot(page, 'dist-single-file');
+      const foreign = log.requests.filter((u) => u !== url && !u.startsWith('blob:') && !u.startsWith('data:'));
+      check(!foreign.length && !blocked.length, `requests beyond the file: ${[...foreign, ...blocked].join(', ')}`);
+      check(log.requests.some((u) => u.startsWith('blob:')), 'the worker was not started from a Blob URL');
+      // ?url= cannot work from a file: the page says so instead of failing obscurely.
+      const before = await loads(page);
+      await page.evaluate(() => window.kinetoscope.openUrl('traces/x.json').catch(() => {}));
+      check((await settled(page, before)) === 'error', '?url= from file:// did not fail');
+      check(/opened from a file/.test(await page.textContent('#error')), `unclear ?url= message: ${await page.textContent('#error')}`);
+      await clean(page, log);
+      await page.close();
+    } finally {
+      await ctx.unroute(/^(?!file:|blob:|data:)/);
+      await ctx.setOffline(false);
+    }
+  },
+
+  async "exported Markdown, JSON and CSV equal the CLI's output"({ ctx, origin, dist }) {
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const pages = [`${origin}${SUBPATH}/`, pathToFileURL(join(dist, 'kinetoscope.html')).href];
+    for (const url of pages) {
+      const { page, log } = await openPage(ctx, url);
+      for (const file of TRACE_FILES) {
+        await loadFile(page, file);
+        const stem = basename(file).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '');
+        const md = await download(page, '[data-export="markdown"]');
+        check(md.name === `${stem}.kinetoscope.md`, `Markdown saved as ${md.name}`);
+        check(md.data.toString('utf8') === cli(file, 'md'), `the Markdown export of ${basename(file)} differs from kinetoscope report --format md (${url})`);
+        const json = await download(page, '[data-export="json"]');
+        check(json.data.toString('utf8') === cli(file, 'json'), `the JSON export of ${basename(file)} differs from kinetoscope report --format json (${url})`);
+        // CSV: one file per table; the kernels table has a header and one line per kernel.
+        const report = JSON.parse(cli(file, 'json'));
+        await page.click('.export-csv summary');
+        const tables = await page.$$eval('[data-export^="csv:"]', (bs) => bs.map((b) => b.dataset.export.slice(4)));
+        check(tables.includes('findings') && tables.includes('kernels'), `CSV tables offered: ${tables.join(', ')}`);
+        if (report.kernels.rows.length) {
+          const csv = (await download(page, '[data-export="csv:kernels"]')).data.toString('utf8');
+          const lines = csv.split('\r\n').filter(Boolean);
+          check(lines[0].startsWith('name,category,class,'), `kernels.csv header: ${lines[0]}`);
+          check(lines.length === report.kernels.rows.length + 1, `kernels.csv has ${lines.length - 1} rows, the report ${report.kernels.rows.length}`);
+          const total = Number(lines[1].split(',')[lines[0].split(',').indexOf('total_us')]);
+          check(total === report.kernels.rows[0].total_us || lines[1].startsWith('"'), `kernels.csv total_us ${total} != ${report.kernels.rows[0].total_us}`);
+        }
+        await page.keyboard.press('Escape');
+        if (url.startsWith('http')) {
+          await page.click('[data-export="copy-findings"]');
+          await page.waitForSelector('.export-said:has-text("copied")');
+          const copied = await page.evaluate(() => navigator.clipboard.readText());
+          check(copied === findingsOf(cli(file, 'md')), `"Copy findings" gave:\n${copied.slice(0, 300)}`);
+        }
+      }
+      // No timeline on the page: the PNG button says so; a registered one exports a real PNG.
+      const png = await page.$('[data-export="png"]');
+      const hasTimeline = await page.evaluate(() => !!document.querySelector('canvas[data-kinetoscope-timeline]'));
+      if (!hasTimeline) check(await png.isDisabled(), 'the Timeline PNG button is enabled without a timeline');
+      await page.evaluate(() => {
+        const c = document.createElement('canvas');
+        c.width = 64;
+        c.height = 32;
+        const g = c.getContext('2d');
+        g.fillStyle = '#2f5bd3';
+        g.fillRect(0, 0, 40, 20);
+        window.kinetoscope.registerTimeline({ canvas: c });
+      });
+      check(!(await png.isDisabled()), 'registering a timeline did not enable the PNG export');
+      const image = await download(page, '[data-export="png"]');
+      check(image.data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'the timeline export is not a PNG');
+      await clean(page, log);
+      await page.close();
+    }
+  },
+
+  async 'a deep link reopens the same finding and range'({ ctx, origin, dist }) {
+    const file = TRACE_FILES[TRACE_FILES.length - 1];
+    const report = JSON.parse(cli(file, 'json'));
+    check(report.findings.length >= 2, `${basename(file)} has ${report.findings.length} findings; the test needs two`);
+    const id = report.findings[1].id;
+    for (const base of [`${origin}${SUBPATH}/`, pathToFileURL(join(dist, 'kinetoscope.html')).href]) {
+      // The sender: selects the second finding, and a (stand-in) timeline selects a range.
+      const a = await openPage(ctx, base);
+      await loadFile(a.page, file);
+      await a.page.locator('article.finding', { has: a.page.locator('.finding-id', { hasText: id }) }).locator('h3').click();
+      const cardId = await a.page.textContent('article.finding.selected .finding-id');
+      check(cardId === id, `the selected card is ${cardId}, expected ${id}`);
+      await a.page.evaluate(() => window.kinetoscope.setView({ t: [1234.5, 56789.125] }, 'timeline'));
+      const link = a.page.url();
+      check(link.endsWith(`#f=${id}&t=1234.5,56789.125`), `the link is ${link}`);
+      // Section links scroll without clobbering the view in the fragment.
+      await a.page.click('nav.jump a[href="#kernels"]');
+      check(a.page.url() === link, `a section link changed the URL to ${a.page.url()}`);
+      await a.page.close();
+
+      // The teammate: opens the link, then the same trace.
+      const b = await openPage(ctx, link);
+      await b.page.evaluate(() => {
+        window.__seen = [];
+        window.kinetoscope.onViewChange((v, source) => window.__seen.push({ v, source }));
+      });
+      await loadFile(b.page, file);
+      const seen = await b.page.evaluate(() => window.__seen);
+      const applied = seen.find((s) => s.source === 'load');
+      check(applied && applied.v.f === id && applied.v.t[0] === 1234.5 && applied.v.t[1] === 56789.125, `after the load the view was ${JSON.stringify(seen)}`);
+      const selected = await b.page.textContent('article.finding.selected .finding-id');
+      check(selected === id, `the teammate's page selected ${selected}, expected ${id}`);
+      const inView = await b.page.$eval('article.finding.selected', (el) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.top < innerHeight;
+      });
+      check(inView, 'the linked finding was not scrolled into view');
+      const note = await b.page.textContent('.link-note');
+      check(/Linked range: 1\.23 ms → 56\.8 ms/.test(note), `the range is not mentioned: ${note}`);
+      await shot(b.page, base.startsWith('file:') ? 'dist-deep-link-file' : 'dist-deep-link');
+      // Editing the fragment by hand moves the view too.
+      await b.page.evaluate((f) => (location.hash = `#f=${f}`), report.findings[0].id);
+      await b.page.waitForFunction((f) => document.querySelector('article.finding.selected .finding-id')?.textContent === f, report.findings[0].id);
+      await clean(b.page, b.log);
+      await b.page.close();
+    }
+  },
+
+  async 'a postMessage handshake from a second page delivers a trace'({ ctx, origin }) {
+    const file = TRACE_FILES[TRACE_FILES.length - 1];
+    // Same origin, in an iframe (serve.mjs's CSP allows frames from 'self' only).
+    const kinetoscope = `${origin}${SUBPATH}/`;
+    const host = await ctx.newPage();
+    const hostLog = watch(host);
+    await host.goto(`${origin}/embed/host.html?kinetoscope=${encodeURIComponent(kinetoscope)}`);
+    await host.setInputFiles('#trace', file);
+    await host.click('#in-frame');
+    await host.waitForFunction(() => document.body.dataset.loaded, null, { timeout: 60_000 });
+    const lines = await host.$$eval('#log li', (li) => li.map((x) => x.textContent));
+    check((await host.evaluate(() => document.body.dataset.loaded)) === 'ok', `the frame did not load the trace: ${lines.join(' | ')}`);
+    check(lines[0] === 'kinetoscope-ready' && /^kinetoscope-open /.test(lines[1]) && /^kinetoscope-loaded ok/.test(lines[2]), `handshake: ${lines.join(' | ')}`);
+    const frame = host.frames().find((f) => f.url().startsWith(kinetoscope));
+    sameAsCli(await frame.evaluate(() => window.kinetoscope.report()), file);
+    await shot(host, 'dist-embed-iframe');
+    check(!hostLog.errors.length, `errors: ${hostLog.errors.join('; ')}`);
+
+    // Another origin (localhost vs 127.0.0.1), in a new tab, and a bad trace answered with an error.
+    const other = origin.replace('127.0.0.1', 'localhost');
+    const host2 = await ctx.newPage();
+    await host2.goto(`${other}/embed/host.html?kinetoscope=${encodeURIComponent(kinetoscope)}`);
+    await host2.setInputFiles('#trace', file);
+    const [tab] = await Promise.all([ctx.waitForEvent('page'), host2.click('#in-tab')]);
+    await host2.waitForFunction(() => document.body.dataset.loaded, null, { timeout: 60_000 });
+    const lines2 = await host2.$$eval('#log li', (li) => li.map((x) => x.textContent));
+    check((await host2.evaluate(() => document.body.dataset.loaded)) === 'ok', `the tab did not load the trace: ${lines2.join(' | ')}`);
+    sameAsCli(await tab.evaluate(() => window.kinetoscope.report()), file);
+    const reply = await host2.evaluate(
+      (k) =>
+        new Promise((done) => {
+          const w = window.open(k, '_blank');
+          window.addEventListener('message', (e) => {
+            if (e.source !== w) return;
+            if (e.data.type === 'kinetoscope-ready') {
+              const buffer = new TextEncoder().encode('hello').buffer;
+              w.postMessage({ type: 'kinetoscope-open', name: 'hello.json', buffer }, new URL(k).origin, [buffer]);
+            } else if (e.data.type === 'kinetoscope-loaded') done(e.data);
+          });
+        }),
+      kinetoscope,
+    );
+    check(reply.ok === false && reply.error.code === 'not_json' && reply.error.offset === 0, `a bad trace got ${JSON.stringify(reply)}`);
+    for (const p of [host, host2, tab]) await p.close();
+  },
+
+  async 'browsers without WebAssembly or DecompressionStream are told so'({ ctx, origin }) {
+    const page = await ctx.newPage();
+    await page.addInitScript(() => {
+      delete window.WebAssembly;
+    });
+    await page.goto(`${origin}${SUBPATH}/`);
+    await page.waitForSelector('#support.fatal');
+    const text = await page.textContent('#support');
+    check(/cannot run Kinetoscope/.test(text) && /WebAssembly/.test(text), `message without WebAssembly: ${text}`);
+    await shot(page, 'dist-no-webassembly');
+    await page.close();
+    const gz = await ctx.newPage();
+    await gz.addInitScript(() => {
+      delete window.DecompressionStream;
+    });
+    await gz.goto(`${origin}${SUBPATH}/`);
+    await gz.waitForSelector('#support');
+    const note = await gz.textContent('#support');
+    check(!(await gz.$('#support.fatal')) && /DecompressionStream/.test(note) && /\.json\.gz/.test(note), `message without DecompressionStream: ${note}`);
+    await gz.close();
+    const fine = await openPage(ctx, `${origin}${SUBPATH}/`);
+    check(!(await fine.page.$('#support')), 'a support note on a browser that has everything');
+    await fine.page.close();
+  },
+};
+
+// --- runner -----------------------------------------------------------------------------------------
+
+async function main() {
+  const only = process.argv.slice(2);
+  const selected = Object.entries(tests).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
+  if (!existsSync(TRACES)) console.log(`WARN: ${TRACES} is absent: only the bundled demo trace is used`);
+  const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-dist-'));
+  let proc;
+  let ctx;
+  let passed = 0;
+  let failed = 0;
+  try {
+    const dist = buildDist(tmp);
+    const server = await startServer(dist, tmp);
+    proc = server.proc;
+    const origin = server.origin;
+    ctx = await startBrowser(join(tmp, 'profile'));
+    for (const [name, fn] of selected) {
+      const t0 = Date.now();
+      let timer;
+      try {
+        await Promise.race([
+          fn({ ctx, origin, dist, tmp }),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`timed out after ${TEST_TIMEOUT_MS / 1000} s`)), TEST_TIMEOUT_MS);
+          }),
+        ]);
+        passed++;
+        console.log(`ok    ${name} (${Date.now() - t0} ms)`);
+      } catch (e) {
+        failed++;
+        console.log(`FAIL  ${name}\n      ${String(e.stack || e).split('\n').join('\n      ')}`);
+      } finally {
+        clearTimeout(timer);
+        for (const p of ctx.pages()) await p.close().catch(() => {});
+      }
+    }
+  } finally {
+    if (ctx) await ctx.close().catch(() => {});
+    if (proc) proc.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,326 @@
+// Each finding rule (src/findings/*_rules.cpp) fires on a small planted trace with the right
+// evidence, and stays silent on its clean twin.
+#include <catch2/catch.hpp>
+
+#include "findings/catalogue.h"
+#include "helpers.h"
+
+namespace {
+
+struct Run {
+  std::unique_ptr<ks::Trace> trace;
+  ks::Analyses analyses;
+  std::vector<ks::Finding> findings;
+};
+
+Run run(std::string_view json) {
+  Run r;
+  r.trace = ks_test::load(json);
+  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
+  r.findings = ks::run_findings(*r.trace, r.analyses);
+  return r;
+}
+
+const ks::Finding* find(const Run& r, std::string_view id) {
+  for (const ks::Finding& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> ids(const Run& r) {
+  std::vector<std::string> out;
+  for (const ks::Finding& f : r.findings) out.push_back(f.id);
+  return out;
+}
+
+const ks::Evidence* evidence(const ks::Finding& f, std::string_view key) {
+  for (const ks::Evidence& e : f.evidence)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+double number(const ks::Finding& f, std::string_view key) {
+  const ks::Evidence* e = evidence(f, key);
+  INFO("evidence " << key);
+  REQUIRE(e);
+  CHECK(e->is_number);
+  return e->number;
+}
+
+std::string text(const ks::Finding& f, std::string_view key) {
+  const ks::Evidence* e = evidence(f, key);
+  INFO("evidence " << key);
+  REQUIRE(e);
+  CHECK_FALSE(e->is_number);
+  return e->text;
+}
+
+// Steps [0, 100), [100, 200), [200, 250) us; kernel k1 [20, 150) launched in step 1, k2
+// [160, 180) launched in step 2: GPU idle 100 of 250 us = 40 % (see gpu_idle_test).
+const char* kIdleTrace = R"([
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":200,"dur":50},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,
+   "args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":130,
+   "args":{"correlation":1,"stream":7}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,
+   "args":{"correlation":2}},
+  {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":160,"dur":20,
+   "args":{"correlation":2,"stream":7}}
+])";
+
+// One step [100, 200) us with two .item() calls (DtoH copies of 4 and 8 bytes), a
+// cudaStreamSynchronize of 10 us and a cudaDeviceSynchronize of 5 us; another
+// cudaDeviceSynchronize of 10 us before the step.
+const char* kSyncTrace = R"J([
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":100,"dur":100},
+  {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":1,"ts":110,"dur":20},
+  {"ph":"X","cat":"cpu_op","name":"aten::_local_scalar_dense","pid":1,"tid":1,"ts":111,"dur":18},
+  {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":112,"dur":16},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":113,"dur":2,
+   "args":{"correlation":10}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaStreamSynchronize","pid":1,"tid":1,"ts":117,"dur":10},
+  {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":7,
+   "ts":116,"dur":1,"args":{"correlation":10,"bytes":4,"stream":7}},
+  {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":1,"ts":140,"dur":20},
+  {"ph":"X","cat":"cpu_op","name":"aten::_local_scalar_dense","pid":1,"tid":1,"ts":141,"dur":18},
+  {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":142,"dur":16},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":143,"dur":2,
+   "args":{"correlation":11}},
+  {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":7,
+   "ts":146,"dur":2,"args":{"correlation":11,"bytes":8,"stream":7}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":190,"dur":5},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":2,"ts":50,"dur":10}
+])J";
+
+std::string steps_trace(std::initializer_list<int> durations_us) {
+  std::string json = "[";
+  int ts = 0, n = 1;
+  for (int d : durations_us) {
+    if (n > 1) json += ",";
+    json += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(n++) +
+            R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(d) +
+            "}";
+    ts += d;
+  }
+  return json + "]";
+}
+
+}  // namespace
+
+TEST_CASE("capture.empty: nothing was recorded", "[findings]") {
+  SECTION("no events at all") {
+    Run r = run(R"({"traceEvents": []})");
+    CHECK(ids(r) == std::vector<std::string>{"capture.empty"});
+    const ks::Finding& f = r.findings[0];
+    CHECK(f.severity == ks::Severity::kCritical);
+    CHECK(f.title == "The trace has no events");
+    CHECK(number(f, "events") == 0);
+  }
+  SECTION("metadata only") {
+    Run r = run(R"([{"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}},
+                    {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}])");
+    const ks::Finding* f = find(r, "capture.empty");
+    REQUIRE(f);
+    CHECK(f->title == "The trace has no timed events (metadata only)");
+    CHECK(number(*f, "events") == 2);
+  }
+  SECTION("clean twin: one timed event") {
+    Run r = run(R"([{"ph":"i","name":"mark","pid":1,"tid":1,"ts":1}])");
+    CHECK(find(r, "capture.empty") == nullptr);
+  }
+}
+
+TEST_CASE("capture.no_gpu_activity: a GPU run without its GPU side", "[findings]") {
+  SECTION("launches without kernels") {
+    Run r = run(R"([
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":5},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":7,"dur":2}
+    ])");
+    const ks::Finding* f = find(r, "capture.no_gpu_activity");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kCritical);
+    CHECK(f->title == "GPU run, but no GPU activity was recorded");
+    CHECK(number(*f, "launch_calls") == 2);
+    CHECK(number(*f, "devices_named") == 0);
+  }
+  SECTION("a device named in deviceProperties, CPU ops only") {
+    Run r = run(R"({"deviceProperties": [{"id": 0, "name": "NVIDIA A100"}], "traceEvents": [
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}]})");
+    const ks::Finding* f = find(r, "capture.no_gpu_activity");
+    REQUIRE(f);
+    CHECK(number(*f, "launch_calls") == 0);
+    CHECK(number(*f, "devices_named") == 1);
+  }
+  SECTION("clean twin: the launch has its kernel") {
+    Run r = run(R"([
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":5,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":7,"dur":5,"args":{"correlation":1}}
+    ])");
+    CHECK(find(r, "capture.no_gpu_activity") == nullptr);
+  }
+  SECTION("clean twin: a CPU-only run") {
+    Run r = run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
+    CHECK(find(r, "capture.no_gpu_activity") == nullptr);
+  }
+}
+
+TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
+  Run r = run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
+  CHECK(ids(r) == std::vector<std::string>{"steps.none"});
+  CHECK(r.findings[0].severity == ks::Severity::kInfo);
+  CHECK(r.findings[0].title == "No ProfilerStep markers: the trace is analyzed as one window");
+  SECTION("clean twin: one marker") {
+    Run twin = run(steps_trace({100}));
+    CHECK(find(twin, "steps.none") == nullptr);
+  }
+}
+
+TEST_CASE("steps.unstable: step times vary", "[findings]") {
+  SECTION("100, 100 and 200 us: CV 43 %, a warning") {
+    // Mean 133.33 us; deviations -33.33, -33.33, 66.67: sample variance 3333.33, stddev
+    // 57.735 us; CV = 57.735 / 133.33 = 43.30 %. The slowest step is #3, [200, 400) us.
+    Run r = run(steps_trace({100, 100, 200}));
+    CHECK(ids(r) == std::vector<std::string>{"steps.unstable"});
+    const ks::Finding& f = r.findings[0];
+    CHECK(f.severity == ks::Severity::kWarning);
+    CHECK(f.title == "Step time varies: 100.0 \u00b5s to 200.0 \u00b5s (CV 43%)");
+    CHECK(number(f, "steps") == 3);
+    CHECK(number(f, "min_us") == 100.0);
+    CHECK(number(f, "median_us") == 100.0);
+    CHECK(number(f, "max_us") == 200.0);
+    CHECK(number(f, "cv_pct") == Approx(43.30127018922193));
+    CHECK(number(f, "slowest_step") == 3);
+    REQUIRE(f.ranges.size() == 1);
+    CHECK(f.ranges[0].begin_ns == 200000);
+    CHECK(f.ranges[0].end_ns == 400000);
+    CHECK(f.ranges[0].label == "slowest step ProfilerStep#3");
+    REQUIRE(f.events.size() == 1);
+    CHECK(r.trace->str(r.trace->slices.name[f.events[0]]) == "ProfilerStep#3");
+  }
+  SECTION("100, 100 and 120 us: CV 10.8 %, for information") {
+    // Mean 106.67; deviations -6.67, -6.67, 13.33: variance 133.33, stddev 11.547; CV 10.83 %.
+    Run r = run(steps_trace({100, 100, 120}));
+    const ks::Finding* f = find(r, "steps.unstable");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(number(*f, "cv_pct") == Approx(10.825317547305483));
+  }
+  SECTION("clean twin: equal steps") {
+    Run r = run(steps_trace({100, 100, 100}));
+    CHECK(r.findings.empty());
+  }
+  SECTION("clean twin: two steps are too few to judge") {
+    Run r = run(steps_trace({100, 300}));
+    CHECK(find(r, "steps.unstable") == nullptr);
+  }
+}
+
+TEST_CASE("gpu.idle: the GPU waits inside the steps", "[findings]") {
+  SECTION("40 % idle over the steps: a warning with the largest gaps") {
+    Run r = run(kIdleTrace);
+    const ks::Finding* f = find(r, "gpu.idle");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(f->title == "GPU idle 40.0% of step time");
+    CHECK(number(*f, "idle_pct") == 40.0);
+    CHECK(number(*f, "window_us") == 250.0);
+    CHECK(number(*f, "busy_us") == 150.0);
+    REQUIRE(f->ranges.size() == 4);
+    CHECK(f->ranges[0].begin_ns == 200000);
+    CHECK(f->ranges[0].end_ns == 250000);
+    CHECK(f->ranges[0].label == "idle gap 50.0 \u00b5s");
+    CHECK(f->ranges[3].label == "idle gap 10.0 \u00b5s");
+  }
+  SECTION("more than half idle is critical") {
+    // Without steps: kernels [0, 10) and [90, 100): idle 80 of 100 us.
+    Run r = run(R"([
+      {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10},
+      {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":90,"dur":10}
+    ])");
+    const ks::Finding* f = find(r, "gpu.idle");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kCritical);
+    CHECK(f->title == "GPU idle 80.0% of the GPU span");
+  }
+  SECTION("clean twin: kernels back to back") {
+    Run r = run(R"([
+      {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10},
+      {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":10,"dur":90}
+    ])");
+    CHECK(find(r, "gpu.idle") == nullptr);
+  }
+}
+
+TEST_CASE("sync.dtoh_in_step: device-to-host copies inside steps", "[findings]") {
+  Run r = run(kSyncTrace);
+  const ks::Finding* f = find(r, "sync.dtoh_in_step");
+  REQUIRE(f);
+  CHECK(f->severity == ks::Severity::kWarning);
+  CHECK(f->title == "2 device-to-host copies inside steps (1 of 1 steps)");
+  CHECK(number(*f, "copies") == 2);
+  CHECK(number(*f, "steps_with_copies") == 1);
+  CHECK(text(*f, "issued_by") == "aten::item > aten::_local_scalar_dense > aten::copy_");
+  CHECK(number(*f, "issued_by_count") == 2);
+  CHECK(number(*f, "bytes") == 12);
+  REQUIRE(f->ranges.size() == 2);
+  CHECK(f->ranges[0].begin_ns == 116000);
+  CHECK(f->ranges[0].end_ns == 117000);
+  CHECK(f->ranges[0].label == "Memcpy DtoH (Device -> Pageable)");
+  REQUIRE(f->events.size() == 2);
+  CHECK(r.trace->slices.ts[f->events[1]] == 146000);
+  SECTION("clean twin: the same copies with no step around them") {
+    std::string json = kSyncTrace;
+    json.replace(json.find("ProfilerStep#1"), 14, "train_iter");
+    Run twin = run(json);
+    CHECK(find(twin, "sync.dtoh_in_step") == nullptr);
+  }
+}
+
+TEST_CASE("sync.runtime_calls: synchronizing CUDA calls", "[findings]") {
+  SECTION("25 us of syncs in a 100 us step: a warning") {
+    // cudaDeviceSynchronize 10 + 5 us, cudaStreamSynchronize 10 us: 25 us, 25 % of step time.
+    Run r = run(kSyncTrace);
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(f->title == "3 synchronizing CUDA calls, 25.0 \u00b5s in total (25.0% of step time)");
+    CHECK(number(*f, "calls") == 3);
+    CHECK(number(*f, "total_us") == 25.0);
+    CHECK(number(*f, "share_pct") == 25.0);
+    CHECK(text(*f, "top_call") == "cudaDeviceSynchronize");
+    CHECK(number(*f, "top_call_count") == 2);
+    CHECK(number(*f, "top_call_max_us") == 10.0);
+    REQUIRE(f->ranges.size() == 2);
+    CHECK(f->ranges[0].begin_ns == 50000);  // the longest call first
+    CHECK(f->ranges[0].label == "cudaDeviceSynchronize");
+  }
+  SECTION("one short sync at the end of a long trace: for information") {
+    // 1 us of 1000 us: 0.1 %.
+    Run r = run(R"([
+      {"ph":"X","cat":"cpu_op","name":"loop","pid":1,"tid":1,"ts":0,"dur":1000},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":998,"dur":1}
+    ])");
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(f->title == "1 synchronizing CUDA call, 1.0 \u00b5s in total (0.1% of the trace)");
+  }
+  SECTION("clean twin: no synchronizing call") {
+    Run r = run(kIdleTrace);
+    CHECK(find(r, "sync.runtime_calls") == nullptr);
+  }
+}
+
+TEST_CASE("Findings come most severe first, in catalogue order within a severity",
+          "[findings]") {
+  // The sync trace: the GPU is busy 3 of the step's 100 us (critical gpu.idle), then the two
+  // sync warnings in catalogue order.
+  Run r = run(kSyncTrace);
+  CHECK(ids(r) == std::vector<std::string>{"gpu.idle", "sync.dtoh_in_step",
+                                           "sync.runtime_calls"});
+}

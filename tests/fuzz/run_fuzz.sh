@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs both libFuzzer targets for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=N): builds them with
+# clang (fuzzer + address + undefined sanitizers) in FUZZ_BUILD, builds the seed corpus from
+# ../shared/traces and the bad-input catalogue, fuzzes, and prints executions and crashes.
+# A crash does not end the run: the input is saved under FUZZ_BUILD/artifacts/TARGET/ and fuzzing
+# goes on for the time left. Keep each crash input as tests/fuzz/regressions/<name> once fixed.
+#   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer" run_fuzz.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+BUILD=${FUZZ_BUILD:-build/fuzz}
+TARGETS=${FUZZ_TARGETS:-import_fuzzer chunked_fuzzer}
+MAX_LEN=${FUZZ_MAX_LEN:-65536}
+
+if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "fuzz: libFuzzer is missing: installing clang and libclang-rt-14-dev"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+    --no-install-recommends clang libclang-rt-14-dev >/dev/null || exit 1
+fi
+CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON \
+  -DKS_TESTS=OFF -DKS_MARCH_NATIVE=OFF >/dev/null || exit 1
+cmake --build "$BUILD" --target $TARGETS >/dev/null || { cmake --build "$BUILD" --target $TARGETS; exit 1; }
+python3 tests/fuzz/make_corpus.py "$BUILD/corpus" || exit 1
+
+total_execs=0 total_crashes=0
+for target in $TARGETS; do
+  corpus=$BUILD/corpus/${target%_fuzzer}
+  artifacts=$BUILD/artifacts/$target
+  mkdir -p "$corpus" "$artifacts"
+  end=$((SECONDS + SECONDS_EACH))
+  execs=0 crashes=0 runs=0
+  while [ $SECONDS -lt $end ]; do
+    left=$((end - SECONDS))
+    log=$BUILD/$target.$runs.log
+    "$BUILD/tests/fuzz/$target" "$corpus" -dict=tests/fuzz/json.dict -max_len="$MAX_LEN" \
+      -timeout=10 -rss_limit_mb=2560 -max_total_time="$left" -print_final_stats=1 \
+      -artifact_prefix="$artifacts/" >"$log" 2>&1
+    rc=$?
+    n=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    execs=$((execs + ${n:-0}))
+    runs=$((runs + 1))
+    if [ $rc -ne 0 ]; then
+      crashes=$((crashes + 1))
+      echo "fuzz: $target: crash (exit $rc): $(grep -m1 -E 'ERROR|runtime error|deadly signal|Test unit written' "$log")"
+      grep -m1 'Test unit written' "$log" || true
+    fi
+  done
+  echo "fuzz: $target: ${SECONDS_EACH}s, $execs executions, $crashes crashes, corpus $(ls "$corpus" | wc -l) inputs"
+  total_execs=$((total_execs + execs))
+  total_crashes=$((total_crashes + crashes))
+done
+echo "fuzz: total $total_execs executions, $total_crashes crashes (inputs under $BUILD/artifacts/)"
