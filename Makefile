@@ -8,8 +8,16 @@ WASM_BUILD := build/wasm-cmake
 WASM_OUT := build/wasm
 export NODE_PATH := /usr/share/nodejs
 DEMO_TRACE := examples/demo/cpu_transformer.pt.trace.json.gz
+# make dist: the static site and the single-file page (docs/sharing.md). Its WASM stays at -O3:
+# -Os/-Oz save 27% of the gzipped download but parse 2.5-3x slower (measured in docs/sharing.md).
+DIST_WASM := build/dist-wasm
+DIST_WASM_OPT ?= -O3
+# make test-sanitize / make fuzz (docs/hardening.md): build folders and fuzzing time per target.
+SANITIZE_BUILD ?= build/sanitize
+FUZZ_BUILD ?= build/fuzz
+FUZZ_SECONDS ?= 60
 
-.PHONY: all setup native wasm test test-native test-browser test-sanitize demo serve clean format
+.PHONY: all setup native wasm test test-native test-browser test-sanitize fuzz demo serve bench bench-timeline clean format dist test-dist serve-dist
 
 all: native wasm
 
@@ -36,17 +44,46 @@ test-browser: native wasm
 	@node tests/browser/run.mjs
 
 test-sanitize: setup
-	@cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKS_SANITIZE=ON >/dev/null
-	@cmake --build build/sanitize
-	@build/sanitize/ks_tests
+	@cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKS_SANITIZE=ON >/dev/null
+	@cmake --build $(SANITIZE_BUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $(SANITIZE_BUILD)/ks_tests
+
+# libFuzzer (clang) on the import entry and the chunked path, FUZZ_SECONDS per target; prints the
+# executions and crashes. Crash inputs land in $(FUZZ_BUILD)/artifacts/ (keep each, once fixed, in
+# tests/fuzz/regressions/).
+fuzz: setup
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run_fuzz.sh
 
 demo: native wasm
 	@echo "== kinetoscope report $(DEMO_TRACE)"
 	@$(NATIVE)/kinetoscope report $(DEMO_TRACE) || true
 	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=examples/demo/cpu_transformer.pt.trace.json.gz"
 
+bench: native wasm
+	@bash bench/run.sh
+
+# The timeline under load (bench/timeline/run.mjs; results in docs/performance.md): a 2M-event trace,
+# 10 s of scripted pan and zoom in headless Chromium.
+bench-timeline: native wasm
+	@KINETOSCOPE_WASM_DIR=$(WASM_OUT) node bench/timeline/run.mjs
+	@g++ -std=c++17 -O2 -march=native -Isrc bench/timeline/lod_native.cpp $(NATIVE)/libks_core.a -lsimdjson -lz -o build/bench/lod_native
+	@build/bench/lod_native build/bench/timeline_2m.json
+
 serve: wasm
 	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples
+
+dist: setup
+	@emcmake cmake -S . -B $(DIST_WASM) -G Ninja -DCMAKE_BUILD_TYPE=Release -DKS_WASM_OPT=$(DIST_WASM_OPT) >/dev/null
+	@cmake --build $(DIST_WASM)
+	@node scripts/dist.mjs --wasm $(DIST_WASM)/wasm --out dist
+
+# The browser tests of dist/ (sub-path, file:// offline, deep links, postMessage, exports).
+test-dist: dist native
+	@KINETOSCOPE_DIST=dist node tests/browser/dist.mjs
+
+# dist/ as a team would host it, under a sub-path.
+serve-dist: dist
+	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root dist --map /kinetoscope=dist --open-path /kinetoscope/
 
 format:
 	@clang-format -i $$(git ls-files '*.cpp' '*.h')

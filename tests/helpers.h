@@ -58,7 +58,9 @@ inline std::string report_of(const ks::Trace& trace, bool drop_last_step = false
   return ks::report_json(ks::build_report(trace, options));
 }
 
-inline uint64_t diag_count(const ks::Trace& t, ks::Diag d) { return t.diagnostics.count(d); }
+inline uint64_t diag_count(const ks::Trace& t, ks::Diag d) {
+  return t.diagnostics.count(d);
+}
 inline uint64_t diag_offset(const ks::Trace& t, ks::Diag d) {
   return t.diagnostics.get(d).first_offset;
 }

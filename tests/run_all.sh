@@ -12,12 +12,20 @@ suite() {  # suite NAME COMMAND...
 [ -d ../shared/traces ] || echo "NOTE: ../shared/traces is absent: corpus, golden and browser tests on real traces are skipped"
 suite "unit and corpus tests (Catch2)" build/native/ks_tests
 suite "WASM/CLI parity (node)" node tests/wasm/parity.cjs
+suite "WASM out of memory: too_large, not a crash (node)" node tests/wasm/limits.cjs
 suite "golden reports" bash tests/golden/check.sh
+# The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
+# (generated into build/bad_inputs; docs/hardening.md).
+suite "bad-input catalogue (CLI)" python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
 if [ -f examples/pathologies/check_generated.py ]; then
   suite "planted pathology traces" python3 examples/pathologies/check_generated.py
 fi
 if [ -f tests/browser/run.mjs ]; then
   suite "browser (headless chromium)" node tests/browser/run.mjs
+fi
+if [ -f tests/browser/dist.mjs ]; then
+  # Packs build/wasm as make dist would (KINETOSCOPE_DIST=dist tests make dist's own output).
+  suite "dist: hosted sub-path, single file offline, links, embedding, exports" node tests/browser/dist.mjs
 fi
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]

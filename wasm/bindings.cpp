@@ -3,21 +3,52 @@
 // report comes back as the same JSON text the CLI writes, so page and CLI cannot disagree.
 #include <emscripten/bind.h>
 
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "import/chrome_json/importer.h"
+#include "report/diff_digest_json.h"
 #include "report/multi_rank_report.h"
 #include "report/rank_digest_json.h"
 #include "report/report.h"
+#include "report/trace_diff_report.h"
 #include "timeline_session.h"
 
 namespace {
 
+// Running out of memory (hardening, docs/hardening.md "Limits"). The module may grow to 4 GB
+// (-sMAXIMUM_MEMORY); past that malloc returns null, and with -fno-exceptions operator new would
+// abort and the page would only see a crash. Instead each Session keeps a reserve; the first failed
+// allocation gives it back (so the allocation is retried and succeeds), marks the session as out of
+// memory, and feed()/finish() stop it with a too_large error that suggests the CLI.
+constexpr size_t kMemoryReserveBytes = size_t{32} << 20;
+void* g_reserve = nullptr;
+bool g_out_of_memory = false;
+
+void on_out_of_memory() {
+  g_out_of_memory = true;
+  if (!g_reserve) std::abort();  // nothing left to give back: the worker reports a crash
+  std::free(g_reserve);
+  g_reserve = nullptr;
+}
+
+void arm_memory_reserve() {
+  g_out_of_memory = false;
+  if (!g_reserve) g_reserve = std::malloc(kMemoryReserveBytes);
+  std::set_new_handler(on_out_of_memory);
+}
+
 class Session {
  public:
-  void setSource(std::string name, bool gzip) { importer_.set_source(std::move(name), gzip); }
+  Session() { arm_memory_reserve(); }
+
+  void setSource(std::string name, bool gzip) {
+    source_name_ = name;
+    importer_.set_source(std::move(name), gzip);
+  }
   void setDropLastStep(bool drop) {
     options_.drop_last_step = drop;
     report_.reset();  // the next report*() call analyzes again with the new option
@@ -25,21 +56,35 @@ class Session {
 
   // `ptr` is a WASM address the worker filled (Module._malloc + HEAPU8.set).
   bool feed(uintptr_t ptr, size_t len) {
-    if (finished_) return false;
-    return importer_.feed(reinterpret_cast<const char*>(ptr), len);
+    if (finished_ || g_out_of_memory) return false;
+    bool ok = importer_.feed(reinterpret_cast<const char*>(ptr), len);
+    return ok && !g_out_of_memory;
   }
 
   bool finish() {
     if (finished_) return ok_;
     finished_ = true;
-    ok_ = importer_.error().ok() && importer_.finish();
+    ok_ = !g_out_of_memory && importer_.error().ok() && importer_.finish() && !g_out_of_memory;
     if (ok_) trace_ = importer_.take();
     return ok_;
   }
 
   std::string errorJson() const {
+    if (g_out_of_memory) return ks::import_error_json(out_of_memory_error());
     const ks::ImportError& e = importer_.error();
     return e.ok() ? std::string() : ks::import_error_json(e);
+  }
+
+  ks::ImportError out_of_memory_error() const {
+    ks::ImportError e;
+    e.code = ks::ImportErrorCode::kTooLarge;
+    e.offset = importer_.bytes_read();
+    e.message = "the trace does not fit in the 4 GB of memory a web page can use: " +
+                std::to_string(importer_.bytes_read()) + " bytes of JSON (" +
+                std::to_string(importer_.events_read()) +
+                " events) were read before it ran out. The command line has no such limit: "
+                "kinetoscope report " + (source_name_.empty() ? std::string("FILE") : source_name_);
+    return e;
   }
 
   std::string progressJson() const {
@@ -49,7 +94,8 @@ class Session {
 
   std::string reportJson() {
     const ks::Report* r = report();
-    return r ? ks::report_json(*r) : std::string();
+    std::string json = r ? ks::report_json(*r) : std::string();
+    return g_out_of_memory ? std::string() : json;  // then errorJson() says why
   }
 
   // The CLI's `--format md` text for the same report (the page's Markdown export and "copy
@@ -67,6 +113,14 @@ class Session {
     const std::string& file = trace_->facts.source_name;
     return ks::rank_digest_json(ks::make_rank_digest(
         *trace_, r->analyses, file, ks::identify_rank(*trace_, file, loadIndex)));
+  }
+
+  // What the trace diff needs from this trace (see diffTraces below).
+  std::string diffDigestJson() {
+    const ks::Report* r = report();
+    if (!r) return std::string();
+    return ks::diff_digest_json(
+        ks::make_diff_digest(*trace_, r->analyses, trace_->facts.source_name));
   }
 
   // The timeline (wasm/timeline_session.h), built on the first of these calls. Times are ns
@@ -101,6 +155,7 @@ class Session {
     return report_.get();
   }
 
+  std::string source_name_;
   ks::ChromeJsonImporter importer_;
   ks::AnalysisOptions options_;
   std::unique_ptr<ks::Trace> trace_;
@@ -127,11 +182,36 @@ std::string combineRanks(const std::vector<std::string>& digests,
   return ks::multi_rank_json(ks::combine_ranks(parsed), reports);
 }
 
+// The same, as the CLI's `--format md` writes it: `reports` are the ranks' reportMarkdown().
+std::string combineRanksMarkdown(const std::vector<std::string>& digests,
+                                 const std::vector<std::string>& reports) {
+  std::vector<ks::RankDigest> parsed(digests.size());
+  for (size_t i = 0; i < digests.size(); ++i)
+    if (!ks::parse_rank_digest_json(digests[i], &parsed[i])) return std::string();
+  return ks::multi_rank_markdown(ks::combine_ranks(parsed), reports);
+}
+
+// Two traces compared (BASE, TEST): each worker sends its trace's diffDigestJson(); this writes
+// the report `kinetoscope diff BASE TEST --format FORMAT` writes ("json", "md" or "text").
+// Empty string when a digest cannot be read.
+std::string diffTraces(const std::string& base, const std::string& test,
+                       const std::string& format) {
+  ks::DiffDigest b, t;
+  if (!ks::parse_diff_digest_json(base, &b) || !ks::parse_diff_digest_json(test, &t))
+    return std::string();
+  ks::TraceDiff d = ks::diff_traces(b, t);
+  return format == "md" ? ks::trace_diff_markdown(d)
+         : format == "text" ? ks::trace_diff_text(d)
+                            : ks::trace_diff_json(d);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::register_vector<std::string>("StringList");
   emscripten::function("combineRanks", &combineRanks);
+  emscripten::function("combineRanksMarkdown", &combineRanksMarkdown);
+  emscripten::function("diffTraces", &diffTraces);
   emscripten::class_<Session>("Session")
       .constructor<>()
       .function("setSource", &Session::setSource)
@@ -143,6 +223,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("reportJson", &Session::reportJson)
       .function("reportMarkdown", &Session::reportMarkdown)
       .function("digestJson", &Session::digestJson)
+      .function("diffDigestJson", &Session::diffDigestJson)
       .function("trackLayoutJson", &Session::trackLayoutJson)
       .function("queryViewport", &Session::queryViewport)
       .function("namesJson", &Session::namesJson)

@@ -78,9 +78,8 @@ class TimelineSession {
       if (id >= t.strings.size()) continue;
       if (!first) out += ',';
       first = false;
-      out += '"' + std::to_string(id) + "\":\"";
-      ks::append_json_escaped(&out, t.str(static_cast<ks::StringId>(id)));
-      out += '"';
+      out += '"' + std::to_string(id) + "\":";
+      ks::append_json_escaped(&out, t.str(static_cast<ks::StringId>(id)));  // quoted
     }
     return out + "}";
   }
@@ -119,8 +118,7 @@ class TimelineSession {
 
   // "[slice or -1, ...]" for byte offsets of events in the decompressed JSON.
   std::string slicesAtOffsetsJson(const std::string& offsets) {
-    std::vector<int32_t> found =
-        offsets_.lookup(index_, ks::view::parse_ids_as<uint64_t>(offsets));
+    std::vector<int32_t> found = offsets_.lookup(index_, ks::view::parse_ids_as<uint64_t>(offsets));
     std::string out = "[";
     for (size_t i = 0; i < found.size(); ++i) out += (i ? "," : "") + std::to_string(found[i]);
     return out + "]";
@@ -135,9 +133,9 @@ class TimelineSession {
   }
 
   std::string aggregateJson(double from, double to, const std::string& tracks) const {
-    ks::view::Aggregate a = ks::view::aggregate_range(index_, static_cast<int64_t>(from),
-                                                      static_cast<int64_t>(to),
-                                                      ks::view::parse_ids_as<ks::TrackId>(tracks));
+    ks::view::Aggregate a =
+        ks::view::aggregate_range(index_, static_cast<int64_t>(from), static_cast<int64_t>(to),
+                                  ks::view::parse_ids_as<ks::TrackId>(tracks));
     return ks::view::aggregate_json(index_, a);
   }
 
@@ -147,9 +145,8 @@ class TimelineSession {
   }
 
   int sliceAt(double track, double depth, double t, double tolerance) const {
-    return ks::view::slice_at(index_, static_cast<ks::TrackId>(track),
-                              static_cast<uint32_t>(depth), static_cast<int64_t>(t),
-                              static_cast<int64_t>(tolerance));
+    return ks::view::slice_at(index_, static_cast<ks::TrackId>(track), static_cast<uint32_t>(depth),
+                              static_cast<int64_t>(t), static_cast<int64_t>(tolerance));
   }
 
  private:

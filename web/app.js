@@ -3,11 +3,22 @@
 //
 // Public API for scripts and tests:
 //   window.kinetoscope.open(fileOrBlobOrArrayBuffer[, name]) -> Promise<report object>
+//   window.kinetoscope.open([file, file, ...])                -> Promise<multi-rank report object>
+//   window.kinetoscope.compare(base, test)                    -> Promise<trace diff object>
 //   window.kinetoscope.openUrl(sameOriginPath)                -> Promise<report object>
 //   window.kinetoscope.report()                               -> the current report object, or null
-import { h } from './views/dom.js';
+//   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
+//   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
+//   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
+import { h, neutral } from './views/dom.js';
 import { fmtBytes, fmtInt } from './views/format.js';
 import { renderReport } from './views/report.js';
+import { initSharing, reportShown, sharingApi } from './share/share.js';
+import { startAnalyzerWorker } from './share/worker-source.js';
+import { initTimelineTab } from './timeline/tab.js';
+import { initRanks } from './ranks/mode.js';
+import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
+import { initCompare } from './compare/mode.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -19,12 +30,23 @@ const ui = {
   error: $('error'),
   report: $('report'),
   drop: $('drop'),
+  folder: $('folder'),
+  compare: $('compare-open'),
 };
 
+// Two workers at most (hardening, docs/hardening.md): `worker` holds the trace on screen (the
+// timeline queries it); `loader` reads the file being loaded, in a worker of its own, so that a
+// cancel or a new file ends it with terminate(): a stuck load (a huge file, a read that never ends,
+// a long WASM call) never keeps a worker running, whatever the timing. A load that succeeds makes
+// its loader the new `worker` (the old one is ended); a load that fails is ended and the report on
+// screen keeps its worker.
 let worker = null;
+let loader = null;
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
+// The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
+const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
 
 function jobError(err) {
   const e = new Error(err.message || 'the trace could not be read');
@@ -34,20 +56,30 @@ function jobError(err) {
 }
 
 function startWorker() {
-  worker = new Worker(new URL('worker.js', import.meta.url));
-  worker.onmessage = onMessage;
-  worker.onerror = (e) => {
-    // The worker script itself failed; start a fresh one for the next file.
+  const w = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
+  w.onmessage = (e) => onMessage(e, w);
+  w.onerror = (e) => {
+    // The worker script itself failed; a fresh one starts for the next file.
     e.preventDefault();
-    worker.terminate();
-    worker = null;
-    if (job) fail({ code: 'worker_failed', message: `the analyzer stopped: ${e.message || 'unknown error'}` });
+    w.terminate();
+    if (w === worker) worker = null;
+    if (w === loader) {
+      loader = null;
+      if (job) fail({ code: 'worker_failed', message: `the analyzer stopped: ${e.message || 'unknown error'}` });
+    }
   };
+  return w;
 }
 
-function onMessage(e) {
+function endLoader() {
+  if (loader) loader.terminate();
+  loader = null;
+}
+
+function onMessage(e, from) {
   const m = e.data;
-  if (!job || m.id !== job.id) return; // a late message from a replaced or cancelled file
+  if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
+  if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
   if (m.type === 'progress') showProgress(m);
   else if (m.type === 'error') fail(m.error);
   else if (m.type === 'report') {
@@ -60,8 +92,13 @@ function onMessage(e) {
     }
     const done = job;
     job = null;
+    if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
+    worker = loader;
+    loader = null;
     ui.status.hidden = true;
     show(report, done);
+    timeline.loaded(done.id, report);
+    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
     settled('ready');
     done.resolve(report);
   }
@@ -70,6 +107,7 @@ function onMessage(e) {
 function fail(err) {
   const done = job;
   job = null;
+  endLoader();
   ui.status.hidden = true;
   showError(done ? done.name : 'the trace', err);
   settled('error');
@@ -94,12 +132,15 @@ function settled(state) {
 }
 
 function begin(fields) {
+  ranks.cancel();
+  compare.cancel();
   if (job) {
     const old = job;
     job = null;
     old.reject(jobError({ code: 'cancelled', message: `${old.name} was replaced by ${fields.name}` }));
   }
-  if (!worker) startWorker();
+  endLoader();
+  loader = startWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     job = { id, name: fields.name, size: fields.size, t0: performance.now(), resolve, reject };
@@ -107,7 +148,7 @@ function begin(fields) {
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
     showProgress({ read: 0, total: fields.size, bytes: 0, events: 0 });
-    worker.postMessage({ type: 'open', id, ...fields });
+    loader.postMessage({ type: 'open', id, ...fields });
   });
 }
 
@@ -127,6 +168,8 @@ function showProgress(p) {
 
 function show(report, done) {
   current = report;
+  delete document.body.dataset.view; // set by the ranks and compare views
+  ranks.close();
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
   const nav = h(
@@ -143,10 +186,14 @@ function show(report, done) {
     nav,
   );
   ui.report.replaceChildren(head, ...sections);
-  document.title = `${done.name} · Kinetoscope`;
+  document.title = `${neutral(done.name)} · Kinetoscope`;
 }
 
 function open(source, name) {
+  if (Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList)) {
+    const files = Array.from(source, (x, i) => (x instanceof Blob ? x : new File([x], `rank-${i}.json`)));
+    return ranks.open(files);
+  }
   let blob = source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) blob = new Blob([source]);
   else if (!(source instanceof Blob)) return Promise.reject(new TypeError('kinetoscope.open takes a File, a Blob or an ArrayBuffer'));
@@ -161,8 +208,12 @@ function openUrl(path) {
   } catch {
     url = null;
   }
-  if (!url || url.origin !== location.origin) {
-    const err = { code: 'bad_url', message: `only files from this page's own origin can be opened, not ${path}` };
+  // A page opened from a file has no origin to fetch from (file:// fetches are refused).
+  const fromFile = location.protocol === 'file:';
+  if (!url || fromFile || url.origin !== location.origin) {
+    const err = fromFile
+      ? { code: 'bad_url', message: `a page opened from a file cannot fetch ${path}: open the trace with the button, or drop it on the page` }
+      : { code: 'bad_url', message: `only files from this page's own origin can be opened, not ${path}` };
     showError(path, err);
     settled('error');
     return Promise.reject(jobError(err));
@@ -175,7 +226,7 @@ function cancel() {
   if (!job) return;
   const old = job;
   job = null;
-  worker.postMessage({ type: 'cancel', id: old.id });
+  endLoader();
   ui.status.hidden = true;
   settled('cancelled');
   old.reject(jobError({ code: 'cancelled', message: `reading ${old.name} was cancelled` }));
@@ -183,12 +234,41 @@ function cancel() {
 
 const ignore = () => {}; // UI-started loads report failures on the page itself
 
+// Several files at once (ranks/) and two traces compared (compare/) draw in the same report area
+// and status line, and stop whatever else is loading.
+function otherView(report) {
+  current = report;
+  if (timeline.api.showReport) timeline.api.showReport();
+  const tabs = $('tabs');
+  if (tabs) tabs.hidden = true; // the Timeline tab belongs to a single trace
+}
+const shared = { ui, settled, showError, setCurrent: otherView, shown: reportShown };
+const ranks = initRanks({ ...shared, stopSingle: () => { cancel(); compare.cancel(); } });
+const compare = initCompare({ ...shared, stopOthers: () => { cancel(); ranks.cancel(); ranks.close(); } });
+
+// One file is one trace; several are the ranks of one job; on the compare panel, BASE and TEST.
+function openFiles(files) {
+  if (compare.takes(files)) return;
+  if (files.length === 1) open(files[0]).catch(ignore);
+  else ranks.open(files).catch(ignore); // none: says that no trace was found
+}
+
 ui.file.addEventListener('change', () => {
-  const f = ui.file.files[0];
-  if (f) open(f).catch(ignore);
+  openFiles(Array.from(ui.file.files));
   ui.file.value = ''; // choosing the same file again still fires 'change'
 });
-ui.cancel.addEventListener('click', cancel);
+if (ui.folder) {
+  ui.folder.addEventListener('change', () => {
+    openFiles(filesFromFolderInput(ui.folder.files));
+    ui.folder.value = '';
+  });
+}
+if (ui.compare) ui.compare.addEventListener('click', () => compare.showPanel());
+ui.cancel.addEventListener('click', () => {
+  ranks.cancel();
+  compare.cancel();
+  cancel();
+});
 
 // The whole window is a drop zone.
 let dragDepth = 0;
@@ -213,11 +293,11 @@ window.addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   ui.drop.hidden = true;
-  const f = e.dataTransfer.files[0];
-  if (f) open(f).catch(ignore);
+  filesFromDrop(e.dataTransfer).then(openFiles, ignore);
 });
 
-window.kinetoscope = Object.freeze({ open, openUrl, report: () => current });
+window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, ...sharingApi, timeline: timeline.api });
+initSharing({ open, report: ui.report, firstNode: ui.status });
 
 // ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this).
 const params = new URLSearchParams(location.search);

@@ -3,10 +3,13 @@
 // Messages in:  {type:'open', id, name, blob}   a File or Blob, read with blob.stream()
 //               {type:'open', id, name, url}    a same-origin URL, read with fetch().body
 //               {type:'cancel', id}
+//               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
+//               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
 // Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
-//               {type:'report', id, json}                          the report as a JSON string
+//               {type:'report', id, json, markdown}                the report as JSON and Markdown text
 //               {type:'error', id, error:{code, message, offset?}}
 //               {type:'cancelled', id}
+//               {type:'tl', id, req, result | error}                a timeline answer
 //
 // The trace is never held whole in JS: chunks go from the stream (through DecompressionStream when the
 // first bytes are the gzip magic 1f 8b) straight into WASM memory, one chunk at a time.
@@ -21,6 +24,9 @@ let current = null; // the running job: {id, cancelled, reader}
 function loadModule() {
   if (!modulePromise) {
     modulePromise = (async () => {
+      // The single-file page (dist/kinetoscope.html) starts this worker from a Blob that holds the
+      // glue (createKinetoscope is already defined) and the WASM as base64: nothing to fetch.
+      if (self.kinetoscopeWasmBase64) return createKinetoscope({ wasmBinary: embeddedWasm() });
       // The glue sits in wasm/ beside this worker; without locateFile it would look for the .wasm
       // next to the worker script.
       importScripts('wasm/kinetoscope_wasm.js');
@@ -31,6 +37,16 @@ function loadModule() {
     });
   }
   return modulePromise;
+}
+
+let wasmBinary = null;
+function embeddedWasm() {
+  if (!wasmBinary) {
+    const text = atob(self.kinetoscopeWasmBase64);
+    wasmBinary = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) wasmBinary[i] = text.charCodeAt(i);
+  }
+  return wasmBinary;
 }
 
 class JobError extends Error {
@@ -125,9 +141,41 @@ function gunzip(input) {
   return ds.readable;
 }
 
-function feed(M, session, chunk) {
+// --- Limits (docs/hardening.md) --------------------------------------------------------------------
+// The module may grow to 4 GB (-sMAXIMUM_MEMORY=4GB). The model costs about MODEL_BYTES_PER_EVENT
+// per event (measured, docs/hardening.md), whatever the event's size in JSON. So:
+//  - a file above MAX_JSON_BYTES is refused before anything is read (no real trace that size fits:
+//    even at ~700 bytes of JSON per event it would need more than 4 GB);
+//  - once PROJECT_AFTER_BYTES of JSON are read, the events per byte so far give the events the
+//    whole file holds (its size, or for gzip the size its trailer gives); a load clearly above the
+//    limit (1.25 times) is stopped there, at once, instead of minutes later;
+//  - a load that runs out of memory anyway is stopped by the Session (wasm/bindings.cpp).
+// All three give the code too_large and say to use the CLI, which streams with no such limit.
+const WASM_MAX_BYTES = 4 * 2 ** 30;
+const MODEL_BYTES_PER_EVENT = 100; // the CLI (64-bit) peaks at 123 per event on 10 million events
+const MAX_JSON_BYTES = 32 * 2 ** 30;
+const PROJECT_AFTER_BYTES = 16 * 2 ** 20;
+
+function gb(n) {
+  return `${(n / 2 ** 30).toFixed(1)} GB`;
+}
+
+function tooLarge(name, what, offset) {
+  return new JobError('too_large', `${what}: more than the 4 GB of memory a web page can use. The command line has no such limit: kinetoscope report ${name}`, offset);
+}
+
+// The decompressed size a gzip file says it has (its last 4 bytes, ISIZE: the size modulo 2^32).
+// A trace compresses 5-20 times, so an ISIZE below the compressed size has wrapped past 4 GB.
+async function gzipDecodedSize(blob) {
+  if (!blob || blob.size < 18) return 0;
+  const t = new Uint8Array(await blob.slice(blob.size - 4).arrayBuffer());
+  const isize = t[0] + t[1] * 2 ** 8 + t[2] * 2 ** 16 + t[3] * 2 ** 24;
+  return isize >= blob.size ? isize : isize + 2 ** 32;
+}
+
+function feed(M, session, chunk, name) {
   const ptr = M._malloc(chunk.length);
-  if (!ptr) throw new JobError('out_of_memory', 'the analyzer ran out of memory');
+  if (!ptr) throw tooLarge(name, 'the analyzer ran out of memory while reading the trace');
   try {
     // Read HEAPU8 after _malloc: growing the memory replaces the view.
     M.HEAPU8.set(chunk, ptr);
@@ -156,20 +204,39 @@ async function run(msg) {
     const p = session ? parseJson(session.progressJson(), {}) : {};
     self.postMessage({ type: 'progress', id: job.id, read, total, bytes: p.bytes || 0, events: p.events || 0 });
   };
+  let M = null;
   try {
-    const M = await loadModule().catch((e) => {
+    M = await loadModule().catch((e) => {
       throw new JobError('wasm_load_failed', `the analyzer (wasm/kinetoscope_wasm.js) could not be loaded: ${e.message || e}`);
     });
     if (job.cancelled) return;
+    // The timeline's kept Session (the trace on screen) stays while this file loads, unless the
+    // module is already big: then its memory goes to the new file (WASM memory is limited to 4 GB).
+    if (kept && M.HEAPU8.length > KEEP_SESSION_HEAP) {
+      kept.session.delete();
+      kept = null;
+    }
     const src = await openSource(msg);
     total = src.total;
     if (job.cancelled) return src.stream.cancel().catch(() => {});
     const peeked = await peek(src.stream, 2, (c) => (read += c.length));
     gzip = peeked.first.length === 2 && peeked.first[0] === 0x1f && peeked.first[1] === 0x8b;
+    if (gzip && typeof DecompressionStream !== 'function') {
+      throw new JobError('gzip_unsupported', 'this browser has no DecompressionStream, so it cannot read gzip: gunzip the file first, or use a current browser');
+    }
+    const jsonTotal = gzip ? await gzipDecodedSize(msg.blob) : total;
+    if (jsonTotal > MAX_JSON_BYTES) {
+      peeked.stream.cancel().catch(() => {});
+      throw tooLarge(msg.name, `${msg.name} holds ${gb(jsonTotal)} of JSON${gzip ? ' (its gzip trailer says)' : ''}, and its analysis would need more`, 0);
+    }
     const data = gzip ? gunzip(peeked.stream) : peeked.stream;
     session = new M.Session();
     session.setSource(msg.name, gzip);
+    // The details panel re-reads an event's bytes: keep the file itself, or the decoded JSON.
+    const keep = new ByteKeeper(!gzip && msg.blob ? msg.blob : null);
     job.reader = data.getReader();
+    let fedBytes = 0;
+    let nextProjection = PROJECT_AFTER_BYTES;
     let lastPost = 0;
     let lastYield = performance.now();
     progress();
@@ -178,9 +245,21 @@ async function run(msg) {
       if (job.cancelled) return;
       if (done) break;
       // A false return means the core already hit a fatal error: finish() will report it.
-      if (feed(M, session, value) === false) {
+      if (feed(M, session, value, msg.name) === false) {
         job.reader.cancel().catch(() => {});
         break;
+      }
+      keep.add(value);
+      fedBytes += value.length;
+      if (jsonTotal && fedBytes >= nextProjection) {
+        nextProjection = fedBytes + PROJECT_AFTER_BYTES;
+        const p = parseJson(session.progressJson(), {});
+        const events = p.events ? (p.events * jsonTotal) / p.bytes : 0;
+        const projected = events * MODEL_BYTES_PER_EVENT;
+        if (projected > 1.25 * WASM_MAX_BYTES) {
+          job.reader.cancel().catch(() => {});
+          throw tooLarge(msg.name, `stopped after ${p.bytes} bytes of about ${gb(jsonTotal)} of JSON: at ${Math.round(p.bytes / p.events)} bytes per event it holds about ${(events / 1e6).toFixed(0)} million events, which need about ${gb(projected)}`, p.bytes);
+        }
       }
       const now = performance.now();
       if (now - lastPost >= PROGRESS_MS) {
@@ -196,8 +275,12 @@ async function run(msg) {
     }
     const ok = session.finish();
     progress();
-    if (ok) {
-      self.postMessage({ type: 'report', id: job.id, json: session.reportJson() });
+    const json = ok ? session.reportJson() : '';
+    if (ok && json) {
+      const markdown = typeof session.reportMarkdown === 'function' ? session.reportMarkdown() : '';
+      self.postMessage({ type: 'report', id: job.id, json, markdown, ...combinable(session, msg) });
+      adoptSession(job.id, session, keep); // the timeline queries it from now on
+      session = null;
     } else {
       const err = parseJson(session.errorJson(), null) || { code: 'unknown', message: 'the trace could not be read' };
       self.postMessage({ type: 'error', id: job.id, error: err });
@@ -211,7 +294,14 @@ async function run(msg) {
       // file gets a fresh instance.
       modulePromise = null;
       session = null;
-      err = { code: 'analyzer_crashed', message: `the analyzer stopped on this file: ${e.message}`, offset: read };
+      kept = null; // the kept Session lived in the same, now dead, instance
+      // An allocation larger than the Session's reserve aborts the module: with its memory at the
+      // 4 GB limit, that is the trace being too large, and is said so.
+      const full = M && M.HEAPU8 && M.HEAPU8.length > WASM_MAX_BYTES - 256 * 2 ** 20;
+      err = full || /memory|OOM|alloc/i.test(e.message)
+        ? tooLarge(msg.name, `the analyzer ran out of memory (${e.message})`, read)
+        : { code: 'analyzer_crashed', message: `the analyzer stopped on this file: ${e.message}`, offset: read };
+      if (err instanceof JobError) err = { code: err.code, message: err.message, offset: err.offset };
     } else if (gzip) {
       // Same code and offset (bytes of JSON decoded) as the CLI's zlib reader gives.
       const json = session ? parseJson(session.progressJson(), {}).bytes || 0 : 0;
@@ -243,5 +333,215 @@ self.onmessage = (e) => {
     run(msg);
   } else if (msg.type === 'cancel') {
     if (current && current.id === msg.id) cancel(current);
+  } else if (msg.type === 'tl') {
+    timelineRequest(msg);
+  } else if (msg.type === 'combine' || msg.type === 'diff') {
+    combine(msg);
   }
 };
+
+// --- Several files at once (web/ranks/, web/compare/) ----------------------------------------------
+// A file opened with `loadIndex` (a rank of a job) also sends its rank digest; one opened with
+// `diffDigest: true` (BASE or TEST of a comparison) its diff digest. Then one worker gets
+//   {type:'combine', id, digests, reports, markdowns}  -> {type:'combined', id, json, markdown}
+//     the multi-rank report (`kinetoscope report --format json|md FILES...`), files in load order
+//   {type:'diff', id, base, test}                      -> {type:'combined', id, json, markdown}
+//     the trace diff (`kinetoscope diff BASE TEST --format json|md`)
+function combinable(session, msg) {
+  const out = {};
+  if (typeof msg.loadIndex === 'number' && typeof session.digestJson === 'function') out.digest = session.digestJson(msg.loadIndex);
+  if (msg.diffDigest && typeof session.diffDigestJson === 'function') out.diffDigest = session.diffDigestJson();
+  return out;
+}
+
+function stringList(M, items) {
+  const list = new M.StringList();
+  for (const s of items) list.push_back(s);
+  return list;
+}
+
+async function combine(msg) {
+  const fail = (code, message) => self.postMessage({ type: 'error', id: msg.id, error: { code, message } });
+  let M;
+  try {
+    M = await loadModule();
+  } catch (e) {
+    return fail('wasm_load_failed', `the analyzer (wasm/kinetoscope_wasm.js) could not be loaded: ${e.message || e}`);
+  }
+  const lists = [];
+  try {
+    let json;
+    let markdown = '';
+    if (msg.type === 'combine') {
+      const digests = stringList(M, msg.digests);
+      lists.push(digests);
+      lists.push(stringList(M, msg.reports));
+      json = M.combineRanks(digests, lists[1]);
+      if (msg.markdowns && typeof M.combineRanksMarkdown === 'function') {
+        lists.push(stringList(M, msg.markdowns));
+        markdown = M.combineRanksMarkdown(digests, lists[2]);
+      }
+    } else {
+      json = M.diffTraces(msg.base, msg.test, 'json');
+      markdown = M.diffTraces(msg.base, msg.test, 'md');
+    }
+    if (!json) return fail('bad_digest', 'the analyzer could not read what the files sent back');
+    self.postMessage({ type: 'combined', id: msg.id, json, markdown });
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) modulePromise = null;
+    fail('analyzer_crashed', `combining the files failed: ${e.message || e}`);
+  } finally {
+    for (const l of lists) l.delete();
+  }
+}
+
+// --- The timeline (web/timeline/) ----------------------------------------------------------------
+// The Session of the last trace that loaded stays alive (until the next one loads) and answers the
+// timeline's queries; its report is the one on screen. Columns come back from WASM as views into its
+// memory, which the next call may grow and detach, so each is copied (.slice()) at once, and the
+// copies are transferred to the page.
+//
+// Args for the details panel are read back from the event's own bytes (the model keeps each slice's
+// file_offset and byte_len in the decompressed JSON): for a plain File or Blob, a slice of it; for
+// gzip (no random access) and fetched (?url=) input, the decoded bytes are kept as they stream by, in
+// Blobs of a few MB (the browser may keep large Blobs on disk), up to KEEP_BUDGET bytes; past that the
+// panel says the args are not available.
+const KEEP_BUDGET = 2 ** 31;
+const KEEP_SESSION_HEAP = 1.5 * 2 ** 30;
+const KEEP_PART = 8 << 20;
+
+class ByteKeeper {
+  constructor(blob) {
+    this.blob = blob; // a File/Blob that is the JSON itself: nothing to copy
+    this.parts = [];
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.total = 0;
+    this.over = false;
+  }
+  add(chunk) {
+    if (this.blob || this.over) return;
+    this.total += chunk.length;
+    if (this.total > KEEP_BUDGET) {
+      this.over = true;
+      this.parts = [];
+      this.pending = [];
+      return;
+    }
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= KEEP_PART) this.flush();
+  }
+  flush() {
+    if (this.pending.length) this.parts.push(new Blob(this.pending));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+  result() {
+    if (this.blob) return { bytes: this.blob, note: '' };
+    if (this.over) return { bytes: null, note: `the decoded trace is larger than ${KEEP_BUDGET >> 20} MB, so event args are not kept` };
+    this.flush();
+    return { bytes: new Blob(this.parts), note: '' };
+  }
+}
+
+let kept = null; // {id, session, bytes, note, names: Set of name ids the page has}
+
+function adoptSession(id, session, keeper) {
+  if (kept) kept.session.delete();
+  const { bytes, note } = keeper.result();
+  kept = { id, session, bytes, note, names: new Set() };
+}
+
+const LOD_COLUMNS = ['start', 'end', 'slice', 'count', 'name', 'track', 'depth', 'cSeries', 'cTs', 'cMin', 'cMax', 'cLast', 'iTrack', 'iTs', 'iCount', 'iInstant', 'iName'];
+const HIT_COLUMNS = ['slice', 'start', 'end', 'track', 'depth'];
+
+function copyColumns(result, keys) {
+  const out = {};
+  for (const k of keys) out[k] = result[k].slice(); // copies: the view into WASM memory may die
+  return out;
+}
+
+// Names (string ids) in `ids` the page has not been sent yet, as {id: name}.
+function newNames(k, ...columns) {
+  const want = [];
+  for (const col of columns) {
+    for (const id of col) {
+      if (!k.names.has(id)) {
+        k.names.add(id);
+        want.push(id);
+      }
+    }
+  }
+  return want.length ? JSON.parse(k.session.namesJson(JSON.stringify(want))) : {};
+}
+
+async function eventArgs(k, d) {
+  if (!k.bytes) return { note: k.note || 'the event bytes are not kept for this input' };
+  if (!d.byte_len) return { note: 'this slice has no event bytes' };
+  const text = await k.bytes.slice(d.file_offset, d.file_offset + d.byte_len).text();
+  try {
+    const ev = JSON.parse(text);
+    return { args: ev && typeof ev === 'object' && ev.args && typeof ev.args === 'object' ? ev.args : {}, text };
+  } catch {
+    return { text, note: 'the event is not strict JSON (the importer repaired it); its text is shown' };
+  }
+}
+
+async function timelineAnswer(k, op, a) {
+  const s = k.session;
+  switch (op) {
+    case 'layout':
+      return { layout: JSON.parse(s.trackLayoutJson()) };
+    case 'query': {
+      const t0 = performance.now();
+      const r = s.queryViewport(a.start, a.end, a.pixels, JSON.stringify(a.tracks), JSON.stringify(a.counters));
+      const cols = copyColumns(r, LOD_COLUMNS);
+      const cost = { searches: r.searches, pixelNs: r.pixelNs, ms: performance.now() - t0 };
+      return { ...cols, ...cost, names: newNames(k, cols.name, cols.iName), transfer: LOD_COLUMNS.map((c) => cols[c].buffer) };
+    }
+    case 'details': {
+      const d = JSON.parse(s.sliceDetailsJson(a.slice));
+      if (d.slice === undefined) return { details: null };
+      return { details: { ...d, ...(await eventArgs(k, d)) } };
+    }
+    case 'names':
+      return { names: JSON.parse(s.sliceNamesJson()) };
+    case 'search': {
+      const cols = copyColumns(s.slicesWithNames(JSON.stringify(a.ids)), HIT_COLUMNS);
+      return { ...cols, transfer: HIT_COLUMNS.map((c) => cols[c].buffer) };
+    }
+    case 'offsets':
+      return { slices: JSON.parse(s.slicesAtOffsetsJson(JSON.stringify(a.offsets))) };
+    case 'brief':
+      return { brief: JSON.parse(s.sliceBriefJson(a.slice)) };
+    case 'aggregate':
+      return { aggregate: JSON.parse(s.aggregateJson(a.from, a.to, JSON.stringify(a.tracks))) };
+    case 'flows':
+      return { flows: JSON.parse(s.flowsForSlice(a.slice)) };
+    case 'sliceAt':
+      return { slice: s.sliceAt(a.track, a.depth, a.t, a.tolerance) };
+    default:
+      throw new Error(`unknown timeline request ${op}`);
+  }
+}
+
+async function timelineRequest(msg) {
+  const reply = (body, transfer = []) => self.postMessage({ type: 'tl', id: msg.id, req: msg.req, ...body }, transfer);
+  if (!kept || kept.id !== msg.id) {
+    reply({ error: { code: 'stale', message: 'that trace is no longer loaded' } });
+    return;
+  }
+  try {
+    const result = await timelineAnswer(kept, msg.op, msg.args || {});
+    const transfer = result.transfer || [];
+    delete result.transfer;
+    reply({ result }, transfer);
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) {
+      modulePromise = null;
+      kept = null;
+    }
+    reply({ error: { code: 'timeline_failed', message: String(e.message || e) } });
+  }
+}

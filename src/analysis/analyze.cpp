@@ -52,6 +52,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   }
   a.idle = compute_idle_breakdown(t, a.join, included);
   a.launches = compute_launch_stats(t, a.join, included);
+  a.idle_causes = compute_idle_causes(t, a.join, a.steps, a.gpu_idle);
   a.step_breakdown = compute_step_breakdown(t, a.steps);
   a.gpu_metrics = compute_gpu_metrics(t, a.steps);
   a.memory = compute_memory_usage(t);

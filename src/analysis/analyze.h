@@ -8,6 +8,7 @@
 #include "analysis/gpu_metrics.h"
 #include "analysis/gpu_op_summary.h"
 #include "analysis/idle_breakdown.h"
+#include "analysis/idle_causes.h"
 #include "analysis/kernel_groups.h"
 #include "analysis/kernel_type_breakdown.h"
 #include "analysis/launch_join.h"
@@ -48,6 +49,8 @@ struct Analyses {
   IdleBreakdown idle;
   CommOverlap comm_overlap;
   LaunchStats launches;
+  // Ours: the cause of each GPU idle gap inside the steps.
+  IdleCauses idle_causes;
   // The TB plugin's and nsys' views.
   StepBreakdown step_breakdown;
   GpuMetrics gpu_metrics;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/steps.h"
+
 namespace ks {
 
 CpuOpSummary summarize_cpu_ops(const Trace& t) {
@@ -15,9 +17,16 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     int64_t self_ns = 0, self_max = 0;
   };
   std::unordered_map<StringId, Acc> by_name;
+  StringId steps_group = StringPool::kMissing;
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kCpuOp) continue;
-    Acc& a = by_name[s.name[i]];
+    StringId key = s.name[i];
+    int64_t n;
+    if (parse_profiler_step(t.str(key), &n)) {
+      if (steps_group == StringPool::kMissing) steps_group = key;
+      key = steps_group;
+    }
+    Acc& a = by_name[key];
     a.durs.push_back(s.dur[i]);
     const int64_t self = std::max<int64_t>(0, s.dur[i] - children_ns[i]);
     a.self_ns += self;
@@ -30,6 +39,7 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     row.total = compute_duration_stats(kv.second.durs);
     row.self_ns = kv.second.self_ns;
     row.self_max_ns = kv.second.self_max;
+    row.grouped = kv.first == steps_group;
     r.count += row.total.count;
     r.self_ns += row.self_ns;
     r.rows.push_back(row);

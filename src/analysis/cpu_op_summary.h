@@ -2,7 +2,8 @@
 // per op name the number of calls, the total (inclusive) time and the self time, where
 //   self = duration - the durations of its direct children on the same thread
 // (children from the model's parent column: nested ops, runtime calls, annotations). A child
-// cut by a partial overlap can exceed its parent; self time is floored at 0.
+// cut by a partial overlap can exceed its parent; self time is floored at 0. Older traces record
+// ProfilerStep#N as ops: they count under one row, "ProfilerStep#*" (`grouped`).
 #pragma once
 #include <vector>
 
@@ -17,6 +18,7 @@ struct CpuOpRow {
   int64_t self_ns = 0;
   int64_t self_max_ns = 0;
   double self_percent = 0;  // of the self time of all CPU ops
+  bool grouped = false;     // every ProfilerStep#N; `name` is one of them
 };
 
 struct CpuOpSummary {

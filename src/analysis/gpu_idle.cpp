@@ -13,6 +13,9 @@ GpuIdleResult compute_gpu_idle(const Trace& t, const LaunchJoin& join, const Ste
   r.has_gpu_ops = !ops.empty();
   if (!r.has_gpu_ops) return r;
   r.busy = merge_intervals(std::move(ops));
+  // Fuzzing (tests/fuzz/regressions/zero_length_kernels_only.json): GPU ops that all last 0 ns
+  // merge to no busy interval, and front() on it crashed the CLI. No busy time: nothing to say.
+  if (r.busy.empty()) return r;
   std::vector<Interval> windows;
   if (!steps.steps.empty()) {
     r.window_is_steps = true;

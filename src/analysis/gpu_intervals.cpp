@@ -1,6 +1,7 @@
 #include "analysis/gpu_intervals.h"
 
 #include "analysis/kernel_class.h"
+#include "analysis/name_cache.h"
 
 namespace ks {
 
@@ -10,12 +11,19 @@ GpuIntervals collect_gpu_intervals(const Trace& t, const LaunchJoin& join,
   GpuIntervals g;
   std::vector<Interval> all, comp, comm, mem;
   all.reserve(join.gpu_ops_by_ts.size());
+  // HTA's type depends on the name (and memcpy/memset kinds, which are named Memcpy/Memset).
+  auto category = make_name_cache(t, [](std::string_view n) {
+    return static_cast<int>(hta_category(SliceKind::kKernel, n));
+  });
   for (uint32_t i : join.gpu_ops_by_ts) {
     if (!op_counted(included, i)) continue;
     ++g.ops;
     Interval iv{s.ts[i], s.end(i)};
     all.push_back(iv);
-    switch (hta_category(s.kind[i], t.str(s.name[i]))) {
+    const HtaCategory c = s.kind[i] == SliceKind::kKernel
+                              ? static_cast<HtaCategory>(category(s.name[i]))
+                              : hta_category(s.kind[i], std::string_view());
+    switch (c) {
       case HtaCategory::kComputation: comp.push_back(iv); break;
       case HtaCategory::kCommunication: comm.push_back(iv); break;
       case HtaCategory::kMemory: mem.push_back(iv); break;

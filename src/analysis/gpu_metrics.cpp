@@ -6,6 +6,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
+#include "analysis/name_cache.h"
 
 namespace ks {
 
@@ -78,10 +79,12 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
   }
   std::map<int64_t, DeviceAcc> acc;
   std::unordered_map<StringId, int64_t> eligible_time;
+  auto eligible = make_name_cache(t, [](std::string_view n) { return is_tensor_core_eligible_op(n) ? 1 : 0; });
+  auto tensor_core = make_name_cache(t, [](std::string_view n) { return is_tensor_core_kernel(n) ? 1 : 0; });
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
     if (k == SliceKind::kCpuOp) {
-      if (is_tensor_core_eligible_op(t.str(s.name[i]))) {
+      if (eligible(s.name[i])) {
         ++r.eligible_ops;
         r.eligible_ops_ns += s.dur[i];
         eligible_time[s.name[i]] += s.dur[i];
@@ -89,13 +92,12 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
       continue;
     }
     if (k != SliceKind::kKernel) continue;
-    const Track& tr = t.tracks[s.track[i]];
-    const int64_t dev = tr.device != kNoValue ? tr.device : static_cast<int64_t>(tr.process);
+    const int64_t dev = t.tracks[s.track[i]].device;  // kNoValue: kernels without a device arg
     DeviceAcc& a = acc[dev];
     ++a.kernels_count;
     a.kernel_ns += s.dur[i];
     a.kernels.push_back({s.ts[i], s.end(i)});
-    if (is_tensor_core_kernel(t.str(s.name[i]))) a.tc_ns += s.dur[i];
+    if (tensor_core(s.name[i])) a.tc_ns += s.dur[i];
     if (s.launch_info[i] < 0) continue;
     const KernelLaunchInfo& li = s.launch_infos[static_cast<size_t>(s.launch_info[i])];
     double blocks_per_sm = li.blocks_per_sm;

@@ -52,7 +52,8 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
     return KernelClass::kConvolution;
   if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
       icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||
-      icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv"))
+      icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv") ||
+      (icontains(name, "matmul") && !icontains(name, "scatter")))  // Triton matmul kernels
     return KernelClass::kGemm;
   if (starts_with(name, "triton_")) return KernelClass::kTriton;
   if (icontains(name, "reduce") || icontains(name, "softmax") || icontains(name, "norm") ||
@@ -104,7 +105,10 @@ bool is_tensor_core_kernel(std::string_view name) {
       "cutlass3x", "tcgen05", "tensorop"};
   for (const char* p : kPatterns)
     if (contains(name, p)) return true;
-  return false;
+  // cuDNN/cuBLAS MMA kernels named by op rather than "xmma_gemm" (sm80_xmma_fprop_implicit_gemm_
+  // tf32..., sm80_xmma_dgrad_...gemm...), and TF32 kernels, which run on tensor cores.
+  if (contains(name, "xmma") && contains(name, "gemm")) return true;
+  return contains(name, "tf32");
 }
 
 }  // namespace ks

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/gpu_intervals.h"
+#include "analysis/name_cache.h"
 
 namespace ks {
 
@@ -24,12 +25,17 @@ KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
   std::vector<std::vector<int64_t>> by_class(kClasses);
   std::vector<HtaCategory> category(kClasses, HtaCategory::kComputation);
   NamedStatsBuilder by_annotation;
+  // class in the low 4 bits, HTA category above
+  auto classify = make_name_cache(t, [](std::string_view name) {
+    return static_cast<int>(kernel_class(SliceKind::kKernel, name)) |
+           static_cast<int>(hta_category(SliceKind::kKernel, name)) << 4;
+  });
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kKernel || !op_counted(included, i)) continue;
-    std::string_view name = t.str(s.name[i]);
-    const KernelClass k = kernel_class(SliceKind::kKernel, name);
+    const int code = classify(s.name[i]);
+    const KernelClass k = static_cast<KernelClass>(code & 15);
     by_class[static_cast<size_t>(k)].push_back(s.dur[i]);
-    category[static_cast<size_t>(k)] = hta_category(SliceKind::kKernel, name);
+    category[static_cast<size_t>(k)] = static_cast<HtaCategory>(code >> 4);
     const StringId note = innermost_gpu_annotation(t, i);
     if (note != 0) r.has_annotations = true;
     by_annotation.add(note, s.dur[i]);

@@ -56,10 +56,10 @@ StreamQueue queue_of(std::vector<QueueEdge>& edges) {
 
 void add_launch(LaunchApiRow* row, int64_t cpu, int64_t gpu, int64_t delay,
                 std::vector<int64_t>* delays) {
+  if (delay + cpu < 0) ++row->before_launch;
   ++row->launches;
   row->cpu_ns += cpu;
   row->gpu_ns += gpu;
-  row->delay_signed_ns += delay;
   if (cpu <= kShortLaunchCpuNs && gpu < cpu) ++row->short_kernels;
   if (cpu > kShortLaunchCpuNs) ++row->runtime_outliers;
   if (delay > kLaunchDelayOutlierNs) ++row->delay_outliers;

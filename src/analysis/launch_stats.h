@@ -1,8 +1,10 @@
 // Kernel launch statistics (HTA, hta/analyzers/cuda_kernel_analysis.py,
 // cuda_kernel_launch_stats; ANALYSES.md "Launch statistics"). Each GPU op is joined to the
 // runtime call that launched it (by correlation), and per launch:
-//   launch delay      = GPU op start - (launch start + launch duration); its sum is kept
-//                       signed (as HTA sums it) and floored at 0 for the statistics;
+//   launch delay      = GPU op start - (launch start + launch duration), floored at 0 (as
+//                       HTA does: an op may start before its launch call returns). An op
+//                       that starts before its launch call even began is impossible: the CPU
+//                       and GPU clocks disagree, and those are counted;
 //   short kernel      = launch duration <= 50 us and GPU duration < launch duration (the CPU
 //                       spent longer launching it than the GPU running it);
 //   runtime outlier   = launch duration > 50 us;
@@ -32,8 +34,8 @@ struct LaunchApiRow {
   uint64_t runtime_outliers = 0;
   uint64_t delay_outliers = 0;
   int64_t cpu_ns = 0, gpu_ns = 0;
-  int64_t delay_signed_ns = 0;  // sum of gpu start - launch end, as HTA sums it
-  DurationStats delay;          // launch delays floored at 0
+  uint64_t before_launch = 0;  // GPU op started before its launch call began (clock skew)
+  DurationStats delay;           // launch delays floored at 0
 };
 
 struct QueuePoint {

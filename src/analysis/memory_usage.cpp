@@ -1,5 +1,6 @@
 #include "analysis/memory_usage.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ks {
@@ -14,6 +15,7 @@ MemoryUsage compute_memory_usage(const Trace& t) {
     DeviceMemory& d = by_device[in.mem_device[i]];
     d.device = in.mem_device[i];
     ++d.events;
+    d.largest_allocation = std::max(d.largest_allocation, in.mem_bytes[i]);
     if (in.mem_total_allocated[i] > d.peak_allocated) {
       d.peak_allocated = in.mem_total_allocated[i];
       d.peak_allocated_ns = in.ts[i];

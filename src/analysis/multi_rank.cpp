@@ -69,28 +69,16 @@ namespace {
 
 RankRow row_from_digest(const RankDigest& d) {
   RankRow row;
-  row.rank = d.rank;
-  row.source = d.source;
-  row.file = d.file;
-  row.steps = d.steps;
-  row.step_median_ns = d.step_median_ns;
-  row.step_total_ns = d.step_total_ns;
+  static_cast<RankTotals&>(row) = d;
   for (const StepSpan& st : d.step_spans) {
     row.step_numbers.push_back(st.number);
     row.step_ns.push_back(st.end_ns - st.begin_ns);
   }
   row.step_wait_ns.assign(row.step_numbers.size(), 0);
-  row.gpu_span_ns = d.gpu_span_ns;
-  row.busy_ns = d.busy_ns;
   row.idle_ns = d.gpu_span_ns - d.busy_ns;
-  row.compute_ns = d.compute_ns;
-  row.communication_ns = d.communication_ns;
-  row.overlap_ns = d.overlap_ns;
   row.overlap_pct = d.communication_ns ? 100.0 * static_cast<double>(d.overlap_ns) /
                                              static_cast<double>(d.communication_ns)
                                        : 0;
-  row.dataloader_ns = d.dataloader_ns;
-  row.memcpy_ns = d.memcpy_ns;
   row.collectives = d.comm.size();
   for (const CommKernel& k : d.comm) row.collective_sum_ns += k.dur_ns;
   return row;

@@ -28,15 +28,24 @@ struct StepSpan {
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
 };
-struct RankDigest {
+// Who a rank is and what its GPU did, as totals over the trace.
+struct RankTotals {
   int64_t rank = 0;
   RankSource source = RankSource::kLoadOrder;
   std::string file;
   uint64_t steps = 0;
   double step_median_ns = 0;
   int64_t step_total_ns = 0;
-  int64_t gpu_span_ns = 0, busy_ns = 0, compute_ns = 0, communication_ns = 0, overlap_ns = 0;
-  int64_t dataloader_ns = 0, memcpy_ns = 0;
+  int64_t gpu_span_ns = 0;       // first GPU op start to last GPU op end
+  int64_t busy_ns = 0;           // union of all GPU ops
+  int64_t compute_ns = 0;        // union of computation kernels
+  int64_t communication_ns = 0;  // union of communication kernels
+  int64_t overlap_ns = 0;        // |compute ∩ communication|
+  int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
+  int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
+};
+
+struct RankDigest : RankTotals {
   std::vector<StepSpan> step_spans;
   std::vector<CommKernel> comm;  // communication kernels by start time
 };
@@ -44,22 +53,9 @@ struct RankDigest {
 RankDigest make_rank_digest(const Trace& trace, const Analyses& analyses, const std::string& file,
                             const RankIdentity& identity);
 
-struct RankRow {
-  int64_t rank = 0;
-  RankSource source = RankSource::kLoadOrder;
-  std::string file;
-  uint64_t steps = 0;
-  double step_median_ns = 0;
-  int64_t step_total_ns = 0;
-  int64_t gpu_span_ns = 0;
-  int64_t busy_ns = 0;           // union of all GPU ops
-  int64_t compute_ns = 0;        // union of computation kernels
-  int64_t communication_ns = 0;  // union of communication kernels
-  int64_t overlap_ns = 0;        // |compute ∩ communication|
+struct RankRow : RankTotals {
   double overlap_pct = 0;        // of communication
   int64_t idle_ns = 0;           // GPU span - busy
-  int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
-  int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
   uint64_t collectives = 0;      // communication kernels
   int64_t collective_sum_ns = 0; // sum of their durations
   int64_t transfer_ns = 0;       // sum over matched collectives of the minimum across ranks

@@ -2,6 +2,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
+#include "analysis/name_cache.h"
 
 namespace ks {
 
@@ -37,28 +38,29 @@ bool is_communication_cpu_op(std::string_view name) {
 
 namespace {
 
+// The role of a CPU op or annotation from its name (kOther: ProfilerStep, which is the step).
+StepRole cpu_role(std::string_view name) {
+  int64_t n;
+  if (parse_profiler_step(name, &n)) return StepRole::kOther;
+  if (is_dataloader_range(name)) return StepRole::kDataLoader;
+  if (is_communication_cpu_op(name)) return StepRole::kCommunication;
+  return StepRole::kCpuExec;
+}
+
 // The role of a slice, or kOther when it plays none (ProfilerStep, python frames, GPU-side
 // annotations, async ranges).
-StepRole role_of(const Trace& t, uint32_t i) {
+template <typename KernelCache, typename CpuCache>
+StepRole role_of(const Trace& t, uint32_t i, KernelCache& comm_kernel, CpuCache& cpu) {
   const SliceKind k = t.slices.kind[i];
   switch (k) {
     case SliceKind::kKernel:
-      return hta_category(k, t.str(t.slices.name[i])) == HtaCategory::kCommunication
-                 ? StepRole::kCommunication
-                 : StepRole::kKernel;
+      return comm_kernel(t.slices.name[i]) ? StepRole::kCommunication : StepRole::kKernel;
     case SliceKind::kMemcpy: return StepRole::kMemcpy;
     case SliceKind::kMemset: return StepRole::kMemset;
     case SliceKind::kRuntime:
     case SliceKind::kDriver: return StepRole::kRuntime;
     case SliceKind::kCpuOp:
-    case SliceKind::kUserAnnotation: {
-      std::string_view name = t.str(t.slices.name[i]);
-      int64_t n;
-      if (parse_profiler_step(name, &n)) return StepRole::kOther;
-      if (is_dataloader_range(name)) return StepRole::kDataLoader;
-      if (is_communication_cpu_op(name)) return StepRole::kCommunication;
-      return StepRole::kCpuExec;
-    }
+    case SliceKind::kUserAnnotation: return static_cast<StepRole>(cpu(t.slices.name[i]));
     default: return StepRole::kOther;
   }
 }
@@ -69,8 +71,12 @@ StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
   const SliceTable& s = t.slices;
   StepBreakdown r;
   std::vector<Interval> by_role[kStepRoles - 1];
+  auto comm_kernel = make_name_cache(t, [](std::string_view n) {
+    return hta_category(SliceKind::kKernel, n) == HtaCategory::kCommunication ? 1 : 0;
+  });
+  auto cpu = make_name_cache(t, [](std::string_view n) { return static_cast<int>(cpu_role(n)); });
   for (uint32_t i = 0; i < s.size(); ++i) {
-    StepRole role = role_of(t, i);
+    StepRole role = role_of(t, i, comm_kernel, cpu);
     if (role != StepRole::kOther) by_role[static_cast<int>(role)].push_back({s.ts[i], s.end(i)});
   }
   // claimed[k]: the union of roles 0..k, so role k's share is |claimed[k]| - |claimed[k-1]|.

@@ -1,5 +1,6 @@
 // kinetoscope: the command-line face of the same core the page runs as WebAssembly.
 //   kinetoscope report TRACE [TRACE...] [--format text|md|json] [--drop-last-step] [-o FILE]
+//   kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]
 // Exit status: 0 report written, 1 an input could not be read as a trace, 2 usage error.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "import/file_reader.h"
 #include "report/multi_rank_report.h"
 #include "report/report.h"
+#include "report/trace_diff_report.h"
 #include "view/aggregate_command.h"
 
 namespace {
@@ -37,6 +39,8 @@ const char kUsage[] =
     "\n"
     "Also: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2]  (per-name table of\n"
     "the slices in a time range, as the timeline's area selection shows it; --help for more)\n"
+    "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
+    "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
     "\n"
     "Several files (or a folder of *.json / *.json.gz) are the ranks of one job: the report\n"
     "compares them (per-rank table, collectives, stragglers) and includes each rank's report.\n"
@@ -95,6 +99,64 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
+bool write_output(const std::string& output, const std::string& out) {
+  FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
+  if (!f) {
+    std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
+    return false;
+  }
+  std::fwrite(out.data(), 1, out.size(), f);
+  if (f != stdout) std::fclose(f);
+  return true;
+}
+
+// kinetoscope diff BASE TEST: HTA's trace diff (src/analysis/trace_diff.h).
+int diff_command(const std::vector<std::string>& args) {
+  std::string format = "text", output;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--format" || a == "-f") {
+      if (++i >= args.size()) return usage_error("--format needs a value");
+      format = args[i];
+    } else if (a.rfind("--format=", 0) == 0) {
+      format = a.substr(9);
+    } else if (a == "-o" || a == "--output") {
+      if (++i >= args.size()) return usage_error(a + " needs a file name");
+      output = args[i];
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (format == "markdown") format = "md";
+  if (format != "text" && format != "md" && format != "json")
+    return usage_error("unknown format '" + format + "' (text, md or json)");
+  if (files.size() != 2) return usage_error("diff takes two trace files: BASE TEST");
+  std::vector<Loaded> loaded(2);
+  load_all(files, &loaded);
+  int status = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    if (loaded[i].ok) continue;
+    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(),
+                 loaded[i].error.to_line().c_str());
+    status = 1;
+  }
+  if (status) return status;
+  ks::DiffDigest digests[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const ks::Trace& t = loaded[i].importer.trace();
+    ks::Report report = ks::build_report(t, ks::AnalysisOptions{});
+    digests[i] = ks::make_diff_digest(t, report.analyses, ks::base_name(files[i]));
+  }
+  ks::TraceDiff diff = ks::diff_traces(digests[0], digests[1]);
+  std::string out = format == "json" ? ks::trace_diff_json(diff)
+                    : format == "md" ? ks::trace_diff_markdown(diff)
+                                     : ks::trace_diff_text(diff);
+  return write_output(output, out) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,6 +168,11 @@ int main(int argc, char** argv) {
   // The timeline's area-selection table for a range (src/view/aggregate_command.h).
   if (args[0] == "aggregate")
     return ks::view::aggregate_command(std::vector<std::string>(args.begin() + 1, args.end()));
+  bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
+                return a == "-h" || a == "--help" || a == "--version";
+              }) != args.end();
+  if (args[0] == "diff" && !help)
+    return diff_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
@@ -193,12 +260,5 @@ int main(int argc, char** argv) {
     }
     if (json_list) out += "]\n";
   }
-  FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
-    return 1;
-  }
-  std::fwrite(out.data(), 1, out.size(), f);
-  if (f != stdout) std::fclose(f);
-  return status;
+  return write_output(output, out) ? status : 1;
 }

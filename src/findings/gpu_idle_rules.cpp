@@ -1,36 +1,132 @@
-// GPU idle gaps inside steps: the GPU waiting is time the run pays for and does not use.
-#include <cstdio>
-
+// GPU idle gaps: the GPU waiting is time the run pays for and does not use. Each gap has a
+// cause (idle_causes.h): the step waited for its batch, the CPU stopped at a synchronization,
+// the CPU launched too late, or something else.
 #include "findings/rules.h"
 
 namespace ks {
 
+namespace {
+
+struct CauseAdvice {
+  const char* phrase;  // "waiting for the DataLoader"
+  const char* fix;
+  const char* code;
+};
+
+// Host waits made of long gaps: the CPU was away (Python work, data preparation, setup), not
+// slow at launching.
+const CauseAdvice kCpuAway = {
+    "waiting for the CPU, which was busy elsewhere (long host waits)",
+    "Look at what the CPU did during the largest gaps (Python, data preparation, logging, "
+    "setup) and move that work off the training loop's critical path, or overlap it with GPU "
+    "work.",
+    ""};
+
+const CauseAdvice& advice(GapCause c) {
+  static const CauseAdvice kAdvice[kGapCauses] = {
+      {"waiting for the DataLoader",
+       "Load batches in the background: more DataLoader workers, pinned memory, prefetching.",
+       "DataLoader(dataset, batch_size=..., num_workers=8, pin_memory=True, "
+       "persistent_workers=True)"},
+      {"after a CPU/GPU synchronization",
+       "Remove the synchronization from the loop (.item(), .cpu(), printing a tensor, "
+       "torch.cuda.synchronize(), copies from pageable memory) so the CPU can run ahead.",
+       "running_loss += loss.detach()  # instead of loss.item() every step"},
+      {"waiting for the CPU to launch work (host wait, short gaps)",
+       "The CPU cannot launch kernels fast enough: fewer, larger kernels (torch.compile, fused "
+       "optimizers, CUDA graphs) or less Python work per step.",
+       "model = torch.compile(model)  # or capture the step in a CUDA graph"},
+      {"for no cause seen in the trace",
+       "Look at the largest gaps on the timeline: waits on events or other streams, or work "
+       "the profiler did not record.",
+       ""},
+  };
+  return kAdvice[static_cast<int>(c)];
+}
+
+}  // namespace
+
 void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   const GpuIdleResult& g = in.analyses.gpu_idle;
+  const IdleCauses& c = in.analyses.idle_causes;
   if (!g.has_gpu_ops || g.window_ns <= 0) return;
   constexpr double kInfoPct = 10, kWarnPct = 25, kCriticalPct = 50;
   if (g.idle_pct < kInfoPct) return;
+  int top = 0;
+  for (int k = 1; k < kGapCauses; ++k)
+    if (c.idle_ns[k] > c.idle_ns[top]) top = k;
+  const int64_t idle = c.idle_total_ns();
+  const double top_share = idle > 0 ? 100.0 * static_cast<double>(c.idle_ns[top]) / static_cast<double>(idle) : 0;
+  // Host waits that are mostly long gaps are not launch overhead.
+  const bool cpu_away = top == static_cast<int>(GapCause::kHostWait) &&
+                        2 * c.short_host_wait_ns < c.idle_ns[static_cast<int>(GapCause::kHostWait)];
+  const CauseAdvice& a = cpu_away ? kCpuAway : advice(static_cast<GapCause>(top));
   Finding f;
   f.id = "gpu.idle";
   f.severity = g.idle_pct >= kCriticalPct ? Severity::kCritical
                : g.idle_pct >= kWarnPct   ? Severity::kWarning
                                           : Severity::kInfo;
-  char buf[160];
-  std::snprintf(buf, sizeof(buf), "GPU idle %.1f%% of %s", g.idle_pct,
-                g.window_is_steps ? "step time" : "the GPU span");
-  f.title = buf;
-  f.meaning = "For that share of the time no kernel, copy or memset ran on any GPU stream: the "
-              "GPU waited for the CPU (launch overhead, Python, data loading) or for a "
-              "synchronization.";
-  f.fix = "Look at the largest gaps: if the CPU was busy launching, reduce launches (fuse ops, "
-          "torch.compile, CUDA graphs); if it waited for data, use more DataLoader workers; if "
-          "it synchronized, remove the sync from the loop.";
-  f.fix_code = "model = torch.compile(model)  # fewer, larger kernels";
+  f.title = strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
+  if (top != static_cast<int>(GapCause::kOther))
+    f.title += strf(", mostly %s (%.0f%% of the idle time)", a.phrase, top_share);
+  f.meaning = "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
+              "gap is attributed to what the CPU was doing when the GPU ran dry.";
+  f.fix = a.fix;
+  f.fix_code = a.code;
   f.number("idle_pct", g.idle_pct, 1, "%");
-  f.number("window_us", static_cast<double>(g.window_ns) / 1e3, 3, "us");
-  f.number("busy_us", static_cast<double>(g.busy_ns) / 1e3, 3, "us");
-  for (const Interval& gap : g.largest_gaps)
-    f.range(gap.begin, gap.end, "idle gap " + format_duration(gap.length()));
+  f.number("window_us", us_of(g.window_ns), 3, "us");
+  f.number("busy_us", us_of(g.busy_ns), 3, "us");
+  for (int k = 0; k < kGapCauses; ++k) {
+    const std::string name = gap_cause_name(static_cast<GapCause>(k));
+    f.number(name + "_us", us_of(c.idle_ns[k]), 3, "us");
+    f.number(name + "_gaps", static_cast<double>(c.gaps[k]));
+  }
+  f.number("short_host_wait_us", us_of(c.short_host_wait_ns), 3, "us");
+  for (size_t i = 0; i < c.largest.size() && i < 5; ++i) {
+    const CausedGap& gap = c.largest[i];
+    std::string label = "idle gap " + format_duration(gap.length());
+    if (gap.cause != GapCause::kOther) label += std::string(" (") + gap_cause_name(gap.cause) + ")";
+    f.range(gap.begin_ns, gap.end_ns, label);
+    if (gap.next_op >= 0) f.events.push_back(static_cast<uint32_t>(gap.next_op));
+  }
+  out->push_back(std::move(f));
+}
+
+// Nsight Systems' rule: GPU gaps longer than 500 ms between GPU work (not before the first op
+// or after the last): the GPU sat unused for long stretches.
+void rule_long_gpu_gaps(const RuleInput& in, std::vector<Finding>* out) {
+  const GpuIdleResult& g = in.analyses.gpu_idle;
+  if (!g.has_gpu_ops || g.busy.size() < 2) return;
+  constexpr int64_t kLongGapNs = 500000000;
+  std::vector<Interval> long_gaps;
+  int64_t total = 0;
+  for (size_t i = 1; i < g.busy.size(); ++i) {
+    Interval gap{g.busy[i - 1].end, g.busy[i].begin};
+    if (gap.length() <= kLongGapNs) continue;
+    long_gaps.push_back(gap);
+    total += gap.length();
+  }
+  if (long_gaps.empty()) return;
+  std::stable_sort(long_gaps.begin(), long_gaps.end(),
+                   [](const Interval& a, const Interval& b) { return a.length() > b.length(); });
+  const int64_t span = g.busy.back().end - g.busy.front().begin;
+  Finding f;
+  f.id = "gpu.long_gaps";
+  f.severity = Severity::kWarning;
+  f.title = strf("%zu GPU gap%s longer than 500 ms (longest %s, %s in all)", long_gaps.size(),
+                 long_gaps.size() == 1 ? "" : "s", format_duration(long_gaps.front().length()).c_str(),
+                 format_duration(total).c_str());
+  f.meaning = "Between GPU operations the GPU ran nothing for over half a second: the CPU was "
+              "busy elsewhere (data preparation, evaluation, checkpointing, a blocking call), or "
+              "the capture spans more than the work of interest.";
+  f.fix = "Look at what the CPU did during the gaps; overlap it with GPU work, or profile only "
+          "the steady training loop.";
+  f.number("gaps", static_cast<double>(long_gaps.size()));
+  f.number("longest_us", us_of(long_gaps.front().length()), 3, "us");
+  f.number("total_us", us_of(total), 3, "us");
+  f.number("gpu_span_pct", span > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(span) : 0, 1, "%");
+  for (size_t i = 0; i < long_gaps.size() && i < 5; ++i)
+    f.range(long_gaps[i].begin, long_gaps[i].end, "GPU idle " + format_duration(long_gaps[i].length()));
   out->push_back(std::move(f));
 }
 

@@ -5,6 +5,7 @@
 
 #include "analysis/analyze.h"
 #include "findings/finding.h"
+#include "findings/rule_helpers.h"
 #include "util/format.h"
 
 namespace ks {
@@ -15,16 +16,41 @@ struct RuleInput {
 };
 using Rule = void (*)(const RuleInput&, std::vector<Finding>*);
 
-// capture_rules.cpp
+// capture_rules.cpp: captures with nothing (or no GPU side) to analyze
 void rule_empty_trace(const RuleInput&, std::vector<Finding>*);
 void rule_no_gpu_activity(const RuleInput&, std::vector<Finding>*);
 // step_rules.cpp
 void rule_no_steps(const RuleInput&, std::vector<Finding>*);
+void rule_warmup_step(const RuleInput&, std::vector<Finding>*);
 void rule_unstable_steps(const RuleInput&, std::vector<Finding>*);
+void rule_few_steps(const RuleInput&, std::vector<Finding>*);
 // gpu_idle_rules.cpp
 void rule_gpu_idle(const RuleInput&, std::vector<Finding>*);
+void rule_long_gpu_gaps(const RuleInput&, std::vector<Finding>*);
 // sync_rules.cpp
 void rule_dtoh_in_steps(const RuleInput&, std::vector<Finding>*);
 void rule_sync_calls(const RuleInput&, std::vector<Finding>*);
+void rule_item_per_step(const RuleInput&, std::vector<Finding>*);
+// kernel_rules.cpp
+void rule_math_share(const RuleInput&, std::vector<Finding>*);
+void rule_launch_bound(const RuleInput&, std::vector<Finding>*);
+void rule_no_tensor_cores(const RuleInput&, std::vector<Finding>*);
+// memcpy_rules.cpp
+void rule_pageable_copies(const RuleInput&, std::vector<Finding>*);
+// gpu_metric_rules.cpp
+void rule_low_utilization(const RuleInput&, std::vector<Finding>*);
+void rule_low_sm_efficiency(const RuleInput&, std::vector<Finding>*);
+// workload_rules.cpp
+void rule_dataloader(const RuleInput&, std::vector<Finding>*);
+void rule_communication(const RuleInput&, std::vector<Finding>*);
+void rule_data_parallel(const RuleInput&, std::vector<Finding>*);
+void rule_peak_memory(const RuleInput&, std::vector<Finding>*);
+// capture_mistake_rules.cpp: how the trace was taken
+void rule_warmup_ops(const RuleInput&, std::vector<Finding>*);
+void rule_diagnostic_flags(const RuleInput&, std::vector<Finding>*);
+void rule_capture_too_long(const RuleInput&, std::vector<Finding>*);
+void rule_errors_visible(const RuleInput&, std::vector<Finding>*);
+void rule_missing_distributed_info(const RuleInput&, std::vector<Finding>*);
+void rule_clock_oddities(const RuleInput&, std::vector<Finding>*);
 
 }  // namespace ks

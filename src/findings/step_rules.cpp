@@ -1,16 +1,8 @@
-// Step boundaries and step-time stability: the first thing a reader checks.
-#include <cstdio>
-
+// Step boundaries and step time: the first thing a reader checks. Are there steps at all; is
+// the first captured step a warm-up; do the steady steps agree; were enough steps captured.
 #include "findings/rules.h"
 
 namespace ks {
-
-// Only PyTorch traces can have steps: a Chrome DevTools trace without them is not a mistake.
-bool looks_like_pytorch_trace(const Trace& t) {
-  for (SliceKind k : t.slices.kind)
-    if (k == SliceKind::kCpuOp || k == SliceKind::kRuntime || is_gpu_op(k)) return true;
-  return false;
-}
 
 void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
@@ -26,37 +18,118 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// The first captured step much slower than the rest: one-time work (CUDA context, allocator
+// growth, cuDNN autotuning, DataLoader workers starting, JIT) was recorded as if it were a step.
+void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
+  const StepsResult& st = in.analyses.steps;
+  double ratio = 0;
+  if (!first_step_is_warmup(st, &ratio)) return;
+  const Step& first = st.steps.front();
+  std::vector<int64_t> rest;
+  for (size_t i = 1; i < st.steps.size(); ++i) rest.push_back(st.steps[i].dur());
+  DurationStats others = compute_duration_stats(rest);
+  Finding f;
+  f.id = "steps.warmup_in_window";
+  f.severity = Severity::kWarning;
+  f.title = strf("First captured step ProfilerStep#%lld is %.1fx slower than the others (%s vs %s)",
+                 static_cast<long long>(first.number), ratio, format_duration(first.dur()).c_str(),
+                 format_duration(static_cast<int64_t>(others.median_ns)).c_str());
+  f.meaning = "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
+              "initialization, allocator growth, autotuning, DataLoader workers starting): it is "
+              "not a steady-state step and distorts averages taken over the capture.";
+  f.fix = "Let the profiler's schedule skip and warm up a few steps before recording, or leave "
+          "this step out when quoting step times.";
+  f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=2, active=3)";
+  f.number("first_step", static_cast<double>(first.number));
+  f.number("first_step_us", us_of(first.dur()), 3, "us");
+  f.number("others_median_us", others.median_ns / 1e3, 3, "us");
+  f.number("ratio", ratio, 2, "x");
+  f.number("steps", static_cast<double>(st.steps.size()));
+  f.range(first.begin, first.end, "warm-up step ProfilerStep#" + std::to_string(first.number));
+  f.events.push_back(first.slice);
+  out->push_back(std::move(f));
+}
+
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
+// A warm-up first step is reported by rule_warmup_step and left out here.
 void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   const StepsResult& st = in.analyses.steps;
-  if (st.stats.count < 3) return;
-  constexpr double kWarnCvPct = 10.0;
-  if (st.cv_pct < kWarnCvPct) return;
-  size_t slowest = 0;
-  for (size_t i = 1; i < st.steps.size(); ++i)
+  const size_t from = first_steady_step(st);
+  if (st.steps.size() < from + 3) return;
+  std::vector<int64_t> durs;
+  for (size_t i = from; i < st.steps.size(); ++i) durs.push_back(st.steps[i].dur());
+  DurationStats s = compute_duration_stats(durs);
+  const double cv = s.avg_ns > 0 ? s.stddev_ns / s.avg_ns * 100 : 0;
+  constexpr double kInfoCvPct = 10.0, kWarnCvPct = 25.0;
+  if (cv < kInfoCvPct) return;
+  size_t slowest = from;
+  for (size_t i = from + 1; i < st.steps.size(); ++i)
     if (st.steps[i].dur() > st.steps[slowest].dur()) slowest = i;
-  const Step& s = st.steps[slowest];
+  const Step& slow = st.steps[slowest];
   Finding f;
   f.id = "steps.unstable";
-  f.severity = st.cv_pct >= 25.0 ? Severity::kWarning : Severity::kInfo;
-  char buf[160];
-  std::snprintf(buf, sizeof(buf), "Step time varies: %s to %s (CV %.0f%%)",
-                format_duration(st.stats.min_ns).c_str(),
-                format_duration(st.stats.max_ns).c_str(), st.cv_pct);
-  f.title = buf;
+  f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
+  f.title = strf("Step time varies: %s to %s (CV %.0f%%)", format_duration(s.min_ns).c_str(),
+                 format_duration(s.max_ns).c_str(), cv);
   f.meaning = "Steps of the same loop should take about the same time; large variation points "
               "to intermittent stalls (data loading, synchronization, allocator, other "
               "processes) and makes averages misleading.";
   f.fix = "Compare the slowest step with a typical one on the timeline; look for the stall that "
           "only the slow step has.";
-  f.number("steps", static_cast<double>(st.stats.count));
-  f.number("min_us", static_cast<double>(st.stats.min_ns) / 1e3, 3, "us");
-  f.number("median_us", st.stats.median_ns / 1e3, 3, "us");
-  f.number("max_us", static_cast<double>(st.stats.max_ns) / 1e3, 3, "us");
-  f.number("cv_pct", st.cv_pct, 1, "%");
-  f.number("slowest_step", static_cast<double>(s.number));
-  f.range(s.begin, s.end, "slowest step ProfilerStep#" + std::to_string(s.number));
-  f.events.push_back(s.slice);
+  f.number("steps", static_cast<double>(s.count));
+  if (from > 0) f.text("left_out", "the warm-up first step");
+  f.number("min_us", us_of(s.min_ns), 3, "us");
+  f.number("median_us", s.median_ns / 1e3, 3, "us");
+  f.number("max_us", us_of(s.max_ns), 3, "us");
+  f.number("cv_pct", cv, 1, "%");
+  f.number("slowest_step", static_cast<double>(slow.number));
+  f.range(slow.begin, slow.end, "slowest step ProfilerStep#" + std::to_string(slow.number));
+  f.events.push_back(slow.slice);
+  out->push_back(std::move(f));
+}
+
+// Fewer active steps than a useful schedule records: one or two steps cannot show warm-up or
+// variation, and a gap in the step numbers means steps were not recorded.
+void rule_few_steps(const RuleInput& in, std::vector<Finding>* out) {
+  const StepsResult& st = in.analyses.steps;
+  if (st.found == 0) return;
+  // Numbers missing between the first and the last step recorded (all steps, dropped or not).
+  std::vector<int64_t> numbers;
+  for (const Step& s : st.steps) numbers.push_back(s.number);
+  std::sort(numbers.begin(), numbers.end());
+  int64_t missing = 0, gap_after = -1;
+  for (size_t i = 1; i < numbers.size(); ++i) {
+    if (numbers[i] - numbers[i - 1] > 1) {
+      missing += numbers[i] - numbers[i - 1] - 1;
+      if (gap_after < 0) gap_after = numbers[i - 1];
+    }
+  }
+  constexpr uint64_t kUsefulSteps = 3;
+  if (st.found >= kUsefulSteps && missing == 0) return;
+  Finding f;
+  f.id = "steps.few_active";
+  f.severity = Severity::kInfo;
+  if (missing > 0) {
+    f.title = strf("%lld step number%s missing inside the capture (after ProfilerStep#%lld)",
+                   static_cast<long long>(missing), missing == 1 ? " is" : "s are",
+                   static_cast<long long>(gap_after));
+    f.meaning = "The recorded steps are not consecutive: some steps inside the window were not "
+                "recorded, so the capture has fewer active steps than its step numbers imply "
+                "(several profiling cycles in one file, or a lost part of the trace).";
+  } else {
+    f.title = strf("Only %llu step%s captured", static_cast<unsigned long long>(st.found),
+                   st.found == 1 ? "" : "s");
+    f.meaning = "With fewer than three steps there is no way to tell a steady step from a "
+                "warm-up or an outlier: step-time numbers from this capture are one sample.";
+  }
+  f.fix = "Record three or more consecutive active steps after a warm-up.";
+  f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=1, active=5)";
+  f.number("steps_found", static_cast<double>(st.found));
+  f.number("missing_numbers", static_cast<double>(missing));
+  if (!numbers.empty()) {
+    f.number("first_number", static_cast<double>(numbers.front()));
+    f.number("last_number", static_cast<double>(numbers.back()));
+  }
   out->push_back(std::move(f));
 }
 

@@ -1,7 +1,9 @@
 // The CPU/GPU relationship: places where the CPU stops and waits for the GPU. Each one drains
 // the launch queue, so the GPU idles while the CPU catches up afterwards.
+#include <algorithm>
 #include <cstdio>
 
+#include "analysis/steps.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -33,6 +35,10 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.text("issued_by", top.cpu_ops);
   f.number("issued_by_count", static_cast<double>(top.count));
   f.number("bytes", static_cast<double>(top.bytes), 0, "B");
+  if (!top.examples.empty()) {
+    const int32_t launcher = in.analyses.join.partner[top.examples.front()];
+    if (launcher >= 0) add_python_source(t, static_cast<uint32_t>(launcher), &f);
+  }
   for (uint32_t g : top.examples) {
     f.range(t.slices.ts[g], t.slices.end(g), std::string(t.str(t.slices.name[g])));
     f.events.push_back(g);
@@ -70,10 +76,70 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.text("top_call", std::string(t.str(top.name)));
   f.number("top_call_count", static_cast<double>(top.count));
   f.number("top_call_max_us", static_cast<double>(top.max_ns) / 1e3, 3, "us");
+  if (!top.longest.empty()) {
+    std::vector<StringId> ops = enclosing_cpu_ops(t, top.longest.front(), 4);
+    std::string chain;
+    for (StringId id : ops) chain += (chain.empty() ? "" : " > ") + std::string(t.str(id));
+    if (!chain.empty()) f.text("called_from", chain);
+    add_python_source(t, top.longest.front(), &f);
+  }
   for (uint32_t i : top.longest) {
     f.range(t.slices.ts[i], t.slices.end(i), std::string(t.str(t.slices.name[i])));
     f.events.push_back(i);
   }
+  out->push_back(std::move(f));
+}
+
+// aten::item / aten::_local_scalar_dense in the steps of a CPU-only trace: free here, but the
+// same loop on a GPU blocks the CPU at every call (GPU traces: rule_dtoh_in_steps).
+void rule_item_per_step(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  const StepsResult& st = a.steps;
+  if (!a.join.gpu_ops_by_ts.empty() || st.steps.empty()) return;
+  const SliceTable& s = t.slices;
+  std::vector<uint64_t> per_step(st.steps.size(), 0);
+  uint64_t calls = 0;
+  uint32_t example = 0;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kCpuOp) continue;
+    std::string_view n = t.str(s.name[i]);
+    const bool item = n == "aten::item";
+    const bool scalar = n == "aten::_local_scalar_dense";
+    if (!item && !scalar) continue;
+    // Count each call once: _local_scalar_dense under aten::item is the same call.
+    if (scalar && s.parent[i] >= 0 && t.str(s.name[static_cast<size_t>(s.parent[i])]) == "aten::item")
+      continue;
+    auto it = std::upper_bound(st.steps.begin(), st.steps.end(), s.ts[i],
+                               [](int64_t x, const Step& step) { return x < step.begin; });
+    if (it == st.steps.begin()) continue;
+    --it;
+    if (s.ts[i] >= it->end) continue;
+    if (calls == 0) example = i;
+    ++calls;
+    ++per_step[static_cast<size_t>(it - st.steps.begin())];
+  }
+  uint64_t steps_with = 0;
+  for (uint64_t n : per_step) steps_with += n > 0 ? 1 : 0;
+  if (steps_with * 2 < st.steps.size() || steps_with == 0) return;
+  Finding f;
+  f.id = "sync.item_per_step";
+  f.severity = Severity::kInfo;
+  f.title = strf("aten::item in %llu of %zu steps (%llu calls): a CPU/GPU sync on a GPU",
+                 static_cast<unsigned long long>(steps_with), st.steps.size(),
+                 static_cast<unsigned long long>(calls));
+  f.meaning = "Reading a tensor's value (.item(), float(t), printing it) costs little on a CPU, "
+              "but on a GPU each call waits for all queued work and empties the launch queue: "
+              "the CPU and GPU run in lockstep.";
+  f.fix = "Accumulate values as tensors and read them every N steps, not every step.";
+  f.fix_code = "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
+               "    print(running_loss.item() / 100)";
+  f.number("calls", static_cast<double>(calls));
+  f.number("steps_with_calls", static_cast<double>(steps_with));
+  f.number("steps", static_cast<double>(st.steps.size()));
+  add_python_source(t, example, &f);
+  f.range(s.ts[example], s.end(example), "aten::item");
+  f.events.push_back(example);
   out->push_back(std::move(f));
 }
 

@@ -41,6 +41,7 @@ enum class Diag {
   kBaseTimeApplied,        // baseTimeNanoseconds added to the relative timestamps
   kLegacyComputeProperties,// 'computeProperties' read as 'deviceProperties'
   kUtf8Bom,                // a UTF-8 byte order mark before the JSON, skipped
+  kLongStringTruncated,    // a name/category/id above kMaxTextBytes, cut to that length
   kCount
 };
 

@@ -51,9 +51,13 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
     if (n < 0) {
       int errnum = 0;
       const char* msg = gzerror(in, &errnum);
+      // zlib's message starts with the path ("x.json.gz: incorrect data check"), which the
+      // CLI's line already names: keep only the reason.
+      std::string reason = msg ? msg : "?";
+      if (reason.compare(0, path.size() + 2, path + ": ") == 0) reason.erase(0, path.size() + 2);
       error->code = ImportErrorCode::kGzipCorrupt;
       error->offset = importer->bytes_read();
-      error->message = std::string("the gzip stream is damaged (") + (msg ? msg : "?") +
+      error->message = "the gzip stream is damaged (" + reason +
                        "); " + std::to_string(importer->bytes_read()) +
                        " bytes of JSON were read before it";
       gzclose(in);

@@ -1,5 +1,7 @@
 #include "import/import_error.h"
 
+#include "util/safe_text.h"
+
 namespace ks {
 
 const char* import_error_code_name(ImportErrorCode code) {
@@ -16,8 +18,9 @@ const char* import_error_code_name(ImportErrorCode code) {
 }
 
 std::string ImportError::to_line() const {
+  // For a terminal: the message may quote the file's own text (a key), so it is made safe.
   return std::string(import_error_code_name(code)) + " at byte " + std::to_string(offset) + ": " +
-         message;
+         display_safe(message);
 }
 
 }  // namespace ks

@@ -3,6 +3,7 @@
 // Full event args are not kept: each slice remembers its byte range in the input so a details
 // view can re-read and parse just that event on demand.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -68,8 +69,15 @@ struct SliceTable {
   std::vector<uint64_t> file_offset;  // byte offset of the event in the input JSON
   std::vector<uint32_t> byte_len;
   std::vector<KernelLaunchInfo> launch_infos;
+  // "Call stack" args (with_stack in older Kineto), sparse: (slice, string), sorted by slice.
+  std::vector<std::pair<uint32_t, StringId>> call_stacks;
 
   size_t size() const { return ts.size(); }
+  // The slice's "Call stack" string, 0 ("") when it has none.
+  StringId call_stack(uint32_t i) const {
+    auto it = std::lower_bound(call_stacks.begin(), call_stacks.end(), std::make_pair(i, StringId{0}));
+    return it != call_stacks.end() && it->first == i ? it->second : 0;
+  }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
 };
 

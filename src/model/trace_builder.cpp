@@ -58,6 +58,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   }
   s.file_offset.push_back(src.offset);
   s.byte_len.push_back(src.length);
+  if (!args.call_stack.empty()) s.call_stacks.emplace_back(index, t_->strings.intern(args.call_stack));
   Track& tr = t_->tracks[track];
   if (args.stream != kNoValue) tr.stream = args.stream;
   if (args.device != kNoValue) tr.device = args.device;
@@ -218,6 +219,8 @@ void TraceBuilder::apply_base_time() {
   if (!f.has_base_time || f.base_time_ns == 0) return;
   // Only when the timestamps are relative (well below the base); never add it twice.
   if (any_time_ && f.start_ns > f.base_time_ns / 2) return;
+  // Hostile values: adding the base must not overflow any end time (they are all <= end_ns).
+  if (any_time_ && f.base_time_ns > 0 && f.end_ns > INT64_MAX - f.base_time_ns) return;
   const int64_t base = f.base_time_ns;
   for (auto& x : t_->slices.ts) x += base;
   for (auto& x : t_->flows.ts) x += base;
@@ -276,6 +279,12 @@ void TraceBuilder::sort_slices() {
   permute(s.launch_info, order);
   permute(s.file_offset, order);
   permute(s.byte_len, order);
+  if (!s.call_stacks.empty()) {  // sparse: renumber the slices, keep them sorted
+    std::vector<uint32_t> new_index(order.size());
+    for (uint32_t k = 0; k < order.size(); ++k) new_index[order[k]] = k;
+    for (auto& cs : s.call_stacks) cs.first = new_index[cs.first];
+    std::sort(s.call_stacks.begin(), s.call_stacks.end());
+  }
 }
 
 // Per track: a stack of open slices. A slice that starts inside the top one but ends after it

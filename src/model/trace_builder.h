@@ -18,6 +18,7 @@ struct SliceArgs {
   int64_t stream = kNoValue;
   int64_t device = kNoValue;
   const KernelLaunchInfo* launch = nullptr;
+  std::string_view call_stack;  // kept (interned) only when present
 };
 
 struct EventSource {  // where the event sits in the input, for diagnostics and details views

@@ -2,6 +2,7 @@
 // microseconds relative to the first event of the trace, as numbers with 3 decimals
 // (nanosecond precision); absolute times are strings of integer nanoseconds.
 #include "report/findings_json.h"
+#include "report/json_sections.h"
 #include "report/report.h"
 #include "util/json_writer.h"
 
@@ -234,6 +235,7 @@ std::string report_json(const Report& r) {
   write_kernels(w, t, r.analyses.kernels);
   write_memory_ops(w, r.analyses.memory_ops);
   write_sync(w, t, r.analyses.sync);
+  write_analyses_json(w, t, r.analyses);
   write_diagnostics(w, t.diagnostics);
   w.end_object();
   return w.take();

@@ -1,8 +1,10 @@
 // The report as Markdown, to paste into a pull request or an issue: findings with their
 // evidence and fix, then the step and kernel tables.
 #include "report/report.h"
+#include "report/text_sections.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -10,9 +12,13 @@ namespace {
 
 constexpr size_t kTopKernels = 20;
 
-// Table cells: pipes and backticks would break the table; control characters are dropped.
-std::string cell(std::string_view s, size_t max_len = 120) {
+// Table cells: pipes and backticks would break the table; control characters become '?'.
+// Bidi overrides and invalid UTF-8 become '?' too (util/safe_text.h); a cut never splits a
+// character or leaves a lone backslash that would escape the cell's closing pipe.
+std::string cell(std::string_view raw, size_t max_len = 120) {
   std::string out;
+  const std::string safe = display_safe(raw);
+  std::string_view s = safe;
   for (char c : s) {
     if (static_cast<unsigned char>(c) < 0x20) continue;
     if (c == '|') out += "\\|";
@@ -21,7 +27,13 @@ std::string cell(std::string_view s, size_t max_len = 120) {
     else if (c == '>') out += "&gt;";
     else out.push_back(c);
   }
-  if (max_len && out.size() > max_len) out = out.substr(0, max_len - 3) + "...";
+  if (max_len && out.size() > max_len) {
+    std::string cut(utf8_prefix(out, max_len - 3));
+    size_t slashes = 0;
+    while (slashes < cut.size() && cut[cut.size() - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2) cut.pop_back();
+    out = cut + "...";
+  }
   return out;
 }
 
@@ -119,6 +131,7 @@ std::string report_markdown(const Report& r) {
            std::to_string(row.pageable) + " |\n";
     o += "\n";
   }
+  append_analyses_markdown(&o, t, a);
   return o;
 }
 

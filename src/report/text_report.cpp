@@ -6,8 +6,10 @@
 #include <string>
 
 #include "report/report.h"
+#include "report/text_sections.h"
 #include "util/format.h"
 #include "util/json_writer.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -26,13 +28,9 @@ void line(std::string* o, const char* fmt, ...) {
   o->push_back('\n');
 }
 
-// Names may hold anything; in a terminal, control characters are shown as '?'.
-std::string printable(std::string_view s, size_t max_len = 0) {
-  std::string out;
-  for (char c : s) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (max_len && out.size() > max_len) out = out.substr(0, max_len - 3) + "...";
-  return out;
-}
+// Names may hold anything; in a terminal, control characters, bidi overrides and invalid UTF-8
+// are shown as '?' (util/safe_text.h), and a cut never splits a character.
+std::string printable(std::string_view s, size_t max_len = 0) { return display_safe(s, max_len); }
 
 std::string us(double ns) { return format_fixed(ns / 1e3, 1); }
 
@@ -155,6 +153,7 @@ std::string report_text(const Report& r) {
   }
   o.push_back('\n');
 
+  append_analyses_text(&o, t, a);
   line(&o, "Diagnostics:");
   bool any = false;
   for (int i = 0; i < static_cast<int>(Diag::kCount); ++i) {

@@ -20,7 +20,8 @@ bool parse_with_exponent(std::string_view text, int64_t* out_ns) {
   long double us = std::strtold(buf, &end);
   if (end != buf + text.size() || !std::isfinite(us)) return false;
   long double ns = std::round(us * 1000.0L);
-  if (ns > 9.2e18L || ns < -9.2e18L) return false;
+  if (ns > static_cast<long double>(kMaxAbsTimeNs) || ns < -static_cast<long double>(kMaxAbsTimeNs))
+    return false;
   *out_ns = static_cast<int64_t>(ns);
   return true;
 }
@@ -41,7 +42,10 @@ bool parse_us_text_to_ns(std::string_view text, int64_t* out_ns) {
   }
   if (i >= text.size() || !(is_digit(text[i]) || text[i] == '.')) return false;
   const size_t digits_begin = i;
-  constexpr uint64_t kMaxUs = 9'000'000'000'000'000ULL;  // 9e15 us = 9e18 ns: inside int64
+  // Times are kept within +-4e18 ns (4e15 us since 1970 is the year 2096) so that the sum or
+  // difference of any two of them (ts + dur, end - start) fits int64: hostile values beyond
+  // that are refused as bad numbers instead of overflowing later.
+  constexpr uint64_t kMaxUs = kMaxAbsTimeNs / 1000;
   uint64_t whole = 0;
   for (; i < text.size() && is_digit(text[i]); ++i) {
     whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');

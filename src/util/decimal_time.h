@@ -7,6 +7,9 @@
 
 namespace ks {
 
+// The largest time magnitude accepted, in ns: any two such times add or subtract inside int64.
+constexpr int64_t kMaxAbsTimeNs = 4'000'000'000'000'000'000;
+
 // Returns false when the text is not a number or overflows int64 nanoseconds.
 // Fraction digits beyond nanoseconds are rounded half away from zero.
 bool parse_us_text_to_ns(std::string_view text, int64_t* out_ns);

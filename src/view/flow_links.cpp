@@ -80,8 +80,8 @@ FlowLinks::FlowLinks(const ViewIndex& index) {
     if (f.cat[a] != f.cat[b] || f.id[a] != f.id[b]) continue;
     if (f.phase[a] == 'f' || f.phase[b] == 's') continue;  // a new flow with the same id
     if (bound[a] < 0 || bound[b] < 0 || bound[a] == bound[b]) continue;
-    links_.push_back({static_cast<uint32_t>(bound[a]), static_cast<uint32_t>(bound[b]), f.cat[a],
-                      false});
+    links_.push_back(
+        {static_cast<uint32_t>(bound[a]), static_cast<uint32_t>(bound[b]), f.cat[a], false});
   }
   const LaunchJoin& j = index.join();
   for (uint32_t r : j.runtime_by_ts) {
@@ -121,8 +121,8 @@ std::string flows_json(const ViewIndex& index, const FlowLinks& links, uint32_t 
   const Trace& t = index.trace();
   JsonWriter w;
   w.begin_object();
-  std::vector<FlowLink> found = slice < t.slices.size() ? links.for_slice(slice)
-                                                        : std::vector<FlowLink>();
+  std::vector<FlowLink> found =
+      slice < t.slices.size() ? links.for_slice(slice) : std::vector<FlowLink>();
   std::vector<uint32_t> ends;
   w.key("links").begin_array();
   for (const FlowLink& l : found) {

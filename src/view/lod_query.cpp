@@ -13,8 +13,8 @@ int64_t pixel_width_ns(const Viewport& vp) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(span / px)));
 }
 
-void emit(const Trace& t, const SliceRow& row, size_t k, int64_t end, uint32_t count,
-          TrackId track, uint32_t depth, SliceRects* out) {
+void emit(const Trace& t, const SliceRow& row, size_t k, int64_t end, uint32_t count, TrackId track,
+          uint32_t depth, SliceRects* out) {
   const uint32_t slice = row.slice[k];
   out->start.push_back(static_cast<double>(row.start[k]));
   out->end.push_back(static_cast<double>(end));
@@ -27,33 +27,22 @@ void emit(const Trace& t, const SliceRow& row, size_t k, int64_t end, uint32_t c
 
 void query_row(const Trace& t, const SliceRow& row, const Viewport& vp, int64_t px, TrackId track,
                uint32_t depth, LodResult* out) {
-  const size_t n = row.size();
   size_t i = row.first_ending_at_or_after(vp.start);
-  ++out->searches;
-  while (i < n && row.start[i] < vp.end) {
+  const size_t n = row.first_starting_at_or_after(i, vp.end);  // slices from i to n are drawn
+  out->searches += 2;
+  while (i < n) {
     if (row.dur[i] >= px) {  // wide enough to be drawn as itself
       emit(t, row, i, row.end(i), 1, track, depth, &out->slices);
       ++i;
       continue;
     }
-    // A run of narrow slices, extended a pixel at a time.
+    // A run of narrow slices: it ends at the first later slice that is wide or starts a pixel or
+    // more after the previous one ended (ends are sorted, so that is the run's end so far).
     const size_t first = i;
-    int64_t run_end = row.end(i);
-    ++i;
-    while (i < n && row.start[i] < vp.end) {
-      const int64_t limit = run_end + px;  // a gap under one pixel joins the run
-      if (row.start[i] >= limit) break;
-      const size_t j = row.first_starting_at_or_after(i, limit);  // [i, j) start before limit
-      const size_t wide = row.max_dur.first_at_least(i, j, px);
-      out->searches += 2;
-      if (wide > i) {
-        run_end = std::max(run_end, row.end(wide - 1));
-        i = wide;
-      }
-      if (wide < j) break;  // a wide slice ends the run
-    }
-    const auto count = static_cast<uint32_t>(i - first);
-    emit(t, row, first, run_end, count, track, depth, &out->slices);
+    i = row.max_step.first_at_least(i + 1, n, px);
+    ++out->searches;
+    emit(t, row, first, row.end(i - 1), static_cast<uint32_t>(i - first), track, depth,
+         &out->slices);
   }
 }
 
@@ -75,8 +64,8 @@ void query_slices(const ViewIndex& index, const Viewport& vp, const std::vector<
   }
 }
 
-void query_counters(const ViewIndex& index, const Viewport& vp,
-                    const std::vector<uint32_t>& series, LodResult* out) {
+void query_counters(const ViewIndex& index, const Viewport& vp, const std::vector<uint32_t>& series,
+                    LodResult* out) {
   const int64_t px = pixel_width_ns(vp);
   CounterPoints& o = out->counters;
   for (uint32_t id : series) {
@@ -118,8 +107,8 @@ void query_counters(const ViewIndex& index, const Viewport& vp,
   }
 }
 
-void query_instants(const ViewIndex& index, const Viewport& vp,
-                    const std::vector<TrackId>& tracks, LodResult* out) {
+void query_instants(const ViewIndex& index, const Viewport& vp, const std::vector<TrackId>& tracks,
+                    LodResult* out) {
   const int64_t px = pixel_width_ns(vp);
   InstantMarks& o = out->instants;
   for (TrackId track : tracks) {
@@ -128,9 +117,10 @@ void query_instants(const ViewIndex& index, const Viewport& vp,
     size_t i = lower(row.ts, vp.start);
     ++out->searches;
     while (i < row.ts.size() && row.ts[i] <= vp.end) {
-      size_t j = static_cast<size_t>(std::lower_bound(row.ts.begin() + static_cast<ptrdiff_t>(i) + 1,
-                                                      row.ts.end(), row.ts[i] + px) -
-                                     row.ts.begin());
+      size_t j =
+          static_cast<size_t>(std::lower_bound(row.ts.begin() + static_cast<ptrdiff_t>(i) + 1,
+                                               row.ts.end(), row.ts[i] + px) -
+                              row.ts.begin());
       ++out->searches;
       o.track.push_back(track);
       o.ts.push_back(static_cast<double>(row.ts[i]));

@@ -10,12 +10,13 @@
 // The caller asks for more than the visible window (a screen each side, as Perfetto's
 // buffered_bounds) so panning redraws from the answer it already has.
 //
-// Cost: per row, O(P x log n) for P pixels and n slices on the row, independent of how many
-// slices fall inside the window. Each rectangle costs one binary search; inside a merged run each
-// step jumps to the first slice starting a pixel past the run's end (binary search on starts)
-// and checks for a wide slice among those skipped with the row's block max-tree
-// (O(16 + log n)); every two steps move the run's end right by at least one pixel. The answer
-// holds O(P) rectangles per row. Counters and instants: O(P x log n) per series or track.
+// Cost: per row, two binary searches for the window's first and last slice, then one lookup per
+// rectangle: a slice drawn as itself costs O(1); a merged run costs one search of the row's block
+// max-tree over max(duration, gap before) for the first slice that is a pixel wide or a pixel
+// away, O(16 + log n). A row yields at most 2P + 1 rectangles for P pixels (each rectangle is a
+// pixel wide, or is followed by a wide slice or a gap of a pixel), so a query costs
+// O(rows x P x log n) however many slices fall inside the window: zoomed out over millions of
+// slices it touches a few per pixel. Counters and instants: O(P x log n) per series or track.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -67,10 +68,10 @@ struct LodResult {
 
 void query_slices(const ViewIndex& index, const Viewport& vp, const std::vector<TrackId>& tracks,
                   LodResult* out);
-void query_counters(const ViewIndex& index, const Viewport& vp,
-                    const std::vector<uint32_t>& series, LodResult* out);
-void query_instants(const ViewIndex& index, const Viewport& vp,
-                    const std::vector<TrackId>& tracks, LodResult* out);
+void query_counters(const ViewIndex& index, const Viewport& vp, const std::vector<uint32_t>& series,
+                    LodResult* out);
+void query_instants(const ViewIndex& index, const Viewport& vp, const std::vector<TrackId>& tracks,
+                    LodResult* out);
 
 // All three, into a cleared result.
 LodResult query_viewport(const ViewIndex& index, const Viewport& vp,

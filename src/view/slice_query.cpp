@@ -23,12 +23,18 @@ namespace {
 
 void optional_int(JsonWriter* w, const char* key, int64_t v) {
   w->key(key);
-  if (v == kNoValue) w->null(); else w->value(v);
+  if (v == kNoValue)
+    w->null();
+  else
+    w->value(v);
 }
 
 void optional_float(JsonWriter* w, const char* key, float v) {
   w->key(key);
-  if (v < 0) w->null(); else w->value(static_cast<double>(v), 3);
+  if (v < 0)
+    w->null();
+  else
+    w->value(static_cast<double>(v), 3);
 }
 
 void dims(JsonWriter* w, const char* key, const uint32_t (&d)[3]) {
@@ -52,9 +58,9 @@ std::string slice_details_json(const ViewIndex& index, uint32_t i) {
   w.field("cat", t.str(s.cat[i]));
   w.field("kind", slice_kind_name(s.kind[i]));
   w.field("track", static_cast<uint64_t>(s.track[i]));
-  w.field("track_name", std::string_view(track.name.empty()
-                                             ? "thread " + std::string(t.str(track.tid_text))
-                                             : track.name));
+  w.field("track_name",
+          std::string_view(track.name.empty() ? "thread " + std::string(t.str(track.tid_text))
+                                              : track.name));
   w.field("process_name", std::string_view(proc.name));
   w.field("pid", t.str(proc.pid_text));
   w.field("tid", t.str(track.tid_text));
@@ -83,10 +89,16 @@ std::string slice_details_json(const ViewIndex& index, uint32_t i) {
     w.end_object();
   }
   w.key("parent");
-  if (s.parent[i] < 0) w.null(); else write_slice_brief(&w, index, static_cast<uint32_t>(s.parent[i]));
+  if (s.parent[i] < 0)
+    w.null();
+  else
+    write_slice_brief(&w, index, static_cast<uint32_t>(s.parent[i]));
   w.key("partner");
   const int32_t partner = index.join().partner[i];
-  if (partner < 0) w.null(); else write_slice_brief(&w, index, static_cast<uint32_t>(partner));
+  if (partner < 0)
+    w.null();
+  else
+    write_slice_brief(&w, index, static_cast<uint32_t>(partner));
   uint64_t children = 0;
   for (size_t k = i + 1; k < s.size() && s.track[k] == s.track[i] && s.ts[k] <= s.end(i); ++k)
     if (s.parent[k] == static_cast<int32_t>(i)) ++children;
@@ -108,9 +120,8 @@ std::string slice_names_json(const ViewIndex& index) {
     if (!first) out += ',';
     first = false;
     out += '[' + std::to_string(id) + ',';
-    out += '"';
-    append_json_escaped(&out, t.str(id));
-    out += "\"]";
+    append_json_escaped(&out, t.str(id));  // quoted
+    out += ']';
   }
   out += ']';
   return out;
@@ -140,9 +151,8 @@ std::vector<int32_t> OffsetIndex::lookup(const ViewIndex& index,
   if (by_offset_.size() != s.size()) {
     by_offset_.resize(s.size());
     std::iota(by_offset_.begin(), by_offset_.end(), 0u);
-    std::stable_sort(by_offset_.begin(), by_offset_.end(), [&s](uint32_t a, uint32_t b) {
-      return s.file_offset[a] < s.file_offset[b];
-    });
+    std::stable_sort(by_offset_.begin(), by_offset_.end(),
+                     [&s](uint32_t a, uint32_t b) { return s.file_offset[a] < s.file_offset[b]; });
   }
   std::vector<int32_t> out;
   for (uint64_t off : offsets) {

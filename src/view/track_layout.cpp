@@ -29,9 +29,12 @@ bool id_less(std::string_view a, std::string_view b) {
 
 const char* kind_name(TrackKind k) {
   switch (k) {
-    case TrackKind::kGpuStream: return "stream";
-    case TrackKind::kAsync: return "async";
-    default: return "thread";
+    case TrackKind::kGpuStream:
+      return "stream";
+    case TrackKind::kAsync:
+      return "async";
+    default:
+      return "thread";
   }
 }
 
@@ -85,8 +88,9 @@ std::vector<LayoutGroup> track_layout(const ViewIndex& index) {
     groups[cs.process].counters.push_back(std::move(lc));
   }
   for (LayoutGroup& g : groups)
-    std::stable_sort(g.counters.begin(), g.counters.end(),
-                     [](const LayoutCounter& a, const LayoutCounter& b) { return a.name < b.name; });
+    std::stable_sort(
+        g.counters.begin(), g.counters.end(),
+        [](const LayoutCounter& a, const LayoutCounter& b) { return a.name < b.name; });
   std::vector<LayoutGroup> kept;
   for (LayoutGroup& g : groups)
     if (!g.tracks.empty() || !g.counters.empty()) kept.push_back(std::move(g));

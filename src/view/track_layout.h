@@ -14,9 +14,9 @@ namespace ks::view {
 
 struct LayoutTrack {
   TrackId id = 0;
-  std::string name;  // thread/stream name, else "thread TID"
-  std::string kind;  // "thread" | "stream" | "async"
-  uint32_t rows = 0;       // slice rows (max depth + 1)
+  std::string name;   // thread/stream name, else "thread TID"
+  std::string kind;   // "thread" | "stream" | "async"
+  uint32_t rows = 0;  // slice rows (max depth + 1)
   uint64_t slices = 0;
   uint64_t instants = 0;
 };

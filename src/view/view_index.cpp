@@ -11,15 +11,18 @@ size_t SliceRow::first_ending_at_or_after(int64_t t) const {
   size_t lo = 0, hi = size();
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (end(mid) < t) lo = mid + 1; else hi = mid;
+    if (end(mid) < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
 
 size_t SliceRow::first_starting_at_or_after(size_t from, int64_t t) const {
-  return static_cast<size_t>(std::lower_bound(start.begin() + static_cast<ptrdiff_t>(from),
-                                              start.end(), t) -
-                             start.begin());
+  return static_cast<size_t>(
+      std::lower_bound(start.begin() + static_cast<ptrdiff_t>(from), start.end(), t) -
+      start.begin());
 }
 
 ViewIndex::ViewIndex(const Trace& trace) : trace_(trace) {
@@ -29,7 +32,8 @@ ViewIndex::ViewIndex(const Trace& trace) : trace_(trace) {
   build_self_times();
   join_ = build_launch_join(trace_);
   StepsResult steps = find_steps(trace_, join_, false);
-  for (const Step& s : steps.steps) steps_.push_back({s.number, s.begin - origin(), s.end - origin()});
+  for (const Step& s : steps.steps)
+    steps_.push_back({s.number, s.begin - origin(), s.end - origin()});
 }
 
 // Slices are sorted by (track, ts), so each row receives its slices in time order.
@@ -47,8 +51,14 @@ void ViewIndex::build_rows() {
     row.dur.push_back(s.dur[i]);
     ++tr.slices;
   }
-  for (TrackRows& tr : tracks_)
-    for (SliceRow& row : tr.rows) row.max_dur = BlockMaxTree(&row.dur);
+  for (TrackRows& tr : tracks_) {
+    for (SliceRow& row : tr.rows) {
+      row.step.resize(row.size());
+      for (size_t k = 0; k < row.size(); ++k)
+        row.step[k] = k == 0 ? row.dur[k] : std::max(row.dur[k], row.start[k] - row.end(k - 1));
+      row.max_step = BlockMaxTree(&row.step);
+    }
+  }
 }
 
 void ViewIndex::build_counters() {
@@ -56,7 +66,8 @@ void ViewIndex::build_counters() {
   std::map<std::pair<uint32_t, StringId>, size_t> index;
   std::vector<uint32_t> order(c.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&c](uint32_t a, uint32_t b) { return c.ts[a] < c.ts[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&c](uint32_t a, uint32_t b) { return c.ts[a] < c.ts[b]; });
   for (uint32_t i : order) {
     auto key = std::make_pair(c.process[i], c.series[i]);
     auto it = index.find(key);
@@ -82,7 +93,8 @@ void ViewIndex::build_instants() {
   instants_.assign(trace_.tracks.size(), InstantRow());
   std::vector<uint32_t> order(in.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&in](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&in](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
   for (uint32_t i : order) {
     InstantRow& row = instants_[in.track[i]];
     row.ts.push_back(in.ts[i] - origin());

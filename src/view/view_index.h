@@ -1,5 +1,5 @@
 // What the timeline asks of a trace, prepared once: per track and per depth ("row") the slices
-// as sorted, non-overlapping arrays with a block max-tree over their durations; per counter
+// as sorted, non-overlapping arrays with a block max-tree over max(duration, gap); per counter
 // series and per track of instants, sorted sample arrays; self times; the step bands. Times in
 // the view are nanoseconds relative to the first event (facts.start_ns), so a double in JS
 // holds them exactly (up to 2^53 ns, 104 days).
@@ -21,11 +21,14 @@
 
 namespace ks::view {
 
-struct SliceRow {  // the slices of one track at one depth, in time order
+struct SliceRow {               // the slices of one track at one depth, in time order
   std::vector<uint32_t> slice;  // model slice index
   std::vector<int64_t> start;   // relative ns
   std::vector<int64_t> dur;
-  BlockMaxTree max_dur;  // over `dur`
+  // max(duration, gap since the previous slice ended): a run of sub-pixel slices with sub-pixel
+  // gaps ends at the first slice whose `step` is a pixel or more (lod_query.cpp).
+  std::vector<int64_t> step;
+  BlockMaxTree max_step;  // over `step`
   size_t size() const { return slice.size(); }
   int64_t end(size_t k) const { return start[k] + dur[k]; }
   // First k with end(k) >= t (ends are sorted on a row).
@@ -48,7 +51,7 @@ struct CounterSeries {  // one line of one process's counter track ("name" or "n
   BlockMinMax range;  // over `value`
 };
 
-struct InstantRow {  // the instant events of one track, in time order
+struct InstantRow {               // the instant events of one track, in time order
   std::vector<int64_t> ts;        // relative ns
   std::vector<uint32_t> instant;  // index into the model's InstantTable
 };

@@ -80,7 +80,8 @@ TEST_CASE("GPU idle without steps uses the GPU span", "[analysis][gpu_idle]") {
 }
 
 TEST_CASE("GPU idle of a CPU-only trace is not computed", "[analysis][gpu_idle]") {
-  auto t = ks_test::load(R"([{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":0,"dur":5}])");
+  auto t =
+      ks_test::load(R"([{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":0,"dur":5}])");
   ks::GpuIdleResult g = idle_of(*t);
   CHECK_FALSE(g.has_gpu_ops);
   CHECK(g.window_ns == 0);

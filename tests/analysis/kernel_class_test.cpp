@@ -1,4 +1,5 @@
-// Kernel categories (HTA) and classes (ours), tensor-core detection (src/analysis/kernel_class.cpp).
+// Kernel categories (HTA) and classes (ours), tensor-core detection
+// (src/analysis/kernel_class.cpp).
 #include "analysis/kernel_class.h"
 
 #include <catch2/catch.hpp>
@@ -19,8 +20,7 @@ TEST_CASE("HTA categories: communication, then memory, then computation", "[anal
         HtaCategory::kMemory);
   CHECK(ks::hta_category(SliceKind::kKernel, "Memset (Device)") == HtaCategory::kMemory);
   CHECK(ks::hta_category(SliceKind::kKernel, "dma_copy") == HtaCategory::kMemory);
-  CHECK(ks::hta_category(SliceKind::kKernel, "volta_sgemm_128x64_nn") ==
-        HtaCategory::kComputation);
+  CHECK(ks::hta_category(SliceKind::kKernel, "volta_sgemm_128x64_nn") == HtaCategory::kComputation);
   CHECK(std::string(ks::hta_category_name(HtaCategory::kCommunication)) == "communication");
 }
 

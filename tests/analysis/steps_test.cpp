@@ -43,8 +43,7 @@ TEST_CASE("ProfilerStep names parse to step numbers", "[analysis][steps]") {
   CHECK_FALSE(ks::parse_profiler_step("MyProfilerStep#1", &n));
 }
 
-TEST_CASE("Steps get device-adjusted bounds as the TB plugin computes them",
-          "[analysis][steps]") {
+TEST_CASE("Steps get device-adjusted bounds as the TB plugin computes them", "[analysis][steps]") {
   auto t = ks_test::load(kThreeSteps);
   ks::StepsResult r = steps_of(*t);
   REQUIRE(r.steps.size() == 3);

@@ -116,11 +116,11 @@ TEST_CASE("Without steps, device-to-host copies are not attributed", "[analysis]
 }
 
 TEST_CASE("Synchronizing call names, CUDA and HIP", "[analysis][sync]") {
-  for (const char* n : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                        "cudaMemcpy", "cudaMemset", "hipDeviceSynchronize", "hipMemcpy",
-                        "cuCtxSynchronize"})
+  for (const char* n :
+       {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+        "cudaMemset", "hipDeviceSynchronize", "hipMemcpy", "cuCtxSynchronize"})
     CHECK(ks::is_sync_runtime_call(n));
-  for (const char* n : {"cudaMemcpyAsync", "cudaLaunchKernel", "cudaStreamWaitEvent",
-                        "cudaEventRecord", ""})
+  for (const char* n :
+       {"cudaMemcpyAsync", "cudaLaunchKernel", "cudaStreamWaitEvent", "cudaEventRecord", ""})
     CHECK_FALSE(ks::is_sync_runtime_call(n));
 }

@@ -40,7 +40,7 @@ inline std::string import_and_report(const uint8_t* data, size_t size,
     std::string json = ks::import_error_json(e);
     if (json.empty()) std::abort();
     return "error:" + std::string(ks::import_error_code_name(e.code)) + "@" +
-           std::to_string(e.offset);
+           std::to_string(e.offset) + ": " + e.message;
   }
   ks::AnalysisOptions options;
   ks::Report report = ks::build_report(importer.trace(), options);

@@ -18,18 +18,35 @@ if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
     --no-install-recommends clang libclang-rt-14-dev >/dev/null || exit 1
 fi
-CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON \
-  -DKS_TESTS=OFF -DKS_MARCH_NATIVE=OFF >/dev/null || exit 1
-cmake --build "$BUILD" --target $TARGETS >/dev/null || { cmake --build "$BUILD" --target $TARGETS; exit 1; }
-python3 tests/fuzz/make_corpus.py "$BUILD/corpus" || exit 1
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then  # FUZZ_SKIP_BUILD=1: reuse the build and the corpus
+  CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON \
+    -DKS_TESTS=OFF -DKS_MARCH_NATIVE=OFF >/dev/null || exit 1
+  # Quiet unless it fails; then once more with the output shown.
+  cmake --build "$BUILD" --target $TARGETS >/dev/null 2>&1 || cmake --build "$BUILD" --target $TARGETS || exit 1
+  python3 tests/fuzz/make_corpus.py "$BUILD/corpus" || exit 1
+fi
+# A valid trace must pass first: otherwise every input "crashes" and the run finds nothing (seen
+# when sources changed during the build: objects built against different headers; rebuild).
+sane=$(mktemp)
+printf '%s' '{"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}' >"$sane"
+for target in $TARGETS; do
+  if ! "$BUILD/tests/fuzz/$target" "$sane" >/dev/null 2>&1; then
+    echo "fuzz: $target fails on a valid trace: rebuild it (cmake --build $BUILD) before fuzzing"
+    "$BUILD/tests/fuzz/$target" "$sane" 2>&1 | grep -m3 -E 'ERROR|runtime error'
+    rm -f "$sane"
+    exit 1
+  fi
+done
+rm -f "$sane"
 
 total_execs=0 total_crashes=0
 for target in $TARGETS; do
   corpus=$BUILD/corpus/${target%_fuzzer}
   artifacts=$BUILD/artifacts/$target
   mkdir -p "$corpus" "$artifacts"
+  rm -f "$BUILD/$target".*.log
   end=$((SECONDS + SECONDS_EACH))
-  execs=0 crashes=0 runs=0
+  execs=0 crashes=0 runs=0 last_crash=
   while [ $SECONDS -lt $end ]; do
     left=$((end - SECONDS))
     log=$BUILD/$target.$runs.log
@@ -41,9 +58,16 @@ for target in $TARGETS; do
     execs=$((execs + ${n:-0}))
     runs=$((runs + 1))
     if [ $rc -ne 0 ]; then
+      unit=$(grep -m1 -o 'Test unit written to .*' "$log")
+      echo "fuzz: $target: crash (exit $rc): $(grep -m1 -E 'ERROR|runtime error|deadly signal' "$log")"
+      echo "      $unit"
+      # The same input again (a seed that crashes): fuzzing this target finds nothing more.
+      if [ -n "$unit" ] && [ "$unit" = "$last_crash" ]; then
+        echo "fuzz: $target: the same input crashes every run: fix it first (stopping this target)"
+        break
+      fi
       crashes=$((crashes + 1))
-      echo "fuzz: $target: crash (exit $rc): $(grep -m1 -E 'ERROR|runtime error|deadly signal|Test unit written' "$log")"
-      grep -m1 'Test unit written' "$log" || true
+      last_crash=$unit
     fi
   done
   echo "fuzz: $target: ${SECONDS_EACH}s, $execs executions, $crashes crashes, corpus $(ls "$corpus" | wc -l) inputs"

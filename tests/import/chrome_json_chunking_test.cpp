@@ -74,7 +74,9 @@ std::string kitchen_sink() {
   {"ph":"X","name":"neg","pid":1,"tid":5,"ts":40,"dur":-3},
   {"ph":"X","name":"nodur","pid":1,"tid":5,"ts":41},
   {"ph":"X","name":"ctrl	char","pid":1,"tid":5,"ts":42,"dur":1},
-  {"ph":"X","name":"bad utf8 )J" "\xC3\x28" R"J(","pid":1,"tid":5,"ts":43,"dur":1},
+  {"ph":"X","name":"bad utf8 )J"
+         "\xC3\x28"
+         R"J(","pid":1,"tid":5,"ts":43,"dur":1},
   {"ph":"ZZ","name":"odd","pid":1,"tid":5,"ts":44},
   {"ph":"P","name":"sample","pid":1,"tid":5,"ts":45},
   {"name":"no phase","ts":46},

@@ -236,6 +236,21 @@ TEST_CASE("Framer tolerances are accepted and counted", "[import][json][framer]"
     CHECK(f.events[0] == Value{"", R"({"a":1})", 4});
     CHECK(f.diagnostics == "utf8_bom 1@0 \n");
   }
+  SECTION("empty chunks (a stream may hand them out) change nothing, before a BOM too") {
+    RecordingSink sink;
+    ks::Diagnostics diags;
+    Framer framer(&sink, &diags);
+    std::string in = "\xEF\xBB\xBF[{\"a\":1}]";
+    CHECK(framer.feed(in.data(), 0));
+    CHECK(framer.feed(in.data(), 2));
+    CHECK(framer.feed(in.data() + 2, 0));
+    CHECK(framer.feed(in.data() + 2, in.size() - 2));
+    CHECK(framer.feed(in.data() + in.size(), 0));
+    CHECK(framer.finish());
+    REQUIRE(sink.events.size() == 1);
+    CHECK(sink.events[0] == Value{"", R"({"a":1})", 4});
+    CHECK(ks_test::dump_diagnostics(diags) == "utf8_bom 1@0 \n");
+  }
   SECTION("a BOM alone is an empty input") {
     Framed f = frame_all("\xEF\xBB\xBF");
     CHECK_FALSE(f.ok);
@@ -273,7 +288,8 @@ TEST_CASE("Framer tolerances are accepted and counted", "[import][json][framer]"
     CHECK(f.ok);
     REQUIRE(f.events.size() == 1);
     CHECK(f.events[0] == Value{"", R"({"b":2})", 36});
-    CHECK(f.diagnostics == "event_too_large 1@1 \n");
+    // The excerpt is its first cap + 1 = 17 bytes, however the input was chunked.
+    CHECK(f.diagnostics == "event_too_large 1@1 {\"a\":\"xxxxxxxxxxx\n");
   }
   SECTION("elements that are not objects are skipped and counted") {
     std::string in = R"([1, "x", {"a":1}, null])";

@@ -170,7 +170,8 @@ TEST_CASE("Importer reads the tolerated shapes", "[import][json]") {
 TEST_CASE("Importer repairs strings and counts the repairs", "[import][json]") {
   SECTION("raw control characters inside strings become spaces") {
     std::string json =
-        "[{\"ph\":\"X\",\"name\":\"a\tb\x01" "c\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
+        "[{\"ph\":\"X\",\"name\":\"a\tb\x01"
+        "c\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1},"
         "{\"ph\":\"X\",\"name\":\"d\x1f\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]";
     auto t = load(json);
     REQUIRE(t->slices.size() == 2);
@@ -192,7 +193,8 @@ TEST_CASE("Importer repairs strings and counts the repairs", "[import][json]") {
     CHECK(diag_offset(*t, Diag::kInvalidUtf8) == 1);
   }
   SECTION("both in one event: both repaired, both counted") {
-    std::string json = "[{\"ph\":\"X\",\"name\":\"a\x01\xFF\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]";
+    std::string json =
+        "[{\"ph\":\"X\",\"name\":\"a\x01\xFF\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]";
     auto t = load(json);
     REQUIRE(t->slices.size() == 1);
     CHECK(t->str(t->slices.name[0]) == "a ?");
@@ -201,7 +203,8 @@ TEST_CASE("Importer repairs strings and counts the repairs", "[import][json]") {
     CHECK(diag_count(*t, Diag::kMalformedEvent) == 0);
   }
   SECTION("the report stays valid UTF-8 with the raw excerpt") {
-    std::string json = "[{\"ph\":\"X\",\"name\":\"caf\xE9\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]";
+    std::string json =
+        "[{\"ph\":\"X\",\"name\":\"caf\xE9\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]";
     auto t = load(json);
     std::string report = ks_test::report_of(*t);
     // The excerpt's byte 0xE9 is written as U+FFFD, never raw.
@@ -539,10 +542,10 @@ TEST_CASE("Importer reads the top-level members", "[import][json]") {
     CHECK(t->facts.profile_memory == 0);
     CHECK(t->facts.with_stack == 1);
     CHECK(t->facts.with_flops == -1);
-    CHECK(t->facts.top_level_keys ==
-          std::vector<std::string>{"schemaVersion", "traceName", "deviceProperties",
-                                   "distributedInfo", "record_shapes", "profile_memory",
-                                   "with_stack", "traceEvents"});
+    CHECK(t->facts.top_level_keys == std::vector<std::string>{"schemaVersion", "traceName",
+                                                              "deviceProperties", "distributedInfo",
+                                                              "record_shapes", "profile_memory",
+                                                              "with_stack", "traceEvents"});
   }
   SECTION("legacy computeProperties (2021 Kineto) with its own field names") {
     auto t = load(R"({"schemaVersion": 1, "computeProperties": [

@@ -61,8 +61,7 @@ TEST_CASE("TraceBuilder sorts slices per track, parents before children", "[mode
   add(b, t2, 1, 1, "t2.early");
   add(b, t1, 1, 1, "grandchild");
   b.finalize();
-  CHECK(names_on(t, t1) ==
-        std::vector<std::string>{"root", "child1", "grandchild", "child2"});
+  CHECK(names_on(t, t1) == std::vector<std::string>{"root", "child1", "grandchild", "child2"});
   CHECK(names_on(t, t2) == std::vector<std::string>{"t2.early", "t2.late"});
   // Track order: all of t1, then t2.
   CHECK(t.slices.track[0] == t1);
@@ -99,7 +98,7 @@ TEST_CASE("TraceBuilder keeps partial overlaps on an extra row and counts them",
   uint32_t a = ks_test::slice_named(t, "a"), bb = ks_test::slice_named(t, "b"),
            c = ks_test::slice_named(t, "c");
   CHECK(t.slices.depth[a] == 0);
-  CHECK(t.slices.depth[bb] == 1);  // one row deeper (depth + 1)...
+  CHECK(t.slices.depth[bb] == 1);    // one row deeper (depth + 1)...
   CHECK(t.slices.parent[bb] == -1);  // ...but a is not its parent
   CHECK(t.slices.depth[c] == 0);
   CHECK(t.diagnostics.count(Diag::kPartialOverlap) == 1);

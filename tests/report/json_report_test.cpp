@@ -49,8 +49,9 @@ TEST_CASE("JSON report of a tiny trace", "[report][json]") {
   REQUIRE_FALSE(parser.parse(report).get(doc));
 
   SECTION("schema and generator first") {
-    CHECK(report.rfind("{\n  \"schema\": \"kinetoscope.report/1\",\n  \"generator\": \"kinetoscope ",
-                       0) == 0);
+    CHECK(report.rfind(
+              "{\n  \"schema\": \"kinetoscope.report/1\",\n  \"generator\": \"kinetoscope ", 0) ==
+          0);
     CHECK(str(doc["schema"]) == "kinetoscope.report/1");
     CHECK(report.back() == '\n');
   }
@@ -83,8 +84,7 @@ TEST_CASE("JSON report of a tiny trace", "[report][json]") {
     // HTML stays text (JSON does not escape it; the page must show it as text).
     CHECK(has_line(report, "        \"name\": \"<img src=x onerror=alert(1)>\","));
     CHECK(str(doc["kernels"]["rows"].at(0)["name"]) == "<img src=x onerror=alert(1)>");
-    CHECK(has_line(report,
-                   R"(        "name": "quote \" back \\ tab \t nl \n ctrl \u0001 end",)"));
+    CHECK(has_line(report, R"(        "name": "quote \" back \\ tab \t nl \n ctrl \u0001 end",)"));
     CHECK(str(doc["kernels"]["rows"].at(1)["name"]) ==
           std::string("quote \" back \\ tab \t nl \n ctrl \x01 end"));
   }
@@ -116,8 +116,9 @@ TEST_CASE("JSON report lists diagnostics with code, count, offset and an escaped
   CHECK(num(d0["count"]) == 1);
   CHECK(num(d0["first_offset"]) == json.size() - 1);
   CHECK(str(diags.at(1)["code"]) == "control_chars_in_string");
-  CHECK(has_line(report,
-                 R"(      "excerpt": "{\"ph\":\"X\",\"name\":\"a\u0001\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}")"));
+  CHECK(has_line(
+      report,
+      R"(      "excerpt": "{\"ph\":\"X\",\"name\":\"a\u0001\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}")"));
   CHECK(str(diags.at(2)["code"]) == "invalid_utf8");
   CHECK(num(diags.at(2)["first_offset"]) == json.find("{", 1 + json.find("},")));
   CHECK(str(diags.at(2)["excerpt"]).find("caf\xEF\xBF\xBD") != std::string::npos);
@@ -137,8 +138,8 @@ TEST_CASE("JSON report of an empty trace", "[report][json]") {
 }
 
 TEST_CASE("JSON report writes absolute epoch times exactly", "[report][json]") {
-  auto t = ks_test::load(
-      R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1666149715033200,"dur":1.5}])");
+  auto t =
+      ks_test::load(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1666149715033200,"dur":1.5}])");
   const std::string report = ks_test::report_of(*t);
   CHECK(has_line(report, "    \"start_ns\": \"1666149715033200000\","));
   CHECK(has_line(report, "    \"span_us\": 1.500,"));

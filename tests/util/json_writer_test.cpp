@@ -30,10 +30,10 @@ TEST_CASE("Strings are escaped per RFC 8259", "[util][json]") {
   }
   SECTION("invalid UTF-8 becomes U+FFFD, one per maximal invalid subsequence") {
     const std::string fffd = "\xEF\xBF\xBD";
-    CHECK(escaped("caf\xE9") == "\"caf" + fffd + "\"");           // Latin-1
-    CHECK(escaped("\xE2\x82") == "\"" + fffd + "\"");             // cut-off euro sign
-    CHECK(escaped("\xE2\x82x") == "\"" + fffd + "x\"");           // next byte kept
-    CHECK(escaped("\xC0\xAF") == "\"" + fffd + fffd + "\"");      // overlong '/'
+    CHECK(escaped("caf\xE9") == "\"caf" + fffd + "\"");                  // Latin-1
+    CHECK(escaped("\xE2\x82") == "\"" + fffd + "\"");                    // cut-off euro sign
+    CHECK(escaped("\xE2\x82x") == "\"" + fffd + "x\"");                  // next byte kept
+    CHECK(escaped("\xC0\xAF") == "\"" + fffd + fffd + "\"");             // overlong '/'
     CHECK(escaped("\xED\xA0\x80") == "\"" + fffd + fffd + fffd + "\"");  // a surrogate
     CHECK(escaped("\xF4\x90\x80\x80") == "\"" + fffd + fffd + fffd + fffd + "\"");  // > U+10FFFF
     CHECK(escaped("\x80") == "\"" + fffd + "\"");  // a lone continuation byte

@@ -1,6 +1,14 @@
 // DOM helpers. Every string that may come from a trace goes in as a text node: there is no
 // innerHTML anywhere in the page, so a kernel named "<img onerror=...>" is only ever text.
 
+// Bidi controls in a trace's names (U+202E RIGHT-TO-LEFT OVERRIDE and kin) would reorder the text
+// after them, so that a name can pass for another: every text node and attribute shows them as
+// U+FFFD instead (hardening, docs/hardening.md; the CLI does the same with '?').
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export function neutral(text) {
+  return text.replace(BIDI_CONTROLS, '\ufffd');
+}
+
 // h('td', {className: 'num', title: 'x'}, 'text', childNode, [more, children])
 export function h(tag, props, ...children) {
   const node = document.createElement(tag);
@@ -10,7 +18,7 @@ export function h(tag, props, ...children) {
       if (key === 'className') node.className = value;
       else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
       else if (key === 'dataset') Object.assign(node.dataset, value);
-      else node.setAttribute(key, value === true ? '' : String(value));
+      else node.setAttribute(key, value === true ? '' : neutral(String(value)));
     }
   }
   append(node, children);
@@ -22,7 +30,7 @@ function append(node, children) {
     if (c === undefined || c === null || c === false) continue;
     if (Array.isArray(c)) append(node, c);
     else if (c instanceof Node) node.appendChild(c);
-    else node.appendChild(document.createTextNode(String(c)));
+    else node.appendChild(document.createTextNode(neutral(String(c))));
   }
 }
 

@@ -10,15 +10,34 @@ import { memoryView } from './memory.js';
 import { diagnosticsView } from './diagnostics.js';
 import { gpuView } from './gpu.js';
 import { syncView } from './sync.js';
+import { overviewView } from './overview.js';
+import { annotationsView, apiCallsView, cpuOpsView, kernelGroupsView, launchesView } from './summaries.js';
 
+// Sections a view shows inside another one (the overview reads them from the whole report).
+const shownInOverview = () => null;
+
+// Each view gets its key's value and the whole report.
 const VIEWS = [
   ['findings', findingsView],
+  ['step_breakdown', overviewView],
   ['trace', factsView],
   ['steps', stepsView],
   ['gpu', gpuView],
   ['kernels', kernelsView],
   ['memory_ops', memoryView],
   ['sync', syncView],
+  ['kernel_groups', kernelGroupsView],
+  ['launch_stats', launchesView],
+  ['api_calls', apiCallsView],
+  ['annotations', annotationsView],
+  ['cpu_ops', cpuOpsView],
+  ['temporal_breakdown', shownInOverview],
+  ['kernel_types', shownInOverview],
+  ['idle_breakdown', shownInOverview],
+  ['idle_causes', shownInOverview],
+  ['comm_overlap', shownInOverview],
+  ['gpu_metrics', shownInOverview],
+  ['memory', shownInOverview],
   ['diagnostics', diagnosticsView],
 ];
 // Shown in the report header (app.js) rather than as sections.
@@ -31,7 +50,7 @@ function other(key, value) {
 export function renderReport(report) {
   const nodes = [];
   for (const [key, view] of VIEWS) {
-    if (key in report) nodes.push(view(report[key]));
+    if (key in report) nodes.push(view(report[key], report));
   }
   const known = new Set(VIEWS.map(([k]) => k));
   for (const [key, value] of Object.entries(report)) {

@@ -33,13 +33,19 @@ export function dataTable({ columns, rows, sortKey, sortDesc = true, filterKeys 
     return state.desc ? -c : c;
   }
 
-  function draw() {
+  // The rows as filtered and sorted now (all of them, not only the first `limit`).
+  function visibleRows() {
     const q = state.query.trim().toLowerCase();
     let shown = rows;
     if (q && filterKeys) {
       shown = rows.filter((r) => filterKeys.some((k) => String(r[k] ?? '').toLowerCase().includes(q)));
     }
     if (state.key) shown = [...shown].sort(compare);
+    return shown;
+  }
+
+  function draw() {
+    const shown = visibleRows();
     const nodes = shown.slice(0, limit).map((row) =>
       h(
         'tr',
@@ -75,6 +81,7 @@ export function dataTable({ columns, rows, sortKey, sortDesc = true, filterKeys 
     tools.push(input);
   }
   if (filterKeys || rows.length > limit) tools.push(count);
+  tools.push(csvButton(columns, () => visibleRows(), label));
   draw();
   return h(
     'div',
@@ -104,4 +111,48 @@ export function shareCell(v) {
   const fill = h('span', { className: 'share-fill' });
   fill.style.width = `${Math.min(100, Math.max(0, v))}%`;
   return h('span', { className: 'share' }, h('span', { className: 'share-bar' }, fill), fmtPct(v));
+}
+
+// CSV of the rows (RFC 4180 quoting; raw values, microseconds as in the report, not the formatted
+// text; strings that start like a spreadsheet formula get a leading '), downloaded from a Blob
+// URL (the CSP allows blob:). Each column once, by its key.
+export function toCsv(columns, rows) {
+  const cols = [];
+  const seen = new Set();
+  for (const c of columns) {
+    if (seen.has(c.key)) continue;
+    seen.add(c.key);
+    cols.push(c.key);
+  }
+  const cell = (v) => {
+    if (v === null || v === undefined) return '';
+    let text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    // A trace string starting like a formula would run as one in a spreadsheet: keep it text.
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  const lines = [cols.join(',')];
+  for (const r of rows) lines.push(cols.map((k) => cell(r[k])).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+function csvButton(columns, rowsNow, label) {
+  const name = `${String(label || 'table').replace(/[^A-Za-z0-9_-]+/g, '_')}.csv`;
+  return h(
+    'button',
+    {
+      type: 'button',
+      className: 'button csv',
+      title: `Download the rows shown (filtered, sorted) as ${name}`,
+      onclick: () => {
+        const url = URL.createObjectURL(new Blob([toCsv(columns, rowsNow())], { type: 'text/csv' }));
+        const a = h('a', { href: url, download: name });
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+      },
+    },
+    'CSV',
+  );
 }

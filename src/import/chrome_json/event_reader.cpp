@@ -82,7 +82,11 @@ bool read_float(od::value& v, float* out) {
 // ts/dur: numbers or strings of decimal microseconds, parsed from the text (no double).
 bool read_time(od::value& v, int64_t* out_ns, bool* bad) {
   od::json_type t;
-  if (v.type().get(t)) return false;
+  if (v.type().get(t)) {
+    // NaN, Infinity and other bare words are no JSON value: a bad number, not an absent one.
+    *bad = true;
+    return false;
+  }
   std::string_view text;
   if (t == od::json_type::number) {
     text = v.raw_json_token();
@@ -195,7 +199,10 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "memory bandwidth (GB/s)") read_float(val, &e->bandwidth_gbps);
         break;
       case 'C':
-        if (key == "Call stack") e->has_call_stack = true;
+        if (key == "Call stack") {
+          e->has_call_stack = true;
+          read_string(val, &e->call_stack);
+        }
         break;
       case 'I':
         if (key == "Input Dims" || key == "Input dims") e->has_input_dims = true;

@@ -2,9 +2,33 @@
 
 #include <cstring>
 
+#include "util/safe_text.h"
+
 namespace ks {
 
 namespace {
+
+// The first quote or backslash in [p, end), or end. Most bytes of a trace are string content
+// (names, keys), so this loop is the framer's hot path: it tests 8 bytes at a time for either
+// character (the classic "has zero byte" bit trick on x ^ 0x22.. and x ^ 0x5c..), then finds
+// the byte. Portable C++: the same code runs natively and in WebAssembly.
+const char* skip_string_content(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  constexpr uint64_t kQuotes = kOnes * '"';
+  constexpr uint64_t kBackslashes = kOnes * '\\';
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    uint64_t q = x ^ kQuotes, s = x ^ kBackslashes;
+    uint64_t hit = ((q - kOnes) & ~q & kHighs) | ((s - kOnes) & ~s & kHighs);
+    if (hit) break;
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool is_delimiter(char c) { return is_space(c) || c == ',' || c == ']' || c == '}' || c == ':'; }
 std::string printable(char c) {
@@ -48,6 +72,8 @@ bool Framer::feed(const char* data, size_t len) {
 bool Framer::check_bom(bool at_end) {
   static const char kBom[] = "\xEF\xBB\xBF";
   size_t n = buf_len_ < 3 ? buf_len_ : 3;
+  // An empty chunk first (a stream may hand one out) decides nothing: a BOM may still come.
+  if (n == 0 && !at_end) return false;
   // Fuzzing (tests/fuzz/regressions/empty_input_memcmp_null): with no input at all buf_ was never
   // allocated, and memcmp(nullptr, ..., 0) is undefined behaviour. Nothing to check then.
   if (n > 0 && std::memcmp(buf_.data(), kBom, n) == 0) {
@@ -87,6 +113,7 @@ void Framer::begin_value(size_t pos, ValueRole role) {
   in_string_ = false;
   escape_ = false;
   oversized_ = false;
+  oversized_excerpt_taken_ = false;
   skipped_bytes_ = 0;
   char c = buf_[pos];
   scalar_ = !(c == '{' || c == '[' || c == '"');
@@ -104,6 +131,13 @@ bool Framer::scan_value(size_t* pos) {
       oversized_ = true;
   };
   if (scalar_) {
+    // Fuzzing (tests/fuzz/regressions/hang_stray_*): a stray ':' or '}' where an event should
+    // start ("{"traceEvents":[}") made a zero-length value, and the array states began the
+    // same empty value again forever (the CLI and the page hung). It is a one-byte element.
+    if (role_ == ValueRole::kEvent && p == value_start_ && p < buf_len_ && is_delimiter(b[p])) {
+      *pos = p + 1;
+      return true;
+    }
     while (p < buf_len_ && !is_delimiter(b[p])) ++p;
     *pos = p;
     check_size(p);
@@ -119,7 +153,7 @@ bool Framer::scan_value(size_t* pos) {
         ++p;
         continue;
       }
-      while (q < end && *q != '"' && *q != '\\') ++q;
+      q = skip_string_content(q, end);
       p = static_cast<size_t>(q - b);
       if (p >= buf_len_) break;
       if (*q == '\\') {
@@ -167,7 +201,7 @@ void Framer::end_value(size_t end) {
       break;
     case ValueRole::kEvent:
       if (oversized_) {
-        diags_->add(Diag::kEventTooLarge, value_start_offset_);
+        diags_->add(Diag::kEventTooLarge, value_start_offset_, oversized_excerpt_);
       } else if (data[0] != '{') {
         diags_->add(Diag::kNonObjectEvent, value_start_offset_, std::string_view(data, len));
       } else {
@@ -192,7 +226,17 @@ void Framer::scan() {
       size_t p = pos_;
       bool ended = scan_value(&p);
       if (oversized_) {
-        // Let the bytes go: nothing of an oversized value is delivered.
+        // Let the bytes go: nothing of an oversized value is delivered. Its first bytes are
+        // still here the first time: kept as the diagnostic's excerpt, so users see which one.
+        if (!oversized_excerpt_taken_) {
+          oversized_excerpt_taken_ = true;
+          // At most max_value_bytes_ + 1 bytes: however the input is chunked, at least that
+          // many are here when the cap is passed (more when the value ended in this chunk), so
+          // the excerpt does not depend on the chunking (it did for caps below 80).
+          size_t cap = max_value_bytes_ < 80 ? max_value_bytes_ + 1 : 80;
+          size_t n = p - value_start_ < cap ? p - value_start_ : cap;
+          oversized_excerpt_.assign(buf_.data() + value_start_, n);
+        }
         pos_ = p;
         value_start_ = p;
       } else {
@@ -209,6 +253,9 @@ void Framer::scan() {
     }
     switch (state_) {
       case State::kStart:
+        // A first byte that may begin a UTF-16 byte order mark: the next byte decides the message,
+        // so wait for it (the message must not depend on where a chunk ends).
+        if ((c == '\xFF' || c == '\xFE') && pos_ + 1 >= buf_len_ && !at_end_) return;
         if (c == '[') {
           container_ = TraceContainer::kArray;
           saw_event_array_ = true;
@@ -219,6 +266,13 @@ void Framer::scan() {
           container_ = TraceContainer::kObject;
           state_ = State::kObjectKey;
           ++pos_;
+        } else if (pos_ + 1 < buf_len_ &&
+                   ((c == '\xFF' && buf_[pos_ + 1] == '\xFE') ||
+                    (c == '\xFE' && buf_[pos_ + 1] == '\xFF'))) {
+          // Windows tools (PowerShell's Out-File) write UTF-16: say so instead of "found 0xff".
+          fail(ImportErrorCode::kNotJson, offset_of(pos_),
+               "not JSON: the file is UTF-16 text (byte order mark " + printable(c) + " " +
+                   printable(buf_[pos_ + 1]) + "); save it as UTF-8");
         } else {
           fail(ImportErrorCode::kNotJson, offset_of(pos_),
                "not JSON: a trace starts with '{' or '[', found " + printable(c));
@@ -246,7 +300,8 @@ void Framer::scan() {
       case State::kObjectColon:
         if (c != ':') {
           fail(ImportErrorCode::kNotJson, offset_of(pos_),
-               "invalid JSON: expected ':' after \"" + current_key_ + "\", found " + printable(c));
+               "invalid JSON: expected ':' after \"" + display_safe(current_key_, 40) +
+                   "\", found " + printable(c));
           break;
         }
         ++pos_;
@@ -278,6 +333,20 @@ void Framer::scan() {
         }
         break;
       case State::kArrayElement:
+      case State::kArrayNext:
+        // Hardening (tests/bad_inputs/stray_brace.json): "{"traceEvents":[{...}}" closes the
+        // object with the array still open. Read it as the missing ']' before the '}'.
+        if (c == '}' && container_ == TraceContainer::kObject) {
+          diags_->add(Diag::kMissingArrayClose, offset_of(pos_));
+          in_event_array_ = false;
+          after_comma_ = false;
+          state_ = State::kObjectNext;
+          break;
+        }
+        if (state_ == State::kArrayNext) {
+          scan_array_next(c);
+          break;
+        }
         if (c == ']') {
           if (after_comma_) diags_->add(Diag::kTrailingComma, offset_of(pos_));
           in_event_array_ = false;
@@ -292,22 +361,6 @@ void Framer::scan() {
           state_ = State::kArrayNext;
         }
         break;
-      case State::kArrayNext:
-        if (c == ',') {
-          after_comma_ = true;
-          state_ = State::kArrayElement;
-          ++pos_;
-        } else if (c == ']') {
-          in_event_array_ = false;
-          after_comma_ = false;
-          state_ = container_ == TraceContainer::kArray ? State::kDone : State::kObjectNext;
-          ++pos_;
-        } else {
-          // A missing comma between events: read the next one anyway, and say so.
-          diags_->add(Diag::kExtraComma, offset_of(pos_));
-          begin_value(pos_, ValueRole::kEvent);
-        }
-        break;
       case State::kDone:
         // Counted once: counting once per chunk made the count depend on the chunking.
         if (!trailing_data_) diags_->add(Diag::kTrailingData, offset_of(pos_));
@@ -320,10 +373,33 @@ void Framer::scan() {
   }
 }
 
+// In the event array after an element: expecting ',' or ']'.
+void Framer::scan_array_next(char c) {
+  if (c == ',') {
+    after_comma_ = true;
+    state_ = State::kArrayElement;
+    ++pos_;
+  } else if (c == ']') {
+    in_event_array_ = false;
+    after_comma_ = false;
+    state_ = container_ == TraceContainer::kArray ? State::kDone : State::kObjectNext;
+    ++pos_;
+  } else {
+    // A missing comma between events: read the next one anyway, and say so.
+    diags_->add(Diag::kExtraComma, offset_of(pos_));
+    begin_value(pos_, ValueRole::kEvent);
+  }
+}
+
 bool Framer::finish() {
   if (state_ == State::kFailed) return false;
+  at_end_ = true;
   if (!bom_checked_) {  // 1-2 bytes that could have begun a BOM: scan them now
     check_bom(/*at_end=*/true);
+    scan();
+    if (state_ == State::kFailed) return false;
+  }
+  if (state_ == State::kStart && pos_ < buf_len_) {  // a first byte held back (see scan())
     scan();
     if (state_ == State::kFailed) return false;
   }

@@ -68,6 +68,7 @@ class Framer {
   enum class ValueRole { kKey, kEvent, kMember, kSkippedElement };
 
   void scan();
+  void scan_array_next(char c);
   bool scan_value(size_t* pos);  // advances through the current value; true when it ended
   void begin_value(size_t pos, ValueRole role);
   void end_value(size_t end);
@@ -89,6 +90,7 @@ class Framer {
   State state_ = State::kStart;
   TraceContainer container_ = TraceContainer::kUnknown;
   bool bom_checked_ = false;
+  bool at_end_ = false;  // finish() was called: nothing more will come
   bool saw_event_array_ = false;
   bool after_comma_ = false;   // in the event array, the last separator was a comma
   bool obj_after_comma_ = false;  // in the top-level object, a comma came after the last member
@@ -105,6 +107,8 @@ class Framer {
   bool escape_ = false;
   bool scalar_ = false;       // a number/literal: ends at a delimiter
   bool oversized_ = false;    // above max_value_bytes_: scanned but not kept
+  bool oversized_excerpt_taken_ = false;
+  std::string oversized_excerpt_;  // the first bytes of the oversized value (a diagnostic)
   uint64_t skipped_bytes_ = 0;
 
   std::string current_key_;

@@ -9,6 +9,7 @@
 #include "import/chrome_json/framer.h"
 #include "import/chrome_json/top_level.h"
 #include "model/trace_builder.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -26,12 +27,33 @@ class ChromeJsonImporter::Impl : public FramerSink {
       trace_->diagnostics.add(Diag::kMalformedEvent, offset, std::string_view(data, len));
       return;
     }
+    cap_strings(offset, std::string_view(data, len));
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
   }
 
   void on_top_level_member(std::string_view key, const char* data, size_t len,
                            uint64_t offset) override {
     read_top_level_member(key, data, len, offset, trace_.get());
+  }
+
+  // Hardening (tests/bad_inputs/, string_10mb): every name, category and id is interned and
+  // compared by the analyses (kernel classes search each name for ~25 patterns), so a 10 MB name
+  // made the report take minutes. Real names stay under 6 KB (the longest in ../shared/traces is
+  // 5,160 bytes); longer ones are cut, on a UTF-8 boundary, and counted.
+  static constexpr size_t kMaxTextBytes = size_t{64} << 10;
+  static bool cap(std::string_view* s) {
+    if (s->size() <= kMaxTextBytes) return false;
+    *s = utf8_prefix(*s, kMaxTextBytes);
+    return true;
+  }
+  void cap_strings(uint64_t offset, std::string_view text) {
+    RawEvent& e = ev_;
+    bool cut = false;
+    for (std::string_view* s : {&e.name, &e.cat, &e.ph_text, &e.pid.text, &e.tid.text, &e.id,
+                                &e.meta_name, &e.meta_labels})
+      cut = cap(s) || cut;
+    for (auto& cv : e.counter_values) cut = cap(&cv.key) || cut;
+    if (cut) trace_->diagnostics.add(Diag::kLongStringTruncated, offset, text);
   }
 
   // Raw control characters or bad UTF-8 inside strings: replace them and read again.
@@ -161,6 +183,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.bytes = e.bytes;
     a.stream = e.stream;
     a.device = e.device;
+    a.call_stack = e.call_stack;
     if (e.has_grid || e.has_block || e.occupancy_pct >= 0 || e.blocks_per_sm >= 0 ||
         e.bandwidth_gbps >= 0) {
       launch_ = KernelLaunchInfo();
@@ -201,7 +224,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
       std::string keys;
       for (const auto& k : f.top_level_keys) {
         if (keys.size() > 80) break;
-        keys += (keys.empty() ? "" : ", ") + k;
+        // A key is the file's text: cut and made safe (a 10 MB key made a 10 MB message).
+        keys += (keys.empty() ? "" : ", ") + display_safe(k, 40);
       }
       error_.code = ImportErrorCode::kNotATrace;
       error_.offset = 0;

@@ -36,6 +36,7 @@ struct RawEvent {
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
   bool has_call_stack = false, has_input_dims = false;
+  std::string_view call_stack;  // "Call stack" (with_stack, older Kineto): "file.py(12): fn;..."
   // Metadata (M) args.
   std::string_view meta_name, meta_labels;
   bool has_sort_index = false;

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "import/chrome_json/framer.h"
+#include "util/decimal_time.h"
 #include <cstdint>
 
 namespace ks {
@@ -31,14 +32,21 @@ std::string as_text(od::value v) {
   return std::string(s);
 }
 
-void read_device(od::object obj, Trace* t) {
-  DeviceProperties d;
+// Calls visit(key, value) for each member of an object; stops at the first malformed one.
+template <typename Visit>
+void for_each_member(od::object obj, Visit visit) {
   for (auto f : obj) {
     od::field field;
     if (std::move(f).get(field)) return;
     std::string_view k;
     if (field.unescaped_key().get(k)) return;
-    od::value v = field.value();
+    visit(k, field.value());
+  }
+}
+
+void read_device(od::object obj, Trace* t) {
+  DeviceProperties d;
+  for_each_member(obj, [&d](std::string_view k, od::value v) {
     if (k == "id") d.id = as_int(v);
     else if (k == "name") d.name = as_text(v);
     else if (k == "totalGlobalMem") d.total_memory = as_int(v);
@@ -46,23 +54,18 @@ void read_device(od::object obj, Trace* t) {
     else if (k == "numSms" || k == "multiProcessorCount") d.num_sms = as_int(v);
     else if (k == "computeMajor" || k == "major") d.compute_major = as_int(v);
     else if (k == "computeMinor" || k == "minor") d.compute_minor = as_int(v);
-  }
+  });
   t->devices.push_back(std::move(d));
 }
 
 void read_distributed(od::object obj, Trace* t) {
   DistributedInfo& di = t->distributed;
   di.present = true;
-  for (auto f : obj) {
-    od::field field;
-    if (std::move(f).get(field)) return;
-    std::string_view k;
-    if (field.unescaped_key().get(k)) return;
-    od::value v = field.value();
+  for_each_member(obj, [&di](std::string_view k, od::value v) {
     if (k == "rank") di.rank = as_int(v);
     else if (k == "world_size") di.world_size = as_int(v);
     else if (k == "backend") di.backend = as_text(v);
-  }
+  });
 }
 
 }  // namespace
@@ -89,10 +92,11 @@ void read_top_level_member(std::string_view key, const char* data, size_t len, u
     // Already integer nanoseconds (~1.7e18): read as an integer, never through a double.
     int64_t ns;
     uint64_t uns;
-    if (!doc.get_int64().get(ns)) {
+    // Beyond kMaxAbsTimeNs it is ignored: adding it to timestamps would overflow.
+    if (!doc.get_int64().get(ns) && ns >= -kMaxAbsTimeNs && ns <= kMaxAbsTimeNs) {
       f.has_base_time = true;
       f.base_time_ns = ns;
-    } else if (!doc.get_uint64().get(uns) && uns <= static_cast<uint64_t>(INT64_MAX)) {
+    } else if (!doc.get_uint64().get(uns) && uns <= static_cast<uint64_t>(kMaxAbsTimeNs)) {
       f.has_base_time = true;
       f.base_time_ns = static_cast<int64_t>(uns);
     }

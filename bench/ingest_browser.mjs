@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Ingest in the real page, in headless Chromium: the file goes through the file input, the
+// worker streams it (gzip through DecompressionStream) into the WASM module, and the clock stops
+// when the report is on the page. Peak memory is the browser's total RSS (all its processes,
+// sampled every 100 ms) above what it used before the file was given. Prints one JSON line.
+//   node bench/ingest_browser.mjs TRACE
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+
+function browserRssBytes(rootPid) {
+  // Sum over the processes whose command line names this run's profile directory.
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes(rootPid)) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) total += Number(m[1]) * 1024;
+    } catch {
+      // processes come and go
+    }
+  }
+  return total;
+}
+
+const file = process.argv[2];
+const profile = mkdtempSync(join(tmpdir(), 'ks-bench-'));
+const server = await startServer();
+const ctx = await startBrowser(profile);
+try {
+  const { page } = await openPage(ctx, server.origin);
+  const base = browserRssBytes(profile);
+  let peak = base;
+  const timer = setInterval(() => { peak = Math.max(peak, browserRssBytes(profile)); }, 100);
+  const t0 = performance.now();
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
+  const t1 = performance.now();
+  clearInterval(timer);
+  const state = await page.evaluate(() => document.body.dataset.state);
+  const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
+  const json = facts ? facts.json_bytes : 0;
+  console.log(JSON.stringify({
+    file: basename(file), file_bytes: statSync(file).size, state, ...facts,
+    to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
+    browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
+  }));
+} finally {
+  await ctx.close();
+  server.proc.kill();
+  rmSync(profile, { recursive: true, force: true });
+}

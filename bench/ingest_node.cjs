@@ -1,0 +1,72 @@
+// Ingest speed of the WASM build in Node, without a browser: the file is read from disk in
+// 1 MiB chunks (gunzipped by zlib when .gz) and fed to a Session, as the page's worker does;
+// then the report is built. Also runs the bare simdjson walk (the ceiling) on the same bytes
+// when the file fits in memory. Prints one JSON line.
+//   node bench/ingest_node.cjs TRACE [--no-walk]
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const zlib = require('zlib');
+
+const root = path.resolve(__dirname, '..');
+const wasmDir = process.env.KINETOSCOPE_WASM_DIR || path.join(root, 'build/wasm');
+
+async function kinetoscope(file) {
+  const create = require(path.join(wasmDir, 'kinetoscope_wasm.js'));
+  const M = await create({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kinetoscope_wasm.wasm')) });
+  const gzip = file.endsWith('.gz');
+  const s = new M.Session();
+  s.setSource(path.basename(file), gzip);
+  const CH = 1 << 20;
+  const ptr = M._malloc(CH);
+  const t0 = process.hrtime.bigint();
+  let bytes = 0;
+  const feed = (buf) => {
+    for (let o = 0; o < buf.length; o += CH) {
+      const n = Math.min(CH, buf.length - o);
+      M.HEAPU8.set(buf.subarray(o, o + n), ptr);
+      s.feed(ptr, n);
+      bytes += n;
+    }
+  };
+  await new Promise((resolve, reject) => {
+    let stream = fs.createReadStream(file, { highWaterMark: CH });
+    if (gzip) stream = stream.pipe(zlib.createGunzip({ chunkSize: CH }));
+    stream.on('data', feed).on('end', resolve).on('error', reject);
+  });
+  const ok = s.finish();
+  const t1 = process.hrtime.bigint();
+  const report = ok ? s.reportJson() : s.errorJson();
+  const t2 = process.hrtime.bigint();
+  const heap = M.HEAPU8.length;
+  s.delete();
+  return {
+    ok, json_bytes: bytes,
+    ingest_s: Number(t1 - t0) / 1e9, report_s: Number(t2 - t1) / 1e9,
+    mb_per_s: bytes / 1e6 / (Number(t1 - t0) / 1e9),
+    wasm_heap_bytes: heap, heap_over_json: heap / bytes, report_bytes: report.length,
+  };
+}
+
+async function walk(file) {
+  let buf = fs.readFileSync(file);
+  if (file.endsWith('.gz')) buf = zlib.gunzipSync(buf);
+  const create = require(path.join(root, 'build/bench/simdjson_walk.js'));
+  const W = await create({ wasmBinary: fs.readFileSync(path.join(root, 'build/bench/simdjson_walk.wasm')) });
+  const ptr = W._malloc(buf.length + 64);
+  W.HEAPU8.set(buf, ptr);
+  W.HEAPU8.fill(32, ptr + buf.length, ptr + buf.length + 64);
+  const t0 = process.hrtime.bigint();
+  const n = W.walk(ptr, buf.length);
+  const t1 = process.hrtime.bigint();
+  return { events: n, walk_s: Number(t1 - t0) / 1e9, walk_mb_per_s: buf.length / 1e6 / (Number(t1 - t0) / 1e9) };
+}
+
+(async () => {
+  const file = process.argv[2];
+  const out = { file: path.basename(file), file_bytes: fs.statSync(file).size };
+  Object.assign(out, await kinetoscope(file));
+  if (!process.argv.includes('--no-walk') && out.json_bytes < 1.5e9) Object.assign(out, await walk(file));
+  if (out.walk_mb_per_s) out.ratio_to_walk = out.mb_per_s / out.walk_mb_per_s;
+  console.log(JSON.stringify(out));
+})().catch((e) => { console.error(e); process.exitCode = 1; });

@@ -1,0 +1,70 @@
+// Two traces of the same job compared, before and after a change (HTA's trace diff,
+// hta/trace_diff.py, TraceDiff.compare_traces and ops_diff): per name, how many times each GPU
+// op (kernel, memcpy, memset: HTA's GPU side) and each CPU op (`cpu_op`) ran and their total
+// time in each trace, the deltas test - base, and the names only one trace has (added: only in
+// TEST; removed: only in BASE). Plus the step-time delta (median ProfilerStep duration).
+// Unlike HTA, the whole trace is compared (HTA takes the first iteration of the first rank).
+// Both traces are summarized into a DiffDigest where they are loaded (the page loads BASE and
+// TEST in two workers) and compared anywhere (report/diff_digest_json.h carries the digest).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.h"
+
+namespace ks {
+
+struct NameTotal {
+  std::string name;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+struct DiffDigest {
+  std::string file;
+  uint64_t steps = 0;
+  double step_median_ns = 0;       // 0 without steps
+  std::vector<NameTotal> gpu_ops;  // by name (byte order)
+  std::vector<NameTotal> cpu_ops;  // by name (byte order)
+};
+
+DiffDigest make_diff_digest(const Trace& trace, const Analyses& analyses, const std::string& file);
+
+struct DiffRow {
+  std::string name;
+  uint64_t base_count = 0, test_count = 0;
+  int64_t base_ns = 0, test_ns = 0;
+  int64_t delta_ns() const { return test_ns - base_ns; }
+  int64_t count_delta() const {
+    return static_cast<int64_t>(test_count) - static_cast<int64_t>(base_count);
+  }
+};
+
+struct DiffTable {
+  // Every name of either trace, by |time delta| descending, then by name.
+  std::vector<DiffRow> rows;
+  uint64_t base_count = 0, test_count = 0;
+  int64_t base_ns = 0, test_ns = 0;
+  uint64_t added = 0, removed = 0, changed = 0;  // changed: count or time differs, in both
+};
+
+struct TraceDiff {
+  std::string base_file, test_file;
+  uint64_t base_steps = 0, test_steps = 0;
+  double base_step_median_ns = 0, test_step_median_ns = 0;
+  bool has_step_delta = false;  // both traces have steps
+  DiffTable gpu_ops, cpu_ops;
+};
+
+TraceDiff diff_traces(const DiffDigest& base, const DiffDigest& test);
+
+// A row's place: only in TEST, only in BASE, or in both.
+inline bool is_added(const DiffRow& r) {
+  return r.base_count == 0 && r.test_count > 0;
+}
+inline bool is_removed(const DiffRow& r) {
+  return r.base_count > 0 && r.test_count == 0;
+}
+
+}  // namespace ks

@@ -1,0 +1,267 @@
+// Capture mistakes: how the trace was taken makes some numbers unreliable. One-time work
+// recorded as steady state, diagnosis flags that slow the run, a capture far too long, errors
+// during the run, a multi-GPU trace without its rank, clocks the importer had to repair.
+#include <cctype>
+#include <map>
+
+#include "analysis/name_cache.h"
+#include "findings/rules.h"
+
+namespace ks {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool icontains(std::string_view s, std::string_view lower) {
+  if (lower.size() > s.size()) return false;
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    size_t j = 0;
+    while (j < lower.size() && std::tolower(static_cast<unsigned char>(s[i + j])) == lower[j]) ++j;
+    if (j == lower.size()) return true;
+  }
+  return false;
+}
+
+// One-time work a steady-state step should not contain, by group.
+const char* const kWarmupGroups[] = {"allocator (cudaMalloc/cudaFree)", "module loading / JIT",
+                                     "autotuning"};
+const char* warmup_group(std::string_view n) {
+  static const char* const kAlloc[] = {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc",
+                                       "cuMemFree", "hipMalloc", "hipFree", "hipHostMalloc",
+                                       "hipExtMallocWithFlags"};
+  for (const char* p : kAlloc)
+    if (starts_with(n, p)) return kWarmupGroups[0];
+  static const char* const kModules[] = {"cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad",
+                                         "hipModuleLoad", "nvrtc", "hiprtc"};
+  for (const char* p : kModules)
+    if (starts_with(n, p)) return kWarmupGroups[1];
+  if (icontains(n, "cudnnfind") || icontains(n, "miopenfind") || icontains(n, "autotune"))
+    return kWarmupGroups[2];
+  return nullptr;
+}
+
+}  // namespace
+
+// Allocator growth, module loading (JIT) or autotuning inside the steps (or anywhere, without
+// steps): the capture includes one-time work.
+void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  const SliceTable& s = t.slices;
+  const std::vector<Step>& steps = a.steps.steps;
+  std::map<std::string, std::pair<uint64_t, int64_t>> groups;  // group -> (calls, time)
+  uint64_t calls = 0;
+  int64_t total = 0;
+  uint32_t first = 0;
+  auto group_of = make_name_cache(t, [](std::string_view n) {
+    const char* g = warmup_group(n);
+    for (int k = 0; k < 3; ++k)
+      if (g == kWarmupGroups[k]) return k + 1;
+    return 0;
+  });
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    const SliceKind k = s.kind[i];
+    if (k != SliceKind::kRuntime && k != SliceKind::kDriver && k != SliceKind::kCpuOp &&
+        k != SliceKind::kUserAnnotation)
+      continue;
+    const int code = group_of(s.name[i]);
+    if (code == 0) continue;
+    const char* group = kWarmupGroups[code - 1];
+    if (!steps.empty()) {
+      auto it = std::upper_bound(steps.begin(), steps.end(), s.ts[i],
+                                 [](int64_t x, const Step& st) { return x < st.begin; });
+      if (it == steps.begin() || s.ts[i] >= std::prev(it)->end) continue;
+    }
+    auto& g = groups[group];
+    ++g.first;
+    g.second += s.dur[i];
+    if (calls == 0 || s.ts[i] < s.ts[first]) first = i;
+    ++calls;
+    total += s.dur[i];
+  }
+  if (calls == 0) return;
+  const int64_t window = analysis_window_ns(t, a);
+  const double pct = window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
+  std::string what;
+  for (const auto& kv : groups)
+    what += (what.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second.first);
+  Finding f;
+  f.id = "capture.warmup_ops";
+  f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
+  f.title = strf("One-time work inside the %s: %s (%s, %.1f%% of %s)",
+                 steps.empty() ? "capture" : "steps", what.c_str(), format_duration(total).c_str(),
+                 pct, analysis_window_name(a));
+  f.meaning = "Memory allocation from the device, module loading/JIT compilation and autotuning "
+              "normally happen in the first iterations only; seen here, the capture includes "
+              "warm-up (or the allocator keeps growing and freeing memory every step).";
+  f.fix = "Record steady-state steps after a warm-up; if the calls repeat every step, keep "
+          "tensor shapes stable so the caching allocator can reuse its blocks.";
+  f.fix_code = "schedule=torch.profiler.schedule(wait=2, warmup=2, active=3)";
+  f.number("calls", static_cast<double>(calls));
+  f.number("total_us", us_of(total), 3, "us");
+  f.number("share_pct", pct, 1, "%");
+  for (const auto& kv : groups) f.number(kv.first, static_cast<double>(kv.second.first));
+  f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+  f.events.push_back(first);
+  out->push_back(std::move(f));
+}
+
+// with_stack, record_shapes, profile_memory (or with_flops/with_modules) were on: they add
+// overhead to every op, so step times from this capture are not the run's step times.
+void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const TraceFacts& fa = t.facts;
+  uint64_t python_frames = 0;
+  for (SliceKind k : t.slices.kind) python_frames += k == SliceKind::kPythonFunction ? 1 : 0;
+  const bool stack = fa.with_stack == 1 || fa.saw_call_stack || python_frames > 0;
+  const bool shapes = fa.record_shapes == 1 || fa.saw_input_dims;
+  const bool memory = fa.profile_memory == 1 || in.analyses.memory.events > 0;
+  if (!stack && !shapes && !memory) return;
+  std::string flags;
+  auto add = [&flags](bool on, const char* name) {
+    if (on) flags += (flags.empty() ? "" : ", ") + std::string(name);
+  };
+  add(stack, "with_stack");
+  add(shapes, "record_shapes");
+  add(memory, "profile_memory");
+  add(fa.with_flops == 1, "with_flops");
+  add(fa.with_modules == 1, "with_modules");
+  Finding f;
+  f.id = "capture.diagnostic_flags";
+  f.severity = Severity::kInfo;
+  f.title = "Diagnosis flags were on (" + flags + "): do not quote step times from this capture";
+  f.meaning = "Recording stacks, input shapes or every allocation adds work to each op, so the "
+              "steps here are slower than the run's own; use this capture to find where time "
+              "goes, and a capture without the flags to measure it.";
+  f.fix = "Profile step times with the flags off; turn them on only to locate a problem.";
+  f.fix_code = "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
+  f.text("flags", flags);
+  f.number("python_frames", static_cast<double>(python_frames));
+  f.number("memory_events", static_cast<double>(in.analyses.memory.events));
+  out->push_back(std::move(f));
+}
+
+// A capture far longer than needed: slow to write, load and read; a schedule records a few
+// representative steps.
+void rule_capture_too_long(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  constexpr uint64_t kManySteps = 20;
+  constexpr uint64_t kHugeJson = 500ull << 20;
+  const uint64_t steps = in.analyses.steps.found;
+  if (steps <= kManySteps && t.facts.json_bytes <= kHugeJson) return;
+  Finding f;
+  f.id = "capture.too_long";
+  f.severity = Severity::kInfo;
+  f.title = steps > kManySteps
+                ? strf("The capture holds %llu steps: a few are enough", static_cast<unsigned long long>(steps))
+                : strf("The trace is %s of JSON", format_bytes(static_cast<int64_t>(t.facts.json_bytes)).c_str());
+  f.meaning = "Profiling many steps makes the trace huge and slow to write and read, and the "
+              "profiler's own overhead grows with it, without telling more than 3-5 steady steps.";
+  f.fix = "Use a profiler schedule that records a few steps after a warm-up.";
+  f.fix_code = "schedule=torch.profiler.schedule(wait=5, warmup=2, active=3, repeat=1)";
+  f.number("steps", static_cast<double>(steps));
+  f.number("json_bytes", static_cast<double>(t.facts.json_bytes), 0, "B");
+  out->push_back(std::move(f));
+}
+
+// Errors, exceptions or retries recorded as ops or annotations: the profiled run was not a
+// healthy one, and its timings show the failure handling.
+void rule_errors_visible(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const SliceTable& s = t.slices;
+  std::map<std::string, uint64_t> names;
+  uint64_t count = 0;
+  uint32_t first = 0;
+  auto is_error = make_name_cache(t, [](std::string_view n) {
+    return icontains(n, "exception") || icontains(n, "error") || icontains(n, "retry") ? 1 : 0;
+  });
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
+    if (!is_error(s.name[i])) continue;
+    std::string_view n = t.str(s.name[i]);
+    if (count == 0 || s.ts[i] < s.ts[first]) first = i;
+    ++count;
+    ++names[std::string(n)];
+  }
+  if (count == 0) return;
+  std::string list;
+  for (const auto& kv : names) {
+    if (list.size() > 200) break;
+    list += (list.empty() ? "" : "; ") + kv.first + " x" + std::to_string(kv.second);
+  }
+  Finding f;
+  f.id = "capture.errors";
+  f.severity = Severity::kWarning;
+  f.title = strf("%llu error/exception/retry events recorded", static_cast<unsigned long long>(count));
+  f.meaning = "The profiled run handled errors or retried work: its timings include the failure "
+              "path and do not describe normal training.";
+  f.fix = "Fix the error first, then profile a clean run.";
+  f.number("events", static_cast<double>(count));
+  f.text("names", list);
+  f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+  f.events.push_back(first);
+  out->push_back(std::move(f));
+}
+
+// A trace with collectives but no distributedInfo: its rank must be guessed (file name), and
+// multi-rank tools cannot line the ranks up reliably.
+void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (t.distributed.present) return;
+  uint64_t comm_kernels = 0, comm_ops = 0;
+  for (const KernelRow& r : in.analyses.kernels.rows)
+    if (r.category == HtaCategory::kCommunication) comm_kernels += r.stats.count;
+  const SliceTable& s = t.slices;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kCpuOp) continue;
+    std::string_view n = t.str(s.name[i]);
+    if (starts_with(n, "nccl:") || starts_with(n, "c10d::") || starts_with(n, "gloo:")) ++comm_ops;
+  }
+  if (comm_kernels == 0 && comm_ops == 0) return;
+  Finding f;
+  f.id = "capture.no_distributed_info";
+  f.severity = Severity::kInfo;
+  f.title = "Multi-GPU trace without distributedInfo: the rank is unknown";
+  f.meaning = "The trace has collectives, so it is one rank of several, but it does not say which "
+              "(no top-level distributedInfo): comparing ranks has to rely on file names.";
+  f.fix = "Initialize the process group before creating the profiler (Kineto then writes "
+          "distributedInfo), and keep the rank in the file name.";
+  f.fix_code = "dist.init_process_group('nccl')\n"
+               "prof = torch.profiler.profile(on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
+               "    './log', worker_name=f'rank{dist.get_rank()}'))";
+  f.number("comm_kernels", static_cast<double>(comm_kernels));
+  f.number("comm_ops", static_cast<double>(comm_ops));
+  out->push_back(std::move(f));
+}
+
+// Clock oddities the importer repaired (negative durations, ends before begins), and GPU ops
+// that start before the CPU call that launched them began: CPU and GPU clocks disagree, so
+// launch delays and CPU/GPU alignment in this trace are off.
+void rule_clock_oddities(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const LaunchApiRow& l = in.analyses.launches.total;
+  const uint64_t negative = t.diagnostics.count(Diag::kNegativeDuration);
+  const uint64_t backwards = t.diagnostics.count(Diag::kEndBeforeBegin);
+  const bool skew = l.before_launch >= 5 && l.before_launch * 100 >= l.launches;
+  if (!skew && negative == 0 && backwards == 0) return;
+  Finding f;
+  f.id = "capture.clock_oddities";
+  f.severity = Severity::kInfo;
+  f.title = skew ? strf("%llu GPU ops start before the CPU call that launched them began",
+                        static_cast<unsigned long long>(l.before_launch))
+                 : strf("%llu events with negative or reversed durations were repaired",
+                        static_cast<unsigned long long>(negative + backwards));
+  f.meaning = "Timestamps that cannot be right: the CPU and GPU clocks were not aligned (or the "
+              "trace was edited); launch delays and CPU/GPU alignment in this trace are off by "
+              "the skew.";
+  f.fix = "Take the numbers that compare CPU and GPU times with care; re-capture with a recent "
+          "PyTorch/Kineto, which aligns the clocks.";
+  f.number("ops_before_launch", static_cast<double>(l.before_launch));
+  f.number("launches", static_cast<double>(l.launches));
+  f.number("negative_durations", static_cast<double>(negative));
+  f.number("ends_before_begins", static_cast<double>(backwards));
+  out->push_back(std::move(f));
+}
+
+}  // namespace ks

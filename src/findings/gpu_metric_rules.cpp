@@ -1,0 +1,66 @@
+// The TB plugin's GPU metrics: kernels keeping the GPU busy less than half of the steps, and
+// kernels that run but leave most SMs unused (small grids).
+#include "analysis/step_breakdown.h"
+#include "findings/rules.h"
+
+namespace ks {
+
+// GPU utilization (kernel time over the steps) under 50% while the GPU is seldom fully idle:
+// the time goes to copies and memsets instead of kernels (gpu.idle covers idle GPUs).
+void rule_low_utilization(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  constexpr double kLowPct = 50.0;
+  if (!a.gpu_idle.has_gpu_ops || a.gpu_idle.idle_pct >= 10.0) return;
+  // The busy time that is not kernels: copies and memsets (step breakdown parts).
+  const double copies_pct = a.step_breakdown.pct(StepRole::kMemcpy) + a.step_breakdown.pct(StepRole::kMemset);
+  if (copies_pct < 25.0) return;
+  for (const DeviceMetrics& d : a.gpu_metrics.devices) {
+    if (!d.has_utilization || d.utilization_pct >= kLowPct) continue;
+    Finding f;
+    f.id = "gpu.low_utilization";
+    f.severity = Severity::kWarning;
+    f.title = strf("GPU utilization %.1f%%: kernels run less than half of %s", d.utilization_pct,
+                   a.gpu_metrics.window_is_steps ? "the steps" : "the trace");
+    f.meaning = "The GPU is rarely idle, yet kernels run less than half of the time: memory copies "
+                "and memsets take the rest.";
+    f.fix = "Move data once (keep tensors on the GPU), pin host memory, and overlap copies with "
+            "compute on a side stream.";
+    f.number("utilization_pct", d.utilization_pct, 1, "%");
+    f.number("gpu_idle_pct", a.gpu_idle.idle_pct, 1, "%");
+    f.number("copies_pct", copies_pct, 1, "%");
+    if (d.device != kNoValue) f.number("device", static_cast<double>(d.device));
+    out->push_back(std::move(f));
+    return;
+  }
+}
+
+// Est. SM efficiency far below utilization: while kernels run, most SMs have no block to run.
+void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  // AMD traces record grid sizes in threads, and MTIA has no SM counts: NVIDIA only.
+  if (gpu_vendor(in.trace, a) != GpuVendor::kNvidia) return;
+  constexpr double kBusyPct = 30.0, kRatio = 0.5;
+  for (const DeviceMetrics& d : a.gpu_metrics.devices) {
+    if (!d.has_sm_efficiency || !d.has_utilization || d.utilization_pct < kBusyPct) continue;
+    const double ratio = d.sm_efficiency_pct / d.utilization_pct;
+    if (ratio >= kRatio) continue;
+    Finding f;
+    f.id = "gpu.low_sm_efficiency";
+    f.severity = Severity::kInfo;
+    f.title = strf("Kernels keep only %.0f%% of the SMs busy while they run (est. SM efficiency "
+                   "%.1f%% vs utilization %.1f%%)",
+                   100.0 * ratio, d.sm_efficiency_pct, d.utilization_pct);
+    f.meaning = "Many kernels launch fewer thread blocks than the GPU has SMs: the GPU looks busy "
+                "but most of it idles (small batches, small tensors, per-sample loops).";
+    f.fix = "Give each kernel more work: larger batches, batched or fused ops instead of loops "
+            "over small tensors.";
+    f.number("sm_efficiency_pct", d.sm_efficiency_pct, 1, "%");
+    f.number("utilization_pct", d.utilization_pct, 1, "%");
+    if (d.has_occupancy) f.number("occupancy_pct", d.occupancy_pct, 1, "%");
+    if (d.device != kNoValue) f.number("device", static_cast<double>(d.device));
+    out->push_back(std::move(f));
+    return;
+  }
+}
+
+}  // namespace ks

@@ -1,0 +1,181 @@
+// What the kernels are: how much of the GPU time is real math (GEMM, attention, convolution)
+// rather than overhead kernels; many tiny kernels the CPU cannot launch fast enough; GEMMs that
+// do not use the tensor cores of a GPU that has them.
+#include <climits>
+
+#include "findings/rules.h"
+
+namespace ks {
+
+namespace {
+
+bool vendor_has_cuda_names(GpuVendor v) { return v == GpuVendor::kNvidia || v == GpuVendor::kAmd; }
+
+std::string top_rows_text(const Trace& t, const KernelSummary& k, bool math, size_t n) {
+  std::string out;
+  size_t shown = 0;
+  for (const KernelRow& r : k.rows) {
+    if (is_math_class(r.klass) != math || shown == n) continue;
+    if (!out.empty()) out += "; ";
+    std::string name(t.str(r.name));
+    if (name.size() > 80) name = name.substr(0, 77) + "...";
+    out += name + strf(" (%.1f%%)", r.percent);
+    ++shown;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Kernel time mostly outside GEMM/attention/convolution: elementwise, copies, reductions and
+// indexing kernels dominate, which fusion removes.
+void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  const KernelGroups& g = a.kernel_groups;
+  constexpr double kLowMathPct = 25.0;
+  constexpr uint64_t kMinKernels = 100;
+  if (!vendor_has_cuda_names(gpu_vendor(in.trace, a))) return;
+  // Of the computation kernels: communication kernels are neither math nor overhead.
+  int64_t compute_ns = g.total_ns;
+  for (const KernelClassRow& r : g.by_class)
+    if (r.category != HtaCategory::kComputation) compute_ns -= r.stats.total_ns;
+  if (a.kernels.count < kMinKernels || compute_ns <= 0) return;
+  const double math_pct = 100.0 * static_cast<double>(g.math_ns) / static_cast<double>(compute_ns);
+  if (math_pct >= kLowMathPct) return;
+  Finding f;
+  f.id = "kernels.overhead_dominant";
+  f.severity = Severity::kInfo;
+  f.title = strf("Only %.1f%% of computation kernel time is math (GEMM, attention, convolution)",
+                 math_pct);
+  f.meaning = "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
+              "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
+              "models, the nature of the model).";
+  f.fix = "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
+          "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
+  f.fix_code = "model = torch.compile(model)";
+  f.number("math_pct", math_pct, 1, "%");
+  f.number("computation_kernel_us", us_of(compute_ns), 3, "us");
+  for (const KernelClassRow& r : g.by_class) {
+    if (is_math_class(r.klass) || r.category != HtaCategory::kComputation) continue;
+    f.text("largest_other_class", kernel_class_name(r.klass));
+    f.number("largest_other_class_pct", r.percent, 1, "%");
+    break;
+  }
+  f.text("top_overhead_kernels", top_rows_text(in.trace, a.kernels, false, 3));
+  out->push_back(std::move(f));
+}
+
+// Launch-bound: many kernels shorter than their own launch, and the GPU waiting for the CPU.
+void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  const LaunchApiRow& l = a.launches.total;
+  constexpr uint64_t kMinLaunches = 100;
+  constexpr double kShortPct = 25.0, kHostWaitPct = 10.0;
+  constexpr int64_t kTinyKernelNs = 4000;
+  if (l.launches < kMinLaunches) return;
+  const double short_pct = 100.0 * static_cast<double>(l.short_kernels) / static_cast<double>(l.launches);
+  const IdleCauses& c = a.idle_causes;
+  // Only short host waits count: the GPU waiting for the next launch, not for a CPU that was
+  // busy elsewhere for milliseconds.
+  const int64_t host_wait = c.short_host_wait_ns;
+  const double host_wait_pct =
+      c.window_ns > 0 ? 100.0 * static_cast<double>(host_wait) / static_cast<double>(c.window_ns) : 0;
+  if (short_pct < kShortPct || host_wait_pct < kHostWaitPct) return;
+  const SliceTable& s = in.trace.slices;
+  uint64_t kernels = 0, tiny = 0;
+  // With steps, the kernels inside them (per-step numbers then match the steps counted).
+  const std::vector<Step>& steps_v = a.steps.steps;
+  const int64_t from = steps_v.empty() ? INT64_MIN : steps_v.front().begin;
+  const int64_t to = steps_v.empty() ? INT64_MAX : steps_v.back().end;
+  for (uint32_t i : a.join.gpu_ops_by_ts) {
+    if (s.kind[i] != SliceKind::kKernel || s.ts[i] < from || s.ts[i] >= to) continue;
+    ++kernels;
+    if (s.dur[i] <= kTinyKernelNs) ++tiny;
+  }
+  const size_t steps = a.steps.steps.size();
+  Finding f;
+  f.id = "kernels.launch_bound";
+  f.severity = host_wait_pct >= 25.0 ? Severity::kWarning : Severity::kInfo;
+  f.title = strf("Launch-bound: %llu of %llu kernels run 4 us or less; the GPU waits for "
+                 "launches %.1f%% of %s",
+                 static_cast<unsigned long long>(tiny), static_cast<unsigned long long>(kernels),
+                 host_wait_pct, c.window_ns == a.steps.stats.total_ns ? "step time" : "the GPU span");
+  f.meaning = "Many kernels finish faster than the CPU can launch the next one (launch overhead "
+              "and Python per kernel), so the GPU sits idle between them: the run is limited by "
+              "the CPU, not the GPU.";
+  f.fix = "Launch fewer, larger kernels: fused/foreach optimizers, torch.compile, or CUDA graphs "
+          "for a static step.";
+  f.fix_code = "optimizer = torch.optim.AdamW(params, foreach=True)  # or fused=True\n"
+               "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs";
+  f.number("kernels", static_cast<double>(kernels));
+  f.number("kernels_le_4us", static_cast<double>(tiny));
+  if (steps > 0) f.number("kernels_le_4us_per_step", static_cast<double>(tiny) / static_cast<double>(steps), 0);
+  f.number("short_kernels", static_cast<double>(l.short_kernels));
+  f.number("short_kernels_pct", short_pct, 1, "%");
+  f.number("launch_wait_us", us_of(host_wait), 3, "us");
+  f.number("launch_wait_pct", host_wait_pct, 1, "%");
+  if (steps > 0) f.number("launch_wait_us_per_step", us_of(host_wait) / static_cast<double>(steps), 3, "us");
+  f.number("launch_wait_gaps", static_cast<double>(c.short_host_wait_gaps));
+  // The median launch call: what each kernel costs the CPU.
+  std::vector<int64_t> launch_durs;
+  for (uint32_t i : a.join.gpu_ops_by_ts)
+    if (a.join.partner[i] >= 0) launch_durs.push_back(s.dur[static_cast<size_t>(a.join.partner[i])]);
+  f.number("launch_median_us", compute_duration_stats(launch_durs).median_ns / 1e3, 3, "us");
+  for (const CausedGap& g : c.largest) {
+    if (g.cause != GapCause::kHostWait || g.length() >= kLaunchGapNs) continue;
+    f.range(g.begin_ns, g.end_ns, "host wait " + format_duration(g.length()));
+    if (f.ranges.size() == 3) break;
+  }
+  out->push_back(std::move(f));
+}
+
+// Tensor cores unused: GEMM/convolution kernels ran in plain fp32 on a GPU with tensor cores
+// (compute capability 7.0 or newer) although the model has ops that could use them.
+void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  const GpuMetrics& m = a.gpu_metrics;
+  if (gpu_vendor(t, a) != GpuVendor::kNvidia) return;  // AMD/MTIA name their MMA kernels apart
+  if (m.compute_major == kNoValue || m.compute_major < 7 || m.eligible_ops == 0) return;
+  int64_t tc = 0;
+  for (const DeviceMetrics& d : m.devices) tc += d.tensor_core_ns;
+  if (tc > 0 || m.devices.empty()) return;
+  uint64_t math_kernels = 0;
+  int64_t math_ns = 0;
+  for (const KernelClassRow& r : a.kernel_groups.by_class) {
+    if (r.klass != KernelClass::kGemm && r.klass != KernelClass::kConvolution) continue;
+    math_kernels += r.stats.count;
+    math_ns += r.stats.total_ns;
+  }
+  if (math_kernels == 0) return;
+  const size_t steps = a.steps.steps.size();
+  const bool tf32 = m.compute_major >= 8;
+  Finding f;
+  f.id = "kernels.no_tensor_cores";
+  f.severity = Severity::kWarning;
+  f.title = strf("No tensor-core kernels: %llu GEMM/convolution kernels ran in fp32 on a compute "
+                 "capability %lld.%lld GPU",
+                 static_cast<unsigned long long>(math_kernels),
+                 static_cast<long long>(m.compute_major), static_cast<long long>(m.compute_minor));
+  f.meaning = "The matrix multiplications and convolutions used the GPU's plain fp32 units; its "
+              "tensor cores, several times faster, sat unused.";
+  f.fix = tf32 ? "Train with mixed precision (bf16/fp16 autocast), or at least allow TF32 for "
+                 "matmuls and convolutions."
+               : "Train with mixed precision (fp16 autocast with a gradient scaler).";
+  f.fix_code = tf32 ? "torch.backends.cuda.matmul.allow_tf32 = True\n"
+                      "torch.backends.cudnn.allow_tf32 = True\n"
+                      "with torch.autocast('cuda', dtype=torch.bfloat16):\n    loss = model(x)"
+                    : "scaler = torch.cuda.amp.GradScaler()\n"
+                      "with torch.autocast('cuda', dtype=torch.float16):\n    loss = model(x)";
+  f.text("compute_capability", std::to_string(m.compute_major) + "." + std::to_string(m.compute_minor));
+  f.number("gemm_conv_kernels", static_cast<double>(math_kernels));
+  f.number("gemm_conv_us", us_of(math_ns), 3, "us");
+  if (steps > 0) f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
+  f.number("eligible_ops", static_cast<double>(m.eligible_ops));
+  f.text("top_eligible_op", std::string(t.str(m.top_eligible_op)));
+  f.text("top_math_kernels", top_rows_text(t, a.kernels, true, 2));
+  f.number("tensor_core_pct", 0, 1, "%");
+  out->push_back(std::move(f));
+}
+
+}  // namespace ks

@@ -1,0 +1,80 @@
+// Memory-copy traffic: copies between the host and pageable (not pinned) memory run at a
+// fraction of the bus speed and block the CPU (Nsight Systems' "async memcpy from pageable
+// memory" rule). Device-to-host copies inside steps are rule_dtoh_in_steps (sync_rules.cpp).
+#include <climits>
+
+#include "analysis/gpu_op_summary.h"
+#include "findings/rules.h"
+
+namespace ks {
+
+void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  const SliceTable& s = t.slices;
+  constexpr int64_t kMinBytes = 1 << 20;  // tiny copies (a scalar read back) are not traffic
+  uint64_t copies = 0, htod = 0, dtoh = 0;
+  int64_t bytes = 0, gpu_ns = 0, launch_ns = 0;
+  uint32_t longest = 0;
+  // With steps, the copies inside them (so per-step numbers match the steps counted).
+  const std::vector<Step>& steps_v = a.steps.steps;
+  const int64_t from = steps_v.empty() ? INT64_MIN : steps_v.front().begin;
+  const int64_t to = steps_v.empty() ? INT64_MAX : steps_v.back().end;
+  for (uint32_t g : a.join.gpu_ops_by_ts) {
+    if (s.kind[g] != SliceKind::kMemcpy || s.ts[g] < from || s.ts[g] >= to) continue;
+    std::string_view name = t.str(s.name[g]);
+    if (!is_pageable_copy(name)) continue;
+    MemoryOpKind kind = memory_op_kind(s.kind[g], name);
+    if (kind == MemoryOpKind::kHtoD) ++htod;
+    else if (kind == MemoryOpKind::kDtoH) ++dtoh;
+    if (copies == 0 || s.dur[g] > s.dur[longest]) longest = g;
+    ++copies;
+    if (s.bytes[g] > 0) bytes += s.bytes[g];
+    gpu_ns += s.dur[g];
+    if (a.join.partner[g] >= 0) launch_ns += s.dur[static_cast<size_t>(a.join.partner[g])];
+  }
+  if (copies == 0 || bytes < kMinBytes) return;
+  const int64_t window = analysis_window_ns(t, a);
+  const double share = window > 0 ? 100.0 * static_cast<double>(std::max(gpu_ns, launch_ns)) /
+                                        static_cast<double>(window)
+                                  : 0;
+  const double gbps = gpu_ns > 0 ? static_cast<double>(bytes) / static_cast<double>(gpu_ns) : 0;
+  const size_t steps = a.steps.steps.size();
+  Finding f;
+  f.id = "memcpy.pageable";
+  f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
+  f.title = strf("%llu cop%s from/to pageable host memory: %s at %.1f GB/s (%.1f%% of %s)",
+                 static_cast<unsigned long long>(copies), copies == 1 ? "y" : "ies",
+                 format_bytes(bytes).c_str(), gbps, share, analysis_window_name(a));
+  f.meaning = "Host memory that is not pinned has to be staged by the driver: the copy runs far "
+              "below the bus bandwidth, cannot overlap with compute, and the launching "
+              "cudaMemcpyAsync blocks the CPU until it is done.";
+  f.fix = "Pin the host buffers (DataLoader pin_memory=True, or tensor.pin_memory()) and copy "
+          "with non_blocking=True.";
+  f.fix_code = "loader = DataLoader(dataset, batch_size=..., pin_memory=True)\n"
+               "x = x.to('cuda', non_blocking=True)";
+  f.number("copies", static_cast<double>(copies));
+  f.number("htod", static_cast<double>(htod));
+  f.number("dtoh", static_cast<double>(dtoh));
+  f.number("bytes", static_cast<double>(bytes), 0, "B");
+  f.number("gb_per_s", gbps, 2, "GB/s");
+  f.number("copy_us", us_of(gpu_ns), 3, "us");
+  f.number("launch_blocked_us", us_of(launch_ns), 3, "us");
+  if (steps > 0) {
+    const double n = static_cast<double>(steps);
+    f.number("bytes_per_step", static_cast<double>(bytes) / n, 0, "B");
+    f.number("copy_us_per_step", us_of(gpu_ns) / n, 3, "us");
+    f.number("launch_blocked_us_per_step", us_of(launch_ns) / n, 3, "us");
+  }
+  f.number("share_pct", share, 1, "%");
+  f.range(s.ts[longest], s.end(longest), std::string(t.str(s.name[longest])));
+  f.events.push_back(longest);
+  if (a.join.partner[longest] >= 0) {
+    const uint32_t launch = static_cast<uint32_t>(a.join.partner[longest]);
+    f.events.push_back(launch);
+    add_python_source(t, launch, &f);
+  }
+  out->push_back(std::move(f));
+}
+
+}  // namespace ks

@@ -1,0 +1,76 @@
+#include "findings/rule_helpers.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "analysis/python_source.h"
+
+namespace ks {
+
+std::string strf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+int64_t analysis_window_ns(const Trace& t, const Analyses& a) {
+  if (a.steps.stats.total_ns > 0) return a.steps.stats.total_ns;
+  if (a.temporal.span_ns > 0) return a.temporal.span_ns;
+  return t.span_ns();
+}
+
+const char* analysis_window_name(const Analyses& a) {
+  if (a.steps.stats.total_ns > 0) return "step time";
+  if (a.temporal.span_ns > 0) return "the GPU span";
+  return "the trace";
+}
+
+namespace {
+bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+}  // namespace
+
+GpuVendor gpu_vendor(const Trace& t, const Analyses& a) {
+  for (const DeviceProperties& d : t.devices) {
+    if (has(d.name, "AMD") || has(d.name, "Radeon") || has(d.name, "Instinct")) return GpuVendor::kAmd;
+    if (has(d.name, "NVIDIA") || has(d.name, "Tesla") || has(d.name, "Quadro") ||
+        has(d.name, "GeForce") || has(d.name, "RTX"))
+      return GpuVendor::kNvidia;
+  }
+  bool cuda = false;
+  for (uint32_t i : a.join.runtime_by_ts) {
+    std::string_view n = t.str(t.slices.name[i]);
+    if (n.substr(0, 3) == "hip") return GpuVendor::kAmd;
+    if (n.substr(0, 4) == "cuda" || n.substr(0, 2) == "cu") cuda = true;
+  }
+  if (cuda) return GpuVendor::kNvidia;
+  return a.join.gpu_ops_by_ts.empty() ? GpuVendor::kNone : GpuVendor::kOther;
+}
+
+bool looks_like_pytorch_trace(const Trace& t) {
+  for (SliceKind k : t.slices.kind)
+    if (k == SliceKind::kCpuOp || k == SliceKind::kRuntime || is_gpu_op(k)) return true;
+  return false;
+}
+
+bool first_step_is_warmup(const StepsResult& st, double* ratio) {
+  if (st.steps.size() < 3) return false;
+  std::vector<int64_t> rest;
+  for (size_t i = 1; i < st.steps.size(); ++i) rest.push_back(st.steps[i].dur());
+  DurationStats s = compute_duration_stats(rest);
+  if (s.median_ns <= 0) return false;
+  const double r = static_cast<double>(st.steps.front().dur()) / s.median_ns;
+  if (ratio) *ratio = r;
+  return r >= kWarmupRatio;
+}
+
+size_t first_steady_step(const StepsResult& st) { return first_step_is_warmup(st, nullptr) ? 1 : 0; }
+
+void add_python_source(const Trace& t, uint32_t slice, Finding* f) {
+  std::string where = python_source_of(t, slice);
+  if (!where.empty()) f->text("python_source", where);
+}
+
+}  // namespace ks

@@ -1,0 +1,40 @@
+// Small helpers shared by the rules: formatted titles, the time window a share is of, the GPU
+// vendor (some rules only hold for one), and where in the Python code a CPU op was called.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "analysis/analyze.h"
+#include "findings/finding.h"
+
+namespace ks {
+
+std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Microseconds for evidence fields ("_us" keys).
+inline double us_of(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+// The time shares are of: the steps when there are some, else the GPU span, else the trace.
+int64_t analysis_window_ns(const Trace& trace, const Analyses& a);
+// "of step time" / "of the GPU span" / "of the trace", to match analysis_window_ns.
+const char* analysis_window_name(const Analyses& a);
+
+enum class GpuVendor { kNone, kNvidia, kAmd, kOther };
+// From deviceProperties names and the runtime API (hip* calls: AMD). kOther: an accelerator
+// that is neither (MTIA), where CUDA kernel-name rules do not apply.
+GpuVendor gpu_vendor(const Trace& trace, const Analyses& a);
+
+// A trace written by PyTorch's profiler (it has CPU ops, runtime calls or GPU ops).
+bool looks_like_pytorch_trace(const Trace& t);
+
+// The first captured step is a warm-up: at least 3 steps, and the first takes 1.5x the median of
+// the others or more. `ratio` gets first / median-of-the-others.
+constexpr double kWarmupRatio = 1.5;
+bool first_step_is_warmup(const StepsResult& steps, double* ratio);
+// The steps a steady-state number is taken over: all, or all but a warm-up first step.
+size_t first_steady_step(const StepsResult& steps);
+
+// Adds the Python line of a CPU op (python_source.h) as evidence "python_source", when known.
+void add_python_source(const Trace& t, uint32_t slice, Finding* f);
+
+}  // namespace ks

@@ -1,0 +1,284 @@
+#include "report/trace_diff_report.h"
+
+#include <cstdio>
+
+#include "report/report.h"
+#include "util/safe_text.h"
+#include "util/json_writer.h"
+
+namespace ks {
+
+const char* diff_row_status(const DiffRow& r) {
+  if (is_added(r)) return "added";
+  if (is_removed(r)) return "removed";
+  return r.base_count != r.test_count || r.base_ns != r.test_ns ? "changed" : "same";
+}
+
+namespace {
+
+// Rows shown in the text and Markdown reports per table; the JSON has them all.
+constexpr size_t kTopRows = 25;
+// Names listed as added/removed in the text and Markdown reports.
+constexpr size_t kTopNames = 20;
+
+// (test - base) / base in percent; false when base is 0.
+bool delta_pct(double base, double test, double* pct) {
+  if (base == 0) return false;
+  *pct = (test - base) / base * 100.0;
+  return true;
+}
+
+void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
+  w.key(key).begin_object();
+  w.field("base_count", t.base_count);
+  w.field("test_count", t.test_count);
+  w.field_micros("base_total_us", t.base_ns);
+  w.field_micros("test_total_us", t.test_ns);
+  w.field_micros("delta_us", t.test_ns - t.base_ns);
+  w.field("names", static_cast<uint64_t>(t.rows.size()));
+  w.field("added", t.added);
+  w.field("removed", t.removed);
+  w.field("changed", t.changed);
+  w.key("added_names").begin_array();
+  for (const DiffRow& r : t.rows)
+    if (is_added(r)) w.value(std::string_view(r.name));
+  w.end_array();
+  w.key("removed_names").begin_array();
+  for (const DiffRow& r : t.rows)
+    if (is_removed(r)) w.value(std::string_view(r.name));
+  w.end_array();
+  w.key("rows").begin_array();
+  for (const DiffRow& r : t.rows) {
+    w.begin_object();
+    w.field("name", std::string_view(r.name));
+    w.field("status", diff_row_status(r));
+    w.field("base_count", r.base_count);
+    w.field("test_count", r.test_count);
+    w.field("count_delta", r.count_delta());
+    w.field_micros("base_total_us", r.base_ns);
+    w.field_micros("test_total_us", r.test_ns);
+    w.field_micros("delta_us", r.delta_ns());
+    double pct = 0;
+    if (delta_pct(static_cast<double>(r.base_ns), static_cast<double>(r.test_ns), &pct))
+      w.field("delta_pct", pct, 2);
+    else
+      w.key("delta_pct").null();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+void write_side_json(JsonWriter& w, const char* key, const std::string& file, uint64_t steps,
+                     double median_ns) {
+  w.key(key).begin_object();
+  w.field("file", std::string_view(file));
+  w.field("steps", steps);
+  if (steps)
+    w.field("step_median_us", median_ns / 1e3, 3);
+  else
+    w.key("step_median_us").null();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string trace_diff_json(const TraceDiff& d) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", kDiffSchema);
+  w.field("generator", std::string_view(std::string("kinetoscope ") + kVersion));
+  write_side_json(w, "base", d.base_file, d.base_steps, d.base_step_median_ns);
+  write_side_json(w, "test", d.test_file, d.test_steps, d.test_step_median_ns);
+  w.key("step_time").begin_object();
+  double pct = 0;
+  if (d.has_step_delta) {
+    w.field("delta_us", (d.test_step_median_ns - d.base_step_median_ns) / 1e3, 3);
+    if (delta_pct(d.base_step_median_ns, d.test_step_median_ns, &pct))
+      w.field("delta_pct", pct, 2);
+    else
+      w.key("delta_pct").null();
+  } else {
+    w.key("delta_us").null();
+    w.key("delta_pct").null();
+  }
+  w.end_object();
+  write_table_json(w, "gpu_ops", d.gpu_ops);
+  write_table_json(w, "cpu_ops", d.cpu_ops);
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+
+std::string ms(double ns) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.3f", ns / 1e6);
+  return buf;
+}
+
+std::string signed_ms(double ns) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%+.3f", ns / 1e6);
+  return buf;
+}
+
+std::string signed_pct(double base, double test) {
+  double pct = 0;
+  if (!delta_pct(base, test, &pct)) return "new";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%+.1f%%", pct);
+  return buf;
+}
+
+std::string signed_count(int64_t n) {
+  return (n > 0 ? "+" : "") + std::to_string(n);
+}
+
+std::string step_line(const TraceDiff& d) {
+  if (!d.has_step_delta)
+    return "no step-time delta: " + std::string(d.base_steps ? "TEST" : "BASE") +
+           " has no ProfilerStep";
+  return ms(d.base_step_median_ns) + " ms -> " + ms(d.test_step_median_ns) + " ms (" +
+         signed_ms(d.test_step_median_ns - d.base_step_median_ns) + " ms, " +
+         signed_pct(d.base_step_median_ns, d.test_step_median_ns) + ")";
+}
+
+std::string totals_line(const DiffTable& t) {
+  return std::to_string(t.base_count) + " -> " + std::to_string(t.test_count) + " ops, " +
+         ms(static_cast<double>(t.base_ns)) + " ms -> " + ms(static_cast<double>(t.test_ns)) +
+         " ms (" + signed_ms(static_cast<double>(t.test_ns - t.base_ns)) +
+         " ms); names: " + std::to_string(t.added) + " added, " + std::to_string(t.removed) +
+         " removed, " + std::to_string(t.changed) + " changed";
+}
+
+// The first kTopNames added (or removed) names, "; "-joined, with how many more.
+std::string name_list(const DiffTable& t, bool added) {
+  std::string out;
+  size_t shown = 0, total = 0;
+  for (const DiffRow& r : t.rows) {
+    if (added ? !is_added(r) : !is_removed(r)) continue;
+    ++total;
+    if (shown == kTopNames) continue;
+    if (shown++) out += "; ";
+    out += r.name;
+  }
+  if (total > shown) out += "; ... " + std::to_string(total - shown) + " more";
+  return out;
+}
+
+std::vector<std::vector<std::string>> table_cells(const DiffTable& t) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"delta (ms)", "change", "base (ms)", "test (ms)", "count", "name"});
+  for (const DiffRow& r : t.rows) {
+    if (rows.size() > kTopRows || r.delta_ns() == 0) break;
+    rows.push_back({signed_ms(static_cast<double>(r.delta_ns())),
+                    signed_pct(static_cast<double>(r.base_ns), static_cast<double>(r.test_ns)),
+                    ms(static_cast<double>(r.base_ns)), ms(static_cast<double>(r.test_ns)),
+                    std::to_string(r.base_count) + " -> " + std::to_string(r.test_count) +
+                        (r.count_delta() ? " (" + signed_count(r.count_delta()) + ")" : ""),
+                    r.name});
+  }
+  return rows;
+}
+
+size_t rows_with_time_change(const DiffTable& t) {
+  size_t n = 0;
+  for (const DiffRow& r : t.rows) n += r.delta_ns() != 0;
+  return n;
+}
+
+void text_table(std::string& o, const char* title, const DiffTable& t) {
+  o += std::string(title) + ": " + totals_line(t) + "\n";
+  if (t.added) o += "  added:   " + name_list(t, true) + "\n";
+  if (t.removed) o += "  removed: " + name_list(t, false) + "\n";
+  auto cells = table_cells(t);
+  if (cells.size() == 1) {
+    o += "  no time changes\n\n";
+    return;
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells)
+    for (size_t c = 0; c + 1 < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : cells) {
+    o += " ";
+    for (size_t c = 0; c + 1 < row.size(); ++c)
+      o += " " + std::string(width[c] - row[c].size(), ' ') + row[c];
+    o += "  " + row.back() + "\n";
+  }
+  size_t changed = rows_with_time_change(t);
+  if (changed > cells.size() - 1)
+    o += "  ... " + std::to_string(changed - (cells.size() - 1)) +
+         " more with a time change (--format json lists every name)\n";
+  o += "\n";
+}
+
+std::string md_cell(const std::string& raw) {
+  std::string out;
+  // Hostile names (docs/hardening.md): controls, bidi overrides and bad UTF-8 become '?', and
+  // no HTML tag survives into a pasted Markdown comment.
+  const std::string s = display_safe(raw);
+  for (char c : s) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+void md_table(std::string& o, const char* title, const DiffTable& t) {
+  o += std::string("## ") + title + "\n\n" + totals_line(t) + ".\n\n";
+  if (t.added) o += "**Added:** " + md_cell(name_list(t, true)) + "\n\n";
+  if (t.removed) o += "**Removed:** " + md_cell(name_list(t, false)) + "\n\n";
+  auto cells = table_cells(t);
+  if (cells.size() == 1) {
+    o += "No time changes.\n\n";
+    return;
+  }
+  for (size_t i = 0; i < cells.size(); ++i) {
+    o += "|";
+    for (size_t c = 0; c < cells[i].size(); ++c)
+      o += " " +
+           (c + 1 == cells[i].size() && i ? "`" + md_cell(cells[i][c]) + "`"
+                                          : md_cell(cells[i][c])) +
+           " |";
+    o += "\n";
+    if (i == 0) o += "|---:|---:|---:|---:|---:|---|\n";
+  }
+  size_t changed = rows_with_time_change(t);
+  if (changed > cells.size() - 1)
+    o += "\n" + std::to_string(changed - (cells.size() - 1)) +
+         " more with a time change (`--format json` lists every name).\n";
+  o += "\n";
+}
+
+}  // namespace
+
+std::string trace_diff_text(const TraceDiff& d) {
+  std::string o = "Kinetoscope trace diff\n";
+  o += "  base: " + d.base_file + " (" + std::to_string(d.base_steps) + " steps)\n";
+  o += "  test: " + d.test_file + " (" + std::to_string(d.test_steps) + " steps)\n\n";
+  o += "Step time (median): " + step_line(d) + "\n\n";
+  text_table(o, "GPU ops (kernels, memcpy, memset)", d.gpu_ops);
+  text_table(o, "CPU ops", d.cpu_ops);
+  return o;
+}
+
+std::string trace_diff_markdown(const TraceDiff& d) {
+  std::string o = "# Kinetoscope trace diff\n\n";
+  o += "- base: `" + md_cell(d.base_file) + "` (" + std::to_string(d.base_steps) + " steps)\n";
+  o += "- test: `" + md_cell(d.test_file) + "` (" + std::to_string(d.test_steps) + " steps)\n\n";
+  o += "**Step time (median):** " + step_line(d) + "\n\n";
+  md_table(o, "GPU ops (kernels, memcpy, memset)", d.gpu_ops);
+  md_table(o, "CPU ops", d.cpu_ops);
+  return o;
+}
+
+}  // namespace ks

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Checks the exact message the CLI gives for every file of the bad-input catalogue
+(catalogue.json): exit status, the one stderr line for a refused file, and for a file that is read,
+every diagnostic (code, count, first byte offset), the diagnostics lines of the text report, and how
+many slices were kept. The big inputs are generated first into a build folder (generate.py --big).
+
+  check.py [--cli build/native/kinetoscope] [--big-dir build/bad_inputs] [--no-big]
+  check.py --table      prints the table of docs/hardening.md from catalogue.json
+Ends with "N passed, M failed".
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.join(ROOT, "..", "shared", "traces")
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def path_of(entry, big_dir):
+    where = entry.get("source", "small")
+    if where == "small":
+        return os.path.join(HERE, entry["file"])
+    if where == "shared":
+        return os.path.join(SHARED, entry["file"])
+    return os.path.join(big_dir, entry["file"])
+
+
+def table():
+    rows = json.load(open(os.path.join(HERE, "catalogue.json")))
+    print("| Input | File | Exit | What the user sees (CLI; the page shows the same) | What was kept |")
+    print("| --- | --- | --- | --- | --- |")
+    for e in rows:
+        if e["exit"]:
+            seen = "`" + e["error"].replace("|", "\\|") + "`"
+        else:
+            seen = "<br>".join("`%s` x%d at byte %d" % (d[0], d[1], d[2]) for d in e["diagnostics"]) or "no diagnostic"
+        print("| %s | `%s`%s | %d | %s | %s |" % (
+            e["what"], e["file"], " (generated)" if e.get("source") == "big" else
+            " (../shared)" if e.get("source") == "shared" else "", e["exit"], seen, e["kept"]))
+
+
+def run(cli, path, fmt):
+    """Runs the CLI; returns its result, the CPU seconds it used (user + system: unlike wall time,
+    not inflated by other work on a shared machine) and its peak RSS in MB when it is the highest
+    so far (getrusage keeps the maximum over all children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run([cli, "report", "--format", fmt, path], capture_output=True, timeout=1800)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss_mb = after.ru_maxrss / 1024
+    return p, cpu, rss_mb if after.ru_maxrss > before.ru_maxrss else None
+
+
+def main():
+    if "--table" in sys.argv:
+        return table()
+    cli = os.path.join(ROOT, arg("--cli", os.environ.get("KINETOSCOPE_CLI", "build/native/kinetoscope")))
+    big_dir = os.path.join(ROOT, arg("--big-dir", "build/bad_inputs"))
+    no_big = "--no-big" in sys.argv
+    rows = json.load(open(os.path.join(HERE, "catalogue.json")))
+    if not no_big:
+        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--big", big_dir], check=True)
+    passed = failed = skipped = 0
+    for e in rows:
+        path = path_of(e, big_dir)
+        if e.get("source") == "big" and no_big:
+            skipped += 1
+            continue
+        if not os.path.exists(path):
+            print("SKIP  %s: %s is absent" % (e["file"], path))
+            skipped += 1
+            continue
+        problems = []
+        p, secs, rss = run(cli, path, "json")
+        err = p.stderr.decode("utf-8", "replace")
+        if p.returncode != e["exit"]:
+            problems.append("exit %d, expected %d (%s)" % (p.returncode, e["exit"], err.strip()))
+        elif e["exit"]:
+            want = "kinetoscope: %s: %s\n" % (path, e["error"])
+            if err != want:
+                problems.append("stderr %r, expected %r" % (err, want))
+        else:
+            report = json.loads(p.stdout)
+            got = [[d["code"], d["count"], d["first_offset"]] for d in report["diagnostics"]]
+            if got != e["diagnostics"]:
+                problems.append("diagnostics %s, expected %s" % (got, e["diagnostics"]))
+            if report["trace"]["slices"] != e["slices"]:
+                problems.append("%d slices kept, expected %d" % (report["trace"]["slices"], e["slices"]))
+            text, _, _ = run(cli, path, "text")
+            out = text.stdout.decode("utf-8", "replace")
+            for code, count, offset in e["diagnostics"]:
+                needle = "%-26s x%d (first at byte %d)" % (code, count, offset)
+                if needle not in out:
+                    problems.append("the text report lacks the line %r" % needle)
+        limit = e.get("max_cpu_seconds")
+        if limit and secs > limit:
+            problems.append("took %.1f s of CPU, more than %d s" % (secs, limit))
+        if e.get("max_rss_mb") and rss and rss > e["max_rss_mb"]:
+            problems.append("used %.0f MB, more than %d MB" % (rss, e["max_rss_mb"]))
+        extra = " (%.1f s CPU%s)" % (secs, ", %.0f MB" % rss if rss else "") if secs > 1 else ""
+        if problems:
+            failed += 1
+            print("FAIL  %s%s\n      %s" % (e["file"], extra, "\n      ".join(problems)))
+        else:
+            passed += 1
+            print("ok    %s%s" % (e["file"], extra))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

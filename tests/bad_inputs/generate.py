@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The bad-input catalogue: files users really feed a trace analyzer, each with the exact message
+they should see (catalogue.json beside this script holds the expected CLI output; docs/hardening.md
+has the table).
+
+  generate.py --small     rewrites the small files committed in tests/bad_inputs/ (deterministic)
+  generate.py --big DIR   writes the big ones into DIR (a build folder, never the repository):
+                          deep nesting, a 10 MB string, an event above the size cap, 10 million events
+"""
+import gzip
+import json
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ev(ph, name, ts, **kw):
+    e = {"ph": ph, "name": name, "pid": 1, "tid": 1, "ts": ts}
+    e.update(kw)
+    return e
+
+
+def trace(events):
+    return json.dumps({"traceEvents": events}, separators=(",", ":")).encode()
+
+
+def small_trace(n=400):
+    """A readable trace with kernels, for the gzip cases."""
+    events = [ev("X", "ProfilerStep#1", 0, dur=n * 10, cat="user_annotation")]
+    for i in range(n):
+        events.append(ev("X", f"kernel_{i % 7}", 5 + i * 10, dur=4, cat="kernel", pid=0, tid=7,
+                         args={"stream": 7, "device": 0, "correlation": i}))
+    return trace(events)
+
+
+def gz(data):
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def small_files():
+    files = {}
+    files["empty.json"] = b""
+    files["whitespace_only.json"] = b" \n\t\r\n  \n"
+    files["not_json.txt"] = b"hello, this is not a trace\n"
+    files["html_error_page.json"] = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>\n"
+    files["json_not_a_trace.json"] = json.dumps(
+        {"rocprofiler-sdk-tool": [{"metadata": {"node": {"id": 0, "hostname": "gpu-node"}}}]}).encode()
+    files["array_of_numbers.json"] = b"[1, 2, 3]\n"
+    rnd = random.Random(9)
+    files["binary_garbage.bin"] = b"\x89PNG\r\n\x1a\n" + bytes(rnd.randrange(256) for _ in range(4088))
+    files["utf16.json"] = '{"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}'.encode("utf-16")
+    data = gz(small_trace())
+    broken = bytearray(data)
+    for i in range(len(broken) // 2, len(broken) // 2 + 16):
+        broken[i] ^= 0x5A
+    files["gzip_corrupt.json.gz"] = bytes(broken)
+    files["gzip_truncated.json.gz"] = data[: len(data) // 2]
+    files["invalid_utf8.json"] = (
+        b'{"traceEvents":[{"ph":"X","name":"bad \xff\xfe name","ts":1,"dur":2,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"overlong \xc0\xaf","ts":5,"dur":2,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"fine","ts":9,"dur":2,"pid":1,"tid":1}]}')
+    files["control_chars.json"] = (
+        b'{"traceEvents":[{"ph":"X","name":"red \x1b[31mALERT\x1b[0m\x07","ts":1,"dur":2,"pid":1,"tid":1}]}')
+    files["nan_infinity.json"] = (
+        b'{"traceEvents":[{"ph":"X","name":"nan_ts","ts":NaN,"dur":2,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"inf_dur","ts":1,"dur":Infinity,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"string_nan","ts":"NaN","dur":2,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"fine","ts":3,"dur":2,"pid":1,"tid":1}]}')
+    files["negative_duration.json"] = trace([
+        ev("X", "fine", 1, dur=2), ev("X", "negative", 10, dur=-5), ev("X", "fine_too", 20, dur=2)])
+    files["huge_values.json"] = (
+        b'{"traceEvents":[{"ph":"X","name":"huge_dur","ts":1,"dur":1e30,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"huge_ts","ts":1e300,"dur":1,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"int_overflow","ts":99999999999999999999999,"dur":1,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"fine","ts":3,"dur":2,"pid":1,"tid":1}]}')
+    files["unmatched_begin_end.json"] = trace([
+        ev("E", "", 1), ev("B", "opened", 5), ev("X", "inside", 6, dur=1), ev("B", "never_closed", 10),
+        ev("E", "", 12)])
+    files["flows_without_ends.json"] = trace([
+        ev("X", "op", 1, dur=10), ev("s", "flow", 2, id=1, cat="ac2g"),
+        ev("f", "flow", 3, id=2, cat="ac2g", bp="e")])
+    files["duplicate_metadata.json"] = trace([
+        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "first"}},
+        {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "second"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "t1"}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "t1 again"}},
+        ev("X", "op", 1, dur=1)])
+    files["timestamps_out_of_order.json"] = trace([
+        ev("X", "third", 30, dur=1), ev("X", "first", 10, dur=1), ev("X", "second", 20, dur=1)])
+    files["truncated_mid_event.json"] = trace([ev("X", "kept", 1, dur=2), ev("X", "cut", 5, dur=2)])[:-30]
+    files["stray_brace.json"] = b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1}}'
+    files["malformed_event.json"] = (
+        b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1},'
+        b'{"ph":"X","name":"broken" "ts":3},'
+        b'{"ph":"X","name":"kept_too","ts":5,"dur":2,"pid":1,"tid":1}]}')
+    return files
+
+
+def deep_nesting(depth=100_000):
+    return (b'{"traceEvents":[{"ph":"X","name":"deep","ts":1,"dur":2,"pid":1,"tid":1,"args":{"a":'
+            + b"[" * depth + b"]" * depth + b'}},{"ph":"X","name":"after","ts":5,"dur":1,"pid":1,"tid":1}]}')
+
+
+def string_10mb():
+    return (b'{"traceEvents":[{"ph":"X","cat":"kernel","name":"' + b"x" * (10 << 20)
+            + b'","ts":1,"dur":2,"pid":0,"tid":7,"args":{"stream":7,"device":0}},'
+            + b'{"ph":"X","cat":"kernel","name":"small","ts":5,"dur":1,"pid":0,"tid":7,"args":{"stream":7,"device":0}}]}')
+
+
+def event_over_cap(mb=65):
+    return (b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1},'
+            + b'{"ph":"X","name":"huge","ts":3,"dur":1,"pid":1,"tid":1,"args":{"blob":"' + b"y" * (mb << 20)
+            + b'"}},{"ph":"X","name":"kept_too","ts":9,"dur":1,"pid":1,"tid":1}]}')
+
+
+def ten_million(path, n=10_000_000):
+    """10 million tiny complete events on 4 threads, gzip (level 1), about 40 MB on disk."""
+    block = 10_000
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(b'{"traceEvents":[\n')
+        for start in range(0, n, block):
+            parts = []
+            for i in range(start, min(n, start + block)):
+                parts.append('{"ph":"X","name":"e%d","ts":%d,"dur":1,"pid":1,"tid":%d}' % (i % 16, i * 2, i % 4))
+            f.write((",\n".join(parts) + (",\n" if start + block < n else "\n")).encode())
+        f.write(b"]}\n")
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--small"]:
+        for name, data in small_files().items():
+            with open(os.path.join(HERE, name), "wb") as f:
+                f.write(data)
+        print(f"wrote {len(small_files())} files to {HERE}")
+    elif args[:1] == ["--big"] and len(args) >= 2:
+        out = args[1]
+        os.makedirs(out, exist_ok=True)
+        only = set(args[2:])
+        makers = {"deep_nesting_100k.json": deep_nesting, "string_10mb.json": string_10mb,
+                  "event_over_cap.json": event_over_cap}
+        for name, make in makers.items():
+            path = os.path.join(out, name)
+            if (not only or name in only) and not os.path.exists(path):
+                with open(path, "wb") as f:
+                    f.write(make())
+        path = os.path.join(out, "events_10m.json.gz")
+        if (not only or "events_10m.json.gz" in only) and not os.path.exists(path):
+            ten_million(path + ".part")
+            os.replace(path + ".part", path)
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+// Hardening tests of the page (docs/hardening.md), run by run.mjs:
+//  - every file of the bad-input catalogue (tests/bad_inputs/catalogue.json) gives in the page the
+//    message the CLI gives (same code, byte offset and text), and a good file loads after each;
+//  - hostile names (HTML, script, bidi overrides, control characters, 100 KB) are inert text in
+//    every panel, table, tooltip, the timeline and the exports;
+//  - a cancelled or replaced load leaves no worker running (the loader worker is terminated);
+//  - a file beyond what 4 GB of WebAssembly memory can hold is refused before it is read.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT, TRACES, check, openPage, loads, settled, loadFile, noErrors, shot } from './lib.mjs';
+
+const CATALOGUE = join(ROOT, 'tests/bad_inputs');
+const BIG_DIR = join(ROOT, process.env.KINETOSCOPE_BAD_INPUTS_DIR || 'build/bad_inputs');
+// The 10-million-event file is checked with the CLI only (tests/bad_inputs/check.py).
+const BROWSER_BIG = new Set(['deep_nesting_100k.json', 'string_10mb.json', 'event_over_cap.json']);
+
+function goodTrace(tmp) {
+  const file = join(tmp, 'good.pt.trace.json');
+  if (!existsSync(file)) {
+    const ev = (name, ts, dur) => ({ ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts, dur, args: { stream: 7, device: 0 } });
+    writeFileSync(file, JSON.stringify({ traceEvents: [ev('good_kernel', 1, 5), ev('good_kernel', 10, 5)] }));
+  }
+  return file;
+}
+
+const fmtInt = (n) => Number(n).toLocaleString('en-US');
+
+// Every element and attribute on the page, so a test can tell that nothing was injected.
+async function domCensus(page) {
+  return page.evaluate(() => {
+    const tags = {};
+    for (const el of document.querySelectorAll('*')) tags[el.tagName] = (tags[el.tagName] || 0) + 1;
+    const handlers = [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name))).length;
+    return { tags, handlers };
+  });
+}
+
+export function badInputTests() {
+  return {
+    async 'bad-input catalogue: the page gives the CLI message for each file, and the next file loads'({ ctx, origin, tmp }) {
+      const rows = JSON.parse(readFileSync(join(CATALOGUE, 'catalogue.json'), 'utf8'));
+      spawnSync('python3', [join(CATALOGUE, 'generate.py'), '--big', BIG_DIR, ...BROWSER_BIG], { stdio: 'inherit' });
+      const { page, log } = await openPage(ctx, origin);
+      const good = goodTrace(tmp);
+      const problems = [];
+      let n = 0;
+      for (const e of rows) {
+        const where = e.source || 'small';
+        if (where === 'big' && !BROWSER_BIG.has(e.file)) continue;
+        const file = where === 'small' ? join(CATALOGUE, e.file) : where === 'shared' ? join(TRACES, e.file) : join(BIG_DIR, e.file);
+        if (!existsSync(file)) continue;
+        n++;
+        const state = await loadFile(page, file);
+        if (e.exit) {
+          const text = (await page.textContent('#error')) || '';
+          const m = /^(\w+) at byte (\d+): (.*)$/.exec(e.error);
+          const [, code, offset, message] = m;
+          if (state !== 'error') problems.push(`${e.file}: page ${state}, CLI refuses it`);
+          else if (!text.includes(code)) problems.push(`${e.file}: no code ${code} in "${text}"`);
+          else if (e.file.endsWith('.gz')) {
+            // The page decodes gzip with the browser's DecompressionStream, the CLI with zlib: the same
+            // code always; the same offset (JSON bytes decoded before the damage) where both can tell.
+            if (e.file.includes('truncated') && !text.includes(`at byte offset ${fmtInt(offset)}`)) problems.push(`${e.file}: "${text}" lacks offset ${offset}`);
+          } else {
+            if (!text.includes(message)) problems.push(`${e.file}: the page says "${text}", the CLI "${message}"`);
+            if (!text.includes(`at byte offset ${fmtInt(offset)}`)) problems.push(`${e.file}: "${text}" lacks offset ${offset}`);
+          }
+        } else {
+          if (state !== 'ready') {
+            problems.push(`${e.file}: page ${state} (${await page.textContent('#error')}), CLI reads it`);
+          } else {
+            const report = await page.evaluate(() => window.kinetoscope.report());
+            const got = report.diagnostics.map((d) => [d.code, d.count, d.first_offset]);
+            if (JSON.stringify(got) !== JSON.stringify(e.diagnostics)) problems.push(`${e.file}: diagnostics ${JSON.stringify(got)}, CLI ${JSON.stringify(e.diagnostics)}`);
+            if (report.trace.slices !== e.slices) problems.push(`${e.file}: ${report.trace.slices} slices, CLI ${e.slices}`);
+            // The diagnostics table shows each code and its offset.
+            const table = (await page.textContent('#diagnostics')) || '';
+            for (const [code, , offset] of e.diagnostics) {
+              if (!table.includes(code) || !table.includes(fmtInt(offset))) problems.push(`${e.file}: the diagnostics panel lacks ${code} at ${offset}`);
+            }
+          }
+        }
+        if (e.exit || e.file === 'string_10mb.json') {
+          // The page stays usable: a good file loads after the bad one, and its error is gone.
+          const after = await loadFile(page, good);
+          if (after !== 'ready' || !(await page.isHidden('#error'))) problems.push(`${e.file}: the good file after it did not load cleanly`);
+        }
+      }
+      console.log(`      ${n} catalogue files`);
+      check(n >= 22, `only ${n} catalogue files were found`);
+      check(!problems.length, problems.join('\n  '));
+      await shot(page, 'bad-inputs-last');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'hostile names stay inert text in every panel, tooltip, the timeline and the exports'({ ctx, origin, tmp }) {
+      const rlo = '\u202e';
+      const evil = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> gemm_${rlo}txt.exe\u001b[2J`;
+      const long = 'L'.repeat(100_000);
+      const ev = (name, cat, ts, dur, args, tid = 7, pid = 0) => ({ ph: 'X', cat, name, pid, tid, ts, dur, args });
+      const trace = {
+        traceEvents: [
+          { ph: 'M', name: 'process_name', pid: 0, tid: 0, args: { name: `<b>gpu</b>${rlo}0` } },
+          { ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: `<svg onload="window.__xss=3">${rlo}` } },
+          ev('ProfilerStep#1', 'user_annotation', 0, 2000, {}, 1, 1),
+          ev(`cudaLaunchKernel ${evil}`, 'cuda_runtime', 5, 5, { correlation: 1 }, 1, 1),
+          ev(evil, 'kernel', 10, 500, { stream: 7, device: 0, correlation: 1 }),
+          ev(long, 'kernel', 600, 100, { stream: 7, device: 0, correlation: 2 }),
+          ev(`Memcpy HtoD ${evil}`, 'gpu_memcpy', 800, 10, { stream: 7, device: 0, bytes: 4096 }),
+          ev(`cudaDeviceSynchronize ${rlo}`, 'cuda_runtime', 900, 400, {}, 1, 1),
+          { ph: 'i', s: 't', name: evil, cat: `${evil}`, pid: 1, tid: 1, ts: 950 },
+          { ph: 'C', name: evil, pid: 1, ts: 960, args: { [evil]: 1 } },
+        ],
+      };
+      const file = join(tmp, 'hostile.pt.trace.json');
+      writeFileSync(file, JSON.stringify(trace));
+      const { page, log } = await openPage(ctx, origin);
+      const before = await domCensus(page);
+      check((await loadFile(page, file)) === 'ready', `the hostile trace did not load: ${await page.textContent('#error')}`);
+      // Every view: the report's sections, then the timeline tab when this build has one.
+      const tabs = await page.locator('#tabs button[data-tab="timeline"]').count();
+      if (tabs && (await page.isVisible('#tabs'))) {
+        await page.click('#tabs button[data-tab="timeline"]');
+        await page.waitForTimeout(1500);
+        await shot(page, 'hostile-timeline');
+        await page.click('#tabs button[data-tab="report"]');
+      }
+      // Hover every element with a title (the tooltips) and open every clamp (long names).
+      await page.evaluate(() => document.querySelectorAll('.clamp').forEach((el) => el.click()));
+      await page.waitForTimeout(500);
+      check((await page.evaluate(() => window.__xss)) === undefined, 'markup from the trace ran (window.__xss is set)');
+      const after = await domCensus(page);
+      for (const tag of ['SCRIPT', 'IMG', 'SVG', 'IFRAME', 'OBJECT', 'EMBED', 'B']) {
+        check((after.tags[tag] || 0) === (before.tags[tag] || 0), `a <${tag.toLowerCase()}> from the trace reached the DOM (${before.tags[tag] || 0} -> ${after.tags[tag]})`);
+      }
+      check(after.handlers === before.handlers, `elements with on* attributes appeared: ${before.handlers} -> ${after.handlers}`);
+      // The names are shown, as text, with the bidi override neutralised (views/dom.js).
+      const body = await page.evaluate(() => document.body.innerText);
+      check(body.includes('<img src=x onerror="window.__xss=1"><script>'), 'the HTML name is not shown literally');
+      const titles = await page.evaluate(() => [...document.querySelectorAll('[title]')].map((el) => el.getAttribute('title')).join('\n'));
+      check(!body.includes(rlo) && !titles.includes(rlo), 'a raw U+202E reached the page text or a tooltip');
+      check(body.includes('gemm_\ufffdtxt.exe'), 'the bidi override is not shown as a visible mark');
+      // The exports are the CLI's: Markdown escapes HTML and neutralises bidi and control characters;
+      // JSON and CSV keep the names exactly (they are data).
+      const ex = await page.evaluate(() => (window.kinetoscope.exports ? window.kinetoscope.exports() : null));
+      if (ex) {
+        check(!ex.markdown.includes('<img') && !ex.markdown.includes('<script') && !ex.markdown.includes(rlo) && !ex.markdown.includes('\u001b'), 'the Markdown export carries live HTML, a bidi override or an escape');
+        check(JSON.parse(ex.json).kernels !== undefined, 'the JSON export is not the report');
+      }
+      await shot(page, 'hostile-report', true);
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'a cancelled or replaced load leaves no worker running'({ ctx, origin, tmp }) {
+      const { page, log } = await openPage(ctx, origin);
+      const good = goodTrace(tmp);
+      check((await loadFile(page, good)) === 'ready', 'the first trace did not load');
+      const workers = () => page.workers().length;
+      const waitWorkers = async (n, what) => {
+        for (let i = 0; i < 100 && workers() !== n; i++) await page.waitForTimeout(50);
+        check(workers() === n, `${what}: ${workers()} workers run, expected ${n}`);
+      };
+      await waitWorkers(1, 'after the first load');
+      // A load that takes long: 400 MB of whitespace inside an event array (fast to make, slow to read).
+      const startSlow = (name) => page.evaluate((n) => {
+        const mb = new Uint8Array(1 << 20).fill(32);
+        const parts = [new TextEncoder().encode('{"traceEvents":[')];
+        for (let i = 0; i < 400; i++) parts.push(mb);
+        window.__slow = window.kinetoscope.open(new Blob(parts), n).then(() => 'ready', (e) => e.code);
+      }, name);
+      for (const how of ['cancel button', 'new file']) {
+        await startSlow(`slow-${how}.json`);
+        await page.waitForFunction(() => document.body.dataset.state === 'loading');
+        await waitWorkers(2, `while loading (${how})`);
+        if (how === 'cancel button') {
+          await page.click('#cancel');
+          check((await page.evaluate(() => window.__slow)) === 'cancelled', 'the cancelled load did not reject with code cancelled');
+          await waitWorkers(1, 'after cancel');
+          check((await page.textContent('.report-head h2')) === 'good.pt.trace.json', 'the report on screen changed after a cancel');
+        } else {
+          check((await loadFile(page, good)) === 'ready', 'the file that replaced the slow one did not load');
+          check((await page.evaluate(() => window.__slow)) === 'cancelled', 'the replaced load did not reject with code cancelled');
+          await waitWorkers(1, 'after a new file replaced the load');
+        }
+      }
+      // A failed load ends its worker too, and the report on screen keeps its own.
+      const before = await loads(page);
+      await page.evaluate(() => window.kinetoscope.open(new TextEncoder().encode('hello').buffer, 'bad.json').catch(() => {}));
+      check((await settled(page, before)) === 'error', 'hello was accepted');
+      await waitWorkers(1, 'after a failed load');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'a file beyond 4 GB of WebAssembly memory is stopped early, pointing to the CLI'({ ctx, origin, tmp }) {
+      // 24 MB of 33-byte events, gzip, whose trailer says it holds 4.29 GB (ISIZE 0xffffff00): about
+      // 130 million events, far more than 4 GB of memory holds. The page stops after 16 MB of JSON.
+      const n = 24 * 2 ** 20 / 33;
+      const json = '{"traceEvents":[' + '{"ph":"i","ts":1,"pid":1,"tid":1},'.repeat(n) + '{"ph":"i","ts":1,"pid":1,"tid":1}]}';
+      const gz = gzipSync(Buffer.from(json), { level: 1 });
+      gz.writeUInt32LE(0xffffff00, gz.length - 4);
+      const file = join(tmp, 'huge.json.gz');
+      writeFileSync(file, gz);
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'error', 'the 4 GB gzip was accepted');
+      const text = await page.textContent('#error');
+      check(/too_large/.test(text) && /kinetoscope report huge\.json\.gz/.test(text) && /4 GB/.test(text) && /million events/.test(text), `not a clear too_large message: ${text}`);
+      check((await loadFile(page, goodTrace(tmp))) === 'ready', 'the page did not load a good file after the refusal');
+      await shot(page, 'too-large');
+      noErrors(log);
+      await page.close();
+    },
+  };
+}

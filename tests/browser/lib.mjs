@@ -1,0 +1,128 @@
+// Shared by the browser tests and benchmarks: the static server, Debian's chromium through
+// playwright-core (never a downloaded browser), page helpers and the CLI's report for comparison.
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diffJson } from './diff.mjs';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const TRACES = resolve(ROOT, '../shared/traces');
+export const CLI = resolve(ROOT, process.env.KINETOSCOPE_CLI || 'build/native/kinetoscope');
+export const WASM_DIR = resolve(ROOT, process.env.KINETOSCOPE_WASM_DIR || 'build/wasm');
+export const SHOTS = join(ROOT, 'build/screenshots');
+export const TEST_TIMEOUT_MS = 90_000;
+
+export class Skip extends Error {}
+export const skip = (why) => {
+  throw new Skip(why);
+};
+export function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+export function needTraces() {
+  if (!existsSync(TRACES)) skip(`${TRACES} is absent (the real traces live in ../shared/traces)`);
+}
+
+// --- server and browser ---------------------------------------------------------------------------
+
+export function startServer(extra = []) {
+  const args = ['scripts/serve.mjs', '--port', '0', '--root', 'web', '--map', `/wasm=${WASM_DIR}`, '--map', '/examples=examples', ...extra];
+  if (existsSync(TRACES)) args.push('--map', `/traces=${TRACES}`);
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('serve.mjs did not start within 10 s')), 10_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /Kinetoscope: (http:\/\/\S+?)\/?\s/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ proc, origin: new URL(m[1]).origin });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  });
+}
+
+export async function startBrowser(profile) {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  return chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+// --- helpers used by the tests ---------------------------------------------------------------------
+
+// A fresh page that records every request (the page's and its worker's) and every script error.
+export async function openPage(ctx, origin, path = '/') {
+  const page = await ctx.newPage();
+  const log = { requests: [], errors: [] };
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('pageerror', (e) => log.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 404/.test(m.text())) {
+      log.errors.push(`console: ${m.text()}`);
+    }
+  });
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && log.errors.push(`worker console: ${m.text()}`)));
+  await page.goto(origin + path);
+  await page.waitForFunction(() => !!window.kinetoscope);
+  return { page, log };
+}
+
+export async function loads(page) {
+  return page.evaluate(() => Number(document.body.dataset.loads || 0));
+}
+
+// Waits for the load after `before` to finish; returns 'ready' or 'error'.
+export async function settled(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.loads || 0) > n, before, { timeout: 60_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+export async function loadFile(page, file) {
+  const before = await loads(page);
+  await page.setInputFiles('#file', file);
+  return settled(page, before);
+}
+
+const cliCache = new Map();
+export function cliReport(file) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first (make native), or set KINETOSCOPE_CLI`);
+  if (!cliCache.has(file)) {
+    const out = execFileSync(CLI, ['report', '--format', 'json', file], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8');
+    try {
+      cliCache.set(file, JSON.parse(out));
+    } catch (e) {
+      throw new Error(`\`${CLI} report --format json ${file}\` did not print JSON (${e.message}): ${out.slice(0, 200)}`);
+    }
+  }
+  return cliCache.get(file);
+}
+
+export function sameAsCli(actual, file) {
+  const diffs = diffJson(cliReport(file), actual);
+  check(!diffs.length, `page report differs from the CLI's for ${file}:\n  ${diffs.slice(0, 10).join('\n  ')}`);
+}
+
+export function noErrors(log) {
+  check(!log.errors.length, `script errors on the page:\n  ${log.errors.join('\n  ')}`);
+}
+
+export async function shot(page, name, fullPage = false) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}

@@ -1,0 +1,237 @@
+// Browser tests for several ranks at once (web/ranks/): the 8-rank DLRM job dropped together, the
+// planted straggler sets opened as a folder (a dropped directory entry, and the folder input), and
+// the page's multi-rank JSON against `kinetoscope report --format json FILES...` byte for byte.
+// run.mjs adds these to its tests; `t` holds its helpers.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const PATHOLOGIES = 'examples/pathologies/gpu';
+
+export function rankTests(t) {
+  const { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, CLI, TRACES, ROOT } = t;
+
+  // Exit status 1 when a file could not be read; the report of the others is written all the same.
+  function cliMulti(args) {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first, or set KINETOSCOPE_CLI`);
+    const r = spawnSync(CLI, ['report', '--format', 'json', ...args], { maxBuffer: 1 << 28, encoding: 'utf8' });
+    if (!r.stdout) throw new Error(`the CLI wrote no report: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  // The page's multi-rank JSON (the exact bytes of its JSON export) against the CLI's.
+  async function sameAsCliMulti(page, args) {
+    const cli = cliMulti(args);
+    const bytes = await page.evaluate(() => window.kinetoscope.exports().json);
+    const report = await page.evaluate(() => window.kinetoscope.report());
+    const diffs = diffJson(JSON.parse(cli), report);
+    check(!diffs.length, `the page's multi-rank report differs from the CLI's:\n  ${diffs.slice(0, 10).join('\n  ')}`);
+    check(bytes === cli, `the page's JSON export is not byte-identical to the CLI's (${bytes.length} vs ${cli.length} bytes)`);
+    return report;
+  }
+
+  // Files served by the test server, made into File objects in the page.
+  async function pageFiles(page, urls) {
+    return page.evaluateHandle(async (list) => {
+      const files = [];
+      for (const u of list) {
+        const r = await fetch(u);
+        if (!r.ok) throw new Error(`${u}: HTTP ${r.status}`);
+        files.push(new File([await r.blob()], u.split('/').pop()));
+      }
+      return files;
+    }, urls);
+  }
+
+  function straggler(report) {
+    return (report.findings || []).find((f) => f.id === 'ranks.straggler');
+  }
+
+  return {
+    async 'eight DLRM ranks dropped at once: rank table, heat map, and the CLI\'s JSON'({ ctx, origin }) {
+      needTraces();
+      const names = readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d+_.*\.json$/.test(f)).sort();
+      if (names.length !== 8) skip(`expected the 8 DLRM traces param__dlrm_kineto__worker0..7 in ${TRACES}, found ${names.length}`);
+      const { page, log } = await openPage(ctx, origin);
+      const files = await pageFiles(page, names.map((n) => `/traces/${n}`));
+      const dt = await page.evaluateHandle((list) => {
+        const d = new DataTransfer();
+        for (const f of list) d.items.add(f);
+        return d;
+      }, files);
+      const before = await loads(page);
+      const t0 = Date.now();
+      await page.dispatchEvent('body', 'dragenter', { dataTransfer: dt });
+      await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
+      const state = await settled(page, before);
+      const secs = (Date.now() - t0) / 1000;
+      check(state === 'ready', `the 8 ranks did not load: ${await page.textContent('#error')}`);
+      const said = await page.textContent('.ranks-head p');
+      const workers = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency || 2, 4));
+      const mb = names.reduce((s, n) => s + statSync(join(TRACES, n)).size, 0) / 1e6;
+      console.log(`      8 DLRM ranks (${mb.toFixed(1)} MB) in ${secs.toFixed(2)} s with ${workers} workers; the page says: ${said}`);
+      check((await page.locator('#ranks tbody tr').count()) === 8, 'the rank table does not have 8 rows');
+      const report = await sameAsCliMulti(page, names.map((n) => join(TRACES, n)));
+      check(report.schema === 'kinetoscope.multirank/1', `schema ${report.schema}`);
+      const cells = await page.locator('#heatmap .heat-grid .heat-cell').count();
+      check(cells === 2 * 8 * report.heatmap.steps.length, `the heat maps have ${cells} cells for 8 ranks x ${report.heatmap.steps.length} steps x 2`);
+      const title = await page.getAttribute('#heatmap .heat-cell[data-rank="3"]', 'title');
+      check(/rank 3, step \d+: [\d.]+ (ms|µs)/.test(title || ''), `a heat map cell has no value on hover: ${title}`);
+      check((await page.locator('#collectives tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
+      check(report.collectives.counts_match, 'the DLRM ranks should issue the same number of collectives');
+      // Most severe first, with evidence.
+      check(await page.isVisible('#findings article.finding'), 'no multi-rank finding is shown');
+      await shot(page, 'ranks-dlrm');
+      await page.locator('#heatmap').scrollIntoViewIfNeeded();
+      await shot(page, 'ranks-dlrm-heatmap');
+
+      // Sorting by collective wait puts the rank that waits most first.
+      await page.click('#ranks th[data-key="wait_us"] button');
+      const firstRank = Number(await page.textContent('#ranks tbody tr:first-child td:first-child'));
+      const most = report.ranks.reduce((a, b) => (b.wait_us > a.wait_us ? b : a));
+      check(firstRank === most.rank, `sorted by wait, rank ${firstRank} comes first, not ${most.rank}`);
+      // The CSV download holds every rank.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#ranks [data-export="csv:ranks"]')]);
+      check(download.suggestedFilename() === 'ranks.csv', `the CSV is named ${download.suggestedFilename()}`);
+      const csv = await new Promise((res, rej) => {
+        download.createReadStream().then((s) => {
+          let text = '';
+          s.on('data', (d) => (text += d));
+          s.on('end', () => res(text));
+          s.on('error', rej);
+        }, rej);
+      });
+      check(csv.trim().split('\r\n').length === 9, `the CSV has ${csv.trim().split('\r\n').length} lines, not a header and 8 ranks`);
+
+      // Any rank's own report opens, and the way back works; report() stays the multi-rank object.
+      await page.selectOption('#rank-picker', '3');
+      await page.click('.rank-pick button');
+      check((await page.textContent('.ranks-head h2')).startsWith('Rank 3'), 'the rank picker did not open rank 3');
+      check(await page.isVisible('#kernels'), 'rank 3\'s own report has no kernel table');
+      check((await page.evaluate(() => window.kinetoscope.report().schema)) === 'kinetoscope.multirank/1', 'report() changed while a rank is open');
+      await shot(page, 'ranks-dlrm-rank3');
+      await page.click('[data-action="all-ranks"]');
+      check(await page.isVisible('#heatmap'), 'the way back to all ranks does not show the heat map');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'a straggler folder dropped as a directory names rank 5'({ ctx, origin }) {
+      const dir = join(ROOT, PATHOLOGIES, 'straggler_compute');
+      if (!existsSync(dir)) skip(`${dir} is absent`);
+      const names = readdirSync(dir).filter((f) => /\.json(\.gz)?$/.test(f)).sort();
+      const { page, log } = await openPage(ctx, origin);
+      const files = await pageFiles(page, names.map((n) => `/${PATHOLOGIES}/straggler_compute/${n}`));
+      const before = await loads(page);
+      // A dropped folder: the page walks its DirectoryEntry (webkitGetAsEntry). Chromium gives
+      // entries only for files dragged from the desktop, so the entry is a stand-in with the same
+      // interface; it lists the files out of order, with a non-trace file and a sub-folder among them.
+      await page.evaluate((list) => {
+        const fileEntry = (file) => ({ isFile: true, isDirectory: false, name: file.name, file: (ok) => ok(file) });
+        const dirEntry = (name, entries) => ({
+          isFile: false,
+          isDirectory: true,
+          name,
+          createReader() {
+            let left = [...entries];
+            return { readEntries: (ok) => ok(left.splice(0, 3)) }; // in batches, as browsers do
+          },
+        });
+        const entries = [...list].reverse().map(fileEntry);
+        entries.splice(2, 0, fileEntry(new File(['not a trace'], 'README.txt')));
+        entries.push(dirEntry('old', [fileEntry(new File(['{}'], 'rank-9.json'))]));
+        const folder = dirEntry('straggler_compute', entries);
+        const dataTransfer = { types: ['Files'], files: [], items: [{ kind: 'file', webkitGetAsEntry: () => folder, getAsFile: () => null }] };
+        const drop = new Event('drop', { bubbles: true, cancelable: true });
+        Object.defineProperty(drop, 'dataTransfer', { value: dataTransfer });
+        document.body.dispatchEvent(drop);
+      }, files);
+      check((await settled(page, before)) === 'ready', `the dropped folder did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, [dir]);
+      check(report.ranks.length === 8, `${report.ranks.length} ranks from the folder, not 8 (the README and the sub-folder must be left out)`);
+      const f = straggler(report);
+      check(f && f.evidence.rank === 5, `the straggler finding does not name rank 5: ${JSON.stringify(f && f.evidence)}`);
+      check((await page.textContent('#findings')).includes('Rank 5 is the straggler'), 'the page does not say that rank 5 is the straggler');
+      await shot(page, 'ranks-straggler-compute');
+      await page.locator('#heatmap').scrollIntoViewIfNeeded();
+      await shot(page, 'ranks-straggler-heatmap');
+      // Stacked timelines of the straggler and the rank that waits most, aligned on a step.
+      check(await page.isChecked('#stacked input[value="5"]'), 'the straggler (rank 5) is not among the ranks picked for the stacked timelines');
+      await page.selectOption('#stacked-step', String(report.heatmap.steps[2]));
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /line up/.test(document.querySelector('#stacked [aria-live]').textContent), null, { timeout: 60_000 });
+      const canvases = await page.locator('#stacked canvas').count();
+      check(canvases === 2, `${canvases} stacked timelines, not 2`);
+      await page.locator('#stacked').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300);
+      await shot(page, 'ranks-stacked-timelines');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'the folder input reads a rank folder; the clean set has no straggler'({ ctx, origin }) {
+      const dirs = ['straggler_dataloader', 'straggler_clean'].map((d) => join(ROOT, PATHOLOGIES, d));
+      if (!dirs.every(existsSync)) skip(`the straggler sets in ${PATHOLOGIES} are absent`);
+      const { page, log } = await openPage(ctx, origin);
+      for (const dir of dirs) {
+        const before = await loads(page);
+        await page.setInputFiles('#folder', dir);
+        check((await settled(page, before)) === 'ready', `${dir} did not load: ${await page.textContent('#error')}`);
+        const report = await sameAsCliMulti(page, [dir]);
+        const f = straggler(report);
+        if (dir.endsWith('clean')) check(!f, `the clean set has a straggler finding: ${f && f.title}`);
+        else check(f && f.evidence.rank === 5 && report.findings.some((x) => x.id === 'ranks.dataloader_skew'), 'the data-loader straggler is not rank 5 with data-loader skew');
+      }
+      await shot(page, 'ranks-clean');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'several files picked at once; ranks by load order; a file that fails leaves the others'({ ctx, origin, tmp }) {
+      // Two ranks with no distributedInfo and no rank in their names: numbered by load order
+      // among the files that could be read, as the CLI numbers them.
+      const rank = (commUs) =>
+        JSON.stringify({
+          traceEvents: [
+            { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#7', pid: 1, tid: 1, ts: 0, dur: 1000 },
+            { ph: 'X', cat: 'kernel', name: 'ncclDevKernel_AllReduce_Sum_f32', pid: 0, tid: 20, ts: 100, dur: commUs, args: { stream: 20 } },
+            { ph: 'X', cat: 'kernel', name: 'sm90_gemm', pid: 0, tid: 7, ts: 10, dur: 80, args: { stream: 7 } },
+          ],
+        });
+      const files = [join(tmp, 'alpha.json'), join(tmp, 'broken.json'), join(tmp, 'beta.json')];
+      writeFileSync(files[0], rank(300));
+      writeFileSync(files[1], 'hello');
+      writeFileSync(files[2], rank(120));
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', files);
+      check((await settled(page, before)) === 'ready', `the files did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, files);
+      check(report.ranks.map((r) => `${r.rank}:${r.rank_source}:${r.file}`).join() === '0:load order:alpha.json,1:load order:beta.json', `ranks ${JSON.stringify(report.ranks.map((r) => [r.rank, r.rank_source, r.file]))}`);
+      const err = await page.textContent('#error');
+      check(/broken\.json/.test(err) && /JSON/.test(err), `the failed file is not named in the error: ${err}`);
+      // window.kinetoscope.open takes an array as well.
+      const viaApi = await page.evaluate(async () => {
+        const get = async (n) => new File([await (await fetch(`/examples/pathologies/gpu/straggler_clean/${n}`)).blob()], n);
+        const r = await window.kinetoscope.open([await get('rank-1.json.gz'), await get('rank-0.json.gz')]);
+        return r.ranks.map((x) => x.rank).join();
+      });
+      check(viaApi === '0,1', `open([...]) gave ranks ${viaApi}`);
+      // Cancel stops every worker of the pool, and the promise rejects.
+      const cancelled = await page.evaluate(async () => {
+        const get = async (n) => new File([await (await fetch(`/examples/pathologies/gpu/straggler_clean/${n}`)).blob()], n);
+        const p = window.kinetoscope.open([await get('rank-0.json.gz'), await get('rank-1.json.gz'), await get('rank-2.json.gz')]);
+        document.getElementById('cancel').click();
+        return p.then(() => 'resolved', (e) => e.code);
+      });
+      check(cancelled === 'cancelled', `open([...]) after Cancel settled as ${cancelled}`);
+      check(await page.isHidden('#status'), 'the progress bar stayed up after Cancel');
+      await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
+      await page.waitForTimeout(300);
+      check(page.workers().length === 0, `${page.workers().length} workers still run after Cancel`);
+      check((await page.locator('#ranks tbody tr').count()) === 2, 'the report on screen changed after Cancel');
+      noErrors(log);
+      await page.close();
+    },
+  };
+}

@@ -1,0 +1,234 @@
+// The rules without a planted pathology trace, on small hand-made traces: capture mistakes
+// (capture_mistake_rules.cpp), step numbering (step_rules.cpp), long GPU gaps, memory, the
+// multi-GPU strategy (workload_rules.cpp), SM efficiency, and the Python line of a sync.
+#include <catch2/catch.hpp>
+
+#include "analysis/python_source.h"
+#include "findings/catalogue.h"
+#include "helpers.h"
+
+namespace {
+
+struct Run {
+  std::unique_ptr<ks::Trace> trace;
+  ks::Analyses analyses;
+  std::vector<ks::Finding> findings;
+};
+
+Run run(const std::string& json) {
+  Run r;
+  r.trace = ks_test::load(json);
+  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
+  r.findings = ks::run_findings(*r.trace, r.analyses);
+  return r;
+}
+
+const ks::Finding* find(const Run& r, std::string_view id) {
+  for (const ks::Finding& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+double num(const ks::Finding& f, std::string_view key) {
+  for (const ks::Evidence& e : f.evidence)
+    if (e.key == key) return e.number;
+  FAIL("no evidence " << key);
+  return 0;
+}
+
+std::string text(const ks::Finding& f, std::string_view key) {
+  for (const ks::Evidence& e : f.evidence)
+    if (e.key == key) return e.text;
+  FAIL("no evidence " << key);
+  return "";
+}
+
+// `n` steps of 100 us each, ProfilerStep#first.., on pid 1 tid 1.
+std::string steps(int n, int first = 1, int gap_after = -1) {
+  std::string out;
+  int number = first;
+  for (int i = 0; i < n; ++i, ++number) {
+    if (i == gap_after) number += 3;
+    out += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(number) +
+           R"(","pid":1,"tid":1,"ts":)" + std::to_string(i * 100) + R"(,"dur":100},)";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[findings][capture]") {
+  SECTION("a Call stack arg and [memory] events") {
+    Run r = run("[" + steps(3) + R"J(
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5,
+       "args":{"Call stack":"train.py(12): step;torch/nn/modules/module.py(1501): _call_impl"}},
+      {"ph":"i","cat":"[memory]","name":"[memory]","pid":1,"tid":1,"ts":6,"s":"t",
+       "args":{"Device Id":0,"Bytes":4,"Total Allocated":4,"Total Reserved":8}}
+    ])J");
+    const ks::Finding* f = find(r, "capture.diagnostic_flags");
+    REQUIRE(f);
+    CHECK(text(*f, "flags") == "with_stack, profile_memory");
+    CHECK(num(*f, "memory_events") == 1);
+  }
+  SECTION("the top-level record_shapes flag") {
+    Run r = run(R"J({"record_shapes":1,"traceEvents":[)J" + steps(3) +
+                R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
+    const ks::Finding* f = find(r, "capture.diagnostic_flags");
+    REQUIRE(f);
+    CHECK(text(*f, "flags") == "record_shapes");
+  }
+  SECTION("clean twin: no flags") {
+    Run r = run("[" + steps(3) + R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}])J");
+    CHECK(find(r, "capture.diagnostic_flags") == nullptr);
+  }
+}
+
+TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps", "[findings][capture]") {
+  // Inside steps [0, 300): cudaMalloc 20 us, cuModuleLoadData 10 us; a cudaMalloc at 400 us is
+  // outside the steps and does not count.
+  Run r = run("[" + steps(3) + R"J(
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMalloc","pid":1,"tid":1,"ts":10,"dur":20},
+    {"ph":"X","cat":"cuda_driver","name":"cuModuleLoadData","pid":1,"tid":1,"ts":150,"dur":10},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMalloc","pid":1,"tid":1,"ts":400,"dur":20}
+  ])J");
+  const ks::Finding* f = find(r, "capture.warmup_ops");
+  REQUIRE(f);
+  CHECK(num(*f, "calls") == 2);
+  CHECK(num(*f, "total_us") == 30);
+  CHECK(num(*f, "share_pct") == 10);  // 30 of 300 us
+  CHECK(f->severity == ks::Severity::kWarning);
+  CHECK(num(*f, "allocator (cudaMalloc/cudaFree)") == 1);
+  CHECK(num(*f, "module loading / JIT") == 1);
+  Run clean = run("[" + steps(3) + R"J({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2}])J");
+  CHECK(find(clean, "capture.warmup_ops") == nullptr);
+}
+
+TEST_CASE("steps.few_active: one step, or numbers missing", "[findings][steps]") {
+  Run one = run("[" + steps(1) + "]");
+  const ks::Finding* f = find(one, "steps.few_active");
+  REQUIRE(f);
+  CHECK(f->title == "Only 1 step captured");
+  // Steps #1, #2, then #6, #7 (#3..#5 missing).
+  Run gap = run("[" + steps(4, 1, 2) + "]");
+  f = find(gap, "steps.few_active");
+  REQUIRE(f);
+  CHECK(num(*f, "missing_numbers") == 3);
+  CHECK(f->title == "3 step numbers are missing inside the capture (after ProfilerStep#2)");
+  Run clean = run("[" + steps(4) + "]");
+  CHECK(find(clean, "steps.few_active") == nullptr);
+}
+
+TEST_CASE("capture.too_long: more than 20 steps", "[findings][capture]") {
+  Run r = run("[" + steps(21) + "]");
+  const ks::Finding* f = find(r, "capture.too_long");
+  REQUIRE(f);
+  CHECK(num(*f, "steps") == 21);
+  CHECK(find(run("[" + steps(20) + "]"), "capture.too_long") == nullptr);
+}
+
+TEST_CASE("capture.errors, capture.no_distributed_info, capture.clock_oddities",
+          "[findings][capture]") {
+  SECTION("an exception recorded as an annotation") {
+    Run r = run("[" + steps(3) + R"J({"ph":"X","cat":"user_annotation","name":"retry_after_RuntimeError","pid":1,"tid":1,"ts":5,"dur":5}])J");
+    const ks::Finding* f = find(r, "capture.errors");
+    REQUIRE(f);
+    CHECK(num(*f, "events") == 1);
+  }
+  SECTION("collectives without distributedInfo, and with it") {
+    const std::string events = steps(3) +
+        R"J({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":7,"ts":5,"dur":5,"args":{"stream":7}}])J";
+    Run r = run("[" + events);
+    REQUIRE(find(r, "capture.no_distributed_info"));
+    Run with = run(R"J({"distributedInfo":{"rank":0,"world_size":2},"traceEvents":[)J" + events + "}");
+    CHECK(find(with, "capture.no_distributed_info") == nullptr);
+  }
+  SECTION("GPU ops that start before their launch began") {
+    // 10 launches at 10 + 20 i us whose kernels start 5 us earlier.
+    std::string events = steps(3);
+    for (int i = 0; i < 10; ++i) {
+      const int corr = i + 1, ts = 10 + 20 * i;
+      events += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+                std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(corr) + "}},";
+      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(ts - 5) +
+                R"(,"dur":1,"args":{"stream":7,"correlation":)" + std::to_string(corr) + "}}" +
+                (i < 9 ? "," : "");
+    }
+    Run r = run("[" + events + "]");
+    const ks::Finding* f = find(r, "capture.clock_oddities");
+    REQUIRE(f);
+    CHECK(num(*f, "ops_before_launch") == 10);
+  }
+}
+
+TEST_CASE("gpu.long_gaps: more than 500 ms without GPU work between GPU ops", "[findings][gpu]") {
+  // Kernels at 0 and 600 ms (gap 600 ms) and 700 ms (gap 100 ms).
+  Run r = run(R"J([
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":10,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":600000,"dur":10,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":700000,"dur":10,"args":{"stream":7}}
+  ])J");
+  const ks::Finding* f = find(r, "gpu.long_gaps");
+  REQUIRE(f);
+  CHECK(num(*f, "gaps") == 1);
+  CHECK(num(*f, "longest_us") == 599990);
+  REQUIRE(f->ranges.size() == 1);
+  CHECK(f->ranges[0].begin_ns - r.trace->facts.start_ns == 10000);
+}
+
+TEST_CASE("memory.peak_high: peak over 90% of the device", "[findings][memory]") {
+  const std::string device = R"J({"deviceProperties":[{"id":0,"name":"GPU","totalGlobalMem":1000}],"traceEvents":[)J";
+  auto mem = [](int ts, int bytes, int allocated, int reserved) {
+    return R"({"ph":"i","cat":"[memory]","name":"[memory]","pid":1,"tid":1,"ts":)" + std::to_string(ts) +
+           R"(,"s":"t","args":{"Device Id":0,"Bytes":)" + std::to_string(bytes) + R"(,"Total Allocated":)" +
+           std::to_string(allocated) + R"(,"Total Reserved":)" + std::to_string(reserved) + "}}";
+  };
+  SECTION("many allocations up to 95%: a warning") {
+    std::string events;
+    for (int i = 0; i < 10; ++i) events += mem(i, 90, 90 * (i + 1), 95 * (i + 1)) + (i < 9 ? "," : "");
+    Run r = run(device + events + "]}");
+    const ks::Finding* f = find(r, "memory.peak_high");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(num(*f, "peak_pct") == 95.0);
+  }
+  SECTION("one allocation of 92% (a pre-allocated cache): for information") {
+    Run r = run(device + mem(1, 920, 920, 930) + "]}");
+    const ks::Finding* f = find(r, "memory.peak_high");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+  }
+  SECTION("80%: silent") {
+    Run r = run(device + mem(1, 100, 800, 800) + "]}");
+    CHECK(find(r, "memory.peak_high") == nullptr);
+  }
+}
+
+TEST_CASE("parallel.data_parallel: DataParallel on two GPUs", "[findings][parallel]") {
+  const std::string events = R"J([
+    {"ph":"X","cat":"cpu_op","name":"DataParallel.forward","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":10,"args":{"device":0,"stream":7}})J";
+  Run two = run(events + R"J(,
+    {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":10,"dur":10,"args":{"device":1,"stream":7}}])J");
+  const ks::Finding* f = find(two, "parallel.data_parallel");
+  REQUIRE(f);
+  CHECK(num(*f, "gpus") == 2);
+  Run one = run(events + "]");
+  CHECK(find(one, "parallel.data_parallel") == nullptr);
+}
+
+TEST_CASE("The Python line of a CPU op: Call stack arg or python_function frames",
+          "[findings][python_source]") {
+  CHECK(ks::user_frame("train.py(57): train_step") == "train.py:57 (train_step)");
+  CHECK(ks::user_frame("/usr/lib/python3/dist-packages/torch/nn/modules/module.py(1501): _call_impl") == "");
+  CHECK(ks::user_frame("<built-in method item>") == "");
+  auto t = ks_test::load(R"J([
+    {"ph":"X","cat":"python_function","name":"train.py(57): train_step","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"python_function","name":"torch/_tensor.py(900): item","pid":1,"tid":1,"ts":10,"dur":50},
+    {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":1,"ts":20,"dur":30},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":0,"dur":30,
+     "args":{"Call stack":"/site-packages/torch/functional.py(10): f;model.py(33): forward;train.py(9): <module>"}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":5,"dur":3}
+  ])J");
+  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "aten::item")) == "train.py:57 (train_step)");
+  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "cudaLaunchKernel")) == "model.py:33 (forward)");
+}

@@ -1,0 +1,192 @@
+// "Compare two traces": the user picks (or drops) BASE and TEST; both are read at once in two
+// workers (ranks/pool.js), each sends its diff digest, and one worker writes the trace diff, the
+// bytes `kinetoscope diff BASE TEST --format json` writes. window.kinetoscope.compare(base, test)
+// does the same from a script and resolves to the diff object (report() returns it too).
+//
+// app.js wires it: const compare = initCompare({ui, settled, showError, setCurrent, shown,
+// stopOthers}); its drop handler first offers the files to compare.takes(files).
+import { h } from '../views/dom.js';
+import { fmtBytes, fmtInt } from '../views/format.js';
+import { AnalyzerPool, PoolError, poolSize } from '../ranks/pool.js';
+import { renderDiff } from './view.js';
+
+export function initCompare({ ui, settled, showError, setCurrent, shown, stopOthers }) {
+  const chosen = { base: null, test: null };
+  let panel = null;
+  let job = null; // {pool, reject, cancelled}
+  let dropSlot = null; // the slot a drop landed on (set before app.js's window handler runs)
+
+  function slot(which, title, hint) {
+    const input = h('input', { type: 'file', className: 'visually-hidden', id: `compare-${which}`, accept: '.json,.gz' });
+    const name = h('p', { className: 'compare-file' });
+    const box = h(
+      'div',
+      { className: 'compare-slot', dataset: { slot: which } },
+      h('h3', null, title),
+      h('p', { className: 'muted' }, hint),
+      name,
+      h('label', { className: 'button small', for: `compare-${which}` }, 'Choose…'),
+      input,
+    );
+    input.addEventListener('change', () => {
+      if (input.files[0]) set(which, input.files[0]);
+      input.value = '';
+    });
+    box.addEventListener('dragover', () => box.classList.add('over'));
+    box.addEventListener('dragleave', () => box.classList.remove('over'));
+    box.addEventListener('drop', () => {
+      box.classList.remove('over');
+      dropSlot = which;
+    });
+    box.show = () => {
+      const f = chosen[which];
+      name.textContent = f ? `${f.name || `${which}.json`} (${fmtBytes(f.size)})` : 'none yet: drop a trace here';
+      box.classList.toggle('filled', !!f);
+    };
+    box.show();
+    return box;
+  }
+
+  function buildPanel() {
+    const base = slot('base', 'BASE (before)', 'The trace to compare against.');
+    const test = slot('test', 'TEST (after)', 'The trace after the change.');
+    const swap = h('button', { type: 'button', className: 'button small', onclick: () => {
+      [chosen.base, chosen.test] = [chosen.test, chosen.base];
+      refresh();
+      maybeRun();
+    } }, '⇄ Swap');
+    const card = h(
+      'section',
+      { className: 'card compare-panel', id: 'compare' },
+      h('h2', null, 'Compare two traces'),
+      h('p', null, 'Two traces of the same job, before and after a change: the step-time change, and every kernel and CPU op by name with its count and time in each (HTA\'s trace diff). Both are read here; nothing is uploaded.'),
+      h('div', { className: 'compare-slots' }, base, test),
+      h('p', { className: 'compare-actions' }, swap),
+    );
+    card.slots = [base, test];
+    return card;
+  }
+
+  function refresh() {
+    if (panel) for (const s of panel.slots) s.show();
+  }
+
+  function showPanel() {
+    if (!panel) panel = buildPanel();
+    refresh();
+    ui.report.replaceChildren(panel);
+    document.body.dataset.view = 'compare';
+    document.title = 'Compare two traces · Kinetoscope';
+  }
+
+  const active = () => !!panel && panel.isConnected;
+
+  function set(which, file) {
+    chosen[which] = file;
+    refresh();
+    maybeRun();
+  }
+
+  function maybeRun() {
+    if (chosen.base && chosen.test) run(chosen.base, chosen.test).catch(() => {});
+  }
+
+  // Files dropped anywhere while the panel is on screen: true when they were taken.
+  function takes(files) {
+    if (!active() || !files.length) return false;
+    const where = dropSlot;
+    dropSlot = null;
+    if (files.length >= 2) {
+      chosen.base = files[0];
+      chosen.test = files[1];
+      refresh();
+      maybeRun();
+    } else if (where) set(where, files[0]);
+    else set(!chosen.base ? 'base' : 'test', files[0]);
+    return true;
+  }
+
+  function cancel() {
+    if (!job) return false;
+    const old = job;
+    job = null;
+    old.cancelled = true;
+    old.pool.close();
+    ui.status.hidden = true;
+    settled('cancelled');
+    old.reject(new PoolError({ code: 'cancelled', message: 'the comparison was cancelled' }));
+    return true;
+  }
+
+  async function run(base, test) {
+    cancel();
+    stopOthers();
+    if (!active()) showPanel();
+    const names = [base.name || 'base.json', test.name || 'test.json'];
+    const pool = new AnalyzerPool(poolSize(2));
+    const t0 = performance.now();
+    let reject;
+    const cancelled = new Promise((_, r) => (reject = r));
+    const me = { pool, reject, cancelled: false };
+    job = me;
+    ui.error.hidden = true;
+    ui.status.hidden = false;
+    document.body.dataset.state = 'loading';
+    const onProgress = (p) => {
+      if (me !== job) return;
+      ui.statusText.textContent = `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`;
+      ui.progress.max = p.total || 1;
+      ui.progress.value = Math.min(p.read, p.total || 1);
+    };
+    onProgress({ read: 0, total: base.size + test.size, done: 0 });
+    try {
+      const work = (async () => {
+        const items = [
+          { blob: base, name: names[0], diffDigest: true },
+          { blob: test, name: names[1], diffDigest: true },
+        ];
+        const results = await pool.readAll(items, onProgress);
+        results.forEach((r, i) => {
+          if (!r.ok) throw Object.assign(new PoolError(r.error), { file: names[i] });
+        });
+        return pool.call({ type: 'diff', base: results[0].diffDigest, test: results[1].diffDigest });
+      })();
+      const out = await Promise.race([work, cancelled]);
+      const diff = JSON.parse(out.json);
+      job = null;
+      ui.status.hidden = true;
+      const secs = ((performance.now() - t0) / 1000).toFixed(2);
+      const { head, sections } = renderDiff(diff, { secs });
+      ui.report.replaceChildren(panel, head, ...sections);
+      document.body.dataset.view = 'compare';
+      document.title = `${names[0]} → ${names[1]} · Kinetoscope`;
+      setCurrent(diff);
+      shown({ name: `${names[0].replace(/\.json(\.gz)?$/i, '')}-vs-${names[1]}`, report: diff, json: out.json, markdown: out.markdown });
+      settled('ready');
+      return diff;
+    } catch (e) {
+      if (me.cancelled) throw e;
+      job = null;
+      ui.status.hidden = true;
+      showError(e.file || 'the two traces', { code: e.code, message: e.message, offset: e.offset });
+      settled('error');
+      throw e;
+    } finally {
+      pool.close();
+    }
+  }
+
+  // The script API: Files or Blobs (or ArrayBuffers, named base.json / test.json).
+  function compare(base, test) {
+    const blob = (x, name) => (x instanceof Blob ? x : x instanceof ArrayBuffer || ArrayBuffer.isView(x) ? new File([x], name) : null);
+    const b = blob(base, 'base.json');
+    const t = blob(test, 'test.json');
+    if (!b || !t) return Promise.reject(new TypeError('kinetoscope.compare takes two Files, Blobs or ArrayBuffers: BASE, TEST'));
+    chosen.base = b;
+    chosen.test = t;
+    showPanel();
+    return run(b, t);
+  }
+
+  return { showPanel, takes, cancel, compare, active };
+}

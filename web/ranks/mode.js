@@ -1,0 +1,170 @@
+// Several traces opened together are the ranks of one job. Each file is read in a pool of
+// workers (ranks/pool.js) and sends back its own report and its rank digest; one worker then
+// combines the digests into the multi-rank report, the bytes `kinetoscope report --format json
+// FILES...` writes for the same files in the same order. The page shows it (ranks/view.js) and
+// window.kinetoscope.report() returns it.
+//
+// app.js owns the page's status line, error box and report area and passes them in:
+//   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
+//   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
+import { fmtBytes, fmtInt } from '../views/format.js';
+import { renderReport } from '../views/report.js';
+import { AnalyzerPool, PoolError, poolSize } from './pool.js';
+import { rankHead, renderRanks } from './view.js';
+
+// Rank digests written by the core start like this; source 2 is "load order" (RankSource).
+const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
+
+export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingle }) {
+  let job = null; // {pool, reject, cancelled}
+  let stacked = null; // the stacked-timelines section on screen (its workers stay until close())
+
+  // Stops the stacked timelines' workers (another view replaced the ranks).
+  function close() {
+    if (stacked && stacked.dispose) stacked.dispose();
+    stacked = null;
+  }
+
+  function progress(names, workers, p) {
+    const parts = [`Reading ${fmtInt(names.length)} traces in ${workers} worker${workers === 1 ? '' : 's'}`];
+    parts.push(`${fmtInt(p.done)} of ${fmtInt(p.files)} done`);
+    if (p.total) parts.push(`${fmtBytes(p.read)} of ${fmtBytes(p.total)}`);
+    ui.statusText.textContent = parts.join(' · ');
+    if (p.total) {
+      ui.progress.max = p.total;
+      ui.progress.value = Math.min(p.read, p.total);
+    } else ui.progress.removeAttribute('value');
+  }
+
+  function cancel() {
+    if (!job) return false;
+    const old = job;
+    job = null;
+    old.cancelled = true;
+    old.pool.close();
+    ui.status.hidden = true;
+    settled('cancelled');
+    old.reject(new PoolError({ code: 'cancelled', message: 'reading the ranks was cancelled' }));
+    return true;
+  }
+
+  // The report on screen for one loaded job: the all-ranks view, or one rank's own report.
+  function present(multi, results, files, secs) {
+    const openRank = (k) => showRank(k);
+    const fileOf = (k) => (perRank[k] ? files[results.indexOf(perRank[k])] : null);
+    // The exact bytes of each rank's own report (for its export bar): by file name, in load order.
+    const used = new Set();
+    const rankJson = (file) => {
+      const i = results.findIndex((r, j) => r.ok && !used.has(j) && r.name === file);
+      return i < 0 ? null : results[i];
+    };
+    const perRank = multi.ranks.map((row) => {
+      const r = rankJson(row.file);
+      if (r) used.add(results.indexOf(r));
+      return r;
+    });
+    const { head, sections } = renderRanks(multi, { secs, openRank, fileOf });
+    stacked = sections.find((s) => s.id === 'stacked') || null;
+    const all = [head, ...sections];
+    const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
+
+    function showAll() {
+      ui.report.replaceChildren(...all);
+      document.title = `${multi.ranks.length} ranks · Kinetoscope`;
+      document.body.dataset.view = 'ranks';
+      shown(exported);
+    }
+    function showRank(k) {
+      const row = multi.ranks[k];
+      const report = multi.reports[k];
+      if (!row || !report) return;
+      const head = rankHead(row, {
+        secs,
+        back: () => {
+          showAll();
+          window.scrollTo(0, 0);
+        },
+        prev: k > 0 ? () => showRank(k - 1) : null,
+        next: k + 1 < multi.ranks.length ? () => showRank(k + 1) : null,
+      });
+      ui.report.replaceChildren(head, ...renderReport(report));
+      document.title = `rank ${row.rank} · Kinetoscope`;
+      document.body.dataset.view = `rank-${row.rank}`;
+      const own = perRank[k];
+      shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
+      window.scrollTo(0, 0);
+    }
+    showAll();
+  }
+
+  async function open(files) {
+    files = Array.from(files || []);
+    if (!files.length) {
+      const err = { code: 'no_traces', message: 'no trace files (*.json, *.json.gz) were given' };
+      showError('the folder', err);
+      settled('error');
+      throw new PoolError(err);
+    }
+    cancel();
+    close();
+    stopSingle();
+    const names = files.map((f, i) => f.name || `rank-${i}.json`);
+    const pool = new AnalyzerPool(poolSize(files.length));
+    const t0 = performance.now();
+    let reject;
+    const cancelled = new Promise((_, r) => (reject = r));
+    const me = { pool, reject, cancelled: false };
+    job = me;
+    ui.error.hidden = true;
+    ui.status.hidden = false;
+    document.body.dataset.state = 'loading';
+    const onProgress = (p) => me === job && progress(names, pool.workers.length, p);
+    onProgress({ read: 0, total: files.reduce((s, f) => s + f.size, 0), done: 0, files: files.length });
+    try {
+      const work = (async () => {
+        const items = files.map((blob, i) => ({ blob, name: names[i], loadIndex: i }));
+        const results = await pool.readAll(items, onProgress);
+        results.forEach((r, i) => (r.name = names[i]));
+        const ok = results.filter((r) => r.ok);
+        const failed = results.filter((r) => !r.ok);
+        if (!ok.length) throw Object.assign(new PoolError(failed[0].error), { file: failed[0].name });
+        ui.statusText.textContent = `Comparing ${fmtInt(ok.length)} ranks…`;
+        // The CLI numbers ranks by load order among the files it could read: so do we.
+        const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));
+        results.combined = await pool.call({
+          type: 'combine',
+          digests,
+          reports: ok.map((r) => r.json),
+          markdowns: ok.map((r) => r.markdown),
+        });
+        return { results, failed };
+      })();
+      const { results, failed } = await Promise.race([work, cancelled]);
+      const multi = JSON.parse(results.combined.json);
+      job = null;
+      ui.status.hidden = true;
+      const secs = ((performance.now() - t0) / 1000).toFixed(2);
+      setCurrent(multi);
+      present(multi, results, files, secs);
+      if (failed.length) {
+        showError(
+          `${fmtInt(failed.length)} of ${fmtInt(files.length)} files`,
+          { code: failed[0].error.code, message: failed.map((f) => `${f.name}: ${f.error.message}`).join('; ') + ' (the other ranks are shown)' },
+        );
+      }
+      settled('ready');
+      return multi;
+    } catch (e) {
+      if (me.cancelled) throw e;
+      job = null;
+      ui.status.hidden = true;
+      showError(e.file || `the ${fmtInt(files.length)} traces`, { code: e.code, message: e.message, offset: e.offset });
+      settled('error');
+      throw e;
+    } finally {
+      pool.close();
+    }
+  }
+
+  return { open, cancel, close, busy: () => !!job };
+}

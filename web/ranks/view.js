@@ -1,0 +1,158 @@
+// The multi-rank report (schema kinetoscope.multirank/1, docs/report-schema.md) on the page:
+// findings across ranks, the per-rank table (sortable, CSV), heat maps of step time and
+// collective wait (rank x step, aligned on the step number), the collectives matched across
+// ranks, and a picker that opens any rank's own report. Strings from the traces are text nodes.
+import { h, note, section } from '../views/dom.js';
+import { fmtAny, fmtInt, fmtPct, fmtUs } from '../views/format.js';
+import { findingsView } from '../views/findings.js';
+import { dataTable } from '../views/table.js';
+import { toCsv } from '../share/csv.js';
+import { heatMap } from './heatmap.js';
+import { stackedSection } from './stacked.js';
+
+const COLLECTIVE_ROWS = 200;
+
+export function saveText(text, filename, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+const us = (v) => fmtUs(v);
+
+function rankTable(multi, openRank) {
+  const rows = multi.ranks.map((r, k) => ({ ...r, k }));
+  const columns = [
+    { key: 'rank', label: 'Rank', num: true, fmt: (v, row) => h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)) },
+    { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
+    { key: 'steps', label: 'Steps', num: true, fmt: fmtInt },
+    { key: 'step_median_us', label: 'Step median', num: true, fmt: us },
+    { key: 'compute_us', label: 'Compute', num: true, fmt: us, title: 'Union of computation kernels' },
+    { key: 'communication_us', label: 'Communication', num: true, fmt: us, title: 'Union of communication (NCCL/RCCL) kernels' },
+    { key: 'overlap_pct', label: 'Overlap', num: true, fmt: fmtPct, title: 'Share of communication time that overlaps computation' },
+    { key: 'idle_us', label: 'GPU idle', num: true, fmt: us, title: 'GPU span minus busy time' },
+    { key: 'dataloader_us', label: 'Data loader', num: true, fmt: us, title: 'Union of DataLoader __next__ ranges' },
+    { key: 'memcpy_us', label: 'Memcpy', num: true, fmt: us, title: 'Memcpy and memset time' },
+    { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
+    { key: 'file', label: 'File', className: 'name' },
+  ];
+  const csv = h('button', {
+    type: 'button',
+    className: 'button small',
+    dataset: { export: 'csv:ranks' },
+    onclick: () => saveText(toCsv(multi.ranks), 'ranks.csv', 'text/csv'),
+  }, 'Download CSV');
+  return section(
+    'ranks',
+    'Ranks',
+    h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.', ' ', csv),
+    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000 }),
+  );
+}
+
+function heatSection(multi, openRank) {
+  const hm = multi.heatmap || { steps: [], step_time_us: [], collective_wait_us: [] };
+  const ranks = multi.ranks.map((r) => r.rank);
+  if (!hm.steps.length) return section('heatmap', 'Steps across ranks', note('No rank has ProfilerStep markers: there is no step to align on.'));
+  const byRank = (rank) => ranks.indexOf(rank);
+  const onCell = (rank) => openRank(byRank(rank));
+  return section(
+    'heatmap',
+    'Steps across ranks',
+    note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank.'),
+    heatMap({ label: 'Step time', what: 'step time', steps: hm.steps, ranks, values: hm.step_time_us, onCell }),
+    heatMap({ label: 'Collective wait', what: 'waiting for peers', steps: hm.steps, ranks, values: hm.collective_wait_us, zeroBased: true, onCell }),
+  );
+}
+
+function collectivesSection(multi) {
+  const c = multi.collectives;
+  if (!c || !c.rows) return null;
+  const ranks = multi.ranks.map((r) => r.rank);
+  const facts = [
+    `${fmtInt(c.matched)} collectives matched by order of issue`,
+    c.counts_match ? 'every rank issued the same number' : 'the ranks issued different numbers (a hang or a desync)',
+    c.names_match ? 'names agree' : 'names differ between ranks',
+  ];
+  const rows = c.rows.slice(0, COLLECTIVE_ROWS).map((row) => {
+    const out = { index: row.index, name: row.name, transfer_us: row.transfer_us };
+    ranks.forEach((_, k) => (out[`r${k}`] = row.dur_us[k]));
+    return out;
+  });
+  const columns = [
+    { key: 'index', label: '#', num: true, fmt: fmtInt },
+    { key: 'name', label: 'Name', className: 'name' },
+    { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Shortest duration across ranks: the transfer itself' },
+    ...ranks.map((rank, k) => ({
+      key: `r${k}`,
+      label: `rank ${rank}`,
+      num: true,
+      title: `Duration on rank ${rank}; beyond the transfer it is waiting for peers`,
+      fmt: (v, row) => {
+        const wait = typeof v === 'number' ? v - row.transfer_us : 0;
+        return h('span', { title: `rank ${rank}: ${fmtUs(v)}, of which ${fmtUs(wait)} waiting` }, fmtUs(v));
+      },
+    })),
+  ];
+  return section(
+    'collectives',
+    'Collectives',
+    h('p', null, facts.join('; '), '.'),
+    c.rows.length > COLLECTIVE_ROWS ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(c.rows.length)} are shown (all are in the JSON).`) : null,
+    dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS }),
+  );
+}
+
+function picker(multi, openRank) {
+  const select = h(
+    'select',
+    { id: 'rank-picker', 'aria-label': 'Rank to open' },
+    multi.ranks.map((r, k) => h('option', { value: String(k) }, `rank ${r.rank} · ${r.file}`)),
+  );
+  const go = h('button', { type: 'button', className: 'button small', onclick: () => openRank(Number(select.value)) }, 'Open its report');
+  return h('div', { className: 'rank-pick' }, h('label', { for: 'rank-picker', className: 'muted' }, 'Rank:'), select, go);
+}
+
+// The head and sections of the multi-rank view; `openRank(k)` shows ranks[k]'s own report;
+// `fileOf(k)` is its File (the stacked timelines read it again).
+export function renderRanks(multi, { secs, openRank, fileOf }) {
+  const n = multi.ranks.length;
+  const sources = [...new Set(multi.ranks.map((r) => r.rank_source))].join(', ');
+  const sections = [
+    findingsView(multi.findings),
+    rankTable(multi, openRank),
+    heatSection(multi, openRank),
+    fileOf ? stackedSection(multi, fileOf) : null,
+    collectivesSection(multi),
+  ].filter(Boolean);
+  const nav = h('nav', { className: 'jump', 'aria-label': 'Report sections' }, sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)));
+  const head = h(
+    'div',
+    { className: 'report-head ranks-head' },
+    h('h2', null, `${n} ranks`),
+    h('p', { className: 'muted' }, `ranks from ${sources}; analyzed in ${secs} s${multi.generator ? ` by ${fmtAny(multi.generator)}` : ''}`),
+    nav,
+    picker(multi, openRank),
+  );
+  return { head, sections };
+}
+
+// One rank's own report, with the way back.
+export function rankHead(row, { secs, back, prev, next }) {
+  return h(
+    'div',
+    { className: 'report-head ranks-head' },
+    h('button', { type: 'button', className: 'button small', onclick: back, dataset: { action: 'all-ranks' } }, '← All ranks'),
+    h('h2', null, `Rank ${row.rank}: ${row.file}`),
+    h('p', { className: 'muted' }, `rank from ${row.rank_source}; one of the ranks analyzed together in ${secs} s`),
+    h(
+      'span',
+      { className: 'rank-steps' },
+      prev ? h('button', { type: 'button', className: 'button small', onclick: prev }, '‹ previous rank') : null,
+      next ? h('button', { type: 'button', className: 'button small', onclick: next }, 'next rank ›') : null,
+    ),
+  );
+}

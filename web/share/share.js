@@ -1,0 +1,124 @@
+// Sharing, wired into the page (app.js calls initSharing once and reportShown after each report):
+// deep links (view.js), the export bar (export.js), postMessage embedding (embed.js) and the
+// missing-feature note (support.js). docs/sharing.md describes what users and hosts see.
+import { h } from '../views/dom.js';
+import { fmtUs } from '../views/format.js';
+import { initEmbedding } from './embed.js';
+import { exportBar, exportsOf } from './export.js';
+import { showSupportNote } from './support.js';
+import { hasTimeline, registerTimeline } from './timeline-hook.js';
+import { currentView, onViewChange, replayView, setView } from './view.js';
+
+let loaded = null; // the report on screen: {name, report, json, markdown}
+let reportEl = null;
+
+const findingCards = () => Array.from(reportEl.querySelectorAll('article.finding'));
+const cardId = (card) => {
+  const id = card.querySelector('.finding-id');
+  return id ? id.textContent.trim() : '';
+};
+
+// Highlights the finding with rule id `id` (none for undefined); returns whether it is on the page.
+function selectFinding(id, scroll) {
+  let found = null;
+  for (const card of findingCards()) {
+    const on = id !== undefined && !found && cardId(card) === id;
+    card.classList.toggle('selected', on);
+    if (on) {
+      card.setAttribute('aria-current', 'true');
+      found = card;
+    } else card.removeAttribute('aria-current');
+  }
+  if (found && scroll) found.scrollIntoView({ block: 'center' });
+  return id === undefined || !!found;
+}
+
+// One line under the report title that says what the link asked for that the page cannot show.
+function linkNote(view, findingShown) {
+  const head = reportEl.querySelector('.report-head');
+  if (!head) return;
+  let note = head.querySelector('.link-note');
+  const parts = [];
+  if (view.f !== undefined && !findingShown) parts.push(`The linked finding ${view.f} is not in this trace's report.`);
+  if (view.t) {
+    const range = `${fmtUs(view.t[0])} → ${fmtUs(view.t[1])} from the trace start`;
+    parts.push(hasTimeline() ? `Linked range: ${range}.` : `Linked range: ${range} (this page has no timeline to show it on).`);
+  }
+  const rank = loaded && loaded.report.trace ? loaded.report.trace.rank : null;
+  if (view.r !== undefined && typeof rank === 'number' && rank !== view.r) {
+    parts.push(`The link is for rank ${view.r}; this trace is rank ${rank}.`);
+  }
+  if (!parts.length) {
+    if (note) note.remove();
+    return;
+  }
+  if (!note) {
+    note = h('p', { className: 'link-note muted' });
+    head.append(note);
+  }
+  note.textContent = parts.join(' ');
+}
+
+function apply(view, source) {
+  if (!loaded) return; // applied when the trace loads (replayView)
+  const shown = selectFinding(view.f, source !== 'findings');
+  linkNote(view, shown);
+}
+
+// A click on a finding selects it (and writes #f=ID), unless it was on a control or ended a text
+// selection (copying a kernel name must not move the view).
+function onReportClick(e) {
+  const card = e.target.closest && e.target.closest('article.finding');
+  if (!card || e.target.closest('a, button, input, summary, pre')) return;
+  if (String(window.getSelection ? window.getSelection() : '').length) return;
+  const id = cardId(card);
+  if (id) setView({ f: id }, 'findings');
+}
+
+// The report's section links scroll without touching the fragment, which holds the view.
+function onJumpClick(e) {
+  const a = e.target.closest && e.target.closest('nav.jump a[href^="#"]');
+  if (!a) return;
+  const target = document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)));
+  if (!target) return;
+  e.preventDefault();
+  target.scrollIntoView({ block: 'start' });
+}
+
+export function initSharing({ open, report, firstNode }) {
+  reportEl = report;
+  showSupportNote(firstNode);
+  reportEl.addEventListener('click', onReportClick);
+  document.addEventListener('click', onJumpClick);
+  onViewChange(apply);
+  initEmbedding({ open });
+}
+
+// After app.js has drawn a report: {name, report (object), json (the CLI's bytes), markdown}.
+// The export bar goes in #exports, above the Report/Timeline tabs, so that the timeline's PNG is
+// a click away from the timeline; without that element, under the report's title.
+export function reportShown(next) {
+  loaded = next;
+  const old = document.querySelector('.export-bar');
+  if (old) {
+    old.stop();
+    old.remove();
+  }
+  const bar = exportBar(next);
+  const holder = document.getElementById('exports');
+  const head = reportEl.querySelector('.report-head');
+  if (holder) {
+    holder.replaceChildren(bar);
+    holder.hidden = false;
+  } else if (head) head.append(bar);
+  replayView();
+}
+
+// Added to window.kinetoscope.
+export const sharingApi = {
+  view: currentView,
+  setView,
+  onViewChange,
+  registerTimeline,
+  exports: () => (loaded ? exportsOf(loaded) : null),
+};

@@ -1,0 +1,115 @@
+// The view, kept in the URL fragment so that a link pasted to a teammate who opens the same trace
+// lands on the same place (docs/sharing.md):
+//
+//   #f=gpu.idle&t=1200.5,3400&r=3
+//
+//   f  the selected finding, by its rule id (report.findings[].id)
+//   t  a time range START,END in µs from the trace start (the report's `_us` convention)
+//   r  the selected rank
+//
+// A fragment without '=' (#kernels, a section anchor) is not a view and is left alone.
+//
+// This module is also the hook API between parts of the page that do not import each other (the
+// timeline, the rank views, the findings list): setView(change, source) when the user selects
+// something, onViewChange(fn) to follow the view. Both are on window.kinetoscope too.
+
+const listeners = new Set();
+let view = parseFragment(location.hash) || {};
+
+const round3 = (x) => String(Number(x.toFixed(3)));
+
+// '#f=a&t=1,2&r=0' -> {f:'a', t:[1,2], r:0}; null when the fragment holds no view. Unknown keys and
+// malformed values are dropped, so a mangled link still opens the page.
+export function parseFragment(hash) {
+  const text = String(hash || '').replace(/^#/, '');
+  if (!text.includes('=')) return null;
+  const out = {};
+  for (const part of text.split('&')) {
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const key = part.slice(0, at);
+    let value;
+    try {
+      value = decodeURIComponent(part.slice(at + 1));
+    } catch {
+      continue;
+    }
+    if (key === 'f' && value) out.f = value;
+    else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
+    else if (key === 't') {
+      const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
+      if (m && Number(m[1]) <= Number(m[2])) out.t = [Number(m[1]), Number(m[2])];
+    }
+  }
+  return out;
+}
+
+// The inverse of parseFragment, in a fixed key order (f, t, r) so equal views give equal links.
+export function formatFragment(v) {
+  const parts = [];
+  if (v.f) parts.push(`f=${encodeURIComponent(v.f)}`);
+  if (v.t) parts.push(`t=${round3(v.t[0])},${round3(v.t[1])}`);
+  if (v.r !== undefined && v.r !== null) parts.push(`r=${v.r}`);
+  return parts.join('&');
+}
+
+export function currentView() {
+  return { ...view, ...(view.t ? { t: [...view.t] } : {}) };
+}
+
+function normalize(change) {
+  const out = {};
+  for (const [key, value] of Object.entries(change || {})) {
+    if (value === null || value === undefined) out[key] = undefined;
+    else if (key === 'f') out.f = String(value);
+    else if (key === 'r' && Number.isInteger(value) && value >= 0) out.r = value;
+    else if (key === 't' && Array.isArray(value) && value.length === 2 && value.every(Number.isFinite)) {
+      out.t = value[0] <= value[1] ? [value[0], value[1]] : [value[1], value[0]];
+    } else throw new TypeError(`setView: bad value for ${key}: ${JSON.stringify(value)}`);
+  }
+  return out;
+}
+
+function notify(source) {
+  const v = currentView();
+  for (const fn of [...listeners]) {
+    try {
+      fn(v, source);
+    } catch (e) {
+      console.error('kinetoscope: a view listener failed:', e);
+    }
+  }
+}
+
+// Merges `change` into the view ({f}, {t:[start,end]}, {r}; null removes a key), writes the fragment
+// (replaceState: selecting things does not fill the history) and tells every listener.
+export function setView(change, source = 'page') {
+  const next = { ...view, ...normalize(change) };
+  for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
+  view = next;
+  const frag = formatFragment(view);
+  const url = location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
+  if (url !== location.href) history.replaceState(history.state, '', url);
+  notify(source);
+}
+
+// fn(view, source) on every change; source is who changed it: 'url' (the fragment was edited or a
+// link followed), 'load' (a trace finished loading: apply the view to it), or the setView caller's
+// name ('findings', 'timeline', ...). Returns a function that unsubscribes.
+export function onViewChange(fn) {
+  if (typeof fn !== 'function') throw new TypeError('onViewChange takes a function');
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+// After a trace loads: hand the view (from the link) to everyone, to apply to the new report.
+export function replayView() {
+  notify('load');
+}
+
+window.addEventListener('hashchange', () => {
+  const parsed = parseFragment(location.hash);
+  if (!parsed) return; // a section anchor: not a view
+  view = parsed;
+  notify('url');
+});

@@ -1,0 +1,37 @@
+// The area-selection table: per slice name in the selected time range and tracks, count, total,
+// self, avg, min, max (the worker's aggregateJson, src/view/aggregate.h: the same JSON as
+// `kinetoscope aggregate`). Sortable and filterable like the report's tables; a row's button shows
+// that name's occurrences on the timeline.
+import { h } from '../views/dom.js';
+import { fmtInt, fmtUs } from '../views/format.js';
+import { dataTable } from '../views/table.js';
+
+export function renderAggregate(box, agg, { onShow }) {
+  if (!agg) {
+    box.replaceChildren(h('p', { className: 'muted' }, 'Shift+drag across tracks to get the table of the slices in that range.'));
+    return;
+  }
+  const span = agg.to_us - agg.from_us;
+  const head = h(
+    'p',
+    { className: 'tl-area-head' },
+    `${fmtInt(agg.slices)} slices on ${fmtInt(agg.tracks.length)} tracks, ${fmtUs(agg.from_us)} → ${fmtUs(agg.to_us)} (${fmtUs(span)})`,
+  );
+  const nameCell = (v) =>
+    h(
+      'span',
+      { className: 'tl-agg-name' },
+      h('button', { type: 'button', className: 'tl-show', title: 'Show these on the timeline', 'aria-label': 'Show these on the timeline', onclick: () => onShow && onShow(v) }),
+      h('span', { className: 'clamp', title: v }, v),
+    );
+  const columns = [
+    { key: 'name', label: 'Name', className: 'name', fmt: nameCell },
+    { key: 'count', label: 'Count', num: true, fmt: fmtInt },
+    { key: 'total_us', label: 'Total', num: true, fmt: fmtUs },
+    { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },
+    { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
+    { key: 'min_us', label: 'Min', num: true, fmt: fmtUs },
+    { key: 'max_us', label: 'Max', num: true, fmt: fmtUs },
+  ];
+  box.replaceChildren(head, dataTable({ columns, rows: agg.rows, sortKey: 'total_us', filterKeys: ['name'], limit: 300, label: 'area selection' }));
+}

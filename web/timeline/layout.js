@@ -1,0 +1,64 @@
+// The vertical layout of the timeline (no canvas here): the worker's track list (grouped by process,
+// already in drawing order) becomes lanes with a y offset in CSS pixels. A group header lane, then
+// per track one lane whose slice rows are `ROW_H` tall (depth 0 on top, a strip for instants above
+// when the track has any), then one lane per counter series. Collapsed groups keep only their header.
+
+export const RULER_H = 28;
+export const GROUP_H = 22;
+export const ROW_H = 18;
+export const INSTANT_H = 10;
+export const TRACK_PAD = 3;
+export const COUNTER_H = 42;
+export const LABEL_W = 210;
+
+export function buildLanes(layout, collapsed) {
+  const lanes = [];
+  const trackLane = new Map(); // track id -> lane
+  let y = 0;
+  for (const g of layout.groups) {
+    const key = `p${g.process}`;
+    const closed = collapsed.has(key);
+    lanes.push({ kind: 'group', key, y, h: GROUP_H, group: g, closed });
+    y += GROUP_H;
+    if (closed) continue;
+    for (const t of g.tracks) {
+      const instantH = t.instants ? INSTANT_H : 0;
+      const h = TRACK_PAD * 2 + instantH + Math.max(1, t.rows) * ROW_H;
+      const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH };
+      lanes.push(lane);
+      trackLane.set(t.id, lane);
+      y += h;
+    }
+    for (const c of g.counters) {
+      lanes.push({ kind: 'counter', key: `c${c.id}`, y, h: COUNTER_H, group: g, counter: c });
+      y += COUNTER_H;
+    }
+  }
+  return { lanes, trackLane, height: y };
+}
+
+// The first lane whose bottom is below `y` (binary search: lanes are in y order).
+export function laneIndexAt(lanes, y) {
+  let lo = 0;
+  let hi = lanes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (lanes[mid].y + lanes[mid].h <= y) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Track ids and counter ids of the lanes within [top, bottom), and the tracks of collapsed groups
+// there (an area selection over a collapsed group takes all its tracks).
+export function itemsBetween(lanes, top, bottom, { withCollapsed = false } = {}) {
+  const tracks = [];
+  const counters = [];
+  for (let i = laneIndexAt(lanes, top); i < lanes.length && lanes[i].y < bottom; i++) {
+    const l = lanes[i];
+    if (l.kind === 'track') tracks.push(l.track.id);
+    else if (l.kind === 'counter') counters.push(l.counter.id);
+    else if (withCollapsed && l.closed) for (const t of l.group.tracks) tracks.push(t.id);
+  }
+  return { tracks, counters };
+}

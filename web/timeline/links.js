@@ -1,0 +1,92 @@
+// "Show on timeline" from the report: a button on each finding with `ranges` or `events` (the whole
+// finding, and each listed range and event), and one in each row of the kernel and sync-call tables
+// (all occurrences of that name). The report views stay unaware of the timeline: this decorates the
+// DOM they render, and keeps decorating table rows as sorting and filtering redraw them.
+import { h } from '../views/dom.js';
+
+const RANK = { critical: 0, warning: 1, info: 2 };
+const observers = [];
+
+// The small "show" buttons carry no text of their own (the stylesheet draws the word), so a cell's
+// or a list item's textContent stays what the report view wrote.
+function showButton(label, title, onclick) {
+  if (label === 'show') return h('button', { type: 'button', className: 'tl-show', title, 'aria-label': title, onclick });
+  return h('button', { type: 'button', className: 'button tl-show-finding', title, onclick }, label);
+}
+
+const offsetsOf = (events) => events.filter((e) => Number.isFinite(e.byte_offset)).map((e) => e.byte_offset);
+
+function extent(events) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const e of events) {
+    lo = Math.min(lo, e.ts_us);
+    hi = Math.max(hi, e.ts_us + (e.dur_us || 0));
+  }
+  return lo <= hi ? { start_us: lo, end_us: hi } : null;
+}
+
+function decorateFindings(root, report, tl) {
+  const findings = Array.isArray(report.findings) ? report.findings : [];
+  // The order findings.js shows them in: by severity, then as written.
+  const sorted = findings
+    .map((f, i) => [f, i])
+    .sort((a, b) => (RANK[a[0].severity] ?? 3) - (RANK[b[0].severity] ?? 3) || a[1] - b[1])
+    .map(([f]) => f);
+  root.querySelectorAll('#findings article.finding').forEach((card, i) => {
+    const f = sorted[i];
+    if (!f || card.querySelector('.tl-show-finding')) return;
+    const id = card.querySelector('.finding-id');
+    if (id && f.id && id.textContent !== f.id) return;
+    const ranges = (Array.isArray(f.ranges) ? f.ranges : []).filter((r) => Number.isFinite(r.start_us) && Number.isFinite(r.end_us));
+    const events = (Array.isArray(f.events) ? f.events : []).filter((e) => Number.isFinite(e.ts_us));
+    const whole = ranges[0] || extent(events);
+    if (!whole) return;
+    const head = card.querySelector('header') || card;
+    head.append(
+      showButton('Show on timeline', 'Open the timeline on this finding’s first range and highlight its events', () =>
+        tl.showRange(whole.start_us * 1e3, whole.end_us * 1e3, offsetsOf(events)),
+      ),
+    );
+    for (const block of card.querySelectorAll('.listed')) {
+      const title = (block.querySelector('h4') || {}).textContent || '';
+      const items = [...block.querySelectorAll('li')];
+      if (/^Where in the trace/.test(title)) {
+        ranges.slice(0, items.length).forEach((r, k) => {
+          const inside = events.filter((e) => e.ts_us + (e.dur_us || 0) >= r.start_us && e.ts_us <= r.end_us);
+          items[k].append(showButton('show', 'Show this range on the timeline', () => tl.showRange(r.start_us * 1e3, r.end_us * 1e3, offsetsOf(inside))));
+        });
+      } else if (/^Events/.test(title)) {
+        events.slice(0, items.length).forEach((e, k) => {
+          const end = e.ts_us + (e.dur_us || 0);
+          items[k].append(showButton('show', 'Show this event on the timeline', () => tl.showRange(e.ts_us * 1e3, end * 1e3, offsetsOf([e]))));
+        });
+      }
+    }
+  });
+}
+
+// Name cells of a table (td.name): a button before the name; again whenever the rows are redrawn.
+function decorateNameCells(table, tl) {
+  const tbody = table && table.querySelector('tbody');
+  if (!tbody) return;
+  const apply = () => {
+    for (const td of tbody.querySelectorAll('td.name')) {
+      if (td.querySelector('.tl-show')) continue;
+      const clamp = td.querySelector('.clamp');
+      const name = clamp ? clamp.title : td.textContent;
+      td.prepend(showButton('show', 'Show every occurrence on the timeline', () => tl.showName(name)));
+    }
+  };
+  apply();
+  const obs = new MutationObserver(apply);
+  obs.observe(tbody, { childList: true });
+  observers.push(obs);
+}
+
+export function decorateReport(root, report, tl) {
+  while (observers.length) observers.pop().disconnect();
+  decorateFindings(root, report, tl);
+  decorateNameCells(root.querySelector('#kernels table.data'), tl);
+  decorateNameCells(root.querySelector('#sync table.data'), tl); // the first: calls by name
+}

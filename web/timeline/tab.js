@@ -1,0 +1,38 @@
+// The Report / Timeline tabs (index.html: #tabs, #timeline) and the timeline's place in the page:
+// app.js calls loaded() when a report arrives and routes the worker's 'tl' answers to onReply().
+import { createTimeline } from './timeline.js';
+import { decorateReport } from './links.js';
+
+export function initTimelineTab({ post, report }) {
+  const tabs = document.getElementById('tabs');
+  const section = document.getElementById('timeline');
+  const buttons = tabs ? [...tabs.querySelectorAll('button[data-tab]')] : [];
+  let tl = null;
+
+  function showTab(name) {
+    for (const b of buttons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    report.hidden = name === 'timeline';
+    section.hidden = name !== 'timeline';
+    document.body.dataset.tab = name;
+    if (name === 'timeline') tl.setVisible(true);
+    else tl.setVisible(false);
+  }
+
+  tl = createTimeline({ post, section, onShow: () => showTab('timeline') });
+  for (const b of buttons) {
+    b.addEventListener('click', () => {
+      if (b.dataset.tab === 'timeline') tl.api.show();
+      else showTab('report');
+    });
+  }
+
+  return {
+    api: { ...tl.api, showReport: () => showTab('report') },
+    onReply: (m) => tl.onReply(m),
+    loaded(id, rep) {
+      if (tabs) tabs.hidden = false;
+      tl.loaded(id);
+      decorateReport(report, rep, tl.api);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Time on the timeline: nanoseconds from the trace's first event (the view's unit, exact in a
+// double), shown with the unit that suits the zoom: ns, µs, ms or s.
+
+const UNITS = [
+  [1e9, 's'],
+  [1e6, 'ms'],
+  [1e3, 'µs'],
+  [1, 'ns'],
+];
+
+// A duration with three significant digits: "12.3 µs", "1.50 ms", "850 ns".
+export function fmtDur(ns) {
+  if (!Number.isFinite(ns)) return '—';
+  const a = Math.abs(ns);
+  for (const [scale, unit] of UNITS) {
+    if (a >= scale || scale === 1) {
+      const v = ns / scale;
+      const digits = scale === 1 ? 0 : Math.abs(v) >= 100 ? 1 : Math.abs(v) >= 10 ? 2 : 3;
+      return `${v.toFixed(digits)} ${unit}`;
+    }
+  }
+  return `${ns} ns`;
+}
+
+// The ruler's step: 1, 2 or 5 times a power of ten, at least `minNs` apart.
+export function niceStep(minNs) {
+  if (!(minNs > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(minNs));
+  for (const m of [1, 2, 5, 10]) if (m * p >= minNs) return Math.max(1, m * p);
+  return 10 * p;
+}
+
+// A tick label for time t on a ruler with this step: the unit of the step, as many decimals as it
+// needs ("1.25 ms" on a 50 µs step is "1.250 ms").
+export function fmtTick(t, step) {
+  let scale = 1;
+  let unit = 'ns';
+  // The largest unit the step is at least a thousandth of: "3.55 ms" rather than "3550 µs".
+  for (const [s, u] of UNITS) {
+    if (step * 1000 >= s) {
+      scale = s;
+      unit = u;
+      break;
+    }
+  }
+  const decimals = Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9));
+  return `${(t / scale).toFixed(decimals)} ${unit}`;
+}

@@ -1,0 +1,107 @@
+// The nsys-style summary tables: CUDA API calls (cuda_api_sum), CPU annotations (nvtx_sum), CPU
+// ops by self time (key_averages), kernels by class and by GPU annotation, launches per API. Each
+// is sortable, filterable and downloadable as CSV (table.js).
+import { h, section, note } from './dom.js';
+import { fmtAny, fmtInt, fmtUs } from './format.js';
+import { dataTable, shareCell } from './table.js';
+
+// Long C++/Python names: two lines, click to expand (as in the kernel table).
+function name(v) {
+  const text = String(v ?? '');
+  return h('span', { className: 'clamp', title: text, onclick: (e) => e.currentTarget.classList.toggle('open') }, text);
+}
+
+const STATS = [
+  { key: 'count', label: 'Count', num: true, fmt: fmtInt },
+  { key: 'total_us', label: 'Total', num: true, fmt: fmtUs },
+  { key: 'percent', label: 'Time %', num: true, fmt: shareCell },
+  { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
+  { key: 'median_us', label: 'Median', num: true, fmt: fmtUs },
+  { key: 'min_us', label: 'Min', num: true, fmt: fmtUs },
+  { key: 'max_us', label: 'Max', num: true, fmt: fmtUs },
+  { key: 'stddev_us', label: 'Std dev', num: true, fmt: fmtUs },
+];
+
+function namedTable(id, title, what, t, label) {
+  if (!t || typeof t !== 'object') return null;
+  const rows = Array.isArray(t.rows) ? t.rows : [];
+  if (!rows.length) return section(id, title, note(`No ${what} in this trace.`));
+  return section(
+    id,
+    title,
+    h('p', null, `${fmtInt(t.count)} ${what}, ${fmtUs(t.total_us)} in total; Time % is of that total.`),
+    dataTable({ columns: [{ key: 'name', label: 'Name', className: 'name', fmt: name }, ...STATS], rows, sortKey: 'total_us', filterKeys: ['name'], label }),
+  );
+}
+
+export function apiCallsView(t) {
+  return namedTable('api-calls', 'Runtime API calls (CUDA, HIP, driver)', 'runtime and driver calls', t, 'api_calls');
+}
+
+export function annotationsView(t) {
+  return namedTable('annotations', 'CPU annotations', 'annotation ranges', t, 'annotations');
+}
+
+export function cpuOpsView(c) {
+  if (!c || typeof c !== 'object') return null;
+  const rows = Array.isArray(c.rows) ? c.rows : [];
+  if (!rows.length) return section('cpu-ops', 'CPU ops', note('No CPU ops in this trace.'));
+  const columns = [
+    { key: 'name', label: 'Op', className: 'name', fmt: name },
+    { key: 'count', label: 'Calls', num: true, fmt: fmtInt },
+    { key: 'self_us', label: 'Self', num: true, fmt: fmtUs, title: 'Sort by self time: duration minus direct children' },
+    { key: 'self_percent', label: 'Self %', num: true, fmt: shareCell },
+    { key: 'total_us', label: 'Total', num: true, fmt: fmtUs },
+    { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
+    { key: 'max_us', label: 'Max', num: true, fmt: fmtUs },
+    { key: 'self_max_us', label: 'Max self', num: true, fmt: fmtUs },
+  ];
+  return section(
+    'cpu-ops',
+    'CPU ops by self time',
+    h('p', null, `${fmtInt(c.count)} op calls, ${fmtUs(c.self_us)} of self time (an op's time minus its direct children's).`),
+    dataTable({ columns, rows, sortKey: 'self_us', filterKeys: ['name'], label: 'cpu_ops' }),
+  );
+}
+
+export function kernelGroupsView(g) {
+  if (!g || typeof g !== 'object') return null;
+  const byClass = Array.isArray(g.by_class) ? g.by_class : [];
+  if (!byClass.length) return null;
+  const parts = [
+    h('p', null, `Math (GEMM, attention, convolution): ${fmtUs(g.math_us)}, ${fmtAny(g.math_pct)}% of kernel time.`),
+    dataTable({
+      columns: [{ key: 'class', label: 'Class' }, { key: 'category', label: 'HTA category' }, ...STATS],
+      rows: byClass,
+      sortKey: 'total_us',
+      label: 'kernels_by_class',
+    }),
+  ];
+  const ann = g.by_annotation && Array.isArray(g.by_annotation.rows) ? g.by_annotation.rows : [];
+  if (g.has_annotations && ann.length) {
+    parts.push(h('h3', null, 'By innermost GPU annotation'));
+    parts.push(dataTable({ columns: [{ key: 'name', label: 'Annotation', className: 'name', fmt: name }, ...STATS], rows: ann, sortKey: 'total_us', filterKeys: ['name'], label: 'kernels_by_annotation' }));
+  }
+  return section('kernel-groups', 'Kernels by class', ...parts);
+}
+
+export function launchesView(l) {
+  if (!l || typeof l !== 'object' || !(l.launches > 0)) return null;
+  const rows = (Array.isArray(l.apis) ? l.apis : []).map((a) => ({ ...a, median_delay_us: a.delay ? a.delay.median_us : null }));
+  const columns = [
+    { key: 'name', label: 'API', className: 'name', fmt: name },
+    { key: 'launches', label: 'Launches', num: true, fmt: fmtInt },
+    { key: 'short_kernels', label: 'Short kernels', num: true, fmt: fmtInt, title: 'Launch ≤ 50 µs and GPU time < launch time' },
+    { key: 'runtime_outliers', label: 'Launch > 50 µs', num: true, fmt: fmtInt },
+    { key: 'delay_outliers', label: 'Delay > 100 µs', num: true, fmt: fmtInt },
+    { key: 'median_delay_us', label: 'Median delay', num: true, fmt: fmtUs },
+    { key: 'cpu_us', label: 'CPU time', num: true, fmt: fmtUs },
+    { key: 'gpu_us', label: 'GPU time', num: true, fmt: fmtUs },
+  ];
+  return section(
+    'launches',
+    'Kernel launches',
+    h('p', null, `${fmtInt(l.launches)} launches that started a GPU op (HTA's launch statistics); launch delay is the GPU start minus the end of the launch call.`),
+    dataTable({ columns, rows, sortKey: 'launches', filterKeys: ['name'], label: 'launch_stats' }),
+  );
+}
