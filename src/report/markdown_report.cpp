@@ -3,6 +3,7 @@
 #include "report/report.h"
 #include "report/text_sections.h"
 #include "util/format.h"
+#include "util/markdown.h"
 #include "util/json_writer.h"
 #include "util/safe_text.h"
 
@@ -48,7 +49,7 @@ std::string report_markdown(const Report& r) {
   const int64_t t0 = f.start_ns;
   TrackCounts c = count_tracks(t);
   std::string o;
-  o += "# Kinetoscope report: `" + cell(f.source_name) + "`\n\n";
+  o += "# Kinetoscope report: " + markdown_code_cell(f.source_name) + "\n\n";
   o += "- Format: " + std::string(trace_format_name(f.format)) + ", " +
        format_bytes(static_cast<int64_t>(f.json_bytes)) + " of JSON" +
        (f.source_gzip ? " (gzip)" : "") + ", " + std::to_string(f.events_total) +
@@ -72,7 +73,7 @@ std::string report_markdown(const Report& r) {
       if (e.is_number) {
         o += format_fixed(e.number, e.digits) + (e.unit == "%" ? "%" : e.unit.empty() ? "" : " " + e.unit);
       } else {
-        o += "`" + cell(e.text, 0) + "`";
+        o += markdown_code_cell(e.text);
       }
       o += "\n";
     }
@@ -116,7 +117,7 @@ std::string report_markdown(const Report& r) {
            " | " + std::to_string(row.stats.count) + " | " + us(row.stats.avg_ns) + " | " +
            us(row.stats.median_ns) + " | " + us(static_cast<double>(row.stats.min_ns)) + " | " +
            us(static_cast<double>(row.stats.max_ns)) + " | " + us(row.stats.stddev_ns) + " | " +
-           hta_category_name(row.category) + " | `" + cell(t.str(row.name)) + "` |\n";
+           hta_category_name(row.category) + " | " + markdown_code_cell(t.str(row.name), 120) + " |\n";
     }
     o += "\n";
   }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/report.h"
+#include "util/markdown.h"
 #include "util/safe_text.h"
 #include "util/json_writer.h"
 
@@ -216,13 +217,11 @@ void text_table(std::string& o, const char* title, const DiffTable& t) {
 std::string md_cell(const std::string& raw) {
   std::string out;
   // Hostile names (docs/hardening.md): controls, bidi overrides and bad UTF-8 become '?', and
-  // no HTML tag survives into a pasted Markdown comment.
+  // no HTML tag survives into a pasted Markdown comment (a tag needs '<'; "2 -> 3" keeps '>').
   const std::string s = display_safe(raw);
   for (char c : s) {
     if (c == '<')
       out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
     else if (c == '|')
       out += "\\|";
     else if (c == '\n' || c == '\r')
@@ -245,9 +244,8 @@ void md_table(std::string& o, const char* title, const DiffTable& t) {
   for (size_t i = 0; i < cells.size(); ++i) {
     o += "|";
     for (size_t c = 0; c < cells[i].size(); ++c)
-      o += " " +
-           (c + 1 == cells[i].size() && i ? "`" + md_cell(cells[i][c]) + "`"
-                                          : md_cell(cells[i][c])) +
+      // Names (last column) as code spans; the other cells are our own numbers.
+      o += " " + (c + 1 == cells[i].size() && i ? markdown_code_cell(cells[i][c]) : cells[i][c]) +
            " |";
     o += "\n";
     if (i == 0) o += "|---:|---:|---:|---:|---:|---|\n";

@@ -18,6 +18,7 @@ import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
+import { overviewTests } from './overview.mjs';
 
 import {
   ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot,
@@ -289,6 +290,8 @@ const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, 
 Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 // Bad inputs, hostile names, cancelled loads and memory limits (bad_inputs.mjs, docs/hardening.md).
 Object.assign(tests, badInputTests());
+// The overview and the summary tables with their CSV downloads (overview.mjs).
+Object.assign(tests, overviewTests());
 
 // --- runner -----------------------------------------------------------------------------------------
 

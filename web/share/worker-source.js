@@ -5,10 +5,6 @@
 // itself and runs from file:// with no network.
 const INLINE_ID = 'kinetoscope-worker-source';
 
-export function isSingleFile() {
-  return !!document.getElementById(INLINE_ID);
-}
-
 // fromFile: () => Worker, the hosted page's way (it knows its own URL).
 export function startAnalyzerWorker(fromFile) {
   const inline = document.getElementById(INLINE_ID);

@@ -30,9 +30,14 @@ function range(r) {
   return r.label ? [span, h('span', { className: 'muted' }, ` · ${r.label}`)] : `${span} (${fmtUs(r.end_us - r.start_us)})`;
 }
 
+// Event names can be kernel names of any length: the list shows the start, the tooltip all of it.
+const MAX_EVENT_NAME = 200;
+
 function event(e) {
   const where = e.byte_offset !== undefined ? `, byte ${fmtInt(e.byte_offset)} of the file` : '';
-  return [h('code', null, fmtAny(e.name)), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
+  const name = fmtAny(e.name);
+  const shown = name.length > MAX_EVENT_NAME ? `${name.slice(0, MAX_EVENT_NAME)}…` : name;
+  return [h('code', { title: name }, shown), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
 }
 
 function card(f) {

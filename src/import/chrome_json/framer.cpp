@@ -189,6 +189,19 @@ bool Framer::scan_value(size_t* pos) {
   return false;
 }
 
+// Fuzzing (tests/fuzz/regressions/chunked_nul_in_number_padding): simdjson looks at the padding
+// after a value, which held the next input bytes when the value ended inside a chunk and spaces
+// when it ended a chunk; with a NUL inside a number the event was read differently, so the result
+// depended on the chunking. The padding is now always spaces while the sink reads the value.
+template <typename F>
+void Framer::with_space_padding(size_t end, F&& read) {
+  char saved[kFramerPadding];
+  std::memcpy(saved, buf_.data() + end, kFramerPadding);
+  std::memset(buf_.data() + end, ' ', kFramerPadding);
+  read();
+  std::memcpy(buf_.data() + end, saved, kFramerPadding);
+}
+
 void Framer::end_value(size_t end) {
   in_value_ = false;
   const char* data = buf_.data() + value_start_;
@@ -205,14 +218,16 @@ void Framer::end_value(size_t end) {
       } else if (data[0] != '{') {
         diags_->add(Diag::kNonObjectEvent, value_start_offset_, std::string_view(data, len));
       } else {
-        sink_->on_event(data, len, value_start_offset_);
+        with_space_padding(end, [&] { sink_->on_event(data, len, value_start_offset_); });
       }
       break;
     case ValueRole::kMember:
       if (oversized_) {
         diags_->add(Diag::kTopLevelValueSkipped, value_start_offset_, current_key_);
       } else {
-        sink_->on_top_level_member(current_key_, data, len, value_start_offset_);
+        with_space_padding(end, [&] {
+          sink_->on_top_level_member(current_key_, data, len, value_start_offset_);
+        });
       }
       break;
     case ValueRole::kSkippedElement:

@@ -72,6 +72,8 @@ class Framer {
   bool scan_value(size_t* pos);  // advances through the current value; true when it ended
   void begin_value(size_t pos, ValueRole role);
   void end_value(size_t end);
+  template <typename F>
+  void with_space_padding(size_t end, F&& read);
   void fail(ImportErrorCode code, uint64_t offset, std::string message);
   uint64_t offset_of(size_t pos) const { return base_offset_ + pos; }
   void compact();

@@ -1,0 +1,99 @@
+// Browser tests for the overview (views/overview.js) and the summary tables (views/summaries.js,
+// the CSV button of views/table.js), on the planted DataLoader-stall trace from
+// examples/pathologies (in the repository, so these run without ../shared). run.mjs adds them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, check, openPage, loadFile, shot, noErrors } from './lib.mjs';
+
+const STALL = join(ROOT, 'examples/pathologies/gpu/gpu_dataloader_stall.pt.trace.json.gz');
+
+// Reads a CSV the page offers for download (RFC 4180, as table.js writes it).
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; } else cell += c;
+  }
+  return rows;
+}
+
+async function download(page, button) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), 'utf8') };
+}
+
+export function overviewTests() {
+  return {
+    async 'overview: a stacked bar per step, GPU metrics, idle causes and streams'({ ctx, origin }) {
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, STALL)) === 'ready', 'the DataLoader-stall trace did not load');
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      const sb = report.step_breakdown;
+      check(await page.isVisible('#overview'), 'no overview section');
+      // The findings come first, the overview right after them.
+      const order = await page.evaluate(() => [...document.querySelectorAll('#report section')].map((s) => s.id));
+      check(order.indexOf('findings') === 0 && order.indexOf('overview') === 1, `sections in this order: ${order.join(', ')}`);
+      // One column of rects per step: as many parts as each step has non-zero parts.
+      const parts = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
+      const expected = sb.rows.reduce((n, r) => n + parts.filter((p) => r[`${p}_us`] > 0).length, 0);
+      const rects = await page.locator('#overview svg.ov-steps rect').count();
+      check(rects === expected, `the step chart has ${rects} bars, the report ${expected} non-zero step parts`);
+      // Tooltips name the step and the part, as text.
+      const tip = await page.locator('#overview svg.ov-steps rect title').first().textContent();
+      check(/^ProfilerStep#\d+, Kernel: /.test(tip), `unexpected tooltip: ${tip}`);
+      const text = await page.textContent('#overview');
+      check(text.includes('Utilization') && text.includes('Est. SM efficiency') && text.includes('Tensor-core kernels'), 'GPU metrics are missing');
+      check(text.includes('Why the GPU sat idle') && text.includes('DataLoader'), 'the idle causes are missing');
+      check(text.includes('Temporal breakdown (HTA)'), 'the temporal breakdown is missing');
+      const streamRows = await page.locator('#overview table[aria-label="idle time per stream"] tbody tr').count();
+      check(streamRows === report.idle_breakdown.streams.length, `${streamRows} stream rows, the report has ${report.idle_breakdown.streams.length}`);
+      await shot(page, 'overview', false);
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'summary tables sort, filter and download as CSV'({ ctx, origin }) {
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, STALL)) === 'ready', 'the DataLoader-stall trace did not load');
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      for (const id of ['api-calls', 'annotations', 'cpu-ops', 'kernel-groups', 'launches']) {
+        check(await page.isVisible(`#${id}`), `no #${id} section`);
+      }
+      // CPU ops: sorted by self time; the CSV holds every row, raw values, in that order.
+      const ops = report.cpu_ops.rows;
+      const first = await page.locator('#cpu-ops tbody tr').first().locator('td').first().textContent();
+      check(first === ops[0].name, `first CPU op row is ${first}, the report's largest self time is ${ops[0].name}`);
+      const csv = await download(page, '#cpu-ops .csv');
+      check(csv.name === 'cpu_ops.csv', `downloaded ${csv.name}`);
+      const rows = parseCsv(csv.text);
+      check(rows[0].join(',') === 'name,count,self_us,self_percent,total_us,avg_us,max_us,self_max_us', `CSV header: ${rows[0]}`);
+      check(rows.length === ops.length + 1, `CSV has ${rows.length - 1} rows, the report ${ops.length}`);
+      check(rows[1][0] === ops[0].name && Number(rows[1][2]) === ops[0].self_us, `CSV first row ${rows[1]}`);
+      // Filtering narrows the table and the CSV alike.
+      await page.fill('#cpu-ops input.filter', 'aten::mm');
+      const shown = await page.locator('#cpu-ops tbody tr').count();
+      const want = ops.filter((r) => r.name.toLowerCase().includes('aten::mm')).length;
+      check(shown === want && want > 0, `filter shows ${shown} rows, ${want} expected`);
+      const filtered = parseCsv((await download(page, '#cpu-ops .csv')).text);
+      check(filtered.length === want + 1, `filtered CSV has ${filtered.length - 1} rows, ${want} expected`);
+      // Sorting: a click on "Calls" orders by count, largest first.
+      await page.fill('#cpu-ops input.filter', '');
+      await page.click('#cpu-ops th[data-key="count"] button');
+      const calls = await page.locator('#cpu-ops tbody tr td:nth-child(2)').allTextContents();
+      const nums = calls.map((c) => Number(c.replace(/,/g, '')));
+      check(nums.every((n, i) => i === 0 || nums[i - 1] >= n), `not sorted by calls: ${nums.slice(0, 8)}`);
+      // The API table's CSV: one row per call name, with the nsys columns.
+      const api = parseCsv((await download(page, '#api-calls .csv')).text);
+      check(api[0].join(',') === 'name,count,total_us,percent,avg_us,median_us,min_us,max_us,stddev_us', `API CSV header: ${api[0]}`);
+      check(api.length === report.api_calls.rows.length + 1, 'the API CSV does not have every call name');
+      noErrors(log);
+      await page.close();
+    },
+  };
+}
