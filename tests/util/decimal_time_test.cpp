@@ -70,9 +70,11 @@ TEST_CASE("Decimal microseconds parse to exact nanoseconds", "[util][time]") {
     CHECK(rejects("null"));
   }
   SECTION("values beyond int64 nanoseconds are rejected") {
-    // 9e15 us = 9e18 ns is the largest accepted integer part.
-    CHECK(ns("9000000000000000") == 9000000000000000000);
-    CHECK(rejects("9000000000000001"));
+    // 4e15 us = 4e18 ns (the year 2096) is the largest accepted integer part, so that any two
+    // times add or subtract inside int64 (decimal_time.h, kMaxAbsTimeNs).
+    CHECK(ns("4000000000000000") == 4000000000000000000);
+    CHECK(rejects("4000000000000001"));
+    CHECK(rejects("9000000000000000"));
     CHECK(rejects("99999999999999999999999"));
   }
 }
