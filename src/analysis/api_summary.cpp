@@ -8,7 +8,8 @@ NamedStatsTable summarize_api_calls(const Trace& t) {
   const SliceTable& s = t.slices;
   NamedStatsBuilder b;
   for (uint32_t i = 0; i < s.size(); ++i)
-    if (s.kind[i] == SliceKind::kRuntime || s.kind[i] == SliceKind::kDriver) b.add(s.name[i], s.dur[i]);
+    if (s.kind[i] == SliceKind::kRuntime || s.kind[i] == SliceKind::kDriver)
+      b.add(s.name[i], s.dur[i]);
   return b.build(t);
 }
 

@@ -14,7 +14,7 @@ struct CommOverlap {
   int64_t communication_ns = 0;  // |union of comm kernels|
   int64_t computation_ns = 0;    // |union of comp kernels|
   int64_t overlap_ns = 0;
-  double overlap_pct = 0;        // of communication time; meaningful only with communication
+  double overlap_pct = 0;  // of communication time; meaningful only with communication
 };
 
 CommOverlap compute_comm_overlap(const GpuIntervals& gpu);

@@ -45,9 +45,9 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     r.rows.push_back(row);
   }
   for (CpuOpRow& row : r.rows)
-    row.self_percent = r.self_ns > 0 ? 100.0 * static_cast<double>(row.self_ns) /
-                                           static_cast<double>(r.self_ns)
-                                     : 0;
+    row.self_percent =
+        r.self_ns > 0 ? 100.0 * static_cast<double>(row.self_ns) / static_cast<double>(r.self_ns)
+                      : 0;
   std::sort(r.rows.begin(), r.rows.end(), [&t](const CpuOpRow& a, const CpuOpRow& b) {
     if (a.self_ns != b.self_ns) return a.self_ns > b.self_ns;
     return t.str(a.name) < t.str(b.name);

@@ -14,7 +14,7 @@ namespace ks {
 
 struct CpuOpRow {
   StringId name = 0;
-  DurationStats total;   // inclusive durations
+  DurationStats total;  // inclusive durations
   int64_t self_ns = 0;
   int64_t self_max_ns = 0;
   double self_percent = 0;  // of the self time of all CPU ops

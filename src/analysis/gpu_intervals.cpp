@@ -12,9 +12,8 @@ GpuIntervals collect_gpu_intervals(const Trace& t, const LaunchJoin& join,
   std::vector<Interval> all, comp, comm, mem;
   all.reserve(join.gpu_ops_by_ts.size());
   // HTA's type depends on the name (and memcpy/memset kinds, which are named Memcpy/Memset).
-  auto category = make_name_cache(t, [](std::string_view n) {
-    return static_cast<int>(hta_category(SliceKind::kKernel, n));
-  });
+  auto category = make_name_cache(
+      t, [](std::string_view n) { return static_cast<int>(hta_category(SliceKind::kKernel, n)); });
   for (uint32_t i : join.gpu_ops_by_ts) {
     if (!op_counted(included, i)) continue;
     ++g.ops;
@@ -24,9 +23,15 @@ GpuIntervals collect_gpu_intervals(const Trace& t, const LaunchJoin& join,
                               ? static_cast<HtaCategory>(category(s.name[i]))
                               : hta_category(s.kind[i], std::string_view());
     switch (c) {
-      case HtaCategory::kComputation: comp.push_back(iv); break;
-      case HtaCategory::kCommunication: comm.push_back(iv); break;
-      case HtaCategory::kMemory: mem.push_back(iv); break;
+      case HtaCategory::kComputation:
+        comp.push_back(iv);
+        break;
+      case HtaCategory::kCommunication:
+        comm.push_back(iv);
+        break;
+      case HtaCategory::kMemory:
+        mem.push_back(iv);
+        break;
     }
   }
   g.all = merge_intervals(std::move(all));

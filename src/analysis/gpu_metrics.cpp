@@ -12,15 +12,37 @@ namespace ks {
 
 bool is_tensor_core_eligible_op(std::string_view n) {
   // The TB plugin's allow-list (tensor_core.py), names of aten ops that lower to GEMM or conv.
-  static const char* const kOps[] = {
-      "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
-      "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
-      "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
-      "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
-      "aten::mv", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::chain_matmul",
-      "aten::linear", "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell",
-      "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell", "aten::rnn_relu_cell",
-      "aten::einsum", "aten::scaled_dot_product_attention"};
+  static const char* const kOps[] = {"aten::_convolution",
+                                     "aten::conv1d",
+                                     "aten::conv2d",
+                                     "aten::conv3d",
+                                     "aten::conv_tbc",
+                                     "aten::conv_transpose1d",
+                                     "aten::conv_transpose2d",
+                                     "aten::conv_transpose3d",
+                                     "aten::convolution",
+                                     "aten::cudnn_convolution",
+                                     "aten::cudnn_convolution_transpose",
+                                     "aten::prelu",
+                                     "aten::addmm",
+                                     "aten::addmv",
+                                     "aten::addr",
+                                     "aten::matmul",
+                                     "aten::mm",
+                                     "aten::mv",
+                                     "aten::bmm",
+                                     "aten::baddbmm",
+                                     "aten::addbmm",
+                                     "aten::chain_matmul",
+                                     "aten::linear",
+                                     "aten::_thnn_fused_lstm_cell",
+                                     "aten::_thnn_fused_gru_cell",
+                                     "aten::lstm_cell",
+                                     "aten::gru_cell",
+                                     "aten::rnn_tanh_cell",
+                                     "aten::rnn_relu_cell",
+                                     "aten::einsum",
+                                     "aten::scaled_dot_product_attention"};
   for (const char* op : kOps)
     if (n == op) return true;
   return false;
@@ -79,8 +101,10 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
   }
   std::map<int64_t, DeviceAcc> acc;
   std::unordered_map<StringId, int64_t> eligible_time;
-  auto eligible = make_name_cache(t, [](std::string_view n) { return is_tensor_core_eligible_op(n) ? 1 : 0; });
-  auto tensor_core = make_name_cache(t, [](std::string_view n) { return is_tensor_core_kernel(n) ? 1 : 0; });
+  auto eligible =
+      make_name_cache(t, [](std::string_view n) { return is_tensor_core_eligible_op(n) ? 1 : 0; });
+  auto tensor_core =
+      make_name_cache(t, [](std::string_view n) { return is_tensor_core_kernel(n) ? 1 : 0; });
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
     if (k == SliceKind::kCpuOp) {
@@ -116,7 +140,8 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
       ++a.with_occupancy;
       const int64_t lo = std::max(s.ts[i], wb), hi = std::min(s.end(i), we);
       if (hi > lo) {
-        a.occupancy_weighted += static_cast<double>(li.occupancy_pct) * static_cast<double>(hi - lo);
+        a.occupancy_weighted +=
+            static_cast<double>(li.occupancy_pct) * static_cast<double>(hi - lo);
         a.occupancy_time += hi - lo;
       }
     }
@@ -138,11 +163,13 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     m.window_ns = we - wb;
     m.tensor_core_ns = a.tc_ns;
     m.tensor_core_pct =
-        a.kernel_ns > 0 ? 100.0 * static_cast<double>(a.tc_ns) / static_cast<double>(a.kernel_ns) : 0;
+        a.kernel_ns > 0 ? 100.0 * static_cast<double>(a.tc_ns) / static_cast<double>(a.kernel_ns)
+                        : 0;
     if (window > 0) {
       m.has_utilization = true;
       m.utilization_pct =
-          100.0 * static_cast<double>(length_within(merge_intervals(std::move(a.kernels)), wb, we)) /
+          100.0 *
+          static_cast<double>(length_within(merge_intervals(std::move(a.kernels)), wb, we)) /
           window;
     }
     if (a.with_blocks == 0) {

@@ -27,7 +27,7 @@ bool is_tensor_core_eligible_op(std::string_view name);
 struct DeviceMetrics {
   int64_t device = kNoValue;
   uint64_t kernels = 0;
-  int64_t kernel_ns = 0;          // sum of kernel durations (whole trace)
+  int64_t kernel_ns = 0;  // sum of kernel durations (whole trace)
   int64_t window_ns = 0;
   bool has_utilization = false;
   double utilization_pct = 0;
@@ -38,7 +38,7 @@ struct DeviceMetrics {
   double occupancy_pct = 0;
   std::string occupancy_absent;
   int64_t tensor_core_ns = 0;
-  double tensor_core_pct = 0;     // of kernel time
+  double tensor_core_pct = 0;  // of kernel time
 };
 
 struct GpuMetrics {

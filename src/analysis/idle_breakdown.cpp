@@ -7,9 +7,12 @@ namespace ks {
 
 const char* idle_cause_name(IdleCause c) {
   switch (c) {
-    case IdleCause::kHostWait: return "host_wait";
-    case IdleCause::kKernelWait: return "kernel_wait";
-    case IdleCause::kOther: return "other";
+    case IdleCause::kHostWait:
+      return "host_wait";
+    case IdleCause::kKernelWait:
+      return "kernel_wait";
+    case IdleCause::kOther:
+      return "other";
   }
   return "other";
 }

@@ -28,9 +28,9 @@ struct StreamIdle {
   int64_t device = kNoValue;
   int64_t stream = kNoValue;
   uint64_t ops = 0;
-  int64_t begin_ns = 0, end_ns = 0;       // first op start, last op end
+  int64_t begin_ns = 0, end_ns = 0;  // first op start, last op end
   int64_t idle_ns[kIdleCauses] = {0, 0, 0};
-  DurationStats gaps[kIdleCauses];        // gap lengths per cause
+  DurationStats gaps[kIdleCauses];  // gap lengths per cause
   int64_t idle_total_ns() const { return idle_ns[0] + idle_ns[1] + idle_ns[2]; }
 };
 

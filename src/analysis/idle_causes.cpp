@@ -13,10 +13,14 @@ namespace ks {
 
 const char* gap_cause_name(GapCause c) {
   switch (c) {
-    case GapCause::kDataLoader: return "dataloader";
-    case GapCause::kSync: return "sync";
-    case GapCause::kHostWait: return "host_wait";
-    case GapCause::kOther: return "other";
+    case GapCause::kDataLoader:
+      return "dataloader";
+    case GapCause::kSync:
+      return "sync";
+    case GapCause::kHostWait:
+      return "host_wait";
+    case GapCause::kOther:
+      return "other";
   }
   return "other";
 }
@@ -35,7 +39,8 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
   // zero_length_kernels_only.json): busy.front() below would crash.
   if (!idle.has_gpu_ops || idle.busy.empty()) return r;
   std::vector<Interval> loader;
-  auto is_loader = make_name_cache(t, [](std::string_view n) { return is_dataloader_range(n) ? 1 : 0; });
+  auto is_loader =
+      make_name_cache(t, [](std::string_view n) { return is_dataloader_range(n) ? 1 : 0; });
   for (uint32_t i = 0; i < s.size(); ++i)
     if ((s.kind[i] == SliceKind::kUserAnnotation || s.kind[i] == SliceKind::kCpuOp) &&
         is_loader(s.name[i]))
@@ -84,7 +89,8 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
     for (auto op = first; op != ops.end() && s.ts[*op] < w.end; ++op) {
       ++in_window;
       const int32_t l = join.partner[*op];
-      if (l >= 0 && s.end(static_cast<uint32_t>(l)) + kKernelWaitThresholdNs <= s.ts[*op]) ++queued_ahead;
+      if (l >= 0 && s.end(static_cast<uint32_t>(l)) + kKernelWaitThresholdNs <= s.ts[*op])
+        ++queued_ahead;
     }
     const bool cpu_gets_ahead = in_window > 0 && queued_ahead * 10 >= in_window;
     for (const Interval& gap : gaps_within(idle.busy, w.begin, w.end)) {

@@ -35,24 +35,24 @@ const char* gap_cause_name(GapCause c);
 struct CausedGap {
   int64_t begin_ns = 0, end_ns = 0;
   GapCause cause = GapCause::kOther;
-  int32_t next_op = -1;      // the GPU op that ends the gap (-1 at a window's end)
-  int32_t sync_call = -1;    // the sync call, for kSync
+  int32_t next_op = -1;    // the GPU op that ends the gap (-1 at a window's end)
+  int32_t sync_call = -1;  // the sync call, for kSync
   int64_t length() const { return end_ns - begin_ns; }
 };
 
 struct IdleCauses {
-  int64_t window_ns = 0;                     // the gpu_idle window
+  int64_t window_ns = 0;  // the gpu_idle window
   int64_t idle_ns[kGapCauses] = {0, 0, 0, 0};
   uint64_t gaps[kGapCauses] = {0, 0, 0, 0};
   // Host-wait gaps shorter than kLaunchGapNs: the GPU waiting for single launches (launch
   // overhead), as opposed to the CPU being away for long.
   int64_t short_host_wait_ns = 0;
   uint64_t short_host_wait_gaps = 0;
-  std::vector<CausedGap> largest;            // up to 10, longest first
+  std::vector<CausedGap> largest;  // up to 10, longest first
   int64_t idle_total_ns() const { return idle_ns[0] + idle_ns[1] + idle_ns[2] + idle_ns[3]; }
 };
 
-IdleCauses compute_idle_causes(const Trace& trace, const LaunchJoin& join,
-                               const StepsResult& steps, const GpuIdleResult& idle);
+IdleCauses compute_idle_causes(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
+                               const GpuIdleResult& idle);
 
 }  // namespace ks

@@ -58,7 +58,8 @@ KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
                      return a.stats.total_ns > b.stats.total_ns;
                    });
   r.by_annotation = by_annotation.build(t);
-  r.math_pct = r.total_ns > 0 ? 100.0 * static_cast<double>(r.math_ns) / static_cast<double>(r.total_ns) : 0;
+  r.math_pct =
+      r.total_ns > 0 ? 100.0 * static_cast<double>(r.math_ns) / static_cast<double>(r.total_ns) : 0;
   return r;
 }
 

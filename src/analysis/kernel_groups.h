@@ -24,7 +24,7 @@ struct KernelGroups {
   NamedStatsTable by_annotation;         // name 0 ("") = no annotation
   bool has_annotations = false;          // any kernel sat inside a GPU annotation
   int64_t math_ns = 0, total_ns = 0;
-  double math_pct = 0;                   // math classes' share of kernel time
+  double math_pct = 0;  // math classes' share of kernel time
 };
 
 KernelGroups group_kernels(const Trace& trace, const std::vector<bool>* included);

@@ -23,7 +23,7 @@
 
 namespace ks {
 
-constexpr int64_t kShortLaunchCpuNs = 50000;      // 50 us
+constexpr int64_t kShortLaunchCpuNs = 50000;       // 50 us
 constexpr int64_t kLaunchDelayOutlierNs = 100000;  // 100 us
 constexpr int64_t kFullLaunchQueue = 1024;
 
@@ -35,7 +35,7 @@ struct LaunchApiRow {
   uint64_t delay_outliers = 0;
   int64_t cpu_ns = 0, gpu_ns = 0;
   uint64_t before_launch = 0;  // GPU op started before its launch call began (clock skew)
-  DurationStats delay;           // launch delays floored at 0
+  DurationStats delay;         // launch delays floored at 0
 };
 
 struct QueuePoint {
@@ -47,15 +47,15 @@ struct StreamQueue {
   TrackId track = 0;
   int64_t device = kNoValue, stream = kNoValue;
   int64_t max_len = 0;
-  double mean_len = 0;    // time-weighted, from the first launch to the last op start
-  int64_t blocked_ns = 0;  // time at >= kFullLaunchQueue
+  double mean_len = 0;             // time-weighted, from the first launch to the last op start
+  int64_t blocked_ns = 0;          // time at >= kFullLaunchQueue
   std::vector<QueuePoint> series;  // up to kQueueSeriesPoints buckets
 };
 constexpr size_t kQueueSeriesPoints = 100;
 
 struct LaunchStats {
-  std::vector<LaunchApiRow> apis;  // by launches descending, then name
-  LaunchApiRow total;              // every API together (api = 0)
+  std::vector<LaunchApiRow> apis;   // by launches descending, then name
+  LaunchApiRow total;               // every API together (api = 0)
   std::vector<StreamQueue> queues;  // by device, then stream
 };
 

@@ -16,12 +16,12 @@ struct DeviceMemory {
   uint64_t events = 0;
   int64_t peak_allocated = 0, peak_allocated_ns = 0;
   int64_t peak_reserved = kNoValue, peak_reserved_ns = 0;  // kNoValue: no reserved totals
-  int64_t device_total = kNoValue;  // deviceProperties totalGlobalMem
-  int64_t largest_allocation = 0;   // the largest single allocation ("Bytes" > 0)
+  int64_t device_total = kNoValue;                         // deviceProperties totalGlobalMem
+  int64_t largest_allocation = 0;  // the largest single allocation ("Bytes" > 0)
 };
 
 struct MemoryUsage {
-  uint64_t events = 0;               // [memory] instants with totals
+  uint64_t events = 0;                // [memory] instants with totals
   std::vector<DeviceMemory> devices;  // by device id
 };
 

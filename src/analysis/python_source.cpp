@@ -4,12 +4,15 @@ namespace ks {
 
 namespace {
 
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 
 bool is_library_path(std::string_view path) {
   return contains(path, "site-packages") || contains(path, "dist-packages") ||
-         contains(path, "/torch/") || path.substr(0, 6) == "torch/" || contains(path, "<built-in") ||
-         contains(path, "/lib/python") || path.empty() || path[0] == '<';
+         contains(path, "/torch/") || path.substr(0, 6) == "torch/" ||
+         contains(path, "<built-in") || contains(path, "/lib/python") || path.empty() ||
+         path[0] == '<';
 }
 
 std::string_view trim(std::string_view s) {
@@ -30,7 +33,8 @@ std::string user_frame(std::string_view frame) {
   std::string_view line = frame.substr(open + 1, close - open - 1);
   if (line.empty() || line.find_first_not_of("0123456789") != std::string_view::npos) return "";
   if (is_library_path(path)) return "";
-  std::string_view fn = close + 1 < frame.size() ? trim(frame.substr(close + 1)) : std::string_view();
+  std::string_view fn =
+      close + 1 < frame.size() ? trim(frame.substr(close + 1)) : std::string_view();
   if (!fn.empty() && fn.front() == ':') fn = trim(fn.substr(1));
   std::string out = std::string(path) + ":" + std::string(line);
   if (!fn.empty()) out += " (" + std::string(fn) + ")";

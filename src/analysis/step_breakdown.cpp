@@ -8,20 +8,30 @@ namespace ks {
 
 const char* step_role_name(StepRole r) {
   switch (r) {
-    case StepRole::kKernel: return "kernel";
-    case StepRole::kMemcpy: return "memcpy";
-    case StepRole::kMemset: return "memset";
-    case StepRole::kCommunication: return "communication";
-    case StepRole::kRuntime: return "runtime";
-    case StepRole::kDataLoader: return "dataloader";
-    case StepRole::kCpuExec: return "cpu_exec";
-    case StepRole::kOther: return "other";
+    case StepRole::kKernel:
+      return "kernel";
+    case StepRole::kMemcpy:
+      return "memcpy";
+    case StepRole::kMemset:
+      return "memset";
+    case StepRole::kCommunication:
+      return "communication";
+    case StepRole::kRuntime:
+      return "runtime";
+    case StepRole::kDataLoader:
+      return "dataloader";
+    case StepRole::kCpuExec:
+      return "cpu_exec";
+    case StepRole::kOther:
+      return "other";
   }
   return "other";
 }
 
 namespace {
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
@@ -55,13 +65,18 @@ StepRole role_of(const Trace& t, uint32_t i, KernelCache& comm_kernel, CpuCache&
   switch (k) {
     case SliceKind::kKernel:
       return comm_kernel(t.slices.name[i]) ? StepRole::kCommunication : StepRole::kKernel;
-    case SliceKind::kMemcpy: return StepRole::kMemcpy;
-    case SliceKind::kMemset: return StepRole::kMemset;
+    case SliceKind::kMemcpy:
+      return StepRole::kMemcpy;
+    case SliceKind::kMemset:
+      return StepRole::kMemset;
     case SliceKind::kRuntime:
-    case SliceKind::kDriver: return StepRole::kRuntime;
+    case SliceKind::kDriver:
+      return StepRole::kRuntime;
     case SliceKind::kCpuOp:
-    case SliceKind::kUserAnnotation: return static_cast<StepRole>(cpu(t.slices.name[i]));
-    default: return StepRole::kOther;
+    case SliceKind::kUserAnnotation:
+      return static_cast<StepRole>(cpu(t.slices.name[i]));
+    default:
+      return StepRole::kOther;
   }
 }
 

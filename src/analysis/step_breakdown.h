@@ -23,7 +23,14 @@
 namespace ks {
 
 enum class StepRole {
-  kKernel = 0, kMemcpy, kMemset, kCommunication, kRuntime, kDataLoader, kCpuExec, kOther
+  kKernel = 0,
+  kMemcpy,
+  kMemset,
+  kCommunication,
+  kRuntime,
+  kDataLoader,
+  kCpuExec,
+  kOther
 };
 constexpr int kStepRoles = 8;
 const char* step_role_name(StepRole r);  // "kernel", "memcpy", ..., "cpu_exec", "other"
@@ -38,8 +45,8 @@ struct StepParts {
 };
 
 struct StepBreakdown {
-  bool whole_trace = false;       // no steps: one window over the trace
-  std::vector<StepParts> steps;   // parallel to StepsResult::steps (or the one window)
+  bool whole_trace = false;      // no steps: one window over the trace
+  std::vector<StepParts> steps;  // parallel to StepsResult::steps (or the one window)
   int64_t total_ns[kStepRoles] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t window_ns = 0;
   double pct(StepRole r) const {

@@ -11,7 +11,9 @@ namespace ks {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 
 bool icontains(std::string_view s, std::string_view lower) {
   if (lower.size() > s.size()) return false;
@@ -27,13 +29,13 @@ bool icontains(std::string_view s, std::string_view lower) {
 const char* const kWarmupGroups[] = {"allocator (cudaMalloc/cudaFree)", "module loading / JIT",
                                      "autotuning"};
 const char* warmup_group(std::string_view n) {
-  static const char* const kAlloc[] = {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cuMemAlloc",
-                                       "cuMemFree", "hipMalloc", "hipFree", "hipHostMalloc",
-                                       "hipExtMallocWithFlags"};
+  static const char* const kAlloc[] = {"cudaMalloc", "cudaFree",      "cudaHostAlloc",
+                                       "cuMemAlloc", "cuMemFree",     "hipMalloc",
+                                       "hipFree",    "hipHostMalloc", "hipExtMallocWithFlags"};
   for (const char* p : kAlloc)
     if (starts_with(n, p)) return kWarmupGroups[0];
-  static const char* const kModules[] = {"cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad",
-                                         "hipModuleLoad", "nvrtc", "hiprtc"};
+  static const char* const kModules[] = {"cuModuleLoad",  "cuLibraryLoad", "cudaLibraryLoad",
+                                         "hipModuleLoad", "nvrtc",         "hiprtc"};
   for (const char* p : kModules)
     if (starts_with(n, p)) return kWarmupGroups[1];
   if (icontains(n, "cudnnfind") || icontains(n, "miopenfind") || icontains(n, "autotune"))
@@ -82,7 +84,8 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   }
   if (calls == 0) return;
   const int64_t window = analysis_window_ns(t, a);
-  const double pct = window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
+  const double pct =
+      window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
   std::string what;
   for (const auto& kv : groups)
     what += (what.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second.first);
@@ -92,11 +95,13 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf("One-time work inside the %s: %s (%s, %.1f%% of %s)",
                  steps.empty() ? "capture" : "steps", what.c_str(), format_duration(total).c_str(),
                  pct, analysis_window_name(a));
-  f.meaning = "Memory allocation from the device, module loading/JIT compilation and autotuning "
-              "normally happen in the first iterations only; seen here, the capture includes "
-              "warm-up (or the allocator keeps growing and freeing memory every step).";
-  f.fix = "Record steady-state steps after a warm-up; if the calls repeat every step, keep "
-          "tensor shapes stable so the caching allocator can reuse its blocks.";
+  f.meaning =
+      "Memory allocation from the device, module loading/JIT compilation and autotuning "
+      "normally happen in the first iterations only; seen here, the capture includes "
+      "warm-up (or the allocator keeps growing and freeing memory every step).";
+  f.fix =
+      "Record steady-state steps after a warm-up; if the calls repeat every step, keep "
+      "tensor shapes stable so the caching allocator can reuse its blocks.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=2, warmup=2, active=3)";
   f.number("calls", static_cast<double>(calls));
   f.number("total_us", us_of(total), 3, "us");
@@ -131,11 +136,13 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "capture.diagnostic_flags";
   f.severity = Severity::kInfo;
   f.title = "Diagnosis flags were on (" + flags + "): do not quote step times from this capture";
-  f.meaning = "Recording stacks, input shapes or every allocation adds work to each op, so the "
-              "steps here are slower than the run's own; use this capture to find where time "
-              "goes, and a capture without the flags to measure it.";
+  f.meaning =
+      "Recording stacks, input shapes or every allocation adds work to each op, so the "
+      "steps here are slower than the run's own; use this capture to find where time "
+      "goes, and a capture without the flags to measure it.";
   f.fix = "Profile step times with the flags off; turn them on only to locate a problem.";
-  f.fix_code = "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
+  f.fix_code =
+      "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
   f.text("flags", flags);
   f.number("python_frames", static_cast<double>(python_frames));
   f.number("memory_events", static_cast<double>(in.analyses.memory.events));
@@ -154,10 +161,13 @@ void rule_capture_too_long(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "capture.too_long";
   f.severity = Severity::kInfo;
   f.title = steps > kManySteps
-                ? strf("The capture holds %llu steps: a few are enough", static_cast<unsigned long long>(steps))
-                : strf("The trace is %s of JSON", format_bytes(static_cast<int64_t>(t.facts.json_bytes)).c_str());
-  f.meaning = "Profiling many steps makes the trace huge and slow to write and read, and the "
-              "profiler's own overhead grows with it, without telling more than 3-5 steady steps.";
+                ? strf("The capture holds %llu steps: a few are enough",
+                       static_cast<unsigned long long>(steps))
+                : strf("The trace is %s of JSON",
+                       format_bytes(static_cast<int64_t>(t.facts.json_bytes)).c_str());
+  f.meaning =
+      "Profiling many steps makes the trace huge and slow to write and read, and the "
+      "profiler's own overhead grows with it, without telling more than 3-5 steady steps.";
   f.fix = "Use a profiler schedule that records a few steps after a warm-up.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=5, warmup=2, active=3, repeat=1)";
   f.number("steps", static_cast<double>(steps));
@@ -193,9 +203,11 @@ void rule_errors_visible(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "capture.errors";
   f.severity = Severity::kWarning;
-  f.title = strf("%llu error/exception/retry events recorded", static_cast<unsigned long long>(count));
-  f.meaning = "The profiled run handled errors or retried work: its timings include the failure "
-              "path and do not describe normal training.";
+  f.title =
+      strf("%llu error/exception/retry events recorded", static_cast<unsigned long long>(count));
+  f.meaning =
+      "The profiled run handled errors or retried work: its timings include the failure "
+      "path and do not describe normal training.";
   f.fix = "Fix the error first, then profile a clean run.";
   f.number("events", static_cast<double>(count));
   f.text("names", list);
@@ -223,13 +235,16 @@ void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* ou
   f.id = "capture.no_distributed_info";
   f.severity = Severity::kInfo;
   f.title = "Multi-GPU trace without distributedInfo: the rank is unknown";
-  f.meaning = "The trace has collectives, so it is one rank of several, but it does not say which "
-              "(no top-level distributedInfo): comparing ranks has to rely on file names.";
-  f.fix = "Initialize the process group before creating the profiler (Kineto then writes "
-          "distributedInfo), and keep the rank in the file name.";
-  f.fix_code = "dist.init_process_group('nccl')\n"
-               "prof = torch.profiler.profile(on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
-               "    './log', worker_name=f'rank{dist.get_rank()}'))";
+  f.meaning =
+      "The trace has collectives, so it is one rank of several, but it does not say which "
+      "(no top-level distributedInfo): comparing ranks has to rely on file names.";
+  f.fix =
+      "Initialize the process group before creating the profiler (Kineto then writes "
+      "distributedInfo), and keep the rank in the file name.";
+  f.fix_code =
+      "dist.init_process_group('nccl')\n"
+      "prof = torch.profiler.profile(on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
+      "    './log', worker_name=f'rank{dist.get_rank()}'))";
   f.number("comm_kernels", static_cast<double>(comm_kernels));
   f.number("comm_ops", static_cast<double>(comm_ops));
   out->push_back(std::move(f));
@@ -252,11 +267,13 @@ void rule_clock_oddities(const RuleInput& in, std::vector<Finding>* out) {
                         static_cast<unsigned long long>(l.before_launch))
                  : strf("%llu events with negative or reversed durations were repaired",
                         static_cast<unsigned long long>(negative + backwards));
-  f.meaning = "Timestamps that cannot be right: the CPU and GPU clocks were not aligned (or the "
-              "trace was edited); launch delays and CPU/GPU alignment in this trace are off by "
-              "the skew.";
-  f.fix = "Take the numbers that compare CPU and GPU times with care; re-capture with a recent "
-          "PyTorch/Kineto, which aligns the clocks.";
+  f.meaning =
+      "Timestamps that cannot be right: the CPU and GPU clocks were not aligned (or the "
+      "trace was edited); launch delays and CPU/GPU alignment in this trace are off by "
+      "the skew.";
+  f.fix =
+      "Take the numbers that compare CPU and GPU times with care; re-capture with a recent "
+      "PyTorch/Kineto, which aligns the clocks.";
   f.number("ops_before_launch", static_cast<double>(l.before_launch));
   f.number("launches", static_cast<double>(l.launches));
   f.number("negative_durations", static_cast<double>(negative));

@@ -12,19 +12,19 @@ namespace {
 // kernels are; memory copies; the GPU metrics; data loading, communication, the multi-GPU
 // strategy and memory; then how the trace was captured.
 const Rule kRules[] = {
-    rule_empty_trace,        rule_no_gpu_activity,
-    rule_no_steps,           rule_warmup_step,
-    rule_unstable_steps,     rule_few_steps,
-    rule_gpu_idle,           rule_long_gpu_gaps,
-    rule_dtoh_in_steps,      rule_sync_calls,
-    rule_item_per_step,      rule_math_share,
-    rule_launch_bound,       rule_no_tensor_cores,
-    rule_pageable_copies,    rule_low_utilization,
-    rule_low_sm_efficiency,  rule_dataloader,
-    rule_communication,      rule_data_parallel,
-    rule_peak_memory,        rule_warmup_ops,
-    rule_diagnostic_flags,   rule_capture_too_long,
-    rule_errors_visible,     rule_missing_distributed_info,
+    rule_empty_trace,       rule_no_gpu_activity,
+    rule_no_steps,          rule_warmup_step,
+    rule_unstable_steps,    rule_few_steps,
+    rule_gpu_idle,          rule_long_gpu_gaps,
+    rule_dtoh_in_steps,     rule_sync_calls,
+    rule_item_per_step,     rule_math_share,
+    rule_launch_bound,      rule_no_tensor_cores,
+    rule_pageable_copies,   rule_low_utilization,
+    rule_low_sm_efficiency, rule_dataloader,
+    rule_communication,     rule_data_parallel,
+    rule_peak_memory,       rule_warmup_ops,
+    rule_diagnostic_flags,  rule_capture_too_long,
+    rule_errors_visible,    rule_missing_distributed_info,
     rule_clock_oddities,
 };
 }  // namespace

@@ -56,7 +56,8 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   for (int k = 1; k < kGapCauses; ++k)
     if (c.idle_ns[k] > c.idle_ns[top]) top = k;
   const int64_t idle = c.idle_total_ns();
-  const double top_share = idle > 0 ? 100.0 * static_cast<double>(c.idle_ns[top]) / static_cast<double>(idle) : 0;
+  const double top_share =
+      idle > 0 ? 100.0 * static_cast<double>(c.idle_ns[top]) / static_cast<double>(idle) : 0;
   // Host waits that are mostly long gaps are not launch overhead.
   const bool cpu_away = top == static_cast<int>(GapCause::kHostWait) &&
                         2 * c.short_host_wait_ns < c.idle_ns[static_cast<int>(GapCause::kHostWait)];
@@ -66,11 +67,13 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = g.idle_pct >= kCriticalPct ? Severity::kCritical
                : g.idle_pct >= kWarnPct   ? Severity::kWarning
                                           : Severity::kInfo;
-  f.title = strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
+  f.title =
+      strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
   if (top != static_cast<int>(GapCause::kOther))
     f.title += strf(", mostly %s (%.0f%% of the idle time)", a.phrase, top_share);
-  f.meaning = "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
-              "gap is attributed to what the CPU was doing when the GPU ran dry.";
+  f.meaning =
+      "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
+      "gap is attributed to what the CPU was doing when the GPU ran dry.";
   f.fix = a.fix;
   f.fix_code = a.code;
   f.number("idle_pct", g.idle_pct, 1, "%");
@@ -113,20 +116,25 @@ void rule_long_gpu_gaps(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "gpu.long_gaps";
   f.severity = Severity::kWarning;
-  f.title = strf("%zu GPU gap%s longer than 500 ms (longest %s, %s in all)", long_gaps.size(),
-                 long_gaps.size() == 1 ? "" : "s", format_duration(long_gaps.front().length()).c_str(),
-                 format_duration(total).c_str());
-  f.meaning = "Between GPU operations the GPU ran nothing for over half a second: the CPU was "
-              "busy elsewhere (data preparation, evaluation, checkpointing, a blocking call), or "
-              "the capture spans more than the work of interest.";
-  f.fix = "Look at what the CPU did during the gaps; overlap it with GPU work, or profile only "
-          "the steady training loop.";
+  f.title =
+      strf("%zu GPU gap%s longer than 500 ms (longest %s, %s in all)", long_gaps.size(),
+           long_gaps.size() == 1 ? "" : "s", format_duration(long_gaps.front().length()).c_str(),
+           format_duration(total).c_str());
+  f.meaning =
+      "Between GPU operations the GPU ran nothing for over half a second: the CPU was "
+      "busy elsewhere (data preparation, evaluation, checkpointing, a blocking call), or "
+      "the capture spans more than the work of interest.";
+  f.fix =
+      "Look at what the CPU did during the gaps; overlap it with GPU work, or profile only "
+      "the steady training loop.";
   f.number("gaps", static_cast<double>(long_gaps.size()));
   f.number("longest_us", us_of(long_gaps.front().length()), 3, "us");
   f.number("total_us", us_of(total), 3, "us");
-  f.number("gpu_span_pct", span > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(span) : 0, 1, "%");
+  f.number("gpu_span_pct",
+           span > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(span) : 0, 1, "%");
   for (size_t i = 0; i < long_gaps.size() && i < 5; ++i)
-    f.range(long_gaps[i].begin, long_gaps[i].end, "GPU idle " + format_duration(long_gaps[i].length()));
+    f.range(long_gaps[i].begin, long_gaps[i].end,
+            "GPU idle " + format_duration(long_gaps[i].length()));
   out->push_back(std::move(f));
 }
 

@@ -12,7 +12,8 @@ void rule_low_utilization(const RuleInput& in, std::vector<Finding>* out) {
   constexpr double kLowPct = 50.0;
   if (!a.gpu_idle.has_gpu_ops || a.gpu_idle.idle_pct >= 10.0) return;
   // The busy time that is not kernels: copies and memsets (step breakdown parts).
-  const double copies_pct = a.step_breakdown.pct(StepRole::kMemcpy) + a.step_breakdown.pct(StepRole::kMemset);
+  const double copies_pct =
+      a.step_breakdown.pct(StepRole::kMemcpy) + a.step_breakdown.pct(StepRole::kMemset);
   if (copies_pct < 25.0) return;
   for (const DeviceMetrics& d : a.gpu_metrics.devices) {
     if (!d.has_utilization || d.utilization_pct >= kLowPct) continue;
@@ -21,10 +22,12 @@ void rule_low_utilization(const RuleInput& in, std::vector<Finding>* out) {
     f.severity = Severity::kWarning;
     f.title = strf("GPU utilization %.1f%%: kernels run less than half of %s", d.utilization_pct,
                    a.gpu_metrics.window_is_steps ? "the steps" : "the trace");
-    f.meaning = "The GPU is rarely idle, yet kernels run less than half of the time: memory copies "
-                "and memsets take the rest.";
-    f.fix = "Move data once (keep tensors on the GPU), pin host memory, and overlap copies with "
-            "compute on a side stream.";
+    f.meaning =
+        "The GPU is rarely idle, yet kernels run less than half of the time: memory copies "
+        "and memsets take the rest.";
+    f.fix =
+        "Move data once (keep tensors on the GPU), pin host memory, and overlap copies with "
+        "compute on a side stream.";
     f.number("utilization_pct", d.utilization_pct, 1, "%");
     f.number("gpu_idle_pct", a.gpu_idle.idle_pct, 1, "%");
     f.number("copies_pct", copies_pct, 1, "%");
@@ -47,13 +50,16 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     Finding f;
     f.id = "gpu.low_sm_efficiency";
     f.severity = Severity::kInfo;
-    f.title = strf("Kernels keep only %.0f%% of the SMs busy while they run (est. SM efficiency "
-                   "%.1f%% vs utilization %.1f%%)",
-                   100.0 * ratio, d.sm_efficiency_pct, d.utilization_pct);
-    f.meaning = "Many kernels launch fewer thread blocks than the GPU has SMs: the GPU looks busy "
-                "but most of it idles (small batches, small tensors, per-sample loops).";
-    f.fix = "Give each kernel more work: larger batches, batched or fused ops instead of loops "
-            "over small tensors.";
+    f.title = strf(
+        "Kernels keep only %.0f%% of the SMs busy while they run (est. SM efficiency "
+        "%.1f%% vs utilization %.1f%%)",
+        100.0 * ratio, d.sm_efficiency_pct, d.utilization_pct);
+    f.meaning =
+        "Many kernels launch fewer thread blocks than the GPU has SMs: the GPU looks busy "
+        "but most of it idles (small batches, small tensors, per-sample loops).";
+    f.fix =
+        "Give each kernel more work: larger batches, batched or fused ops instead of loops "
+        "over small tensors.";
     f.number("sm_efficiency_pct", d.sm_efficiency_pct, 1, "%");
     f.number("utilization_pct", d.utilization_pct, 1, "%");
     if (d.has_occupancy) f.number("occupancy_pct", d.occupancy_pct, 1, "%");

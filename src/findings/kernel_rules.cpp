@@ -9,7 +9,9 @@ namespace ks {
 
 namespace {
 
-bool vendor_has_cuda_names(GpuVendor v) { return v == GpuVendor::kNvidia || v == GpuVendor::kAmd; }
+bool vendor_has_cuda_names(GpuVendor v) {
+  return v == GpuVendor::kNvidia || v == GpuVendor::kAmd;
+}
 
 std::string top_rows_text(const Trace& t, const KernelSummary& k, bool math, size_t n) {
   std::string out;
@@ -47,11 +49,13 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = Severity::kInfo;
   f.title = strf("Only %.1f%% of computation kernel time is math (GEMM, attention, convolution)",
                  math_pct);
-  f.meaning = "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
-              "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
-              "models, the nature of the model).";
-  f.fix = "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
-          "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
+  f.meaning =
+      "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
+      "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
+      "models, the nature of the model).";
+  f.fix =
+      "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
+      "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
   f.fix_code = "model = torch.compile(model)";
   f.number("math_pct", math_pct, 1, "%");
   f.number("computation_kernel_us", us_of(compute_ns), 3, "us");
@@ -73,13 +77,15 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   constexpr double kShortPct = 25.0, kHostWaitPct = 10.0;
   constexpr int64_t kTinyKernelNs = 4000;
   if (l.launches < kMinLaunches) return;
-  const double short_pct = 100.0 * static_cast<double>(l.short_kernels) / static_cast<double>(l.launches);
+  const double short_pct =
+      100.0 * static_cast<double>(l.short_kernels) / static_cast<double>(l.launches);
   const IdleCauses& c = a.idle_causes;
   // Only short host waits count: the GPU waiting for the next launch, not for a CPU that was
   // busy elsewhere for milliseconds.
   const int64_t host_wait = c.short_host_wait_ns;
   const double host_wait_pct =
-      c.window_ns > 0 ? 100.0 * static_cast<double>(host_wait) / static_cast<double>(c.window_ns) : 0;
+      c.window_ns > 0 ? 100.0 * static_cast<double>(host_wait) / static_cast<double>(c.window_ns)
+                      : 0;
   if (short_pct < kShortPct || host_wait_pct < kHostWaitPct) return;
   const SliceTable& s = in.trace.slices;
   uint64_t kernels = 0, tiny = 0;
@@ -96,30 +102,37 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "kernels.launch_bound";
   f.severity = host_wait_pct >= 25.0 ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("Launch-bound: %llu of %llu kernels run 4 us or less; the GPU waits for "
-                 "launches %.1f%% of %s",
-                 static_cast<unsigned long long>(tiny), static_cast<unsigned long long>(kernels),
-                 host_wait_pct, c.window_ns == a.steps.stats.total_ns ? "step time" : "the GPU span");
-  f.meaning = "Many kernels finish faster than the CPU can launch the next one (launch overhead "
-              "and Python per kernel), so the GPU sits idle between them: the run is limited by "
-              "the CPU, not the GPU.";
-  f.fix = "Launch fewer, larger kernels: fused/foreach optimizers, torch.compile, or CUDA graphs "
-          "for a static step.";
-  f.fix_code = "optimizer = torch.optim.AdamW(params, foreach=True)  # or fused=True\n"
-               "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs";
+  f.title = strf(
+      "Launch-bound: %llu of %llu kernels run 4 us or less; the GPU waits for "
+      "launches %.1f%% of %s",
+      static_cast<unsigned long long>(tiny), static_cast<unsigned long long>(kernels),
+      host_wait_pct, c.window_ns == a.steps.stats.total_ns ? "step time" : "the GPU span");
+  f.meaning =
+      "Many kernels finish faster than the CPU can launch the next one (launch overhead "
+      "and Python per kernel), so the GPU sits idle between them: the run is limited by "
+      "the CPU, not the GPU.";
+  f.fix =
+      "Launch fewer, larger kernels: fused/foreach optimizers, torch.compile, or CUDA graphs "
+      "for a static step.";
+  f.fix_code =
+      "optimizer = torch.optim.AdamW(params, foreach=True)  # or fused=True\n"
+      "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs";
   f.number("kernels", static_cast<double>(kernels));
   f.number("kernels_le_4us", static_cast<double>(tiny));
-  if (steps > 0) f.number("kernels_le_4us_per_step", static_cast<double>(tiny) / static_cast<double>(steps), 0);
+  if (steps > 0)
+    f.number("kernels_le_4us_per_step", static_cast<double>(tiny) / static_cast<double>(steps), 0);
   f.number("short_kernels", static_cast<double>(l.short_kernels));
   f.number("short_kernels_pct", short_pct, 1, "%");
   f.number("launch_wait_us", us_of(host_wait), 3, "us");
   f.number("launch_wait_pct", host_wait_pct, 1, "%");
-  if (steps > 0) f.number("launch_wait_us_per_step", us_of(host_wait) / static_cast<double>(steps), 3, "us");
+  if (steps > 0)
+    f.number("launch_wait_us_per_step", us_of(host_wait) / static_cast<double>(steps), 3, "us");
   f.number("launch_wait_gaps", static_cast<double>(c.short_host_wait_gaps));
   // The median launch call: what each kernel costs the CPU.
   std::vector<int64_t> launch_durs;
   for (uint32_t i : a.join.gpu_ops_by_ts)
-    if (a.join.partner[i] >= 0) launch_durs.push_back(s.dur[static_cast<size_t>(a.join.partner[i])]);
+    if (a.join.partner[i] >= 0)
+      launch_durs.push_back(s.dur[static_cast<size_t>(a.join.partner[i])]);
   f.number("launch_median_us", compute_duration_stats(launch_durs).median_ns / 1e3, 3, "us");
   for (const CausedGap& g : c.largest) {
     if (g.cause != GapCause::kHostWait || g.length() >= kLaunchGapNs) continue;
@@ -153,12 +166,14 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "kernels.no_tensor_cores";
   f.severity = Severity::kWarning;
-  f.title = strf("No tensor-core kernels: %llu GEMM/convolution kernels ran in fp32 on a compute "
-                 "capability %lld.%lld GPU",
-                 static_cast<unsigned long long>(math_kernels),
-                 static_cast<long long>(m.compute_major), static_cast<long long>(m.compute_minor));
-  f.meaning = "The matrix multiplications and convolutions used the GPU's plain fp32 units; its "
-              "tensor cores, several times faster, sat unused.";
+  f.title = strf(
+      "No tensor-core kernels: %llu GEMM/convolution kernels ran in fp32 on a compute "
+      "capability %lld.%lld GPU",
+      static_cast<unsigned long long>(math_kernels), static_cast<long long>(m.compute_major),
+      static_cast<long long>(m.compute_minor));
+  f.meaning =
+      "The matrix multiplications and convolutions used the GPU's plain fp32 units; its "
+      "tensor cores, several times faster, sat unused.";
   f.fix = tf32 ? "Train with mixed precision (bf16/fp16 autocast), or at least allow TF32 for "
                  "matmuls and convolutions."
                : "Train with mixed precision (fp16 autocast with a gradient scaler).";
@@ -167,10 +182,12 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
                       "with torch.autocast('cuda', dtype=torch.bfloat16):\n    loss = model(x)"
                     : "scaler = torch.cuda.amp.GradScaler()\n"
                       "with torch.autocast('cuda', dtype=torch.float16):\n    loss = model(x)";
-  f.text("compute_capability", std::to_string(m.compute_major) + "." + std::to_string(m.compute_minor));
+  f.text("compute_capability",
+         std::to_string(m.compute_major) + "." + std::to_string(m.compute_minor));
   f.number("gemm_conv_kernels", static_cast<double>(math_kernels));
   f.number("gemm_conv_us", us_of(math_ns), 3, "us");
-  if (steps > 0) f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
+  if (steps > 0)
+    f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
   f.number("eligible_ops", static_cast<double>(m.eligible_ops));
   f.text("top_eligible_op", std::string(t.str(m.top_eligible_op)));
   f.text("top_math_kernels", top_rows_text(t, a.kernels, true, 2));

@@ -25,8 +25,10 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
     std::string_view name = t.str(s.name[g]);
     if (!is_pageable_copy(name)) continue;
     MemoryOpKind kind = memory_op_kind(s.kind[g], name);
-    if (kind == MemoryOpKind::kHtoD) ++htod;
-    else if (kind == MemoryOpKind::kDtoH) ++dtoh;
+    if (kind == MemoryOpKind::kHtoD)
+      ++htod;
+    else if (kind == MemoryOpKind::kDtoH)
+      ++dtoh;
     if (copies == 0 || s.dur[g] > s.dur[longest]) longest = g;
     ++copies;
     if (s.bytes[g] > 0) bytes += s.bytes[g];
@@ -46,13 +48,16 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf("%llu cop%s from/to pageable host memory: %s at %.1f GB/s (%.1f%% of %s)",
                  static_cast<unsigned long long>(copies), copies == 1 ? "y" : "ies",
                  format_bytes(bytes).c_str(), gbps, share, analysis_window_name(a));
-  f.meaning = "Host memory that is not pinned has to be staged by the driver: the copy runs far "
-              "below the bus bandwidth, cannot overlap with compute, and the launching "
-              "cudaMemcpyAsync blocks the CPU until it is done.";
-  f.fix = "Pin the host buffers (DataLoader pin_memory=True, or tensor.pin_memory()) and copy "
-          "with non_blocking=True.";
-  f.fix_code = "loader = DataLoader(dataset, batch_size=..., pin_memory=True)\n"
-               "x = x.to('cuda', non_blocking=True)";
+  f.meaning =
+      "Host memory that is not pinned has to be staged by the driver: the copy runs far "
+      "below the bus bandwidth, cannot overlap with compute, and the launching "
+      "cudaMemcpyAsync blocks the CPU until it is done.";
+  f.fix =
+      "Pin the host buffers (DataLoader pin_memory=True, or tensor.pin_memory()) and copy "
+      "with non_blocking=True.";
+  f.fix_code =
+      "loader = DataLoader(dataset, batch_size=..., pin_memory=True)\n"
+      "x = x.to('cuda', non_blocking=True)";
   f.number("copies", static_cast<double>(copies));
   f.number("htod", static_cast<double>(htod));
   f.number("dtoh", static_cast<double>(dtoh));

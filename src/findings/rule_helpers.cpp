@@ -29,12 +29,15 @@ const char* analysis_window_name(const Analyses& a) {
 }
 
 namespace {
-bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool has(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 }  // namespace
 
 GpuVendor gpu_vendor(const Trace& t, const Analyses& a) {
   for (const DeviceProperties& d : t.devices) {
-    if (has(d.name, "AMD") || has(d.name, "Radeon") || has(d.name, "Instinct")) return GpuVendor::kAmd;
+    if (has(d.name, "AMD") || has(d.name, "Radeon") || has(d.name, "Instinct"))
+      return GpuVendor::kAmd;
     if (has(d.name, "NVIDIA") || has(d.name, "Tesla") || has(d.name, "Quadro") ||
         has(d.name, "GeForce") || has(d.name, "RTX"))
       return GpuVendor::kNvidia;
@@ -66,7 +69,9 @@ bool first_step_is_warmup(const StepsResult& st, double* ratio) {
   return r >= kWarmupRatio;
 }
 
-size_t first_steady_step(const StepsResult& st) { return first_step_is_warmup(st, nullptr) ? 1 : 0; }
+size_t first_steady_step(const StepsResult& st) {
+  return first_step_is_warmup(st, nullptr) ? 1 : 0;
+}
 
 void add_python_source(const Trace& t, uint32_t slice, Finding* f) {
   std::string where = python_source_of(t, slice);

@@ -12,7 +12,9 @@ namespace ks {
 std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Microseconds for evidence fields ("_us" keys).
-inline double us_of(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+inline double us_of(int64_t ns) {
+  return static_cast<double>(ns) / 1e3;
+}
 
 // The time shares are of: the steps when there are some, else the GPU span, else the trace.
 int64_t analysis_window_ns(const Trace& trace, const Analyses& a);

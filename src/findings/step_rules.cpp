@@ -11,8 +11,9 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "steps.none";
   f.severity = Severity::kInfo;
   f.title = "No ProfilerStep markers: the trace is analyzed as one window";
-  f.meaning = "prof.step() was not called (or the trace was not written by torch.profiler), so "
-              "step times, per-step breakdowns and step-based findings are not available.";
+  f.meaning =
+      "prof.step() was not called (or the trace was not written by torch.profiler), so "
+      "step times, per-step breakdowns and step-based findings are not available.";
   f.fix = "Call prof.step() at the end of every training iteration.";
   f.fix_code = "for batch in loader:\n    train_step(batch)\n    prof.step()";
   out->push_back(std::move(f));
@@ -34,11 +35,13 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf("First captured step ProfilerStep#%lld is %.1fx slower than the others (%s vs %s)",
                  static_cast<long long>(first.number), ratio, format_duration(first.dur()).c_str(),
                  format_duration(static_cast<int64_t>(others.median_ns)).c_str());
-  f.meaning = "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
-              "initialization, allocator growth, autotuning, DataLoader workers starting): it is "
-              "not a steady-state step and distorts averages taken over the capture.";
-  f.fix = "Let the profiler's schedule skip and warm up a few steps before recording, or leave "
-          "this step out when quoting step times.";
+  f.meaning =
+      "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
+      "initialization, allocator growth, autotuning, DataLoader workers starting): it is "
+      "not a steady-state step and distorts averages taken over the capture.";
+  f.fix =
+      "Let the profiler's schedule skip and warm up a few steps before recording, or leave "
+      "this step out when quoting step times.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=2, active=3)";
   f.number("first_step", static_cast<double>(first.number));
   f.number("first_step_us", us_of(first.dur()), 3, "us");
@@ -71,11 +74,13 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
   f.title = strf("Step time varies: %s to %s (CV %.0f%%)", format_duration(s.min_ns).c_str(),
                  format_duration(s.max_ns).c_str(), cv);
-  f.meaning = "Steps of the same loop should take about the same time; large variation points "
-              "to intermittent stalls (data loading, synchronization, allocator, other "
-              "processes) and makes averages misleading.";
-  f.fix = "Compare the slowest step with a typical one on the timeline; look for the stall that "
-          "only the slow step has.";
+  f.meaning =
+      "Steps of the same loop should take about the same time; large variation points "
+      "to intermittent stalls (data loading, synchronization, allocator, other "
+      "processes) and makes averages misleading.";
+  f.fix =
+      "Compare the slowest step with a typical one on the timeline; look for the stall that "
+      "only the slow step has.";
   f.number("steps", static_cast<double>(s.count));
   if (from > 0) f.text("left_out", "the warm-up first step");
   f.number("min_us", us_of(s.min_ns), 3, "us");
@@ -113,14 +118,16 @@ void rule_few_steps(const RuleInput& in, std::vector<Finding>* out) {
     f.title = strf("%lld step number%s missing inside the capture (after ProfilerStep#%lld)",
                    static_cast<long long>(missing), missing == 1 ? " is" : "s are",
                    static_cast<long long>(gap_after));
-    f.meaning = "The recorded steps are not consecutive: some steps inside the window were not "
-                "recorded, so the capture has fewer active steps than its step numbers imply "
-                "(several profiling cycles in one file, or a lost part of the trace).";
+    f.meaning =
+        "The recorded steps are not consecutive: some steps inside the window were not "
+        "recorded, so the capture has fewer active steps than its step numbers imply "
+        "(several profiling cycles in one file, or a lost part of the trace).";
   } else {
     f.title = strf("Only %llu step%s captured", static_cast<unsigned long long>(st.found),
                    st.found == 1 ? "" : "s");
-    f.meaning = "With fewer than three steps there is no way to tell a steady step from a "
-                "warm-up or an outlier: step-time numbers from this capture are one sample.";
+    f.meaning =
+        "With fewer than three steps there is no way to tell a steady step from a "
+        "warm-up or an outlier: step-time numbers from this capture are one sample.";
   }
   f.fix = "Record three or more consecutive active steps after a warm-up.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=1, active=5)";

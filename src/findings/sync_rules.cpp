@@ -20,16 +20,18 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   std::snprintf(buf, sizeof(buf), "%llu device-to-host cop%s inside steps (%llu of %zu steps)",
                 static_cast<unsigned long long>(s.dtoh_in_steps_count),
                 s.dtoh_in_steps_count == 1 ? "y" : "ies",
-                static_cast<unsigned long long>(s.steps_with_dtoh),
-                in.analyses.steps.steps.size());
+                static_cast<unsigned long long>(s.steps_with_dtoh), in.analyses.steps.steps.size());
   f.title = buf;
-  f.meaning = "A copy from GPU to CPU inside the training step makes the CPU wait until the GPU "
-              "has finished everything queued before it (.item(), .cpu(), .tolist(), printing "
-              "or logging a tensor): the CPU cannot run ahead.";
-  f.fix = "Keep values on the GPU inside the loop; accumulate metrics as tensors and read them "
-          "once every N steps.";
-  f.fix_code = "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
-               "    print(running_loss.item() / 100)";
+  f.meaning =
+      "A copy from GPU to CPU inside the training step makes the CPU wait until the GPU "
+      "has finished everything queued before it (.item(), .cpu(), .tolist(), printing "
+      "or logging a tensor): the CPU cannot run ahead.";
+  f.fix =
+      "Keep values on the GPU inside the loop; accumulate metrics as tensors and read them "
+      "once every N steps.";
+  f.fix_code =
+      "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
+      "    print(running_loss.item() / 100)";
   f.number("copies", static_cast<double>(s.dtoh_in_steps_count));
   f.number("steps_with_copies", static_cast<double>(s.steps_with_dtoh));
   f.text("issued_by", top.cpu_ops);
@@ -54,21 +56,24 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   // A handful of short syncs (end of a benchmark loop) is normal; many or long ones are not.
   const StepsResult& steps = in.analyses.steps;
   int64_t window = steps.stats.total_ns > 0 ? steps.stats.total_ns : t.span_ns();
-  double share = window > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(window) : 0;
+  double share =
+      window > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(window) : 0;
   Finding f;
   f.id = "sync.runtime_calls";
   f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
   char buf[200];
   std::snprintf(buf, sizeof(buf), "%llu synchronizing CUDA call%s, %s in total (%.1f%% of %s)",
                 static_cast<unsigned long long>(s.count), s.count == 1 ? "" : "s",
-                format_duration(s.total_ns).c_str(),
-                share, steps.stats.total_ns > 0 ? "step time" : "the trace");
+                format_duration(s.total_ns).c_str(), share,
+                steps.stats.total_ns > 0 ? "step time" : "the trace");
   f.title = buf;
-  f.meaning = "cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize and "
-              "synchronous cudaMemcpy block the CPU until the GPU catches up; inside a training "
-              "loop they serialize CPU and GPU (lockstep).";
-  f.fix = "Remove explicit synchronizations from the loop (they are often left over from "
-          "timing code); use non_blocking=True copies from pinned memory.";
+  f.meaning =
+      "cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize and "
+      "synchronous cudaMemcpy block the CPU until the GPU catches up; inside a training "
+      "loop they serialize CPU and GPU (lockstep).";
+  f.fix =
+      "Remove explicit synchronizations from the loop (they are often left over from "
+      "timing code); use non_blocking=True copies from pinned memory.";
   f.fix_code = "x = x.to('cuda', non_blocking=True)  # with DataLoader(pin_memory=True)";
   f.number("calls", static_cast<double>(s.count));
   f.number("total_us", static_cast<double>(s.total_ns) / 1e3, 3, "us");
@@ -108,7 +113,8 @@ void rule_item_per_step(const RuleInput& in, std::vector<Finding>* out) {
     const bool scalar = n == "aten::_local_scalar_dense";
     if (!item && !scalar) continue;
     // Count each call once: _local_scalar_dense under aten::item is the same call.
-    if (scalar && s.parent[i] >= 0 && t.str(s.name[static_cast<size_t>(s.parent[i])]) == "aten::item")
+    if (scalar && s.parent[i] >= 0 &&
+        t.str(s.name[static_cast<size_t>(s.parent[i])]) == "aten::item")
       continue;
     auto it = std::upper_bound(st.steps.begin(), st.steps.end(), s.ts[i],
                                [](int64_t x, const Step& step) { return x < step.begin; });
@@ -128,12 +134,14 @@ void rule_item_per_step(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf("aten::item in %llu of %zu steps (%llu calls): a CPU/GPU sync on a GPU",
                  static_cast<unsigned long long>(steps_with), st.steps.size(),
                  static_cast<unsigned long long>(calls));
-  f.meaning = "Reading a tensor's value (.item(), float(t), printing it) costs little on a CPU, "
-              "but on a GPU each call waits for all queued work and empties the launch queue: "
-              "the CPU and GPU run in lockstep.";
+  f.meaning =
+      "Reading a tensor's value (.item(), float(t), printing it) costs little on a CPU, "
+      "but on a GPU each call waits for all queued work and empties the launch queue: "
+      "the CPU and GPU run in lockstep.";
   f.fix = "Accumulate values as tensors and read them every N steps, not every step.";
-  f.fix_code = "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
-               "    print(running_loss.item() / 100)";
+  f.fix_code =
+      "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
+      "    print(running_loss.item() / 100)";
   f.number("calls", static_cast<double>(calls));
   f.number("steps_with_calls", static_cast<double>(steps_with));
   f.number("steps", static_cast<double>(st.steps.size()));

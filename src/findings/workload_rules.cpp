@@ -10,7 +10,9 @@ namespace ks {
 
 namespace {
 
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
     window_ns += b.steps[i].end_ns - b.steps[i].begin_ns;
   }
   constexpr double kWarnPct = 5.0;
-  const double pct = window_ns > 0 ? 100.0 * static_cast<double>(loader_ns) / static_cast<double>(window_ns) : 0;
+  const double pct =
+      window_ns > 0 ? 100.0 * static_cast<double>(loader_ns) / static_cast<double>(window_ns) : 0;
   if (pct <= kWarnPct) return;
   // The __next__ ranges themselves: time per step, share of the host step, GPU idle under them.
   const SliceTable& s = t.slices;
@@ -35,9 +38,11 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   std::string iterator;
   uint32_t longest = 0;
   bool any = false;
-  for (size_t i = from; i < a.steps.steps.size(); ++i) host_ns += a.steps.steps[i].host_end - a.steps.steps[i].host_begin;
+  for (size_t i = from; i < a.steps.steps.size(); ++i)
+    host_ns += a.steps.steps[i].host_end - a.steps.steps[i].host_begin;
   const int64_t steady_begin = a.steps.steps[from].begin, steady_end = a.steps.steps.back().end;
-  auto is_loader = make_name_cache(t, [](std::string_view n) { return is_dataloader_range(n) ? 1 : 0; });
+  auto is_loader =
+      make_name_cache(t, [](std::string_view n) { return is_dataloader_range(n) ? 1 : 0; });
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kUserAnnotation && s.kind[i] != SliceKind::kCpuOp) continue;
     if (s.ts[i] < steady_begin || s.ts[i] >= steady_end) continue;
@@ -54,8 +59,9 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "dataloader.slow";
   f.severity = pct >= 20.0 ? Severity::kCritical : Severity::kWarning;
-  f.title = strf("DataLoader takes %.1f%% of step time (%s per step)", pct,
-                 format_duration(static_cast<int64_t>(static_cast<double>(next_ns) / steps)).c_str());
+  f.title =
+      strf("DataLoader takes %.1f%% of step time (%s per step)", pct,
+           format_duration(static_cast<int64_t>(static_cast<double>(next_ns) / steps)).c_str());
   f.meaning = single_process
                   ? "Batches are loaded in the training process itself (num_workers=0): every "
                     "step waits while the next batch is read and collated."
@@ -64,15 +70,18 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   f.fix = single_process ? "Load in worker processes and pin the batches."
                          : "Use more workers (or make __getitem__ cheaper), prefetch more, pin "
                            "memory.";
-  f.fix_code = "DataLoader(dataset, batch_size=..., num_workers=8, pin_memory=True,\n"
-               "           persistent_workers=True, prefetch_factor=4)";
+  f.fix_code =
+      "DataLoader(dataset, batch_size=..., num_workers=8, pin_memory=True,\n"
+      "           persistent_workers=True, prefetch_factor=4)";
   f.number("dataloader_pct", pct, 1, "%");
   f.number("next_us_per_step", us_of(next_ns) / steps, 3, "us");
   if (host_ns > 0)
-    f.number("next_pct_of_host_step", 100.0 * static_cast<double>(next_ns) / static_cast<double>(host_ns), 1, "%");
+    f.number("next_pct_of_host_step",
+             100.0 * static_cast<double>(next_ns) / static_cast<double>(host_ns), 1, "%");
   if (a.gpu_idle.has_gpu_ops && next_ns > 0)
     f.number("gpu_idle_during_next_pct",
-             100.0 * static_cast<double>(next_ns - busy_under) / static_cast<double>(next_ns), 1, "%");
+             100.0 * static_cast<double>(next_ns - busy_under) / static_cast<double>(next_ns), 1,
+             "%");
   f.number("steps", steps);
   if (!iterator.empty()) f.text("iterator", iterator);
   if (any) {
@@ -101,42 +110,56 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
   // The communication kernel with the most time, and its stream.
   const KernelRow* top = nullptr;
   for (const KernelRow& r : a.kernels.rows)
-    if (r.category == HtaCategory::kCommunication) { top = &r; break; }
+    if (r.category == HtaCategory::kCommunication) {
+      top = &r;
+      break;
+    }
   int64_t top_stream = kNoValue;
   if (top) {
     for (uint32_t g : a.join.gpu_ops_by_ts)
-      if (t.slices.name[g] == top->name) { top_stream = t.tracks[t.slices.track[g]].stream; break; }
+      if (t.slices.name[g] == top->name) {
+        top_stream = t.tracks[t.slices.track[g]].stream;
+        break;
+      }
   }
   const size_t steps = a.steps.steps.size();
   Finding f;
   if (not_overlapped) {
     f.id = "comm.not_overlapped";
     f.severity = Severity::kWarning;
-    f.title = strf("Communication %.1f%% overlapped with compute: %.1f%% of %s is exposed "
-                   "communication",
-                   c.overlap_pct, exposed_pct, analysis_window_name(a));
-    f.meaning = "Collective kernels (all-reduce, all-gather, ...) mostly run while no compute "
-                "kernel runs: the GPUs wait for the network instead of overlapping it with the "
-                "backward pass.";
-    f.fix = "Overlap gradient communication with backward: DistributedDataParallel's bucketed "
-            "all-reduce (not one all-reduce after backward), sensible bucket_cap_mb, no "
-            "synchronization between backward and the optimizer.";
-    f.fix_code = "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
-                 "                                                  bucket_cap_mb=25)";
+    f.title = strf(
+        "Communication %.1f%% overlapped with compute: %.1f%% of %s is exposed "
+        "communication",
+        c.overlap_pct, exposed_pct, analysis_window_name(a));
+    f.meaning =
+        "Collective kernels (all-reduce, all-gather, ...) mostly run while no compute "
+        "kernel runs: the GPUs wait for the network instead of overlapping it with the "
+        "backward pass.";
+    f.fix =
+        "Overlap gradient communication with backward: DistributedDataParallel's bucketed "
+        "all-reduce (not one all-reduce after backward), sensible bucket_cap_mb, no "
+        "synchronization between backward and the optimizer.";
+    f.fix_code =
+        "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
+        "                                                  bucket_cap_mb=25)";
   } else {
     f.id = "comm.heavy";
     f.severity = Severity::kInfo;
     f.title = strf("Communication takes %.1f%% of %s", comm_part_pct,
                    b.whole_trace ? "the trace" : "step time");
-    f.meaning = "A large share of each step goes to collectives (or their CPU-side calls) that "
-                "no computation hides.";
-    f.fix = "Communicate less or less often (gradient accumulation, larger buckets, compression, "
-            "a sharding strategy that fits the network), and overlap what remains.";
+    f.meaning =
+        "A large share of each step goes to collectives (or their CPU-side calls) that "
+        "no computation hides.";
+    f.fix =
+        "Communicate less or less often (gradient accumulation, larger buckets, compression, "
+        "a sharding strategy that fits the network), and overlap what remains.";
   }
   f.number("communication_pct", comm_part_pct, 1, "%");
   if (c.has_communication) {
     f.number("comm_kernel_us", us_of(c.communication_ns), 3, "us");
-    if (steps > 0) f.number("comm_kernel_us_per_step", us_of(c.communication_ns) / static_cast<double>(steps), 3, "us");
+    if (steps > 0)
+      f.number("comm_kernel_us_per_step", us_of(c.communication_ns) / static_cast<double>(steps), 3,
+               "us");
     f.number("overlap_pct", c.overlap_pct, 1, "%");
     f.number("exposed_pct", exposed_pct, 1, "%");
   }
@@ -156,10 +179,12 @@ void rule_data_parallel(const RuleInput& in, std::vector<Finding>* out) {
   uint32_t example = 0;
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
-    if (k != SliceKind::kCpuOp && k != SliceKind::kUserAnnotation && k != SliceKind::kPythonFunction)
+    if (k != SliceKind::kCpuOp && k != SliceKind::kUserAnnotation &&
+        k != SliceKind::kPythonFunction)
       continue;
     std::string_view n = t.str(s.name[i]);
-    if (n == "DataParallel.forward" || (contains(n, "data_parallel.py") && contains(n, "forward")) ||
+    if (n == "DataParallel.forward" ||
+        (contains(n, "data_parallel.py") && contains(n, "forward")) ||
         contains(n, "nn.Module: DataParallel")) {
       if (calls++ == 0) example = i;
     }
@@ -172,12 +197,14 @@ void rule_data_parallel(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "parallel.data_parallel";
   f.severity = Severity::kWarning;
   f.title = strf("torch.nn.DataParallel drives %zu GPUs from one process", devices.size());
-  f.meaning = "DataParallel replicates the model and scatters inputs from one Python process "
-              "every step; the GIL and the copies through the first GPU make it much slower than "
-              "one process per GPU.";
+  f.meaning =
+      "DataParallel replicates the model and scatters inputs from one Python process "
+      "every step; the GIL and the copies through the first GPU make it much slower than "
+      "one process per GPU.";
   f.fix = "Use DistributedDataParallel with one process per GPU (torchrun).";
-  f.fix_code = "torchrun --nproc_per_node=N train.py\n"
-               "model = DistributedDataParallel(model.to(rank), device_ids=[rank])";
+  f.fix_code =
+      "torchrun --nproc_per_node=N train.py\n"
+      "model = DistributedDataParallel(model.to(rank), device_ids=[rank])";
   f.number("gpus", static_cast<double>(devices.size()));
   f.number("forward_calls", static_cast<double>(calls));
   f.range(s.ts[example], s.end(example), "DataParallel.forward");
@@ -197,13 +224,15 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
     if (pct <= kHighPct) continue;
     // One allocation holding a large part of the device is a cache reserved on purpose (vLLM's
     // KV cache takes 90% of the GPU by design): worth knowing, not a warning.
-    const bool preallocated = 100.0 * static_cast<double>(d.largest_allocation) /
-                                  static_cast<double>(d.device_total) >= 30.0;
+    const bool preallocated =
+        100.0 * static_cast<double>(d.largest_allocation) / static_cast<double>(d.device_total) >=
+        30.0;
     Finding f;
     f.id = "memory.peak_high";
     f.severity = preallocated ? Severity::kInfo : Severity::kWarning;
-    f.title = strf("Peak %s memory %s is %.1f%% of the GPU's %s", reserved ? "reserved" : "allocated",
-                   format_bytes(peak).c_str(), pct, format_bytes(d.device_total).c_str());
+    f.title =
+        strf("Peak %s memory %s is %.1f%% of the GPU's %s", reserved ? "reserved" : "allocated",
+             format_bytes(peak).c_str(), pct, format_bytes(d.device_total).c_str());
     f.meaning = preallocated
                     ? "Most of it is one allocation reserved up front (a pre-allocated cache, such "
                       "as an inference server's KV cache): if that is by design, the headroom "
@@ -211,9 +240,12 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
                     : "The run is close to running out of GPU memory: a larger input can fail, "
                       "and the allocator may be flushing its cache and retrying (slow "
                       "cudaMalloc/cudaFree).";
-    f.fix = "Reduce activation memory (mixed precision, activation checkpointing, smaller "
-            "micro-batches with gradient accumulation) or shard the model/optimizer state.";
-    f.fix_code = "from torch.utils.checkpoint import checkpoint\ny = checkpoint(block, x, use_reentrant=False)";
+    f.fix =
+        "Reduce activation memory (mixed precision, activation checkpointing, smaller "
+        "micro-batches with gradient accumulation) or shard the model/optimizer state.";
+    f.fix_code =
+        "from torch.utils.checkpoint import checkpoint\ny = checkpoint(block, x, "
+        "use_reentrant=False)";
     f.number("device", static_cast<double>(d.device));
     f.number("peak_bytes", static_cast<double>(peak), 0, "B");
     f.number("peak_allocated_bytes", static_cast<double>(d.peak_allocated), 0, "B");

@@ -22,12 +22,18 @@ void write_stats_fields(W& w, const DurationStats& s) {
 
 void write_optional_pct(W& w, const char* key, bool present, double v) {
   w.key(key);
-  if (present) w.value(v, 2); else w.null();
+  if (present)
+    w.value(v, 2);
+  else
+    w.null();
 }
 
 void write_id(W& w, const char* key, int64_t v) {
   w.key(key);
-  if (v == kNoValue) w.null(); else w.value(v);
+  if (v == kNoValue)
+    w.null();
+  else
+    w.value(v);
 }
 
 void write_temporal(W& w, const TemporalBreakdown& t) {
@@ -114,7 +120,10 @@ void write_idle_causes(W& w, const Trace& t, const IdleCauses& c) {
     w.field_micros("dur_us", g.length());
     w.field("cause", gap_cause_name(g.cause));
     w.key("next_op");
-    if (g.next_op < 0) w.null(); else w.value(t.str(t.slices.name[static_cast<size_t>(g.next_op)]));
+    if (g.next_op < 0)
+      w.null();
+    else
+      w.value(t.str(t.slices.name[static_cast<size_t>(g.next_op)]));
     w.end_object();
   }
   w.end_array();
@@ -205,14 +214,22 @@ void write_gpu_metrics(W& w, const Trace& t, const GpuMetrics& g) {
   w.field("window", g.window_is_steps ? "steps" : "whole_trace");
   w.field_micros("window_us", g.window_end_ns - g.window_begin_ns);
   w.key("absent");
-  if (g.absent.empty()) w.null(); else w.value(std::string_view(g.absent));
+  if (g.absent.empty())
+    w.null();
+  else
+    w.value(std::string_view(g.absent));
   w.key("compute_capability");
-  if (g.compute_major == kNoValue) w.null();
-  else w.value(std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor));
+  if (g.compute_major == kNoValue)
+    w.null();
+  else
+    w.value(std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor));
   w.field("tensor_core_eligible_ops", g.eligible_ops);
   w.field_micros("tensor_core_eligible_us", g.eligible_ops_ns);
   w.key("top_eligible_op");
-  if (g.eligible_ops == 0) w.null(); else w.value(t.str(g.top_eligible_op));
+  if (g.eligible_ops == 0)
+    w.null();
+  else
+    w.value(t.str(g.top_eligible_op));
   w.key("devices").begin_array();
   for (const DeviceMetrics& d : g.devices) {
     w.begin_object();
@@ -222,10 +239,16 @@ void write_gpu_metrics(W& w, const Trace& t, const GpuMetrics& g) {
     write_optional_pct(w, "utilization_pct", d.has_utilization, d.utilization_pct);
     write_optional_pct(w, "sm_efficiency_pct", d.has_sm_efficiency, d.sm_efficiency_pct);
     w.key("sm_efficiency_absent");
-    if (d.sm_efficiency_absent.empty()) w.null(); else w.value(std::string_view(d.sm_efficiency_absent));
+    if (d.sm_efficiency_absent.empty())
+      w.null();
+    else
+      w.value(std::string_view(d.sm_efficiency_absent));
     write_optional_pct(w, "occupancy_pct", d.has_occupancy, d.occupancy_pct);
     w.key("occupancy_absent");
-    if (d.occupancy_absent.empty()) w.null(); else w.value(std::string_view(d.occupancy_absent));
+    if (d.occupancy_absent.empty())
+      w.null();
+    else
+      w.value(std::string_view(d.occupancy_absent));
     w.field_micros("tensor_core_us", d.tensor_core_ns);
     w.field("tensor_core_pct", d.tensor_core_pct, 2);
     w.end_object();
@@ -247,7 +270,10 @@ void write_memory(W& w, const Trace& t, const MemoryUsage& m) {
     w.field_micros("peak_allocated_at_us", d.peak_allocated_ns - t0);
     write_id(w, "peak_reserved_bytes", d.peak_reserved);
     w.key("peak_reserved_at_us");
-    if (d.peak_reserved == kNoValue) w.null(); else w.micros(d.peak_reserved_ns - t0);
+    if (d.peak_reserved == kNoValue)
+      w.null();
+    else
+      w.micros(d.peak_reserved_ns - t0);
     write_id(w, "device_total_bytes", d.device_total);
     w.field("largest_allocation_bytes", d.largest_allocation);
     const int64_t peak = d.peak_reserved != kNoValue ? d.peak_reserved : d.peak_allocated;
@@ -266,9 +292,12 @@ void write_named_rows(W& w, const Trace& t, const NamedStatsTable& table, const 
   w.key("rows").begin_array();
   for (const NamedStatsRow& r : table.rows) {
     w.begin_object();
-    if (r.grouped) w.field("name", kProfilerStepGroup);
-    else if (r.name == 0) w.field("name", empty_name);
-    else w.field("name", t.str(r.name));
+    if (r.grouped)
+      w.field("name", kProfilerStepGroup);
+    else if (r.name == 0)
+      w.field("name", empty_name);
+    else
+      w.field("name", t.str(r.name));
     write_stats_fields(w, r.stats);
     w.field("percent", r.percent, 2);
     w.end_object();
@@ -315,8 +344,10 @@ void write_cpu_ops(W& w, const Trace& t, const CpuOpSummary& c) {
   w.key("rows").begin_array();
   for (const CpuOpRow& r : c.rows) {
     w.begin_object();
-    if (r.grouped) w.field("name", kProfilerStepGroup);
-    else w.field("name", t.str(r.name));
+    if (r.grouped)
+      w.field("name", kProfilerStepGroup);
+    else
+      w.field("name", t.str(r.name));
     write_stats_fields(w, r.total);
     w.field_micros("self_us", r.self_ns);
     w.field_micros("self_max_us", r.self_max_ns);

@@ -28,7 +28,9 @@ void line(std::string* o, const char* fmt, ...) {
 
 // Names may hold anything: control characters, bidi overrides and bad UTF-8 become '?', long
 // names are cut on a character boundary (util/safe_text.h, docs/hardening.md).
-std::string printable(std::string_view s, size_t max_len) { return display_safe(s, max_len); }
+std::string printable(std::string_view s, size_t max_len) {
+  return display_safe(s, max_len);
+}
 
 // Markdown table cells: no pipes, backticks, angle brackets or control characters.
 std::string cell(std::string_view raw, size_t max_len) {
@@ -37,18 +39,27 @@ std::string cell(std::string_view raw, size_t max_len) {
   std::string_view s = safe;
   for (char c : s) {
     if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += "'";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += "'";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out.push_back(c);
   }
   if (max_len && out.size() > max_len) out = out.substr(0, max_len - 3) + "...";
   return out;
 }
 
-std::string dur(int64_t ns) { return format_duration(ns); }
-std::string pct(double p) { return format_pct(p); }
+std::string dur(int64_t ns) {
+  return format_duration(ns);
+}
+std::string pct(double p) {
+  return format_pct(p);
+}
 
 std::string stream_label(int64_t device, int64_t stream) {
   std::string s = "stream " + (stream == kNoValue ? std::string("?") : std::to_string(stream));
@@ -66,7 +77,9 @@ std::string step_parts_text(const StepBreakdown& b) {
   return out;
 }
 
-std::string metric(bool present, double v) { return present ? pct(v) : std::string("n/a"); }
+std::string metric(bool present, double v) {
+  return present ? pct(v) : std::string("n/a");
+}
 
 std::string device_label(int64_t device) {
   return device == kNoValue ? std::string("device ?") : "device " + std::to_string(device);
@@ -149,8 +162,8 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   }
   o->push_back('\n');
   if (!a.api_calls.rows.empty()) {
-    line(o, "Runtime API calls (CUDA, HIP, driver): %llu calls, %s", static_cast<unsigned long long>(a.api_calls.count),
-         dur(a.api_calls.total_ns).c_str());
+    line(o, "Runtime API calls (CUDA, HIP, driver): %llu calls, %s",
+         static_cast<unsigned long long>(a.api_calls.count), dur(a.api_calls.total_ns).c_str());
     for (size_t i = 0; i < a.api_calls.rows.size() && i < kTopRows; ++i) {
       const NamedStatsRow& r = a.api_calls.rows[i];
       line(o, "  %6.2f%% %12s %9llu calls  max %-10s %s", r.percent, dur(r.stats.total_ns).c_str(),
@@ -159,8 +172,8 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
     }
   }
   if (!a.cpu_ops.rows.empty()) {
-    line(o, "CPU ops by self time: %llu ops, %s self", static_cast<unsigned long long>(a.cpu_ops.count),
-         dur(a.cpu_ops.self_ns).c_str());
+    line(o, "CPU ops by self time: %llu ops, %s self",
+         static_cast<unsigned long long>(a.cpu_ops.count), dur(a.cpu_ops.self_ns).c_str());
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
       line(o, "  %6.2f%% self %-10s total %-10s %8llu calls  %s", r.self_percent,
@@ -179,11 +192,13 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     *o += "HTA temporal breakdown over the GPU span (" + dur(tb.span_ns) + "): idle " +
           pct(tb.idle_pct) + ", compute " + pct(tb.compute_pct) + ", non-compute " +
           pct(tb.non_compute_pct) + ".\n\n";
-    *o += "| Stream | Ops | Idle | Host wait | Kernel wait | Other |\n|---|---:|---:|---:|---:|---:|\n";
+    *o +=
+        "| Stream | Ops | Idle | Host wait | Kernel wait | Other "
+        "|\n|---|---:|---:|---:|---:|---:|\n";
     for (const StreamIdle& s : a.idle.streams)
       *o += "| " + stream_label(s.device, s.stream) + " | " + std::to_string(s.ops) + " | " +
-            dur(s.idle_total_ns()) + " | " + dur(s.idle_ns[0]) + " | " + dur(s.idle_ns[1]) +
-            " | " + dur(s.idle_ns[2]) + " |\n";
+            dur(s.idle_total_ns()) + " | " + dur(s.idle_ns[0]) + " | " + dur(s.idle_ns[1]) + " | " +
+            dur(s.idle_ns[2]) + " |\n";
     *o += "\n";
     if (a.comm_overlap.has_communication)
       *o += "Communication " + dur(a.comm_overlap.communication_ns) + ", " +
@@ -204,8 +219,9 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     *o += "\n";
   }
   if (!a.gpu_metrics.devices.empty()) {
-    *o += "## GPU metrics\n\n| Device | Utilization | Est. SM efficiency | Est. occupancy | "
-          "Tensor-core kernels |\n|---|---:|---:|---:|---:|\n";
+    *o +=
+        "## GPU metrics\n\n| Device | Utilization | Est. SM efficiency | Est. occupancy | "
+        "Tensor-core kernels |\n|---|---:|---:|---:|---:|\n";
     for (const DeviceMetrics& d : a.gpu_metrics.devices)
       *o += "| " + device_label(d.device) + " | " + metric(d.has_utilization, d.utilization_pct) +
             " | " + metric(d.has_sm_efficiency, d.sm_efficiency_pct) + " | " +
@@ -213,7 +229,9 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     *o += "\n";
   }
   if (!a.api_calls.rows.empty()) {
-    *o += "## Runtime API calls (CUDA, HIP, driver)\n\n| Time % | Total | Calls | Max | Name |\n|---:|---:|---:|---:|---|\n";
+    *o +=
+        "## Runtime API calls (CUDA, HIP, driver)\n\n| Time % | Total | Calls | Max | Name "
+        "|\n|---:|---:|---:|---:|---|\n";
     for (size_t i = 0; i < a.api_calls.rows.size() && i < kTopRows; ++i) {
       const NamedStatsRow& r = a.api_calls.rows[i];
       *o += "| " + format_fixed(r.percent, 2) + " | " + dur(r.stats.total_ns) + " | " +
@@ -223,7 +241,9 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     *o += "\n";
   }
   if (!a.cpu_ops.rows.empty()) {
-    *o += "## CPU ops by self time\n\n| Self % | Self | Total | Calls | Name |\n|---:|---:|---:|---:|---|\n";
+    *o +=
+        "## CPU ops by self time\n\n| Self % | Self | Total | Calls | Name "
+        "|\n|---:|---:|---:|---:|---|\n";
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
       *o += "| " + format_fixed(r.self_percent, 2) + " | " + dur(r.self_ns) + " | " +

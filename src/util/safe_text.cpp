@@ -55,8 +55,10 @@ std::string display_safe(std::string_view s, size_t max_bytes) {
       ++i;
       continue;
     }
-    if (is_unsafe(cp)) out.push_back('?');
-    else out.append(s.data() + i, n);
+    if (is_unsafe(cp))
+      out.push_back('?');
+    else
+      out.append(s.data() + i, n);
     i += n;
     if (max_bytes && out.size() > max_bytes) break;
   }

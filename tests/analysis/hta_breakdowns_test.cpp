@@ -32,7 +32,8 @@ ks::GpuIntervals intervals_of(const ks::Trace& t) {
 
 std::string types(const ks::KernelTypeBreakdown& k) {
   std::string out;
-  for (const ks::KernelTypeRow& r : k.rows) out += r.label + "=" + std::to_string(r.ns / 1000) + ";";
+  for (const ks::KernelTypeRow& r : k.rows)
+    out += r.label + "=" + std::to_string(r.ns / 1000) + ";";
   return out;
 }
 
@@ -52,7 +53,8 @@ TEST_CASE("Temporal breakdown: idle, compute and non-compute over the GPU span",
   CHECK(b.non_compute_pct == 25.0);
 
   SECTION("a trace without GPU ops has no breakdown") {
-    auto cpu = ks_test::load(R"J([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":5}])J");
+    auto cpu = ks_test::load(
+        R"J([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":5}])J");
     ks::TemporalBreakdown none = ks::compute_temporal_breakdown(intervals_of(*cpu));
     CHECK_FALSE(none.has_gpu_ops);
     CHECK(none.span_ns == 0);
@@ -87,7 +89,8 @@ TEST_CASE("Comm/compute overlap: share of communication time under computation",
   CHECK(o.overlap_pct == Approx(100.0 / 3));
 
   SECTION("without communication kernels there is no overlap value") {
-    auto one = ks_test::load(R"J([{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":5,"args":{"stream":7}}])J");
+    auto one = ks_test::load(
+        R"J([{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":5,"args":{"stream":7}}])J");
     ks::CommOverlap none = ks::compute_comm_overlap(intervals_of(*one));
     CHECK_FALSE(none.has_communication);
     CHECK(none.overlap_ns == 0);
@@ -207,8 +210,9 @@ TEST_CASE("Launch queue: time at 1024 queued launches is time blocked", "[analys
     json += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
             std::to_string(i) + R"(,"dur":0.001,"args":{"correlation":)" + std::to_string(i + 1) +
             "}},";
-    json += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000,"dur":0,"args":{"stream":7,"correlation":)" +
-            std::to_string(i + 1) + "}}" + (i < 1024 ? "," : "");
+    json +=
+        R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000,"dur":0,"args":{"stream":7,"correlation":)" +
+        std::to_string(i + 1) + "}}" + (i < 1024 ? "," : "");
   }
   json += "]";
   auto t = ks_test::load(json);

@@ -64,7 +64,8 @@ TEST_CASE("Step breakdown: parts claimed in priority order, summing to the step"
   CHECK_FALSE(b.whole_trace);
 }
 
-TEST_CASE("Step breakdown without steps is one window over the trace", "[analysis][step_breakdown]") {
+TEST_CASE("Step breakdown without steps is one window over the trace",
+          "[analysis][step_breakdown]") {
   auto t = ks_test::load(R"J([
     {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10},
     {"ph":"X","cat":"python_function","name":"train.py(12): step","pid":1,"tid":1,"ts":0,"dur":40}
@@ -82,13 +83,15 @@ TEST_CASE("Step breakdown without steps is one window over the trace", "[analysi
 TEST_CASE("DataLoader and communication names", "[analysis][step_breakdown]") {
   CHECK(ks::is_dataloader_range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"));
   CHECK(ks::is_dataloader_range("enumerate(DataPipe)#ShardingFilterIterDataPipe"));
-  CHECK_FALSE(ks::is_dataloader_range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__iter__"));
+  CHECK_FALSE(
+      ks::is_dataloader_range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__iter__"));
   CHECK(ks::is_communication_cpu_op("nccl:all_reduce"));
   CHECK(ks::is_communication_cpu_op("gloo:broadcast"));
   CHECK_FALSE(ks::is_communication_cpu_op("c10d::allreduce_"));
 }
 
-TEST_CASE("GPU metrics: utilization, SM efficiency, occupancy, tensor cores", "[analysis][gpu_metrics]") {
+TEST_CASE("GPU metrics: utilization, SM efficiency, occupancy, tensor cores",
+          "[analysis][gpu_metrics]") {
   // Step [0, 100) us. Device 0 has 4 SMs (deviceProperties).
   //   k1 [0, 40): blocks per SM 0.5, occupancy 20 %, fp32 sgemm
   //   k2 [20, 60): no blocks-per-SM arg; grid 2x1x1 on 4 SMs -> 0.5; occupancy 60 %, tensor core
@@ -96,7 +99,8 @@ TEST_CASE("GPU metrics: utilization, SM efficiency, occupancy, tensor cores", "[
   // Utilization: union [0,60) + [80,90) = 70 / 100 = 70 %.
   // SM efficiency: [0,20) 0.5, [20,40) 1.0, [40,60) 0.5, [80,90) 1.0 -> 10+20+10+10 = 50 / 100.
   // Occupancy: (20*40 + 60*40) / 80 = 40 %. Tensor cores: 40 of 90 us of kernels = 44.4 %.
-  auto t = ks_test::load(R"J({"deviceProperties":[{"id":0,"name":"GPU","numSms":4,"computeMajor":8,"computeMinor":0,"totalGlobalMem":1000}],
+  auto t = ks_test::load(
+      R"J({"deviceProperties":[{"id":0,"name":"GPU","numSms":4,"computeMajor":8,"computeMinor":0,"totalGlobalMem":1000}],
    "traceEvents":[
     {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":100},
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":5},
@@ -137,7 +141,8 @@ TEST_CASE("GPU metrics say why a metric is absent", "[analysis][gpu_metrics]") {
   CHECK(g.devices[0].sm_efficiency_absent.find("blocks per SM") != std::string::npos);
   CHECK_FALSE(g.devices[0].has_occupancy);
   CHECK(g.devices[0].occupancy_absent.find("occupancy") != std::string::npos);
-  auto cpu = ks_test::load(R"J([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":5}])J");
+  auto cpu = ks_test::load(
+      R"J([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":5}])J");
   ks::GpuMetrics none = ks::compute_gpu_metrics(*cpu, steps_of(*cpu));
   CHECK(none.devices.empty());
   CHECK(none.absent == "no kernels in the trace");

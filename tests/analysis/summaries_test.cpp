@@ -11,7 +11,8 @@
 namespace {
 
 // Times in us. Thread 1:
-//   ProfilerStep#1 [0, 100) > aten::linear [10, 60) > aten::addmm [20, 50) > cudaLaunchKernel [30, 34)
+//   ProfilerStep#1 [0, 100) > aten::linear [10, 60) > aten::addmm [20, 50) > cudaLaunchKernel [30,
+//   34)
 //                            aten::linear [60, 70) (no children)
 //   ProfilerStep#2 [100, 150) > "## forward ##" [100, 120) > cudaMemcpyAsync [105, 107)
 //   cudaDeviceSynchronize [140, 150) (inside step 2)
@@ -116,7 +117,8 @@ TEST_CASE("Triton matmuls are GEMMs; TF32 and xmma GEMM kernels use tensor cores
         ks::KernelClass::kGemm);
   CHECK(ks::kernel_class(ks::SliceKind::kKernel, "_finalize_matmul_scatter_bf16") !=
         ks::KernelClass::kGemm);
-  CHECK(ks::is_tensor_core_kernel("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"));
+  CHECK(ks::is_tensor_core_kernel(
+      "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"));
   CHECK(ks::is_tensor_core_kernel("ampere_sgemm_128x64_tn_tf32"));
   CHECK_FALSE(ks::is_tensor_core_kernel("ampere_sgemm_128x64_nn"));
   CHECK_FALSE(ks::is_tensor_core_kernel("cutlass_80_simt_sgemm_256x128_8x4_nn_align1"));

@@ -99,7 +99,7 @@ TEST_CASE("every small file of the bad-input catalogue gives its documented mess
   REQUIRE(all.size() >= 20);
   int checked = 0;
   for (const Expected& want : all) {
-    std::string path = want.source == "small" ? kDir + want.file
+    std::string path = want.source == "small"    ? kDir + want.file
                        : want.source == "shared" ? ks_test::shared_trace_path(want.file)
                                                  : std::string();
     if (path.empty()) continue;
@@ -121,15 +121,17 @@ TEST_CASE("every small file of the bad-input catalogue gives its documented mess
 
 TEST_CASE("big bad inputs: deep nesting, a 10 MB name, an event above the cap", "[bad_inputs]") {
   const std::vector<Expected> all = catalogue();
-  const std::string head = R"({"traceEvents":[{"ph":"X","name":"deep","ts":1,"dur":2,"pid":1,"tid":1,"args":{"a":)";
+  const std::string head =
+      R"({"traceEvents":[{"ph":"X","name":"deep","ts":1,"dur":2,"pid":1,"tid":1,"args":{"a":)";
   std::string deep = head + std::string(100000, '[') + std::string(100000, ']') +
                      R"(}},{"ph":"X","name":"after","ts":5,"dur":1,"pid":1,"tid":1}]})";
   check_import(*find(all, "deep_nesting_100k.json"), ks_test::import_chunked(deep, 65536));
 
   std::string name(10 << 20, 'x');
-  std::string big_name = R"({"traceEvents":[{"ph":"X","cat":"kernel","name":")" + name +
-                         R"(","ts":1,"dur":2,"pid":0,"tid":7,"args":{"stream":7,"device":0}},)" +
-                         R"({"ph":"X","cat":"kernel","name":"small","ts":5,"dur":1,"pid":0,"tid":7,"args":{"stream":7,"device":0}}]})";
+  std::string big_name =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":")" + name +
+      R"(","ts":1,"dur":2,"pid":0,"tid":7,"args":{"stream":7,"device":0}},)" +
+      R"({"ph":"X","cat":"kernel","name":"small","ts":5,"dur":1,"pid":0,"tid":7,"args":{"stream":7,"device":0}}]})";
   double t0 = cpu_seconds();
   auto got = ks_test::import_chunked(big_name, 1 << 20);
   check_import(*find(all, "string_10mb.json"), got);
@@ -148,7 +150,8 @@ TEST_CASE("big bad inputs: deep nesting, a 10 MB name, an event above the cap", 
   REQUIRE(capped.ok);
   // Which event was dropped is shown: the excerpt is its first 80 bytes.
   CHECK(capped.trace->diagnostics.get(ks::Diag::kEventTooLarge).excerpt ==
-        std::string(R"({"ph":"X","name":"huge","ts":3,"dur":1,"pid":1,"tid":1,"args":{"blob":"yyyyyyyyy)"));
+        std::string(
+            R"({"ph":"X","name":"huge","ts":3,"dur":1,"pid":1,"tid":1,"args":{"blob":"yyyyyyyyy)"));
 }
 
 TEST_CASE("millions of tiny events stream through in bounded time and memory", "[bad_inputs]") {
@@ -162,9 +165,11 @@ TEST_CASE("millions of tiny events stream through in bounded time and memory", "
   std::string chunk = "{\"traceEvents\":[\n";
   char buf[128];
   for (uint64_t i = 0; i < n; ++i) {
-    int len = std::snprintf(buf, sizeof(buf), "%s{\"ph\":\"X\",\"name\":\"e%d\",\"ts\":%llu,\"dur\":1,\"pid\":1,\"tid\":%d}",
-                            i ? ",\n" : "", static_cast<int>(i % 16),
-                            static_cast<unsigned long long>(i * 2), static_cast<int>(i % 4));
+    int len = std::snprintf(
+        buf, sizeof(buf),
+        "%s{\"ph\":\"X\",\"name\":\"e%d\",\"ts\":%llu,\"dur\":1,\"pid\":1,\"tid\":%d}",
+        i ? ",\n" : "", static_cast<int>(i % 16), static_cast<unsigned long long>(i * 2),
+        static_cast<int>(i % 4));
     chunk.append(buf, static_cast<size_t>(len));
     if (chunk.size() > (1 << 20)) {
       REQUIRE(importer.feed(chunk.data(), chunk.size()));
@@ -184,7 +189,7 @@ TEST_CASE("millions of tiny events stream through in bounded time and memory", "
   getrusage(RUSAGE_SELF, &ru);
   double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
   WARN(n << " events imported and reported in " << secs << " s of CPU, peak RSS " << rss_mb
-          << " MB");
+         << " MB");
   CHECK(secs < 120.0);
   CHECK(rss_mb < 3072.0);
 }

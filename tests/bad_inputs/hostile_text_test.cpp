@@ -9,7 +9,8 @@
 namespace {
 
 const std::string kRlo = "\xE2\x80\xAE";  // U+202E RIGHT-TO-LEFT OVERRIDE
-const std::string kEvilKernel = "<script>alert(1)</script> gemm_" + kRlo + "txt.exe\x1b[2J\x1b]0;pwned\x07";
+const std::string kEvilKernel =
+    "<script>alert(1)</script> gemm_" + kRlo + "txt.exe\x1b[2J\x1b]0;pwned\x07";
 
 std::string hostile_trace() {
   std::string long_name(100000, 'L');
@@ -30,11 +31,19 @@ std::string hostile_trace() {
     return o;
   };
   return R"({"traceEvents":[)"
-         R"({"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":")" + esc("<b>gpu</b>" + kRlo + "0") + R"("}},)"
+         R"({"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":")" +
+         esc("<b>gpu</b>" + kRlo + "0") +
+         R"("}},)"
          R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},)"
-         R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize )" + kRlo + R"(<i>","pid":1,"tid":1,"ts":900,"dur":90},)"
-         R"({"ph":"X","cat":"kernel","name":")" + esc(kEvilKernel) + R"(","pid":0,"tid":7,"ts":10,"dur":500,"args":{"stream":7,"device":0,"correlation":1}},)"
-         R"({"ph":"X","cat":"kernel","name":")" + long_name + R"(","pid":0,"tid":7,"ts":600,"dur":100,"args":{"stream":7,"device":0,"correlation":2}},)"
+         R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize )" +
+         kRlo +
+         R"(<i>","pid":1,"tid":1,"ts":900,"dur":90},)"
+         R"({"ph":"X","cat":"kernel","name":")" +
+         esc(kEvilKernel) +
+         R"(","pid":0,"tid":7,"ts":10,"dur":500,"args":{"stream":7,"device":0,"correlation":1}},)"
+         R"({"ph":"X","cat":"kernel","name":")" +
+         long_name +
+         R"(","pid":0,"tid":7,"ts":600,"dur":100,"args":{"stream":7,"device":0,"correlation":2}},)"
          R"({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD | </td><img src=x onerror=alert(1)>","pid":0,"tid":7,"ts":800,"dur":10,"args":{"stream":7,"device":0,"bytes":4096}})"
          R"(]})";
 }
@@ -58,7 +67,8 @@ TEST_CASE("display_safe neutralises control characters, bidi overrides and bad U
   CHECK(ks::display_safe("a\x1b[31mb\x07") == "a?[31mb?");
   CHECK(ks::display_safe("x" + kRlo + "y") == "x?y");
   CHECK(ks::display_safe("\xE2\x81\xA6in\xE2\x81\xA9") == "?in?");  // LRI .. PDI
-  CHECK(ks::display_safe("\xC2\x9B" "31m") == "?31m");              // C1 CSI
+  CHECK(ks::display_safe("\xC2\x9B"
+                         "31m") == "?31m");  // C1 CSI
   CHECK(ks::display_safe("bad \xFF\xC0\xAF end") == "bad ??? end");
   CHECK(ks::display_safe("\xED\xA0\x80") == "???");  // a UTF-16 surrogate in UTF-8
   // Cut on a character boundary, never inside one.
@@ -82,8 +92,10 @@ TEST_CASE("hostile names: inert in the text and Markdown reports, exact in JSON"
   std::string outside;
   bool in_code = false;
   for (char c : md) {
-    if (c == '`') in_code = !in_code;
-    else if (!in_code) outside.push_back(c);
+    if (c == '`')
+      in_code = !in_code;
+    else if (!in_code)
+      outside.push_back(c);
   }
   CHECK(outside.find("<script") == std::string::npos);
   CHECK(outside.find("<img") == std::string::npos);

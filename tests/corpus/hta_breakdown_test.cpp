@@ -21,10 +21,10 @@
 // listed in kKnownDifferences and explained in docs/hta-differences.md.
 #include <simdjson.h>
 
+#include <dirent.h>
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cmath>
-#include <dirent.h>
 #include <map>
 #include <set>
 #include <vector>
@@ -38,8 +38,12 @@ using namespace ks_test;
 
 namespace {
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
 
 // HTA's microseconds, in place: start rounded up, end rounded down, on the timestamps as the
 // trace wrote them (relative to baseTimeNanoseconds when it has one).
@@ -57,7 +61,7 @@ void round_like_hta(ks::Trace* t) {
 // What differs from HTA for a reason we can name (docs/hta-differences.md).
 struct KnownDifference {
   const char* trace;
-  int include_last;  // 0, 1, or -1 for both runs
+  int include_last;      // 0, 1, or -1 for both runs
   const char* analysis;  // "temporal", "idle", "kernel_type", "overlap", "launch", or "*"
   const char* reason;
 };
@@ -65,7 +69,8 @@ const KnownDifference kKnownDifferences[] = {
     // Triton: the launcher cpu_op has the kernel's name and carries args.stream = 0; HTA takes
     // it for a GPU op (COMPUTATION) on stream 0.
     {"hta__triton_example.json.gz", -1, "temporal", "Triton launcher cpu_op counted as a kernel"},
-    {"hta__triton_example.json.gz", -1, "kernel_type", "Triton launcher cpu_op counted as a kernel"},
+    {"hta__triton_example.json.gz", -1, "kernel_type",
+     "Triton launcher cpu_op counted as a kernel"},
     {"tracelens__vllm_decode_full__graph_capture_rank_0.1773709742341309550.pt.trace.json.gz", -1,
      "temporal", "Triton launcher cpu_op counted as a kernel"},
     {"tracelens__vllm_decode_full__graph_capture_rank_0.1773709742341309550.pt.trace.json.gz", -1,
@@ -112,7 +117,9 @@ bool close_us(double ours_us, double theirs_us) {
   return std::fabs(ours_us - theirs_us) <= std::max(1.0, 0.005 * std::fabs(theirs_us));
 }
 
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double us(int64_t ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
 
 void check_close(const char* what, double ours_us, double theirs_us) {
   INFO(what << ": Kinetoscope " << ours_us << " us, HTA " << theirs_us << " us");
@@ -269,7 +276,8 @@ void compare_idle(simdjson::dom::element results, const Ours& o, Counters* n) {
   for (const ks::StreamIdle& st : o.idle.streams) {
     our_streams.insert(st.stream);
     for (int c = 0; c < ks::kIdleCauses; ++c) {
-      auto key = std::make_pair(st.stream, std::string(ks::idle_cause_name(static_cast<ks::IdleCause>(c))));
+      auto key = std::make_pair(st.stream,
+                                std::string(ks::idle_cause_name(static_cast<ks::IdleCause>(c))));
       ours_us[key] += us(st.idle_ns[c]);
       ours_count[key] += st.gaps[c].count;
     }
@@ -337,9 +345,9 @@ void compare_launches(simdjson::dom::element results, const ks::Trace& t, const 
   simdjson::dom::object per_rank;
   if (!object(results, "cuda_kernel_launch_stats", &per_rank)) return;
   // HTA's launch calls (not the driver's cuLaunchKernel, nor HIP's), and MTIA's job submission.
-  static const std::set<std::string> kHtaApis = {
-      "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
-      "runFunction - job_prep_and_submit_for_execution"};
+  static const std::set<std::string> kHtaApis = {"cudaLaunchKernel", "cudaLaunchKernelExC",
+                                                 "cudaMemcpyAsync", "cudaMemsetAsync",
+                                                 "runFunction - job_prep_and_submit_for_execution"};
   ks::LaunchApiRow ours;
   for (const ks::LaunchApiRow& r : o.launches.apis) {
     if (!kHtaApis.count(std::string(t.str(r.api)))) continue;
@@ -355,7 +363,8 @@ void compare_launches(simdjson::dom::element results, const ks::Trace& t, const 
     simdjson::dom::element row = kv.value;
     INFO("launch stats");
     check_count("launches", ours.launches, u64(row, "n_launches"));
-    check_count("short kernels", ours.short_kernels, u64(row, "gpu_shorter_than_cpu_and_cpu_le_50us"));
+    check_count("short kernels", ours.short_kernels,
+                u64(row, "gpu_shorter_than_cpu_and_cpu_le_50us"));
     check_count("runtime outliers", ours.runtime_outliers, u64(row, "cpu_duration_gt_50us"));
     check_count("delay outliers", ours.delay_outliers, u64(row, "launch_delay_gt_100us"));
     simdjson::dom::element sums = at(row, "sum_us");

@@ -71,19 +71,22 @@ TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[fi
     CHECK(num(*f, "memory_events") == 1);
   }
   SECTION("the top-level record_shapes flag") {
-    Run r = run(R"J({"record_shapes":1,"traceEvents":[)J" + steps(3) +
-                R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
+    Run r =
+        run(R"J({"record_shapes":1,"traceEvents":[)J" + steps(3) +
+            R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
     const ks::Finding* f = find(r, "capture.diagnostic_flags");
     REQUIRE(f);
     CHECK(text(*f, "flags") == "record_shapes");
   }
   SECTION("clean twin: no flags") {
-    Run r = run("[" + steps(3) + R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}])J");
+    Run r = run("[" + steps(3) +
+                R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}])J");
     CHECK(find(r, "capture.diagnostic_flags") == nullptr);
   }
 }
 
-TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps", "[findings][capture]") {
+TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps",
+          "[findings][capture]") {
   // Inside steps [0, 300): cudaMalloc 20 us, cuModuleLoadData 10 us; a cudaMalloc at 400 us is
   // outside the steps and does not count.
   Run r = run("[" + steps(3) + R"J(
@@ -99,7 +102,9 @@ TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps", "
   CHECK(f->severity == ks::Severity::kWarning);
   CHECK(num(*f, "allocator (cudaMalloc/cudaFree)") == 1);
   CHECK(num(*f, "module loading / JIT") == 1);
-  Run clean = run("[" + steps(3) + R"J({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2}])J");
+  Run clean = run(
+      "[" + steps(3) +
+      R"J({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2}])J");
   CHECK(find(clean, "capture.warmup_ops") == nullptr);
 }
 
@@ -129,17 +134,21 @@ TEST_CASE("capture.too_long: more than 20 steps", "[findings][capture]") {
 TEST_CASE("capture.errors, capture.no_distributed_info, capture.clock_oddities",
           "[findings][capture]") {
   SECTION("an exception recorded as an annotation") {
-    Run r = run("[" + steps(3) + R"J({"ph":"X","cat":"user_annotation","name":"retry_after_RuntimeError","pid":1,"tid":1,"ts":5,"dur":5}])J");
+    Run r = run(
+        "[" + steps(3) +
+        R"J({"ph":"X","cat":"user_annotation","name":"retry_after_RuntimeError","pid":1,"tid":1,"ts":5,"dur":5}])J");
     const ks::Finding* f = find(r, "capture.errors");
     REQUIRE(f);
     CHECK(num(*f, "events") == 1);
   }
   SECTION("collectives without distributedInfo, and with it") {
-    const std::string events = steps(3) +
+    const std::string events =
+        steps(3) +
         R"J({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":7,"ts":5,"dur":5,"args":{"stream":7}}])J";
     Run r = run("[" + events);
     REQUIRE(find(r, "capture.no_distributed_info"));
-    Run with = run(R"J({"distributedInfo":{"rank":0,"world_size":2},"traceEvents":[)J" + events + "}");
+    Run with =
+        run(R"J({"distributedInfo":{"rank":0,"world_size":2},"traceEvents":[)J" + events + "}");
     CHECK(find(with, "capture.no_distributed_info") == nullptr);
   }
   SECTION("GPU ops that start before their launch began") {
@@ -147,11 +156,12 @@ TEST_CASE("capture.errors, capture.no_distributed_info, capture.clock_oddities",
     std::string events = steps(3);
     for (int i = 0; i < 10; ++i) {
       const int corr = i + 1, ts = 10 + 20 * i;
-      events += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
-                std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(corr) + "}},";
-      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(ts - 5) +
-                R"(,"dur":1,"args":{"stream":7,"correlation":)" + std::to_string(corr) + "}}" +
-                (i < 9 ? "," : "");
+      events +=
+          R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+          std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + std::to_string(corr) + "}},";
+      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" +
+                std::to_string(ts - 5) + R"(,"dur":1,"args":{"stream":7,"correlation":)" +
+                std::to_string(corr) + "}}" + (i < 9 ? "," : "");
     }
     Run r = run("[" + events + "]");
     const ks::Finding* f = find(r, "capture.clock_oddities");
@@ -176,15 +186,18 @@ TEST_CASE("gpu.long_gaps: more than 500 ms without GPU work between GPU ops", "[
 }
 
 TEST_CASE("memory.peak_high: peak over 90% of the device", "[findings][memory]") {
-  const std::string device = R"J({"deviceProperties":[{"id":0,"name":"GPU","totalGlobalMem":1000}],"traceEvents":[)J";
+  const std::string device =
+      R"J({"deviceProperties":[{"id":0,"name":"GPU","totalGlobalMem":1000}],"traceEvents":[)J";
   auto mem = [](int ts, int bytes, int allocated, int reserved) {
-    return R"({"ph":"i","cat":"[memory]","name":"[memory]","pid":1,"tid":1,"ts":)" + std::to_string(ts) +
-           R"(,"s":"t","args":{"Device Id":0,"Bytes":)" + std::to_string(bytes) + R"(,"Total Allocated":)" +
-           std::to_string(allocated) + R"(,"Total Reserved":)" + std::to_string(reserved) + "}}";
+    return R"({"ph":"i","cat":"[memory]","name":"[memory]","pid":1,"tid":1,"ts":)" +
+           std::to_string(ts) + R"(,"s":"t","args":{"Device Id":0,"Bytes":)" +
+           std::to_string(bytes) + R"(,"Total Allocated":)" + std::to_string(allocated) +
+           R"(,"Total Reserved":)" + std::to_string(reserved) + "}}";
   };
   SECTION("many allocations up to 95%: a warning") {
     std::string events;
-    for (int i = 0; i < 10; ++i) events += mem(i, 90, 90 * (i + 1), 95 * (i + 1)) + (i < 9 ? "," : "");
+    for (int i = 0; i < 10; ++i)
+      events += mem(i, 90, 90 * (i + 1), 95 * (i + 1)) + (i < 9 ? "," : "");
     Run r = run(device + events + "]}");
     const ks::Finding* f = find(r, "memory.peak_high");
     REQUIRE(f);
@@ -219,7 +232,8 @@ TEST_CASE("parallel.data_parallel: DataParallel on two GPUs", "[findings][parall
 TEST_CASE("The Python line of a CPU op: Call stack arg or python_function frames",
           "[findings][python_source]") {
   CHECK(ks::user_frame("train.py(57): train_step") == "train.py:57 (train_step)");
-  CHECK(ks::user_frame("/usr/lib/python3/dist-packages/torch/nn/modules/module.py(1501): _call_impl") == "");
+  CHECK(ks::user_frame(
+            "/usr/lib/python3/dist-packages/torch/nn/modules/module.py(1501): _call_impl") == "");
   CHECK(ks::user_frame("<built-in method item>") == "");
   auto t = ks_test::load(R"J([
     {"ph":"X","cat":"python_function","name":"train.py(57): train_step","pid":1,"tid":1,"ts":0,"dur":100},
@@ -229,6 +243,8 @@ TEST_CASE("The Python line of a CPU op: Call stack arg or python_function frames
      "args":{"Call stack":"/site-packages/torch/functional.py(10): f;model.py(33): forward;train.py(9): <module>"}},
     {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":5,"dur":3}
   ])J");
-  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "aten::item")) == "train.py:57 (train_step)");
-  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "cudaLaunchKernel")) == "model.py:33 (forward)");
+  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "aten::item")) ==
+        "train.py:57 (train_step)");
+  CHECK(ks::python_source_of(*t, ks_test::slice_named(*t, "cudaLaunchKernel")) ==
+        "model.py:33 (forward)");
 }

@@ -55,8 +55,12 @@ const ks::Evidence& ev(const ks::Finding& f, std::string_view key) {
   return *found;
 }
 
-double num(const ks::Finding& f, std::string_view key) { return ev(f, key).number; }
-std::string text(const ks::Finding& f, std::string_view key) { return ev(f, key).text; }
+double num(const ks::Finding& f, std::string_view key) {
+  return ev(f, key).number;
+}
+std::string text(const ks::Finding& f, std::string_view key) {
+  return ev(f, key).text;
+}
 
 // `value` within `rel` (relative) of the README's `expected`.
 void check_near(const char* what, double value, double expected, double rel) {
@@ -79,7 +83,8 @@ TEST_CASE("Clean twins raise no finding", "[findings][pathologies]") {
   check_clean("cpu/cpu_clean.pt.trace.json.gz");
 }
 
-TEST_CASE("DataLoader stall: dataloader.slow and GPU idle waiting for data", "[findings][pathologies]") {
+TEST_CASE("DataLoader stall: dataloader.slow and GPU idle waiting for data",
+          "[findings][pathologies]") {
   // README: __next__ 2.3 ms = 30% of each host step; the GPU is idle 56% of that time.
   Run r = run_file("gpu/gpu_dataloader_stall.pt.trace.json.gz");
   const ks::Finding& d = require(r, "dataloader.slow");
