@@ -10,16 +10,6 @@ namespace {
 
 using W = JsonWriter;
 
-void write_stats_fields(W& w, const DurationStats& s) {
-  w.field("count", s.count);
-  w.field_micros("total_us", s.total_ns);
-  w.field("avg_us", s.avg_ns / 1e3, 3);
-  w.field("median_us", s.median_ns / 1e3, 3);
-  w.field_micros("min_us", s.min_ns);
-  w.field_micros("max_us", s.max_ns);
-  w.field("stddev_us", s.stddev_ns / 1e3, 3);
-}
-
 void write_optional_pct(W& w, const char* key, bool present, double v) {
   w.key(key);
   if (present)
@@ -81,7 +71,7 @@ void write_idle(W& w, const IdleBreakdown& b) {
     w.key("gaps").begin_object();
     for (int c = 0; c < kIdleCauses; ++c) {
       w.key(idle_cause_name(static_cast<IdleCause>(c))).begin_object();
-      write_stats_fields(w, s.gaps[c]);
+      write_duration_stats_json(w, s.gaps[c]);
       w.end_object();
     }
     w.end_object();
@@ -139,7 +129,7 @@ void write_launch_row(W& w, const LaunchApiRow& r) {
   w.field_micros("cpu_us", r.cpu_ns);
   w.field_micros("gpu_us", r.gpu_ns);
   w.key("delay").begin_object();
-  write_stats_fields(w, r.delay);
+  write_duration_stats_json(w, r.delay);
   w.end_object();
 }
 
@@ -298,7 +288,7 @@ void write_named_rows(W& w, const Trace& t, const NamedStatsTable& table, const 
       w.field("name", empty_name);
     else
       w.field("name", t.str(r.name));
-    write_stats_fields(w, r.stats);
+    write_duration_stats_json(w, r.stats);
     w.field("percent", r.percent, 2);
     w.end_object();
   }
@@ -323,7 +313,7 @@ void write_kernel_groups(W& w, const Trace& t, const KernelGroups& g) {
     w.field("class", kernel_class_name(r.klass));
     w.field("category", hta_category_name(r.category));
     w.field("math", is_math_class(r.klass));
-    write_stats_fields(w, r.stats);
+    write_duration_stats_json(w, r.stats);
     w.field("percent", r.percent, 2);
     w.end_object();
   }
@@ -348,7 +338,7 @@ void write_cpu_ops(W& w, const Trace& t, const CpuOpSummary& c) {
       w.field("name", kProfilerStepGroup);
     else
       w.field("name", t.str(r.name));
-    write_stats_fields(w, r.total);
+    write_duration_stats_json(w, r.total);
     w.field_micros("self_us", r.self_ns);
     w.field_micros("self_max_us", r.self_max_ns);
     w.field("self_percent", r.self_percent, 2);

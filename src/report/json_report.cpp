@@ -8,11 +8,7 @@
 
 namespace ks {
 
-namespace {
-
-using W = JsonWriter;
-
-void write_stats(W& w, const DurationStats& s) {
+void write_duration_stats_json(JsonWriter& w, const DurationStats& s) {
   w.field("count", s.count);
   w.field_micros("total_us", s.total_ns);
   w.field("avg_us", s.avg_ns / 1e3, 3);
@@ -21,6 +17,10 @@ void write_stats(W& w, const DurationStats& s) {
   w.field_micros("max_us", s.max_ns);
   w.field("stddev_us", s.stddev_ns / 1e3, 3);
 }
+
+namespace {
+
+using W = JsonWriter;
 
 void write_optional_int(W& w, const char* key, int64_t v) {
   w.key(key);
@@ -144,7 +144,7 @@ void write_kernels(W& w, const Trace& t, const KernelSummary& k) {
     w.field("category", hta_category_name(r.category));
     w.field("class", kernel_class_name(r.klass));
     w.field("tensor_core", r.tensor_core);
-    write_stats(w, r.stats);
+    write_duration_stats_json(w, r.stats);
     w.field("percent", r.percent, 2);
     w.end_object();
   }
@@ -160,7 +160,7 @@ void write_memory_ops(W& w, const MemoryOpSummary& m) {
   for (const MemoryOpRow& r : m.rows) {
     w.begin_object();
     w.field("kind", memory_op_kind_name(r.kind));
-    write_stats(w, r.stats);
+    write_duration_stats_json(w, r.stats);
     w.field("bytes", r.bytes);
     w.field("gb_per_s", r.gb_per_s, 3);
     w.field("pageable", r.pageable);

@@ -13,31 +13,6 @@ namespace {
 
 constexpr size_t kTopKernels = 20;
 
-// Table cells: pipes and backticks would break the table; control characters become '?'.
-// Bidi overrides and invalid UTF-8 become '?' too (util/safe_text.h); a cut never splits a
-// character or leaves a lone backslash that would escape the cell's closing pipe.
-std::string cell(std::string_view raw, size_t max_len = 120) {
-  std::string out;
-  const std::string safe = display_safe(raw);
-  std::string_view s = safe;
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += "'";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out.push_back(c);
-  }
-  if (max_len && out.size() > max_len) {
-    std::string cut(utf8_prefix(out, max_len - 3));
-    size_t slashes = 0;
-    while (slashes < cut.size() && cut[cut.size() - 1 - slashes] == '\\') ++slashes;
-    if (slashes % 2) cut.pop_back();
-    out = cut + "...";
-  }
-  return out;
-}
-
 std::string us(double ns) { return format_fixed(ns / 1e3, 1); }
 
 }  // namespace
@@ -57,7 +32,7 @@ std::string report_markdown(const Report& r) {
   o += "- " + std::to_string(c.processes) + " processes, " + std::to_string(c.threads) +
        " threads, " + std::to_string(c.gpu_devices) + " GPU devices, " +
        std::to_string(c.gpu_streams) + " GPU streams\n";
-  if (!t.devices.empty()) o += "- Device: " + cell(t.devices.front().name) + "\n";
+  if (!t.devices.empty()) o += "- Device: " + markdown_cell(t.devices.front().name, 120) + "\n";
   if (t.distributed.rank != kNoValue)
     o += "- Rank: " + std::to_string(t.distributed.rank) +
          (t.distributed.world_size != kNoValue ? " of " + std::to_string(t.distributed.world_size)
@@ -66,7 +41,7 @@ std::string report_markdown(const Report& r) {
   o += "\n## Findings\n\n";
   if (r.findings.empty()) o += "None: nothing in this trace crossed a rule's threshold.\n";
   for (const Finding& fd : r.findings) {
-    o += "### " + std::string(severity_name(fd.severity)) + ": " + cell(fd.title, 0) + "\n\n";
+    o += "### " + std::string(severity_name(fd.severity)) + ": " + markdown_cell(fd.title, 0) + "\n\n";
     o += fd.meaning + "\n\n";
     for (const Evidence& e : fd.evidence) {
       o += "- " + e.key + ": ";
@@ -79,7 +54,7 @@ std::string report_markdown(const Report& r) {
     }
     for (size_t i = 0; i < fd.ranges.size() && i < 3; ++i)
       o += "- at " + format_duration(fd.ranges[i].begin_ns - t0) + " .. " +
-           format_duration(fd.ranges[i].end_ns - t0) + " " + cell(fd.ranges[i].label, 80) + "\n";
+           format_duration(fd.ranges[i].end_ns - t0) + " " + markdown_cell(fd.ranges[i].label, 80) + "\n";
     o += "\n**Fix:** " + fd.fix + "\n";
     if (!fd.fix_code.empty()) o += "\n```python\n" + fd.fix_code + "\n```\n";
     o += "\n";
@@ -96,7 +71,7 @@ std::string report_markdown(const Report& r) {
          "\n\n| Step | Start (ms) | Duration (ms) | GPU idle |\n|---|---:|---:|---:|\n";
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const Step& st = s.steps[i];
-      o += "| " + cell(t.str(t.slices.name[st.slice])) + " | " +
+      o += "| " + markdown_cell(t.str(t.slices.name[st.slice]), 120) + " | " +
            format_fixed(static_cast<double>(st.begin - t0) / 1e6, 3) + " | " +
            format_fixed(static_cast<double>(st.dur()) / 1e6, 3) + " | " +
            (i < a.gpu_idle.idle_pct_per_step.size() ? format_pct(a.gpu_idle.idle_pct_per_step[i])

@@ -1,11 +1,11 @@
 // The analyses in the text and Markdown reports: a few lines each (where the time went, idle
 // causes per stream, overlap, launches, GPU metrics, memory, the top API calls and CPU ops);
 // the full tables are in --format json and the page.
-#include <cstdarg>
 #include <cstdio>
 
 #include "report/text_sections.h"
 #include "util/format.h"
+#include "util/markdown.h"
 #include "util/json_writer.h"
 #include "util/safe_text.h"
 
@@ -15,43 +15,10 @@ namespace {
 
 constexpr size_t kTopRows = 8;
 
-void line(std::string* o, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void line(std::string* o, const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  o->append(buf);
-  o->push_back('\n');
-}
-
 // Names may hold anything: control characters, bidi overrides and bad UTF-8 become '?', long
 // names are cut on a character boundary (util/safe_text.h, docs/hardening.md).
 std::string printable(std::string_view s, size_t max_len) {
   return display_safe(s, max_len);
-}
-
-// Markdown table cells: no pipes, backticks, angle brackets or control characters.
-std::string cell(std::string_view raw, size_t max_len) {
-  std::string out;
-  const std::string safe = display_safe(raw);  // bidi overrides and bad UTF-8 too
-  std::string_view s = safe;
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '|')
-      out += "\\|";
-    else if (c == '`')
-      out += "'";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else
-      out.push_back(c);
-  }
-  if (max_len && out.size() > max_len) out = out.substr(0, max_len - 3) + "...";
-  return out;
 }
 
 std::string dur(int64_t ns) {
@@ -90,17 +57,17 @@ std::string device_label(int64_t device) {
 void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   const TemporalBreakdown& tb = a.temporal;
   if (tb.has_gpu_ops) {
-    line(o, "GPU time (HTA temporal breakdown, span %s): idle %s, compute %s, non-compute %s",
+    append_line(o, "GPU time (HTA temporal breakdown, span %s): idle %s, compute %s, non-compute %s",
          dur(tb.span_ns).c_str(), pct(tb.idle_pct).c_str(), pct(tb.compute_pct).c_str(),
          pct(tb.non_compute_pct).c_str());
     std::string types;
     for (const KernelTypeRow& r : a.kernel_types.rows)
       types += (types.empty() ? "" : ", ") + r.label + " " + pct(r.percent);
-    line(o, "  by kernel type: %s", types.c_str());
-    line(o, "Idle time per stream (host wait / kernel wait / other, gaps < %s are kernel wait):",
+    append_line(o, "  by kernel type: %s", types.c_str());
+    append_line(o, "Idle time per stream (host wait / kernel wait / other, gaps < %s are kernel wait):",
          dur(kKernelWaitThresholdNs).c_str());
     for (const StreamIdle& s : a.idle.streams) {
-      line(o, "  %-22s %7llu ops  idle %-10s = %s (%llu) / %s (%llu) / %s (%llu)",
+      append_line(o, "  %-22s %7llu ops  idle %-10s = %s (%llu) / %s (%llu) / %s (%llu)",
            stream_label(s.device, s.stream).c_str(), static_cast<unsigned long long>(s.ops),
            dur(s.idle_total_ns()).c_str(), dur(s.idle_ns[0]).c_str(),
            static_cast<unsigned long long>(s.gaps[0].count), dur(s.idle_ns[1]).c_str(),
@@ -109,7 +76,7 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
     }
     const CommOverlap& co = a.comm_overlap;
     if (co.has_communication)
-      line(o, "Communication: %s, %s of it overlapped with computation",
+      append_line(o, "Communication: %s, %s of it overlapped with computation",
            dur(co.communication_ns).c_str(), pct(co.overlap_pct).c_str());
     const LaunchApiRow& l = a.launches.total;
     if (l.launches > 0) {
@@ -119,7 +86,7 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
         max_queue = std::max(max_queue, q.max_len);
         blocked += q.blocked_ns;
       }
-      line(o,
+      append_line(o,
            "Launches: %llu; short kernels %llu, launches > 50 us %llu, launch delay > 100 us "
            "%llu; median delay %s; longest launch queue %lld%s",
            static_cast<unsigned long long>(l.launches),
@@ -134,10 +101,10 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   // Without steps or GPU work (a browser or CPU profile) the breakdown says nothing.
   const bool breakdown_useful = sb.window_ns > 0 && (!sb.whole_trace || tb.has_gpu_ops);
   if (breakdown_useful)
-    line(o, "Step breakdown (%s, %s): %s", sb.whole_trace ? "whole trace" : "all steps",
+    append_line(o, "Step breakdown (%s, %s): %s", sb.whole_trace ? "whole trace" : "all steps",
          dur(sb.window_ns).c_str(), step_parts_text(sb).c_str());
   for (const DeviceMetrics& d : a.gpu_metrics.devices)
-    line(o,
+    append_line(o,
          "GPU metrics (%s, over %s): utilization %s, est. SM efficiency %s, est. achieved "
          "occupancy %s, tensor-core kernels %s of kernel time",
          device_label(d.device).c_str(), a.gpu_metrics.window_is_steps ? "the steps" : "the trace",
@@ -148,7 +115,7 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
     std::string reserved =
         m.peak_reserved == kNoValue ? std::string("-") : format_bytes(m.peak_reserved);
     std::string total = m.device_total > 0 ? " of " + format_bytes(m.device_total) : "";
-    line(o, "Memory (%s): peak allocated %s, peak reserved %s%s",
+    append_line(o, "Memory (%s): peak allocated %s, peak reserved %s%s",
          m.device == kNoValue ? "CPU" : device_label(m.device).c_str(),
          format_bytes(m.peak_allocated).c_str(), reserved.c_str(), total.c_str());
   }
@@ -158,25 +125,25 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
     for (const KernelClassRow& r : g.by_class)
       classes += (classes.empty() ? "" : ", ") + std::string(kernel_class_name(r.klass)) + " " +
                  pct(r.percent);
-    line(o, "Kernel classes (math %s): %s", pct(g.math_pct).c_str(), classes.c_str());
+    append_line(o, "Kernel classes (math %s): %s", pct(g.math_pct).c_str(), classes.c_str());
   }
   o->push_back('\n');
   if (!a.api_calls.rows.empty()) {
-    line(o, "Runtime API calls (CUDA, HIP, driver): %llu calls, %s",
+    append_line(o, "Runtime API calls (CUDA, HIP, driver): %llu calls, %s",
          static_cast<unsigned long long>(a.api_calls.count), dur(a.api_calls.total_ns).c_str());
     for (size_t i = 0; i < a.api_calls.rows.size() && i < kTopRows; ++i) {
       const NamedStatsRow& r = a.api_calls.rows[i];
-      line(o, "  %6.2f%% %12s %9llu calls  max %-10s %s", r.percent, dur(r.stats.total_ns).c_str(),
+      append_line(o, "  %6.2f%% %12s %9llu calls  max %-10s %s", r.percent, dur(r.stats.total_ns).c_str(),
            static_cast<unsigned long long>(r.stats.count), dur(r.stats.max_ns).c_str(),
            printable(t.str(r.name), 60).c_str());
     }
   }
   if (!a.cpu_ops.rows.empty()) {
-    line(o, "CPU ops by self time: %llu ops, %s self",
+    append_line(o, "CPU ops by self time: %llu ops, %s self",
          static_cast<unsigned long long>(a.cpu_ops.count), dur(a.cpu_ops.self_ns).c_str());
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
-      line(o, "  %6.2f%% self %-10s total %-10s %8llu calls  %s", r.self_percent,
+      append_line(o, "  %6.2f%% self %-10s total %-10s %8llu calls  %s", r.self_percent,
            dur(r.self_ns).c_str(), dur(r.total.total_ns).c_str(),
            static_cast<unsigned long long>(r.total.count),
            r.grouped ? kProfilerStepGroup : printable(t.str(r.name), 70).c_str());
@@ -235,8 +202,8 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     for (size_t i = 0; i < a.api_calls.rows.size() && i < kTopRows; ++i) {
       const NamedStatsRow& r = a.api_calls.rows[i];
       *o += "| " + format_fixed(r.percent, 2) + " | " + dur(r.stats.total_ns) + " | " +
-            std::to_string(r.stats.count) + " | " + dur(r.stats.max_ns) + " | `" +
-            cell(t.str(r.name), 80) + "` |\n";
+            std::to_string(r.stats.count) + " | " + dur(r.stats.max_ns) + " | " +
+            markdown_code_cell(t.str(r.name), 80) + " |\n";
     }
     *o += "\n";
   }
@@ -247,8 +214,9 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
       *o += "| " + format_fixed(r.self_percent, 2) + " | " + dur(r.self_ns) + " | " +
-            dur(r.total.total_ns) + " | " + std::to_string(r.total.count) + " | `" +
-            (r.grouped ? std::string(kProfilerStepGroup) : cell(t.str(r.name), 80)) + "` |\n";
+            dur(r.total.total_ns) + " | " + std::to_string(r.total.count) + " | " +
+            markdown_code_cell(r.grouped ? std::string_view(kProfilerStepGroup) : t.str(r.name), 80) +
+            " |\n";
     }
     *o += "\n";
   }

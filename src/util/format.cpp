@@ -1,5 +1,6 @@
 #include "util/format.h"
 
+#include <cstdarg>
 #include <cstdio>
 
 namespace ks {
@@ -28,6 +29,16 @@ std::string format_pct(double pct) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.1f%%", pct);
   return buf;
+}
+
+void append_line(std::string* out, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  out->append(buf);
+  out->push_back('\n');
 }
 
 }  // namespace ks
