@@ -13,18 +13,14 @@
 // "chromium,firefox").
 // Traces: examples/demo always; ../shared/traces when present (a WARN line says when it is not).
 import { chromium, firefox } from 'playwright-core';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { diffJson } from './diff.mjs';
+import { CLI, ROOT, SHOTS, TRACES, WASM_DIR, startServeMjs } from './lib.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const TRACES = resolve(ROOT, '../shared/traces');
-const CLI = resolve(ROOT, process.env.KINETOSCOPE_CLI || 'build/native/kinetoscope');
-const WASM_DIR = resolve(ROOT, process.env.KINETOSCOPE_WASM_DIR || 'build/wasm');
-const SHOTS = join(ROOT, 'build/screenshots');
 const SUBPATH = '/team/tools/kinetoscope';
 const DEMO = join(ROOT, 'examples/demo/cpu_transformer.pt.trace.json.gz');
 const TEST_TIMEOUT_MS = 90_000;
@@ -66,23 +62,10 @@ function buildDist(tmp) {
 function startServer(dist, tmp) {
   const empty = join(tmp, 'www');
   mkdirSync(empty, { recursive: true });
-  const args = ['scripts/serve.mjs', '--port', '0', '--root', empty, '--map', `${SUBPATH}=${dist}`, '--map', '/embed=examples/embed'];
+  const args = ['--root', empty, '--map', `${SUBPATH}=${dist}`, '--map', '/embed=examples/embed'];
   // Traces kept beside the page, as a team would, for ?url=.
   args.push('--map', `${SUBPATH}/traces=${existsSync(TRACES) ? TRACES : dirname(DEMO)}`);
-  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolvePromise, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('serve.mjs did not start within 10 s')), 10_000);
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /Kinetoscope: (http:\/\/\S+?)\/?\s/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolvePromise({ proc, origin: new URL(m[1]).origin });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
-  });
+  return startServeMjs(args);
 }
 
 const CONTEXT = { acceptDownloads: true, viewport: { width: 1280, height: 800 } };

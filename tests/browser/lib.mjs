@@ -27,10 +27,10 @@ export function needTraces() {
 
 // --- server and browser ---------------------------------------------------------------------------
 
-export function startServer(extra = []) {
-  const args = ['scripts/serve.mjs', '--port', '0', '--root', 'web', '--map', `/wasm=${WASM_DIR}`, '--map', '/examples=examples', ...extra];
-  if (existsSync(TRACES)) args.push('--map', `/traces=${TRACES}`);
-  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+// Starts scripts/serve.mjs with `args` (port 0: a free one) and resolves to { proc, origin }
+// once it prints its URL.
+export function startServeMjs(args) {
+  const proc = spawn(process.execPath, ['scripts/serve.mjs', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolvePromise, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('serve.mjs did not start within 10 s')), 10_000);
@@ -44,6 +44,13 @@ export function startServer(extra = []) {
     });
     proc.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
   });
+}
+
+// The page from web/, with the WASM build, the examples and (when present) ../shared/traces.
+export function startServer(extra = []) {
+  const args = ['--root', 'web', '--map', `/wasm=${WASM_DIR}`, '--map', '/examples=examples', ...extra];
+  if (existsSync(TRACES)) args.push('--map', `/traces=${TRACES}`);
+  return startServeMjs(args);
 }
 
 export async function startBrowser(profile) {

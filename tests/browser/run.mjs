@@ -7,12 +7,10 @@
 // Environment: CHROMIUM (default /usr/bin/chromium), KINETOSCOPE_CLI (default build/native/kinetoscope),
 // KINETOSCOPE_WASM_DIR (default build/wasm). Screenshots go to build/screenshots/.
 // Tests that need the real traces in ../shared/traces are skipped, with a message, when it is absent.
-import { chromium } from 'playwright-core';
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { diffJson } from './diff.mjs';
 import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
