@@ -175,7 +175,7 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
         const { page, log } = await openTimeline(ctx, origin, file);
         const { slice, at } = await kernelOnScreen(page, kernel);
         await page.mouse.click(at.x, at.y);
-        await page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return s.selection === i && s.details; }, slice, { timeout: 10_000 });
+        await page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return s.selection === i && s.details && s.details.slice === i; }, slice, { timeout: 10_000 });
         const s = await state(page);
         check(s.details.name === kernel, `clicked ${kernel}, details show ${s.details.name}`);
         check(s.details.kind === 'kernel', `details kind ${s.details.kind}`);
@@ -234,6 +234,16 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check(s2.mark && near(s2.mark.start_ns, s.area.start_ns, 1) && near(s2.mark.end_ns, s.area.end_ns, 1), 'M did not mark the area');
       check(near(s2.start_ns, s.area.start_ns, 1) && near(s2.end_ns, s.area.end_ns, 1), 'F did not focus the area');
       await shot(page, 'timeline-area', true);
+      // A row's "show": that name's occurrences highlighted, the window on those in the area.
+      const firstName = await page.locator('.tl-area tbody tr').first().locator('.clamp').textContent();
+      const top = agg.rows.find((r) => r.name === firstName);
+      check(top, `the first row's name ${firstName} is not in the aggregate`);
+      await page.locator('.tl-area tbody tr').first().locator('.tl-show').click();
+      await page.waitForFunction((name) => document.querySelector('.tl-search').value === name, top.name, { timeout: 10_000 });
+      await settle(page);
+      const s3 = await state(page);
+      check(s3.hits >= top.count, `${s3.hits} highlighted for ${top.count} × ${top.name} in the area`);
+      check(s3.start_ns < s.area.end_ns && s3.end_ns > s.area.start_ns, `the window ${s3.start_ns}..${s3.end_ns} is off the area`);
       noErrors(log);
       await page.close();
     },
@@ -309,6 +319,19 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check((await state(page)).hit === a.hit, 'Shift+N did not go back');
       const re = await api(page, () => window.kinetoscope.timeline.search('^aten::(mm|addmm)$', { regex: true }));
       check(re >= n, `the regex found ${re}, the substring ${n}`);
+      // Next and previous walk the regex's matches too.
+      const r1 = await api(page, () => window.kinetoscope.timeline.nextHit(1));
+      await page.waitForFunction((i) => { const t = window.kinetoscope.timeline.state(); return t.details && t.details.slice === i; }, r1);
+      const h1 = (await state(page)).hit;
+      check(/^aten::(mm|addmm)$/.test((await state(page)).details.name), 'the regex match selected is not one');
+      await page.keyboard.press('n');
+      await page.waitForFunction((h) => window.kinetoscope.timeline.state().hit !== h, h1);
+      const r2 = await state(page);
+      check(r2.hit === (h1 + 1) % re, `N after the regex went from ${h1} to ${r2.hit}`);
+      await page.waitForFunction((i) => { const t = window.kinetoscope.timeline.state(); return t.details && t.details.slice === t.selection; });
+      check(/^aten::(mm|addmm)$/.test((await state(page)).details.name), 'the next regex match is not one');
+      await page.keyboard.press('Shift+N');
+      await page.waitForFunction((h) => window.kinetoscope.timeline.state().hit === h, h1);
       const bad = await api(page, () => window.kinetoscope.timeline.search('(', { regex: true }));
       check(bad === -1 && (await page.getAttribute('.tl-search', 'class')).includes('bad'), 'a bad regex is not flagged');
       await api(page, () => window.kinetoscope.timeline.search('aten::mm'));
@@ -347,7 +370,8 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
         await page.keyboard.press('0');
         const at = await api(page, (i) => window.kinetoscope.timeline.locate(i), slice);
         await page.mouse.click(at.x, at.y);
-        await page.waitForFunction((i) => window.kinetoscope.timeline.state().selection === i, slice);
+        // The selection is set at once, its details when the worker answers.
+        await page.waitForFunction((i) => { const t = window.kinetoscope.timeline.state(); return t.details && t.details.slice === i; }, slice);
         check((await state(page)).details.depth === (name === 'k2' ? 1 : 2), `${name} is not on its own row`);
       }
       await shot(page, 'timeline-overlap');
@@ -597,7 +621,7 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check(outlined(f, kp, selectInk) && outlined(f, lp, linkInk) && f.some((e) => e.op === 'stroke' && e.style === linkInk), 'the kernel selected: its launch is not outlined, or no arrow');
       await shot(page, 'timeline-drawn-kernel');
       await page.click('.tl-details .tl-link');
-      await page.waitForFunction((i) => window.kinetoscope.timeline.state().selection === i, launchId);
+      await page.waitForFunction((i) => { const t = window.kinetoscope.timeline.state(); return t.details && t.details.slice === i; }, launchId);
       await page.keyboard.press('0');
       f = await lastFrame(page);
       check(outlined(f, lp, selectInk) && outlined(f, kp, linkInk) && f.some((e) => e.op === 'stroke' && e.style === linkInk), 'the launch selected: its kernel is not outlined, or no arrow');
@@ -612,6 +636,11 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check(outlined(f, await canvasPoint(page, bwdLink.to), linkInk), 'the backward op is not outlined');
       // Details: input shapes and the call stack, one frame per line; nesting as depth.
       check(s.details.depth === 1 && (await page.locator('.tl-details .tl-stack li').count()) === 2 && (await page.textContent('.tl-details')).includes('[[4,8],[8,8]]'), 'the details lack the depth, the stack frames or the input dims');
+      // ... and its facts: category, start, duration, self time (400 µs less its 20 µs launch).
+      const facts = await page.locator('.tl-details .tl-facts tr').allTextContents();
+      for (const want of ['Categorycpu_op (cpu_op)', 'Start50.00 µs from the first event', 'Duration400.0 µs', 'Self time380.0 µs (1 direct children)']) {
+        check(facts.includes(want), `the details lack "${want}": ${JSON.stringify(facts)}`);
+      }
       // F focuses the backward op; M marks it, with its duration against the capture.
       await api(page, (i) => window.kinetoscope.timeline.select(i), bwdLink.to);
       await page.locator('.tl-canvas').focus();

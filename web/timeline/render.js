@@ -111,7 +111,7 @@ function drawTrackSlices(ctx, st, lane, buckets, texts) {
       // Whole pixels; neighbours that round to the same pixel overlap, which costs nothing.
       const px0 = Math.round(left);
       const pw = Math.max(1, Math.round(left + w) - px0);
-      const hue = st.hueOf(d.name[k]);
+      const hue = d.hue[k];
       const merged = d.count[k] > 1;
       const b = merged ? buckets.busy[hue] : buckets.solid[hue];
       b.push(px0, y + 1, pw, ROW_H - 2);
@@ -131,6 +131,19 @@ function flush(ctx, colors, buckets) {
   }
 }
 
+// "1,234 slices" for merged runs: toLocaleString is slow enough to show in a frame's profile, and
+// the same counts recur frame after frame.
+const countLabels = new Map();
+function countLabel(n) {
+  let s = countLabels.get(n);
+  if (s === undefined) {
+    if (countLabels.size > 4096) countLabels.clear();
+    s = `${n.toLocaleString('en-US')} slices`;
+    countLabels.set(n, s);
+  }
+  return s;
+}
+
 function drawTexts(ctx, st, theme, texts) {
   const d = st.data;
   ctx.font = FONT;
@@ -143,7 +156,7 @@ function drawTexts(ctx, st, theme, texts) {
     if (w < MIN_TEXT_PX) continue;
     const name = st.names.get(d.name[k]) || '';
     // A merged run stands for many names; its color is its first slice's.
-    const label = d.count[k] > 1 ? `${d.count[k].toLocaleString('en-US')} slices` : name;
+    const label = d.count[k] > 1 ? countLabel(d.count[k]) : name;
     const text = truncate(ctx, label, w);
     if (text) ctx.fillText(text, left + 3, texts[i + 2] + ROW_H / 2);
   }
@@ -341,10 +354,13 @@ function drawRuler(ctx, st, theme, step, ticks) {
   ctx.fillStyle = theme.muted;
   ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
   ctx.fillStyle = theme.ink;
+  if (!charWidth) charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
   for (const t of ticks) {
     const x = Math.round(xOf(st, t));
     ctx.fillRect(x, RULER_H - 8, 1, 8);
-    ctx.fillText(fmtTick(t, step), x + 3, 9);
+    // A label the right edge would cut ("0.01") is left out; its tick stays.
+    const label = fmtTick(t, step);
+    if (x + 3 + label.length * charWidth <= st.width) ctx.fillText(label, x + 3, 9);
   }
   // Step numbers where the band is wide enough.
   ctx.fillStyle = theme.stepInk;
@@ -375,6 +391,8 @@ function drawRuler(ctx, st, theme, step, ticks) {
   }
 }
 
+const visibleLanes = []; // reused across frames
+
 // buckets: {solid: [[]...], busy: [[]...]} reused across frames.
 export function drawFrame(ctx, st, buckets, texts) {
   const theme = THEMES[st.theme] || THEMES.light;
@@ -385,7 +403,8 @@ export function drawFrame(ctx, st, buckets, texts) {
   if (!st.layout || !st.geo) return;
   const { step, ticks } = ticksFor(st);
   const lanes = st.geo.lanes;
-  const visible = [];
+  const visible = visibleLanes;
+  visible.length = 0;
   for (let i = laneIndexAt(lanes, st.scrollY); i < lanes.length; i++) {
     const l = lanes[i];
     if (screenY(st, l.y) > st.height) break;

@@ -242,6 +242,9 @@ export function createTimeline({ post, section, onShow }) {
     };
     d.series = ranges(d.cSeries);
     d.instRows = ranges(d.iTrack);
+    // Each rectangle's color, once per answer rather than a map lookup per rectangle per frame.
+    d.hue = new Uint8Array(d.start.length);
+    for (let k = 0; k < d.hue.length; k++) d.hue[k] = st.hueOf(d.name[k]);
   }
   async function query() {
     if (inflight || !visible || !st.layout || !needsQuery()) return;
