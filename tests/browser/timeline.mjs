@@ -71,6 +71,7 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       wrap('strokeRect', (c, a) => ({ op: 'strokeRect', style: c.strokeStyle, x: a[0], y: a[1], w: a[2], h: a[3] }));
       wrap('fill', (c) => ({ op: 'fill', style: c.fillStyle }));
       wrap('stroke', (c) => ({ op: 'stroke', style: c.strokeStyle }));
+      wrap('moveTo', (c, a) => ({ op: 'moveTo', x: a[0], y: a[1] }));
     });
   }
   // The calls of a frame drawn now.
@@ -548,6 +549,8 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
         ...Array.from({ length: 21 }, (_, i) => ({ ph: 'C', name: 'GPU memory', pid: 100, ts: i * 100, args: { allocated: (i % 5) * 10 } })),
         { ph: 'i', s: 't', name: 'checkpoint', pid: 100, tid: 1, ts: 500 },
         { ph: 'i', s: 't', name: 'checkpoint', pid: 100, tid: 1, ts: 1500 },
+        // 30 instants 1 µs apart: under a pixel each on the whole trace, drawn as one band.
+        ...Array.from({ length: 30 }, (_, i) => ({ ph: 'i', s: 't', name: 'tick', pid: 100, tid: 1, ts: 1700 + i })),
       ];
       writeFileSync(file, JSON.stringify({ traceEvents: events }));
       const { page, log } = await openTimeline(ctx, origin, file);
@@ -582,6 +585,9 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       // Counters: a line and an area; instants: filled marks.
       check(f.some((e) => e.op === 'stroke' && e.style === counterInk) && f.some((e) => e.op === 'fill' && e.style === counterInk), 'the counter is not drawn as a line over an area');
       check(f.some((e) => e.op === 'fill' && e.style === instantInk), 'the instants are not drawn');
+      const main = s0.lanes.find((l) => l.name === 'main thread');
+      const marks = f.filter((e) => e.op === 'moveTo' && near(e.y, s0.ruler_h + main.y + 2 - s0.scroll_y, 0.01));
+      check(marks.length === 3 && near(marks[0].x + 3, xOf(s0, 500e3), 0.01) && near(marks[2].x + 3, xOf(s0, 1700e3), 0.01), `instant marks: ${JSON.stringify(marks)} (two marks and one band expected)`);
       // Colors by name: both aten::linear the same fill, the palette's for that name; text in slices.
       const hueFill = await api(page, async (names) => {
         const { palette, hueIndex } = await import('/timeline/colors.js');

@@ -52,8 +52,14 @@ export function rowY(st, track, depth) {
   return screenY(st, lane.rowsTop + depth * ROW_H);
 }
 
-function truncate(ctx, text, px) {
+// The average character width of FONT, measured once: text is cut by it, with no measureText per
+// label per frame.
+function measureChar(ctx) {
   if (!charWidth) charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
+}
+
+function truncate(ctx, text, px) {
+  measureChar(ctx);
   const fits = Math.floor((px - 6) / charWidth);
   if (fits <= 1) return '';
   return text.length <= fits ? text : `${text.slice(0, fits - 1)}…`;
@@ -134,19 +140,22 @@ function flush(ctx, colors, buckets) {
 // "1,234 slices" for merged runs: toLocaleString is slow enough to show in a frame's profile, and
 // the same counts recur frame after frame.
 const countLabels = new Map();
-function countLabel(n) {
+function countLabel(n, px) {
   let s = countLabels.get(n);
   if (s === undefined) {
     if (countLabels.size > 4096) countLabels.clear();
-    s = `${n.toLocaleString('en-US')} slices`;
+    s = n.toLocaleString('en-US');
     countLabels.set(n, s);
   }
-  return s;
+  const fits = Math.floor((px - 6) / charWidth);
+  if (s.length + 7 <= fits) return `${s} slices`;
+  return s.length <= fits ? s : '';
 }
 
 function drawTexts(ctx, st, theme, texts) {
   const d = st.data;
   ctx.font = FONT;
+  measureChar(ctx);
   ctx.fillStyle = theme.sliceInk;
   ctx.textBaseline = 'middle';
   for (let i = 0; i < texts.length; i += 4) {
@@ -156,7 +165,8 @@ function drawTexts(ctx, st, theme, texts) {
     if (w < MIN_TEXT_PX) continue;
     const name = st.names.get(d.name[k]) || '';
     // A merged run stands for many names; its color is its first slice's.
-    const label = d.count[k] > 1 ? countLabel(d.count[k]) : name;
+    // A merged run's count is not cut ("4,…" says nothing): "1,234 slices", "1,234" or no text.
+    const label = d.count[k] > 1 ? countLabel(d.count[k], w) : name;
     const text = truncate(ctx, label, w);
     if (text) ctx.fillText(text, left + 3, texts[i + 2] + ROW_H / 2);
   }
@@ -168,17 +178,35 @@ function drawInstants(ctx, st, theme, lane) {
   const r = d && d.instRows.get(lane.track.id);
   if (!r) return;
   const y = screenY(st, lane.y + 2);
+  const tip = y + INSTANT_H - 3;
   ctx.fillStyle = theme.instant;
   ctx.beginPath();
+  // A mark is a 6 px triangle; marks under 3 px apart make one band (a trapezoid) instead of a
+  // triangle each: path building was most of a zoomed-out frame's cost on traces with dense
+  // instants (one mark per pixel).
+  let first = NaN;
+  let last = NaN;
+  const mark = () => {
+    if (first !== first) return;
+    ctx.moveTo(first - 3, y);
+    ctx.lineTo(last + 3, y);
+    ctx.lineTo(last, tip);
+    if (last !== first) ctx.lineTo(first, tip);
+    ctx.closePath();
+  };
   for (let k = lowerBound(d.iTs, r[0], r[1], st.view.start); k < r[1]; k++) {
     const t = d.iTs[k];
     if (t > st.view.end) break;
     const x = xOf(st, t);
-    ctx.moveTo(x, y + INSTANT_H - 3);
-    ctx.lineTo(x - 3, y);
-    ctx.lineTo(x + 3, y);
-    ctx.closePath();
+    if (x - last < 3) {
+      last = x;
+      continue;
+    }
+    mark();
+    first = x;
+    last = x;
   }
+  mark();
   ctx.fill();
 }
 
@@ -354,7 +382,7 @@ function drawRuler(ctx, st, theme, step, ticks) {
   ctx.fillStyle = theme.muted;
   ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
   ctx.fillStyle = theme.ink;
-  if (!charWidth) charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
+  measureChar(ctx);
   for (const t of ticks) {
     const x = Math.round(xOf(st, t));
     ctx.fillRect(x, RULER_H - 8, 1, 8);
