@@ -465,6 +465,17 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       const s2 = await state(page);
       check(near(s2.end_ns, 3.2005e6, 1), `the edited link's end is 3200.5 µs, the timeline shows ${s2.end_ns / 1e3}`);
       await shot(page, 'timeline-deep-link');
+      // Another trace loaded in this tab opens fitted: the range the timeline wrote for the first
+      // trace is not a link to the second.
+      await page.locator('.tl-canvas').focus();
+      await page.keyboard.press('d');
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash) && !location.hash.includes('t=3000,3200.5'), null, { timeout: 10_000 });
+      check((await loadFile(page, join(TRACES, GZ))) === 'ready', 'the second trace did not load');
+      await page.click('#tabs button[data-tab="timeline"]');
+      await api(page, () => window.kinetoscope.timeline.show());
+      await settle(page);
+      const s3 = await state(page);
+      check(near(s3.start_ns, -0.01 * s3.span_ns, 1) && near(s3.end_ns, 1.01 * s3.span_ns, 1), `the second trace opened on ${s3.start_ns}..${s3.end_ns}, not fitted to its ${s3.span_ns} ns`);
       noErrors(log);
       await page.close();
     },
@@ -659,6 +670,10 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       const pct = (100 * 200e3) / s.span_ns;
       const markLabel = `200.0 µs · ${pct.toFixed(1)}% of the capture`;
       check(texts(f).includes(markLabel), `no "${markLabel}": ${texts(f).filter((x) => x.includes('%'))}`);
+      // No tick label is drawn through it.
+      const markText = f.find((e) => e.op === 'text' && e.text === markLabel);
+      const through = f.filter((e) => e.op === 'text' && e.y === 9 && e.x > markText.x - 40 && e.x < markText.x + markLabel.length * 5);
+      check(!through.length, `tick labels drawn under the mark's label: ${JSON.stringify(through)}`);
       // The dark theme: dark background, dark ink on slices, the dark palette.
       await page.click('.tl-theme');
       f = await lastFrame(page);

@@ -379,24 +379,10 @@ function drawRuler(ctx, st, theme, step, ticks) {
   ctx.fillRect(0, 0, st.width, RULER_H);
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
-  ctx.fillStyle = theme.muted;
-  ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
-  ctx.fillStyle = theme.ink;
   measureChar(ctx);
-  for (const t of ticks) {
-    const x = Math.round(xOf(st, t));
-    ctx.fillRect(x, RULER_H - 8, 1, 8);
-    // A label the right edge would cut ("0.01") is left out; its tick stays.
-    const label = fmtTick(t, step);
-    if (x + 3 + label.length * charWidth <= st.width) ctx.fillText(label, x + 3, 9);
-  }
-  // Step numbers where the band is wide enough.
-  ctx.fillStyle = theme.stepInk;
-  for (const s of st.layout.steps) {
-    const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
-    const x1 = Math.min(st.width, xOf(st, s.end_ns));
-    if (x1 - x0 > 50) ctx.fillText(truncate(ctx, `step ${s.number}`, x1 - x0), x0 + 3, RULER_H - 7);
-  }
+  // The mark's label ("1.20 ms · 3.4% of the capture") first: tick and step labels under it are
+  // left out rather than drawn through it.
+  let markBox = null;
   if (st.mark) {
     const x0 = Math.max(LABEL_W, xOf(st, st.mark.start));
     const x1 = Math.min(st.width, xOf(st, st.mark.end));
@@ -405,11 +391,35 @@ function drawRuler(ctx, st, theme, step, ticks) {
     const label = `${fmtDur(dur)} · ${pct.toFixed(pct < 1 ? 2 : 1)}% of the capture`;
     ctx.font = BOLD;
     const w = ctx.measureText(label).width + 10;
-    const x = Math.min(Math.max(LABEL_W, (x0 + x1) / 2 - w / 2), st.width - w);
+    ctx.font = FONT;
+    markBox = { x: Math.min(Math.max(LABEL_W, (x0 + x1) / 2 - w / 2), st.width - w), w, label };
+  }
+  const free = (x, text) => !markBox || x + text.length * charWidth < markBox.x || x > markBox.x + markBox.w;
+  ctx.fillStyle = theme.muted;
+  ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
+  ctx.fillStyle = theme.ink;
+  for (const t of ticks) {
+    const x = Math.round(xOf(st, t));
+    ctx.fillRect(x, RULER_H - 8, 1, 8);
+    // A label the right edge would cut ("0.01") is left out; its tick stays.
+    const label = fmtTick(t, step);
+    if (x + 3 + label.length * charWidth <= st.width && free(x + 3, label)) ctx.fillText(label, x + 3, 9);
+  }
+  // Step numbers where the band is wide enough.
+  ctx.fillStyle = theme.stepInk;
+  for (const s of st.layout.steps) {
+    const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
+    const x1 = Math.min(st.width, xOf(st, s.end_ns));
+    if (x1 - x0 <= 50) continue;
+    const label = truncate(ctx, `step ${s.number}`, x1 - x0);
+    if (label && free(x0 + 3, label)) ctx.fillText(label, x0 + 3, RULER_H - 7);
+  }
+  if (markBox) {
+    ctx.font = BOLD;
     ctx.fillStyle = theme.markLine;
-    ctx.fillRect(x, RULER_H - 16, w, 15);
+    ctx.fillRect(markBox.x, RULER_H - 16, markBox.w, 15);
     ctx.fillStyle = theme.bg;
-    ctx.fillText(label, x + 5, RULER_H - 8);
+    ctx.fillText(markBox.label, markBox.x + 5, RULER_H - 8);
   }
   ctx.fillStyle = theme.grid;
   ctx.fillRect(0, RULER_H - 1, st.width, 1);

@@ -313,6 +313,7 @@ export function createTimeline({ post, section, onShow }) {
 
   // --- the view in the link (web/share/view.js) -----------------------------------------------------
   let shareTimer = 0;
+  let written = null; // the last `t` this timeline wrote, in µs
   function shareViewSoon() {
     clearTimeout(shareTimer);
     shareTimer = setTimeout(() => {
@@ -320,6 +321,7 @@ export function createTimeline({ post, section, onShow }) {
       if (!visible || !st.layout || !k || typeof k.setView !== 'function') return;
       const t = [st.view.start / 1e3, st.view.end / 1e3].map((x) => Math.round(x * 1000) / 1000);
       try {
+        written = t;
         k.setView({ t }, 'timeline');
       } catch {
         /* a view the sharing module refuses is not worth an error here */
@@ -328,6 +330,9 @@ export function createTimeline({ post, section, onShow }) {
   }
   function followView(v, source) {
     if (source === 'timeline' || !v || !v.t) return;
+    // A range this timeline wrote while showing the previous trace is not a link to the next one:
+    // a newly loaded trace opens fitted, unless the range came from the link or was edited.
+    if (source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1]) return;
     pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
     if (st.layout) applyPendingRange();
   }
