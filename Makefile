@@ -65,7 +65,7 @@ bench: native wasm
 # The timeline under load (bench/timeline/run.mjs; results in docs/performance.md): a 2M-event trace,
 # 10 s of scripted pan and zoom in headless Chromium.
 bench-timeline: native wasm
-	@KINETOSCOPE_WASM_DIR=$(WASM_OUT) node bench/timeline/run.mjs
+	@KINETOSCOPE_WASM_DIR=$(WASM_OUT) node bench/timeline/run.mjs --cpu-time
 	@g++ -std=c++17 -O2 -march=native -Isrc bench/timeline/lod_native.cpp $(NATIVE)/libks_core.a -lsimdjson -lz -o build/bench/lod_native
 	@build/bench/lod_native build/bench/timeline_2m.json
 

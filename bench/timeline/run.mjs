@@ -6,7 +6,10 @@
 // drawing including its rasterization: the canvas is read back one pixel per frame, and the interval
 // between animation frames while moving) and the level-of-detail query cost in the worker.
 //
-//   node bench/timeline/run.mjs [--events N] [--trace FILE] [--js-only]
+//   node bench/timeline/run.mjs [--events N] [--trace FILE] [--js-only] [--cpu-time]
+// --cpu-time: also record a Chromium performance trace during the scripted part and report each
+// animation frame's main-thread CPU time (its FireAnimationFrame event's thread duration) beside its
+// wall time: on a shared machine the gap between the two is time the frame waited for a core.
 // Environment as the browser tests: KINETOSCOPE_WASM_DIR, CHROMIUM. Results: build/bench/timeline.json.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,24 @@ const EVENTS = Number(opt('--events', 2_000_000));
 const TRACE = resolve(ROOT, opt('--trace', `build/bench/timeline_${Math.round(EVENTS / 1e6)}m.json`));
 // --js-only: leave rasterization out of the frame time (to see what the drawing code itself costs).
 const RASTER = !args.includes('--js-only');
+const CPU_TIME = args.includes('--cpu-time');
 const OUT = join(ROOT, `build/bench/timeline${RASTER ? '' : '-js-only'}.json`);
+
+// Starts a Chromium performance trace of the page; stop() resolves to its events.
+async function startCpuTrace(ctx, page) {
+  const cdp = await ctx.newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline'] }, transferMode: 'ReportEvents' });
+  return {
+    async stop() {
+      const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+      await cdp.send('Tracing.end');
+      await done;
+      return events;
+    },
+  };
+}
 
 function pct(values, p) {
   if (!values.length) return null;
@@ -87,6 +107,7 @@ async function main() {
       await page.keyboard.up(key);
     };
     const loadBefore = loadavg()[0];
+    const cpuTrace = CPU_TIME ? await startCpuTrace(ctx, page) : null;
     const start = Date.now();
     await hold('w', 2000); // zoom in ~100x at the mouse
     await hold('d', 1500); // pan right
@@ -112,6 +133,8 @@ async function main() {
     await hold('w', Math.max(200, 10_000 - (Date.now() - start))); // the rest of the 10 s
     const scriptS = (Date.now() - start) / 1000;
     await page.evaluate(() => window.kinetoscope.timeline.settled());
+    // Animation frames on the page's main thread: wall time (dur) and CPU time (tdur), in µs.
+    const frames = cpuTrace ? (await cpuTrace.stop()).filter((e) => e.name === 'FireAnimationFrame' && e.ph === 'X' && e.dur > 0) : [];
     const st = await page.evaluate(() => window.kinetoscope.timeline.stats(true));
     await page.evaluate(() => window.kinetoscope.timeline.measureRaster(false));
     await shot(page, 'timeline-bench');
@@ -135,6 +158,12 @@ async function main() {
       fit_query_worker_ms: summary(fit.map((q) => q.ms)),
       fit_query_searches: summary(fit.map((q) => q.searches)),
       fit_query_rects: summary(fit.map((q) => q.rects)),
+      ...(CPU_TIME
+        ? {
+            raf_wall_ms: summary(frames.map((e) => e.dur / 1000)),
+            raf_cpu_ms: summary(frames.filter((e) => e.tdur !== undefined).map((e) => e.tdur / 1000)),
+          }
+        : {}),
       errors: log.errors,
     };
     mkdirSync(join(ROOT, 'build/bench'), { recursive: true });
@@ -142,6 +171,10 @@ async function main() {
     console.log(`scripted pan/zoom: ${scriptS.toFixed(1)} s, ${st.draws.length} frames, ${st.queries.length} LOD queries (load average ${result.load_average.join(' -> ')} on ${cpus().length} cores)`);
     console.log(line(RASTER ? 'frame: draw + raster (main thread)' : 'frame: draw calls only (main thread)', result.frame_draw_ms));
     console.log(line('frame: interval while animating', result.frame_interval_ms));
+    if (CPU_TIME) {
+      console.log(line('animation frame, wall (trace)', result.raf_wall_ms));
+      console.log(line('animation frame, main-thread CPU', result.raf_cpu_ms));
+    }
     console.log(line('LOD query in the worker (WASM)', result.query_worker_ms));
     console.log(line('LOD query round trip', result.query_roundtrip_ms));
     console.log(line('LOD query lookups (searches)', result.query_searches, ''));

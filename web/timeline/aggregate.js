@@ -3,6 +3,7 @@
 // `kinetoscope aggregate`). Sortable and filterable like the report's tables; a row's button shows
 // that name's occurrences on the timeline.
 import { h } from '../views/dom.js';
+import { inertName } from '../views/inert.js';
 import { fmtInt, fmtUs } from '../views/format.js';
 import { dataTable } from '../views/table.js';
 
@@ -22,7 +23,7 @@ export function renderAggregate(box, agg, { onShow }) {
       'span',
       { className: 'tl-agg-name' },
       h('button', { type: 'button', className: 'tl-show', title: 'Show these on the timeline', 'aria-label': 'Show these on the timeline', onclick: () => onShow && onShow(v) }),
-      h('span', { className: 'clamp', title: v }, v),
+      h('span', { className: 'clamp', title: inertName(v) }, inertName(v)),
     );
   const columns = [
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },

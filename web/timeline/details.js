@@ -1,8 +1,10 @@
 // The details panel of the selected slice: what the model knows (name, category, times, self time,
 // track, ids, launch configuration), the links (its launch or its kernel, its parent, flows) as
 // buttons that select the other end, and all the event's own args, read back from the trace's bytes
-// by the worker. Every string from the trace goes in as text (dom.js h()).
+// by the worker. Every string from the trace goes in as text (dom.js h()), made inert first
+// (views/inert.js: controls shown as escapes, long names cut).
 import { h } from '../views/dom.js';
+import { NAME_MAX, inertLines, inertName } from '../views/inert.js';
 import { fmtDur } from './units.js';
 
 function row(label, ...value) {
@@ -14,17 +16,21 @@ function linkButton(brief, onSelect, prefix = '') {
   return h(
     'button',
     { type: 'button', className: 'tl-link', dataset: { slice: String(brief.slice) }, onclick: () => onSelect(brief.slice) },
-    `${prefix}${brief.name}`,
+    `${prefix}${inertName(brief.name)}`,
     h('span', { className: 'muted' }, ` · ${fmtDur(brief.dur_ns)}`),
   );
 }
 
+// Arg values may be long (shapes, call stacks): a longer cut than names.
+const VALUE_MAX = 4 * NAME_MAX;
+const TEXT_MAX = 64 * 1024;
+
 function argValue(key, v) {
   if (typeof v === 'string' && /stack/i.test(key) && v.includes(';')) {
-    return h('ol', { className: 'tl-stack' }, v.split(';').filter(Boolean).map((f) => h('li', null, f)));
+    return h('ol', { className: 'tl-stack' }, v.split(';').filter(Boolean).map((f) => h('li', null, inertName(f, VALUE_MAX))));
   }
-  if (v !== null && typeof v === 'object') return h('code', null, JSON.stringify(v));
-  return h('code', null, String(v));
+  if (v !== null && typeof v === 'object') return h('code', null, inertName(JSON.stringify(v), VALUE_MAX));
+  return h('code', null, inertName(v, VALUE_MAX));
 }
 
 export function renderDetails(box, d, { flows, onSelect }) {
@@ -33,11 +39,11 @@ export function renderDetails(box, d, { flows, onSelect }) {
     return;
   }
   const rows = [
-    row('Category', d.cat || '—', h('span', { className: 'muted' }, ` (${d.kind})`)),
+    row('Category', inertName(d.cat) || '—', h('span', { className: 'muted' }, ` (${d.kind})`)),
     row('Start', fmtDur(d.start_ns), h('span', { className: 'muted' }, ' from the first event')),
     row('Duration', fmtDur(d.dur_ns)),
     row('Self time', fmtDur(d.self_ns), h('span', { className: 'muted' }, d.children ? ` (${d.children} direct children)` : '')),
-    row('Track', `${d.process_name || `pid ${d.pid}`} › ${d.track_name}`, h('span', { className: 'muted' }, ` · depth ${d.depth}`)),
+    row('Track', `${inertName(d.process_name) || `pid ${d.pid}`} › ${inertName(d.track_name)}`, h('span', { className: 'muted' }, ` · depth ${d.depth}`)),
   ];
   if (d.correlation !== null) rows.push(row('Correlation', String(d.correlation)));
   if (d.external_id !== null) rows.push(row('External id', String(d.external_id)));
@@ -61,14 +67,14 @@ export function renderDetails(box, d, { flows, onSelect }) {
   }
   const args = d.args && typeof d.args === 'object' ? Object.entries(d.args) : [];
   const parts = [
-    h('h3', { className: 'tl-name', title: d.name }, d.name),
+    h('h3', { className: 'tl-name', title: inertName(d.name) }, inertName(d.name)),
     h('table', { className: 'tl-facts' }, h('tbody', null, rows)),
     links.length ? h('div', { className: 'tl-links' }, links) : null,
     h('h4', null, 'Args'),
     args.length
-      ? h('table', { className: 'tl-args' }, h('tbody', null, args.map(([k, v]) => row(k, argValue(k, v)))))
-      : h('p', { className: 'muted' }, d.note || (d.args ? 'This event has no args.' : 'No args.')),
-    d.text ? h('details', null, h('summary', null, `Event JSON (${d.byte_len} bytes at offset ${d.file_offset})`), h('pre', { className: 'json' }, d.text)) : null,
+      ? h('table', { className: 'tl-args' }, h('tbody', null, args.map(([k, v]) => row(inertName(k), argValue(k, v)))))
+      : h('p', { className: 'muted' }, inertName(d.note, VALUE_MAX) || (d.args ? 'This event has no args.' : 'No args.')),
+    d.text ? h('details', null, h('summary', null, `Event JSON (${d.byte_len} bytes at offset ${d.file_offset})`), h('pre', { className: 'json' }, inertLines(d.text, TEXT_MAX))) : null,
     h('p', { className: 'muted' }, `Trace time: ${d.ts_ns} ns`),
   ];
   box.replaceChildren(...parts.filter(Boolean)); // replaceChildren would write null as text

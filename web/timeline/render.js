@@ -52,8 +52,14 @@ export function rowY(st, track, depth) {
   return screenY(st, lane.rowsTop + depth * ROW_H);
 }
 
-function truncate(ctx, text, px) {
+// The average character width of FONT, measured once: text is cut by it, with no measureText per
+// label per frame.
+function measureChar(ctx) {
   if (!charWidth) charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
+}
+
+function truncate(ctx, text, px) {
+  measureChar(ctx);
   const fits = Math.floor((px - 6) / charWidth);
   if (fits <= 1) return '';
   return text.length <= fits ? text : `${text.slice(0, fits - 1)}…`;
@@ -111,7 +117,7 @@ function drawTrackSlices(ctx, st, lane, buckets, texts) {
       // Whole pixels; neighbours that round to the same pixel overlap, which costs nothing.
       const px0 = Math.round(left);
       const pw = Math.max(1, Math.round(left + w) - px0);
-      const hue = st.hueOf(d.name[k]);
+      const hue = d.hue[k];
       const merged = d.count[k] > 1;
       const b = merged ? buckets.busy[hue] : buckets.solid[hue];
       b.push(px0, y + 1, pw, ROW_H - 2);
@@ -131,9 +137,25 @@ function flush(ctx, colors, buckets) {
   }
 }
 
+// "1,234 slices" for merged runs: toLocaleString is slow enough to show in a frame's profile, and
+// the same counts recur frame after frame.
+const countLabels = new Map();
+function countLabel(n, px) {
+  let s = countLabels.get(n);
+  if (s === undefined) {
+    if (countLabels.size > 4096) countLabels.clear();
+    s = n.toLocaleString('en-US');
+    countLabels.set(n, s);
+  }
+  const fits = Math.floor((px - 6) / charWidth);
+  if (s.length + 7 <= fits) return `${s} slices`;
+  return s.length <= fits ? s : '';
+}
+
 function drawTexts(ctx, st, theme, texts) {
   const d = st.data;
   ctx.font = FONT;
+  measureChar(ctx);
   ctx.fillStyle = theme.sliceInk;
   ctx.textBaseline = 'middle';
   for (let i = 0; i < texts.length; i += 4) {
@@ -143,7 +165,8 @@ function drawTexts(ctx, st, theme, texts) {
     if (w < MIN_TEXT_PX) continue;
     const name = st.names.get(d.name[k]) || '';
     // A merged run stands for many names; its color is its first slice's.
-    const label = d.count[k] > 1 ? `${d.count[k].toLocaleString('en-US')} slices` : name;
+    // A merged run's count is not cut ("4,…" says nothing): "1,234 slices", "1,234" or no text.
+    const label = d.count[k] > 1 ? countLabel(d.count[k], w) : name;
     const text = truncate(ctx, label, w);
     if (text) ctx.fillText(text, left + 3, texts[i + 2] + ROW_H / 2);
   }
@@ -155,17 +178,35 @@ function drawInstants(ctx, st, theme, lane) {
   const r = d && d.instRows.get(lane.track.id);
   if (!r) return;
   const y = screenY(st, lane.y + 2);
+  const tip = y + INSTANT_H - 3;
   ctx.fillStyle = theme.instant;
   ctx.beginPath();
+  // A mark is a 6 px triangle; marks under 3 px apart make one band (a trapezoid) instead of a
+  // triangle each: path building was most of a zoomed-out frame's cost on traces with dense
+  // instants (one mark per pixel).
+  let first = NaN;
+  let last = NaN;
+  const mark = () => {
+    if (first !== first) return;
+    ctx.moveTo(first - 3, y);
+    ctx.lineTo(last + 3, y);
+    ctx.lineTo(last, tip);
+    if (last !== first) ctx.lineTo(first, tip);
+    ctx.closePath();
+  };
   for (let k = lowerBound(d.iTs, r[0], r[1], st.view.start); k < r[1]; k++) {
     const t = d.iTs[k];
     if (t > st.view.end) break;
     const x = xOf(st, t);
-    ctx.moveTo(x, y + INSTANT_H - 3);
-    ctx.lineTo(x - 3, y);
-    ctx.lineTo(x + 3, y);
-    ctx.closePath();
+    if (x - last < 3) {
+      last = x;
+      continue;
+    }
+    mark();
+    first = x;
+    last = x;
   }
+  mark();
   ctx.fill();
 }
 
@@ -338,21 +379,10 @@ function drawRuler(ctx, st, theme, step, ticks) {
   ctx.fillRect(0, 0, st.width, RULER_H);
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
-  ctx.fillStyle = theme.muted;
-  ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
-  ctx.fillStyle = theme.ink;
-  for (const t of ticks) {
-    const x = Math.round(xOf(st, t));
-    ctx.fillRect(x, RULER_H - 8, 1, 8);
-    ctx.fillText(fmtTick(t, step), x + 3, 9);
-  }
-  // Step numbers where the band is wide enough.
-  ctx.fillStyle = theme.stepInk;
-  for (const s of st.layout.steps) {
-    const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
-    const x1 = Math.min(st.width, xOf(st, s.end_ns));
-    if (x1 - x0 > 50) ctx.fillText(truncate(ctx, `step ${s.number}`, x1 - x0), x0 + 3, RULER_H - 7);
-  }
+  measureChar(ctx);
+  // The mark's label ("1.20 ms · 3.4% of the capture") first: tick and step labels under it are
+  // left out rather than drawn through it.
+  let markBox = null;
   if (st.mark) {
     const x0 = Math.max(LABEL_W, xOf(st, st.mark.start));
     const x1 = Math.min(st.width, xOf(st, st.mark.end));
@@ -361,11 +391,35 @@ function drawRuler(ctx, st, theme, step, ticks) {
     const label = `${fmtDur(dur)} · ${pct.toFixed(pct < 1 ? 2 : 1)}% of the capture`;
     ctx.font = BOLD;
     const w = ctx.measureText(label).width + 10;
-    const x = Math.min(Math.max(LABEL_W, (x0 + x1) / 2 - w / 2), st.width - w);
+    ctx.font = FONT;
+    markBox = { x: Math.min(Math.max(LABEL_W, (x0 + x1) / 2 - w / 2), st.width - w), w, label };
+  }
+  const free = (x, text) => !markBox || x + text.length * charWidth < markBox.x || x > markBox.x + markBox.w;
+  ctx.fillStyle = theme.muted;
+  ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
+  ctx.fillStyle = theme.ink;
+  for (const t of ticks) {
+    const x = Math.round(xOf(st, t));
+    ctx.fillRect(x, RULER_H - 8, 1, 8);
+    // A label the right edge would cut ("0.01") is left out; its tick stays.
+    const label = fmtTick(t, step);
+    if (x + 3 + label.length * charWidth <= st.width && free(x + 3, label)) ctx.fillText(label, x + 3, 9);
+  }
+  // Step numbers where the band is wide enough.
+  ctx.fillStyle = theme.stepInk;
+  for (const s of st.layout.steps) {
+    const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
+    const x1 = Math.min(st.width, xOf(st, s.end_ns));
+    if (x1 - x0 <= 50) continue;
+    const label = truncate(ctx, `step ${s.number}`, x1 - x0);
+    if (label && free(x0 + 3, label)) ctx.fillText(label, x0 + 3, RULER_H - 7);
+  }
+  if (markBox) {
+    ctx.font = BOLD;
     ctx.fillStyle = theme.markLine;
-    ctx.fillRect(x, RULER_H - 16, w, 15);
+    ctx.fillRect(markBox.x, RULER_H - 16, markBox.w, 15);
     ctx.fillStyle = theme.bg;
-    ctx.fillText(label, x + 5, RULER_H - 8);
+    ctx.fillText(markBox.label, markBox.x + 5, RULER_H - 8);
   }
   ctx.fillStyle = theme.grid;
   ctx.fillRect(0, RULER_H - 1, st.width, 1);
@@ -374,6 +428,8 @@ function drawRuler(ctx, st, theme, step, ticks) {
     ctx.fillRect(st.mouse.x, RULER_H, 1, st.height - RULER_H);
   }
 }
+
+const visibleLanes = []; // reused across frames
 
 // buckets: {solid: [[]...], busy: [[]...]} reused across frames.
 export function drawFrame(ctx, st, buckets, texts) {
@@ -385,7 +441,8 @@ export function drawFrame(ctx, st, buckets, texts) {
   if (!st.layout || !st.geo) return;
   const { step, ticks } = ticksFor(st);
   const lanes = st.geo.lanes;
-  const visible = [];
+  const visible = visibleLanes;
+  visible.length = 0;
   for (let i = laneIndexAt(lanes, st.scrollY); i < lanes.length; i++) {
     const l = lanes[i];
     if (screenY(st, l.y) > st.height) break;

@@ -9,7 +9,8 @@
 // last answer, so panning and zooming need no round trip; a new query goes out (one at a time) when
 // the view nears the edge of what was fetched, the zoom moved 1.5x away from the answer's pixel
 // size, or lanes come into view that it does not cover.
-import { h, neutral } from '../views/dom.js';
+import { h } from '../views/dom.js';
+import { inertName } from '../views/inert.js';
 import { hueIndex, palette } from './colors.js';
 import { TimelineClient } from './client.js';
 import { renderDetails } from './details.js';
@@ -241,6 +242,9 @@ export function createTimeline({ post, section, onShow }) {
     };
     d.series = ranges(d.cSeries);
     d.instRows = ranges(d.iTrack);
+    // Each rectangle's color, once per answer rather than a map lookup per rectangle per frame.
+    d.hue = new Uint8Array(d.start.length);
+    for (let k = 0; k < d.hue.length; k++) d.hue[k] = st.hueOf(d.name[k]);
   }
   async function query() {
     if (inflight || !visible || !st.layout || !needsQuery()) return;
@@ -259,8 +263,8 @@ export function createTimeline({ post, section, onShow }) {
     try {
       const r = await inflight;
       if (session !== client.session) return;
-      // Names drawn on the canvas get the same bidi neutralising as the page's text (dom.js).
-      for (const [id, name] of Object.entries(r.names)) st.names.set(Number(id), neutral(name));
+      // Names are drawn as inert text: controls escaped, long ones cut (views/inert.js).
+      for (const [id, name] of Object.entries(r.names)) st.names.set(Number(id), inertName(name));
       // r.start/r.end are the rectangles' columns; the window fetched is winStart/winEnd.
       const d = { ...r, winStart: q.start, winEnd: q.end, nsPerPx: (q.end - q.start) / q.pixels, trackSet: new Set(q.tracks), counterSet: new Set(q.counters) };
       indexRows(d);
@@ -309,6 +313,7 @@ export function createTimeline({ post, section, onShow }) {
 
   // --- the view in the link (web/share/view.js) -----------------------------------------------------
   let shareTimer = 0;
+  let written = null; // the last `t` this timeline wrote, in µs
   function shareViewSoon() {
     clearTimeout(shareTimer);
     shareTimer = setTimeout(() => {
@@ -316,6 +321,7 @@ export function createTimeline({ post, section, onShow }) {
       if (!visible || !st.layout || !k || typeof k.setView !== 'function') return;
       const t = [st.view.start / 1e3, st.view.end / 1e3].map((x) => Math.round(x * 1000) / 1000);
       try {
+        written = t;
         k.setView({ t }, 'timeline');
       } catch {
         /* a view the sharing module refuses is not worth an error here */
@@ -324,6 +330,9 @@ export function createTimeline({ post, section, onShow }) {
   }
   function followView(v, source) {
     if (source === 'timeline' || !v || !v.t) return;
+    // A range this timeline wrote while showing the previous trace is not a link to the next one:
+    // a newly loaded trace opens fitted, unless the range came from the link or was edited.
+    if (source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1]) return;
     pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
     if (st.layout) applyPendingRange();
   }
@@ -604,7 +613,8 @@ export function createTimeline({ post, section, onShow }) {
     await show();
     const names = await namesList();
     const ids = names.filter((n) => n.name === name).map((n) => n.id);
-    searchInput.value = name;
+    // The box shows the name inert (an input field would obey a bidi override too).
+    searchInput.value = inertName(name, 4096);
     regexBox.checked = false;
     await searchByIds(ids, 'exact name');
     const hs = st.hits;
@@ -635,9 +645,9 @@ export function createTimeline({ post, section, onShow }) {
       layoutPromise = client.request('layout').then((r) => {
         if (session !== client.session) return;
         for (const g of r.layout.groups) {
-          g.name = neutral(g.name);
-          for (const t of g.tracks) t.name = neutral(t.name);
-          for (const c of g.counters) c.name = neutral(c.name);
+          g.name = inertName(g.name);
+          for (const t of g.tracks) t.name = inertName(t.name);
+          for (const c of g.counters) c.name = inertName(c.name);
         }
         st.layout = r.layout;
         st.collapsed = new Set();
@@ -711,6 +721,9 @@ export function createTimeline({ post, section, onShow }) {
       theme: st.theme,
       frames: framesDrawn,
       scroll_y: st.scrollY,
+      ruler_h: RULER_H,
+      // The lanes as laid out (y in lane space: the screen's is ruler_h + y - scroll_y).
+      lanes: st.geo ? st.geo.lanes.map((l) => ({ kind: l.kind, key: l.key, y: l.y, h: l.h, closed: !!l.closed, name: l.kind === 'group' ? l.group.name : l.kind === 'track' ? l.track.name : l.counter.name })) : [],
       layout: st.layout,
     };
   }

@@ -30,14 +30,14 @@ export function niceStep(minNs) {
   return 10 * p;
 }
 
-// A tick label for time t on a ruler with this step: the unit of the step, as many decimals as it
-// needs ("1.25 ms" on a 50 µs step is "1.250 ms").
+// A tick label for time t on a ruler with this step: the largest unit the step is at least a
+// hundredth of, with as many decimals as the step needs (at most two): "14 ms" on a 2 ms step
+// (not "0.014 s"), "1.25 ms" on a 50 µs step (not "1250 µs"), "101 µs" on a 1 µs step.
 export function fmtTick(t, step) {
   let scale = 1;
   let unit = 'ns';
-  // The largest unit the step is at least a thousandth of: "3.55 ms" rather than "3550 µs".
   for (const [s, u] of UNITS) {
-    if (step * 1000 >= s) {
+    if (step * 100 >= s) {
       scale = s;
       unit = u;
       break;
