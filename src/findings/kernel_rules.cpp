@@ -3,6 +3,8 @@
 // do not use the tensor cores of a GPU that has them.
 #include <climits>
 
+#include "analysis/name_cache.h"
+
 #include "findings/rules.h"
 
 namespace ks {
@@ -234,6 +236,24 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   f.text("top_eligible_op", std::string(t.str(m.top_eligible_op)));
   f.text("top_math_kernels", top_rows_text(t, a.kernels, true, 2));
   f.number("tensor_core_pct", 0, 1, "%");
+  // On the timeline: the longest fp32 GEMM/convolution kernel.
+  auto is_gemm_conv = make_name_cache(t, [](std::string_view n) {
+    const KernelClass k = kernel_class(SliceKind::kKernel, n);
+    return k == KernelClass::kGemm || k == KernelClass::kConvolution ? 1 : 0;
+  });
+  const SliceTable& s = t.slices;
+  int64_t longest = -1;
+  for (uint32_t i : a.join.gpu_ops_by_ts)
+    if (s.kind[i] == SliceKind::kKernel && is_gemm_conv(s.name[i]) &&
+        (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]))
+      longest = i;
+  if (longest >= 0) {
+    const uint32_t l = static_cast<uint32_t>(longest);
+    f.range(s.ts[l], s.end(l), "longest fp32 GEMM/convolution kernel");
+    f.events.push_back(l);
+    const int32_t launch = a.join.partner[l];
+    if (launch >= 0) add_python_source(t, static_cast<uint32_t>(launch), &f);
+  }
   out->push_back(std::move(f));
 }
 

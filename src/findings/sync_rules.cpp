@@ -62,15 +62,18 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "sync.runtime_calls";
   f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "%llu synchronizing CUDA call%s, %s in total (%.1f%% of %s)",
-                static_cast<unsigned long long>(s.count), s.count == 1 ? "" : "s",
+  // AMD traces record the HIP runtime (hipDeviceSynchronize, ...): name the API they used.
+  const char* api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
+  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s)",
+                static_cast<unsigned long long>(s.count), api, s.count == 1 ? "" : "s",
                 format_duration(s.total_ns).c_str(), share,
                 steps.stats.total_ns > 0 ? "step time" : "the trace");
   f.title = buf;
   f.meaning =
-      "cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize and "
-      "synchronous cudaMemcpy block the CPU until the GPU catches up; inside a training "
-      "loop they serialize CPU and GPU (lockstep).";
+      "Device, stream and event synchronizations (cudaDeviceSynchronize, "
+      "cudaStreamSynchronize, cudaEventSynchronize or their hip* twins) and synchronous "
+      "memcpy block the CPU until the GPU catches up; inside a training loop they serialize "
+      "CPU and GPU (lockstep).";
   f.fix =
       "Remove explicit synchronizations from the loop (they are often left over from "
       "timing code); use non_blocking=True copies from pinned memory.";

@@ -213,3 +213,13 @@ TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[find
     CHECK(find(r, "memory.peak_high") == nullptr);
   }
 }
+TEST_CASE("sync.runtime_calls names the API the trace used", "[findings][sync]") {
+  // MI300 traces synchronize with hipDeviceSynchronize: "CUDA" was the wrong word.
+  Run r;
+  if (run_shared("tracelens__mi300__gaunernst_bert-small-uncased__1016001.json.gz", &r)) {
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->title.find("2 synchronizing HIP calls") == 0);
+  }
+}
