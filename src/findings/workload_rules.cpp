@@ -220,9 +220,11 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
         "Overlap gradient communication with backward: DistributedDataParallel's bucketed "
         "all-reduce (not one all-reduce after backward), sensible bucket_cap_mb, no "
         "synchronization between backward and the optimizer.";
-    f.fix_code =
-        "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
-        "                                                  bucket_cap_mb=25)";
+    f.fix_code = cpu_only ? "model = torch.nn.parallel.DistributedDataParallel(model, "
+                            "bucket_cap_mb=25)  # CPU: no device_ids"
+                          : "model = torch.nn.parallel.DistributedDataParallel(model, "
+                            "device_ids=[rank],\n"
+                            "                                                  bucket_cap_mb=25)";
   } else {
     f.id = "comm.heavy";
     f.severity = Severity::kInfo;

@@ -165,6 +165,10 @@ TEST_CASE("capture.errors, capture.no_distributed_info, capture.clock_oddities",
     const ks::Finding* f = find(r, "capture.clock_oddities");
     REQUIRE(f);
     CHECK(num(*f, "ops_before_launch") == 10);
+    // The first of them on the timeline: kernel at 5 us, its launch [10, 12) us.
+    REQUIRE(f->ranges.size() == 1);
+    CHECK(f->ranges[0].end_ns - f->ranges[0].begin_ns == 7000);
+    CHECK(f->events.size() == 2);
   }
 }
 
