@@ -243,3 +243,18 @@ TEST_CASE("gpu.low_sm_efficiency points at a small-grid kernel", "[findings][gpu
           ks::HtaCategory::kComputation);
   }
 }
+
+TEST_CASE("steps.none: only for traces PyTorch wrote", "[findings][steps]") {
+  // speedscope's hand-written B/E test trace: no categories, names A..F. "Call prof.step()"
+  // does not apply to it.
+  Run r;
+  if (run_shared("speedscope__bex-interaction.json", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "steps.none") == nullptr);
+  }
+  // A PyTorch trace without steps still hears it (the HTA AlexNet benchmark).
+  if (run_shared("hta__benchmark_result_2869224_1695835535_trace.json.gz", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "steps.none"));
+  }
+}

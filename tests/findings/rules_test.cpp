@@ -179,6 +179,16 @@ TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
     Run twin = run(steps_trace({100}));
     CHECK(find(twin, "steps.none") == nullptr);
   }
+  SECTION("a legacy autograd-profiler op (no category) is PyTorch's too") {
+    Run legacy = run(R"([{"ph":"X","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
+    CHECK(find(legacy, "steps.none"));
+  }
+  SECTION("uncategorized events with plain names are not a PyTorch trace") {
+    Run other = run(R"([{"ph":"B","name":"alpha","pid":0,"tid":0,"ts":0},
+                        {"ph":"E","name":"alpha","pid":0,"tid":0,"ts":2},
+                        {"ph":"X","name":"beta","pid":0,"tid":0,"ts":3,"dur":1}])");
+    CHECK(other.findings.empty());
+  }
 }
 
 TEST_CASE("steps.unstable: step times vary", "[findings]") {
