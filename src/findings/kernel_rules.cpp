@@ -207,9 +207,16 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   if (math_kernels == 0) return;
   const size_t steps = a.steps.steps.size();
   const bool tf32 = m.compute_major >= 8;
+  // The TB plugin's rule, ranked by what tensor cores can win: a warning when the fp32
+  // GEMMs/convolutions take 10% of the window or more (the plugin's bar for a step part, as in
+  // kernels.overhead_dominant), else for information (a few small GEMMs in a step that
+  // communication or idle time fills).
+  const int64_t window = analysis_window_ns(t, a);
+  const double math_share =
+      window > 0 ? 100.0 * static_cast<double>(math_ns) / static_cast<double>(window) : 0;
   Finding f;
   f.id = "kernels.no_tensor_cores";
-  f.severity = Severity::kWarning;
+  f.severity = math_share >= 10.0 ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
       "No tensor-core kernels: %llu GEMM/convolution kernels ran in fp32 on a compute "
       "capability %lld.%lld GPU",
@@ -230,6 +237,7 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
          std::to_string(m.compute_major) + "." + std::to_string(m.compute_minor));
   f.number("gemm_conv_kernels", static_cast<double>(math_kernels));
   f.number("gemm_conv_us", us_of(math_ns), 3, "us");
+  f.number("gemm_conv_pct_of_window", math_share, 1, "%");
   if (steps > 0)
     f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
   f.number("eligible_ops", static_cast<double>(m.eligible_ops));

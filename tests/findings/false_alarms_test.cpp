@@ -258,3 +258,22 @@ TEST_CASE("steps.none: only for traces PyTorch wrote", "[findings][steps]") {
     CHECK(find(r, "steps.none"));
   }
 }
+
+TEST_CASE("kernels.no_tensor_cores: ranked by what tensor cores can win", "[findings][kernels]") {
+  // DLRM rank 0 (V100): 39 fp32 GEMMs, 281 us of a 14.5 ms step (1.9%): for information.
+  Run r;
+  if (run_shared("param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json", &r)) {
+    const ks::Finding* f = find(r, "kernels.no_tensor_cores");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(num(*f, "gemm_conv_pct_of_window") == Approx(1.9).margin(0.05));
+  }
+  // ResNet-50 in fp32 on a V100: convolutions are 47% of the steps: a warning.
+  if (run_shared("kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz", &r)) {
+    const ks::Finding* f = find(r, "kernels.no_tensor_cores");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+  }
+}
