@@ -47,8 +47,10 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
   if (icontains(name, "flash") || icontains(name, "fmha") || icontains(name, "attention") ||
       icontains(name, "sdpa"))
     return KernelClass::kAttention;
+  // cuDNN also names its convolution kernels by algorithm, without "conv": volta_scudnn_128x64_
+  // stridedB_interior_nn_v1, *_scudnn_winograd_*, winograd_nonfused::winogradForwardData4x4.
   if (icontains(name, "conv") || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
-      icontains(name, "dgrad"))
+      icontains(name, "dgrad") || icontains(name, "scudnn") || icontains(name, "winograd"))
     return KernelClass::kConvolution;
   if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
       icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||

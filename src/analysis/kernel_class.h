@@ -1,7 +1,8 @@
 // Kernel categories. HTA's (first match wins): communication (nccl/rccl/hccl kernels), memory
 // (memcpy/memset), computation (every other kernel). And our finer classes for "real math vs
 // overhead": gemm, attention, convolution (math) vs elementwise, reduction, copy, nccl, triton,
-// other. Name patterns from ANALYSES.md.
+// other. Name patterns from ANALYSES.md, plus cuDNN convolutions named by algorithm (scudnn,
+// winograd), which ANALYSES.md does not list.
 #pragma once
 #include <string_view>
 

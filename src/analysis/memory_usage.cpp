@@ -14,6 +14,11 @@ MemoryUsage compute_memory_usage(const Trace& t) {
     ++r.events;
     DeviceMemory& d = by_device[in.mem_device[i]];
     d.device = in.mem_device[i];
+    if (d.events == 0 || in.ts[i] < d.first_ns) {
+      d.first_ns = in.ts[i];
+      d.allocated_before =
+          in.mem_total_allocated[i] >= 0 ? in.mem_total_allocated[i] - in.mem_bytes[i] : kNoValue;
+    }
     ++d.events;
     d.largest_allocation = std::max(d.largest_allocation, in.mem_bytes[i]);
     if (in.mem_total_allocated[i] > d.peak_allocated) {

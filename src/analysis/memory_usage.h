@@ -18,6 +18,10 @@ struct DeviceMemory {
   int64_t peak_reserved = kNoValue, peak_reserved_ns = 0;  // kNoValue: no reserved totals
   int64_t device_total = kNoValue;                         // deviceProperties totalGlobalMem
   int64_t largest_allocation = 0;  // the largest single allocation ("Bytes" > 0)
+  // Bytes allocated before the capture's first memory event on the device (its Total Allocated
+  // less its own Bytes): memory the run held before anything in the window allocated.
+  int64_t allocated_before = kNoValue;
+  int64_t first_ns = 0;  // that first event
 };
 
 struct MemoryUsage {

@@ -278,6 +278,19 @@ void rule_clock_oddities(const RuleInput& in, std::vector<Finding>* out) {
   f.number("launches", static_cast<double>(l.launches));
   f.number("negative_durations", static_cast<double>(negative));
   f.number("ends_before_begins", static_cast<double>(backwards));
+  // On the timeline: the first GPU op that starts before its launch began.
+  if (skew) {
+    const Analyses& a = in.analyses;
+    const SliceTable& s = t.slices;
+    for (uint32_t g : a.join.gpu_ops_by_ts) {
+      const int32_t launch = a.join.partner[g];
+      if (launch < 0 || s.ts[g] >= s.ts[static_cast<size_t>(launch)]) continue;
+      f.range(s.ts[g], s.end(static_cast<size_t>(launch)), "GPU op before its launch");
+      f.events.push_back(g);
+      f.events.push_back(static_cast<uint32_t>(launch));
+      break;
+    }
+  }
   out->push_back(std::move(f));
 }
 

@@ -1,5 +1,6 @@
 // The TB plugin's GPU metrics: kernels keeping the GPU busy less than half of the steps, and
 // kernels that run but leave most SMs unused (small grids).
+#include "analysis/kernel_class.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
 
@@ -64,6 +65,27 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     f.number("utilization_pct", d.utilization_pct, 1, "%");
     if (d.has_occupancy) f.number("occupancy_pct", d.occupancy_pct, 1, "%");
     if (d.device != kNoValue) f.number("device", static_cast<double>(d.device));
+    // On the timeline: the longest computation kernel with fewer blocks than SMs (blocks per
+    // SM < 1). Communication kernels use few blocks by design and mostly wait for peers.
+    const Trace& t = in.trace;
+    const SliceTable& s = t.slices;
+    int64_t longest = -1;
+    for (uint32_t i : a.join.gpu_ops_by_ts) {
+      if (s.kind[i] != SliceKind::kKernel || s.launch_info[i] < 0) continue;
+      if (hta_category(SliceKind::kKernel, t.str(s.name[i])) != HtaCategory::kComputation)
+        continue;
+      const float bps = s.launch_infos[static_cast<size_t>(s.launch_info[i])].blocks_per_sm;
+      if (bps < 0 || bps >= 1) continue;
+      if (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]) longest = i;
+    }
+    if (longest >= 0) {
+      const uint32_t l = static_cast<uint32_t>(longest);
+      f.text("longest_small_grid_kernel", std::string(t.str(s.name[l])));
+      f.range(s.ts[l], s.end(l), "longest kernel with fewer blocks than SMs");
+      f.events.push_back(l);
+      const int32_t launch = a.join.partner[l];
+      if (launch >= 0) add_python_source(t, static_cast<uint32_t>(launch), &f);
+    }
     out->push_back(std::move(f));
     return;
   }

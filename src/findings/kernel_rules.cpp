@@ -3,6 +3,8 @@
 // do not use the tensor cores of a GPU that has them.
 #include <climits>
 
+#include "analysis/name_cache.h"
+
 #include "findings/rules.h"
 
 namespace ks {
@@ -17,7 +19,8 @@ std::string top_rows_text(const Trace& t, const KernelSummary& k, bool math, siz
   std::string out;
   size_t shown = 0;
   for (const KernelRow& r : k.rows) {
-    if (is_math_class(r.klass) != math || shown == n) continue;
+    if (is_math_class(r.klass) != math || r.category != HtaCategory::kComputation || shown == n)
+      continue;
     if (!out.empty()) out += "; ";
     std::string name(t.str(r.name));
     if (name.size() > 80) name = name.substr(0, 77) + "...";
@@ -30,25 +33,37 @@ std::string top_rows_text(const Trace& t, const KernelSummary& k, bool math, siz
 }  // namespace
 
 // Kernel time mostly outside GEMM/attention/convolution: elementwise, copies, reductions and
-// indexing kernels dominate, which fusion removes.
+// indexing kernels dominate, which fusion removes. "Dominant" by its meaning: the overhead
+// kernels take more time than the math kernels (math < 50% of computation kernel time; the math
+// and overhead classes are ANALYSES.md's). And only when fusing them can shorten the step
+// noticeably: their time is at least 10% of the analysis window, the share the TB plugin asks
+// of a part of the step before recommending work on it (communication > 10% of step time).
+// With the GPU mostly idle, or the overhead kernels a few percent of the step, the kernel mix
+// is not what makes the step slow (gpu.idle and the other rules say what does).
 void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
   const Analyses& a = in.analyses;
   const KernelGroups& g = a.kernel_groups;
-  constexpr double kLowMathPct = 25.0;
-  constexpr uint64_t kMinKernels = 100;
-  if (!vendor_has_cuda_names(gpu_vendor(in.trace, a))) return;
+  constexpr double kDominantPct = 50.0, kWorthPct = 10.0;
+  if (!vendor_has_cuda_names(gpu_vendor(t, a))) return;
   // Of the computation kernels: communication kernels are neither math nor overhead.
   int64_t compute_ns = g.total_ns;
   for (const KernelClassRow& r : g.by_class)
     if (r.category != HtaCategory::kComputation) compute_ns -= r.stats.total_ns;
-  if (a.kernels.count < kMinKernels || compute_ns <= 0) return;
+  if (compute_ns <= 0) return;
   const double math_pct = 100.0 * static_cast<double>(g.math_ns) / static_cast<double>(compute_ns);
-  if (math_pct >= kLowMathPct) return;
+  const int64_t overhead_ns = compute_ns - g.math_ns;
+  const int64_t window = analysis_window_ns(t, a);
+  const double overhead_pct =
+      window > 0 ? 100.0 * static_cast<double>(overhead_ns) / static_cast<double>(window) : 0;
+  if (math_pct >= kDominantPct || overhead_pct < kWorthPct) return;
   Finding f;
   f.id = "kernels.overhead_dominant";
   f.severity = Severity::kInfo;
-  f.title = strf("Only %.1f%% of computation kernel time is math (GEMM, attention, convolution)",
-                 math_pct);
+  f.title = strf(
+      "Elementwise/copy/index/reduction kernels take %.1f%% of %s; math (GEMM, attention, "
+      "convolution) is only %.1f%% of kernel time",
+      overhead_pct, analysis_window_name(a), math_pct);
   f.meaning =
       "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
       "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
@@ -57,6 +72,17 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
       "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
       "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
   f.fix_code = "model = torch.compile(model)";
+  // A softmax among the largest overhead kernels is usually attention computed op by op.
+  const std::string top_overhead = top_rows_text(t, a.kernels, false, 3);
+  if (top_overhead.find("oftMax") != std::string::npos ||
+      top_overhead.find("softmax") != std::string::npos) {
+    f.fix +=
+        " A softmax among the largest kernels: attention computed op by op; use the fused "
+        "attention kernels.";
+    f.fix_code = "out = torch.nn.functional.scaled_dot_product_attention(q, k, v)";
+  }
+  f.number("overhead_kernel_us", us_of(overhead_ns), 3, "us");
+  f.number("overhead_pct_of_window", overhead_pct, 1, "%");
   f.number("math_pct", math_pct, 1, "%");
   f.number("computation_kernel_us", us_of(compute_ns), 3, "us");
   for (const KernelClassRow& r : g.by_class) {
@@ -65,7 +91,25 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
     f.number("largest_other_class_pct", r.percent, 1, "%");
     break;
   }
-  f.text("top_overhead_kernels", top_rows_text(in.trace, a.kernels, false, 3));
+  f.text("top_overhead_kernels", top_overhead);
+  // On the timeline: the longest run of the overhead kernel with the most time.
+  const KernelRow* top = nullptr;
+  for (const KernelRow& r : a.kernels.rows)
+    if (!is_math_class(r.klass) && r.category == HtaCategory::kComputation) {
+      top = &r;
+      break;
+    }
+  const SliceTable& s = t.slices;
+  int64_t longest = -1;
+  for (uint32_t i : a.join.gpu_ops_by_ts)
+    if (top && s.kind[i] == SliceKind::kKernel && s.name[i] == top->name &&
+        (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]))
+      longest = i;
+  if (longest >= 0) {
+    const uint32_t l = static_cast<uint32_t>(longest);
+    f.range(s.ts[l], s.end(l), "longest run of the top overhead kernel");
+    f.events.push_back(l);
+  }
   out->push_back(std::move(f));
 }
 
@@ -163,9 +207,16 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   if (math_kernels == 0) return;
   const size_t steps = a.steps.steps.size();
   const bool tf32 = m.compute_major >= 8;
+  // The TB plugin's rule, ranked by what tensor cores can win: a warning when the fp32
+  // GEMMs/convolutions take 10% of the window or more (the plugin's bar for a step part, as in
+  // kernels.overhead_dominant), else for information (a few small GEMMs in a step that
+  // communication or idle time fills).
+  const int64_t window = analysis_window_ns(t, a);
+  const double math_share =
+      window > 0 ? 100.0 * static_cast<double>(math_ns) / static_cast<double>(window) : 0;
   Finding f;
   f.id = "kernels.no_tensor_cores";
-  f.severity = Severity::kWarning;
+  f.severity = math_share >= 10.0 ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
       "No tensor-core kernels: %llu GEMM/convolution kernels ran in fp32 on a compute "
       "capability %lld.%lld GPU",
@@ -186,12 +237,31 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
          std::to_string(m.compute_major) + "." + std::to_string(m.compute_minor));
   f.number("gemm_conv_kernels", static_cast<double>(math_kernels));
   f.number("gemm_conv_us", us_of(math_ns), 3, "us");
+  f.number("gemm_conv_pct_of_window", math_share, 1, "%");
   if (steps > 0)
     f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
   f.number("eligible_ops", static_cast<double>(m.eligible_ops));
   f.text("top_eligible_op", std::string(t.str(m.top_eligible_op)));
   f.text("top_math_kernels", top_rows_text(t, a.kernels, true, 2));
   f.number("tensor_core_pct", 0, 1, "%");
+  // On the timeline: the longest fp32 GEMM/convolution kernel.
+  auto is_gemm_conv = make_name_cache(t, [](std::string_view n) {
+    const KernelClass k = kernel_class(SliceKind::kKernel, n);
+    return k == KernelClass::kGemm || k == KernelClass::kConvolution ? 1 : 0;
+  });
+  const SliceTable& s = t.slices;
+  int64_t longest = -1;
+  for (uint32_t i : a.join.gpu_ops_by_ts)
+    if (s.kind[i] == SliceKind::kKernel && is_gemm_conv(s.name[i]) &&
+        (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]))
+      longest = i;
+  if (longest >= 0) {
+    const uint32_t l = static_cast<uint32_t>(longest);
+    f.range(s.ts[l], s.end(l), "longest fp32 GEMM/convolution kernel");
+    f.events.push_back(l);
+    const int32_t launch = a.join.partner[l];
+    if (launch >= 0) add_python_source(t, static_cast<uint32_t>(launch), &f);
+  }
   out->push_back(std::move(f));
 }
 

@@ -53,8 +53,17 @@ GpuVendor gpu_vendor(const Trace& t, const Analyses& a) {
 }
 
 bool looks_like_pytorch_trace(const Trace& t) {
-  for (SliceKind k : t.slices.kind)
-    if (k == SliceKind::kCpuOp || k == SliceKind::kRuntime || is_gpu_op(k)) return true;
+  const SliceTable& s = t.slices;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    const SliceKind k = s.kind[i];
+    if (k == SliceKind::kRuntime || is_gpu_op(k)) return true;
+    if (k != SliceKind::kCpuOp) continue;
+    // A slice without a category is read as a CPU op (the legacy autograd profiler writes
+    // none), but so is every event of a hand-written or non-PyTorch trace: without a category,
+    // only a PyTorch-looking name (aten::linear, autograd::..., c10d::...) counts.
+    if (!t.str(s.cat[i]).empty() || t.str(s.name[i]).find("::") != std::string_view::npos)
+      return true;
+  }
   return false;
 }
 

@@ -58,19 +58,30 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   int64_t window = steps.stats.total_ns > 0 ? steps.stats.total_ns : t.span_ns();
   double share =
       window > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(window) : 0;
+  // Nsight Systems lists every synchronizing call; what one costs is the CPU blocked in it and
+  // the GPU idle after it while the CPU refills the queue (idle_causes.h, cause "sync"). Calls
+  // that block the CPU under 5% of the window and leave the GPU no idle time (a final
+  // synchronize before the profiler stops, one at the end of a benchmark) cost nothing: not
+  // reported.
+  constexpr double kWarnPct = 5.0;
+  const int64_t idle_after = in.analyses.idle_causes.idle_ns[static_cast<int>(GapCause::kSync)];
+  if (share < kWarnPct && idle_after == 0) return;
   Finding f;
   f.id = "sync.runtime_calls";
-  f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
+  f.severity = share >= kWarnPct ? Severity::kWarning : Severity::kInfo;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "%llu synchronizing CUDA call%s, %s in total (%.1f%% of %s)",
-                static_cast<unsigned long long>(s.count), s.count == 1 ? "" : "s",
+  // AMD traces record the HIP runtime (hipDeviceSynchronize, ...): name the API they used.
+  const char* api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
+  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s)",
+                static_cast<unsigned long long>(s.count), api, s.count == 1 ? "" : "s",
                 format_duration(s.total_ns).c_str(), share,
                 steps.stats.total_ns > 0 ? "step time" : "the trace");
   f.title = buf;
   f.meaning =
-      "cudaDeviceSynchronize / cudaStreamSynchronize / cudaEventSynchronize and "
-      "synchronous cudaMemcpy block the CPU until the GPU catches up; inside a training "
-      "loop they serialize CPU and GPU (lockstep).";
+      "Device, stream and event synchronizations (cudaDeviceSynchronize, "
+      "cudaStreamSynchronize, cudaEventSynchronize or their hip* twins) and synchronous "
+      "memcpy block the CPU until the GPU catches up; inside a training loop they serialize "
+      "CPU and GPU (lockstep).";
   f.fix =
       "Remove explicit synchronizations from the loop (they are often left over from "
       "timing code); use non_blocking=True copies from pinned memory.";
@@ -78,6 +89,8 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.number("calls", static_cast<double>(s.count));
   f.number("total_us", static_cast<double>(s.total_ns) / 1e3, 3, "us");
   f.number("share_pct", share, 1, "%");
+  if (in.analyses.gpu_idle.has_gpu_ops)
+    f.number("gpu_idle_after_sync_us", us_of(idle_after), 3, "us");
   f.text("top_call", std::string(t.str(top.name)));
   f.number("top_call_count", static_cast<double>(top.count));
   f.number("top_call_max_us", static_cast<double>(top.max_ns) / 1e3, 3, "us");

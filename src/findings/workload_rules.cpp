@@ -2,6 +2,8 @@
 // between GPUs, the multi-GPU strategy, memory headroom. Thresholds from the TB plugin's
 // recommendations (ANALYSES.md): DataLoader > 5% of step time, communication > 10%,
 // DataParallel on more than one GPU, peak memory > 90% of the device.
+#include "analysis/intervals.h"
+#include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
@@ -91,22 +93,98 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
-// Communication time: not hidden behind computation (exposed), or simply large.
+namespace {
+
+// Communication and computation of one rank, and where to look: from the kernels (HTA's
+// comm/compute overlap) on a GPU trace; on a CPU-only trace (gloo), from the CPU side, where the
+// collectives run as gloo:* / nccl:* ranges on the backend's threads and computation is every
+// other CPU op. The step breakdown cannot say how much of a CPU collective is hidden: its
+// Communication part claims time before CPU Exec (TB plugin order), so a collective that runs
+// while the training thread computes counts in full.
+struct CommView {
+  bool has_communication = false;
+  int64_t communication_ns = 0, computation_ns = 0, overlap_ns = 0;
+  double overlap_pct = 0;
+  int64_t longest = -1;  // the longest communication slice
+};
+
+CommView cpu_comm_view(const Trace& t, const Analyses& a) {
+  const SliceTable& s = t.slices;
+  std::vector<Interval> comm, comp;
+  CommView v;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
+    const bool is_comm = is_communication_cpu_op(t.str(s.name[i]));
+    if (is_comm) {
+      comm.push_back({s.ts[i], s.end(i)});
+      if (v.longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(v.longest)]) v.longest = i;
+    } else if (s.kind[i] == SliceKind::kCpuOp) {
+      comp.push_back({s.ts[i], s.end(i)});
+    }
+  }
+  comm = merge_intervals(std::move(comm));
+  comp = merge_intervals(std::move(comp));
+  const std::vector<Interval> both = intersect(comm, comp);
+  // Inside the steps when there are some (the shares are of step time).
+  auto within = [&a, &t](const std::vector<Interval>& m) {
+    if (a.steps.steps.empty()) return length_within(m, t.facts.start_ns, t.facts.end_ns);
+    int64_t n = 0;
+    for (const Step& st : a.steps.steps) n += length_within(m, st.begin, st.end);
+    return n;
+  };
+  v.communication_ns = within(comm);
+  v.computation_ns = within(comp);
+  v.overlap_ns = within(both);
+  v.has_communication = v.communication_ns > 0;
+  v.overlap_pct = v.has_communication ? 100.0 * static_cast<double>(v.overlap_ns) /
+                                            static_cast<double>(v.communication_ns)
+                                      : 0;
+  return v;
+}
+
+CommView gpu_comm_view(const Trace& t, const Analyses& a) {
+  const CommOverlap& c = a.comm_overlap;
+  CommView v;
+  v.has_communication = c.has_communication;
+  v.communication_ns = c.communication_ns;
+  v.computation_ns = c.computation_ns;
+  v.overlap_ns = c.overlap_ns;
+  v.overlap_pct = c.overlap_pct;
+  auto is_comm = make_name_cache(t, [](std::string_view n) {
+    return hta_category(SliceKind::kKernel, n) == HtaCategory::kCommunication ? 1 : 0;
+  });
+  const SliceTable& s = t.slices;
+  for (uint32_t g : a.join.gpu_ops_by_ts) {
+    if (s.kind[g] != SliceKind::kKernel || !is_comm(s.name[g])) continue;
+    if (v.longest < 0 || s.dur[g] > s.dur[static_cast<size_t>(v.longest)]) v.longest = g;
+  }
+  return v;
+}
+
+}  // namespace
+
+// Communication time: not hidden behind computation (exposed; HTA's overlap), or large (TB
+// plugin: communication > 10% of step time, so only for traces with steps: an excerpt or a
+// benchmark without steps has no step for it to be a share of).
 void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   const Analyses& a = in.analyses;
-  const CommOverlap& c = a.comm_overlap;
   const StepBreakdown& b = a.step_breakdown;
-  const double comm_part_pct = b.pct(StepRole::kCommunication);
+  const bool cpu_only = !a.gpu_idle.has_gpu_ops;
+  const CommView c = cpu_only ? cpu_comm_view(t, a) : gpu_comm_view(t, a);
   const int64_t window = analysis_window_ns(t, a);
   const int64_t exposed = c.communication_ns - c.overlap_ns;
   const double exposed_pct =
       window > 0 ? 100.0 * static_cast<double>(exposed) / static_cast<double>(window) : 0;
+  // On a GPU trace the breakdown's Communication part is already what no kernel hides; on a
+  // CPU-only trace it is not (see CommView), and the exposed share takes its place.
+  const double comm_part_pct = cpu_only ? exposed_pct : b.pct(StepRole::kCommunication);
   constexpr double kLowOverlapPct = 50.0, kExposedPct = 5.0, kHeavyPct = 10.0;
-  // Without computation kernels there is nothing to overlap with (an excerpt, a comm benchmark).
+  // Without computation there is nothing to overlap with (an excerpt, a comm benchmark).
   const bool not_overlapped = c.has_communication && c.computation_ns > 0 &&
                               c.overlap_pct < kLowOverlapPct && exposed_pct >= kExposedPct;
-  if (!not_overlapped && comm_part_pct <= kHeavyPct) return;
+  const bool heavy = !b.whole_trace && comm_part_pct > kHeavyPct;
+  if (!not_overlapped && !heavy) return;
   // The communication kernel with the most time, and its stream.
   const KernelRow* top = nullptr;
   for (const KernelRow& r : a.kernels.rows)
@@ -123,6 +201,8 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
       }
   }
   const size_t steps = a.steps.steps.size();
+  const char* what = cpu_only ? "Collectives (gloo:* / nccl:* ranges on the CPU)"
+                              : "Collective kernels (all-reduce, all-gather, ...)";
   Finding f;
   if (not_overlapped) {
     f.id = "comm.not_overlapped";
@@ -131,41 +211,49 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
         "Communication %.1f%% overlapped with compute: %.1f%% of %s is exposed "
         "communication",
         c.overlap_pct, exposed_pct, analysis_window_name(a));
-    f.meaning =
-        "Collective kernels (all-reduce, all-gather, ...) mostly run while no compute "
-        "kernel runs: the GPUs wait for the network instead of overlapping it with the "
-        "backward pass.";
+    f.meaning = std::string(what) +
+                (cpu_only ? " mostly run while no CPU op computes: the training thread waits "
+                            "for the network instead of overlapping it with the backward pass."
+                          : " mostly run while no compute kernel runs: the GPUs wait for the "
+                            "network instead of overlapping it with the backward pass.");
     f.fix =
         "Overlap gradient communication with backward: DistributedDataParallel's bucketed "
         "all-reduce (not one all-reduce after backward), sensible bucket_cap_mb, no "
         "synchronization between backward and the optimizer.";
-    f.fix_code =
-        "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank],\n"
-        "                                                  bucket_cap_mb=25)";
+    f.fix_code = cpu_only ? "model = torch.nn.parallel.DistributedDataParallel(model, "
+                            "bucket_cap_mb=25)  # CPU: no device_ids"
+                          : "model = torch.nn.parallel.DistributedDataParallel(model, "
+                            "device_ids=[rank],\n"
+                            "                                                  bucket_cap_mb=25)";
   } else {
     f.id = "comm.heavy";
     f.severity = Severity::kInfo;
-    f.title = strf("Communication takes %.1f%% of %s", comm_part_pct,
-                   b.whole_trace ? "the trace" : "step time");
+    f.title = strf("Communication takes %.1f%% of step time", comm_part_pct);
     f.meaning =
-        "A large share of each step goes to collectives (or their CPU-side calls) that "
-        "no computation hides.";
+        std::string(what) + " take a large share of each step, and no computation hides that part.";
     f.fix =
         "Communicate less or less often (gradient accumulation, larger buckets, compression, "
         "a sharding strategy that fits the network), and overlap what remains.";
   }
   f.number("communication_pct", comm_part_pct, 1, "%");
   if (c.has_communication) {
-    f.number("comm_kernel_us", us_of(c.communication_ns), 3, "us");
+    f.number(cpu_only ? "comm_cpu_us" : "comm_kernel_us", us_of(c.communication_ns), 3, "us");
     if (steps > 0)
-      f.number("comm_kernel_us_per_step", us_of(c.communication_ns) / static_cast<double>(steps), 3,
-               "us");
+      f.number(cpu_only ? "comm_cpu_us_per_step" : "comm_kernel_us_per_step",
+               us_of(c.communication_ns) / static_cast<double>(steps), 3, "us");
     f.number("overlap_pct", c.overlap_pct, 1, "%");
     f.number("exposed_pct", exposed_pct, 1, "%");
   }
   if (top) {
     f.text("top_comm_kernel", std::string(t.str(top->name)));
     if (top_stream != kNoValue) f.number("top_comm_stream", static_cast<double>(top_stream));
+  }
+  if (c.longest >= 0) {
+    const uint32_t l = static_cast<uint32_t>(c.longest);
+    const std::string name(t.str(t.slices.name[l]));
+    if (cpu_only) f.text("longest_collective", name);
+    f.range(t.slices.ts[l], t.slices.end(l), "longest " + name);
+    f.events.push_back(l);
   }
   out->push_back(std::move(f));
 }
@@ -212,8 +300,13 @@ void rule_data_parallel(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
-// Peak memory over 90% of the device: the next larger batch or sequence runs out of memory,
-// and the caching allocator may already be freeing and retrying.
+// Peak memory over 90% of the device (TB plugin rule, ANALYSES.md): the next larger batch or
+// sequence runs out of memory, and the caching allocator may already be freeing and retrying.
+// Not when the memory was taken before the capture and the captured work barely moves it:
+// inference servers reserve most of the GPU up front on purpose (vLLM's KV cache,
+// gpu_memory_utilization=0.9 by default; SGLang's mem_fraction_static), so the allocated total
+// is over 90% before the window's first allocation, and what the window allocates on top fits
+// in the headroom left. The work in the window is then not what brings the run near an OOM.
 void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
   constexpr double kHighPct = 90.0;
   for (const DeviceMemory& d : in.analyses.memory.devices) {
@@ -222,6 +315,12 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
     const int64_t peak = reserved ? d.peak_reserved : d.peak_allocated;
     const double pct = 100.0 * static_cast<double>(peak) / static_cast<double>(d.device_total);
     if (pct <= kHighPct) continue;
+    if (d.allocated_before != kNoValue) {
+      const double before_pct =
+          100.0 * static_cast<double>(d.allocated_before) / static_cast<double>(d.device_total);
+      const int64_t window_growth = d.peak_allocated - d.allocated_before;
+      if (before_pct > kHighPct && window_growth <= d.device_total - peak) continue;
+    }
     // One allocation holding a large part of the device is a cache reserved on purpose (vLLM's
     // KV cache takes 90% of the GPU by design): worth knowing, not a warning.
     const bool preallocated =
@@ -251,6 +350,8 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
     f.number("peak_allocated_bytes", static_cast<double>(d.peak_allocated), 0, "B");
     f.number("device_bytes", static_cast<double>(d.device_total), 0, "B");
     f.number("largest_allocation_bytes", static_cast<double>(d.largest_allocation), 0, "B");
+    if (d.allocated_before != kNoValue)
+      f.number("allocated_before_capture_bytes", static_cast<double>(d.allocated_before), 0, "B");
     f.number("peak_pct", pct, 1, "%");
     const int64_t at = reserved ? d.peak_reserved_ns : d.peak_allocated_ns;
     f.range(at, at, "memory peak");

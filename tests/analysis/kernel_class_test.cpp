@@ -35,6 +35,15 @@ TEST_CASE("Kernel classes separate math from overhead", "[analysis][kernels]") {
   CHECK(cls("fmha_cutlassF_f16_aligned_64x64") == KernelClass::kAttention);
   CHECK(cls("cudnn::detail::implicit_convolve_sgemm") == KernelClass::kConvolution);
   CHECK(cls("sm80_xmma_fprop_implicit_gemm_f16f16") == KernelClass::kConvolution);
+  // cuDNN convolutions named by algorithm (V100 ResNet-50 traces in ../shared).
+  CHECK(cls("volta_scudnn_128x64_stridedB_interior_nn_v1") == KernelClass::kConvolution);
+  CHECK(cls("cudnn_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1") ==
+        KernelClass::kConvolution);
+  CHECK(cls("void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(...)") ==
+        KernelClass::kConvolution);
+  // Batch norm stays overhead.
+  CHECK(cls("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>") ==
+        KernelClass::kOther);
   CHECK(cls("triton_poi_fused_add_0") == KernelClass::kTriton);
   CHECK(cls("void at::native::reduce_kernel<512, 1>") == KernelClass::kReduction);
   CHECK(cls("softmax_warp_forward") == KernelClass::kReduction);

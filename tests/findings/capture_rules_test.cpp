@@ -108,14 +108,12 @@ TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps",
   CHECK(find(clean, "capture.warmup_ops") == nullptr);
 }
 
-TEST_CASE("steps.few_active: one step, or numbers missing", "[findings][steps]") {
+TEST_CASE("steps.few_active: step numbers missing, not one step", "[findings][steps]") {
   Run one = run("[" + steps(1) + "]");
-  const ks::Finding* f = find(one, "steps.few_active");
-  REQUIRE(f);
-  CHECK(f->title == "Only 1 step captured");
+  CHECK(find(one, "steps.few_active") == nullptr);
   // Steps #1, #2, then #6, #7 (#3..#5 missing).
   Run gap = run("[" + steps(4, 1, 2) + "]");
-  f = find(gap, "steps.few_active");
+  const ks::Finding* f = find(gap, "steps.few_active");
   REQUIRE(f);
   CHECK(num(*f, "missing_numbers") == 3);
   CHECK(f->title == "3 step numbers are missing inside the capture (after ProfilerStep#2)");
@@ -167,6 +165,10 @@ TEST_CASE("capture.errors, capture.no_distributed_info, capture.clock_oddities",
     const ks::Finding* f = find(r, "capture.clock_oddities");
     REQUIRE(f);
     CHECK(num(*f, "ops_before_launch") == 10);
+    // The first of them on the timeline: kernel at 5 us, its launch [10, 12) us.
+    REQUIRE(f->ranges.size() == 1);
+    CHECK(f->ranges[0].end_ns - f->ranges[0].begin_ns == 7000);
+    CHECK(f->events.size() == 2);
   }
 }
 
@@ -209,6 +211,16 @@ TEST_CASE("memory.peak_high: peak over 90% of the device", "[findings][memory]")
     const ks::Finding* f = find(r, "memory.peak_high");
     REQUIRE(f);
     CHECK(f->severity == ks::Severity::kInfo);
+  }
+  SECTION("92% allocated before the capture, 1% allocated in it: reserved up front, silent") {
+    Run r = run(device + mem(1, 10, 930, 950) + "," + mem(2, -10, 920, 950) + "]}");
+    CHECK(find(r, "memory.peak_high") == nullptr);
+  }
+  SECTION("92% allocated before the capture, and 6% more in it (headroom 1%): a warning") {
+    Run r = run(device + mem(1, 60, 980, 990) + "]}");
+    const ks::Finding* f = find(r, "memory.peak_high");
+    REQUIRE(f);
+    CHECK(num(*f, "allocated_before_capture_bytes") == 920);
   }
   SECTION("80%: silent") {
     Run r = run(device + mem(1, 100, 800, 800) + "]}");

@@ -173,6 +173,11 @@ TEST_CASE("fp32 GEMMs on an H100: no tensor cores", "[findings][pathologies]") {
   check_near("GEMM per step (us)", num(t, "gemm_conv_us_per_step"), 14600, 0.01);
   CHECK(num(t, "eligible_ops") > 0);
   CHECK(text(t, "top_math_kernels").find("ampere_sgemm") != std::string::npos);
+  // On the timeline: the longest fp32 GEMM, with the launch and the kernel to jump to.
+  REQUIRE(t.ranges.size() == 1);
+  CHECK(t.ranges[0].label.find("longest fp32 ") == 0);
+  REQUIRE(t.events.size() == 1);
+  CHECK(r.trace->str(r.trace->slices.name[t.events[0]]).find("sgemm") != std::string_view::npos);
 }
 
 TEST_CASE("CPU: DataLoader without workers", "[findings][pathologies]") {

@@ -179,6 +179,16 @@ TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
     Run twin = run(steps_trace({100}));
     CHECK(find(twin, "steps.none") == nullptr);
   }
+  SECTION("a legacy autograd-profiler op (no category) is PyTorch's too") {
+    Run legacy = run(R"([{"ph":"X","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
+    CHECK(find(legacy, "steps.none"));
+  }
+  SECTION("uncategorized events with plain names are not a PyTorch trace") {
+    Run other = run(R"([{"ph":"B","name":"alpha","pid":0,"tid":0,"ts":0},
+                        {"ph":"E","name":"alpha","pid":0,"tid":0,"ts":2},
+                        {"ph":"X","name":"beta","pid":0,"tid":0,"ts":3,"dur":1}])");
+    CHECK(other.findings.empty());
+  }
 }
 
 TEST_CASE("steps.unstable: step times vary", "[findings]") {
@@ -300,16 +310,33 @@ TEST_CASE("sync.runtime_calls: synchronizing CUDA calls", "[findings]") {
     CHECK(f->ranges[0].begin_ns == 50000);  // the longest call first
     CHECK(f->ranges[0].label == "cudaDeviceSynchronize");
   }
-  SECTION("one short sync at the end of a long trace: for information") {
+  SECTION("one short sync at the end of a long trace, no GPU idle after it: silent") {
     // 1 us of 1000 us: 0.1 %.
     Run r = run(R"([
       {"ph":"X","cat":"cpu_op","name":"loop","pid":1,"tid":1,"ts":0,"dur":1000},
       {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":998,"dur":1}
     ])");
+    CHECK(find(r, "sync.runtime_calls") == nullptr);
+  }
+  SECTION("a short sync the GPU then waits behind: for information") {
+    // k1 [0, 1000) us, cudaDeviceSynchronize [1000, 1020), k2 launched at 1021 runs from 1025:
+    // the 25 us gap is the sync's (it covers 20 us of it); the sync is 1% of the 2000 us trace.
+    Run r = run(R"([
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":0,"dur":1000,
+       "args":{"correlation":1,"stream":7}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":1000,"dur":20},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1021,"dur":1,
+       "args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":1025,"dur":975,
+       "args":{"correlation":2,"stream":7}}
+    ])");
     const ks::Finding* f = find(r, "sync.runtime_calls");
     REQUIRE(f);
     CHECK(f->severity == ks::Severity::kInfo);
-    CHECK(f->title == "1 synchronizing CUDA call, 1.0 \u00b5s in total (0.1% of the trace)");
+    CHECK(f->title == "1 synchronizing CUDA call, 20.0 \u00b5s in total (1.0% of the trace)");
+    CHECK(number(*f, "gpu_idle_after_sync_us") == 25.0);
   }
   SECTION("clean twin: no synchronizing call") {
     Run r = run(kIdleTrace);

@@ -1,0 +1,299 @@
+// False alarms found by reading every trace in ../shared/traces against its findings, and the
+// fix of each at its cause: the real trace that raised it now stays silent (skipped with a WARN
+// when ../shared is absent), and a hand-made trace (or a real one) that has the problem still
+// raises it. Also the wording and evidence gaps that reading found.
+#include <catch2/catch.hpp>
+
+#include "analysis/kernel_class.h"
+#include "corpus/shared_traces.h"
+#include "findings/catalogue.h"
+#include "helpers.h"
+
+namespace {
+
+struct Run {
+  std::unique_ptr<ks::Trace> trace;
+  ks::Analyses analyses;
+  std::vector<ks::Finding> findings;
+  std::string ids;  // "a, b, c" for messages
+};
+
+Run analyze_trace(std::unique_ptr<ks::Trace> trace) {
+  Run r;
+  r.trace = std::move(trace);
+  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
+  r.findings = ks::run_findings(*r.trace, r.analyses);
+  for (const ks::Finding& f : r.findings) r.ids += (r.ids.empty() ? "" : ", ") + f.id;
+  return r;
+}
+
+Run run(const std::string& json) {
+  return analyze_trace(ks_test::load(json));
+}
+
+// A trace from ../shared/traces; false (after a WARN) when it is absent.
+bool run_shared(const std::string& file, Run* out) {
+  const std::string path = ks_test::shared_trace(file);
+  if (!ks_test::file_exists(path)) {
+    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
+    return false;
+  }
+  ks_test::Loaded l = ks_test::load_file(path);
+  INFO("import error: " << l.error.to_line());
+  REQUIRE(l.ok);
+  *out = analyze_trace(std::move(l.trace));
+  return true;
+}
+
+const ks::Finding* find(const Run& r, std::string_view id) {
+  for (const ks::Finding& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+double num(const ks::Finding& f, std::string_view key) {
+  for (const ks::Evidence& e : f.evidence)
+    if (e.key == key) return e.number;
+  FAIL("no evidence " << key << " in " << f.id);
+  return 0;
+}
+
+std::string event(const char* cat, const char* name, int tid, int ts, int dur,
+                  const std::string& args = "") {
+  return std::string(R"({"ph":"X","cat":")") + cat + R"(","name":")" + name +
+         R"(","pid":1,"tid":)" + std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) +
+         R"(,"dur":)" + std::to_string(dur) + (args.empty() ? "" : R"(,"args":)" + args) + "}";
+}
+
+// A kernel on stream 7 with its launch 2 us before it, joined by `corr`.
+std::string launched_kernel(const char* name, int ts, int dur, int corr) {
+  const std::string c = std::to_string(corr);
+  return event("cuda_runtime", "cudaLaunchKernel", 1, ts - 2, 1, R"({"correlation":)" + c + "}") +
+         "," + R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" +
+         std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
+         R"(,"args":{"stream":7,"correlation":)" + c + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("steps.few_active: a one-step capture is a choice, not a fault", "[findings][steps]") {
+  // DLRM's 8 ranks were each captured for step 12 only; the inference traces hold one step.
+  Run r;
+  if (run_shared("param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(r.analyses.steps.found == 1);
+    CHECK(find(r, "steps.few_active") == nullptr);
+  }
+  // Steps #10, #11, then #14 (#12, #13 not recorded): still reported, with the gap's range.
+  std::string events;
+  int ts = 0;
+  for (int n : {10, 11, 14}) {
+    events += (events.empty() ? "" : ",") +
+              event("user_annotation", ("ProfilerStep#" + std::to_string(n)).c_str(), 1, ts, 100);
+    ts += n == 11 ? 300 : 100;
+  }
+  Run gap = run("[" + events + "]");
+  const ks::Finding* f = find(gap, "steps.few_active");
+  REQUIRE(f);
+  CHECK(num(*f, "missing_numbers") == 2);
+  REQUIRE(f->ranges.size() == 1);
+  CHECK(f->ranges[0].end_ns - f->ranges[0].begin_ns == 200000);  // from #11's end to #14's start
+}
+
+TEST_CASE("kernels.overhead_dominant: only when overhead kernels outweigh math and the step",
+          "[findings][kernels]") {
+  // Three 100 us steps; per step an elementwise kernel of `elementwise` us and a GEMM of `gemm`
+  // us.
+  auto trace = [](int elementwise, int gemm) {
+    std::string events;
+    for (int i = 0; i < 3; ++i) {
+      const int t0 = 100 * i;
+      events +=
+          event("user_annotation", ("ProfilerStep#" + std::to_string(i + 1)).c_str(), 1, t0, 100) +
+          ",";
+      events += launched_kernel("void at::native::vectorized_elementwise_kernel<4>", t0 + 5,
+                                elementwise, 2 * i + 1) +
+                ",";
+      events += launched_kernel("sm90_xmma_gemm_bf16bf16_bf16f32", t0 + 6 + elementwise, gemm,
+                                2 * i + 2) +
+                (i < 2 ? "," : "");
+    }
+    return run("[" + events + "]");
+  };
+  SECTION("60 us of elementwise and 20 us of GEMM per 100 us step: reported") {
+    Run r = trace(60, 20);
+    const ks::Finding* f = find(r, "kernels.overhead_dominant");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(num(*f, "math_pct") == 25.0);
+    CHECK(num(*f, "overhead_pct_of_window") == 60.0);
+    CHECK(f->ranges.size() == 1);
+  }
+  SECTION("6 us of elementwise and 2 us of GEMM: the same mix, but 6% of the step") {
+    CHECK(find(trace(6, 2), "kernels.overhead_dominant") == nullptr);
+  }
+  SECTION("20 us of elementwise and 60 us of GEMM: math dominates") {
+    CHECK(find(trace(20, 60), "kernels.overhead_dominant") == nullptr);
+  }
+  // Real traces it used to flag: DLRM rank 1 (math 23% of kernel time, but its overhead kernels
+  // are 5% of the step, which communication and idle time fill) and the V100 ResNet-50, whose
+  // cuDNN convolutions (volta_scudnn_*, winograd) were not counted as math.
+  Run r;
+  if (run_shared("param__dlrm_kineto__worker1_step_12.1694128201556.pt.trace.json", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "kernels.overhead_dominant") == nullptr);
+  }
+  if (run_shared("kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "kernels.overhead_dominant") == nullptr);
+  }
+  // Still reported where it holds: ResNet training on MI300 with activation checkpointing,
+  // batch-norm reductions and copies 23% of the step, three times the GEMM/convolution time.
+  if (run_shared("tracelens__mi300__resnet_act_checkpoint.json.gz", &r)) {
+    const ks::Finding* f = find(r, "kernels.overhead_dominant");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(num(*f, "math_pct") == Approx(24.1).margin(0.1));
+    CHECK(num(*f, "overhead_pct_of_window") == Approx(22.6).margin(0.1));
+  }
+}
+
+TEST_CASE("comm: CPU collectives hidden by CPU work, and excerpts without steps",
+          "[findings][comm]") {
+  // One 100 us step on the main thread (tid 1); a gloo all-reduce over [10, 90) on the gloo
+  // thread (tid 2); the main thread computes over [10, 10 + compute).
+  auto cpu_trace = [](int compute) {
+    return run("[" + event("user_annotation", "ProfilerStep#1", 1, 0, 100) + "," +
+               event("user_annotation", "gloo:all_reduce", 2, 10, 80) + "," +
+               event("cpu_op", "aten::mm", 1, 10, compute) + "]");
+  };
+  SECTION("the main thread computes through 75 of the 80 us: hidden, silent") {
+    Run r = cpu_trace(75);
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "comm.heavy") == nullptr);
+    CHECK(find(r, "comm.not_overlapped") == nullptr);
+  }
+  SECTION("the main thread computes 5 us, then waits: not overlapped") {
+    Run r = cpu_trace(5);
+    const ks::Finding* f = find(r, "comm.not_overlapped");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(num(*f, "overlap_pct") == 6.25);  // 5 of 80 us
+    CHECK(num(*f, "exposed_pct") == 75.0);  // 75 of 100 us
+    CHECK(num(*f, "communication_pct") == 75.0);
+    REQUIRE(f->ranges.size() == 1);
+    CHECK(f->ranges[0].label == "longest gloo:all_reduce");
+  }
+  Run r;
+  // A 2-event excerpt (an NCCL kernel, no steps, no computation): no step to be a share of.
+  if (run_shared("hta__rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "comm.heavy") == nullptr);
+    CHECK(find(r, "comm.not_overlapped") == nullptr);
+  }
+  // 300-rank CPU training over gloo: the all-reduces run on gloo's threads while the training
+  // thread computes almost nothing (it waits in backward): not overlapped, the dominant cost.
+  if (run_shared("hta__cpu_only_full__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", &r)) {
+    const ks::Finding* f = find(r, "comm.not_overlapped");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(num(*f, "overlap_pct") == Approx(3.7).margin(0.1));
+    CHECK(num(*f, "exposed_pct") == Approx(82.7).margin(0.1));
+  }
+}
+
+TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[findings][memory]") {
+  // vLLM reserves its KV cache at start-up: 191.6 GB of 206 GB allocated before the captured
+  // graph capture allocates 18 MB more.
+  Run r;
+  if (run_shared(
+          "tracelens__vllm_decode_full__graph_capture_rank_0.1773709742341309550.pt.trace.json.gz",
+          &r)) {
+    INFO("findings: " << r.ids);
+    REQUIRE_FALSE(r.analyses.memory.devices.empty());
+    CHECK(find(r, "memory.peak_high") == nullptr);
+  }
+}
+TEST_CASE("sync.runtime_calls names the API the trace used", "[findings][sync]") {
+  // MI300 traces synchronize with hipDeviceSynchronize: "CUDA" was the wrong word.
+  Run r;
+  if (run_shared("tracelens__mi300__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", &r)) {
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->title.find("2 synchronizing HIP calls") == 0);
+  }
+}
+
+TEST_CASE("gpu.low_sm_efficiency points at a small-grid kernel", "[findings][gpu]") {
+  // DLRM rank 0 (V100, 80 SMs): est. SM efficiency 5.8% against 45.5% utilization.
+  Run r;
+  if (run_shared("param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json", &r)) {
+    const ks::Finding* f = find(r, "gpu.low_sm_efficiency");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    REQUIRE(f->ranges.size() == 1);
+    REQUIRE(f->events.size() == 1);
+    const uint32_t k = f->events[0];
+    const int32_t info = r.trace->slices.launch_info[k];
+    REQUIRE(info >= 0);
+    CHECK(r.trace->slices.launch_infos[static_cast<size_t>(info)].blocks_per_sm < 1);
+    // A computation kernel: NCCL kernels use few blocks by design.
+    CHECK(ks::hta_category(ks::SliceKind::kKernel, r.trace->str(r.trace->slices.name[k])) ==
+          ks::HtaCategory::kComputation);
+  }
+}
+
+TEST_CASE("steps.none: only for traces PyTorch wrote", "[findings][steps]") {
+  // speedscope's hand-written B/E test trace: no categories, names A..F. "Call prof.step()"
+  // does not apply to it.
+  Run r;
+  if (run_shared("speedscope__bex-interaction.json", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "steps.none") == nullptr);
+  }
+  // A PyTorch trace without steps still hears it (the HTA AlexNet benchmark).
+  if (run_shared("hta__benchmark_result_2869224_1695835535_trace.json.gz", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(find(r, "steps.none"));
+  }
+}
+
+TEST_CASE("kernels.no_tensor_cores: ranked by what tensor cores can win", "[findings][kernels]") {
+  // DLRM rank 0 (V100): 39 fp32 GEMMs, 281 us of a 14.5 ms step (1.9%): for information.
+  Run r;
+  if (run_shared("param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json", &r)) {
+    const ks::Finding* f = find(r, "kernels.no_tensor_cores");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(num(*f, "gemm_conv_pct_of_window") == Approx(1.9).margin(0.05));
+  }
+  // ResNet-50 in fp32 on a V100: convolutions are 47% of the steps: a warning.
+  if (run_shared("kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz", &r)) {
+    const ks::Finding* f = find(r, "kernels.no_tensor_cores");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+  }
+}
+
+TEST_CASE("sync.runtime_calls: not for syncs that cost nothing", "[findings][sync]") {
+  // MI300 BERT-small: two hipDeviceSynchronize, 64 us (1.6% of the step), and no GPU idle
+  // after either (the GPU waits for launches, not for them): not reported.
+  Run r;
+  if (run_shared("tracelens__mi300__gaunernst_bert-small-uncased__1016001.json.gz", &r)) {
+    INFO("findings: " << r.ids);
+    CHECK(r.analyses.sync.count == 2);
+    CHECK(find(r, "sync.runtime_calls") == nullptr);
+  }
+  // The V100 ResNet-50 (workers 4): 13 syncs, 1% of step time, but 48.6 ms of GPU idle follow
+  // them: still reported, for information.
+  if (run_shared("kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz", &r)) {
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    INFO("findings: " << r.ids);
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(num(*f, "gpu_idle_after_sync_us") > 0);
+  }
+}
