@@ -187,6 +187,38 @@ export function rankTests(t) {
       await page.close();
     },
 
+    async 'the idle-gap straggler: rank 5 named, message sizes shown, stacked timelines on HTA\'s global-min clock'({ ctx, origin }) {
+      const dir = join(ROOT, PATHOLOGIES, 'straggler_idle_gaps');
+      if (!existsSync(dir)) skip(`${dir} is absent`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#folder', dir);
+      check((await settled(page, before)) === 'ready', `${dir} did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, [dir]);
+      const gaps = report.findings.find((f) => f.id === 'ranks.idle_gap_straggler');
+      check(gaps && gaps.evidence.rank === 5, `the idle-gap finding does not name rank 5: ${JSON.stringify(gaps && gaps.evidence)}`);
+      check((await page.textContent('#findings')).includes('Rank 5 has extra GPU idle gaps'), 'the page does not show the idle-gap finding');
+      // The generator writes the collective args: sizes and bus bandwidth in both tables.
+      const row = report.collectives.rows[0];
+      check(row.collective === 'allreduce' && row.bytes > 0 && row.busbw_gbps > 0, `no message size on the first collective: ${JSON.stringify(row)}`);
+      check((await page.locator('#collectives th[data-key="busbw_gbps"]').count()) === 2, 'the collectives tables have no bus-bandwidth column');
+      check(report.alignment.mode === 'step' && report.alignment.ranks.length === 8, `alignment: ${JSON.stringify(report.alignment).slice(0, 200)}`);
+      // Stacked timelines on one clock (HTA's global-min alignment).
+      await page.selectOption('#stacked-step', String(report.heatmap.steps[1]));
+      await page.selectOption('#stacked-align', 'global-min');
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /global-minimum/.test(document.querySelector('#stacked [aria-live]').textContent), null, { timeout: 60_000 });
+      const canvases = await page.locator('#stacked canvas').count();
+      check(canvases === 2, `${canvases} stacked timelines, not 2`);
+      const heads = await page.locator('#stacked h3').allTextContents();
+      check(heads.some((x) => /starts .* after the earliest/.test(x)), `the stacked headings do not give the ranks' offsets: ${heads.join(' | ')}`);
+      await page.locator('#stacked').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300);
+      await shot(page, 'ranks-stacked-global-min');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'several files picked at once; ranks by load order; a file that fails leaves the others'({ ctx, origin, tmp }) {
       // Two ranks with no distributedInfo and no rank in their names: numbered by load order
       // among the files that could be read, as the CLI numbers them.

@@ -3,7 +3,7 @@
 // collective wait (rank x step, aligned on the step number), the collectives matched across
 // ranks, and a picker that opens any rank's own report. Strings from the traces are text nodes.
 import { h, note, section } from '../views/dom.js';
-import { fmtAny, fmtInt, fmtPct, fmtUs } from '../views/format.js';
+import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs } from '../views/format.js';
 import { findingsView } from '../views/findings.js';
 import { dataTable } from '../views/table.js';
 import { toCsv } from '../share/csv.js';
@@ -22,6 +22,9 @@ export function saveText(text, filename, type) {
 }
 
 const us = (v) => fmtUs(v);
+const gbps = (v) => (typeof v === 'number' ? `${v.toFixed(2)} GB/s` : '–');
+const sizeCell = (v) => (typeof v === 'number' ? fmtBytes(v) : '–');
+const BUSBW_TITLE = 'nccl-tests bus bandwidth: size / transfer time × 2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce; – where not defined';
 
 function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
@@ -37,6 +40,8 @@ function rankTable(multi, openRank) {
     { key: 'dataloader_us', label: 'Data loader', num: true, fmt: us, title: 'Union of DataLoader __next__ ranges' },
     { key: 'memcpy_us', label: 'Memcpy', num: true, fmt: us, title: 'Memcpy and memset time' },
     { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
+    { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
+    { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
     { key: 'file', label: 'File', className: 'name' },
   ];
   const csv = h('button', {
@@ -77,14 +82,22 @@ function collectivesSection(multi) {
     c.counts_match ? 'every rank issued the same number' : 'the ranks issued different numbers (a hang or a desync)',
     c.names_match ? 'names agree' : 'names differ between ranks',
   ];
+  const sized = c.rows.some((row) => row.bytes !== null && row.bytes !== undefined);
   const rows = c.rows.slice(0, COLLECTIVE_ROWS).map((row) => {
-    const out = { index: row.index, name: row.name, transfer_us: row.transfer_us };
+    const out = { index: row.index, name: row.name, collective: row.collective, bytes: row.bytes, busbw_gbps: row.busbw_gbps, transfer_us: row.transfer_us };
     ranks.forEach((_, k) => (out[`r${k}`] = row.dur_us[k]));
     return out;
   });
   const columns = [
     { key: 'index', label: '#', num: true, fmt: fmtInt },
     { key: 'name', label: 'Name', className: 'name' },
+    ...(sized
+      ? [
+          { key: 'collective', label: 'Collective', title: 'The collective args\' "Collective name"' },
+          { key: 'bytes', label: 'Size', num: true, fmt: sizeCell, title: 'max(In, Out msg nelems) × dtype size: nccl-tests\' size' },
+          { key: 'busbw_gbps', label: 'Bus bw', num: true, fmt: gbps, title: BUSBW_TITLE },
+        ]
+      : []),
     { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Shortest duration across ranks: the transfer itself' },
     ...ranks.map((rank, k) => ({
       key: `r${k}`,
@@ -97,10 +110,24 @@ function collectivesSection(multi) {
       },
     })),
   ];
+  const byName = c.by_name || [];
+  const nameColumns = [
+    { key: 'name', label: 'Name', className: 'name' },
+    { key: 'collective', label: 'Collective' },
+    { key: 'count', label: 'Calls', num: true, fmt: fmtInt },
+    { key: 'bytes', label: 'Bytes', num: true, fmt: (v, row) => (row.sized ? sizeCell(v) : '–'), title: 'Sum over the calls whose size is known' },
+    { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Sum of the calls\' transfer times' },
+    { key: 'wait_us', label: 'Wait', num: true, fmt: us, title: 'Sum over calls and ranks of the time spent waiting for peers' },
+    { key: 'busbw_gbps', label: 'Bus bw', num: true, fmt: gbps, title: BUSBW_TITLE },
+  ];
   return section(
     'collectives',
     'Collectives',
     h('p', null, facts.join('; '), '.'),
+    sized ? null : note('The traces carry no collective args (Kineto writes "In msg nelems", "dtype", "Group size" since 2024): no message sizes.'),
+    byName.length ? h('h3', { className: 'sub' }, 'By name') : null,
+    byName.length ? dataTable({ columns: nameColumns, rows: byName, sortKey: 'transfer_us', sortDesc: true, label: 'Collectives by name', limit: 1000 }) : null,
+    h('h3', { className: 'sub' }, 'By order of issue'),
     c.rows.length > COLLECTIVE_ROWS ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(c.rows.length)} are shown (all are in the JSON).`) : null,
     dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS }),
   );

@@ -180,6 +180,17 @@ void read_args(od::value& v, RawEvent* e) {
         break;
       case 'd':
         if (key == "device") read_int(val, &e->device);
+        else if (key == "dtype")
+          e->has_collective |= read_string(val, &e->dtype);
+        break;
+      case 'O':
+        if (key == "Out msg nelems") e->has_collective |= read_int(val, &e->out_nelems);
+        break;
+      case 'G':
+        if (key == "Group size") e->has_collective |= read_int(val, &e->group_size);
+        break;
+      case 'P':
+        if (key == "Process Group Name") e->has_collective |= read_string(val, &e->process_group);
         break;
       case 'b':
         if (key == "bytes") read_int(val, &e->bytes);
@@ -202,10 +213,14 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "Call stack") {
           e->has_call_stack = true;
           read_string(val, &e->call_stack);
+        } else if (key == "Collective name") {
+          e->has_collective |= read_string(val, &e->collective);
         }
         break;
       case 'I':
         if (key == "Input Dims" || key == "Input dims") e->has_input_dims = true;
+        else if (key == "In msg nelems")
+          e->has_collective |= read_int(val, &e->in_nelems);
         break;
       case 'T':
         if (key == "Total Allocated") read_int(val, &e->mem_total_allocated);

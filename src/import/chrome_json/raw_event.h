@@ -37,6 +37,10 @@ struct RawEvent {
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
   bool has_call_stack = false, has_input_dims = false;
   std::string_view call_stack;  // "Call stack" (with_stack, older Kineto): "file.py(12): fn;..."
+  // Collective args (NCCL kernels, record_param_comms).
+  bool has_collective = false;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  std::string_view collective, dtype, process_group;
   // Metadata (M) args.
   std::string_view meta_name, meta_labels;
   bool has_sort_index = false;
