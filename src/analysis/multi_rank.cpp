@@ -135,9 +135,18 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   for (const Step& st : a.steps.steps) d.step_spans.push_back({st.number, st.begin, st.end});
   d.start_ns = t.facts.start_ns;
   std::vector<Interval> all, compute, comm, loader;
+  int64_t busy_until = INT64_MIN;
   for (uint32_t g : a.join.gpu_ops_by_ts) {
     Interval iv{s.ts[g], s.end(g)};
     all.push_back(iv);
+    // A gap in the GPU's busy time ends at this op: host wait when the CPU launched it only
+    // after the gap began (HTA's host-wait test, applied to the whole GPU as idle_us is).
+    if (busy_until != INT64_MIN && iv.begin > busy_until) {
+      int32_t launch = a.join.partner[g];
+      if (launch >= 0 && s.ts[static_cast<size_t>(launch)] > busy_until)
+        d.host_wait_ns += iv.begin - busy_until;
+    }
+    busy_until = std::max(busy_until, iv.end);
     if (s.kind[g] != SliceKind::kKernel) {
       d.memcpy_ns += s.dur[g];
       continue;

@@ -51,6 +51,7 @@ struct RankTotals {
   int64_t overlap_ns = 0;        // |compute ∩ communication|
   int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
   int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
+  int64_t host_wait_ns = 0;  // GPU idle in gaps whose next op was launched after they began
   int64_t start_ns = 0;          // the trace's first event (its clock), for global-min alignment
   // GPU idle gaps inside steps: between two GPU ops of the same step, at least kIdleGapNs of
   // it not covered by data loading (a rank waiting for input is the data-loader rule's).

@@ -115,6 +115,7 @@ std::string multi_rank_json(const MultiRankReport& m, const std::vector<std::str
     w.field_micros("overlap_us", row.overlap_ns);
     w.field("overlap_pct", row.overlap_pct, 2);
     w.field_micros("idle_us", row.idle_ns);
+    w.field_micros("host_wait_us", row.host_wait_ns);
     w.field_micros("dataloader_us", row.dataloader_ns);
     w.field_micros("memcpy_us", row.memcpy_ns);
     w.field("collectives", row.collectives);
@@ -206,13 +207,14 @@ std::string ms(int64_t ns) {
 std::vector<std::vector<std::string>> rank_table(const MultiRankResult& r) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"rank", "from", "steps", "step med (ms)", "compute (ms)", "comm (ms)", "overlap",
-                  "idle (ms)", "data (ms)", "memcpy (ms)", "wait (ms)", "gaps", "gap idle (ms)"});
+                  "idle (ms)", "host wait (ms)", "data (ms)", "memcpy (ms)", "wait (ms)", "gaps",
+                  "gap idle (ms)"});
   for (const RankRow& row : r.ranks) {
     rows.push_back({std::to_string(row.rank), rank_source_name(row.source),
                     std::to_string(row.steps), ms(static_cast<int64_t>(row.step_median_ns)),
                     ms(row.compute_ns), ms(row.communication_ns), format_pct(row.overlap_pct),
-                    ms(row.idle_ns), ms(row.dataloader_ns), ms(row.memcpy_ns), ms(row.wait_ns),
-                    std::to_string(row.idle_gaps), ms(row.idle_gap_ns)});
+                    ms(row.idle_ns), ms(row.host_wait_ns), ms(row.dataloader_ns), ms(row.memcpy_ns),
+                    ms(row.wait_ns), std::to_string(row.idle_gaps), ms(row.idle_gap_ns)});
   }
   return rows;
 }

@@ -29,6 +29,7 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("dataloader_ns", d.dataloader_ns);
   w.field("memcpy_ns", d.memcpy_ns);
   w.field("start_ns", d.start_ns);
+  w.field("host_wait_ns", d.host_wait_ns);
   w.field("idle_gaps", d.idle_gaps);
   w.field("idle_gap_ns", d.idle_gap_ns);
   w.key("step_spans").begin_array();
@@ -81,7 +82,8 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       !get_i64(root, "overlap_ns", &d->overlap_ns) ||
       !get_i64(root, "dataloader_ns", &d->dataloader_ns) ||
       !get_i64(root, "memcpy_ns", &d->memcpy_ns) || !get_i64(root, "start_ns", &d->start_ns) ||
-      !get(root, "idle_gaps", &d->idle_gaps) || !get_i64(root, "idle_gap_ns", &d->idle_gap_ns))
+      !get_i64(root, "host_wait_ns", &d->host_wait_ns) || !get(root, "idle_gaps", &d->idle_gaps) ||
+      !get_i64(root, "idle_gap_ns", &d->idle_gap_ns))
     return false;
   if (source < 0 || source > 2) return false;
   d->source = static_cast<RankSource>(source);

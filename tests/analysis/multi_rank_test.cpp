@@ -410,3 +410,21 @@ TEST_CASE("A rank with extra GPU idle gaps inside its steps is named; the others
     }
   }
 }
+
+TEST_CASE("Host wait: GPU idle gaps whose next op the CPU launched only after the gap began",
+          "[analysis][ranks]") {
+  // GPU ops at [100, 200) and [500, 600) us, launched at 50 and 450 (the second after the gap
+  // began at 200: host wait 300 us); a third at [700, 800), launched at 150 (before its gap
+  // began at 600: the GPU waited on something else, not the host).
+  std::string t = R"({"traceEvents": [
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":50,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":5,"args":{"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":450,"dur":5,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":100,"dur":100,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":500,"dur":100,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":700,"dur":100,"args":{"stream":7,"correlation":3}}]})";
+  auto trace = load(t);
+  ks::RankDigest d = digest_of(*trace, "a", 0);
+  CHECK(d.gpu_span_ns - d.busy_ns == 400000);
+  CHECK(d.host_wait_ns == 300000);
+}

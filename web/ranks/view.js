@@ -37,6 +37,7 @@ function rankTable(multi, openRank) {
     { key: 'communication_us', label: 'Communication', num: true, fmt: us, title: 'Union of communication (NCCL/RCCL) kernels' },
     { key: 'overlap_pct', label: 'Overlap', num: true, fmt: fmtPct, title: 'Share of communication time that overlaps computation' },
     { key: 'idle_us', label: 'GPU idle', num: true, fmt: us, title: 'GPU span minus busy time' },
+    { key: 'host_wait_us', label: 'Host wait', num: true, fmt: us, title: 'GPU idle while the CPU was late: gaps whose next GPU op was launched after the gap began' },
     { key: 'dataloader_us', label: 'Data loader', num: true, fmt: us, title: 'Union of DataLoader __next__ ranges' },
     { key: 'memcpy_us', label: 'Memcpy', num: true, fmt: us, title: 'Memcpy and memset time' },
     { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
