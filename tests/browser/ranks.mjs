@@ -77,7 +77,13 @@ export function rankTests(t) {
       check(cells === 2 * 8 * report.heatmap.steps.length, `the heat maps have ${cells} cells for 8 ranks x ${report.heatmap.steps.length} steps x 2`);
       const title = await page.getAttribute('#heatmap .heat-cell[data-rank="3"]', 'title');
       check(/rank 3, step \d+: [\d.]+ (ms|µs)/.test(title || ''), `a heat map cell has no value on hover: ${title}`);
-      check((await page.locator('#collectives tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
+      check((await page.locator('#collectives table[aria-label="Collectives per rank"] tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
+      // By name: the DLRM job's two kernels (all-to-all as SendRecv, all-reduce); its 2023 traces
+      // carry no collective args, so no sizes, and the page says so.
+      check((await page.locator('#collectives table[aria-label="Collectives by name"] tbody tr').count()) === report.collectives.by_name.length && report.collectives.by_name.length === 2, 'the collectives-by-name table is incomplete');
+      check((await page.textContent('#collectives')).includes('no message sizes'), 'the page does not say that the DLRM traces have no message sizes');
+      // Per-rank clock offsets under the step alignment (the report's alignment section).
+      check(report.alignment.mode === 'step' && report.alignment.ranks.every((r) => r.step_start_us === 0), 'the DLRM ranks are not aligned on their step');
       check(report.collectives.counts_match, 'the DLRM ranks should issue the same number of collectives');
       // Most severe first, with evidence.
       check(await page.isVisible('#findings article.finding'), 'no multi-rank finding is shown');
