@@ -134,7 +134,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   d.step_total_ns = a.steps.stats.total_ns;
   for (const Step& st : a.steps.steps) d.step_spans.push_back({st.number, st.begin, st.end});
   d.start_ns = t.facts.start_ns;
-  std::vector<Interval> all, compute, comm, loader;
+  std::vector<Interval> all, compute, comm, loader, host_gaps, copies;
   int64_t busy_until = INT64_MIN;
   for (uint32_t g : a.join.gpu_ops_by_ts) {
     Interval iv{s.ts[g], s.end(g)};
@@ -143,12 +143,15 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
     // after the gap began (HTA's host-wait test, applied to the whole GPU as idle_us is).
     if (busy_until != INT64_MIN && iv.begin > busy_until) {
       int32_t launch = a.join.partner[g];
-      if (launch >= 0 && s.ts[static_cast<size_t>(launch)] > busy_until)
+      if (launch >= 0 && s.ts[static_cast<size_t>(launch)] > busy_until) {
         d.host_wait_ns += iv.begin - busy_until;
+        host_gaps.push_back({busy_until, iv.begin});
+      }
     }
     busy_until = std::max(busy_until, iv.end);
     if (s.kind[g] != SliceKind::kKernel) {
       d.memcpy_ns += s.dur[g];
+      copies.push_back(iv);
       continue;
     }
     std::string_view name = t.str(s.name[g]);
@@ -175,10 +178,22 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   if (!all.empty()) d.gpu_span_ns = all.back().end - all.front().begin;
   d.compute_ns = total_length(compute);
   d.communication_ns = total_length(comm);
-  d.overlap_ns = total_length(intersect(compute, comm));
+  std::vector<Interval> overlap = intersect(compute, comm);
+  d.overlap_ns = total_length(overlap);
   loader = merge_intervals(std::move(loader));
   d.dataloader_ns = total_length(loader);
   count_idle_gaps(all, loader, d.step_spans, &d);
+  for (StepSpan& st : d.step_spans) {
+    const int64_t b = st.begin_ns, e = st.end_ns;
+    st.busy_ns = length_within(all, b, e);
+    st.compute_ns = length_within(compute, b, e);
+    st.communication_ns = length_within(comm, b, e);
+    st.overlap_ns = length_within(overlap, b, e);
+    st.host_wait_ns = length_within(host_gaps, b, e);  // disjoint already: gaps between ops
+    st.dataloader_ns = length_within(loader, b, e);
+    for (const Interval& cp : copies)  // a sum, as the total is (copies may overlap)
+      st.memcpy_ns += std::max<int64_t>(0, std::min(cp.end, e) - std::max(cp.begin, b));
+  }
   return d;
 }
 
@@ -191,6 +206,7 @@ RankRow row_from_digest(const RankDigest& d) {
     row.step_numbers.push_back(st.number);
     row.step_ns.push_back(st.end_ns - st.begin_ns);
   }
+  row.step_detail = d.step_spans;
   row.step_wait_ns.assign(row.step_numbers.size(), 0);
   row.idle_ns = d.gpu_span_ns - d.busy_ns;
   row.overlap_pct = d.communication_ns ? 100.0 * static_cast<double>(d.overlap_ns) /

@@ -35,6 +35,15 @@ struct StepSpan {
   int64_t number = 0;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
+  // What the GPU did inside the step: the per-rank totals below, clipped to [begin, end).
+  int64_t busy_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t overlap_ns = 0;
+  int64_t host_wait_ns = 0;
+  int64_t dataloader_ns = 0;
+  int64_t memcpy_ns = 0;
+  int64_t idle_ns() const { return end_ns - begin_ns - busy_ns; }
 };
 // Who a rank is and what its GPU did, as totals over the trace.
 struct RankTotals {
@@ -79,6 +88,7 @@ struct RankRow : RankTotals {
   std::vector<int64_t> step_numbers;
   std::vector<int64_t> step_ns;  // parallel to step_numbers
   std::vector<int64_t> step_wait_ns;  // collective wait per step, parallel to step_numbers
+  std::vector<StepSpan> step_detail;  // parallel to step_numbers
 };
 
 struct CollectiveRow {

@@ -47,6 +47,35 @@ void write_heat_row(JsonWriter& w, const RankRow& row, const std::vector<int64_t
   w.end_array();
 }
 
+// The per-step metrics of the heat maps and the per-step means, in output order.
+struct StepMetric {
+  const char* key;   // JSON key (µs)
+  const char* head;  // text/Markdown column
+  int64_t (*get)(const StepSpan&);
+};
+const StepMetric kStepMetrics[] = {
+    {"compute_us", "compute", [](const StepSpan& s) { return s.compute_ns; }},
+    {"communication_us", "comm", [](const StepSpan& s) { return s.communication_ns; }},
+    {"overlap_us", "overlap", [](const StepSpan& s) { return s.overlap_ns; }},
+    {"idle_us", "idle", [](const StepSpan& s) { return s.idle_ns(); }},
+    {"host_wait_us", "host wait", [](const StepSpan& s) { return s.host_wait_ns; }},
+    {"dataloader_us", "data", [](const StepSpan& s) { return s.dataloader_ns; }},
+    {"memcpy_us", "memcpy", [](const StepSpan& s) { return s.memcpy_ns; }},
+};
+
+std::vector<int64_t> step_values(const RankRow& row, int64_t (*get)(const StepSpan&)) {
+  std::vector<int64_t> v;
+  for (const StepSpan& s : row.step_detail) v.push_back(get(s));
+  return v;
+}
+
+double mean_ns(const std::vector<int64_t>& v) {
+  if (v.empty()) return 0;
+  double sum = 0;
+  for (int64_t x : v) sum += static_cast<double>(x);
+  return sum / static_cast<double>(v.size());
+}
+
 void field_or_null(JsonWriter& w, std::string_view key, int64_t v) {
   w.key(key);
   if (v < 0)
@@ -124,6 +153,18 @@ std::string multi_rank_json(const MultiRankReport& m, const std::vector<std::str
     w.field_micros("wait_us", row.wait_ns);
     w.field("idle_gaps", row.idle_gaps);
     w.field_micros("idle_gap_us", row.idle_gap_ns);
+    // Means over the rank's steps (null without steps).
+    w.key("step_mean");
+    if (row.step_detail.empty()) {
+      w.null();
+    } else {
+      w.begin_object();
+      w.field("step_us", mean_ns(row.step_ns) / 1e3, 3);
+      w.field("collective_wait_us", mean_ns(row.step_wait_ns) / 1e3, 3);
+      for (const StepMetric& m : kStepMetrics)
+        w.field(m.key, mean_ns(step_values(row, m.get)) / 1e3, 3);
+      w.end_object();
+    }
     w.end_object();
   }
   w.end_array();
@@ -139,6 +180,11 @@ std::string multi_rank_json(const MultiRankReport& m, const std::vector<std::str
   w.key("collective_wait_us").begin_array();
   for (const RankRow& row : r.ranks) write_heat_row(w, row, steps, row.step_wait_ns);
   w.end_array();
+  for (const StepMetric& m : kStepMetrics) {
+    w.key(m.key).begin_array();
+    for (const RankRow& row : r.ranks) write_heat_row(w, row, steps, step_values(row, m.get));
+    w.end_array();
+  }
   w.end_object();
   w.key("collectives").begin_object();
   w.field("counts_match", r.counts_match);
@@ -224,6 +270,27 @@ std::string gbps(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f", v);
   return buf;
+}
+
+// Per rank, the mean over its steps of each per-step metric. Empty when no rank has steps.
+std::vector<std::vector<std::string>> step_mean_table(const MultiRankResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  bool any = false;
+  for (const RankRow& row : r.ranks) any = any || !row.step_detail.empty();
+  if (!any) return rows;
+  std::vector<std::string> head = {"rank", "steps", "step (ms)", "wait (ms)"};
+  for (const StepMetric& m : kStepMetrics) head.push_back(std::string(m.head) + " (ms)");
+  rows.push_back(head);
+  for (const RankRow& row : r.ranks) {
+    if (row.step_detail.empty()) continue;
+    auto cell = [](double ns) { return ms(static_cast<int64_t>(ns + 0.5)); };
+    std::vector<std::string> cells = {std::to_string(row.rank), std::to_string(row.steps),
+                                      cell(mean_ns(row.step_ns)), cell(mean_ns(row.step_wait_ns))};
+    for (const StepMetric& m : kStepMetrics)
+      cells.push_back(cell(mean_ns(step_values(row, m.get))));
+    rows.push_back(cells);
+  }
+  return rows;
 }
 
 // The matched collectives by name, with message sizes and bus bandwidth where the trace has
@@ -318,6 +385,8 @@ std::string multi_rank_text(const MultiRankReport& m, const std::vector<std::str
   }
   o += "\n";
   o += text_table(rank_table(r), 0);
+  std::vector<std::vector<std::string>> means = step_mean_table(r);
+  if (!means.empty()) o += "\nPer step (mean over each rank's steps)\n" + text_table(means, 0);
   o += "\nCollectives: " + std::to_string(r.collectives.size()) + " matched by order of issue" +
        (r.counts_match ? "" : " (counts differ between ranks)") +
        (r.names_match ? "" : "; names differ from position " + std::to_string(r.first_mismatch)) +
@@ -342,6 +411,9 @@ std::string multi_rank_markdown(const MultiRankReport& m, const std::vector<std:
     if (!f.fix.empty()) o += "**Fix:** " + f.fix + "\n\n";
   }
   o += "## Ranks\n\n" + markdown_table(rank_table(r), 2) + "\n";
+  std::vector<std::vector<std::string>> means = step_mean_table(r);
+  if (!means.empty())
+    o += "Per step (mean over each rank's steps):\n\n" + markdown_table(means, 0) + "\n";
   o += "## Collectives\n\n" + std::to_string(r.collectives.size()) + " matched by order of issue" +
        (r.counts_match ? "" : " (counts differ between ranks)") +
        (r.names_match ? "" : "; names differ from position " + std::to_string(r.first_mismatch)) +

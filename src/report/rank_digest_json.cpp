@@ -34,7 +34,9 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("idle_gap_ns", d.idle_gap_ns);
   w.key("step_spans").begin_array();
   for (const StepSpan& s : d.step_spans) {
-    w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).end_array();
+    w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).value(s.busy_ns);
+    w.value(s.compute_ns).value(s.communication_ns).value(s.overlap_ns).value(s.host_wait_ns);
+    w.value(s.dataloader_ns).value(s.memcpy_ns).end_array();
   }
   w.end_array();
   w.key("comm").begin_array();
@@ -94,7 +96,11 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
   if (root["step_spans"].get(spans) || root["comm"].get(comm)) return false;
   for (simdjson::dom::element s : spans) {
     StepSpan sp;
-    if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns)) return false;
+    if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns) ||
+        s.at(3).get(sp.busy_ns) || s.at(4).get(sp.compute_ns) || s.at(5).get(sp.communication_ns) ||
+        s.at(6).get(sp.overlap_ns) || s.at(7).get(sp.host_wait_ns) ||
+        s.at(8).get(sp.dataloader_ns) || s.at(9).get(sp.memcpy_ns))
+      return false;
     d->step_spans.push_back(sp);
   }
   for (simdjson::dom::element c : comm) {

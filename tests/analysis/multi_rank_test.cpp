@@ -428,3 +428,24 @@ TEST_CASE("Host wait: GPU idle gaps whose next op the CPU launched only after th
   CHECK(d.gpu_span_ns - d.busy_ns == 400000);
   CHECK(d.host_wait_ns == 300000);
 }
+
+TEST_CASE("Per-step numbers: the rank's totals clipped to each step", "[analysis][ranks]") {
+  // Step 3 is [0, 1000) us: an all-reduce at [10, 110), a GEMM at [5, 305): compute 300 us,
+  // communication 100, all of it overlapped, busy 300, idle 700.
+  auto r0 = load(rank_trace(0, {100}));
+  auto r1 = load(rank_trace(1, {100}));
+  ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+  REQUIRE(m.ranks[0].step_detail.size() == 1);
+  const ks::StepSpan& s = m.ranks[0].step_detail[0];
+  CHECK(s.number == 3);
+  CHECK(s.compute_ns == 300000);
+  CHECK(s.communication_ns == 100000);
+  CHECK(s.overlap_ns == 100000);
+  CHECK(s.busy_ns == 300000);
+  CHECK(s.idle_ns() == 700000);
+  CHECK(s.dataloader_ns == 0);
+  std::string json =
+      ks::multi_rank_json(ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)}), {});
+  CHECK(json.find("\"idle_us\": [\n      [\n        700.000\n") != std::string::npos);  // heat map
+  CHECK(json.find("\"idle_us\": 700.000") != std::string::npos);                        // step_mean
+}

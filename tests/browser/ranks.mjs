@@ -70,13 +70,20 @@ export function rankTests(t) {
       const workers = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency || 2, 4));
       const mb = names.reduce((s, n) => s + statSync(join(TRACES, n)).size, 0) / 1e6;
       console.log(`      8 DLRM ranks (${mb.toFixed(1)} MB) in ${secs.toFixed(2)} s with ${workers} workers; the page says: ${said}`);
-      check((await page.locator('#ranks tbody tr').count()) === 8, 'the rank table does not have 8 rows');
+      check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 8, 'the rank table does not have 8 rows');
       const report = await sameAsCliMulti(page, names.map((n) => join(TRACES, n)));
       check(report.schema === 'kinetoscope.multirank/1', `schema ${report.schema}`);
       const cells = await page.locator('#heatmap .heat-grid .heat-cell').count();
       check(cells === 2 * 8 * report.heatmap.steps.length, `the heat maps have ${cells} cells for 8 ranks x ${report.heatmap.steps.length} steps x 2`);
       const title = await page.getAttribute('#heatmap .heat-cell[data-rank="3"]', 'title');
       check(/rank 3, step \d+: [\d.]+ (ms|µs)/.test(title || ''), `a heat map cell has no value on hover: ${title}`);
+      // The second map shows any per-step metric; the per-step means table is there too.
+      await page.selectOption('#heat-metric', 'idle_us');
+      const second = await page.textContent('#heatmap .heat-second');
+      const idleTitle = await page.getAttribute('#heatmap .heat-second .heat-cell[data-rank="3"]', 'title');
+      const idle3 = report.heatmap.idle_us[3].find((v) => v !== null);
+      check(second.includes('GPU idle') && idle3 > 0 && (idleTitle || '').startsWith('rank 3, step'), `the idle heat map shows: ${second.slice(0, 80)} / ${idleTitle}`);
+      check((await page.locator('#ranks table[aria-label="Per-step means"] tbody tr').count()) === 8, 'the per-step means table has not 8 rows');
       check((await page.locator('#collectives table[aria-label="Collectives per rank"] tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
       // By name: the DLRM job's two kernels (all-to-all as SendRecv, all-reduce); its 2023 traces
       // carry no collective args, so no sizes, and the page says so.
@@ -93,7 +100,7 @@ export function rankTests(t) {
 
       // Sorting by collective wait puts the rank that waits most first.
       await page.click('#ranks th[data-key="wait_us"] button');
-      const firstRank = Number(await page.textContent('#ranks tbody tr:first-child td:first-child'));
+      const firstRank = Number(await page.textContent('#ranks table[aria-label="Per-rank table"] tbody tr:first-child td:first-child'));
       const most = report.ranks.reduce((a, b) => (b.wait_us > a.wait_us ? b : a));
       check(firstRank === most.rank, `sorted by wait, rank ${firstRank} comes first, not ${most.rank}`);
       // The CSV download holds every rank.
@@ -267,7 +274,7 @@ export function rankTests(t) {
       await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
       await page.waitForTimeout(300);
       check(page.workers().length === 0, `${page.workers().length} workers still run after Cancel`);
-      check((await page.locator('#ranks tbody tr').count()) === 2, 'the report on screen changed after Cancel');
+      check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 2, 'the report on screen changed after Cancel');
       noErrors(log);
       await page.close();
     },

@@ -12,6 +12,18 @@ import { stackedSection } from './stacked.js';
 
 const COLLECTIVE_ROWS = 200;
 
+// [heatmap key, label, what a cell's value is]
+const HEAT_METRICS = [
+  ['collective_wait_us', 'Collective wait', 'waiting for peers'],
+  ['compute_us', 'Compute', 'computation kernels'],
+  ['communication_us', 'Communication', 'communication kernels'],
+  ['overlap_us', 'Overlap', 'computation overlapping communication'],
+  ['idle_us', 'GPU idle', 'GPU idle'],
+  ['host_wait_us', 'Host wait', 'GPU idle waiting for the CPU'],
+  ['dataloader_us', 'Data loader', 'DataLoader __next__'],
+  ['memcpy_us', 'Memcpy', 'memcpy and memset'],
+];
+
 export function saveText(text, filename, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = h('a', { href: url, download: filename, hidden: true });
@@ -25,6 +37,11 @@ const us = (v) => fmtUs(v);
 const gbps = (v) => (typeof v === 'number' ? `${v.toFixed(2)} GB/s` : '–');
 const sizeCell = (v) => (typeof v === 'number' ? fmtBytes(v) : '–');
 const BUSBW_TITLE = 'nccl-tests bus bandwidth: size / transfer time × 2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce; – where not defined';
+
+// A rank row for the CSV: the per-step means as columns of their own (mean_compute_us, ...).
+function flatRank({ step_mean: mean, ...row }) {
+  return { ...row, ...Object.fromEntries(Object.entries(mean || {}).map(([k, v]) => [`mean_${k}`, v])) };
+}
 
 function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
@@ -49,13 +66,23 @@ function rankTable(multi, openRank) {
     type: 'button',
     className: 'button small',
     dataset: { export: 'csv:ranks' },
-    onclick: () => saveText(toCsv(multi.ranks), 'ranks.csv', 'text/csv'),
+    onclick: () => saveText(toCsv(multi.ranks.map(flatRank)), 'ranks.csv', 'text/csv'),
   }, 'Download CSV');
+  // Means over each rank's steps.
+  const meanRows = multi.ranks.filter((r) => r.step_mean).map((r) => ({ rank: r.rank, steps: r.steps, ...r.step_mean }));
+  const meanColumns = [
+    { key: 'rank', label: 'Rank', num: true },
+    { key: 'step_us', label: 'Step', num: true, fmt: us },
+    { key: 'collective_wait_us', label: 'Collective wait', num: true, fmt: us },
+    ...HEAT_METRICS.slice(1).map(([key, label, what]) => ({ key, label, num: true, fmt: us, title: `Mean per step: ${what}` })),
+  ];
   return section(
     'ranks',
     'Ranks',
     h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.', ' ', csv),
     dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000 }),
+    meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
+    meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
   );
 }
 
@@ -65,12 +92,23 @@ function heatSection(multi, openRank) {
   if (!hm.steps.length) return section('heatmap', 'Steps across ranks', note('No rank has ProfilerStep markers: there is no step to align on.'));
   const byRank = (rank) => ranks.indexOf(rank);
   const onCell = (rank) => openRank(byRank(rank));
+  // The second map shows one per-step metric at a time (collective wait first).
+  const metrics = HEAT_METRICS.filter(([key]) => Array.isArray(hm[key]));
+  const pick = h('select', { id: 'heat-metric', 'aria-label': 'Per-step metric of the second heat map' }, metrics.map(([key, label]) => h('option', { value: key }, label)));
+  const second = h('div', { className: 'heat-second' });
+  const draw = () => {
+    const [key, label, what] = metrics.find(([k]) => k === pick.value) || metrics[0];
+    second.replaceChildren(heatMap({ label, what, steps: hm.steps, ranks, values: hm[key], zeroBased: true, onCell }));
+  };
+  pick.addEventListener('change', draw);
+  draw();
   return section(
     'heatmap',
     'Steps across ranks',
     note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank.'),
     heatMap({ label: 'Step time', what: 'step time', steps: hm.steps, ranks, values: hm.step_time_us, onCell }),
-    heatMap({ label: 'Collective wait', what: 'waiting for peers', steps: hm.steps, ranks, values: hm.collective_wait_us, zeroBased: true, onCell }),
+    h('div', { className: 'heat-pick' }, h('label', { className: 'muted', for: 'heat-metric' }, 'Per step: '), pick),
+    second,
   );
 }
 
