@@ -354,12 +354,21 @@ std::string text_table(const std::vector<std::vector<std::string>>& table, size_
   return o;
 }
 
-std::string markdown_table(const std::vector<std::vector<std::string>>& table, size_t left) {
+// Left-aligned columns are text from the traces: escaped; the first `code` of them (kernel
+// names) as code spans, as the single report writes names.
+std::string markdown_table(const std::vector<std::vector<std::string>>& table, size_t left,
+                           size_t code = 0) {
   std::string o;
   for (size_t i = 0; i < table.size(); ++i) {
     o += "|";
-    for (size_t c = 0; c < table[i].size(); ++c)
-      o += " " + (i > 0 && c < left ? markdown_cell(table[i][c], 120) : table[i][c]) + " |";
+    for (size_t c = 0; c < table[i].size(); ++c) {
+      const std::string& cell = table[i][c];
+      o += " " +
+           (i == 0 || c >= left ? cell
+            : c < code          ? markdown_code_cell(cell, 200)
+                                : markdown_cell(cell, 120)) +
+           " |";
+    }
     o += "\n";
     if (i == 0) {
       o += "|";
@@ -419,7 +428,7 @@ std::string multi_rank_markdown(const MultiRankReport& m, const std::vector<std:
        (r.names_match ? "" : "; names differ from position " + std::to_string(r.first_mismatch)) +
        ".\n\n";
   std::vector<std::vector<std::string>> coll = collective_table(r);
-  if (!coll.empty()) o += markdown_table(coll, 2) + "\n";
+  if (!coll.empty()) o += markdown_table(coll, 2, 1) + "\n";
   o += "## Alignment\n\n" + alignment_line(r.alignment) + ".\n\n" +
        markdown_table(alignment_table(r), 0) + "\n";
   for (size_t i : m.order)
