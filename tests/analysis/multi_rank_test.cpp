@@ -449,3 +449,38 @@ TEST_CASE("Per-step numbers: the rank's totals clipped to each step", "[analysis
   CHECK(json.find("\"idle_us\": [\n      [\n        700.000\n") != std::string::npos);  // heat map
   CHECK(json.find("\"idle_us\": 700.000") != std::string::npos);                        // step_mean
 }
+
+TEST_CASE("A real trace's collective args are read from its NCCL kernels", "[corpus][ranks]") {
+  // An MI300 DDP trace (rank 0 of 8, RCCL 2.22): its kernels carry "Collective name", "In msg
+  // nelems", "dtype", "Group size". The first 5 NCCL kernels were launched before the capture
+  // (no runtime call in the trace): nothing to read for them.
+  const std::string file = "tracelens__mi300__resnet_act_checkpoint.json.gz";
+  if (!file_exists(shared_trace(file))) {
+    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
+    return;
+  }
+  Loaded l = load_file(shared_trace(file));
+  REQUIRE(l.ok);
+  ks::RankDigest d = digest_of(*l.trace, file, 0);
+  REQUIRE(d.comm.size() == 17);
+  size_t without = 0, allreduce = 0, broadcast = 0;
+  for (const ks::CommKernel& k : d.comm) {
+    if (k.collective.empty()) {
+      ++without;
+      continue;
+    }
+    CHECK(k.group_size == 8);
+    if (k.collective == "allreduce") {
+      ++allreduce;
+      CHECK(k.dtype == "BFloat16");
+      CHECK((k.in_nelems == 2873320 || k.in_nelems == 8816192));
+      CHECK(k.out_nelems == k.in_nelems);
+    } else if (k.collective == "broadcast") {
+      ++broadcast;
+      CHECK((k.dtype == "BFloat16" || k.dtype == "Long"));
+    }
+  }
+  CHECK(without == 5);
+  CHECK(allreduce == 6);
+  CHECK(broadcast == 6);
+}
