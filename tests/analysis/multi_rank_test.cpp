@@ -484,3 +484,32 @@ TEST_CASE("A real trace's collective args are read from its NCCL kernels", "[cor
   CHECK(allreduce == 6);
   CHECK(broadcast == 6);
 }
+
+TEST_CASE("Hostile collective args give no size and no bandwidth, never an overflow",
+          "[analysis][ranks]") {
+  auto rank = [](int r, const std::string& args) {
+    return "{\"distributedInfo\": {\"rank\": " + std::to_string(r) + R"(}, "traceEvents": [
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
+      {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":20,"ts":10,"dur":100,"args":{"stream":20,)" +
+           args + "}}]}";
+  };
+  const std::vector<std::string> cases = {
+      R"("Collective name":"allreduce","In msg nelems":9000000000000000000,"dtype":"Double","Group size":8)",
+      R"("Collective name":"allreduce","In msg nelems":-5,"Out msg nelems":-1,"dtype":"Float","Group size":8)",
+      R"("Collective name":"allreduce","In msg nelems":100,"dtype":7,"Group size":8)",
+      R"("Collective name":{"x":1},"In msg nelems":100,"dtype":"Float","Group size":0)",
+  };
+  for (const std::string& args : cases) {
+    INFO(args);
+    auto r0 = load(rank(0, args));
+    auto r1 = load(rank(1, args));
+    REQUIRE(r0);
+    ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+    REQUIRE(m.collectives.size() == 1);
+    const ks::CollectiveRow& c = m.collectives[0];
+    CHECK(c.busbw_gbps < 0);
+    if (c.bytes >= 0) CHECK(c.bytes == 400);  // the last case: 100 floats, but no group size
+    std::string json = ks::multi_rank_json(ks::combine_ranks({digest_of(*r0, "a", 0)}), {});
+    CHECK(json.find("\"busbw_gbps\": null") != std::string::npos);
+  }
+}

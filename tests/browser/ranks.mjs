@@ -216,6 +216,8 @@ export function rankTests(t) {
       check(row.collective === 'allreduce' && row.bytes > 0 && row.busbw_gbps > 0, `no message size on the first collective: ${JSON.stringify(row)}`);
       check((await page.locator('#collectives th[data-key="busbw_gbps"]').count()) === 2, 'the collectives tables have no bus-bandwidth column');
       check(report.alignment.mode === 'step' && report.alignment.ranks.length === 8, `alignment: ${JSON.stringify(report.alignment).slice(0, 200)}`);
+      await page.locator('#collectives').scrollIntoViewIfNeeded();
+      await shot(page, 'ranks-collectives-sizes');
       // Stacked timelines on one clock (HTA's global-min alignment).
       await page.selectOption('#stacked-step', String(report.heatmap.steps[1]));
       await page.selectOption('#stacked-align', 'global-min');
