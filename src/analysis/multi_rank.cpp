@@ -58,6 +58,14 @@ int dtype_size(std::string_view d) {
   };
   for (const auto& kv : kSizes)
     if (d == kv.first) return kv.second;
+  // C++ type names, as "Input type" writes them (the pre-2.2 "nccl:*" annotations).
+  static const std::pair<const char*, int> kCppSizes[] = {
+      {"float", 4},         {"double", 8},    {"int", 4},       {"long int", 8},
+      {"long", 8},          {"short int", 2}, {"short", 2},     {"signed char", 1},
+      {"unsigned char", 1}, {"bool", 1},      {"c10::Half", 2}, {"c10::BFloat16", 2},
+  };
+  for (const auto& kv : kCppSizes)
+    if (d == kv.first) return kv.second;
   return 0;
 }
 
@@ -85,12 +93,17 @@ int step_index_at(const std::vector<StepSpan>& steps, int64_t ts) {
 // The collective args of a GPU op: on the kernel itself (Kineto 2024+), else on the CPU op
 // enclosing the runtime call that launched it (record_param_comms).
 void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, CommKernel* k) {
+  // Kineto's args (they have a group size) win over the "nccl:<collective>" annotation's input
+  // tensor (PyTorch before 2.2), wherever they are on the chain.
   const CollectiveArgs* c = t.slices.collective(g);
+  const CollectiveArgs* first = c;
   int32_t at = join.partner[g];
-  for (int depth = 0; !c && at >= 0 && depth < 64; ++depth) {
+  for (int depth = 0; at >= 0 && depth < 64 && !(c && c->group_size != kNoValue); ++depth) {
     c = t.slices.collective(static_cast<uint32_t>(at));
+    if (!first) first = c;
     at = t.slices.parent[static_cast<size_t>(at)];
   }
+  if (!(c && c->group_size != kNoValue)) c = first;
   if (!c) return;
   k->collective = std::string(t.str(c->collective));
   k->dtype = std::string(t.str(c->dtype));

@@ -208,9 +208,23 @@ TEST_CASE("The 8-rank DLRM job: ranks from distributedInfo, collectives agree", 
   const ks::Finding* f = find(m.findings, "ranks.straggler");
   REQUIRE(f);
   CHECK(f->title.rfind("Rank 7 is the straggler", 0) == 0);
-  // No rank stands out by GPU idle gaps; the 2023 traces carry no collective sizes.
+  // No rank stands out by GPU idle gaps.
   CHECK(find(m.findings, "ranks.idle_gap_straggler") == nullptr);
-  CHECK(m.result.collectives[0].bytes == ks::kNoValue);
+  // The 2023 traces have no Kineto collective args; their "nccl:all_reduce" / "nccl:all_to_all"
+  // annotations carry the input tensor (Input Dims, Input type): rank 0 all-reduces 394241,
+  // 112 and 226960 floats, all-to-alls 6144 floats twice, 24 longs, 384 and 3392 ints. No
+  // group size there: no bus bandwidth.
+  REQUIRE(m.result.collectives.size() == 8);
+  CHECK(m.result.collectives[4].collective == "all_reduce");
+  CHECK(m.result.collectives[4].dtype == "float");
+  CHECK(m.result.collectives[4].in_nelems == 394241);
+  CHECK(m.result.collectives[4].bytes == 394241 * 4);
+  CHECK(m.result.collectives[4].busbw_gbps < 0);
+  CHECK(m.result.collectives[1].bytes == 24 * 8);
+  REQUIRE(m.result.collective_groups.size() == 2);
+  CHECK(m.result.collective_groups[0].collective == "all_to_all");
+  CHECK(m.result.collective_groups[0].bytes == (6144 * 4 * 2 + 24 * 8 + 384 * 4 + 3392 * 4));
+  CHECK(m.result.collective_groups[1].bytes == (394241 + 112 + 226960) * 4);
   CHECK(m.result.alignment.mode == ks::AlignMode::kStep);
   CHECK(m.result.alignment.step == 10);  // the one ProfilerStep: #10
 

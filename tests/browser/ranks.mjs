@@ -85,10 +85,11 @@ export function rankTests(t) {
       check(second.includes('GPU idle') && idle3 > 0 && (idleTitle || '').startsWith('rank 3, step'), `the idle heat map shows: ${second.slice(0, 80)} / ${idleTitle}`);
       check((await page.locator('#ranks table[aria-label="Per-step means"] tbody tr').count()) === 8, 'the per-step means table has not 8 rows');
       check((await page.locator('#collectives table[aria-label="Collectives per rank"] tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
-      // By name: the DLRM job's two kernels (all-to-all as SendRecv, all-reduce); its 2023 traces
-      // carry no collective args, so no sizes, and the page says so.
+      // By name: the DLRM job's two kernels (all-to-all as SendRecv, all-reduce), with the sizes
+      // of their "nccl:*" annotations' input tensors (the 2023 traces have no collective args).
       check((await page.locator('#collectives table[aria-label="Collectives by name"] tbody tr').count()) === report.collectives.by_name.length && report.collectives.by_name.length === 2, 'the collectives-by-name table is incomplete');
-      check((await page.textContent('#collectives')).includes('no message sizes'), 'the page does not say that the DLRM traces have no message sizes');
+      check(report.collectives.by_name.every((g) => g.sized === g.count && g.bytes > 0), `DLRM collectives without sizes: ${JSON.stringify(report.collectives.by_name)}`);
+      check((await page.locator('#collectives th[data-key="bytes"]').count()) === 2, 'the collectives tables show no sizes');
       // Per-rank clock offsets under the step alignment (the report's alignment section).
       check(report.alignment.mode === 'step' && report.alignment.ranks.every((r) => r.step_start_us === 0), 'the DLRM ranks are not aligned on their step');
       check(report.collectives.counts_match, 'the DLRM ranks should issue the same number of collectives');

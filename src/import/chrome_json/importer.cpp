@@ -193,6 +193,12 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.collective = e.collective;
     a.dtype = e.dtype;
     a.process_group = e.process_group;
+    if (!a.has_collective && e.legacy_nelems >= 0) {  // "nccl:all_reduce" with Input Dims
+      a.has_collective = true;
+      a.collective = e.name.substr(5);
+      a.in_nelems = e.legacy_nelems;
+      a.dtype = e.legacy_dtype;
+    }
     if (e.has_grid || e.has_block || e.occupancy_pct >= 0 || e.blocks_per_sm >= 0 ||
         e.bandwidth_gbps >= 0) {
       launch_ = KernelLaunchInfo();
