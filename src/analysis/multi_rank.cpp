@@ -90,11 +90,11 @@ int step_index_at(const std::vector<StepSpan>& steps, int64_t ts) {
   return -1;
 }
 
-// The collective args of a GPU op: on the kernel itself (Kineto 2024+), else on the CPU op
-// enclosing the runtime call that launched it (record_param_comms).
+// The collective args of a GPU op: on the kernel itself (Kineto 2024+), else on the CPU ops
+// enclosing the runtime call that launched it (record_param_comms). Kineto's args (they have a
+// group size) win over the "nccl:<collective>" annotation's input tensor (PyTorch before 2.2)
+// wherever they are on that chain; else the closest of those.
 void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, CommKernel* k) {
-  // Kineto's args (they have a group size) win over the "nccl:<collective>" annotation's input
-  // tensor (PyTorch before 2.2), wherever they are on the chain.
   const CollectiveArgs* c = t.slices.collective(g);
   const CollectiveArgs* first = c;
   int32_t at = join.partner[g];

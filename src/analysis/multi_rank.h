@@ -4,7 +4,10 @@
 // the shortest duration across ranks is the transfer time and the rest, on every other rank,
 // is time spent waiting for peers (TB plugin's "synchronizing vs transferring"). The rank that
 // waits least is the one the others wait for: the straggler has the shortest communication time.
-// HTA's late-start rule is computed too (see late_start below).
+// HTA's late-start rule is computed too (see late_start below). Also: each collective's message
+// size from the collective args (and nccl-tests' bus bandwidth where defined), GPU idle gaps
+// inside steps per rank, per-step numbers, and where each rank's clock sits under the chosen
+// alignment (step N, or HTA's global minimum).
 #pragma once
 #include <string>
 #include <string_view>
