@@ -298,7 +298,8 @@ def gpu_checks():
          clean_gemm_ms=sum(k["dur"] for k in cgemms) / 1e3 / len(clean.steps))
 
     # straggler sets
-    for folder in ("straggler_clean", "straggler_compute", "straggler_dataloader"):
+    for folder in ("straggler_clean", "straggler_compute", "straggler_dataloader",
+                   "straggler_idle_gaps"):
         files = sorted(glob.glob(os.path.join(GPU, folder, "rank-*.json.gz")))
         check(len(files) == 8, folder + ": 8 ranks")
         comm, comp, dl = [], [], []
@@ -325,6 +326,9 @@ def gpu_checks():
         if folder == "straggler_dataloader":
             check(all(dl[5] >= 10 * dl[i] for i in range(8) if i != 5),
                   folder + ": rank 5 loads data >= 10x longer")
+        if folder == "straggler_idle_gaps":
+            check(abs(comp[5] - sorted(comp)[4]) < 0.05 * comp[5],
+                  folder + ": rank 5 computes as long as the others")
         note(folder, nccl_ms_by_rank=" ".join("%.1f" % (c / 1e3) for c in comm),
              shortest=shortest, median_ms=med / 1e3)
 

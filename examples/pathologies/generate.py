@@ -186,6 +186,9 @@ BASE = {
     "ddp": None,                # None | "overlap" | "after"
     "world": 1, "nccl_algbw_gbps": 150.0,
     "slow_rank": None, "slow_compute": 1.0, "slow_dataloader_us": 0,
+    "slow_stall_us": 0,         # slow rank: after each of the first layers' forward, a
+                                # loss.item()-style sync, then host work this long
+    "slow_stalls": 0,           # how many such stalls per step
 }
 
 SINGLE = {
@@ -207,6 +210,8 @@ MULTI = {
                           "slow_rank": 5, "slow_compute": 1.35},
     "straggler_dataloader": {"ddp": "overlap", "world": 8, "layers": 4, "steps": 5,
                              "slow_rank": 5, "slow_dataloader_us": 2500},
+    "straggler_idle_gaps": {"ddp": "overlap", "world": 8, "layers": 4, "steps": 5,
+                            "slow_rank": 5, "slow_stall_us": 400, "slow_stalls": 3},
 }
 PATHOLOGY_TEXT = {
     "gpu_dataloader_stall": "DataLoader __next__ ~30% of each step; the GPU idles meanwhile",
@@ -489,7 +494,7 @@ class Rank:
         cfg, k, g = self.cfg, self.k, self.gemm
         gm = 1.0 if cfg["tensor_cores"] else cfg["fp32_gemm_factor"]
         us = cfg["ew_us"]
-        for _ in range(cfg["layers"]):
+        for layer in range(cfg["layers"]):
             with m.op("aten::linear"):
                 with m.op("aten::t"):
                     m.busy(self.j(4))
@@ -507,6 +512,10 @@ class Rank:
                 m.busy(self.j(6))
                 self.compute(m, k["gelu"], us["gelu"], "ew")
             self.gap(m)
+            if self.slow and layer < cfg["slow_stalls"]:
+                # the GPU drains at the sync, then idles while the host works
+                self.item(m)
+                m.busy(self.j(cfg["slow_stall_us"], 0.1))
         with m.op("aten::linear"):
             with m.op("aten::t"):
                 m.busy(self.j(4))
@@ -1037,7 +1046,11 @@ def table_rows(res):
     for name, why in (("straggler_compute", "rank 5 computes %.2fx slower"
                        % res["straggler_compute"]["params"]["slow_compute"]),
                       ("straggler_dataloader", "rank 5 loads data %.1f ms longer per step"
-                       % (res["straggler_dataloader"]["params"]["slow_dataloader_us"] / 1e3))):
+                       % (res["straggler_dataloader"]["params"]["slow_dataloader_us"] / 1e3)),
+                      ("straggler_idle_gaps", "rank 5 stalls its GPU %d times per step (sync, "
+                       "then %.1f ms of host work)"
+                       % (res["straggler_idle_gaps"]["params"]["slow_stalls"],
+                          res["straggler_idle_gaps"]["params"]["slow_stall_us"] / 1e3))):
         nccl = [r["nccl_ms_per_step"] for r in res[name]["ranks"]]
         peers = [v for i, v in enumerate(nccl) if i != 5]
         row("gpu/%s/rank-{0..7}.json.gz" % name, "straggler: " + why,

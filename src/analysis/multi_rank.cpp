@@ -1,6 +1,8 @@
 #include "analysis/multi_rank.h"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <map>
 
 #include "analysis/intervals.h"
@@ -13,12 +15,122 @@ bool is_dataloader_slice(std::string_view n) {
   return n.rfind("enumerate(DataLoader)#", 0) == 0 && n.find("__next__") != std::string_view::npos;
 }
 
+const char* align_mode_name(AlignMode m) {
+  return m == AlignMode::kGlobalMin ? "global-min" : "step";
+}
+
+bool parse_align_mode(std::string_view text, AlignMode* out) {
+  if (text == "step")
+    *out = AlignMode::kStep;
+  else if (text == "global-min")
+    *out = AlignMode::kGlobalMin;
+  else
+    return false;
+  return true;
+}
+
+int dtype_size(std::string_view d) {
+  // c10::ScalarType names (torch/csrc: toString(ScalarType)), as record_param_comms writes them.
+  static const std::pair<const char*, int> kSizes[] = {
+      {"Byte", 1},
+      {"Char", 1},
+      {"Bool", 1},
+      {"Float8_e4m3fn", 1},
+      {"Float8_e5m2", 1},
+      {"Float8_e4m3fnuz", 1},
+      {"Float8_e5m2fnuz", 1},
+      {"QInt8", 1},
+      {"QUInt8", 1},
+      {"Short", 2},
+      {"Half", 2},
+      {"BFloat16", 2},
+      {"ComplexHalf", 4},
+      {"Int", 4},
+      {"Float", 4},
+      {"QInt32", 4},
+      {"UInt16", 2},
+      {"UInt32", 4},
+      {"UInt64", 8},
+      {"Long", 8},
+      {"Double", 8},
+      {"ComplexFloat", 8},
+      {"ComplexDouble", 16},
+  };
+  for (const auto& kv : kSizes)
+    if (d == kv.first) return kv.second;
+  // C++ type names, as "Input type" writes them (the pre-2.2 "nccl:*" annotations).
+  static const std::pair<const char*, int> kCppSizes[] = {
+      {"float", 4},         {"double", 8},    {"int", 4},       {"long int", 8},
+      {"long", 8},          {"short int", 2}, {"short", 2},     {"signed char", 1},
+      {"unsigned char", 1}, {"bool", 1},      {"c10::Half", 2}, {"c10::BFloat16", 2},
+  };
+  for (const auto& kv : kCppSizes)
+    if (d == kv.first) return kv.second;
+  return 0;
+}
+
+double bus_factor(std::string_view collective, int64_t n) {
+  if (n < 1) return -1;
+  std::string c;  // lower case without '_': all_reduce, allreduce_coalesced, _allgather_base, ...
+  for (char ch : collective)
+    if (ch != '_') c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  auto starts = [&c](const char* p) { return c.rfind(p, 0) == 0; };
+  const double nn = static_cast<double>(n);
+  if (starts("allreduce")) return 2.0 * (nn - 1) / nn;
+  if (starts("allgather") || starts("reducescatter") || starts("alltoall")) return (nn - 1) / nn;
+  if (c == "broadcast" || c == "reduce") return 1.0;
+  return -1;
+}
+
 namespace {
 
 int step_index_at(const std::vector<StepSpan>& steps, int64_t ts) {
   for (size_t i = 0; i < steps.size(); ++i)
     if (ts >= steps[i].begin_ns && ts < steps[i].end_ns) return static_cast<int>(i);
   return -1;
+}
+
+// The collective args of a GPU op: on the kernel itself (Kineto 2024+), else on the CPU ops
+// enclosing the runtime call that launched it (record_param_comms). Kineto's args (they have a
+// group size) win over the "nccl:<collective>" annotation's input tensor (PyTorch before 2.2)
+// wherever they are on that chain; else the closest of those.
+void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, CommKernel* k) {
+  const CollectiveArgs* c = t.slices.collective(g);
+  const CollectiveArgs* first = c;
+  int32_t at = join.partner[g];
+  for (int depth = 0; at >= 0 && depth < 64 && !(c && c->group_size != kNoValue); ++depth) {
+    c = t.slices.collective(static_cast<uint32_t>(at));
+    if (!first) first = c;
+    at = t.slices.parent[static_cast<size_t>(at)];
+  }
+  if (!(c && c->group_size != kNoValue)) c = first;
+  if (!c) return;
+  k->collective = std::string(t.str(c->collective));
+  k->dtype = std::string(t.str(c->dtype));
+  k->in_nelems = c->in_nelems;
+  k->out_nelems = c->out_nelems;
+  k->group_size = c->group_size;
+}
+
+// GPU idle gaps inside each step, between its first and last GPU op, net of data loading.
+void count_idle_gaps(const std::vector<Interval>& busy, const std::vector<Interval>& loader,
+                     const std::vector<StepSpan>& steps, RankDigest* d) {
+  for (const StepSpan& st : steps) {
+    auto first = std::lower_bound(busy.begin(), busy.end(), st.begin_ns,
+                                  [](const Interval& iv, int64_t ts) { return iv.end <= ts; });
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (auto it = first; it != busy.end() && it->begin < st.end_ns; ++it) {
+      lo = std::min(lo, std::max(it->begin, st.begin_ns));
+      hi = std::max(hi, std::min(it->end, st.end_ns));
+    }
+    if (lo >= hi) continue;
+    for (const Interval& gap : gaps_within(busy, lo, hi)) {
+      int64_t idle = gap.length() - length_within(loader, gap.begin, gap.end);
+      if (idle < kIdleGapNs) continue;
+      ++d->idle_gaps;
+      d->idle_gap_ns += idle;
+    }
+  }
 }
 
 }  // namespace
@@ -34,18 +146,37 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   d.step_median_ns = a.steps.stats.median_ns;
   d.step_total_ns = a.steps.stats.total_ns;
   for (const Step& st : a.steps.steps) d.step_spans.push_back({st.number, st.begin, st.end});
-  std::vector<Interval> all, compute, comm, loader;
+  d.start_ns = t.facts.start_ns;
+  std::vector<Interval> all, compute, comm, loader, host_gaps, copies;
+  int64_t busy_until = INT64_MIN;
   for (uint32_t g : a.join.gpu_ops_by_ts) {
     Interval iv{s.ts[g], s.end(g)};
     all.push_back(iv);
+    // A gap in the GPU's busy time ends at this op: host wait when the CPU launched it only
+    // after the gap began (HTA's host-wait test, applied to the whole GPU as idle_us is).
+    if (busy_until != INT64_MIN && iv.begin > busy_until) {
+      int32_t launch = a.join.partner[g];
+      if (launch >= 0 && s.ts[static_cast<size_t>(launch)] > busy_until) {
+        d.host_wait_ns += iv.begin - busy_until;
+        host_gaps.push_back({busy_until, iv.begin});
+      }
+    }
+    busy_until = std::max(busy_until, iv.end);
     if (s.kind[g] != SliceKind::kKernel) {
       d.memcpy_ns += s.dur[g];
+      copies.push_back(iv);
       continue;
     }
     std::string_view name = t.str(s.name[g]);
     if (hta_category(s.kind[g], name) == HtaCategory::kCommunication) {
       comm.push_back(iv);
-      d.comm.push_back({std::string(name), t.tracks[s.track[g]].stream, s.ts[g], s.dur[g]});
+      CommKernel k;
+      k.name = std::string(name);
+      k.stream = t.tracks[s.track[g]].stream;
+      k.ts_ns = s.ts[g];
+      k.dur_ns = s.dur[g];
+      add_collective_args(t, a.join, g, &k);
+      d.comm.push_back(std::move(k));
     } else {
       compute.push_back(iv);
     }
@@ -60,8 +191,22 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   if (!all.empty()) d.gpu_span_ns = all.back().end - all.front().begin;
   d.compute_ns = total_length(compute);
   d.communication_ns = total_length(comm);
-  d.overlap_ns = total_length(intersect(compute, comm));
-  d.dataloader_ns = total_length(merge_intervals(std::move(loader)));
+  std::vector<Interval> overlap = intersect(compute, comm);
+  d.overlap_ns = total_length(overlap);
+  loader = merge_intervals(std::move(loader));
+  d.dataloader_ns = total_length(loader);
+  count_idle_gaps(all, loader, d.step_spans, &d);
+  for (StepSpan& st : d.step_spans) {
+    const int64_t b = st.begin_ns, e = st.end_ns;
+    st.busy_ns = length_within(all, b, e);
+    st.compute_ns = length_within(compute, b, e);
+    st.communication_ns = length_within(comm, b, e);
+    st.overlap_ns = length_within(overlap, b, e);
+    st.host_wait_ns = length_within(host_gaps, b, e);  // disjoint already: gaps between ops
+    st.dataloader_ns = length_within(loader, b, e);
+    for (const Interval& cp : copies)  // a sum, as the total is (copies may overlap)
+      st.memcpy_ns += std::max<int64_t>(0, std::min(cp.end, e) - std::max(cp.begin, b));
+  }
   return d;
 }
 
@@ -74,6 +219,7 @@ RankRow row_from_digest(const RankDigest& d) {
     row.step_numbers.push_back(st.number);
     row.step_ns.push_back(st.end_ns - st.begin_ns);
   }
+  row.step_detail = d.step_spans;
   row.step_wait_ns.assign(row.step_numbers.size(), 0);
   row.idle_ns = d.gpu_span_ns - d.busy_ns;
   row.overlap_pct = d.communication_ns ? 100.0 * static_cast<double>(d.overlap_ns) /
@@ -149,7 +295,109 @@ LateStart late_start(const std::vector<RankDigest>& in, const std::vector<RankRo
 
 }  // namespace
 
-MultiRankResult compare_ranks(std::vector<RankDigest> in) {
+namespace {
+
+// The message of collective i: the first rank whose kernel has collective args.
+void describe_message(const std::vector<RankDigest>& in, size_t i, CollectiveRow* row) {
+  for (const RankDigest& d : in) {
+    const CommKernel& k = d.comm[i];
+    if (k.collective.empty() && k.in_nelems < 0 && k.out_nelems < 0) continue;
+    row->collective = k.collective;
+    row->dtype = k.dtype;
+    row->in_nelems = k.in_nelems;
+    row->out_nelems = k.out_nelems;
+    row->group_size = k.group_size;
+    break;
+  }
+  int64_t nelems = std::max(row->in_nelems, row->out_nelems);
+  int size = dtype_size(row->dtype);
+  if (nelems < 0 || size == 0 || nelems > INT64_MAX / 16) return;
+  row->bytes = nelems * size;
+  // nccl-tests: algbw = size / time; busbw = algbw x factor. The time is the transfer time
+  // (the shortest duration across ranks), the part not spent waiting for a late peer.
+  if (row->transfer_ns <= 0) return;
+  row->algbw_gbps = static_cast<double>(row->bytes) / static_cast<double>(row->transfer_ns);
+  double f = bus_factor(row->collective, row->group_size);
+  if (f >= 0) row->busbw_gbps = row->algbw_gbps * f;
+}
+
+std::vector<CollectiveGroup> group_collectives(const std::vector<CollectiveRow>& rows) {
+  std::vector<CollectiveGroup> groups;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<double> bus_bytes, bus_time;
+  std::vector<bool> bus_ok;
+  for (const CollectiveRow& r : rows) {
+    auto key = std::make_pair(r.name_text, r.collective);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, groups.size()).first;
+      groups.push_back({});
+      groups.back().name_text = r.name_text;
+      groups.back().collective = r.collective;
+      bus_bytes.push_back(0);
+      bus_time.push_back(0);
+      bus_ok.push_back(true);
+    }
+    CollectiveGroup& g = groups[it->second];
+    ++g.count;
+    g.transfer_ns += r.transfer_ns;
+    for (int64_t d : r.dur_ns) g.wait_ns += d - r.transfer_ns;
+    if (r.bytes >= 0) {
+      g.bytes += r.bytes;
+      ++g.sized;
+    }
+    if (r.busbw_gbps >= 0) {
+      bus_bytes[it->second] += r.busbw_gbps * static_cast<double>(r.transfer_ns);
+      bus_time[it->second] += static_cast<double>(r.transfer_ns);
+    } else {
+      bus_ok[it->second] = false;
+    }
+  }
+  for (size_t k = 0; k < groups.size(); ++k)
+    if (bus_ok[k] && bus_time[k] > 0) groups[k].busbw_gbps = bus_bytes[k] / bus_time[k];
+  return groups;
+}
+
+Alignment align_ranks(const std::vector<RankDigest>& in, AlignMode requested) {
+  Alignment al;
+  al.requested = requested;
+  al.mode = requested;
+  if (in.empty()) return al;
+  al.global_min_ns = INT64_MAX;
+  for (const RankDigest& d : in) al.global_min_ns = std::min(al.global_min_ns, d.start_ns);
+  // N: the first step number every rank has.
+  for (const StepSpan& cand : in[0].step_spans) {
+    bool everywhere = true;
+    for (const RankDigest& d : in)
+      everywhere =
+          everywhere && std::any_of(d.step_spans.begin(), d.step_spans.end(),
+                                    [&cand](const StepSpan& x) { return x.number == cand.number; });
+    if (everywhere) {
+      al.step = cand.number;
+      break;
+    }
+  }
+  if (al.step == kNoValue) al.mode = AlignMode::kGlobalMin;
+  for (const RankDigest& d : in) {
+    RankAlignment ra;
+    const StepSpan* n = nullptr;
+    for (const StepSpan& x : d.step_spans)
+      if (x.number == al.step) n = &x;
+    int64_t origin = al.mode == AlignMode::kStep && n ? n->begin_ns : al.global_min_ns;
+    ra.offset_ns = origin - al.global_min_ns;
+    ra.first_event_ns = d.start_ns - al.global_min_ns;
+    if (n) {
+      ra.step_start_ns = n->begin_ns - origin;
+      ra.step_end_ns = n->end_ns - origin;
+    }
+    al.ranks.push_back(ra);
+  }
+  return al;
+}
+
+}  // namespace
+
+MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),
                    [](const RankDigest& a, const RankDigest& b) { return a.rank < b.rank; });
@@ -157,7 +405,10 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in) {
     r.ranks.push_back(row_from_digest(in[k]));
     if (k > 0 && in[k].rank == in[k - 1].rank) r.duplicate_ranks = true;
   }
-  if (in.empty()) return r;
+  if (in.empty()) {
+    r.alignment.requested = r.alignment.mode = align;
+    return r;
+  }
   size_t shortest = SIZE_MAX;
   for (const RankDigest& d : in) {
     shortest = std::min(shortest, d.comm.size());
@@ -187,9 +438,12 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in) {
       int si = step_index_at(in[k].step_spans, in[k].comm[i].ts_ns);
       if (si >= 0) rr.step_wait_ns[static_cast<size_t>(si)] += wait;
     }
+    describe_message(in, i, &row);
     r.collectives.push_back(std::move(row));
   }
+  r.collective_groups = group_collectives(r.collectives);
   r.late_start = late_start(in, r.ranks);
+  r.alignment = align_ranks(in, align);
   return r;
 }
 

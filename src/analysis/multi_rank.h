@@ -4,9 +4,13 @@
 // the shortest duration across ranks is the transfer time and the rest, on every other rank,
 // is time spent waiting for peers (TB plugin's "synchronizing vs transferring"). The rank that
 // waits least is the one the others wait for: the straggler has the shortest communication time.
-// HTA's late-start rule is computed too (see late_start below).
+// HTA's late-start rule is computed too (see late_start below). Also: each collective's message
+// size from the collective args (and nccl-tests' bus bandwidth where defined), GPU idle gaps
+// inside steps per rank, per-step numbers, and where each rank's clock sits under the chosen
+// alignment (step N, or HTA's global minimum).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/analyze.h"
@@ -22,11 +26,27 @@ struct CommKernel {
   int64_t stream = kNoValue;
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
+  // From the collective args on the kernel, else on the CPU op that launched it
+  // (record_param_comms): "" / kNoValue when the trace has none (Kineto before 2024).
+  std::string collective;  // "Collective name": allreduce, allgather, ...
+  std::string dtype;       // c10 scalar type name: Float, BFloat16, ...
+  int64_t in_nelems = kNoValue;
+  int64_t out_nelems = kNoValue;
+  int64_t group_size = kNoValue;
 };
 struct StepSpan {
   int64_t number = 0;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
+  // What the GPU did inside the step: the per-rank totals below, clipped to [begin, end).
+  int64_t busy_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t overlap_ns = 0;
+  int64_t host_wait_ns = 0;
+  int64_t dataloader_ns = 0;
+  int64_t memcpy_ns = 0;
+  int64_t idle_ns() const { return end_ns - begin_ns - busy_ns; }
 };
 // Who a rank is and what its GPU did, as totals over the trace.
 struct RankTotals {
@@ -43,7 +63,15 @@ struct RankTotals {
   int64_t overlap_ns = 0;        // |compute ∩ communication|
   int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
   int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
+  int64_t host_wait_ns = 0;  // GPU idle in gaps whose next op was launched after they began
+  int64_t start_ns = 0;          // the trace's first event (its clock), for global-min alignment
+  // GPU idle gaps inside steps: between two GPU ops of the same step, at least kIdleGapNs of
+  // it not covered by data loading (a rank waiting for input is the data-loader rule's).
+  uint64_t idle_gaps = 0;
+  int64_t idle_gap_ns = 0;
 };
+
+constexpr int64_t kIdleGapNs = 100000;  // 100 us: longer than launch overhead
 
 struct RankDigest : RankTotals {
   std::vector<StepSpan> step_spans;
@@ -63,6 +91,7 @@ struct RankRow : RankTotals {
   std::vector<int64_t> step_numbers;
   std::vector<int64_t> step_ns;  // parallel to step_numbers
   std::vector<int64_t> step_wait_ns;  // collective wait per step, parallel to step_numbers
+  std::vector<StepSpan> step_detail;  // parallel to step_numbers
 };
 
 struct CollectiveRow {
@@ -70,6 +99,50 @@ struct CollectiveRow {
   std::string name_text;
   std::vector<int64_t> dur_ns;       // per rank (parallel to ranks)
   int64_t transfer_ns = 0;           // minimum across ranks
+  // The message, from the first rank that has collective args (kNoValue / "" when none).
+  std::string collective;
+  std::string dtype;
+  int64_t in_nelems = kNoValue;
+  int64_t out_nelems = kNoValue;
+  int64_t group_size = kNoValue;
+  int64_t bytes = kNoValue;  // max(in, out) elements x dtype size: nccl-tests' "size"
+  double algbw_gbps = -1;    // bytes / transfer time, GB/s (1e9); -1 when undefined
+  double busbw_gbps = -1;    // algbw x nccl-tests' bus factor; -1 when undefined
+};
+
+// The matched collectives grouped by kernel name and collective name.
+struct CollectiveGroup {
+  std::string name_text;
+  std::string collective;
+  uint64_t count = 0;
+  int64_t bytes = 0;        // sum over the calls with a known size
+  uint64_t sized = 0;       // calls with a known size
+  int64_t transfer_ns = 0;  // sum of the calls' transfer times
+  int64_t wait_ns = 0;      // sum over calls and ranks of the wait for peers
+  double busbw_gbps = -1;   // sum of bus bytes / sum of transfer time, when all define it
+};
+
+// How the ranks' clocks are put on one axis (the stacked timelines; the JSON says which).
+//   kStep: every rank's step N starts at 0 (N = the first step every rank has);
+//   kGlobalMin: HTA's Trace._align_all_ranks (hta/common/trace.py): subtract one minimum, the
+//     earliest timestamp of any rank, from every rank, so the ranks keep their clock offsets.
+enum class AlignMode { kStep, kGlobalMin };
+const char* align_mode_name(AlignMode m);
+bool parse_align_mode(std::string_view text, AlignMode* out);
+
+struct RankAlignment {
+  int64_t offset_ns = 0;       // what is subtracted from the rank's clock, minus the global min
+  int64_t first_event_ns = 0;  // the rank's first event after global-min alignment
+  int64_t step_start_ns = kNoValue;  // step N's start on the aligned axis
+  int64_t step_end_ns = kNoValue;
+};
+
+struct Alignment {
+  AlignMode requested = AlignMode::kStep;
+  AlignMode mode = AlignMode::kStep;  // kGlobalMin when no step is on every rank
+  int64_t step = kNoValue;            // N, the first step number every rank has
+  int64_t global_min_ns = 0;
+  std::vector<RankAlignment> ranks;  // parallel to MultiRankResult::ranks
 };
 
 struct LateStart {  // HTA's straggler rule
@@ -86,11 +159,21 @@ struct MultiRankResult {
   bool names_match = true;
   size_t first_mismatch = 0;   // index of the first collective whose names differ
   std::vector<CollectiveRow> collectives;  // matched by order of issue, up to the shortest list
+  std::vector<CollectiveGroup> collective_groups;  // by name, in order of first issue
   LateStart late_start;
+  Alignment alignment;
 };
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.
-MultiRankResult compare_ranks(std::vector<RankDigest> digests);
+MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align = AlignMode::kStep);
+
+// Bytes per element of a c10 scalar type name as Kineto writes "dtype" (Float, BFloat16, ...),
+// 0 when unknown.
+int dtype_size(std::string_view dtype);
+// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md) for a collective name over n ranks:
+// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce 1.
+// -1 for anything else (send/recv, barrier, ...): no factor is defined for it here.
+double bus_factor(std::string_view collective, int64_t n);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
 // enumerate(DataPipe)#...

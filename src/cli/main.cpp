@@ -33,6 +33,9 @@ const char kUsage[] =
     "  --format text|md|json  output format (default text); json follows docs/report-schema.md\n"
     "  --drop-last-step       leave out the last ProfilerStep (HTA's default convention)\n"
     "  --separate             with several files: independent reports, not one multi-rank report\n"
+    "  --align step|global-min  with several files: put the ranks' clocks on one axis by the\n"
+    "                         first step every rank has (default), or by HTA's global minimum\n"
+    "                         (the earliest event of any rank); the report says which\n"
     "  -o, --output FILE      write the report to FILE instead of standard output\n"
     "  -h, --help             this help\n"
     "  --version              print the version\n"
@@ -188,6 +191,7 @@ int main(int argc, char** argv) {
   ks::AnalysisOptions options;
   std::vector<std::string> files;
   bool separate = false;
+  ks::AlignMode align = ks::AlignMode::kStep;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--format" || a == "-f") {
@@ -197,6 +201,16 @@ int main(int argc, char** argv) {
       format = a.substr(9);
     } else if (a == "--separate") {
       separate = true;
+    } else if (a == "--align" || a.rfind("--align=", 0) == 0) {
+      std::string v;
+      if (a == "--align") {
+        if (++i >= args.size()) return usage_error("--align needs a value");
+        v = args[i];
+      } else {
+        v = a.substr(8);
+      }
+      if (!ks::parse_align_mode(v, &align))
+        return usage_error("unknown alignment '" + v + "' (step or global-min)");
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
     } else if (a == "-o" || a == "--output") {
@@ -236,7 +250,7 @@ int main(int argc, char** argv) {
                         : format == "md" ? ks::report_markdown(report)
                                          : ks::report_text(report));
     }
-    ks::MultiRankReport m = ks::combine_ranks(digests);
+    ks::MultiRankReport m = ks::combine_ranks(digests, align);
     out = format == "json" ? ks::multi_rank_json(m, reports)
           : format == "md" ? ks::multi_rank_markdown(m, reports)
                            : ks::multi_rank_text(m, reports);

@@ -104,6 +104,15 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
             format_duration(static_cast<int64_t>(compute_others)) + " on the others)";
     f.fix = "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
             "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+  } else if (static_cast<double>(row.idle_gap_ns) -
+                 median_of_others(
+                     r, s, [](const RankRow& x) { return static_cast<double>(x.idle_gap_ns); }) >
+             0.05 * step * steps) {
+    cause = "GPU idle gaps inside its steps (" + std::to_string(row.idle_gaps) + " gaps, " +
+            format_duration(row.idle_gap_ns) + " idle)";
+    f.fix =
+        "See what this rank's CPU does during its GPU idle gaps (a sync, GC, logging): the "
+        "idle-gap finding and the stacked timelines show where.";
   } else {
     f.fix = "Compare this rank's timeline with a fast rank's in the same step.";
   }
@@ -186,6 +195,57 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
   }
 }
 
+// A rank whose GPU sits idle inside its steps more often and longer than the others' (gaps of
+// 100 us or more between two GPU ops of a step, net of data loading, which has its own rule):
+// something on that rank's host stalls it mid-step (a sync, GC, logging, a slow Python path),
+// and every collective after the stall waits for it. Quiet unless the rank's gap idle time is
+// more than twice the other ranks' median, exceeds it by 5% of a step per step, and it has
+// more gaps than the median.
+void idle_gap_straggler(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.ranks.size() < 2) return;
+  double step = typical_step_ns(r);
+  if (step <= 0) return;
+  for (size_t k = 0; k < r.ranks.size(); ++k) {
+    const RankRow& row = r.ranks[k];
+    double steps = std::max<double>(1.0, static_cast<double>(row.steps));
+    double idle_others =
+        median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.idle_gap_ns); });
+    double gaps_others =
+        median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.idle_gaps); });
+    double idle = static_cast<double>(row.idle_gap_ns);
+    if (idle <= 2 * idle_others || (idle - idle_others) / steps < 0.05 * step ||
+        static_cast<double>(row.idle_gaps) <= gaps_others)
+      continue;
+    Finding f;
+    f.id = "ranks.idle_gap_straggler";
+    f.severity = Severity::kWarning;
+    char buf[240];
+    std::snprintf(buf, sizeof(buf),
+                  "Rank %lld has extra GPU idle gaps inside its steps (%llu gaps, %s idle; the "
+                  "others' median %.0f gaps, %s)",
+                  static_cast<long long>(row.rank), static_cast<unsigned long long>(row.idle_gaps),
+                  format_duration(row.idle_gap_ns).c_str(), gaps_others,
+                  format_duration(static_cast<int64_t>(idle_others)).c_str());
+    f.title = buf;
+    f.meaning =
+        "Between two GPU ops of the same step this rank's GPU waits for its host more "
+        "often and longer than the other ranks' do, and the collectives after each stall "
+        "wait for this rank: the job runs at its pace.";
+    f.fix =
+        "Open this rank's timeline at a gap (stacked timelines below) and see what its CPU "
+        "does there: a synchronizing call, garbage collection, logging or checkpoint I/O, "
+        "a rank-dependent code path.";
+    f.number("rank", static_cast<double>(row.rank));
+    f.number("idle_gaps", static_cast<double>(row.idle_gaps));
+    f.number("idle_gap_us", idle / 1e3, 3, "us");
+    f.number("others_median_gaps", gaps_others);
+    f.number("others_median_idle_gap_us", idle_others / 1e3, 3, "us");
+    f.number("steps", static_cast<double>(row.steps));
+    f.text("rule", "GPU idle gaps of 100 us or more inside steps, net of data loading");
+    out->push_back(std::move(f));
+  }
+}
+
 void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   bool all_distributed = true;
   for (const RankRow& row : r.ranks)
@@ -212,6 +272,7 @@ std::vector<Finding> run_multi_rank_findings(const MultiRankResult& r) {
   straggler(r, &out);
   late_start(r, &out);
   skew(r, &out);
+  idle_gap_straggler(r, &out);
   rank_source(r, &out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);

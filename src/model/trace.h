@@ -53,6 +53,18 @@ struct KernelLaunchInfo {
   float bandwidth_gbps = -1;  // memcpy/memset "memory bandwidth (GB/s)"
 };
 
+// What Kineto writes about a collective on its NCCL kernel and on the record_param_comms CPU op
+// ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
+// "Process Group Name"), kept only for slices that carry it.
+struct CollectiveArgs {
+  int64_t in_nelems = kNoValue;
+  int64_t out_nelems = kNoValue;
+  int64_t group_size = kNoValue;
+  StringId collective = 0;  // "" when absent
+  StringId dtype = 0;
+  StringId process_group = 0;
+};
+
 struct SliceTable {
   std::vector<int64_t> ts;
   std::vector<int64_t> dur;
@@ -71,12 +83,21 @@ struct SliceTable {
   std::vector<KernelLaunchInfo> launch_infos;
   // "Call stack" args (with_stack in older Kineto), sparse: (slice, string), sorted by slice.
   std::vector<std::pair<uint32_t, StringId>> call_stacks;
+  // Collective args, sparse: (slice, args), sorted by slice.
+  std::vector<std::pair<uint32_t, CollectiveArgs>> collective_args;
 
   size_t size() const { return ts.size(); }
   // The slice's "Call stack" string, 0 ("") when it has none.
   StringId call_stack(uint32_t i) const {
     auto it = std::lower_bound(call_stacks.begin(), call_stacks.end(), std::make_pair(i, StringId{0}));
     return it != call_stacks.end() && it->first == i ? it->second : 0;
+  }
+  // The slice's collective args, nullptr when it has none.
+  const CollectiveArgs* collective(uint32_t i) const {
+    auto it = std::lower_bound(
+        collective_args.begin(), collective_args.end(), i,
+        [](const std::pair<uint32_t, CollectiveArgs>& e, uint32_t k) { return e.first < k; });
+    return it != collective_args.end() && it->first == i ? &it->second : nullptr;
   }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
 };

@@ -59,6 +59,16 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   s.file_offset.push_back(src.offset);
   s.byte_len.push_back(src.length);
   if (!args.call_stack.empty()) s.call_stacks.emplace_back(index, t_->strings.intern(args.call_stack));
+  if (args.has_collective) {
+    CollectiveArgs c;
+    c.in_nelems = args.in_nelems;
+    c.out_nelems = args.out_nelems;
+    c.group_size = args.group_size;
+    c.collective = t_->strings.intern(args.collective);
+    c.dtype = t_->strings.intern(args.dtype);
+    c.process_group = t_->strings.intern(args.process_group);
+    s.collective_args.emplace_back(index, c);
+  }
   Track& tr = t_->tracks[track];
   if (args.stream != kNoValue) tr.stream = args.stream;
   if (args.device != kNoValue) tr.device = args.device;
@@ -284,6 +294,14 @@ void TraceBuilder::sort_slices() {
     for (uint32_t k = 0; k < order.size(); ++k) new_index[order[k]] = k;
     for (auto& cs : s.call_stacks) cs.first = new_index[cs.first];
     std::sort(s.call_stacks.begin(), s.call_stacks.end());
+  }
+  if (!s.collective_args.empty()) {
+    std::vector<uint32_t> new_index(order.size());
+    for (uint32_t k = 0; k < order.size(); ++k) new_index[order[k]] = k;
+    for (auto& c : s.collective_args) c.first = new_index[c.first];
+    std::sort(s.collective_args.begin(), s.collective_args.end(),
+              [](const std::pair<uint32_t, CollectiveArgs>& a,
+                 const std::pair<uint32_t, CollectiveArgs>& b) { return a.first < b.first; });
   }
 }
 

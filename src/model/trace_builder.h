@@ -19,6 +19,10 @@ struct SliceArgs {
   int64_t device = kNoValue;
   const KernelLaunchInfo* launch = nullptr;
   std::string_view call_stack;  // kept (interned) only when present
+  // Collective args, kept only when `has_collective`.
+  bool has_collective = false;
+  int64_t in_nelems = kNoValue, out_nelems = kNoValue, group_size = kNoValue;
+  std::string_view collective, dtype, process_group;
 };
 
 struct EventSource {  // where the event sits in the input, for diagnostics and details views

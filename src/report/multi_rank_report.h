@@ -20,7 +20,8 @@ struct MultiRankReport {
 };
 
 // Compares the digests (in load order) and runs the multi-rank findings.
-MultiRankReport combine_ranks(const std::vector<RankDigest>& digests);
+MultiRankReport combine_ranks(const std::vector<RankDigest>& digests,
+                              AlignMode align = AlignMode::kStep);
 
 // `rank_reports[i]` is the report of input i (load order); they are written in rank order.
 std::string multi_rank_json(const MultiRankReport& report,

@@ -28,14 +28,26 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("overlap_ns", d.overlap_ns);
   w.field("dataloader_ns", d.dataloader_ns);
   w.field("memcpy_ns", d.memcpy_ns);
+  w.field("start_ns", d.start_ns);
+  w.field("host_wait_ns", d.host_wait_ns);
+  w.field("idle_gaps", d.idle_gaps);
+  w.field("idle_gap_ns", d.idle_gap_ns);
   w.key("step_spans").begin_array();
   for (const StepSpan& s : d.step_spans) {
-    w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).end_array();
+    w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).value(s.busy_ns);
+    w.value(s.compute_ns).value(s.communication_ns).value(s.overlap_ns).value(s.host_wait_ns);
+    w.value(s.dataloader_ns).value(s.memcpy_ns).end_array();
   }
   w.end_array();
   w.key("comm").begin_array();
   for (const CommKernel& c : d.comm) {
-    w.begin_array().value(std::string_view(c.name)).value(c.stream).value(c.ts_ns).value(c.dur_ns).end_array();
+    w.begin_array().value(std::string_view(c.name)).value(c.stream).value(c.ts_ns).value(c.dur_ns);
+    // The message, only when the trace has collective args.
+    if (!c.collective.empty() || c.in_nelems >= 0 || c.out_nelems >= 0) {
+      w.value(std::string_view(c.collective)).value(std::string_view(c.dtype));
+      w.value(c.in_nelems).value(c.out_nelems).value(c.group_size);
+    }
+    w.end_array();
   }
   w.end_array();
   w.end_object();
@@ -71,7 +83,9 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       !get_i64(root, "communication_ns", &d->communication_ns) ||
       !get_i64(root, "overlap_ns", &d->overlap_ns) ||
       !get_i64(root, "dataloader_ns", &d->dataloader_ns) ||
-      !get_i64(root, "memcpy_ns", &d->memcpy_ns))
+      !get_i64(root, "memcpy_ns", &d->memcpy_ns) || !get_i64(root, "start_ns", &d->start_ns) ||
+      !get_i64(root, "host_wait_ns", &d->host_wait_ns) || !get(root, "idle_gaps", &d->idle_gaps) ||
+      !get_i64(root, "idle_gap_ns", &d->idle_gap_ns))
     return false;
   if (source < 0 || source > 2) return false;
   d->source = static_cast<RankSource>(source);
@@ -82,7 +96,11 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
   if (root["step_spans"].get(spans) || root["comm"].get(comm)) return false;
   for (simdjson::dom::element s : spans) {
     StepSpan sp;
-    if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns)) return false;
+    if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns) ||
+        s.at(3).get(sp.busy_ns) || s.at(4).get(sp.compute_ns) || s.at(5).get(sp.communication_ns) ||
+        s.at(6).get(sp.overlap_ns) || s.at(7).get(sp.host_wait_ns) ||
+        s.at(8).get(sp.dataloader_ns) || s.at(9).get(sp.memcpy_ns))
+      return false;
     d->step_spans.push_back(sp);
   }
   for (simdjson::dom::element c : comm) {
@@ -91,6 +109,14 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
     if (c.at(0).get(name) || c.at(1).get(k.stream) || c.at(2).get(k.ts_ns) || c.at(3).get(k.dur_ns))
       return false;
     k.name = std::string(name);
+    std::string_view coll, dtype;
+    if (!c.at(4).get(coll)) {
+      if (c.at(5).get(dtype) || c.at(6).get(k.in_nelems) || c.at(7).get(k.out_nelems) ||
+          c.at(8).get(k.group_size))
+        return false;
+      k.collective = std::string(coll);
+      k.dtype = std::string(dtype);
+    }
     d->comm.push_back(std::move(k));
   }
   return true;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/multi_rank.h"
+#include "corpus/json_get.h"
 #include "corpus/shared_traces.h"
 #include "findings/multi_rank_rules.h"
 #include "helpers.h"
@@ -207,4 +208,322 @@ TEST_CASE("The 8-rank DLRM job: ranks from distributedInfo, collectives agree", 
   const ks::Finding* f = find(m.findings, "ranks.straggler");
   REQUIRE(f);
   CHECK(f->title.rfind("Rank 7 is the straggler", 0) == 0);
+  // No rank stands out by GPU idle gaps.
+  CHECK(find(m.findings, "ranks.idle_gap_straggler") == nullptr);
+  // The 2023 traces have no Kineto collective args; their "nccl:all_reduce" / "nccl:all_to_all"
+  // annotations carry the input tensor (Input Dims, Input type): rank 0 all-reduces 394241,
+  // 112 and 226960 floats, all-to-alls 6144 floats twice, 24 longs, 384 and 3392 ints. No
+  // group size there: no bus bandwidth.
+  REQUIRE(m.result.collectives.size() == 8);
+  CHECK(m.result.collectives[4].collective == "all_reduce");
+  CHECK(m.result.collectives[4].dtype == "float");
+  CHECK(m.result.collectives[4].in_nelems == 394241);
+  CHECK(m.result.collectives[4].bytes == 394241 * 4);
+  CHECK(m.result.collectives[4].busbw_gbps < 0);
+  CHECK(m.result.collectives[1].bytes == 24 * 8);
+  REQUIRE(m.result.collective_groups.size() == 2);
+  CHECK(m.result.collective_groups[0].collective == "all_to_all");
+  CHECK(m.result.collective_groups[0].bytes == (6144 * 4 * 2 + 24 * 8 + 384 * 4 + 3392 * 4));
+  CHECK(m.result.collective_groups[1].bytes == (394241 + 112 + 226960) * 4);
+  CHECK(m.result.alignment.mode == ks::AlignMode::kStep);
+  CHECK(m.result.alignment.step == 10);  // the one ProfilerStep: #10
+
+  // The per-rank table against HTA's per-rank results (../shared/reference: HTA run on each
+  // rank's file): temporal breakdown (span, idle, compute) and comm/compute overlap. These
+  // traces have whole-microsecond timestamps, so HTA's rounding changes nothing: they agree to
+  // the microsecond.
+  for (size_t k = 0; k < 8; ++k) {
+    std::string ref = shared_dir() + "/reference/" + files[k] + ".hta.json";
+    if (!file_exists(ref)) {
+      WARN("SKIPPED: no HTA reference " << ref);
+      break;
+    }
+    simdjson::dom::parser parser;
+    simdjson::dom::element root, run;
+    REQUIRE_FALSE(parser.load(ref).get(root));
+    simdjson::dom::array runs, temporal, overlap;
+    REQUIRE(array(root, "runs", &runs));
+    REQUIRE_FALSE(runs.at(0).get(run));
+    element results = at(run, "results");
+    REQUIRE(array(results, "temporal_breakdown", &temporal));
+    REQUIRE(array(results, "comm_comp_overlap", &overlap));
+    element tb, ov;
+    REQUIRE_FALSE(temporal.at(0).get(tb));
+    REQUIRE_FALSE(overlap.at(0).get(ov));
+    const ks::RankRow& row = m.result.ranks[k];
+    INFO("rank " << k);
+    CHECK(u64(tb, "rank", 99) == k);
+    CHECK(static_cast<double>(row.gpu_span_ns) / 1e3 ==
+          Approx(dbl(tb, "kernel_time(us)")).margin(1));
+    CHECK(static_cast<double>(row.idle_ns) / 1e3 == Approx(dbl(tb, "idle_time(us)")).margin(1));
+    CHECK(static_cast<double>(row.compute_ns) / 1e3 ==
+          Approx(dbl(tb, "compute_time(us)")).margin(1));
+    CHECK(row.overlap_pct == Approx(dbl(ov, "comp_comm_overlap_pctg")).margin(0.01));
+  }
+}
+
+namespace {
+
+// Two ranks of one all-reduce of 1,000,000 floats over 4 ranks. `on_kernel`: the collective args
+// are on the kernel (Kineto 2024+); else only on the record_param_comms CPU op that launched it.
+std::string sized_rank(int rank, int dur_us, bool on_kernel, int64_t start_us = 0) {
+  const std::string args =
+      R"("Collective name":"allreduce","In msg nelems":1000000,"Out msg nelems":1000000,)"
+      R"("Group size":4,"dtype":"Float","Process Group Name":"0")";
+  auto ts = [start_us](int us) { return std::to_string(start_us + us); };
+  std::string t =
+      "{\"distributedInfo\": {\"rank\": " + std::to_string(rank) + "}, \"traceEvents\": [";
+  t += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":)" +
+       ts(0) + R"(,"dur":1000})";
+  t += R"(,{"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":)" + ts(10) +
+       R"(,"dur":30,"args":{)" + (on_kernel ? std::string("\"External id\":5") : args) + "}}";
+  t += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+       ts(15) + R"(,"dur":10,"args":{"correlation":77}})";
+  t +=
+      R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":20,"ts":)" +
+      ts(50) + ",\"dur\":" + std::to_string(dur_us) + R"(,"args":{"stream":20,"correlation":77)" +
+      (on_kernel ? "," + args : std::string()) + "}}";
+  t += R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":)" + ts(400) +
+       R"(,"dur":300,"args":{"stream":7}})";
+  return t + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("dtype sizes and nccl-tests bus factors", "[analysis][ranks]") {
+  CHECK(ks::dtype_size("Float") == 4);
+  CHECK(ks::dtype_size("BFloat16") == 2);
+  CHECK(ks::dtype_size("Long") == 8);
+  CHECK(ks::dtype_size("float32") == 0);  // not a c10 name: unknown, no size
+  CHECK(ks::bus_factor("allreduce", 8) == Approx(1.75));
+  CHECK(ks::bus_factor("all_reduce_coalesced", 4) == Approx(1.5));
+  CHECK(ks::bus_factor("_allgather_base", 8) == Approx(0.875));
+  CHECK(ks::bus_factor("reduce_scatter_tensor", 2) == Approx(0.5));
+  CHECK(ks::bus_factor("all_to_all", 4) == Approx(0.75));
+  CHECK(ks::bus_factor("broadcast", 8) == Approx(1.0));
+  CHECK(ks::bus_factor("send", 2) < 0);
+  CHECK(ks::bus_factor("allreduce", ks::kNoValue) < 0);
+}
+
+TEST_CASE("Collective message sizes come from the kernel's args or its record_param_comms op",
+          "[analysis][ranks]") {
+  for (bool on_kernel : {true, false}) {
+    INFO("args on the kernel: " << on_kernel);
+    auto r0 = load(sized_rank(0, 100, on_kernel));
+    auto r1 = load(sized_rank(1, 250, on_kernel));
+    ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+    REQUIRE(m.collectives.size() == 1);
+    const ks::CollectiveRow& c = m.collectives[0];
+    CHECK(c.collective == "allreduce");
+    CHECK(c.dtype == "Float");
+    CHECK(c.in_nelems == 1000000);
+    CHECK(c.group_size == 4);
+    CHECK(c.bytes == 4000000);
+    CHECK(c.transfer_ns == 100000);
+    // 4e6 B / 100 us = 40 GB/s; all-reduce over 4 ranks: x 2(4-1)/4 = 60 GB/s.
+    CHECK(c.algbw_gbps == Approx(40.0));
+    CHECK(c.busbw_gbps == Approx(60.0));
+    REQUIRE(m.collective_groups.size() == 1);
+    CHECK(m.collective_groups[0].count == 1);
+    CHECK(m.collective_groups[0].bytes == 4000000);
+    CHECK(m.collective_groups[0].wait_ns == 150000);
+    CHECK(m.collective_groups[0].busbw_gbps == Approx(60.0));
+  }
+  SECTION("without collective args there is no size and no bandwidth") {
+    auto r0 = load(rank_trace(0, {100}));
+    auto r1 = load(rank_trace(1, {200}));
+    ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+    REQUIRE(m.collectives.size() == 1);
+    CHECK(m.collectives[0].bytes == ks::kNoValue);
+    CHECK(m.collectives[0].busbw_gbps < 0);
+    CHECK(m.collective_groups[0].busbw_gbps < 0);
+  }
+  SECTION("the message survives the digest's JSON round trip") {
+    auto r0 = load(sized_rank(0, 100, false));
+    ks::RankDigest d = digest_of(*r0, "a", 0);
+    ks::RankDigest back;
+    REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d), &back));
+    REQUIRE(back.comm.size() == 1);
+    CHECK(back.comm[0].collective == "allreduce");
+    CHECK(back.comm[0].out_nelems == 1000000);
+    CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(d));
+  }
+}
+
+TEST_CASE("Alignment: on step N by default, or HTA's global minimum", "[analysis][ranks]") {
+  // Rank 1's trace starts 200 us after rank 0's (its clock, or its capture, is later).
+  auto r0 = load(sized_rank(0, 100, true, 1000000));
+  auto r1 = load(sized_rank(1, 100, true, 1000200));
+  std::vector<ks::RankDigest> d = {digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)};
+  SECTION("step") {
+    ks::Alignment al = ks::compare_ranks(d, ks::AlignMode::kStep).alignment;
+    CHECK(al.mode == ks::AlignMode::kStep);
+    CHECK(al.step == 3);
+    REQUIRE(al.ranks.size() == 2);
+    CHECK(al.ranks[0].offset_ns == 0);
+    CHECK(al.ranks[1].offset_ns == 200000);
+    CHECK(al.ranks[1].first_event_ns == 200000);
+    CHECK(al.ranks[0].step_start_ns == 0);
+    CHECK(al.ranks[1].step_start_ns == 0);
+  }
+  SECTION("global-min") {
+    ks::Alignment al = ks::compare_ranks(d, ks::AlignMode::kGlobalMin).alignment;
+    CHECK(al.mode == ks::AlignMode::kGlobalMin);
+    CHECK(al.ranks[0].offset_ns == 0);
+    CHECK(al.ranks[1].offset_ns == 0);
+    CHECK(al.ranks[1].first_event_ns == 200000);
+    CHECK(al.ranks[1].step_start_ns == 200000);
+    CHECK(al.ranks[1].step_end_ns == 1200000);
+  }
+  SECTION("the JSON says which was used") {
+    std::string json = ks::multi_rank_json(ks::combine_ranks(d, ks::AlignMode::kGlobalMin), {});
+    CHECK(json.find("\"mode\": \"global-min\"") != std::string::npos);
+    ks::AlignMode mode;
+    CHECK(ks::parse_align_mode("global-min", &mode));
+    CHECK(mode == ks::AlignMode::kGlobalMin);
+    CHECK_FALSE(ks::parse_align_mode("min", &mode));
+  }
+}
+
+TEST_CASE("A rank with extra GPU idle gaps inside its steps is named; the others stay quiet",
+          "[analysis][ranks][findings][pathologies]") {
+  SECTION("the planted idle-gap straggler: rank 5") {
+    ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology("straggler_idle_gaps"), 8));
+    const ks::Finding* f = find(m.findings, "ranks.idle_gap_straggler");
+    REQUIRE(f);
+    CHECK(f->title.rfind("Rank 5 has extra GPU idle gaps", 0) == 0);
+    // 3 stalls of ~0.4 ms per step, 5 steps: 15 gaps on rank 5, about 6 ms of idle.
+    CHECK(m.result.ranks[5].idle_gaps >= 15);
+    CHECK(m.result.ranks[5].idle_gap_ns > 5000000);
+    // The shortest-communication rule names the same rank; no compute or data-loader skew.
+    const ks::Finding* s = find(m.findings, "ranks.straggler");
+    REQUIRE(s);
+    CHECK(s->title.rfind("Rank 5 is the straggler", 0) == 0);
+    bool cause_gaps = false;
+    for (const ks::Evidence& e : s->evidence)
+      if (e.key == "likely_cause") cause_gaps = e.text.rfind("GPU idle gaps", 0) == 0;
+    CHECK(cause_gaps);
+    CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
+    CHECK(find(m.findings, "ranks.dataloader_skew") == nullptr);
+    // The generator sizes each ring all-reduce transfer at 150 GB/s of bus bandwidth (+-3%
+    // jitter, generate.py nccl_algbw_gbps): the nccl-tests busbw recovers it.
+    REQUIRE(m.result.collective_groups.size() == 1);
+    CHECK(m.result.collective_groups[0].collective == "allreduce");
+    CHECK(m.result.collective_groups[0].count == 15);
+    CHECK(m.result.collective_groups[0].busbw_gbps == Approx(150.0).epsilon(0.04));
+    // Exactly one rank named.
+    size_t n = 0;
+    for (const ks::Finding& x : m.findings) n += x.id == "ranks.idle_gap_straggler";
+    CHECK(n == 1);
+  }
+  SECTION("not on the compute or data-loading stragglers (data loading is netted out)") {
+    for (const char* set : {"straggler_compute", "straggler_dataloader", "straggler_clean"}) {
+      INFO(set);
+      ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology(set), 8));
+      CHECK(find(m.findings, "ranks.idle_gap_straggler") == nullptr);
+    }
+  }
+}
+
+TEST_CASE("Host wait: GPU idle gaps whose next op the CPU launched only after the gap began",
+          "[analysis][ranks]") {
+  // GPU ops at [100, 200) and [500, 600) us, launched at 50 and 450 (the second after the gap
+  // began at 200: host wait 300 us); a third at [700, 800), launched at 150 (before its gap
+  // began at 600: the GPU waited on something else, not the host).
+  std::string t = R"({"traceEvents": [
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":50,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":5,"args":{"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":450,"dur":5,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":100,"dur":100,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":500,"dur":100,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":700,"dur":100,"args":{"stream":7,"correlation":3}}]})";
+  auto trace = load(t);
+  ks::RankDigest d = digest_of(*trace, "a", 0);
+  CHECK(d.gpu_span_ns - d.busy_ns == 400000);
+  CHECK(d.host_wait_ns == 300000);
+}
+
+TEST_CASE("Per-step numbers: the rank's totals clipped to each step", "[analysis][ranks]") {
+  // Step 3 is [0, 1000) us: an all-reduce at [10, 110), a GEMM at [5, 305): compute 300 us,
+  // communication 100, all of it overlapped, busy 300, idle 700.
+  auto r0 = load(rank_trace(0, {100}));
+  auto r1 = load(rank_trace(1, {100}));
+  ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+  REQUIRE(m.ranks[0].step_detail.size() == 1);
+  const ks::StepSpan& s = m.ranks[0].step_detail[0];
+  CHECK(s.number == 3);
+  CHECK(s.compute_ns == 300000);
+  CHECK(s.communication_ns == 100000);
+  CHECK(s.overlap_ns == 100000);
+  CHECK(s.busy_ns == 300000);
+  CHECK(s.idle_ns() == 700000);
+  CHECK(s.dataloader_ns == 0);
+  std::string json =
+      ks::multi_rank_json(ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)}), {});
+  CHECK(json.find("\"idle_us\": [\n      [\n        700.000\n") != std::string::npos);  // heat map
+  CHECK(json.find("\"idle_us\": 700.000") != std::string::npos);                        // step_mean
+}
+
+TEST_CASE("A real trace's collective args are read from its NCCL kernels", "[corpus][ranks]") {
+  // An MI300 DDP trace (rank 0 of 8, RCCL 2.22): its kernels carry "Collective name", "In msg
+  // nelems", "dtype", "Group size". The first 5 NCCL kernels were launched before the capture
+  // (no runtime call in the trace): nothing to read for them.
+  const std::string file = "tracelens__mi300__resnet_act_checkpoint.json.gz";
+  if (!file_exists(shared_trace(file))) {
+    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
+    return;
+  }
+  Loaded l = load_file(shared_trace(file));
+  REQUIRE(l.ok);
+  ks::RankDigest d = digest_of(*l.trace, file, 0);
+  REQUIRE(d.comm.size() == 17);
+  size_t without = 0, allreduce = 0, broadcast = 0;
+  for (const ks::CommKernel& k : d.comm) {
+    if (k.collective.empty()) {
+      ++without;
+      continue;
+    }
+    CHECK(k.group_size == 8);
+    if (k.collective == "allreduce") {
+      ++allreduce;
+      CHECK(k.dtype == "BFloat16");
+      CHECK((k.in_nelems == 2873320 || k.in_nelems == 8816192));
+      CHECK(k.out_nelems == k.in_nelems);
+    } else if (k.collective == "broadcast") {
+      ++broadcast;
+      CHECK((k.dtype == "BFloat16" || k.dtype == "Long"));
+    }
+  }
+  CHECK(without == 5);
+  CHECK(allreduce == 6);
+  CHECK(broadcast == 6);
+}
+
+TEST_CASE("Hostile collective args give no size and no bandwidth, never an overflow",
+          "[analysis][ranks]") {
+  auto rank = [](int r, const std::string& args) {
+    return "{\"distributedInfo\": {\"rank\": " + std::to_string(r) + R"(}, "traceEvents": [
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
+      {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":20,"ts":10,"dur":100,"args":{"stream":20,)" +
+           args + "}}]}";
+  };
+  const std::vector<std::string> cases = {
+      R"("Collective name":"allreduce","In msg nelems":9000000000000000000,"dtype":"Double","Group size":8)",
+      R"("Collective name":"allreduce","In msg nelems":-5,"Out msg nelems":-1,"dtype":"Float","Group size":8)",
+      R"("Collective name":"allreduce","In msg nelems":100,"dtype":7,"Group size":8)",
+      R"("Collective name":{"x":1},"In msg nelems":100,"dtype":"Float","Group size":0)",
+  };
+  for (const std::string& args : cases) {
+    INFO(args);
+    auto r0 = load(rank(0, args));
+    auto r1 = load(rank(1, args));
+    REQUIRE(r0);
+    ks::MultiRankResult m = ks::compare_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
+    REQUIRE(m.collectives.size() == 1);
+    const ks::CollectiveRow& c = m.collectives[0];
+    CHECK(c.busbw_gbps < 0);
+    if (c.bytes >= 0) CHECK(c.bytes == 400);  // the last case: 100 floats, but no group size
+    std::string json = ks::multi_rank_json(ks::combine_ranks({digest_of(*r0, "a", 0)}), {});
+    CHECK(json.find("\"busbw_gbps\": null") != std::string::npos);
+  }
 }

@@ -70,14 +70,28 @@ export function rankTests(t) {
       const workers = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency || 2, 4));
       const mb = names.reduce((s, n) => s + statSync(join(TRACES, n)).size, 0) / 1e6;
       console.log(`      8 DLRM ranks (${mb.toFixed(1)} MB) in ${secs.toFixed(2)} s with ${workers} workers; the page says: ${said}`);
-      check((await page.locator('#ranks tbody tr').count()) === 8, 'the rank table does not have 8 rows');
+      check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 8, 'the rank table does not have 8 rows');
       const report = await sameAsCliMulti(page, names.map((n) => join(TRACES, n)));
       check(report.schema === 'kinetoscope.multirank/1', `schema ${report.schema}`);
       const cells = await page.locator('#heatmap .heat-grid .heat-cell').count();
       check(cells === 2 * 8 * report.heatmap.steps.length, `the heat maps have ${cells} cells for 8 ranks x ${report.heatmap.steps.length} steps x 2`);
       const title = await page.getAttribute('#heatmap .heat-cell[data-rank="3"]', 'title');
       check(/rank 3, step \d+: [\d.]+ (ms|µs)/.test(title || ''), `a heat map cell has no value on hover: ${title}`);
-      check((await page.locator('#collectives tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
+      // The second map shows any per-step metric; the per-step means table is there too.
+      await page.selectOption('#heat-metric', 'idle_us');
+      const second = await page.textContent('#heatmap .heat-second');
+      const idleTitle = await page.getAttribute('#heatmap .heat-second .heat-cell[data-rank="3"]', 'title');
+      const idle3 = report.heatmap.idle_us[3].find((v) => v !== null);
+      check(second.includes('GPU idle') && idle3 > 0 && (idleTitle || '').startsWith('rank 3, step'), `the idle heat map shows: ${second.slice(0, 80)} / ${idleTitle}`);
+      check((await page.locator('#ranks table[aria-label="Per-step means"] tbody tr').count()) === 8, 'the per-step means table has not 8 rows');
+      check((await page.locator('#collectives table[aria-label="Collectives per rank"] tbody tr').count()) === Math.min(200, report.collectives.rows.length), 'the collectives table is incomplete');
+      // By name: the DLRM job's two kernels (all-to-all as SendRecv, all-reduce), with the sizes
+      // of their "nccl:*" annotations' input tensors (the 2023 traces have no collective args).
+      check((await page.locator('#collectives table[aria-label="Collectives by name"] tbody tr').count()) === report.collectives.by_name.length && report.collectives.by_name.length === 2, 'the collectives-by-name table is incomplete');
+      check(report.collectives.by_name.every((g) => g.sized === g.count && g.bytes > 0), `DLRM collectives without sizes: ${JSON.stringify(report.collectives.by_name)}`);
+      check((await page.locator('#collectives th[data-key="bytes"]').count()) === 2, 'the collectives tables show no sizes');
+      // Per-rank clock offsets under the step alignment (the report's alignment section).
+      check(report.alignment.mode === 'step' && report.alignment.ranks.every((r) => r.step_start_us === 0), 'the DLRM ranks are not aligned on their step');
       check(report.collectives.counts_match, 'the DLRM ranks should issue the same number of collectives');
       // Most severe first, with evidence.
       check(await page.isVisible('#findings article.finding'), 'no multi-rank finding is shown');
@@ -87,7 +101,7 @@ export function rankTests(t) {
 
       // Sorting by collective wait puts the rank that waits most first.
       await page.click('#ranks th[data-key="wait_us"] button');
-      const firstRank = Number(await page.textContent('#ranks tbody tr:first-child td:first-child'));
+      const firstRank = Number(await page.textContent('#ranks table[aria-label="Per-rank table"] tbody tr:first-child td:first-child'));
       const most = report.ranks.reduce((a, b) => (b.wait_us > a.wait_us ? b : a));
       check(firstRank === most.rank, `sorted by wait, rank ${firstRank} comes first, not ${most.rank}`);
       // The CSV download holds every rank.
@@ -187,6 +201,40 @@ export function rankTests(t) {
       await page.close();
     },
 
+    async 'the idle-gap straggler: rank 5 named, message sizes shown, stacked timelines on HTA\'s global-min clock'({ ctx, origin }) {
+      const dir = join(ROOT, PATHOLOGIES, 'straggler_idle_gaps');
+      if (!existsSync(dir)) skip(`${dir} is absent`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#folder', dir);
+      check((await settled(page, before)) === 'ready', `${dir} did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, [dir]);
+      const gaps = report.findings.find((f) => f.id === 'ranks.idle_gap_straggler');
+      check(gaps && gaps.evidence.rank === 5, `the idle-gap finding does not name rank 5: ${JSON.stringify(gaps && gaps.evidence)}`);
+      check((await page.textContent('#findings')).includes('Rank 5 has extra GPU idle gaps'), 'the page does not show the idle-gap finding');
+      // The generator writes the collective args: sizes and bus bandwidth in both tables.
+      const row = report.collectives.rows[0];
+      check(row.collective === 'allreduce' && row.bytes > 0 && row.busbw_gbps > 0, `no message size on the first collective: ${JSON.stringify(row)}`);
+      check((await page.locator('#collectives th[data-key="busbw_gbps"]').count()) === 2, 'the collectives tables have no bus-bandwidth column');
+      check(report.alignment.mode === 'step' && report.alignment.ranks.length === 8, `alignment: ${JSON.stringify(report.alignment).slice(0, 200)}`);
+      await page.locator('#collectives').scrollIntoViewIfNeeded();
+      await shot(page, 'ranks-collectives-sizes');
+      // Stacked timelines on one clock (HTA's global-min alignment).
+      await page.selectOption('#stacked-step', String(report.heatmap.steps[1]));
+      await page.selectOption('#stacked-align', 'global-min');
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /global-minimum/.test(document.querySelector('#stacked [aria-live]').textContent), null, { timeout: 60_000 });
+      const canvases = await page.locator('#stacked canvas').count();
+      check(canvases === 2, `${canvases} stacked timelines, not 2`);
+      const heads = await page.locator('#stacked h3').allTextContents();
+      check(heads.some((x) => /starts .* after the earliest/.test(x)), `the stacked headings do not give the ranks' offsets: ${heads.join(' | ')}`);
+      await page.locator('#stacked').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300);
+      await shot(page, 'ranks-stacked-global-min');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'several files picked at once; ranks by load order; a file that fails leaves the others'({ ctx, origin, tmp }) {
       // Two ranks with no distributedInfo and no rank in their names: numbered by load order
       // among the files that could be read, as the CLI numbers them.
@@ -229,7 +277,7 @@ export function rankTests(t) {
       await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
       await page.waitForTimeout(300);
       check(page.workers().length === 0, `${page.workers().length} workers still run after Cancel`);
-      check((await page.locator('#ranks tbody tr').count()) === 2, 'the report on screen changed after Cancel');
+      check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 2, 'the report on screen changed after Cancel');
       noErrors(log);
       await page.close();
     },

@@ -61,6 +61,16 @@ function multiFileCases(Module) {
     cases.push(['multi-rank md straggler_compute/', Module.combineRanksMarkdown(digests, markdowns), ['report', '--format', 'md', dir]]);
     for (const x of [digests, reports, markdowns, ...sessions]) x.delete();
   }
+  // The idle-gap straggler set: collective sizes, bus bandwidth, the idle-gap finding.
+  const gapDir = path.join(root, 'examples/pathologies/gpu/straggler_idle_gaps');
+  if (fs.existsSync(gapDir)) {
+    const files = fs.readdirSync(gapDir).filter((f) => /\.json(\.gz)?$/.test(f)).sort().map((f) => path.join(gapDir, f));
+    const sessions = files.map((f) => session(Module, f));
+    const digests = stringList(Module, sessions.map((s, i) => s.digestJson(i)));
+    const markdowns = stringList(Module, sessions.map((s) => s.reportMarkdown()));
+    cases.push(['multi-rank md straggler_idle_gaps/', Module.combineRanksMarkdown(digests, markdowns), ['report', '--format', 'md', gapDir]]);
+    for (const x of [digests, markdowns, ...sessions]) x.delete();
+  }
   const pairs = [['examples/pathologies/gpu/gpu_clean.pt.trace.json.gz', 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz']];
   if (fs.existsSync(shared)) pairs.push(['hta__trace_compare__base.json.gz', 'hta__trace_compare__test.json.gz'].map((f) => path.join(shared, f)));
   for (const pair of pairs) {

@@ -1,8 +1,14 @@
-// Timelines of selected ranks, stacked and aligned on one step: each selected rank is read again
-// in a worker of its own (which then keeps its trace for timeline queries, as the page's main
-// worker does for a single trace), and gets its own timeline (timeline/timeline.js). Every
-// timeline shows its rank's ProfilerStep N from its start, over the same span (the longest of the
-// selected ranks' step N), so the step starts line up and the lengths compare at one scale.
+// Timelines of selected ranks, stacked: each selected rank is read again in a worker of its own
+// (which then keeps its trace for timeline queries, as the page's main worker does for a single
+// trace), and gets its own timeline (timeline/timeline.js). Two alignments:
+//   step N: every timeline shows its rank's ProfilerStep N from its start, over the same span
+//     (the longest of the selected ranks' step N), so the step starts line up and the lengths
+//     compare at one scale;
+//   global min (HTA's Trace._align_all_ranks in hta/common/trace.py): one clock for all ranks,
+//     zero at the earliest event of any rank; every timeline shows the same window of that
+//     clock (from the earliest start of step N to the latest end), so a rank that starts late
+//     shows late. The report's alignment.ranks[k].first_event_us puts rank k's own time axis
+//     (µs from its first event) on that clock.
 import { h, note, section } from '../views/dom.js';
 import { fmtUs } from '../views/format.js';
 import { startAnalyzerWorker } from '../share/worker-source.js';
@@ -57,6 +63,29 @@ function rankTimeline(file, name, box, onError) {
   return { ready, api: tl.api, panel, dispose: () => worker.terminate() };
 }
 
+// Where rank k's trace starts on the global-min clock (µs).
+function firstEventUs(multi, k) {
+  const a = multi.alignment && multi.alignment.ranks && multi.alignment.ranks[k];
+  return a && typeof a.first_event_us === 'number' ? a.first_event_us : 0;
+}
+
+// Each selected rank's window in its own time axis (µs), and the words for its heading.
+export function alignedWindows(multi, ranks, number, mode) {
+  const local = ranks.map((k) => stepOf(multi, k, number));
+  const global = local.map((w, i) => (w ? [w[0] + firstEventUs(multi, ranks[i]), w[1] + firstEventUs(multi, ranks[i])] : null));
+  const present = global.filter(Boolean);
+  const g0 = present.length ? Math.min(...present.map((w) => w[0])) : 0;
+  const g1 = present.length ? Math.max(...present.map((w) => w[1])) : 0;
+  const span = mode === 'global-min' ? g1 - g0 : Math.max(0, ...local.filter(Boolean).map(([s, e]) => e - s));
+  return ranks.map((k, i) => {
+    const w = local[i];
+    // The step's start on the global-min clock, after the earliest selected rank's.
+    const late = global[i] ? global[i][0] - g0 : null;
+    const start = mode === 'global-min' ? g0 - firstEventUs(multi, k) : w ? w[0] : null;
+    return { k, step: w, start, span, late };
+  });
+}
+
 export function stackedSection(multi, fileOf) {
   const steps = (multi.heatmap && multi.heatmap.steps) || [];
   if (!steps.length || multi.ranks.length < 2) return null;
@@ -73,6 +102,12 @@ export function stackedSection(multi, fileOf) {
     return label;
   });
   const stepSelect = h('select', { 'aria-label': 'Step to align on', id: 'stacked-step' }, steps.map((n) => h('option', { value: String(n) }, `step ${n}`)));
+  const alignSelect = h(
+    'select',
+    { 'aria-label': 'Alignment', id: 'stacked-align', title: 'Step N: each rank from its own step start. Global min (HTA): one clock, zero at the earliest event of any rank.' },
+    h('option', { value: 'step' }, 'align on the step'),
+    h('option', { value: 'global-min' }, 'global min (HTA)'),
+  );
   const status = h('span', { className: 'muted', 'aria-live': 'polite' });
   const stack = h('div', { className: 'stacked-list' });
   let shown = [];
@@ -91,32 +126,38 @@ export function stackedSection(multi, fileOf) {
       status.textContent = 'Pick at least one rank.';
       return;
     }
-    const windows = ranks.map((k) => stepOf(multi, k, number));
-    const span = Math.max(0, ...windows.filter(Boolean).map(([s, e]) => e - s));
+    const mode = alignSelect.value;
+    const windows = alignedWindows(multi, ranks, number, mode);
+    const span = windows.length ? windows[0].span : 0;
     status.textContent = `Reading ${ranks.length} rank${ranks.length === 1 ? '' : 's'} again for their timelines…`;
-    const mine = ranks.map((k, i) => {
-      const row = multi.ranks[k];
-      const w = windows[i];
-      stack.append(h('h3', { className: 'sub' }, `rank ${row.rank} · step ${number}`, w ? ` · ${fmtUs(w[1] - w[0])}` : ' · not on this rank'));
-      const file = fileOf(k);
+    const mine = windows.map((win) => {
+      const row = multi.ranks[win.k];
+      const w = win.step;
+      const when = win.late === null ? '' : mode === 'global-min' ? ` · starts ${fmtUs(win.late)} after the earliest` : ` · ${fmtUs(win.late)} later than the earliest on the global-min clock`;
+      stack.append(h('h3', { className: 'sub', dataset: { rank: String(row.rank) } }, `rank ${row.rank} · step ${number}`, w ? ` · ${fmtUs(w[1] - w[0])}${when}` : ' · not on this rank'));
+      const file = fileOf(win.k);
       const t = file
         ? rankTimeline(file, row.file, stack, (e) => stack.append(note(`rank ${row.rank}: ${e.message}`)))
         : null;
-      return { t, w };
+      return { t, start: win.start };
     });
     shown = mine.map((x) => x.t).filter(Boolean);
     await Promise.all(
-      mine.map(async ({ t, w }) => {
+      mine.map(async ({ t, start }) => {
         if (!t) return;
         await t.ready;
         await t.api.show();
-        if (w) {
+        if (start !== null) {
           const pad = span * 0.03;
-          await t.api.setWindow((w[0] - pad) * 1e3, (w[0] + span + pad) * 1e3);
+          await t.api.setWindow((start - pad) * 1e3, (start + span + pad) * 1e3);
         }
       }),
     ).then(
-      () => (status.textContent = `Step ${number} of each rank from its start, over ${fmtUs(span)} (the longest): the starts line up, the lengths compare.`),
+      () =>
+        (status.textContent =
+          mode === 'global-min'
+            ? `Step ${number} on one clock (HTA's global-minimum alignment), over ${fmtUs(span)}: the ranks keep their offsets.`
+            : `Step ${number} of each rank from its start, over ${fmtUs(span)} (the longest): the starts line up, the lengths compare.`),
       (e) => (status.textContent = `A timeline failed: ${e.message}`),
     );
   }
@@ -125,8 +166,8 @@ export function stackedSection(multi, fileOf) {
   const sec = section(
     'stacked',
     'Timelines of selected ranks',
-    note(`Pick up to ${MAX_RANKS} ranks and a step: their timelines are stacked with that step aligned. Each rank is read again for its timeline.`),
-    h('div', { className: 'stacked-controls' }, h('span', { className: 'stacked-ranks' }, boxes), stepSelect, go, status),
+    note(`Pick up to ${MAX_RANKS} ranks and a step: their timelines are stacked with that step aligned on its start, or on one clock from the earliest event of any rank (HTA's global-minimum alignment). Each rank is read again for its timeline.`),
+    h('div', { className: 'stacked-controls' }, h('span', { className: 'stacked-ranks' }, boxes), stepSelect, alignSelect, go, status),
     stack,
   );
   sec.dispose = dispose;

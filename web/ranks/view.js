@@ -3,7 +3,7 @@
 // collective wait (rank x step, aligned on the step number), the collectives matched across
 // ranks, and a picker that opens any rank's own report. Strings from the traces are text nodes.
 import { h, note, section } from '../views/dom.js';
-import { fmtAny, fmtInt, fmtPct, fmtUs } from '../views/format.js';
+import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs } from '../views/format.js';
 import { findingsView } from '../views/findings.js';
 import { dataTable } from '../views/table.js';
 import { toCsv } from '../share/csv.js';
@@ -11,6 +11,18 @@ import { heatMap } from './heatmap.js';
 import { stackedSection } from './stacked.js';
 
 const COLLECTIVE_ROWS = 200;
+
+// [heatmap key, label, what a cell's value is]
+const HEAT_METRICS = [
+  ['collective_wait_us', 'Collective wait', 'waiting for peers'],
+  ['compute_us', 'Compute', 'computation kernels'],
+  ['communication_us', 'Communication', 'communication kernels'],
+  ['overlap_us', 'Overlap', 'computation overlapping communication'],
+  ['idle_us', 'GPU idle', 'GPU idle'],
+  ['host_wait_us', 'Host wait', 'GPU idle waiting for the CPU'],
+  ['dataloader_us', 'Data loader', 'DataLoader __next__'],
+  ['memcpy_us', 'Memcpy', 'memcpy and memset'],
+];
 
 export function saveText(text, filename, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -22,6 +34,14 @@ export function saveText(text, filename, type) {
 }
 
 const us = (v) => fmtUs(v);
+const gbps = (v) => (typeof v === 'number' ? `${v.toFixed(2)} GB/s` : '–');
+const sizeCell = (v) => (typeof v === 'number' ? fmtBytes(v) : '–');
+const BUSBW_TITLE = 'nccl-tests bus bandwidth: size / transfer time × 2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce; – where not defined';
+
+// A rank row for the CSV: the per-step means as columns of their own (mean_compute_us, ...).
+function flatRank({ step_mean: mean, ...row }) {
+  return { ...row, ...Object.fromEntries(Object.entries(mean || {}).map(([k, v]) => [`mean_${k}`, v])) };
+}
 
 function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
@@ -34,22 +54,35 @@ function rankTable(multi, openRank) {
     { key: 'communication_us', label: 'Communication', num: true, fmt: us, title: 'Union of communication (NCCL/RCCL) kernels' },
     { key: 'overlap_pct', label: 'Overlap', num: true, fmt: fmtPct, title: 'Share of communication time that overlaps computation' },
     { key: 'idle_us', label: 'GPU idle', num: true, fmt: us, title: 'GPU span minus busy time' },
+    { key: 'host_wait_us', label: 'Host wait', num: true, fmt: us, title: 'GPU idle while the CPU was late: gaps whose next GPU op was launched after the gap began' },
     { key: 'dataloader_us', label: 'Data loader', num: true, fmt: us, title: 'Union of DataLoader __next__ ranges' },
     { key: 'memcpy_us', label: 'Memcpy', num: true, fmt: us, title: 'Memcpy and memset time' },
     { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
+    { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
+    { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
     { key: 'file', label: 'File', className: 'name' },
   ];
   const csv = h('button', {
     type: 'button',
     className: 'button small',
     dataset: { export: 'csv:ranks' },
-    onclick: () => saveText(toCsv(multi.ranks), 'ranks.csv', 'text/csv'),
+    onclick: () => saveText(toCsv(multi.ranks.map(flatRank)), 'ranks.csv', 'text/csv'),
   }, 'Download CSV');
+  // Means over each rank's steps.
+  const meanRows = multi.ranks.filter((r) => r.step_mean).map((r) => ({ rank: r.rank, steps: r.steps, ...r.step_mean }));
+  const meanColumns = [
+    { key: 'rank', label: 'Rank', num: true },
+    { key: 'step_us', label: 'Step', num: true, fmt: us },
+    { key: 'collective_wait_us', label: 'Collective wait', num: true, fmt: us },
+    ...HEAT_METRICS.slice(1).map(([key, label, what]) => ({ key, label, num: true, fmt: us, title: `Mean per step: ${what}` })),
+  ];
   return section(
     'ranks',
     'Ranks',
     h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.', ' ', csv),
     dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000 }),
+    meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
+    meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
   );
 }
 
@@ -59,12 +92,23 @@ function heatSection(multi, openRank) {
   if (!hm.steps.length) return section('heatmap', 'Steps across ranks', note('No rank has ProfilerStep markers: there is no step to align on.'));
   const byRank = (rank) => ranks.indexOf(rank);
   const onCell = (rank) => openRank(byRank(rank));
+  // The second map shows one per-step metric at a time (collective wait first).
+  const metrics = HEAT_METRICS.filter(([key]) => Array.isArray(hm[key]));
+  const pick = h('select', { id: 'heat-metric', 'aria-label': 'Per-step metric of the second heat map' }, metrics.map(([key, label]) => h('option', { value: key }, label)));
+  const second = h('div', { className: 'heat-second' });
+  const draw = () => {
+    const [key, label, what] = metrics.find(([k]) => k === pick.value) || metrics[0];
+    second.replaceChildren(heatMap({ label, what, steps: hm.steps, ranks, values: hm[key], zeroBased: true, onCell }));
+  };
+  pick.addEventListener('change', draw);
+  draw();
   return section(
     'heatmap',
     'Steps across ranks',
     note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank.'),
     heatMap({ label: 'Step time', what: 'step time', steps: hm.steps, ranks, values: hm.step_time_us, onCell }),
-    heatMap({ label: 'Collective wait', what: 'waiting for peers', steps: hm.steps, ranks, values: hm.collective_wait_us, zeroBased: true, onCell }),
+    h('div', { className: 'heat-pick' }, h('label', { className: 'muted', for: 'heat-metric' }, 'Per step: '), pick),
+    second,
   );
 }
 
@@ -77,14 +121,22 @@ function collectivesSection(multi) {
     c.counts_match ? 'every rank issued the same number' : 'the ranks issued different numbers (a hang or a desync)',
     c.names_match ? 'names agree' : 'names differ between ranks',
   ];
+  const sized = c.rows.some((row) => row.bytes !== null && row.bytes !== undefined);
   const rows = c.rows.slice(0, COLLECTIVE_ROWS).map((row) => {
-    const out = { index: row.index, name: row.name, transfer_us: row.transfer_us };
+    const out = { index: row.index, name: row.name, collective: row.collective, bytes: row.bytes, busbw_gbps: row.busbw_gbps, transfer_us: row.transfer_us };
     ranks.forEach((_, k) => (out[`r${k}`] = row.dur_us[k]));
     return out;
   });
   const columns = [
     { key: 'index', label: '#', num: true, fmt: fmtInt },
     { key: 'name', label: 'Name', className: 'name' },
+    ...(sized
+      ? [
+          { key: 'collective', label: 'Collective', title: 'The collective args\' "Collective name"' },
+          { key: 'bytes', label: 'Size', num: true, fmt: sizeCell, title: 'max(In, Out msg nelems) × dtype size: nccl-tests\' size' },
+          { key: 'busbw_gbps', label: 'Bus bw', num: true, fmt: gbps, title: BUSBW_TITLE },
+        ]
+      : []),
     { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Shortest duration across ranks: the transfer itself' },
     ...ranks.map((rank, k) => ({
       key: `r${k}`,
@@ -97,10 +149,24 @@ function collectivesSection(multi) {
       },
     })),
   ];
+  const byName = c.by_name || [];
+  const nameColumns = [
+    { key: 'name', label: 'Name', className: 'name' },
+    { key: 'collective', label: 'Collective' },
+    { key: 'count', label: 'Calls', num: true, fmt: fmtInt },
+    { key: 'bytes', label: 'Bytes', num: true, fmt: (v, row) => (row.sized ? sizeCell(v) : '–'), title: 'Sum over the calls whose size is known' },
+    { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Sum of the calls\' transfer times' },
+    { key: 'wait_us', label: 'Wait', num: true, fmt: us, title: 'Sum over calls and ranks of the time spent waiting for peers' },
+    { key: 'busbw_gbps', label: 'Bus bw', num: true, fmt: gbps, title: BUSBW_TITLE },
+  ];
   return section(
     'collectives',
     'Collectives',
     h('p', null, facts.join('; '), '.'),
+    sized ? null : note('The traces carry no collective args (Kineto writes "In msg nelems", "dtype", "Group size" since 2024): no message sizes.'),
+    byName.length ? h('h3', { className: 'sub' }, 'By name') : null,
+    byName.length ? dataTable({ columns: nameColumns, rows: byName, sortKey: 'transfer_us', sortDesc: true, label: 'Collectives by name', limit: 1000 }) : null,
+    h('h3', { className: 'sub' }, 'By order of issue'),
     c.rows.length > COLLECTIVE_ROWS ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(c.rows.length)} are shown (all are in the JSON).`) : null,
     dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS }),
   );

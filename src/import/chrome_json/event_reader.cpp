@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "import/chrome_json/framer.h"
@@ -143,11 +144,45 @@ void read_dim3(od::value& v, uint32_t dims[3], bool* has) {
   *has = true;
 }
 
+// The element count of the first tensor in "Input Dims" ([[d0, d1, ...], ...]), or -1.
+int64_t first_tensor_numel(od::value& v) {
+  od::array tensors, dims;
+  if (v.get_array().get(tensors)) return -1;
+  for (auto t : tensors) {
+    od::value tv;
+    if (std::move(t).get(tv) || tv.get_array().get(dims)) return -1;
+    int64_t n = 1;
+    for (auto d : dims) {
+      od::value dv;
+      int64_t x;
+      if (std::move(d).get(dv) || !read_int(dv, &x) || x < 0) return -1;
+      if (x != 0 && n > INT64_MAX / x) return -1;
+      n *= x;
+    }
+    return n;
+  }
+  return -1;
+}
+
+// The first string of "Input type" (["float", ...]), or "".
+std::string_view first_string(od::value& v) {
+  od::array items;
+  if (v.get_array().get(items)) return {};
+  for (auto it : items) {
+    od::value iv;
+    std::string_view s;
+    if (std::move(it).get(iv) || iv.get_string().get(s)) return {};
+    return s;
+  }
+  return {};
+}
+
 void read_args(od::value& v, RawEvent* e) {
   od::object args;
   if (v.get_object().get(args)) return;
   const bool is_meta = e->ph == 'M';
   const bool is_counter = e->ph == 'C';
+  const bool legacy_nccl = e->name.rfind("nccl:", 0) == 0;
   for (auto f : args) {
     od::field field;
     if (std::move(f).get(field)) return;
@@ -180,6 +215,17 @@ void read_args(od::value& v, RawEvent* e) {
         break;
       case 'd':
         if (key == "device") read_int(val, &e->device);
+        else if (key == "dtype")
+          e->has_collective |= read_string(val, &e->dtype);
+        break;
+      case 'O':
+        if (key == "Out msg nelems") e->has_collective |= read_int(val, &e->out_nelems);
+        break;
+      case 'G':
+        if (key == "Group size") e->has_collective |= read_int(val, &e->group_size);
+        break;
+      case 'P':
+        if (key == "Process Group Name") e->has_collective |= read_string(val, &e->process_group);
         break;
       case 'b':
         if (key == "bytes") read_int(val, &e->bytes);
@@ -202,10 +248,19 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "Call stack") {
           e->has_call_stack = true;
           read_string(val, &e->call_stack);
+        } else if (key == "Collective name") {
+          e->has_collective |= read_string(val, &e->collective);
         }
         break;
       case 'I':
-        if (key == "Input Dims" || key == "Input dims") e->has_input_dims = true;
+        if (key == "Input Dims" || key == "Input dims") {
+          e->has_input_dims = true;
+          if (legacy_nccl) e->legacy_nelems = first_tensor_numel(val);
+        } else if (key == "Input type" && legacy_nccl) {
+          e->legacy_dtype = first_string(val);
+        } else if (key == "In msg nelems") {
+          e->has_collective |= read_int(val, &e->in_nelems);
+        }
         break;
       case 'T':
         if (key == "Total Allocated") read_int(val, &e->mem_total_allocated);

@@ -184,6 +184,21 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.stream = e.stream;
     a.device = e.device;
     a.call_stack = e.call_stack;
+    // "dtype" alone is not a collective (other ops may carry it); a name or a size is.
+    a.has_collective =
+        e.has_collective && (!e.collective.empty() || e.in_nelems >= 0 || e.out_nelems >= 0);
+    a.in_nelems = e.in_nelems;
+    a.out_nelems = e.out_nelems;
+    a.group_size = e.group_size;
+    a.collective = e.collective;
+    a.dtype = e.dtype;
+    a.process_group = e.process_group;
+    if (!a.has_collective && e.legacy_nelems >= 0) {  // "nccl:all_reduce" with Input Dims
+      a.has_collective = true;
+      a.collective = e.name.substr(5);
+      a.in_nelems = e.legacy_nelems;
+      a.dtype = e.legacy_dtype;
+    }
     if (e.has_grid || e.has_block || e.occupancy_pct >= 0 || e.blocks_per_sm >= 0 ||
         e.bandwidth_gbps >= 0) {
       launch_ = KernelLaunchInfo();

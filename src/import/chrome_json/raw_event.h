@@ -37,6 +37,14 @@ struct RawEvent {
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
   bool has_call_stack = false, has_input_dims = false;
   std::string_view call_stack;  // "Call stack" (with_stack, older Kineto): "file.py(12): fn;..."
+  // Collective args (NCCL kernels, record_param_comms).
+  bool has_collective = false;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  std::string_view collective, dtype, process_group;
+  // Before Kineto's collective args (PyTorch < 2.2): the "nccl:<collective>" record_function
+  // carries its input tensor's "Input Dims" and "Input type" (a C++ type name).
+  int64_t legacy_nelems = -1;
+  std::string_view legacy_dtype;
   // Metadata (M) args.
   std::string_view meta_name, meta_labels;
   bool has_sort_index = false;
