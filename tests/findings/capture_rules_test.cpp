@@ -4,44 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/python_source.h"
-#include "findings/catalogue.h"
-#include "helpers.h"
+#include "findings/finding_run.h"
 
 namespace {
 
-struct Run {
-  std::unique_ptr<ks::Trace> trace;
-  ks::Analyses analyses;
-  std::vector<ks::Finding> findings;
-};
-
-Run run(const std::string& json) {
-  Run r;
-  r.trace = ks_test::load(json);
-  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
-  r.findings = ks::run_findings(*r.trace, r.analyses);
-  return r;
-}
-
-const ks::Finding* find(const Run& r, std::string_view id) {
-  for (const ks::Finding& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-double num(const ks::Finding& f, std::string_view key) {
-  for (const ks::Evidence& e : f.evidence)
-    if (e.key == key) return e.number;
-  FAIL("no evidence " << key);
-  return 0;
-}
-
-std::string text(const ks::Finding& f, std::string_view key) {
-  for (const ks::Evidence& e : f.evidence)
-    if (e.key == key) return e.text;
-  FAIL("no evidence " << key);
-  return "";
-}
+using Run = ks_test::FindingRun;
+constexpr auto run = ks_test::run_findings_on;
+constexpr auto find = ks_test::find_finding;
+constexpr auto num = ks_test::evidence_number;
+constexpr auto text = ks_test::evidence_text;
 
 // `n` steps of 100 us each, ProfilerStep#first.., on pid 1 tid 1.
 std::string steps(int n, int first = 1, int gap_after = -1) {

@@ -6,30 +6,14 @@
 
 #include "analysis/kernel_class.h"
 #include "corpus/shared_traces.h"
-#include "findings/catalogue.h"
-#include "helpers.h"
+#include "findings/finding_run.h"
 
 namespace {
 
-struct Run {
-  std::unique_ptr<ks::Trace> trace;
-  ks::Analyses analyses;
-  std::vector<ks::Finding> findings;
-  std::string ids;  // "a, b, c" for messages
-};
-
-Run analyze_trace(std::unique_ptr<ks::Trace> trace) {
-  Run r;
-  r.trace = std::move(trace);
-  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
-  r.findings = ks::run_findings(*r.trace, r.analyses);
-  for (const ks::Finding& f : r.findings) r.ids += (r.ids.empty() ? "" : ", ") + f.id;
-  return r;
-}
-
-Run run(const std::string& json) {
-  return analyze_trace(ks_test::load(json));
-}
+using Run = ks_test::FindingRun;
+constexpr auto run = ks_test::run_findings_on;
+constexpr auto find = ks_test::find_finding;
+constexpr auto num = ks_test::evidence_number;
 
 // A trace from ../shared/traces; false (after a WARN) when it is absent.
 bool run_shared(const std::string& file, Run* out) {
@@ -41,21 +25,8 @@ bool run_shared(const std::string& file, Run* out) {
   ks_test::Loaded l = ks_test::load_file(path);
   INFO("import error: " << l.error.to_line());
   REQUIRE(l.ok);
-  *out = analyze_trace(std::move(l.trace));
+  *out = ks_test::analyze_findings(std::move(l.trace));
   return true;
-}
-
-const ks::Finding* find(const Run& r, std::string_view id) {
-  for (const ks::Finding& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-double num(const ks::Finding& f, std::string_view key) {
-  for (const ks::Evidence& e : f.evidence)
-    if (e.key == key) return e.number;
-  FAIL("no evidence " << key << " in " << f.id);
-  return 0;
 }
 
 std::string event(const char* cat, const char* name, int tid, int ts, int dur,

@@ -6,60 +6,31 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "findings/catalogue.h"
-#include "helpers.h"
+#include "findings/finding_run.h"
 
 namespace {
 
-struct Run {
-  std::unique_ptr<ks::Trace> trace;
-  ks::Analyses analyses;
-  std::vector<ks::Finding> findings;
-  std::string ids;  // "a, b, c" for messages
-};
+using Run = ks_test::FindingRun;
+constexpr auto num = ks_test::evidence_number;
+constexpr auto text = ks_test::evidence_text;
 
 Run run_file(const std::string& relative) {
-  Run r;
   std::string json;
   const std::string path = std::string(KS_SOURCE_DIR) + "/examples/pathologies/" + relative;
   INFO("trace " << path);
   REQUIRE(ks_test::read_file_maybe_gzip(path, &json));
-  r.trace = ks_test::load(json);
-  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
-  r.findings = ks::run_findings(*r.trace, r.analyses);
-  for (const ks::Finding& f : r.findings) r.ids += (r.ids.empty() ? "" : ", ") + f.id;
-  return r;
+  return ks_test::run_findings_on(json);
 }
 
 const ks::Finding& require(const Run& r, std::string_view id) {
   INFO("findings: " << r.ids << "; wanted " << id);
-  const ks::Finding* found = nullptr;
-  for (const ks::Finding& f : r.findings)
-    if (f.id == id) found = &f;
+  const ks::Finding* found = ks_test::find_finding(r, id);
   REQUIRE(found);
   return *found;
 }
 
 bool fired(const Run& r, std::string_view id) {
-  for (const ks::Finding& f : r.findings)
-    if (f.id == id) return true;
-  return false;
-}
-
-const ks::Evidence& ev(const ks::Finding& f, std::string_view key) {
-  INFO(f.id << " evidence " << key);
-  const ks::Evidence* found = nullptr;
-  for (const ks::Evidence& e : f.evidence)
-    if (e.key == key) found = &e;
-  REQUIRE(found);
-  return *found;
-}
-
-double num(const ks::Finding& f, std::string_view key) {
-  return ev(f, key).number;
-}
-std::string text(const ks::Finding& f, std::string_view key) {
-  return ev(f, key).text;
+  return ks_test::find_finding(r, id) != nullptr;
 }
 
 // `value` within `rel` (relative) of the README's `expected`.

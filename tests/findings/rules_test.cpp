@@ -2,57 +2,20 @@
 // evidence, and stays silent on its clean twin.
 #include <catch2/catch.hpp>
 
-#include "findings/catalogue.h"
-#include "helpers.h"
+#include "findings/finding_run.h"
 
 namespace {
 
-struct Run {
-  std::unique_ptr<ks::Trace> trace;
-  ks::Analyses analyses;
-  std::vector<ks::Finding> findings;
-};
-
-Run run(std::string_view json) {
-  Run r;
-  r.trace = ks_test::load(json);
-  r.analyses = ks::analyze(*r.trace, ks::AnalysisOptions());
-  r.findings = ks::run_findings(*r.trace, r.analyses);
-  return r;
-}
-
-const ks::Finding* find(const Run& r, std::string_view id) {
-  for (const ks::Finding& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+using Run = ks_test::FindingRun;
+constexpr auto run = ks_test::run_findings_on;
+constexpr auto find = ks_test::find_finding;
+constexpr auto number = ks_test::evidence_number;
+constexpr auto text = ks_test::evidence_text;
 
 std::vector<std::string> ids(const Run& r) {
   std::vector<std::string> out;
   for (const ks::Finding& f : r.findings) out.push_back(f.id);
   return out;
-}
-
-const ks::Evidence* evidence(const ks::Finding& f, std::string_view key) {
-  for (const ks::Evidence& e : f.evidence)
-    if (e.key == key) return &e;
-  return nullptr;
-}
-
-double number(const ks::Finding& f, std::string_view key) {
-  const ks::Evidence* e = evidence(f, key);
-  INFO("evidence " << key);
-  REQUIRE(e);
-  CHECK(e->is_number);
-  return e->number;
-}
-
-std::string text(const ks::Finding& f, std::string_view key) {
-  const ks::Evidence* e = evidence(f, key);
-  INFO("evidence " << key);
-  REQUIRE(e);
-  CHECK_FALSE(e->is_number);
-  return e->text;
 }
 
 // Steps [0, 100), [100, 200), [200, 250) us; kernel k1 [20, 150) launched in step 1, k2
