@@ -6,6 +6,7 @@
 #include <string>
 
 #include "import/chrome_json/event_reader.h"
+#include "import/chrome_json/fast_event_reader.h"
 #include "import/chrome_json/framer.h"
 #include "import/chrome_json/top_level.h"
 #include "model/trace_builder.h"
@@ -29,6 +30,16 @@ class ChromeJsonImporter::Impl : public FramerSink {
     }
     cap_strings(offset, std::string_view(data, len));
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+  }
+
+  size_t on_event_fast(const char* data, size_t avail, uint64_t offset) override {
+    if (!fast_path_) return 0;
+    const size_t len = fast_read_event(data, avail, &ev_);
+    if (len == 0) return 0;
+    ++events_;
+    cap_strings(offset, std::string_view(data, len));
+    add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+    return len;
   }
 
   void on_top_level_member(std::string_view key, const char* data, size_t len,
@@ -255,6 +266,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
   std::string repaired_, phase_key_, cat_key_, series_;
   uint64_t events_ = 0;
   bool finished_ = false;
+  bool fast_path_ = true;
 };
 
 ChromeJsonImporter::ChromeJsonImporter() : impl_(new Impl) {}
@@ -264,6 +276,8 @@ void ChromeJsonImporter::set_source(std::string name, bool gzip) {
   impl_->trace_->facts.source_name = std::move(name);
   impl_->trace_->facts.source_gzip = gzip;
 }
+
+void ChromeJsonImporter::set_fast_path(bool on) { impl_->fast_path_ = on; }
 
 bool ChromeJsonImporter::feed(const char* data, size_t len) { return impl_->framer_.feed(data, len); }
 
