@@ -17,9 +17,6 @@
 
 #include "util/decimal_time.h"
 
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
 
 namespace ks {
 
@@ -30,24 +27,11 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The first byte at or after p that needs a look inside a string: '"', '\\', a control character
 // (< 0x20) or a non-ASCII byte (>= 0x80). May return a pointer at or past `end` (nothing found
-// before it); reads up to 15 bytes past `end`, which the framer's padding allows.
+// before it); reads up to 7 bytes past `end`, which the framer's padding allows.
+// Portable SWAR, natively and in WebAssembly: a WASM SIMD128 version (16 bytes per step, built
+// with -msimd128) measured the same ingest speed within noise (docs/performance.md), so it
+// was not kept.
 inline const char* find_string_special(const char* p, const char* end) {
-#ifdef __wasm_simd128__
-  // 16 bytes at a time. A signed compare with 0x20 catches both control characters and bytes
-  // >= 0x80 (negative as int8).
-  const v128_t quote = wasm_i8x16_splat('"');
-  const v128_t backslash = wasm_i8x16_splat('\\');
-  const v128_t space = wasm_i8x16_splat(0x20);
-  while (p < end) {
-    v128_t x = wasm_v128_load(p);
-    v128_t hit = wasm_v128_or(wasm_v128_or(wasm_i8x16_eq(x, quote), wasm_i8x16_eq(x, backslash)),
-                              wasm_i8x16_lt(x, space));
-    uint32_t bits = static_cast<uint32_t>(wasm_i8x16_bitmask(hit));
-    if (bits) return p + __builtin_ctz(bits);
-    p += 16;
-  }
-  return p;
-#else
   // 8 bytes at a time with the classic SWAR byte tests. In each term only bytes above a true hit
   // can be flagged falsely (borrows run upwards), so the lowest flagged byte is the first hit.
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
@@ -74,7 +58,6 @@ inline const char* find_string_special(const char* p, const char* end) {
     p += 8;
   }
   return p;
-#endif
 }
 
 // The length of the valid UTF-8 sequence at p (its first byte >= 0x80), or 0 when invalid
@@ -92,6 +75,16 @@ inline int utf8_sequence_length(const unsigned char* p) {
     return p[1] >= lo && p[1] <= hi && cont(p[2]) && cont(p[3]) ? 4 : 0;
   }
   return 0;
+}
+
+// key == literal, compared inline: `==` on string_view calls memcmp in WebAssembly, which showed
+// as 5% of the ingest profile.
+template <size_t N>
+inline bool is(std::string_view key, const char (&literal)[N]) {
+  if (key.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (key[i] != literal[i]) return false;
+  return true;
 }
 
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
@@ -414,7 +407,7 @@ class Reader {
     RawEvent* e = e_;
     switch (key.size()) {
       case 1:
-        if (key == "s") {
+        if (is(key, "s")) {
           std::string_view s;
           if (!read_plain_string(&s)) return false;
           if (s.size() == 1) e->scope = s[0];
@@ -422,29 +415,29 @@ class Reader {
         }
         break;
       case 2:
-        if (key == "ph") {
+        if (is(key, "ph")) {
           if (!read_plain_string(&e->ph_text)) return false;
           e->ph = e->ph_text.size() == 1 ? e->ph_text[0] : '?';
           return true;
         }
-        if (key == "ts") return read_time(&e->ts_ns, &e->has_ts);
-        if (key == "id") return read_id_text(&e->id);
-        if (key == "bp") {
+        if (is(key, "ts")) return read_time(&e->ts_ns, &e->has_ts);
+        if (is(key, "id")) return read_id_text(&e->id);
+        if (is(key, "bp")) {
           std::string_view bp;
           if (!read_plain_string(&bp)) return false;
-          e->binds_enclosing = bp == "e";
+          e->binds_enclosing = is(bp, "e");
           return true;
         }
         break;
       case 3:
-        if (key == "cat") return read_plain_string(&e->cat);
-        if (key == "pid") return e->pid.present = read_id_text(&e->pid.text);
-        if (key == "tid") return e->tid.present = read_id_text(&e->tid.text);
-        if (key == "dur") return read_time(&e->dur_ns, &e->has_dur);
+        if (is(key, "cat")) return read_plain_string(&e->cat);
+        if (is(key, "pid")) return e->pid.present = read_id_text(&e->pid.text);
+        if (is(key, "tid")) return e->tid.present = read_id_text(&e->tid.text);
+        if (is(key, "dur")) return read_time(&e->dur_ns, &e->has_dur);
         break;
       case 4:
-        if (key == "name") return read_plain_string(&e->name);
-        if (key == "args") return read_args();
+        if (is(key, "name")) return read_plain_string(&e->name);
+        if (is(key, "args")) return read_args();
         break;
       default:
         break;
@@ -482,9 +475,9 @@ class Reader {
 
   bool read_meta_arg(std::string_view key) {
     RawEvent* e = e_;
-    if (key == "name") return read_plain_string(&e->meta_name);
-    if (key == "sort_index") return e->has_sort_index = read_int(&e->sort_index);
-    if (key == "labels") return read_plain_string(&e->meta_labels);
+    if (is(key, "name")) return read_plain_string(&e->meta_name);
+    if (is(key, "sort_index")) return e->has_sort_index = read_int(&e->sort_index);
+    if (is(key, "labels")) return read_plain_string(&e->meta_labels);
     return skip_value(1);
   }
 
@@ -492,52 +485,52 @@ class Reader {
     RawEvent* e = e_;
     switch (key.size() ? key[0] : 0) {
       case 'c':
-        if (key == "correlation") return read_int(&e->correlation);
+        if (is(key, "correlation")) return read_int(&e->correlation);
         break;
       case 'E':
-        if (key == "External id") return read_int(&e->external_id);
+        if (is(key, "External id")) return read_int(&e->external_id);
         break;
       case 's':
-        if (key == "stream") return read_int(&e->stream);
+        if (is(key, "stream")) return read_int(&e->stream);
         break;
       case 'd':
-        if (key == "device") return read_int(&e->device);
+        if (is(key, "device")) return read_int(&e->device);
         break;
       case 'b':
-        if (key == "bytes") return read_int(&e->bytes);
-        if (key == "blocks per SM") return read_float(&e->blocks_per_sm);
-        if (key == "block") return read_dim3(e->block, &e->has_block);
+        if (is(key, "bytes")) return read_int(&e->bytes);
+        if (is(key, "blocks per SM")) return read_float(&e->blocks_per_sm);
+        if (is(key, "block")) return read_dim3(e->block, &e->has_block);
         break;
       case 'g':
-        if (key == "grid") return read_dim3(e->grid, &e->has_grid);
+        if (is(key, "grid")) return read_dim3(e->grid, &e->has_grid);
         break;
       case 'w':
-        if (key == "warps per SM") return read_float(&e->warps_per_sm);
+        if (is(key, "warps per SM")) return read_float(&e->warps_per_sm);
         break;
       case 'e':
-        if (key == "est. achieved occupancy %") return read_float(&e->occupancy_pct);
+        if (is(key, "est. achieved occupancy %")) return read_float(&e->occupancy_pct);
         break;
       case 'm':
-        if (key == "memory bandwidth (GB/s)") return read_float(&e->bandwidth_gbps);
+        if (is(key, "memory bandwidth (GB/s)")) return read_float(&e->bandwidth_gbps);
         break;
       case 'C':
-        if (key == "Call stack") {
+        if (is(key, "Call stack")) {
           e->has_call_stack = true;
           return read_plain_string(&e->call_stack);
         }
         break;
       case 'I':
-        if (key == "Input Dims" || key == "Input dims") e->has_input_dims = true;
+        if (is(key, "Input Dims") || is(key, "Input dims")) e->has_input_dims = true;
         break;
       case 'T':
-        if (key == "Total Allocated") return read_int(&e->mem_total_allocated);
-        if (key == "Total Reserved") return read_int(&e->mem_total_reserved);
+        if (is(key, "Total Allocated")) return read_int(&e->mem_total_allocated);
+        if (is(key, "Total Reserved")) return read_int(&e->mem_total_reserved);
         break;
       case 'B':
-        if (key == "Bytes") return read_int(&e->mem_bytes);
+        if (is(key, "Bytes")) return read_int(&e->mem_bytes);
         break;
       case 'D':
-        if (key == "Device Id") return read_int(&e->mem_device);
+        if (is(key, "Device Id")) return read_int(&e->mem_device);
         break;
       default:
         break;

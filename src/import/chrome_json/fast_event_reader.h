@@ -19,7 +19,7 @@
 
 namespace ks {
 
-// `data` starts with '{'; `avail` bytes may belong to the event, and at least 16 more bytes are
+// `data` starts with '{'; `avail` bytes may belong to the event, and at least 8 more bytes are
 // readable after them (the framer's padding). Returns the event's length ('{' through its '}')
 // with *out filled, or 0 when the event must go through the simdjson path (*out is then garbage).
 size_t fast_read_event(const char* data, size_t avail, RawEvent* out);
