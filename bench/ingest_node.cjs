@@ -40,6 +40,7 @@ async function kinetoscope(file) {
   const ok = s.finish();
   const t1 = process.hrtime.bigint();
   const c1 = process.cpuUsage(c0);
+  const heapAfterIngest = M.HEAPU8.length;  // the model (and the framer's buffer), before the report
   const report = ok ? s.reportJson() : s.errorJson();
   const t2 = process.hrtime.bigint();
   const heap = M.HEAPU8.length;
@@ -50,6 +51,7 @@ async function kinetoscope(file) {
     mb_per_s: bytes / 1e6 / (Number(t1 - t0) / 1e9),
     cpu_s: (c1.user + c1.system) / 1e6, cpu_mb_per_s: bytes / (c1.user + c1.system),
     wasm_heap_bytes: heap, heap_over_json: heap / bytes, report_bytes: report.length,
+    wasm_heap_after_ingest_bytes: heapAfterIngest, model_heap_over_json: heapAfterIngest / bytes,
   };
 }
 
