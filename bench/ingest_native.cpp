@@ -33,7 +33,8 @@ double ingest_seconds(const std::string& json, bool fast_path, uint64_t* events)
   const size_t chunk = size_t{1} << 20;
   for (size_t pos = 0; pos < json.size(); pos += chunk)
     importer.feed(json.data() + pos, std::min(chunk, json.size() - pos));
-  if (!importer.finish()) std::fprintf(stderr, "import failed: %s\n", importer.error().to_line().c_str());
+  if (!importer.finish())
+    std::fprintf(stderr, "import failed: %s\n", importer.error().to_line().c_str());
   *events = importer.events_read();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -55,9 +56,10 @@ int main(int argc, char** argv) {
     best_fast = std::min(best_fast, ingest_seconds(json, true, &events));
   }
   const double mb = static_cast<double>(json.size()) / 1e6;
-  std::printf("{\"json_bytes\":%zu,\"events\":%llu,\"simdjson_path_mb_per_s\":%.1f,"
-              "\"fast_path_mb_per_s\":%.1f,\"speedup\":%.2f}\n",
-              json.size(), static_cast<unsigned long long>(events), mb / best_simdjson,
-              mb / best_fast, best_simdjson / best_fast);
+  std::printf(
+      "{\"json_bytes\":%zu,\"events\":%llu,\"simdjson_path_mb_per_s\":%.1f,"
+      "\"fast_path_mb_per_s\":%.1f,\"speedup\":%.2f}\n",
+      json.size(), static_cast<unsigned long long>(events), mb / best_simdjson, mb / best_fast,
+      best_simdjson / best_fast);
   return 0;
 }

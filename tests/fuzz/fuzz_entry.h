@@ -86,8 +86,10 @@ inline void import_chunked(const uint8_t* data, size_t size) {
   }
   std::string reference = import_and_report(trace, trace_size, {}, false, /*fast_path=*/false);
   if (reference != whole) {
-    std::fprintf(stderr, "the fast path changed the result:\n--- simdjson only\n%.2000s\n--- fast "
-                 "path\n%.2000s\n", reference.c_str(), whole.c_str());
+    std::fprintf(stderr,
+                 "the fast path changed the result:\n--- simdjson only\n%.2000s\n--- fast "
+                 "path\n%.2000s\n",
+                 reference.c_str(), whole.c_str());
     std::abort();
   }
 }

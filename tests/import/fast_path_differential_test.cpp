@@ -35,9 +35,9 @@ std::string describe(const ks::RawEvent& e) {
     << " bps=" << e.blocks_per_sm << " wps=" << e.warps_per_sm << " occ=" << e.occupancy_pct
     << " bw=" << e.bandwidth_gbps << " stack=" << e.has_call_stack << s(e.call_stack)
     << " dims=" << e.has_input_dims << " meta=" << s(e.meta_name) << s(e.meta_labels)
-    << " sort=" << e.has_sort_index << "/" << e.sort_index << " counters=" << e.counter_values.size()
-    << " mem=" << e.mem_bytes << "," << e.mem_total_allocated << "," << e.mem_total_reserved << ","
-    << e.mem_device;
+    << " sort=" << e.has_sort_index << "/" << e.sort_index
+    << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
+    << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device;
   return o.str();
 }
 
@@ -135,15 +135,15 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
   }
   // What it leaves to simdjson (each still compared: a decline is always safe).
   const char* declined[] = {
-      R"({"ph":"X","name":"a\"b","ts":1})",           // escape in a kept string
+      R"({"ph":"X","name":"a\"b","ts":1})",  // escape in a kept string
       R"({"ph":"X","name":"a\u0041","ts":1})",
-      R"({"ph":"X","name":"tab	in name","ts":1})",  // raw control character
-      "{\"ph\":\"X\",\"name\":\"\xFF\",\"ts\":1}",   // invalid UTF-8
-      "{\"ph\":\"X\",\"name\":\"\xC0\xAF\",\"ts\":1}",  // overlong
-      "{\"ph\":\"X\",\"name\":\"\xED\xA0\x80\",\"ts\":1}",  // surrogate
+      R"({"ph":"X","name":"tab	in name","ts":1})",                     // raw control character
+      "{\"ph\":\"X\",\"name\":\"\xFF\",\"ts\":1}",                      // invalid UTF-8
+      "{\"ph\":\"X\",\"name\":\"\xC0\xAF\",\"ts\":1}",                  // overlong
+      "{\"ph\":\"X\",\"name\":\"\xED\xA0\x80\",\"ts\":1}",              // surrogate
       "{\"ph\":\"X\",\"args\":{\"x\":\"\xF4\x90\x80\x80\"},\"ts\":1}",  // above U+10FFFF
-      R"({"ph":"X","ts":1,"args":{"x":"\q"}})",       // invalid escape, even where skipped
-      R"({"args":{"stream":1},"ph":"X","ts":1})",     // args before ph
+      R"({"ph":"X","ts":1,"args":{"x":"\q"}})",    // invalid escape, even where skipped
+      R"({"args":{"stream":1},"ph":"X","ts":1})",  // args before ph
       R"({"ph":"C","name":"mem","ts":1,"args":{"a":1.5,"b":2}})",  // counters
       R"({"ph":"X","ts":NaN})",
       R"({"ph":"X","ts":null})",
@@ -152,9 +152,9 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       R"({"ph":"X","ts":+1})",
       R"({"ph":"X","ts":1,})",
       R"({"ph":"X","ts":1 "dur":2})",
-      R"({"ph":"X","ts":1,"args":{"correlation":"12"}})",  // int as string
-      R"({"ph":"X","ts":1,"args":{"correlation":1.5}})",   // int as float
-      R"({"ph":"X","ts":1,"args":{"correlation":1234567890123456789}})",  // 19 digits
+      R"({"ph":"X","ts":1,"args":{"correlation":"12"}})",                  // int as string
+      R"({"ph":"X","ts":1,"args":{"correlation":1.5}})",                   // int as float
+      R"({"ph":"X","ts":1,"args":{"correlation":1234567890123456789}})",   // 19 digits
       R"({"ph":"X","ts":1,"args":{"blocks per SM":0.1234567890123456}})",  // 16 digits
       R"({"ph":"X","ts":1,"args":{"blocks per SM":1e23}})",
       R"({"ph":"X","ts":1,"args":{"grid":[1,"2",3]}})",
@@ -202,7 +202,8 @@ class ComparingSink : public ks::FramerSink {
     std::string diff = cmp_.compare(std::string_view(data, len), &accepted);
     if (accepted) ++fast;
     if (!diff.empty() && first_diff.empty())
-      first_diff = "at byte " + std::to_string(offset) + ": " + std::string(data, std::min<size_t>(len, 300)) + "\n" + diff;
+      first_diff = "at byte " + std::to_string(offset) + ": " +
+                   std::string(data, std::min<size_t>(len, 300)) + "\n" + diff;
     if (!diff.empty()) ++differences;
   }
   void on_top_level_member(std::string_view, const char*, size_t, uint64_t) override {}
@@ -291,7 +292,7 @@ TEST_CASE("fast path: every event of the shared traces reads as simdjson reads i
   }
   // The fast path must actually carry the real traces (otherwise it speeds up nothing).
   WARN(fast << " of " << events << " events of " << files.size()
-              << " shared traces on the fast path");
+            << " shared traces on the fast path");
   CHECK(fast * 100 >= events * 99);
 }
 

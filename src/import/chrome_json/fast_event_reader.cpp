@@ -17,13 +17,16 @@
 
 #include "util/decimal_time.h"
 
-
 namespace ks {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The first byte at or after p that needs a look inside a string: '"', '\\', a control character
 // (< 0x20) or a non-ASCII byte (>= 0x80). May return a pointer at or past `end` (nothing found
@@ -43,8 +46,8 @@ inline const char* find_string_special(const char* p, const char* end) {
     uint64_t x;
     std::memcpy(&x, p, 8);
     uint64_t q = x ^ kQuotes, s = x ^ kBackslashes;
-    uint64_t hit = (((x - kSpaces) | x) & kHighs) | ((q - kOnes) & ~q & kHighs) |
-                   ((s - kOnes) & ~s & kHighs);
+    uint64_t hit =
+        (((x - kSpaces) | x) & kHighs) | ((q - kOnes) & ~q & kHighs) | ((s - kOnes) & ~s & kHighs);
     if (hit) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
       while (*p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20 &&
@@ -87,7 +90,9 @@ inline bool is(std::string_view key, const char (&literal)[N]) {
   return true;
 }
 
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // A JSON number as scanned: its text, and its value where it converts exactly.
 struct Number {

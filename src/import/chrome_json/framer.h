@@ -5,8 +5,8 @@
 //     top-level object), with its byte offset;
 //   - every other top-level member ("deviceProperties", "distributedInfo", ...) as key + value.
 // It understands only the outer structure (strings, escapes, nesting depth); event objects are
-// parsed by simdjson afterwards. Only the unfinished tail is kept between chunks, so memory does
-// not hold the whole JSON text.
+// parsed by simdjson afterwards, unless the sink's fast path (on_event_fast) reads one first. Only
+// the unfinished tail is kept between chunks, so memory does not hold the whole JSON text.
 // Tolerances (each counted in Diagnostics): a trailing comma, ",,", a missing final ']' or '}'
 // (a trace cut off while writing), a truncated last event, a UTF-8 BOM, trailing bytes, values
 // above max_value_bytes (skipped).
