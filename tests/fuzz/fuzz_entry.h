@@ -5,7 +5,9 @@
 //                   the whole input, finish(), then build_report() and every report writer.
 //   import_chunked: the same bytes fed in chunks whose sizes come from the input's first bytes
 //                   (the page feeds what the browser's stream hands out); the JSON report must
-//                   equal the one-piece import's (the importer promises chunking invariance).
+//                   equal the one-piece import's (the importer promises chunking invariance),
+//                   and the one-piece import's without the fast path (fast_event_reader.h), which
+//                   must never change a result.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,9 +24,11 @@ namespace ks_fuzz {
 // Imports `data` fed in pieces of the given sizes (cycled); empty `chunks`: one piece.
 // Returns the JSON report, or "error:<code>@<offset>" when the input is refused.
 inline std::string import_and_report(const uint8_t* data, size_t size,
-                                     const std::vector<size_t>& chunks, bool all_writers) {
+                                     const std::vector<size_t>& chunks, bool all_writers,
+                                     bool fast_path = true) {
   ks::ChromeJsonImporter importer;
   importer.set_source("fuzz.json", false);
+  importer.set_fast_path(fast_path);
   const char* p = reinterpret_cast<const char*>(data);
   bool fed = true;
   size_t pos = 0, i = 0;
@@ -78,6 +82,14 @@ inline void import_chunked(const uint8_t* data, size_t size) {
   if (chunked != whole) {
     std::fprintf(stderr, "chunking changed the result:\n--- whole\n%.2000s\n--- chunked\n%.2000s\n",
                  whole.c_str(), chunked.c_str());
+    std::abort();
+  }
+  std::string reference = import_and_report(trace, trace_size, {}, false, /*fast_path=*/false);
+  if (reference != whole) {
+    std::fprintf(stderr,
+                 "the fast path changed the result:\n--- simdjson only\n%.2000s\n--- fast "
+                 "path\n%.2000s\n",
+                 reference.c_str(), whole.c_str());
     std::abort();
   }
 }

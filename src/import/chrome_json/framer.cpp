@@ -372,6 +372,16 @@ void Framer::scan() {
           diags_->add(Diag::kExtraComma, offset_of(pos_));
           ++pos_;
         } else {
+          if (c == '{') {
+            // The fast path reads most events in one pass; what it declines is framed below.
+            size_t avail = buf_len_ - pos_ < max_value_bytes_ ? buf_len_ - pos_ : max_value_bytes_;
+            size_t n = sink_->on_event_fast(buf_.data() + pos_, avail, offset_of(pos_));
+            if (n) {
+              pos_ += n;
+              state_ = State::kArrayNext;
+              break;
+            }
+          }
           begin_value(pos_, ValueRole::kEvent);
           state_ = State::kArrayNext;
         }

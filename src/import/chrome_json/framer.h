@@ -5,8 +5,8 @@
 //     top-level object), with its byte offset;
 //   - every other top-level member ("deviceProperties", "distributedInfo", ...) as key + value.
 // It understands only the outer structure (strings, escapes, nesting depth); event objects are
-// parsed by simdjson afterwards. Only the unfinished tail is kept between chunks, so memory does
-// not hold the whole JSON text.
+// parsed by simdjson afterwards, unless the sink's fast path (on_event_fast) reads one first. Only
+// the unfinished tail is kept between chunks, so memory does not hold the whole JSON text.
 // Tolerances (each counted in Diagnostics): a trailing comma, ",,", a missing final ']' or '}'
 // (a trace cut off while writing), a truncated last event, a UTF-8 BOM, trailing bytes, values
 // above max_value_bytes (skipped).
@@ -30,6 +30,15 @@ class FramerSink {
   virtual ~FramerSink() = default;
   // `data` stays valid only during the call; at least kFramerPadding bytes after len are readable.
   virtual void on_event(const char* data, size_t len, uint64_t offset) = 0;
+  // The fast path (fast_event_reader.h): offered each event that starts with '{' before the
+  // framer scans it. `avail` bytes may belong to it (the rest of the buffer, at most the size
+  // cap), with kFramerPadding readable bytes after them. Returns the event's length when the sink
+  // read it completely (the framer then continues after it), or 0 to have it framed and passed to
+  // on_event as usual.
+  virtual size_t on_event_fast(const char* data, size_t avail, uint64_t offset) {
+    (void)data, (void)avail, (void)offset;
+    return 0;
+  }
   virtual void on_top_level_member(std::string_view key, const char* data, size_t len,
                                    uint64_t offset) = 0;
 };

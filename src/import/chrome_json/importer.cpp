@@ -6,6 +6,7 @@
 #include <string>
 
 #include "import/chrome_json/event_reader.h"
+#include "import/chrome_json/fast_event_reader.h"
 #include "import/chrome_json/framer.h"
 #include "import/chrome_json/top_level.h"
 #include "model/trace_builder.h"
@@ -29,6 +30,16 @@ class ChromeJsonImporter::Impl : public FramerSink {
     }
     cap_strings(offset, std::string_view(data, len));
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+  }
+
+  size_t on_event_fast(const char* data, size_t avail, uint64_t offset) override {
+    if (!fast_path_) return 0;
+    const size_t len = fast_read_event(data, avail, &ev_);
+    if (len == 0) return 0;
+    ++events_;
+    cap_strings(offset, std::string_view(data, len));
+    add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+    return len;
   }
 
   void on_top_level_member(std::string_view key, const char* data, size_t len,
@@ -83,14 +94,34 @@ class ChromeJsonImporter::Impl : public FramerSink {
     return st;
   }
 
+  // Per-phase and per-category counts. Consecutive events mostly share both, so the last
+  // counter of each is kept (std::map values do not move) and the map is searched only on a change.
   void count_event(const RawEvent& e) {
-    auto& by_phase = trace_->facts.events_by_phase;
-    phase_key_.assign(e.ph_text.empty() ? std::string_view("?") : e.ph_text);
-    ++by_phase[phase_key_];
-    if (e.ph != 'M') {
-      cat_key_.assign(e.cat);
-      ++trace_->facts.categories[cat_key_];
+    std::string_view phase = e.ph_text.empty() ? std::string_view("?") : e.ph_text;
+    if (!phase_count_ || phase != phase_key_) {
+      phase_key_.assign(phase);
+      phase_count_ = &trace_->facts.events_by_phase[phase_key_];
     }
+    ++*phase_count_;
+    if (e.ph != 'M') {
+      if (!cat_count_ || e.cat != cat_key_) {
+        cat_key_.assign(e.cat);
+        cat_count_ = &trace_->facts.categories[cat_key_];
+      }
+      ++*cat_count_;
+    }
+  }
+
+  // The track of a pid/tid pair: consecutive events mostly share one thread, so the last answer
+  // is kept and the builder's hash lookup is skipped then (track ids never change).
+  TrackId track(std::string_view pid, std::string_view tid) {
+    if (!has_last_track_ || pid != last_pid_ || tid != last_tid_) {
+      last_track_ = builder_.track(pid, tid);
+      last_pid_.assign(pid);
+      last_tid_.assign(tid);
+      has_last_track_ = true;
+    }
+    return last_track_;
   }
 
   void add_event(EventSource src, std::string_view text) {
@@ -126,17 +157,17 @@ class ChromeJsonImporter::Impl : public FramerSink {
           dur = 0;
         }
         builder_.observe_time(e.ts_ns, e.ts_ns + dur);
-        builder_.add_complete(builder_.track(pid, tid), e.ts_ns, dur, e.name, e.cat,
+        builder_.add_complete(track(pid, tid), e.ts_ns, dur, e.name, e.cat,
                               slice_args(e), src);
         break;
       }
       case 'B':
         builder_.observe_time(e.ts_ns, e.ts_ns);
-        builder_.add_begin(builder_.track(pid, tid), e.ts_ns, e.name, e.cat, slice_args(e), src);
+        builder_.add_begin(track(pid, tid), e.ts_ns, e.name, e.cat, slice_args(e), src);
         break;
       case 'E':
         builder_.observe_time(e.ts_ns, e.ts_ns);
-        builder_.add_end(builder_.track(pid, tid), e.ts_ns, src);
+        builder_.add_end(track(pid, tid), e.ts_ns, src);
         break;
       case 'b':
       case 'e':
@@ -147,7 +178,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       case 's':
       case 't':
       case 'f':
-        builder_.add_flow(builder_.track(pid, tid), e.ph, e.ts_ns, e.id, e.cat,
+        builder_.add_flow(track(pid, tid), e.ph, e.ts_ns, e.id, e.cat,
                           e.binds_enclosing);
         break;
       case 'C':
@@ -161,7 +192,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       case 'i':
       case 'I':
         builder_.observe_time(e.ts_ns, e.ts_ns);
-        builder_.add_instant(builder_.track(pid, tid), e.ts_ns, e.name, e.cat, e.scope,
+        builder_.add_instant(track(pid, tid), e.ts_ns, e.name, e.cat, e.scope,
                              e.mem_bytes, e.mem_total_allocated, e.mem_total_reserved,
                              e.mem_device);
         break;
@@ -267,9 +298,14 @@ class ChromeJsonImporter::Impl : public FramerSink {
   RawEvent ev_;
   KernelLaunchInfo launch_;
   ImportError error_;
-  std::string repaired_, phase_key_, cat_key_, series_;
+  std::string repaired_, phase_key_, cat_key_, series_, last_pid_, last_tid_;
+  uint64_t* phase_count_ = nullptr;
+  uint64_t* cat_count_ = nullptr;
+  TrackId last_track_ = 0;
+  bool has_last_track_ = false;
   uint64_t events_ = 0;
   bool finished_ = false;
+  bool fast_path_ = true;
 };
 
 ChromeJsonImporter::ChromeJsonImporter() : impl_(new Impl) {}
@@ -279,6 +315,8 @@ void ChromeJsonImporter::set_source(std::string name, bool gzip) {
   impl_->trace_->facts.source_name = std::move(name);
   impl_->trace_->facts.source_gzip = gzip;
 }
+
+void ChromeJsonImporter::set_fast_path(bool on) { impl_->fast_path_ = on; }
 
 bool ChromeJsonImporter::feed(const char* data, size_t len) { return impl_->framer_.feed(data, len); }
 

@@ -4,6 +4,8 @@
 //
 //   bytes --Framer--> one event object at a time --EventReader (simdjson)--> RawEvent
 //         --TraceBuilder--> columnar Trace
+// Most events take the fast path instead: fast_read_event reads them in one pass straight from
+// the framer's buffer into the same RawEvent; it leaves anything unusual to the path above.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -20,6 +22,10 @@ class ChromeJsonImporter {
   ~ChromeJsonImporter();
 
   void set_source(std::string name, bool gzip);
+  // Tests only: turn off the single-pass event reader (fast_event_reader.h), so every event goes
+  // through the framer and simdjson, the reference the fast path is compared with. Call before
+  // the first feed().
+  void set_fast_path(bool on);
   // Returns false once a fatal error is known (see error()).
   bool feed(const char* data, size_t len);
   // Returns false when the input is not a usable trace.

@@ -1,0 +1,559 @@
+// The single-pass event reader (see fast_event_reader.h for why it exists and what it gives up
+// on). It mirrors EventReader field by field: the same keys, the same conversions, in the same
+// order (a repeated key overwrites, as it does there), but accepts only what it can read exactly:
+//   - strictly valid JSON (RFC 8259 grammar, strings free of raw control characters, valid UTF-8),
+//     so simdjson would read the same event without an error;
+//   - kept strings (ph, name, cat, pid/tid/id strings, Call stack, metadata name/labels) without
+//     escapes, so the text is the bytes in the buffer, as simdjson's unescaped copy would be;
+//   - integers of at most 18 digits, and floats that Clinger's fast path converts exactly (at
+//     most 15 significant digits, power of ten within 1e22), so the value is the correctly
+//     rounded one simdjson computes;
+//   - ts/dur as number or plain string text, handed to the same parse_us_text_to_ns.
+#include "import/chrome_json/fast_event_reader.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "util/decimal_time.h"
+
+namespace ks {
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// The first byte at or after p that needs a look inside a string: '"', '\\', a control character
+// (< 0x20) or a non-ASCII byte (>= 0x80). May return a pointer at or past `end` (nothing found
+// before it); reads up to 7 bytes past `end`, which the framer's padding allows.
+// Portable SWAR, natively and in WebAssembly: a WASM SIMD128 version (16 bytes per step, built
+// with -msimd128) measured the same ingest speed within noise (docs/performance.md), so it
+// was not kept.
+inline const char* find_string_special(const char* p, const char* end) {
+  // 8 bytes at a time with the classic SWAR byte tests. In each term only bytes above a true hit
+  // can be flagged falsely (borrows run upwards), so the lowest flagged byte is the first hit.
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  constexpr uint64_t kQuotes = kOnes * '"';
+  constexpr uint64_t kBackslashes = kOnes * '\\';
+  constexpr uint64_t kSpaces = kOnes * 0x20;
+  while (p < end) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    uint64_t q = x ^ kQuotes, s = x ^ kBackslashes;
+    uint64_t hit =
+        (((x - kSpaces) | x) & kHighs) | ((q - kOnes) & ~q & kHighs) | ((s - kOnes) & ~s & kHighs);
+    if (hit) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+      while (*p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20 &&
+             static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+      return p;
+#else
+      return p + (__builtin_ctzll(hit) >> 3);
+#endif
+    }
+    p += 8;
+  }
+  return p;
+}
+
+// The length of the valid UTF-8 sequence at p (its first byte >= 0x80), or 0 when invalid
+// (overlong forms, surrogates and code points above U+10FFFF included), as simdjson validates.
+inline int utf8_sequence_length(const unsigned char* p) {
+  auto cont = [](unsigned char c) { return (c & 0xC0) == 0x80; };
+  unsigned char c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return cont(p[1]) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    unsigned char lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && cont(p[2]) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    unsigned char lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return p[1] >= lo && p[1] <= hi && cont(p[2]) && cont(p[3]) ? 4 : 0;
+  }
+  return 0;
+}
+
+// key == literal, compared inline: `==` on string_view calls memcmp in WebAssembly, which showed
+// as 5% of the ingest profile.
+template <size_t N>
+inline bool is(std::string_view key, const char (&literal)[N]) {
+  if (key.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (key[i] != literal[i]) return false;
+  return true;
+}
+
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// A JSON number as scanned: its text, and its value where it converts exactly.
+struct Number {
+  std::string_view text;
+  bool is_integer = false;  // no fraction, no exponent, at most 18 digits: `integer` is exact
+  int64_t integer = 0;
+  bool exact_double = false;  // Clinger's fast path applies: `real` is correctly rounded
+  double real = 0;
+};
+
+constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+class Reader {
+ public:
+  Reader(const char* data, size_t avail, RawEvent* e) : p_(data), end_(data + avail), e_(e) {}
+
+  // The event object's length, or 0 (give up).
+  size_t read_event() {
+    const char* begin = p_;
+    ++p_;  // '{'
+    skip_space();
+    if (at('}')) return static_cast<size_t>(++p_ - begin);
+    for (;;) {
+      std::string_view key;
+      if (!read_key(&key)) return 0;
+      if (!read_member(key)) return 0;
+      skip_space();
+      if (at(',')) {
+        ++p_;
+        skip_space();
+        continue;
+      }
+      if (at('}')) return static_cast<size_t>(++p_ - begin);
+      return 0;
+    }
+  }
+
+ private:
+  bool at(char c) const { return p_ < end_ && *p_ == c; }
+  void skip_space() {
+    while (p_ < end_ && is_space(*p_)) ++p_;
+  }
+
+  // A string's content from after its opening quote; p_ ends after the closing quote. With
+  // `allow_escapes` false an escape gives up (the text would need unescaping).
+  bool scan_string(bool allow_escapes, std::string_view* out) {
+    const char* start = p_;
+    for (;;) {
+      const char* q = find_string_special(p_, end_);
+      if (q >= end_) return false;
+      const char c = *q;
+      if (c == '"') {
+        *out = std::string_view(start, static_cast<size_t>(q - start));
+        p_ = q + 1;
+        return true;
+      }
+      if (c == '\\') {
+        if (!allow_escapes) return false;
+        const char x = q[1];
+        if (x == 'u') {
+          if (!is_hex(q[2]) || !is_hex(q[3]) || !is_hex(q[4]) || !is_hex(q[5])) return false;
+          p_ = q + 6;
+        } else if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' ||
+                   x == 'r' || x == 't') {
+          p_ = q + 2;
+        } else {
+          return false;
+        }
+        continue;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) return false;  // raw control character
+      int n = utf8_sequence_length(reinterpret_cast<const unsigned char*>(q));
+      if (n == 0) return false;
+      p_ = q + n;
+    }
+  }
+
+  // A string value whose text is kept: no escapes.
+  bool read_plain_string(std::string_view* out) {
+    if (!at('"')) return false;
+    ++p_;
+    return scan_string(/*allow_escapes=*/false, out);
+  }
+
+  // "key" then ':' (the key's raw text: a key with escapes matches none of the names, as in
+  // EventReader's raw_key).
+  bool read_key(std::string_view* key) {
+    if (!at('"')) return false;
+    ++p_;
+    if (!scan_string(/*allow_escapes=*/true, key)) return false;
+    skip_space();
+    if (!at(':')) return false;
+    ++p_;
+    skip_space();
+    return p_ < end_;
+  }
+
+  bool read_number(Number* n) {
+    const char* start = p_;
+    bool negative = false;
+    if (at('-')) {
+      negative = true;
+      ++p_;
+    }
+    if (p_ >= end_) return false;
+    uint64_t mantissa = 0;
+    int digits = 0;  // significant digits in mantissa
+    int exponent = 0;
+    bool too_many = false;
+    if (*p_ == '0') {
+      ++p_;
+    } else if (*p_ >= '1' && *p_ <= '9') {
+      while (p_ < end_ && is_digit(*p_)) {
+        if (digits < 19) {
+          mantissa = mantissa * 10 + static_cast<uint64_t>(*p_ - '0');
+          ++digits;
+        } else {
+          too_many = true;
+          ++exponent;
+        }
+        ++p_;
+      }
+    } else {
+      return false;
+    }
+    bool integer = true;
+    if (at('.')) {
+      integer = false;
+      ++p_;
+      if (p_ >= end_ || !is_digit(*p_)) return false;
+      while (p_ < end_ && is_digit(*p_)) {
+        const int d = *p_ - '0';
+        if (mantissa == 0 && d == 0) {
+          --exponent;  // a leading zero of the fraction
+        } else if (digits < 19) {
+          mantissa = mantissa * 10 + static_cast<uint64_t>(d);
+          ++digits;
+          --exponent;
+        } else {
+          too_many = true;
+        }
+        ++p_;
+      }
+    }
+    if (at('e') || at('E')) {
+      integer = false;
+      ++p_;
+      bool exp_negative = false;
+      if (at('+') || at('-')) {
+        exp_negative = *p_ == '-';
+        ++p_;
+      }
+      if (p_ >= end_ || !is_digit(*p_)) return false;
+      int e = 0;
+      while (p_ < end_ && is_digit(*p_)) {
+        if (e < 100000) e = e * 10 + (*p_ - '0');
+        ++p_;
+      }
+      exponent += exp_negative ? -e : e;
+    }
+    if (p_ >= end_) return false;
+    n->text = std::string_view(start, static_cast<size_t>(p_ - start));
+    n->is_integer = integer && !too_many && digits <= 18;
+    if (n->is_integer) {
+      const auto m = static_cast<int64_t>(mantissa);
+      n->integer = negative ? -m : m;
+    }
+    n->exact_double = !too_many && digits <= 15 && exponent >= -22 && exponent <= 22;
+    if (n->exact_double) {
+      double d = static_cast<double>(mantissa);
+      d = exponent < 0 ? d / kPowersOfTen[-exponent] : d * kPowersOfTen[exponent];
+      n->real = negative ? -d : d;
+    }
+    return true;
+  }
+
+  bool skip_literal(const char* word, size_t len) {
+    if (static_cast<size_t>(end_ - p_) < len || std::memcmp(p_, word, len) != 0) return false;
+    p_ += len;
+    return true;
+  }
+
+  // Any JSON value, validated strictly and not kept.
+  bool skip_value(int depth) {
+    if (p_ >= end_ || depth > 32) return false;
+    switch (*p_) {
+      case '"': {
+        ++p_;
+        std::string_view ignored;
+        return scan_string(/*allow_escapes=*/true, &ignored);
+      }
+      case '{': {
+        ++p_;
+        skip_space();
+        if (at('}')) {
+          ++p_;
+          return true;
+        }
+        for (;;) {
+          std::string_view key;
+          if (!read_key(&key) || !skip_value(depth + 1)) return false;
+          skip_space();
+          if (at(',')) {
+            ++p_;
+            skip_space();
+          } else if (at('}')) {
+            ++p_;
+            return true;
+          } else {
+            return false;
+          }
+        }
+      }
+      case '[': {
+        ++p_;
+        skip_space();
+        if (at(']')) {
+          ++p_;
+          return true;
+        }
+        for (;;) {
+          if (!skip_value(depth + 1)) return false;
+          skip_space();
+          if (at(',')) {
+            ++p_;
+            skip_space();
+          } else if (at(']')) {
+            ++p_;
+            return true;
+          } else {
+            return false;
+          }
+        }
+      }
+      case 't':
+        return skip_literal("true", 4);
+      case 'f':
+        return skip_literal("false", 5);
+      case 'n':
+        return skip_literal("null", 4);
+      default: {
+        Number ignored;
+        return read_number(&ignored);
+      }
+    }
+  }
+
+  // ts/dur: EventReader's read_time, for a number or a string without escapes.
+  bool read_time(int64_t* out_ns, bool* has) {
+    std::string_view text;
+    if (at('"')) {
+      if (!read_plain_string(&text)) return false;
+    } else {
+      Number n;
+      if (!read_number(&n)) return false;
+      text = n.text;
+    }
+    *has = parse_us_text_to_ns(text, out_ns);
+    if (!*has) e_->bad_number = true;
+    return true;
+  }
+
+  // pid/tid/id: a string's text or a number's digits.
+  bool read_id_text(std::string_view* out) {
+    if (at('"')) return read_plain_string(out);
+    Number n;
+    if (!read_number(&n)) return false;
+    *out = n.text;
+    return true;
+  }
+
+  bool read_int(int64_t* out) {
+    Number n;
+    if (!read_number(&n) || !n.is_integer) return false;
+    *out = n.integer;
+    return true;
+  }
+
+  bool read_float(float* out) {
+    Number n;
+    if (!read_number(&n) || !n.exact_double) return false;
+    *out = static_cast<float>(n.real);
+    return true;
+  }
+
+  // "grid": [x, y, z] of integers.
+  bool read_dim3(uint32_t dims[3], bool* has) {
+    if (!at('[')) return false;
+    ++p_;
+    skip_space();
+    if (at(']')) {
+      ++p_;
+    } else {
+      for (int i = 0;; ++i) {
+        int64_t x;
+        if (!read_int(&x)) return false;
+        if (i < 3) dims[i] = static_cast<uint32_t>(x);
+        skip_space();
+        if (at(',')) {
+          ++p_;
+          skip_space();
+        } else if (at(']')) {
+          ++p_;
+          break;
+        } else {
+          return false;
+        }
+      }
+    }
+    *has = true;
+    return true;
+  }
+
+  bool read_member(std::string_view key) {
+    RawEvent* e = e_;
+    switch (key.size()) {
+      case 1:
+        if (is(key, "s")) {
+          std::string_view s;
+          if (!read_plain_string(&s)) return false;
+          if (s.size() == 1) e->scope = s[0];
+          return true;
+        }
+        break;
+      case 2:
+        if (is(key, "ph")) {
+          if (!read_plain_string(&e->ph_text)) return false;
+          e->ph = e->ph_text.size() == 1 ? e->ph_text[0] : '?';
+          return true;
+        }
+        if (is(key, "ts")) return read_time(&e->ts_ns, &e->has_ts);
+        if (is(key, "id")) return read_id_text(&e->id);
+        if (is(key, "bp")) {
+          std::string_view bp;
+          if (!read_plain_string(&bp)) return false;
+          e->binds_enclosing = is(bp, "e");
+          return true;
+        }
+        break;
+      case 3:
+        if (is(key, "cat")) return read_plain_string(&e->cat);
+        if (is(key, "pid")) return e->pid.present = read_id_text(&e->pid.text);
+        if (is(key, "tid")) return e->tid.present = read_id_text(&e->tid.text);
+        if (is(key, "dur")) return read_time(&e->dur_ns, &e->has_dur);
+        break;
+      case 4:
+        if (is(key, "name")) return read_plain_string(&e->name);
+        if (is(key, "args")) return read_args();
+        break;
+      default:
+        break;
+    }
+    return skip_value(0);
+  }
+
+  // EventReader's read_args. Args before ph (EventReader re-parses for them) and counter events
+  // (values converted by simdjson's double parser) are left to it.
+  bool read_args() {
+    if (!at('{') || e_->ph == 0 || e_->ph == 'C') return false;
+    ++p_;
+    skip_space();
+    if (at('}')) {
+      ++p_;
+      return true;
+    }
+    const bool is_meta = e_->ph == 'M';
+    for (;;) {
+      std::string_view key;
+      if (!read_key(&key)) return false;
+      if (!(is_meta ? read_meta_arg(key) : read_arg(key))) return false;
+      skip_space();
+      if (at(',')) {
+        ++p_;
+        skip_space();
+      } else if (at('}')) {
+        ++p_;
+        return true;
+      } else {
+        return false;
+      }
+    }
+  }
+
+  bool read_meta_arg(std::string_view key) {
+    RawEvent* e = e_;
+    if (is(key, "name")) return read_plain_string(&e->meta_name);
+    if (is(key, "sort_index")) return e->has_sort_index = read_int(&e->sort_index);
+    if (is(key, "labels")) return read_plain_string(&e->meta_labels);
+    return skip_value(1);
+  }
+
+  bool read_arg(std::string_view key) {
+    RawEvent* e = e_;
+    switch (key.size() ? key[0] : 0) {
+      case 'c':
+        if (is(key, "correlation")) return read_int(&e->correlation);
+        break;
+      case 'E':
+        if (is(key, "External id")) return read_int(&e->external_id);
+        break;
+      case 's':
+        if (is(key, "stream")) return read_int(&e->stream);
+        break;
+      case 'd':
+        if (is(key, "device")) return read_int(&e->device);
+        break;
+      case 'b':
+        if (is(key, "bytes")) return read_int(&e->bytes);
+        if (is(key, "blocks per SM")) return read_float(&e->blocks_per_sm);
+        if (is(key, "block")) return read_dim3(e->block, &e->has_block);
+        break;
+      case 'g':
+        if (is(key, "grid")) return read_dim3(e->grid, &e->has_grid);
+        break;
+      case 'w':
+        if (is(key, "warps per SM")) return read_float(&e->warps_per_sm);
+        break;
+      case 'e':
+        if (is(key, "est. achieved occupancy %")) return read_float(&e->occupancy_pct);
+        break;
+      case 'm':
+        if (is(key, "memory bandwidth (GB/s)")) return read_float(&e->bandwidth_gbps);
+        break;
+      case 'C':
+        if (is(key, "Call stack")) {
+          e->has_call_stack = true;
+          return read_plain_string(&e->call_stack);
+        }
+        break;
+      case 'I':
+        if (is(key, "Input Dims") || is(key, "Input dims")) e->has_input_dims = true;
+        break;
+      case 'T':
+        if (is(key, "Total Allocated")) return read_int(&e->mem_total_allocated);
+        if (is(key, "Total Reserved")) return read_int(&e->mem_total_reserved);
+        break;
+      case 'B':
+        if (is(key, "Bytes")) return read_int(&e->mem_bytes);
+        break;
+      case 'D':
+        if (is(key, "Device Id")) return read_int(&e->mem_device);
+        break;
+      default:
+        break;
+    }
+    return skip_value(1);
+  }
+
+  const char* p_;
+  const char* const end_;
+  RawEvent* const e_;
+};
+
+}  // namespace
+
+size_t fast_read_event(const char* data, size_t avail, RawEvent* out) {
+  out->reset();
+  if (avail == 0 || data[0] != '{') return 0;
+  return Reader(data, avail, out).read_event();
+}
+
+}  // namespace ks
