@@ -37,7 +37,10 @@ std::string describe(const ks::RawEvent& e) {
     << " dims=" << e.has_input_dims << " meta=" << s(e.meta_name) << s(e.meta_labels)
     << " sort=" << e.has_sort_index << "/" << e.sort_index
     << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
-    << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device;
+    << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device
+    << " collective=" << e.has_collective << s(e.collective) << e.in_nelems << "," << e.out_nelems
+    << "," << e.group_size << s(e.dtype) << s(e.process_group) << " legacy=" << e.legacy_nelems
+    << s(e.legacy_dtype);
   return o.str();
 }
 
@@ -112,7 +115,7 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       R"({"ph":"f","id":"0x1f","pid":1,"tid":1,"ts":1,"bp":"x"})",
       R"({"ph":"b","id":7,"name":"async","cat":"c","ts":1,"pid":1})",
       // Args the model skips, of every JSON type, nested, with escapes (those are not kept).
-      R"({"ph":"X","ts":1,"dur":1,"args":{"Input Dims":[[2,3],[]],"Input type":["float","\"q\"\\"],)"
+      R"({"ph":"X","name":"aten::cat","ts":1,"dur":1,"args":{"Input Dims":[[2,3],[]],"Input type":["float","\"q\"\\"],)"
       R"("Concrete Inputs":["", "\u00e9\n"],"flag":true,"off":false,"none":null,"neg":-0.5e-7,)"
       R"("obj":{"k":{"k":[{}]}},"Call stack":"a.py(1): f;b.py(2): g"}})",
       // Non-ASCII text, kept and skipped: valid UTF-8 of 2, 3 and 4 bytes.
@@ -168,6 +171,14 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       R"({"ph":"X","pid":null,"ts":1})",
       R"({"ph":"X","s":1,"ts":1})",
       R"({"ph":"X","ts":1)",  // cut off
+      // Collective args (message sizes) are read by EventReader only.
+      R"({"ph":"X","name":"nccl:all_reduce","ts":1,"args":{"Input Dims":[[4,2]]}})",
+      R"({"ph":"X","ts":1,"args":{"Input Dims":[[4,2]]},"name":"nccl:all_reduce"})",
+      R"({"ph":"X","name":"k","ts":1,"args":{"In msg nelems":8,"dtype":"Float"}})",
+      R"({"ph":"X","name":"k","ts":1,"args":{"Out msg nelems":8}})",
+      R"({"ph":"X","name":"k","ts":1,"args":{"Group size":8}})",
+      R"({"ph":"X","name":"k","ts":1,"args":{"Process Group Name":"0"}})",
+      R"({"ph":"X","name":"k","ts":1,"args":{"Collective name":"allreduce"}})",
   };
   for (const char* event : declined) {
     INFO(event);

@@ -500,6 +500,7 @@ class Reader {
         break;
       case 'd':
         if (is(key, "device")) return read_int(&e->device);
+        if (is(key, "dtype")) return false;  // a collective arg, below
         break;
       case 'b':
         if (is(key, "bytes")) return read_int(&e->bytes);
@@ -523,9 +524,26 @@ class Reader {
           e->has_call_stack = true;
           return read_plain_string(&e->call_stack);
         }
+        if (is(key, "Collective name")) return false;  // a collective arg, below
         break;
       case 'I':
-        if (is(key, "Input Dims") || is(key, "Input dims")) e->has_input_dims = true;
+        if (is(key, "In msg nelems") || (is(key, "Input type") && maybe_legacy_nccl()))
+          return false;
+        if (is(key, "Input Dims") || is(key, "Input dims")) {
+          if (maybe_legacy_nccl()) return false;  // its first tensor's size is read there
+          e->has_input_dims = true;
+        }
+        break;
+      // Collective args (message sizes, src/analysis/multi_rank): a few events a step, so they
+      // are left to EventReader rather than read twice over.
+      case 'O':
+        if (is(key, "Out msg nelems")) return false;
+        break;
+      case 'G':
+        if (is(key, "Group size")) return false;
+        break;
+      case 'P':
+        if (is(key, "Process Group Name")) return false;
         break;
       case 'T':
         if (is(key, "Total Allocated")) return read_int(&e->mem_total_allocated);
@@ -542,6 +560,10 @@ class Reader {
     }
     return skip_value(1);
   }
+
+  // EventReader reads a legacy "nccl:<collective>" annotation's "Input Dims"/"Input type" as its
+  // message size; a name not read yet (after args) may be one.
+  bool maybe_legacy_nccl() const { return e_->name.empty() || e_->name.rfind("nccl:", 0) == 0; }
 
   const char* p_;
   const char* const end_;
