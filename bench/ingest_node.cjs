@@ -78,7 +78,15 @@ async function walk(file) {
   const file = process.argv[2];
   const out = { file: path.basename(file), file_bytes: fs.statSync(file).size };
   Object.assign(out, await kinetoscope(file));
-  if (!process.argv.includes('--no-walk') && out.json_bytes < 1.5e9) Object.assign(out, await walk(file));
+  // The walk holds the whole file and simdjson's index in WASM memory: past a few hundred MB it
+  // aborts. Its failure is recorded, and Kinetoscope's row is kept.
+  if (!process.argv.includes('--no-walk') && out.json_bytes < 1.5e9) {
+    try {
+      Object.assign(out, await walk(file));
+    } catch (e) {
+      out.walk_error = String(e.message || e).split('\n')[0];
+    }
+  }
   if (out.walk_mb_per_s) out.ratio_to_walk = out.mb_per_s / out.walk_mb_per_s;
   if (out.walk_cpu_mb_per_s) out.cpu_ratio_to_walk = out.cpu_mb_per_s / out.walk_cpu_mb_per_s;
   console.log(JSON.stringify(out));

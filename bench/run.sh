@@ -37,6 +37,8 @@ done
 files+=("$DATA/resnet50_x_200mb.json.gz")
 
 row() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["tool"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" >> "$RESULTS"; }
+# The peers print one pretty-printed JSON object (several lines), after any log lines.
+peer_json() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):])))'; }
 for f in "${files[@]}"; do
   echo "== $(basename "$f")" >&2
   # native CLI: wall time and peak RSS of the whole report
@@ -48,10 +50,10 @@ for f in "${files[@]}"; do
   if [ "${PEERS:-1}" = 1 ] && [ -d "$SHARED/peers" ]; then
     size=$(stat -c %s "$f")
     if [[ "$f" != *.gz ]] && [ "$size" -lt 600000000 ]; then
-      row "$(bash "$SHARED/peers/peer_trace_engine.sh" "$f" 2>/dev/null | tail -1)" devtools_trace_engine
+      row "$(bash "$SHARED/peers/peer_trace_engine.sh" "$f" 2>/dev/null | peer_json)" devtools_trace_engine
     fi
     if [[ "$f" != *.gz ]] && [ "$size" -lt 120000000 ]; then
-      row "$(bash "$SHARED/peers/peer_speedscope.sh" "$f" --sanitize 2>/dev/null | tail -1)" speedscope
+      row "$(bash "$SHARED/peers/peer_speedscope.sh" "$f" --sanitize 2>/dev/null | peer_json)" speedscope
     fi
   fi
 done
