@@ -83,7 +83,8 @@ class Session {
                 std::to_string(importer_.bytes_read()) + " bytes of JSON (" +
                 std::to_string(importer_.events_read()) +
                 " events) were read before it ran out. The command line has no such limit: "
-                "kinetoscope report " + (source_name_.empty() ? std::string("FILE") : source_name_);
+                "kinetoscope report " +
+                (source_name_.empty() ? std::string("FILE") : source_name_);
     return e;
   }
 
@@ -111,8 +112,8 @@ class Session {
     const ks::Report* r = report();
     if (!r) return std::string();
     const std::string& file = trace_->facts.source_name;
-    return ks::rank_digest_json(ks::make_rank_digest(
-        *trace_, r->analyses, file, ks::identify_rank(*trace_, file, loadIndex)));
+    return ks::rank_digest_json(ks::make_rank_digest(*trace_, r->analyses, file,
+                                                     ks::identify_rank(*trace_, file, loadIndex)));
   }
 
   // What the trace diff needs from this trace (see diffTraces below).
@@ -128,7 +129,8 @@ class Session {
   std::string trackLayoutJson() { return tl() ? tl()->trackLayoutJson() : std::string(); }
   emscripten::val queryViewport(double start, double end, double pixels, std::string tracks,
                                 std::string counters) {
-    return tl() ? tl()->queryViewport(start, end, pixels, tracks, counters) : emscripten::val::null();
+    return tl() ? tl()->queryViewport(start, end, pixels, tracks, counters)
+                : emscripten::val::null();
   }
   std::string namesJson(std::string ids) { return tl() ? tl()->namesJson(ids) : "{}"; }
   std::string sliceDetailsJson(double slice) { return tl() ? tl()->sliceDetailsJson(slice) : "{}"; }
@@ -200,7 +202,7 @@ std::string diffTraces(const std::string& base, const std::string& test,
   if (!ks::parse_diff_digest_json(base, &b) || !ks::parse_diff_digest_json(test, &t))
     return std::string();
   ks::TraceDiff d = ks::diff_traces(b, t);
-  return format == "md" ? ks::trace_diff_markdown(d)
+  return format == "md"     ? ks::trace_diff_markdown(d)
          : format == "text" ? ks::trace_diff_text(d)
                             : ks::trace_diff_json(d);
 }

@@ -17,7 +17,8 @@ namespace {
 double walk(uintptr_t ptr, size_t len) {
   od::parser parser;
   od::document doc;
-  if (parser.iterate(reinterpret_cast<const char*>(ptr), len, len + simdjson::SIMDJSON_PADDING).get(doc))
+  if (parser.iterate(reinterpret_cast<const char*>(ptr), len, len + simdjson::SIMDJSON_PADDING)
+          .get(doc))
     return -1;
   od::object top;
   od::array events;
@@ -49,4 +50,6 @@ double walk(uintptr_t ptr, size_t len) {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(walk) { emscripten::function("walk", &walk); }
+EMSCRIPTEN_BINDINGS(walk) {
+  emscripten::function("walk", &walk);
+}

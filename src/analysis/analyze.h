@@ -32,8 +32,8 @@ struct AnalysisOptions {
 
 // The GPU ops HTA keeps, one flag per slice: launched by a CPU event that started before
 // `cutoff_ns` (exclusive) or at/before it (inclusive). CPU-side slices are always kept.
-std::vector<bool> hta_launched_before(const Trace& trace, const LaunchJoin& join,
-                                      int64_t cutoff_ns, bool inclusive);
+std::vector<bool> hta_launched_before(const Trace& trace, const LaunchJoin& join, int64_t cutoff_ns,
+                                      bool inclusive);
 
 struct Analyses {
   AnalysisOptions options;

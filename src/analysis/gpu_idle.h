@@ -18,10 +18,11 @@ struct GpuIdleResult {
   int64_t busy_ns = 0;
   double idle_pct = 0;
   std::vector<double> idle_pct_per_step;  // parallel to steps
-  std::vector<Interval> largest_gaps;      // up to 5, longest first
-  std::vector<Interval> busy;              // merged busy intervals, whole trace
+  std::vector<Interval> largest_gaps;     // up to 5, longest first
+  std::vector<Interval> busy;             // merged busy intervals, whole trace
 };
 
-GpuIdleResult compute_gpu_idle(const Trace& trace, const LaunchJoin& join, const StepsResult& steps);
+GpuIdleResult compute_gpu_idle(const Trace& trace, const LaunchJoin& join,
+                               const StepsResult& steps);
 
 }  // namespace ks

@@ -7,13 +7,20 @@ namespace ks {
 
 const char* memory_op_kind_name(MemoryOpKind k) {
   switch (k) {
-    case MemoryOpKind::kHtoD: return "HtoD";
-    case MemoryOpKind::kDtoH: return "DtoH";
-    case MemoryOpKind::kDtoD: return "DtoD";
-    case MemoryOpKind::kPtoP: return "PtoP";
-    case MemoryOpKind::kHtoH: return "HtoH";
-    case MemoryOpKind::kMemset: return "Memset";
-    case MemoryOpKind::kOther: return "Other";
+    case MemoryOpKind::kHtoD:
+      return "HtoD";
+    case MemoryOpKind::kDtoH:
+      return "DtoH";
+    case MemoryOpKind::kDtoD:
+      return "DtoD";
+    case MemoryOpKind::kPtoP:
+      return "PtoP";
+    case MemoryOpKind::kHtoH:
+      return "HtoH";
+    case MemoryOpKind::kMemset:
+      return "Memset";
+    case MemoryOpKind::kOther:
+      return "Other";
   }
   return "Other";
 }
@@ -34,7 +41,9 @@ bool is_pageable_copy(std::string_view name) {
 }
 
 namespace {
-bool counted(const std::vector<bool>* included, uint32_t i) { return !included || (*included)[i]; }
+bool counted(const std::vector<bool>* included, uint32_t i) {
+  return !included || (*included)[i];
+}
 }  // namespace
 
 KernelSummary summarize_kernels(const Trace& t, const std::vector<bool>* included) {
@@ -88,9 +97,9 @@ MemoryOpSummary summarize_memory_ops(const Trace& t, const std::vector<bool>* in
     MemoryOpRow row = rows[k];
     row.kind = static_cast<MemoryOpKind>(k);
     row.stats = compute_duration_stats(durs[k]);
-    row.gb_per_s = row.stats.total_ns > 0 ? static_cast<double>(row.bytes) /
-                                                static_cast<double>(row.stats.total_ns)
-                                          : 0;  // bytes per ns == GB/s
+    row.gb_per_s = row.stats.total_ns > 0
+                       ? static_cast<double>(row.bytes) / static_cast<double>(row.stats.total_ns)
+                       : 0;  // bytes per ns == GB/s
     out.count += row.stats.count;
     out.total_ns += row.stats.total_ns;
     out.rows.push_back(row);
@@ -99,9 +108,10 @@ MemoryOpSummary summarize_memory_ops(const Trace& t, const std::vector<bool>* in
     row.percent = out.total_ns ? 100.0 * static_cast<double>(row.stats.total_ns) /
                                      static_cast<double>(out.total_ns)
                                : 0;
-  std::stable_sort(out.rows.begin(), out.rows.end(), [](const MemoryOpRow& a, const MemoryOpRow& b) {
-    return a.stats.total_ns > b.stats.total_ns;
-  });
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const MemoryOpRow& a, const MemoryOpRow& b) {
+                     return a.stats.total_ns > b.stats.total_ns;
+                   });
   return out;
 }
 

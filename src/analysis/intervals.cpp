@@ -43,7 +43,10 @@ std::vector<Interval> intersect(const std::vector<Interval>& a, const std::vecto
     int64_t lo = std::max(a[i].begin, b[j].begin);
     int64_t hi = std::min(a[i].end, b[j].end);
     if (lo < hi) out.push_back({lo, hi});
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }

@@ -7,8 +7,12 @@ namespace ks {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 
 // Case-insensitive contains, for the finer classes (kernel names mix cases freely).
 bool icontains(std::string_view s, std::string_view lower_pattern) {
@@ -72,39 +76,64 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
 
 const char* hta_category_name(HtaCategory c) {
   switch (c) {
-    case HtaCategory::kCommunication: return "communication";
-    case HtaCategory::kMemory: return "memory";
-    case HtaCategory::kComputation: return "computation";
+    case HtaCategory::kCommunication:
+      return "communication";
+    case HtaCategory::kMemory:
+      return "memory";
+    case HtaCategory::kComputation:
+      return "computation";
   }
   return "computation";
 }
 
 const char* kernel_class_name(KernelClass c) {
   switch (c) {
-    case KernelClass::kGemm: return "gemm";
-    case KernelClass::kAttention: return "attention";
-    case KernelClass::kConvolution: return "convolution";
-    case KernelClass::kElementwise: return "elementwise";
-    case KernelClass::kReduction: return "reduction";
-    case KernelClass::kCopy: return "copy";
-    case KernelClass::kNccl: return "nccl";
-    case KernelClass::kTriton: return "triton";
-    case KernelClass::kMemory: return "memory";
-    case KernelClass::kOther: return "other";
+    case KernelClass::kGemm:
+      return "gemm";
+    case KernelClass::kAttention:
+      return "attention";
+    case KernelClass::kConvolution:
+      return "convolution";
+    case KernelClass::kElementwise:
+      return "elementwise";
+    case KernelClass::kReduction:
+      return "reduction";
+    case KernelClass::kCopy:
+      return "copy";
+    case KernelClass::kNccl:
+      return "nccl";
+    case KernelClass::kTriton:
+      return "triton";
+    case KernelClass::kMemory:
+      return "memory";
+    case KernelClass::kOther:
+      return "other";
   }
   return "other";
 }
 
 bool is_math_class(KernelClass c) {
-  return c == KernelClass::kGemm || c == KernelClass::kAttention ||
-         c == KernelClass::kConvolution;
+  return c == KernelClass::kGemm || c == KernelClass::kAttention || c == KernelClass::kConvolution;
 }
 
 bool is_tensor_core_kernel(std::string_view name) {
-  static const char* const kPatterns[] = {
-      "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "xmma_gemm",
-      "xmma_implicit_gemm", "xmma_sparse_gemm", "c1688", "wgmma", "sm90_xmma", "nvjet",
-      "cutlass3x", "tcgen05", "tensorop"};
+  static const char* const kPatterns[] = {"h884",
+                                          "s884",
+                                          "h1688",
+                                          "s1688",
+                                          "hmma",
+                                          "i8816",
+                                          "16816",
+                                          "xmma_gemm",
+                                          "xmma_implicit_gemm",
+                                          "xmma_sparse_gemm",
+                                          "c1688",
+                                          "wgmma",
+                                          "sm90_xmma",
+                                          "nvjet",
+                                          "cutlass3x",
+                                          "tcgen05",
+                                          "tensorop"};
   for (const char* p : kPatterns)
     if (contains(name, p)) return true;
   // cuDNN/cuBLAS MMA kernels named by op rather than "xmma_gemm" (sm80_xmma_fprop_implicit_gemm_

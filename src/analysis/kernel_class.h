@@ -12,7 +12,15 @@ namespace ks {
 
 enum class HtaCategory { kCommunication, kMemory, kComputation };
 enum class KernelClass {
-  kGemm, kAttention, kConvolution, kElementwise, kReduction, kCopy, kNccl, kTriton, kMemory,
+  kGemm,
+  kAttention,
+  kConvolution,
+  kElementwise,
+  kReduction,
+  kCopy,
+  kNccl,
+  kTriton,
+  kMemory,
   kOther
 };
 

@@ -26,7 +26,9 @@ LaunchJoin build_launch_join(const Trace& t) {
     j.partner[g] = static_cast<int32_t>(it->second);
     j.partner[it->second] = static_cast<int32_t>(g);
   }
-  auto by_ts = [&s](uint32_t a, uint32_t b) { return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : a < b; };
+  auto by_ts = [&s](uint32_t a, uint32_t b) {
+    return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : a < b;
+  };
   std::sort(j.runtime_by_ts.begin(), j.runtime_by_ts.end(), by_ts);
   std::sort(j.gpu_ops_by_ts.begin(), j.gpu_ops_by_ts.end(), by_ts);
   return j;

@@ -245,7 +245,10 @@ LateStart late_start(const std::vector<RankDigest>& in, const std::vector<RankRo
   }
   if (n_steps == 0) return r;
   mean_step /= static_cast<double>(n_steps);
-  struct Last { double norm_start; int64_t dur; };
+  struct Last {
+    double norm_start;
+    int64_t dur;
+  };
   std::map<std::pair<int64_t, std::string>, std::vector<std::map<int64_t, Last>>> table;
   for (size_t k = 0; k < in.size(); ++k) {
     for (const CommKernel& c : in[k].comm) {
@@ -284,10 +287,10 @@ LateStart late_start(const std::vector<RankDigest>& in, const std::vector<RankRo
     for (const auto& st : per_rank[k]) by_step[st.first].push_back({st.second.norm_start, k});
   for (auto& kv : by_step) {
     auto& v = kv.second;
-    std::sort(v.begin(), v.end(), [](const std::pair<double, size_t>& a,
-                                     const std::pair<double, size_t>& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
+    std::sort(v.begin(), v.end(),
+              [](const std::pair<double, size_t>& a, const std::pair<double, size_t>& b) {
+                return a.first != b.first ? a.first > b.first : a.second < b.second;
+              });
     for (size_t i = 0; i < v.size() && i < 2; ++i) ++r.flagged[v[i].second];
   }
   return r;

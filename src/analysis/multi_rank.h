@@ -63,7 +63,7 @@ struct RankTotals {
   int64_t overlap_ns = 0;        // |compute ∩ communication|
   int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
   int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
-  int64_t host_wait_ns = 0;  // GPU idle in gaps whose next op was launched after they began
+  int64_t host_wait_ns = 0;      // GPU idle in gaps whose next op was launched after they began
   int64_t start_ns = 0;          // the trace's first event (its clock), for global-min alignment
   // GPU idle gaps inside steps: between two GPU ops of the same step, at least kIdleGapNs of
   // it not covered by data loading (a rank waiting for input is the data-loader rule's).
@@ -82,14 +82,14 @@ RankDigest make_rank_digest(const Trace& trace, const Analyses& analyses, const 
                             const RankIdentity& identity);
 
 struct RankRow : RankTotals {
-  double overlap_pct = 0;        // of communication
-  int64_t idle_ns = 0;           // GPU span - busy
-  uint64_t collectives = 0;      // communication kernels
-  int64_t collective_sum_ns = 0; // sum of their durations
-  int64_t transfer_ns = 0;       // sum over matched collectives of the minimum across ranks
-  int64_t wait_ns = 0;           // collective_sum_ns over matched ones - transfer_ns
+  double overlap_pct = 0;         // of communication
+  int64_t idle_ns = 0;            // GPU span - busy
+  uint64_t collectives = 0;       // communication kernels
+  int64_t collective_sum_ns = 0;  // sum of their durations
+  int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
+  int64_t wait_ns = 0;            // collective_sum_ns over matched ones - transfer_ns
   std::vector<int64_t> step_numbers;
-  std::vector<int64_t> step_ns;  // parallel to step_numbers
+  std::vector<int64_t> step_ns;       // parallel to step_numbers
   std::vector<int64_t> step_wait_ns;  // collective wait per step, parallel to step_numbers
   std::vector<StepSpan> step_detail;  // parallel to step_numbers
 };
@@ -97,8 +97,8 @@ struct RankRow : RankTotals {
 struct CollectiveRow {
   size_t index = 0;
   std::string name_text;
-  std::vector<int64_t> dur_ns;       // per rank (parallel to ranks)
-  int64_t transfer_ns = 0;           // minimum across ranks
+  std::vector<int64_t> dur_ns;  // per rank (parallel to ranks)
+  int64_t transfer_ns = 0;      // minimum across ranks
   // The message, from the first rank that has collective args (kNoValue / "" when none).
   std::string collective;
   std::string dtype;
@@ -147,7 +147,7 @@ struct Alignment {
 
 struct LateStart {  // HTA's straggler rule
   bool computed = false;
-  std::string kernel;         // the (stream, name) whose duration varies most across ranks
+  std::string kernel;  // the (stream, name) whose duration varies most across ranks
   int64_t stream = kNoValue;
   std::vector<uint64_t> flagged;  // per rank: steps in which it was among the 2 latest starters
 };
@@ -157,7 +157,7 @@ struct MultiRankResult {
   bool duplicate_ranks = false;
   bool counts_match = true;
   bool names_match = true;
-  size_t first_mismatch = 0;   // index of the first collective whose names differ
+  size_t first_mismatch = 0;               // index of the first collective whose names differ
   std::vector<CollectiveRow> collectives;  // matched by order of issue, up to the shortest list
   std::vector<CollectiveGroup> collective_groups;  // by name, in order of first issue
   LateStart late_start;

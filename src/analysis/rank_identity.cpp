@@ -6,9 +6,12 @@ namespace ks {
 
 const char* rank_source_name(RankSource s) {
   switch (s) {
-    case RankSource::kDistributedInfo: return "distributedInfo";
-    case RankSource::kFileName: return "file name";
-    case RankSource::kLoadOrder: return "load order";
+    case RankSource::kDistributedInfo:
+      return "distributedInfo";
+    case RankSource::kFileName:
+      return "file name";
+    case RankSource::kLoadOrder:
+      return "load order";
   }
   return "load order";
 }

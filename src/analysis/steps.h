@@ -17,21 +17,21 @@ namespace ks {
 
 struct Step {
   int64_t number = 0;
-  uint32_t slice = 0;       // the ProfilerStep slice
+  uint32_t slice = 0;  // the ProfilerStep slice
   int64_t host_begin = 0, host_end = 0;
   int64_t begin = 0, end = 0;  // device-adjusted
   int64_t dur() const { return end - begin; }
 };
 
 struct StepsResult {
-  std::vector<Step> steps;     // in time order, after drop_last when asked
+  std::vector<Step> steps;  // in time order, after drop_last when asked
   bool dropped_last = false;
-  uint64_t found = 0;          // ProfilerStep markers found, before dropping
-  int64_t last_host_begin = 0; // host start of the last step found (dropped or not)
-  int64_t last_host_end = 0;   // host end of the last step found
-  DurationStats stats;         // over the device-adjusted durations
-  double spread_pct = 0;       // (max - min) / median * 100
-  double cv_pct = 0;           // stddev / mean * 100
+  uint64_t found = 0;           // ProfilerStep markers found, before dropping
+  int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
+  int64_t last_host_end = 0;    // host end of the last step found
+  DurationStats stats;          // over the device-adjusted durations
+  double spread_pct = 0;        // (max - min) / median * 100
+  double cv_pct = 0;            // stddev / mean * 100
 };
 
 StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last);

@@ -21,7 +21,7 @@ struct SyncCallRow {
   std::vector<uint32_t> longest;  // up to 5 slices, longest first
 };
 
-struct CopyOrigin {  // DtoH copies grouped by the CPU ops that issued them
+struct CopyOrigin {     // DtoH copies grouped by the CPU ops that issued them
   std::string cpu_ops;  // "aten::item > aten::_local_scalar_dense > aten::copy_"
   uint64_t count = 0;
   int64_t bytes = 0;

@@ -233,7 +233,8 @@ int main(int argc, char** argv) {
   int status = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     if (loaded[i].ok) continue;
-    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(), loaded[i].error.to_line().c_str());
+    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(),
+                 loaded[i].error.to_line().c_str());
     status = 1;
   }
   if (files.size() > 1 && !separate) {

@@ -4,9 +4,12 @@ namespace ks {
 
 const char* severity_name(Severity s) {
   switch (s) {
-    case Severity::kCritical: return "critical";
-    case Severity::kWarning: return "warning";
-    case Severity::kInfo: return "info";
+    case Severity::kCritical:
+      return "critical";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "info";
   }
   return "info";
 }

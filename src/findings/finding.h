@@ -15,7 +15,7 @@ struct Evidence {
   std::string key;
   bool is_number = true;
   double number = 0;
-  int digits = 0;  // decimals shown
+  int digits = 0;    // decimals shown
   std::string unit;  // "us", "%", "B", "" ...
   std::string text;
 };
@@ -29,10 +29,10 @@ struct TimeRange {
 struct Finding {
   std::string id;
   Severity severity = Severity::kInfo;
-  std::string title;    // one line, with the key number
-  std::string meaning;  // one sentence: what it means for the run
-  std::string fix;      // what to try
-  std::string fix_code; // a short code hint, may be empty
+  std::string title;     // one line, with the key number
+  std::string meaning;   // one sentence: what it means for the run
+  std::string fix;       // what to try
+  std::string fix_code;  // a short code hint, may be empty
   std::vector<Evidence> evidence;
   std::vector<TimeRange> ranges;
   std::vector<uint32_t> events;  // slice indices to jump to

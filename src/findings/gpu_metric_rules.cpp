@@ -72,8 +72,7 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     int64_t longest = -1;
     for (uint32_t i : a.join.gpu_ops_by_ts) {
       if (s.kind[i] != SliceKind::kKernel || s.launch_info[i] < 0) continue;
-      if (hta_category(SliceKind::kKernel, t.str(s.name[i])) != HtaCategory::kComputation)
-        continue;
+      if (hta_category(SliceKind::kKernel, t.str(s.name[i])) != HtaCategory::kComputation) continue;
       const float bps = s.launch_infos[static_cast<size_t>(s.launch_info[i])].blocks_per_sm;
       if (bps < 0 || bps >= 1) continue;
       if (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]) longest = i;

@@ -32,7 +32,9 @@ double typical_step_ns(const MultiRankResult& r) {
   return median(v);
 }
 
-std::string rank_name(const RankRow& row) { return "rank " + std::to_string(row.rank); }
+std::string rank_name(const RankRow& row) {
+  return "rank " + std::to_string(row.rank);
+}
 
 void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   if (r.counts_match && r.names_match) return;
@@ -50,11 +52,13 @@ void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   } else {
     f.title = "Ranks ran different collectives at position " + std::to_string(r.first_mismatch);
   }
-  f.meaning = "Every rank of a data-parallel job must issue the same collectives in the same "
-              "order; when they do not, the job hangs or silently desynchronizes (or the traces "
-              "cover different windows of the run).";
-  f.fix = "Check that every rank takes the same code path (no rank-dependent branches around "
-          "collectives) and that the traces were captured over the same steps.";
+  f.meaning =
+      "Every rank of a data-parallel job must issue the same collectives in the same "
+      "order; when they do not, the job hangs or silently desynchronizes (or the traces "
+      "cover different windows of the run).";
+  f.fix =
+      "Check that every rank takes the same code path (no rank-dependent branches around "
+      "collectives) and that the traces were captured over the same steps.";
   f.fix_code = "torch.distributed.monitored_barrier()  # or TORCH_DISTRIBUTED_DEBUG=DETAIL";
   for (const RankRow& row : r.ranks)
     f.number(rank_name(row) + " collectives", static_cast<double>(row.collectives));
@@ -80,13 +84,15 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   f.id = "ranks.straggler";
   f.severity = Severity::kWarning;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "Rank %lld is the straggler: its collectives take %s, the others %s",
+  std::snprintf(buf, sizeof(buf),
+                "Rank %lld is the straggler: its collectives take %s, the others %s",
                 static_cast<long long>(row.rank), format_duration(row.collective_sum_ns).c_str(),
                 format_duration(static_cast<int64_t>(others)).c_str());
   f.title = buf;
-  f.meaning = "The other ranks reach each collective first and wait inside it for this rank, so "
-              "their communication kernels run long and its run short: the whole job moves at "
-              "this rank's pace.";
+  f.meaning =
+      "The other ranks reach each collective first and wait inside it for this rank, so "
+      "their communication kernels run long and its run short: the whole job moves at "
+      "this rank's pace.";
   // Say what makes it slow, when the ranks show it.
   auto compute = [](const RankRow& x) { return static_cast<double>(x.compute_ns); };
   auto loader = [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); };
@@ -96,14 +102,16 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   if (loader(row) - loader_others > 0.05 * step * steps) {
     cause = "data loading (" + format_duration(row.dataloader_ns) + " vs " +
             format_duration(static_cast<int64_t>(loader_others)) + " on the others)";
-    f.fix = "Give this rank's DataLoader more workers, check its storage/network path and input "
-            "sharding (uneven shards make one rank read more).";
+    f.fix =
+        "Give this rank's DataLoader more workers, check its storage/network path and input "
+        "sharding (uneven shards make one rank read more).";
     f.fix_code = "DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)";
   } else if (compute(row) > 1.1 * compute_others) {
     cause = "compute (" + format_duration(row.compute_ns) + " of kernels vs " +
             format_duration(static_cast<int64_t>(compute_others)) + " on the others)";
-    f.fix = "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
-            "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+    f.fix =
+        "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
+        "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
   } else if (static_cast<double>(row.idle_gap_ns) -
                  median_of_others(
                      r, s, [](const RankRow& x) { return static_cast<double>(x.idle_gap_ns); }) >
@@ -123,7 +131,8 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   f.text("likely_cause", cause);
   if (r.late_start.computed && s < r.late_start.flagged.size())
     f.number("late_start_flags", static_cast<double>(r.late_start.flagged[s]));
-  for (const RankRow& x : r.ranks) f.number(rank_name(x) + " wait_us", static_cast<double>(x.wait_ns) / 1e3, 3, "us");
+  for (const RankRow& x : r.ranks)
+    f.number(rank_name(x) + " wait_us", static_cast<double>(x.wait_ns) / 1e3, 3, "us");
   out->push_back(std::move(f));
 }
 
@@ -141,11 +150,14 @@ void late_start(const MultiRankResult& r, std::vector<Finding>* out) {
   Finding f;
   f.id = "ranks.late_start";
   f.severity = Severity::kInfo;
-  f.title = "Rank " + std::to_string(r.ranks[best].rank) + " starts its collectives last (HTA's late-start rule)";
-  f.meaning = "In most steps this rank reaches the most variable collective later than the "
-              "others (start time relative to its step), which is what a straggler does.";
-  f.fix = "Read together with the straggler finding; the rank's timeline before the collective "
-          "shows what delays it.";
+  f.title = "Rank " + std::to_string(r.ranks[best].rank) +
+            " starts its collectives last (HTA's late-start rule)";
+  f.meaning =
+      "In most steps this rank reaches the most variable collective later than the "
+      "others (start time relative to its step), which is what a straggler does.";
+  f.fix =
+      "Read together with the straggler finding; the rank's timeline before the collective "
+      "shows what delays it.";
   f.text("kernel", ls.kernel);
   f.number("rank", static_cast<double>(r.ranks[best].rank));
   f.number("steps_flagged", static_cast<double>(ls.flagged[best]));
@@ -159,8 +171,10 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
   for (size_t k = 0; k < r.ranks.size(); ++k) {
     const RankRow& row = r.ranks[k];
     double steps = std::max<double>(1.0, static_cast<double>(row.steps));
-    double loader_others = median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); });
-    if (step > 0 && (static_cast<double>(row.dataloader_ns) - loader_others) / steps > 0.05 * step) {
+    double loader_others = median_of_others(
+        r, k, [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); });
+    if (step > 0 &&
+        (static_cast<double>(row.dataloader_ns) - loader_others) / steps > 0.05 * step) {
       Finding f;
       f.id = "ranks.dataloader_skew";
       f.severity = Severity::kWarning;
@@ -175,7 +189,8 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
       f.number("others_median_us", loader_others / 1e3, 3, "us");
       out->push_back(std::move(f));
     }
-    double compute_others = median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.compute_ns); });
+    double compute_others =
+        median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.compute_ns); });
     if (compute_others > 0 && static_cast<double>(row.compute_ns) > 1.2 * compute_others &&
         (static_cast<double>(row.compute_ns) - compute_others) / steps > 0.05 * step) {
       Finding f;
@@ -184,8 +199,9 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
       f.title = "Rank " + std::to_string(row.rank) + " computes longer than the others (" +
                 format_duration(row.compute_ns) + " vs " +
                 format_duration(static_cast<int64_t>(compute_others)) + " of kernels)";
-      f.meaning = "The same model step takes this rank's GPU longer: uneven work (batch shapes) "
-                  "or a slower, throttled or shared GPU.";
+      f.meaning =
+          "The same model step takes this rank's GPU longer: uneven work (batch shapes) "
+          "or a slower, throttled or shared GPU.";
       f.fix = "Balance the work per rank; check the GPU's clocks and temperature.";
       f.number("rank", static_cast<double>(row.rank));
       f.number("compute_us", static_cast<double>(row.compute_ns) / 1e3, 3, "us");
@@ -256,11 +272,14 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   f.severity = r.duplicate_ranks ? Severity::kWarning : Severity::kInfo;
   f.title = r.duplicate_ranks ? "Two files claim the same rank"
                               : "Some ranks were taken from the file name or load order";
-  f.meaning = "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
-              "guess misaligns the comparison.";
-  f.fix = "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or "
-          "name files rank-N.";
-  for (const RankRow& row : r.ranks) f.text(row.file, rank_name(row) + " from " + rank_source_name(row.source));
+  f.meaning =
+      "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
+      "guess misaligns the comparison.";
+  f.fix =
+      "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or "
+      "name files rank-N.";
+  for (const RankRow& row : r.ranks)
+    f.text(row.file, rank_name(row) + " from " + rank_source_name(row.source));
   out->push_back(std::move(f));
 }
 

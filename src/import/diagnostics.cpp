@@ -4,9 +4,12 @@ namespace ks {
 
 const char* diag_severity_name(DiagSeverity s) {
   switch (s) {
-    case DiagSeverity::kInfo: return "info";
-    case DiagSeverity::kWarning: return "warning";
-    case DiagSeverity::kError: return "error";
+    case DiagSeverity::kInfo:
+      return "info";
+    case DiagSeverity::kWarning:
+      return "warning";
+    case DiagSeverity::kError:
+      return "error";
   }
   return "info";
 }
@@ -60,7 +63,9 @@ static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kC
               "one DiagInfo per Diag");
 }  // namespace
 
-const DiagInfo& diag_info(Diag d) { return kInfos[static_cast<size_t>(d)]; }
+const DiagInfo& diag_info(Diag d) {
+  return kInfos[static_cast<size_t>(d)];
+}
 
 void Diagnostics::add(Diag d, uint64_t offset, std::string_view excerpt, uint64_t times) {
   DiagEntry& e = entries_[static_cast<size_t>(d)];

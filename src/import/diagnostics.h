@@ -13,35 +13,35 @@ enum class DiagSeverity { kInfo, kWarning, kError };
 const char* diag_severity_name(DiagSeverity s);
 
 enum class Diag {
-  kTrailingComma,          // "[..., {...},]" accepted
-  kExtraComma,             // ",," between events skipped
-  kMissingArrayClose,      // traceEvents array never closed (a trace cut off while writing)
-  kMissingObjectClose,     // top-level object never closed
-  kTruncatedEvent,         // the last event was cut off mid-object and dropped
-  kTrailingData,           // bytes after the end of the JSON value
-  kNonObjectEvent,         // an element of traceEvents that is not an object
-  kMalformedEvent,         // an event object simdjson could not parse; skipped
-  kControlCharsInString,   // raw control characters inside strings, replaced by spaces
-  kInvalidUtf8,            // invalid UTF-8 replaced
-  kEventTooLarge,          // one event above the per-event size cap; skipped
-  kTopLevelValueSkipped,   // a large top-level value other than traceEvents not kept
-  kMissingPhase,           // no "ph": skipped
-  kUnknownPhase,           // a phase outside the spec; counted, not modelled
-  kMissingTimestamp,       // no usable "ts": skipped
-  kBadNumber,              // ts/dur text that is not a number
-  kNegativeDuration,       // dur < 0: clamped to 0
-  kCompleteWithoutDur,     // X without dur: kept as zero-length
-  kUnmatchedEnd,           // E with no open B on its thread
-  kUnclosedBegin,          // B never closed: closed at the end of its thread's last event
-  kEndBeforeBegin,         // E earlier than its B: clamped to zero length
-  kPartialOverlap,         // slices on one track that overlap without nesting (kept, extra row)
-  kFlowWithoutEnd,         // a flow start with no finish, or a finish with no start
-  kDuplicateMetadata,      // a second process/thread name for the same id: the last one wins
-  kTimestampsOutOfOrder,   // events not sorted by ts (fine; counted for the record)
-  kBaseTimeApplied,        // baseTimeNanoseconds added to the relative timestamps
-  kLegacyComputeProperties,// 'computeProperties' read as 'deviceProperties'
-  kUtf8Bom,                // a UTF-8 byte order mark before the JSON, skipped
-  kLongStringTruncated,    // a name/category/id above kMaxTextBytes, cut to that length
+  kTrailingComma,            // "[..., {...},]" accepted
+  kExtraComma,               // ",," between events skipped
+  kMissingArrayClose,        // traceEvents array never closed (a trace cut off while writing)
+  kMissingObjectClose,       // top-level object never closed
+  kTruncatedEvent,           // the last event was cut off mid-object and dropped
+  kTrailingData,             // bytes after the end of the JSON value
+  kNonObjectEvent,           // an element of traceEvents that is not an object
+  kMalformedEvent,           // an event object simdjson could not parse; skipped
+  kControlCharsInString,     // raw control characters inside strings, replaced by spaces
+  kInvalidUtf8,              // invalid UTF-8 replaced
+  kEventTooLarge,            // one event above the per-event size cap; skipped
+  kTopLevelValueSkipped,     // a large top-level value other than traceEvents not kept
+  kMissingPhase,             // no "ph": skipped
+  kUnknownPhase,             // a phase outside the spec; counted, not modelled
+  kMissingTimestamp,         // no usable "ts": skipped
+  kBadNumber,                // ts/dur text that is not a number
+  kNegativeDuration,         // dur < 0: clamped to 0
+  kCompleteWithoutDur,       // X without dur: kept as zero-length
+  kUnmatchedEnd,             // E with no open B on its thread
+  kUnclosedBegin,            // B never closed: closed at the end of its thread's last event
+  kEndBeforeBegin,           // E earlier than its B: clamped to zero length
+  kPartialOverlap,           // slices on one track that overlap without nesting (kept, extra row)
+  kFlowWithoutEnd,           // a flow start with no finish, or a finish with no start
+  kDuplicateMetadata,        // a second process/thread name for the same id: the last one wins
+  kTimestampsOutOfOrder,     // events not sorted by ts (fine; counted for the record)
+  kBaseTimeApplied,          // baseTimeNanoseconds added to the relative timestamps
+  kLegacyComputeProperties,  // 'computeProperties' read as 'deviceProperties'
+  kUtf8Bom,                  // a UTF-8 byte order mark before the JSON, skipped
+  kLongStringTruncated,      // a name/category/id above kMaxTextBytes, cut to that length
   kCount
 };
 

@@ -57,8 +57,8 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
       if (reason.compare(0, path.size() + 2, path + ": ") == 0) reason.erase(0, path.size() + 2);
       error->code = ImportErrorCode::kGzipCorrupt;
       error->offset = importer->bytes_read();
-      error->message = "the gzip stream is damaged (" + reason +
-                       "); " + std::to_string(importer->bytes_read()) +
+      error->message = "the gzip stream is damaged (" + reason + "); " +
+                       std::to_string(importer->bytes_read()) +
                        " bytes of JSON were read before it";
       gzclose(in);
       return false;

@@ -6,13 +6,20 @@ namespace ks {
 
 const char* import_error_code_name(ImportErrorCode code) {
   switch (code) {
-    case ImportErrorCode::kNone: return "none";
-    case ImportErrorCode::kEmptyInput: return "empty_input";
-    case ImportErrorCode::kNotJson: return "not_json";
-    case ImportErrorCode::kNotATrace: return "not_a_trace";
-    case ImportErrorCode::kGzipCorrupt: return "gzip_corrupt";
-    case ImportErrorCode::kIoError: return "io_error";
-    case ImportErrorCode::kTooLarge: return "too_large";
+    case ImportErrorCode::kNone:
+      return "none";
+    case ImportErrorCode::kEmptyInput:
+      return "empty_input";
+    case ImportErrorCode::kNotJson:
+      return "not_json";
+    case ImportErrorCode::kNotATrace:
+      return "not_a_trace";
+    case ImportErrorCode::kGzipCorrupt:
+      return "gzip_corrupt";
+    case ImportErrorCode::kIoError:
+      return "io_error";
+    case ImportErrorCode::kTooLarge:
+      return "too_large";
   }
   return "unknown";
 }

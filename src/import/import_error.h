@@ -9,12 +9,12 @@ namespace ks {
 
 enum class ImportErrorCode {
   kNone,
-  kEmptyInput,    // no bytes, or only whitespace
-  kNotJson,       // the first character cannot start a JSON value
-  kNotATrace,     // JSON, but no traceEvents array / no event objects (e.g. rocprof output)
-  kGzipCorrupt,   // native reader: the gzip stream is damaged
-  kIoError,       // native reader: the file cannot be read
-  kTooLarge,      // the input does not fit the memory this build may use
+  kEmptyInput,   // no bytes, or only whitespace
+  kNotJson,      // the first character cannot start a JSON value
+  kNotATrace,    // JSON, but no traceEvents array / no event objects (e.g. rocprof output)
+  kGzipCorrupt,  // native reader: the gzip stream is damaged
+  kIoError,      // native reader: the file cannot be read
+  kTooLarge,     // the input does not fit the memory this build may use
 };
 
 const char* import_error_code_name(ImportErrorCode code);

@@ -6,7 +6,8 @@ SliceKind slice_kind_from_category(std::string_view cat) {
   // Longest-lived spellings first; comparisons are exact, as Kineto writes them.
   if (cat == "kernel" || cat == "Kernel") return SliceKind::kKernel;
   if (cat == "cpu_op" || cat == "Operator" || cat.empty()) return SliceKind::kCpuOp;
-  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "mtia_runtime" || cat == "cuda_runtime_api")
+  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "mtia_runtime" ||
+      cat == "cuda_runtime_api")
     return SliceKind::kRuntime;
   if (cat == "cuda_driver") return SliceKind::kDriver;
   if (cat == "gpu_memcpy" || cat == "Memcpy") return SliceKind::kMemcpy;
@@ -20,18 +21,30 @@ SliceKind slice_kind_from_category(std::string_view cat) {
 
 const char* slice_kind_name(SliceKind k) {
   switch (k) {
-    case SliceKind::kOther: return "other";
-    case SliceKind::kCpuOp: return "cpu_op";
-    case SliceKind::kUserAnnotation: return "user_annotation";
-    case SliceKind::kGpuUserAnnotation: return "gpu_user_annotation";
-    case SliceKind::kPythonFunction: return "python_function";
-    case SliceKind::kRuntime: return "runtime";
-    case SliceKind::kDriver: return "driver";
-    case SliceKind::kKernel: return "kernel";
-    case SliceKind::kMemcpy: return "memcpy";
-    case SliceKind::kMemset: return "memset";
-    case SliceKind::kSync: return "sync";
-    case SliceKind::kAsync: return "async";
+    case SliceKind::kOther:
+      return "other";
+    case SliceKind::kCpuOp:
+      return "cpu_op";
+    case SliceKind::kUserAnnotation:
+      return "user_annotation";
+    case SliceKind::kGpuUserAnnotation:
+      return "gpu_user_annotation";
+    case SliceKind::kPythonFunction:
+      return "python_function";
+    case SliceKind::kRuntime:
+      return "runtime";
+    case SliceKind::kDriver:
+      return "driver";
+    case SliceKind::kKernel:
+      return "kernel";
+    case SliceKind::kMemcpy:
+      return "memcpy";
+    case SliceKind::kMemset:
+      return "memset";
+    case SliceKind::kSync:
+      return "sync";
+    case SliceKind::kAsync:
+      return "async";
   }
   return "other";
 }

@@ -2,7 +2,9 @@
 
 namespace ks {
 
-StringPool::StringPool() { intern(""); }
+StringPool::StringPool() {
+  intern("");
+}
 
 StringId StringPool::intern(std::string_view s) {
   auto it = index_.find(s);

@@ -89,7 +89,8 @@ struct SliceTable {
   size_t size() const { return ts.size(); }
   // The slice's "Call stack" string, 0 ("") when it has none.
   StringId call_stack(uint32_t i) const {
-    auto it = std::lower_bound(call_stacks.begin(), call_stacks.end(), std::make_pair(i, StringId{0}));
+    auto it =
+        std::lower_bound(call_stacks.begin(), call_stacks.end(), std::make_pair(i, StringId{0}));
     return it != call_stacks.end() && it->first == i ? it->second : 0;
   }
   // The slice's collective args, nullptr when it has none.
@@ -169,10 +170,9 @@ struct TraceFacts {
   std::string trace_name;
   std::vector<std::string> top_level_keys;
   // Capture settings Kineto writes at the top level (1/0), -1 when absent.
-  int record_shapes = -1, profile_memory = -1, with_stack = -1, with_flops = -1,
-      with_modules = -1;
-  bool saw_call_stack = false;   // a slice carried "Call stack" (with_stack)
-  bool saw_input_dims = false;   // a slice carried "Input Dims" (record_shapes)
+  int record_shapes = -1, profile_memory = -1, with_stack = -1, with_flops = -1, with_modules = -1;
+  bool saw_call_stack = false;  // a slice carried "Call stack" (with_stack)
+  bool saw_input_dims = false;  // a slice carried "Input Dims" (record_shapes)
 };
 
 struct Trace {

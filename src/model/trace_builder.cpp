@@ -58,7 +58,8 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   }
   s.file_offset.push_back(src.offset);
   s.byte_len.push_back(src.length);
-  if (!args.call_stack.empty()) s.call_stacks.emplace_back(index, t_->strings.intern(args.call_stack));
+  if (!args.call_stack.empty())
+    s.call_stacks.emplace_back(index, t_->strings.intern(args.call_stack));
   if (args.has_collective) {
     CollectiveArgs c;
     c.in_nelems = args.in_nelems;
@@ -79,16 +80,17 @@ void TraceBuilder::add_complete(TrackId track, int64_t ts, int64_t dur, std::str
                                 std::string_view cat, const SliceArgs& args, EventSource src) {
   StringId cat_id = t_->strings.intern(cat);
   auto kit = kind_of_cat_.find(cat_id);
-  SliceKind kind = kit != kind_of_cat_.end() ? kit->second
-                                             : (kind_of_cat_[cat_id] = slice_kind_from_category(cat));
+  SliceKind kind = kit != kind_of_cat_.end()
+                       ? kit->second
+                       : (kind_of_cat_[cat_id] = slice_kind_from_category(cat));
   // Accelerators without Kineto's CUDA categories (MTIA's mtia_ccp_events) mark their device ops
   // with a positive `stream` arg; HTA counts those as kernels, and so do we.
   if (kind == SliceKind::kOther && args.stream > 0) kind = SliceKind::kKernel;
   append_slice(track, ts, dur, t_->strings.intern(name), cat_id, kind, args, src);
 }
 
-void TraceBuilder::add_begin(TrackId track, int64_t ts, std::string_view name,
-                             std::string_view cat, const SliceArgs& args, EventSource src) {
+void TraceBuilder::add_begin(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
+                             const SliceArgs& args, EventSource src) {
   StringId cat_id = t_->strings.intern(cat);
   uint32_t index = append_slice(track, ts, 0, t_->strings.intern(name), cat_id,
                                 slice_kind_from_category(cat), args, src);
@@ -112,9 +114,8 @@ void TraceBuilder::add_end(TrackId track, int64_t ts, EventSource src) {
   t_->slices.dur[index] = dur;
 }
 
-void TraceBuilder::add_async(char ph, std::string_view pid_text, int64_t ts,
-                             std::string_view name, std::string_view cat, std::string_view id,
-                             EventSource src) {
+void TraceBuilder::add_async(char ph, std::string_view pid_text, int64_t ts, std::string_view name,
+                             std::string_view cat, std::string_view id, EventSource src) {
   std::string tid = "async";
   if (!cat.empty()) tid.append(" ").append(cat);
   TrackId tr = track(pid_text, tid);

@@ -54,8 +54,8 @@ class TraceBuilder {
   void set_process_name(std::string_view pid_text, std::string_view name, uint64_t offset);
   void set_process_labels(std::string_view pid_text, std::string_view labels);
   void set_process_sort_index(std::string_view pid_text, int64_t index);
-  void set_thread_name(std::string_view pid_text, std::string_view tid_text,
-                       std::string_view name, uint64_t offset);
+  void set_thread_name(std::string_view pid_text, std::string_view tid_text, std::string_view name,
+                       uint64_t offset);
   void set_thread_sort_index(std::string_view pid_text, std::string_view tid_text, int64_t index);
 
   // Times seen on any non-metadata event, for the trace span.

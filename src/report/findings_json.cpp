@@ -13,8 +13,10 @@ void write_findings_json(JsonWriter& w, const Trace* trace, const std::vector<Fi
     w.field("meaning", std::string_view(f.meaning));
     w.key("evidence").begin_object();
     for (const Evidence& e : f.evidence) {
-      if (e.is_number) w.field(e.key, e.number, e.digits);
-      else w.field(e.key, std::string_view(e.text));
+      if (e.is_number)
+        w.field(e.key, e.number, e.digits);
+      else
+        w.field(e.key, std::string_view(e.text));
     }
     w.end_object();
     w.key("ranges").begin_array();

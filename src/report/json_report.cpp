@@ -24,12 +24,18 @@ using W = JsonWriter;
 
 void write_optional_int(W& w, const char* key, int64_t v) {
   w.key(key);
-  if (v == kNoValue) w.null(); else w.value(v);
+  if (v == kNoValue)
+    w.null();
+  else
+    w.value(v);
 }
 
 void write_capture_flag(W& w, const char* key, int v) {
   w.key(key);
-  if (v < 0) w.null(); else w.value(v != 0);
+  if (v < 0)
+    w.null();
+  else
+    w.value(v != 0);
 }
 
 void write_trace(W& w, const Trace& t) {
@@ -64,17 +70,25 @@ void write_trace(W& w, const Trace& t) {
     write_optional_int(w, "total_memory_bytes", d.total_memory);
     write_optional_int(w, "num_sms", d.num_sms);
     w.key("compute_capability");
-    if (d.compute_major == kNoValue) w.null();
-    else w.value(std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor));
+    if (d.compute_major == kNoValue)
+      w.null();
+    else
+      w.value(std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor));
     w.field("count", static_cast<uint64_t>(t.devices.size()));
     w.end_object();
   }
   write_optional_int(w, "rank", t.distributed.rank);
   write_optional_int(w, "world_size", t.distributed.world_size);
   w.key("backend");
-  if (t.distributed.backend.empty()) w.null(); else w.value(std::string_view(t.distributed.backend));
+  if (t.distributed.backend.empty())
+    w.null();
+  else
+    w.value(std::string_view(t.distributed.backend));
   w.key("schema_version");
-  if (f.schema_version.empty()) w.null(); else w.value(std::string_view(f.schema_version));
+  if (f.schema_version.empty())
+    w.null();
+  else
+    w.value(std::string_view(f.schema_version));
   w.key("capture").begin_object();
   write_capture_flag(w, "record_shapes", f.record_shapes);
   write_capture_flag(w, "profile_memory", f.profile_memory);
@@ -114,8 +128,10 @@ void write_steps(W& w, const Trace& t, const Analyses& a) {
     w.field_micros("host_start_us", st.host_begin - t0);
     w.field_micros("host_end_us", st.host_end - t0);
     w.key("gpu_idle_pct");
-    if (i < a.gpu_idle.idle_pct_per_step.size()) w.value(a.gpu_idle.idle_pct_per_step[i], 2);
-    else w.null();
+    if (i < a.gpu_idle.idle_pct_per_step.size())
+      w.value(a.gpu_idle.idle_pct_per_step[i], 2);
+    else
+      w.null();
     w.end_object();
   }
   w.end_array();

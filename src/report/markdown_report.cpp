@@ -3,8 +3,8 @@
 #include "report/report.h"
 #include "report/text_sections.h"
 #include "util/format.h"
-#include "util/markdown.h"
 #include "util/json_writer.h"
+#include "util/markdown.h"
 #include "util/safe_text.h"
 
 namespace ks {
@@ -13,7 +13,9 @@ namespace {
 
 constexpr size_t kTopKernels = 20;
 
-std::string us(double ns) { return format_fixed(ns / 1e3, 1); }
+std::string us(double ns) {
+  return format_fixed(ns / 1e3, 1);
+}
 
 }  // namespace
 
@@ -27,8 +29,8 @@ std::string report_markdown(const Report& r) {
   o += "# Kinetoscope report: " + markdown_code_cell(f.source_name) + "\n\n";
   o += "- Format: " + std::string(trace_format_name(f.format)) + ", " +
        format_bytes(static_cast<int64_t>(f.json_bytes)) + " of JSON" +
-       (f.source_gzip ? " (gzip)" : "") + ", " + std::to_string(f.events_total) +
-       " events, span " + format_duration(t.span_ns()) + "\n";
+       (f.source_gzip ? " (gzip)" : "") + ", " + std::to_string(f.events_total) + " events, span " +
+       format_duration(t.span_ns()) + "\n";
   o += "- " + std::to_string(c.processes) + " processes, " + std::to_string(c.threads) +
        " threads, " + std::to_string(c.gpu_devices) + " GPU devices, " +
        std::to_string(c.gpu_streams) + " GPU streams\n";
@@ -41,12 +43,15 @@ std::string report_markdown(const Report& r) {
   o += "\n## Findings\n\n";
   if (r.findings.empty()) o += "None: nothing in this trace crossed a rule's threshold.\n";
   for (const Finding& fd : r.findings) {
-    o += "### " + std::string(severity_name(fd.severity)) + ": " + markdown_cell(fd.title, 0) + "\n\n";
+    o += "### " + std::string(severity_name(fd.severity)) + ": " + markdown_cell(fd.title, 0) +
+         "\n\n";
     o += fd.meaning + "\n\n";
     for (const Evidence& e : fd.evidence) {
       o += "- " + e.key + ": ";
       if (e.is_number) {
-        o += format_fixed(e.number, e.digits) + (e.unit == "%" ? "%" : e.unit.empty() ? "" : " " + e.unit);
+        o += format_fixed(e.number, e.digits) + (e.unit == "%"    ? "%"
+                                                 : e.unit.empty() ? ""
+                                                                  : " " + e.unit);
       } else {
         o += markdown_code_cell(e.text);
       }
@@ -54,7 +59,8 @@ std::string report_markdown(const Report& r) {
     }
     for (size_t i = 0; i < fd.ranges.size() && i < 3; ++i)
       o += "- at " + format_duration(fd.ranges[i].begin_ns - t0) + " .. " +
-           format_duration(fd.ranges[i].end_ns - t0) + " " + markdown_cell(fd.ranges[i].label, 80) + "\n";
+           format_duration(fd.ranges[i].end_ns - t0) + " " + markdown_cell(fd.ranges[i].label, 80) +
+           "\n";
     o += "\n**Fix:** " + fd.fix + "\n";
     if (!fd.fix_code.empty()) o += "\n```python\n" + fd.fix_code + "\n```\n";
     o += "\n";
@@ -66,8 +72,8 @@ std::string report_markdown(const Report& r) {
   } else {
     o += "min " + format_duration(s.stats.min_ns) + ", median " +
          format_duration(static_cast<int64_t>(s.stats.median_ns)) + ", max " +
-         format_duration(s.stats.max_ns) + ", spread " + format_fixed(s.spread_pct, 1) +
-         "%, CV " + format_fixed(s.cv_pct, 1) + "%" + (s.dropped_last ? " (last step dropped)" : "") +
+         format_duration(s.stats.max_ns) + ", spread " + format_fixed(s.spread_pct, 1) + "%, CV " +
+         format_fixed(s.cv_pct, 1) + "%" + (s.dropped_last ? " (last step dropped)" : "") +
          "\n\n| Step | Start (ms) | Duration (ms) | GPU idle |\n|---|---:|---:|---:|\n";
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const Step& st = s.steps[i];
@@ -84,15 +90,18 @@ std::string report_markdown(const Report& r) {
   o += "## Kernels\n\n" + std::to_string(k.rows.size()) + " names, " + std::to_string(k.count) +
        " launches, " + format_duration(k.total_ns) + " total.\n\n";
   if (!k.rows.empty()) {
-    o += "| Time % | Total (us) | Instances | Avg (us) | Med (us) | Min (us) | Max (us) | StdDev (us) "
+    o += "| Time % | Total (us) | Instances | Avg (us) | Med (us) | Min (us) | Max (us) | StdDev "
+         "(us) "
          "| Category | Name |\n|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (size_t i = 0; i < k.rows.size() && i < kTopKernels; ++i) {
       const KernelRow& row = k.rows[i];
-      o += "| " + format_fixed(row.percent, 2) + " | " + us(static_cast<double>(row.stats.total_ns)) +
-           " | " + std::to_string(row.stats.count) + " | " + us(row.stats.avg_ns) + " | " +
-           us(row.stats.median_ns) + " | " + us(static_cast<double>(row.stats.min_ns)) + " | " +
+      o += "| " + format_fixed(row.percent, 2) + " | " +
+           us(static_cast<double>(row.stats.total_ns)) + " | " + std::to_string(row.stats.count) +
+           " | " + us(row.stats.avg_ns) + " | " + us(row.stats.median_ns) + " | " +
+           us(static_cast<double>(row.stats.min_ns)) + " | " +
            us(static_cast<double>(row.stats.max_ns)) + " | " + us(row.stats.stddev_ns) + " | " +
-           hta_category_name(row.category) + " | " + markdown_code_cell(t.str(row.name), 120) + " |\n";
+           hta_category_name(row.category) + " | " + markdown_code_cell(t.str(row.name), 120) +
+           " |\n";
     }
     o += "\n";
   }

@@ -41,8 +41,10 @@ void write_heat_row(JsonWriter& w, const RankRow& row, const std::vector<int64_t
   w.begin_array();
   for (int64_t n : steps) {
     auto it = std::find(row.step_numbers.begin(), row.step_numbers.end(), n);
-    if (it == row.step_numbers.end()) w.null();
-    else w.micros(values[static_cast<size_t>(it - row.step_numbers.begin())]);
+    if (it == row.step_numbers.end())
+      w.null();
+    else
+      w.micros(values[static_cast<size_t>(it - row.step_numbers.begin())]);
   }
   w.end_array();
 }
@@ -413,10 +415,12 @@ std::string multi_rank_text(const MultiRankReport& m, const std::vector<std::str
 
 std::string multi_rank_markdown(const MultiRankReport& m, const std::vector<std::string>& reports) {
   const MultiRankResult& r = m.result;
-  std::string o = "# Kinetoscope multi-rank report: " + std::to_string(r.ranks.size()) + " ranks\n\n## Findings\n\n";
+  std::string o = "# Kinetoscope multi-rank report: " + std::to_string(r.ranks.size()) +
+                  " ranks\n\n## Findings\n\n";
   if (m.findings.empty()) o += "None: the ranks behave alike.\n\n";
   for (const Finding& f : m.findings) {
-    o += "### " + std::string(severity_name(f.severity)) + ": " + f.title + "\n\n" + f.meaning + "\n\n";
+    o += "### " + std::string(severity_name(f.severity)) + ": " + f.title + "\n\n" + f.meaning +
+         "\n\n";
     if (!f.fix.empty()) o += "**Fix:** " + f.fix + "\n\n";
   }
   o += "## Ranks\n\n" + markdown_table(rank_table(r), 2) + "\n";

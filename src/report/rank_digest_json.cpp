@@ -61,7 +61,9 @@ bool get(simdjson::dom::element e, const char* key, T* out) {
   return !e[key].get(*out);
 }
 
-bool get_i64(simdjson::dom::element e, const char* key, int64_t* out) { return get(e, key, out); }
+bool get_i64(simdjson::dom::element e, const char* key, int64_t* out) {
+  return get(e, key, out);
+}
 
 }  // namespace
 

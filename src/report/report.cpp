@@ -26,8 +26,10 @@ TrackCounts count_tracks(const Trace& t) {
     const Track& tr = t.tracks[i];
     if (!track_used[i]) continue;
     process_used[tr.process] = true;
-    if (tr.has_gpu_ops) ++c.gpu_streams;
-    else if (tr.kind == TrackKind::kCpuThread) ++c.threads;
+    if (tr.has_gpu_ops)
+      ++c.gpu_streams;
+    else if (tr.kind == TrackKind::kCpuThread)
+      ++c.threads;
   }
   for (size_t p = 0; p < t.processes.size(); ++p) {
     c.processes += process_used[p] ? 1 : 0;

@@ -5,8 +5,8 @@
 
 #include "report/text_sections.h"
 #include "util/format.h"
-#include "util/markdown.h"
 #include "util/json_writer.h"
+#include "util/markdown.h"
 #include "util/safe_text.h"
 
 namespace ks {
@@ -57,27 +57,29 @@ std::string device_label(int64_t device) {
 void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   const TemporalBreakdown& tb = a.temporal;
   if (tb.has_gpu_ops) {
-    append_line(o, "GPU time (HTA temporal breakdown, span %s): idle %s, compute %s, non-compute %s",
-         dur(tb.span_ns).c_str(), pct(tb.idle_pct).c_str(), pct(tb.compute_pct).c_str(),
-         pct(tb.non_compute_pct).c_str());
+    append_line(o,
+                "GPU time (HTA temporal breakdown, span %s): idle %s, compute %s, non-compute %s",
+                dur(tb.span_ns).c_str(), pct(tb.idle_pct).c_str(), pct(tb.compute_pct).c_str(),
+                pct(tb.non_compute_pct).c_str());
     std::string types;
     for (const KernelTypeRow& r : a.kernel_types.rows)
       types += (types.empty() ? "" : ", ") + r.label + " " + pct(r.percent);
     append_line(o, "  by kernel type: %s", types.c_str());
-    append_line(o, "Idle time per stream (host wait / kernel wait / other, gaps < %s are kernel wait):",
-         dur(kKernelWaitThresholdNs).c_str());
+    append_line(
+        o, "Idle time per stream (host wait / kernel wait / other, gaps < %s are kernel wait):",
+        dur(kKernelWaitThresholdNs).c_str());
     for (const StreamIdle& s : a.idle.streams) {
       append_line(o, "  %-22s %7llu ops  idle %-10s = %s (%llu) / %s (%llu) / %s (%llu)",
-           stream_label(s.device, s.stream).c_str(), static_cast<unsigned long long>(s.ops),
-           dur(s.idle_total_ns()).c_str(), dur(s.idle_ns[0]).c_str(),
-           static_cast<unsigned long long>(s.gaps[0].count), dur(s.idle_ns[1]).c_str(),
-           static_cast<unsigned long long>(s.gaps[1].count), dur(s.idle_ns[2]).c_str(),
-           static_cast<unsigned long long>(s.gaps[2].count));
+                  stream_label(s.device, s.stream).c_str(), static_cast<unsigned long long>(s.ops),
+                  dur(s.idle_total_ns()).c_str(), dur(s.idle_ns[0]).c_str(),
+                  static_cast<unsigned long long>(s.gaps[0].count), dur(s.idle_ns[1]).c_str(),
+                  static_cast<unsigned long long>(s.gaps[1].count), dur(s.idle_ns[2]).c_str(),
+                  static_cast<unsigned long long>(s.gaps[2].count));
     }
     const CommOverlap& co = a.comm_overlap;
     if (co.has_communication)
       append_line(o, "Communication: %s, %s of it overlapped with computation",
-           dur(co.communication_ns).c_str(), pct(co.overlap_pct).c_str());
+                  dur(co.communication_ns).c_str(), pct(co.overlap_pct).c_str());
     const LaunchApiRow& l = a.launches.total;
     if (l.launches > 0) {
       int64_t max_queue = 0;
@@ -86,15 +88,16 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
         max_queue = std::max(max_queue, q.max_len);
         blocked += q.blocked_ns;
       }
-      append_line(o,
-           "Launches: %llu; short kernels %llu, launches > 50 us %llu, launch delay > 100 us "
-           "%llu; median delay %s; longest launch queue %lld%s",
-           static_cast<unsigned long long>(l.launches),
-           static_cast<unsigned long long>(l.short_kernels),
-           static_cast<unsigned long long>(l.runtime_outliers),
-           static_cast<unsigned long long>(l.delay_outliers),
-           dur(static_cast<int64_t>(l.delay.median_ns)).c_str(), static_cast<long long>(max_queue),
-           blocked > 0 ? (", blocked on a full queue " + dur(blocked)).c_str() : "");
+      append_line(
+          o,
+          "Launches: %llu; short kernels %llu, launches > 50 us %llu, launch delay > 100 us "
+          "%llu; median delay %s; longest launch queue %lld%s",
+          static_cast<unsigned long long>(l.launches),
+          static_cast<unsigned long long>(l.short_kernels),
+          static_cast<unsigned long long>(l.runtime_outliers),
+          static_cast<unsigned long long>(l.delay_outliers),
+          dur(static_cast<int64_t>(l.delay.median_ns)).c_str(), static_cast<long long>(max_queue),
+          blocked > 0 ? (", blocked on a full queue " + dur(blocked)).c_str() : "");
     }
   }
   const StepBreakdown& sb = a.step_breakdown;
@@ -102,22 +105,23 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   const bool breakdown_useful = sb.window_ns > 0 && (!sb.whole_trace || tb.has_gpu_ops);
   if (breakdown_useful)
     append_line(o, "Step breakdown (%s, %s): %s", sb.whole_trace ? "whole trace" : "all steps",
-         dur(sb.window_ns).c_str(), step_parts_text(sb).c_str());
+                dur(sb.window_ns).c_str(), step_parts_text(sb).c_str());
   for (const DeviceMetrics& d : a.gpu_metrics.devices)
     append_line(o,
-         "GPU metrics (%s, over %s): utilization %s, est. SM efficiency %s, est. achieved "
-         "occupancy %s, tensor-core kernels %s of kernel time",
-         device_label(d.device).c_str(), a.gpu_metrics.window_is_steps ? "the steps" : "the trace",
-         metric(d.has_utilization, d.utilization_pct).c_str(),
-         metric(d.has_sm_efficiency, d.sm_efficiency_pct).c_str(),
-         metric(d.has_occupancy, d.occupancy_pct).c_str(), pct(d.tensor_core_pct).c_str());
+                "GPU metrics (%s, over %s): utilization %s, est. SM efficiency %s, est. achieved "
+                "occupancy %s, tensor-core kernels %s of kernel time",
+                device_label(d.device).c_str(),
+                a.gpu_metrics.window_is_steps ? "the steps" : "the trace",
+                metric(d.has_utilization, d.utilization_pct).c_str(),
+                metric(d.has_sm_efficiency, d.sm_efficiency_pct).c_str(),
+                metric(d.has_occupancy, d.occupancy_pct).c_str(), pct(d.tensor_core_pct).c_str());
   for (const DeviceMemory& m : a.memory.devices) {
     std::string reserved =
         m.peak_reserved == kNoValue ? std::string("-") : format_bytes(m.peak_reserved);
     std::string total = m.device_total > 0 ? " of " + format_bytes(m.device_total) : "";
     append_line(o, "Memory (%s): peak allocated %s, peak reserved %s%s",
-         m.device == kNoValue ? "CPU" : device_label(m.device).c_str(),
-         format_bytes(m.peak_allocated).c_str(), reserved.c_str(), total.c_str());
+                m.device == kNoValue ? "CPU" : device_label(m.device).c_str(),
+                format_bytes(m.peak_allocated).c_str(), reserved.c_str(), total.c_str());
   }
   const KernelGroups& g = a.kernel_groups;
   if (!g.by_class.empty()) {
@@ -130,23 +134,24 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
   o->push_back('\n');
   if (!a.api_calls.rows.empty()) {
     append_line(o, "Runtime API calls (CUDA, HIP, driver): %llu calls, %s",
-         static_cast<unsigned long long>(a.api_calls.count), dur(a.api_calls.total_ns).c_str());
+                static_cast<unsigned long long>(a.api_calls.count),
+                dur(a.api_calls.total_ns).c_str());
     for (size_t i = 0; i < a.api_calls.rows.size() && i < kTopRows; ++i) {
       const NamedStatsRow& r = a.api_calls.rows[i];
-      append_line(o, "  %6.2f%% %12s %9llu calls  max %-10s %s", r.percent, dur(r.stats.total_ns).c_str(),
-           static_cast<unsigned long long>(r.stats.count), dur(r.stats.max_ns).c_str(),
-           printable(t.str(r.name), 60).c_str());
+      append_line(o, "  %6.2f%% %12s %9llu calls  max %-10s %s", r.percent,
+                  dur(r.stats.total_ns).c_str(), static_cast<unsigned long long>(r.stats.count),
+                  dur(r.stats.max_ns).c_str(), printable(t.str(r.name), 60).c_str());
     }
   }
   if (!a.cpu_ops.rows.empty()) {
     append_line(o, "CPU ops by self time: %llu ops, %s self",
-         static_cast<unsigned long long>(a.cpu_ops.count), dur(a.cpu_ops.self_ns).c_str());
+                static_cast<unsigned long long>(a.cpu_ops.count), dur(a.cpu_ops.self_ns).c_str());
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
       append_line(o, "  %6.2f%% self %-10s total %-10s %8llu calls  %s", r.self_percent,
-           dur(r.self_ns).c_str(), dur(r.total.total_ns).c_str(),
-           static_cast<unsigned long long>(r.total.count),
-           r.grouped ? kProfilerStepGroup : printable(t.str(r.name), 70).c_str());
+                  dur(r.self_ns).c_str(), dur(r.total.total_ns).c_str(),
+                  static_cast<unsigned long long>(r.total.count),
+                  r.grouped ? kProfilerStepGroup : printable(t.str(r.name), 70).c_str());
     }
   }
   if (!a.api_calls.rows.empty() || !a.cpu_ops.rows.empty()) o->push_back('\n');
@@ -213,10 +218,11 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
         "|\n|---:|---:|---:|---:|---|\n";
     for (size_t i = 0; i < a.cpu_ops.rows.size() && i < kTopRows; ++i) {
       const CpuOpRow& r = a.cpu_ops.rows[i];
-      *o += "| " + format_fixed(r.self_percent, 2) + " | " + dur(r.self_ns) + " | " +
-            dur(r.total.total_ns) + " | " + std::to_string(r.total.count) + " | " +
-            markdown_code_cell(r.grouped ? std::string_view(kProfilerStepGroup) : t.str(r.name), 80) +
-            " |\n";
+      *o +=
+          "| " + format_fixed(r.self_percent, 2) + " | " + dur(r.self_ns) + " | " +
+          dur(r.total.total_ns) + " | " + std::to_string(r.total.count) + " | " +
+          markdown_code_cell(r.grouped ? std::string_view(kProfilerStepGroup) : t.str(r.name), 80) +
+          " |\n";
     }
     *o += "\n";
   }

@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "report/report.h"
+#include "util/json_writer.h"
 #include "util/markdown.h"
 #include "util/safe_text.h"
-#include "util/json_writer.h"
 
 namespace ks {
 

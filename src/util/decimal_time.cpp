@@ -7,7 +7,9 @@ namespace ks {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Exponent forms are rare in traces; they go through long double, which is exact for the
 // magnitudes that occur in practice (and is the only reasonable reading of "1.5e3").
@@ -29,8 +31,8 @@ bool parse_with_exponent(std::string_view text, int64_t* out_ns) {
 }  // namespace
 
 bool parse_us_text_to_ns(std::string_view text, int64_t* out_ns) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
-                           text.back() == '\t'))
+  while (!text.empty() &&
+         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
     text.remove_suffix(1);
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   if (text.empty()) return false;

@@ -9,19 +9,26 @@ std::string format_duration(int64_t ns) {
   char buf[64];
   double x = static_cast<double>(ns);
   int64_t a = ns < 0 ? -ns : ns;
-  if (a >= 1000000000) std::snprintf(buf, sizeof(buf), "%.2f s", x / 1e9);
-  else if (a >= 1000000) std::snprintf(buf, sizeof(buf), "%.2f ms", x / 1e6);
-  else std::snprintf(buf, sizeof(buf), "%.1f \u00b5s", x / 1e3);
+  if (a >= 1000000000)
+    std::snprintf(buf, sizeof(buf), "%.2f s", x / 1e9);
+  else if (a >= 1000000)
+    std::snprintf(buf, sizeof(buf), "%.2f ms", x / 1e6);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f \u00b5s", x / 1e3);
   return buf;
 }
 
 std::string format_bytes(int64_t bytes) {
   char buf[64];
   double x = static_cast<double>(bytes);
-  if (bytes >= (int64_t{1} << 30)) std::snprintf(buf, sizeof(buf), "%.2f GiB", x / (1 << 30));
-  else if (bytes >= (1 << 20)) std::snprintf(buf, sizeof(buf), "%.2f MiB", x / (1 << 20));
-  else if (bytes >= (1 << 10)) std::snprintf(buf, sizeof(buf), "%.1f KiB", x / (1 << 10));
-  else std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
+  if (bytes >= (int64_t{1} << 30))
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", x / (1 << 30));
+  else if (bytes >= (1 << 20))
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", x / (1 << 20));
+  else if (bytes >= (1 << 10))
+    std::snprintf(buf, sizeof(buf), "%.1f KiB", x / (1 << 10));
+  else
+    std::snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
   return buf;
 }
 

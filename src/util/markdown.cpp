@@ -7,12 +7,18 @@ namespace ks {
 std::string markdown_text(std::string_view text, size_t max_bytes) {
   std::string out;
   for (char c : display_safe(text, max_bytes)) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '|') out += "\\|";
-    else if (c == '`') out += "'";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out.push_back(c);
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += "'";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -21,11 +27,16 @@ std::string markdown_cell(std::string_view raw, size_t max_len) {
   std::string out;
   for (char c : display_safe(raw)) {
     if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += "'";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`')
+      out += "'";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out.push_back(c);
   }
   if (max_len && out.size() > max_len) {
     std::string cut(utf8_prefix(out, max_len - 3));
@@ -42,9 +53,12 @@ std::string markdown_code_cell(std::string_view name, size_t max_bytes) {
   if (safe.find('`') != std::string::npos) return markdown_text(safe);
   std::string out = "`";
   for (char c : safe) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out.push_back(c);
   }
   return out + "`";
 }

@@ -18,16 +18,20 @@ namespace {
 // A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
 std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true) {
   std::string t = "{";
-  if (with_rank) t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
+  if (with_rank)
+    t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
   t += "\"traceEvents\": [";
-  t += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":1000})";
+  t +=
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":1000})";
   int ts = 10;
   for (int d : comm_us) {
-    t += R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
-         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + R"(,"args":{"stream":20}})";
+    t +=
+        R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
+        std::to_string(ts) + ",\"dur\":" + std::to_string(d) + R"(,"args":{"stream":20}})";
     ts += d + 50;
   }
-  t += R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":5,"dur":300,"args":{"stream":7}})";
+  t +=
+      R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":5,"dur":300,"args":{"stream":7}})";
   return t + "]}";
 }
 
@@ -59,7 +63,8 @@ std::string pathology(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("A rank comes from distributedInfo, else the file name, else the load order", "[analysis][ranks]") {
+TEST_CASE("A rank comes from distributedInfo, else the file name, else the load order",
+          "[analysis][ranks]") {
   CHECK(ks::rank_from_file_name("rank-3.json.gz") == 3);
   CHECK(ks::rank_from_file_name("trace_rank12.pt.trace.json") == 12);
   CHECK(ks::rank_from_file_name("worker7_step_12.1694128201553.pt.trace.json") == 7);
@@ -86,13 +91,15 @@ TEST_CASE("A rank comes from distributedInfo, else the file name, else the load 
   }
 }
 
-TEST_CASE("Collectives match by order of issue: transfer is the shortest, the rest is waiting", "[analysis][ranks]") {
+TEST_CASE("Collectives match by order of issue: transfer is the shortest, the rest is waiting",
+          "[analysis][ranks]") {
   // Rank 0 waits on both all-reduces; rank 1 arrives last (shortest kernels); rank 2 in between.
   auto r0 = load(rank_trace(0, {300, 200}));
   auto r1 = load(rank_trace(1, {100, 50}));
   auto r2 = load(rank_trace(2, {150, 120}));
   // Loaded out of rank order on purpose: the comparison sorts by rank.
-  ks::MultiRankResult m = ks::compare_ranks({digest_of(*r2, "c", 0), digest_of(*r0, "a", 1), digest_of(*r1, "b", 2)});
+  ks::MultiRankResult m =
+      ks::compare_ranks({digest_of(*r2, "c", 0), digest_of(*r0, "a", 1), digest_of(*r1, "b", 2)});
   REQUIRE(m.ranks.size() == 3);
   CHECK(m.ranks[0].rank == 0);
   CHECK(m.counts_match);
@@ -110,7 +117,8 @@ TEST_CASE("Collectives match by order of issue: transfer is the shortest, the re
   CHECK(m.ranks[0].step_wait_ns[0] == 350000);
 }
 
-TEST_CASE("Different collective counts between ranks are a critical finding", "[analysis][ranks][findings]") {
+TEST_CASE("Different collective counts between ranks are a critical finding",
+          "[analysis][ranks][findings]") {
   auto r0 = load(rank_trace(0, {100, 100}));
   auto r1 = load(rank_trace(1, {100}));
   ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1)});
@@ -134,7 +142,8 @@ TEST_CASE("A rank digest survives its JSON round trip", "[analysis][ranks][repor
   CHECK_FALSE(ks::parse_rank_digest_json("not json", &back));
 }
 
-TEST_CASE("The planted straggler is named by the shortest-communication rule, with its cause", "[analysis][ranks][findings][pathologies]") {
+TEST_CASE("The planted straggler is named by the shortest-communication rule, with its cause",
+          "[analysis][ranks][findings][pathologies]") {
   SECTION("rank 5 slower in compute") {
     ks::MultiRankReport m = ks::combine_ranks(load_rank_dir(pathology("straggler_compute"), 8));
     const ks::Finding* f = find(m.findings, "ranks.straggler");

@@ -9,9 +9,9 @@
 // Each name: the same instance count, and the sum within 0.5% (or 1 us for tiny sums).
 #include <simdjson.h>
 
+#include <dirent.h>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <dirent.h>
 #include <map>
 #include <vector>
 
@@ -28,8 +28,12 @@ struct Totals {
   uint64_t count = 0;
 };
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
 
 std::map<std::string, Totals> our_totals(const ks::Trace& t, bool include_last) {
   ks::LaunchJoin join = ks::build_launch_join(t);
@@ -55,7 +59,7 @@ std::map<std::string, Totals> our_totals(const ks::Trace& t, bool include_last) 
 // kernel (or the whole run when `kernel_prefix` is empty). docs/hta-differences.md explains each.
 struct KnownDifference {
   const char* trace;  // "*": every trace
-  int include_last;  // 0, 1, or -1 for both runs
+  int include_last;   // 0, 1, or -1 for both runs
   const char* kernel_prefix;
   const char* reason;
 };
@@ -96,7 +100,8 @@ std::vector<std::string> reference_files() {
 
 }  // namespace
 
-TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference traces", "[corpus][hta]") {
+TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference traces",
+          "[corpus][hta]") {
   std::vector<std::string> refs = reference_files();
   if (refs.empty()) {
     WARN("SKIPPED: no HTA reference files under " << shared_dir() << "/reference");

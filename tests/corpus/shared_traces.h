@@ -21,7 +21,9 @@ inline bool file_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-inline std::string shared_trace(const std::string& name) { return shared_dir() + "/traces/" + name; }
+inline std::string shared_trace(const std::string& name) {
+  return shared_dir() + "/traces/" + name;
+}
 
 struct Loaded {
   std::unique_ptr<ks::Trace> trace;

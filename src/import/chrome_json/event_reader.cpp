@@ -111,8 +111,8 @@ bool read_id_text(od::value& v, std::string_view* out) {
   if (t == od::json_type::string) return !v.get_string().get(*out);
   if (t == od::json_type::number) {
     std::string_view raw = v.raw_json_token();
-    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' ||
-                            raw.back() == '\t'))
+    while (!raw.empty() &&
+           (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
       raw.remove_suffix(1);
     *out = raw;
     return true;
@@ -214,7 +214,8 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "stream") read_int(val, &e->stream);
         break;
       case 'd':
-        if (key == "device") read_int(val, &e->device);
+        if (key == "device")
+          read_int(val, &e->device);
         else if (key == "dtype")
           e->has_collective |= read_string(val, &e->dtype);
         break;
@@ -228,9 +229,12 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "Process Group Name") e->has_collective |= read_string(val, &e->process_group);
         break;
       case 'b':
-        if (key == "bytes") read_int(val, &e->bytes);
-        else if (key == "blocks per SM") read_float(val, &e->blocks_per_sm);
-        else if (key == "block") read_dim3(val, e->block, &e->has_block);
+        if (key == "bytes")
+          read_int(val, &e->bytes);
+        else if (key == "blocks per SM")
+          read_float(val, &e->blocks_per_sm);
+        else if (key == "block")
+          read_dim3(val, e->block, &e->has_block);
         break;
       case 'g':
         if (key == "grid") read_dim3(val, e->grid, &e->has_grid);
@@ -263,8 +267,10 @@ void read_args(od::value& v, RawEvent* e) {
         }
         break;
       case 'T':
-        if (key == "Total Allocated") read_int(val, &e->mem_total_allocated);
-        else if (key == "Total Reserved") read_int(val, &e->mem_total_reserved);
+        if (key == "Total Allocated")
+          read_int(val, &e->mem_total_allocated);
+        else if (key == "Total Reserved")
+          read_int(val, &e->mem_total_reserved);
         break;
       case 'B':
         if (key == "Bytes") read_int(val, &e->mem_bytes);
@@ -342,7 +348,8 @@ ReadStatus EventReader::read(const char* data, size_t len, RawEvent* e) {
   if (has_args) {
     // Rare: "args" before "ph". Parse the event again and read only the args.
     od::document doc2;
-    if (impl_->args_parser.iterate(data, len, len + kFramerPadding).get(doc2)) return ReadStatus::kOk;
+    if (impl_->args_parser.iterate(data, len, len + kFramerPadding).get(doc2))
+      return ReadStatus::kOk;
     od::object obj2;
     if (doc2.get_object().get(obj2)) return ReadStatus::kOk;
     for (auto f : obj2) {

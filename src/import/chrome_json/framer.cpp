@@ -29,8 +29,12 @@ const char* skip_string_content(const char* p, const char* end) {
   return p;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-bool is_delimiter(char c) { return is_space(c) || c == ',' || c == ']' || c == '}' || c == ':'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+bool is_delimiter(char c) {
+  return is_space(c) || c == ',' || c == ']' || c == '}' || c == ':';
+}
 std::string printable(char c) {
   if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
   char buf[8];
@@ -225,9 +229,8 @@ void Framer::end_value(size_t end) {
       if (oversized_) {
         diags_->add(Diag::kTopLevelValueSkipped, value_start_offset_, current_key_);
       } else {
-        with_space_padding(end, [&] {
-          sink_->on_top_level_member(current_key_, data, len, value_start_offset_);
-        });
+        with_space_padding(
+            end, [&] { sink_->on_top_level_member(current_key_, data, len, value_start_offset_); });
       }
       break;
     case ValueRole::kSkippedElement:
@@ -281,9 +284,8 @@ void Framer::scan() {
           container_ = TraceContainer::kObject;
           state_ = State::kObjectKey;
           ++pos_;
-        } else if (pos_ + 1 < buf_len_ &&
-                   ((c == '\xFF' && buf_[pos_ + 1] == '\xFE') ||
-                    (c == '\xFE' && buf_[pos_ + 1] == '\xFF'))) {
+        } else if (pos_ + 1 < buf_len_ && ((c == '\xFF' && buf_[pos_ + 1] == '\xFE') ||
+                                           (c == '\xFE' && buf_[pos_ + 1] == '\xFF'))) {
           // Windows tools (PowerShell's Out-File) write UTF-16: say so instead of "found 0xff".
           fail(ImportErrorCode::kNotJson, offset_of(pos_),
                "not JSON: the file is UTF-16 text (byte order mark " + printable(c) + " " +
@@ -433,9 +435,9 @@ bool Framer::finish() {
     if (scalar_ && role_ != ValueRole::kKey) {
       end_value(buf_len_);
     } else if (role_ == ValueRole::kEvent) {
-      diags_->add(Diag::kTruncatedEvent, value_start_offset_,
-                  std::string_view(buf_.data() + value_start_,
-                                   oversized_ ? 0 : buf_len_ - value_start_));
+      diags_->add(
+          Diag::kTruncatedEvent, value_start_offset_,
+          std::string_view(buf_.data() + value_start_, oversized_ ? 0 : buf_len_ - value_start_));
       in_value_ = false;
     } else {
       in_value_ = false;

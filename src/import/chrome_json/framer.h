@@ -63,14 +63,14 @@ class Framer {
 
  private:
   enum class State {
-    kStart,           // before the first value
-    kObjectKey,       // in the top-level object: expecting a key or '}'
-    kObjectColon,     // after a key: expecting ':'
-    kObjectValue,     // after ':': expecting a value
-    kObjectNext,      // after a member: expecting ',' or '}'
-    kArrayElement,    // in the event array: expecting an element or ']'
-    kArrayNext,       // after an element: expecting ',' or ']'
-    kDone,            // the top-level value ended
+    kStart,         // before the first value
+    kObjectKey,     // in the top-level object: expecting a key or '}'
+    kObjectColon,   // after a key: expecting ':'
+    kObjectValue,   // after ':': expecting a value
+    kObjectNext,    // after a member: expecting ',' or '}'
+    kArrayElement,  // in the event array: expecting an element or ']'
+    kArrayNext,     // after an element: expecting ',' or ']'
+    kDone,          // the top-level value ended
     kFailed,
   };
   // What the value being scanned is for.
@@ -95,15 +95,15 @@ class Framer {
 
   std::vector<char> buf_;  // unprocessed bytes, with kFramerPadding spare at the end
   size_t buf_len_ = 0;
-  size_t pos_ = 0;           // scan position in buf_
-  uint64_t base_offset_ = 0; // input offset of buf_[0]
+  size_t pos_ = 0;            // scan position in buf_
+  uint64_t base_offset_ = 0;  // input offset of buf_[0]
 
   State state_ = State::kStart;
   TraceContainer container_ = TraceContainer::kUnknown;
   bool bom_checked_ = false;
   bool at_end_ = false;  // finish() was called: nothing more will come
   bool saw_event_array_ = false;
-  bool after_comma_ = false;   // in the event array, the last separator was a comma
+  bool after_comma_ = false;      // in the event array, the last separator was a comma
   bool obj_after_comma_ = false;  // in the top-level object, a comma came after the last member
   bool trailing_data_ = false;    // bytes after the end were seen (counted once)
   bool in_event_array_ = false;
@@ -116,8 +116,8 @@ class Framer {
   int depth_ = 0;
   bool in_string_ = false;
   bool escape_ = false;
-  bool scalar_ = false;       // a number/literal: ends at a delimiter
-  bool oversized_ = false;    // above max_value_bytes_: scanned but not kept
+  bool scalar_ = false;     // a number/literal: ends at a delimiter
+  bool oversized_ = false;  // above max_value_bytes_: scanned but not kept
   bool oversized_excerpt_taken_ = false;
   std::string oversized_excerpt_;  // the first bytes of the oversized value (a diagnostic)
   uint64_t skipped_bytes_ = 0;

@@ -157,8 +157,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
           dur = 0;
         }
         builder_.observe_time(e.ts_ns, e.ts_ns + dur);
-        builder_.add_complete(track(pid, tid), e.ts_ns, dur, e.name, e.cat,
-                              slice_args(e), src);
+        builder_.add_complete(track(pid, tid), e.ts_ns, dur, e.name, e.cat, slice_args(e), src);
         break;
       }
       case 'B':
@@ -178,8 +177,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       case 's':
       case 't':
       case 'f':
-        builder_.add_flow(track(pid, tid), e.ph, e.ts_ns, e.id, e.cat,
-                          e.binds_enclosing);
+        builder_.add_flow(track(pid, tid), e.ph, e.ts_ns, e.id, e.cat, e.binds_enclosing);
         break;
       case 'C':
         builder_.observe_time(e.ts_ns, e.ts_ns);
@@ -192,20 +190,18 @@ class ChromeJsonImporter::Impl : public FramerSink {
       case 'i':
       case 'I':
         builder_.observe_time(e.ts_ns, e.ts_ns);
-        builder_.add_instant(track(pid, tid), e.ts_ns, e.name, e.cat, e.scope,
-                             e.mem_bytes, e.mem_total_allocated, e.mem_total_reserved,
-                             e.mem_device);
+        builder_.add_instant(track(pid, tid), e.ts_ns, e.name, e.cat, e.scope, e.mem_bytes,
+                             e.mem_total_allocated, e.mem_total_reserved, e.mem_device);
         break;
       default:
         // DevTools-only phases (P, O, N, D, R, S, T, F, ...) and anything else: counted above.
-        if (!is_known_other_phase(e.ph)) trace_->diagnostics.add(Diag::kUnknownPhase, src.offset, text);
+        if (!is_known_other_phase(e.ph))
+          trace_->diagnostics.add(Diag::kUnknownPhase, src.offset, text);
         break;
     }
   }
 
-  static bool is_known_other_phase(char ph) {
-    return std::strchr("PONDRSTFvVac()", ph) != nullptr;
-  }
+  static bool is_known_other_phase(char ph) { return std::strchr("PONDRSTFvVac()", ph) != nullptr; }
 
   SliceArgs slice_args(const RawEvent& e) {
     SliceArgs a;
@@ -275,8 +271,10 @@ class ChromeJsonImporter::Impl : public FramerSink {
       }
       error_.code = ImportErrorCode::kNotATrace;
       error_.offset = 0;
-      error_.message = "JSON, but not a Chrome trace: the top-level object has no traceEvents "
-                       "array (keys: " + (keys.empty() ? std::string("none") : keys) + ")";
+      error_.message =
+          "JSON, but not a Chrome trace: the top-level object has no traceEvents "
+          "array (keys: " +
+          (keys.empty() ? std::string("none") : keys) + ")";
       return false;
     }
     // No event object was read, only other values ("[1, 2, 3]"): not a trace. (The old test
@@ -316,20 +314,34 @@ void ChromeJsonImporter::set_source(std::string name, bool gzip) {
   impl_->trace_->facts.source_gzip = gzip;
 }
 
-void ChromeJsonImporter::set_fast_path(bool on) { impl_->fast_path_ = on; }
+void ChromeJsonImporter::set_fast_path(bool on) {
+  impl_->fast_path_ = on;
+}
 
-bool ChromeJsonImporter::feed(const char* data, size_t len) { return impl_->framer_.feed(data, len); }
+bool ChromeJsonImporter::feed(const char* data, size_t len) {
+  return impl_->framer_.feed(data, len);
+}
 
-bool ChromeJsonImporter::finish() { return impl_->finish(); }
+bool ChromeJsonImporter::finish() {
+  return impl_->finish();
+}
 
 const ImportError& ChromeJsonImporter::error() const {
   return impl_->framer_.error().ok() ? impl_->error_ : impl_->framer_.error();
 }
 
-uint64_t ChromeJsonImporter::bytes_read() const { return impl_->framer_.bytes_fed(); }
-uint64_t ChromeJsonImporter::events_read() const { return impl_->events_; }
+uint64_t ChromeJsonImporter::bytes_read() const {
+  return impl_->framer_.bytes_fed();
+}
+uint64_t ChromeJsonImporter::events_read() const {
+  return impl_->events_;
+}
 
-const Trace& ChromeJsonImporter::trace() const { return *impl_->trace_; }
-std::unique_ptr<Trace> ChromeJsonImporter::take() { return std::move(impl_->trace_); }
+const Trace& ChromeJsonImporter::trace() const {
+  return *impl_->trace_;
+}
+std::unique_ptr<Trace> ChromeJsonImporter::take() {
+  return std::move(impl_->trace_);
+}
 
 }  // namespace ks

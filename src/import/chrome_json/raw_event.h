@@ -26,7 +26,7 @@ struct RawEvent {
   RawId pid, tid;
   bool has_ts = false, has_dur = false, bad_number = false;
   int64_t ts_ns = 0, dur_ns = 0;
-  std::string_view id;  // flow / async id (number digits or string)
+  std::string_view id;           // flow / async id (number digits or string)
   bool binds_enclosing = false;  // bp:"e"
   char scope = 0;                // instant scope g/p/t
 

@@ -2,9 +2,9 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include "import/chrome_json/framer.h"
 #include "util/decimal_time.h"
-#include <cstdint>
 
 namespace ks {
 
@@ -17,8 +17,7 @@ int64_t as_int(od::value v) {
   if (!v.get_int64().get(i)) return i;
   double d;
   // Outside int64 the conversion is undefined behaviour: treat as absent.
-  if (!v.get_double().get(d))
-    return d > -9.2e18 && d < 9.2e18 ? static_cast<int64_t>(d) : kNoValue;
+  if (!v.get_double().get(d)) return d > -9.2e18 && d < 9.2e18 ? static_cast<int64_t>(d) : kNoValue;
   std::string_view s;
   if (!v.get_string().get(s)) return std::strtoll(std::string(s).c_str(), nullptr, 10);
   return kNoValue;
@@ -47,13 +46,19 @@ void for_each_member(od::object obj, Visit visit) {
 void read_device(od::object obj, Trace* t) {
   DeviceProperties d;
   for_each_member(obj, [&d](std::string_view k, od::value v) {
-    if (k == "id") d.id = as_int(v);
-    else if (k == "name") d.name = as_text(v);
-    else if (k == "totalGlobalMem") d.total_memory = as_int(v);
+    if (k == "id")
+      d.id = as_int(v);
+    else if (k == "name")
+      d.name = as_text(v);
+    else if (k == "totalGlobalMem")
+      d.total_memory = as_int(v);
     // Legacy 'computeProperties' (2021 Kineto) spells these major, minor, multiProcessorCount.
-    else if (k == "numSms" || k == "multiProcessorCount") d.num_sms = as_int(v);
-    else if (k == "computeMajor" || k == "major") d.compute_major = as_int(v);
-    else if (k == "computeMinor" || k == "minor") d.compute_minor = as_int(v);
+    else if (k == "numSms" || k == "multiProcessorCount")
+      d.num_sms = as_int(v);
+    else if (k == "computeMajor" || k == "major")
+      d.compute_major = as_int(v);
+    else if (k == "computeMinor" || k == "minor")
+      d.compute_minor = as_int(v);
   });
   t->devices.push_back(std::move(d));
 }
@@ -62,9 +67,12 @@ void read_distributed(od::object obj, Trace* t) {
   DistributedInfo& di = t->distributed;
   di.present = true;
   for_each_member(obj, [&di](std::string_view k, od::value v) {
-    if (k == "rank") di.rank = as_int(v);
-    else if (k == "world_size") di.world_size = as_int(v);
-    else if (k == "backend") di.backend = as_text(v);
+    if (k == "rank")
+      di.rank = as_int(v);
+    else if (k == "world_size")
+      di.world_size = as_int(v);
+    else if (k == "backend")
+      di.backend = as_text(v);
   });
 }
 
@@ -119,8 +127,10 @@ void read_top_level_member(std::string_view key, const char* data, size_t len, u
     if (flag) {
       int64_t v;
       bool b;
-      if (!doc.get_int64().get(v)) *flag = v != 0;
-      else if (!doc.get_bool().get(b)) *flag = b;
+      if (!doc.get_int64().get(v))
+        *flag = v != 0;
+      else if (!doc.get_bool().get(b))
+        *flag = b;
     }
   }
 }
