@@ -115,24 +115,39 @@ class Reader {
   size_t read_event() {
     const char* begin = p_;
     ++p_;  // '{'
-    skip_space();
-    if (at('}')) return static_cast<size_t>(++p_ - begin);
-    for (;;) {
+    const bool read = read_elements('}', [this] {
       std::string_view key;
-      if (!read_key(&key)) return 0;
-      if (!read_member(key)) return 0;
+      return read_key(&key) && read_member(key);
+    });
+    return read ? static_cast<size_t>(p_ - begin) : 0;
+  }
+
+ private:
+  // What follows an opening '{' or '[' (p_ just past it) up to its `close`: elements read by
+  // `read_element` (false: not read exactly), separated by commas, no trailing comma. Every
+  // object and array the reader meets goes through here.
+  template <typename ReadElement>
+  bool read_elements(char close, ReadElement read_element) {
+    skip_space();
+    if (at(close)) {
+      ++p_;
+      return true;
+    }
+    for (;;) {
+      if (!read_element()) return false;
       skip_space();
       if (at(',')) {
         ++p_;
         skip_space();
-        continue;
+      } else if (at(close)) {
+        ++p_;
+        return true;
+      } else {
+        return false;
       }
-      if (at('}')) return static_cast<size_t>(++p_ - begin);
-      return 0;
     }
   }
 
- private:
   bool at(char c) const { return p_ < end_ && *p_ == c; }
   void skip_space() {
     while (p_ < end_ && is_space(*p_)) ++p_;
@@ -286,49 +301,15 @@ class Reader {
         std::string_view ignored;
         return scan_string(/*allow_escapes=*/true, &ignored);
       }
-      case '{': {
+      case '{':
         ++p_;
-        skip_space();
-        if (at('}')) {
-          ++p_;
-          return true;
-        }
-        for (;;) {
+        return read_elements('}', [this, depth] {
           std::string_view key;
-          if (!read_key(&key) || !skip_value(depth + 1)) return false;
-          skip_space();
-          if (at(',')) {
-            ++p_;
-            skip_space();
-          } else if (at('}')) {
-            ++p_;
-            return true;
-          } else {
-            return false;
-          }
-        }
-      }
-      case '[': {
+          return read_key(&key) && skip_value(depth + 1);
+        });
+      case '[':
         ++p_;
-        skip_space();
-        if (at(']')) {
-          ++p_;
-          return true;
-        }
-        for (;;) {
-          if (!skip_value(depth + 1)) return false;
-          skip_space();
-          if (at(',')) {
-            ++p_;
-            skip_space();
-          } else if (at(']')) {
-            ++p_;
-            return true;
-          } else {
-            return false;
-          }
-        }
-      }
+        return read_elements(']', [this, depth] { return skip_value(depth + 1); });
       case 't':
         return skip_literal("true", 4);
       case 'f':
@@ -384,28 +365,16 @@ class Reader {
   bool read_dim3(uint32_t dims[3], bool* has) {
     if (!at('[')) return false;
     ++p_;
-    skip_space();
-    if (at(']')) {
-      ++p_;
-    } else {
-      for (int i = 0;; ++i) {
-        int64_t x;
-        if (!read_int(&x)) return false;
-        if (i < 3) dims[i] = static_cast<uint32_t>(x);
-        skip_space();
-        if (at(',')) {
-          ++p_;
-          skip_space();
-        } else if (at(']')) {
-          ++p_;
-          break;
-        } else {
-          return false;
-        }
-      }
-    }
-    *has = true;
-    return true;
+    int i = 0;
+    const bool read = read_elements(']', [this, dims, &i] {
+      int64_t x;
+      if (!read_int(&x)) return false;
+      if (i < 3) dims[i] = static_cast<uint32_t>(x);
+      ++i;
+      return true;
+    });
+    if (read) *has = true;
+    return read;
   }
 
   bool read_member(std::string_view key) {
@@ -455,27 +424,11 @@ class Reader {
   bool read_args() {
     if (!at('{') || e_->ph == 0 || e_->ph == 'C') return false;
     ++p_;
-    skip_space();
-    if (at('}')) {
-      ++p_;
-      return true;
-    }
     const bool is_meta = e_->ph == 'M';
-    for (;;) {
+    return read_elements('}', [this, is_meta] {
       std::string_view key;
-      if (!read_key(&key)) return false;
-      if (!(is_meta ? read_meta_arg(key) : read_arg(key))) return false;
-      skip_space();
-      if (at(',')) {
-        ++p_;
-        skip_space();
-      } else if (at('}')) {
-        ++p_;
-        return true;
-      } else {
-        return false;
-      }
-    }
+      return read_key(&key) && (is_meta ? read_meta_arg(key) : read_arg(key));
+    });
   }
 
   bool read_meta_arg(std::string_view key) {
