@@ -7,7 +7,7 @@
 // stopOthers}); its drop handler first offers the files to compare.takes(files).
 import { h } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
-import { AnalyzerPool, PoolError, poolSize } from '../ranks/pool.js';
+import { AnalyzerPool, PoolError, cancelPoolJob, poolSize } from '../ranks/pool.js';
 import { renderDiff } from './view.js';
 
 export function initCompare({ ui, settled, showError, setCurrent, shown, stopOthers }) {
@@ -108,13 +108,10 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
 
   function cancel() {
     if (!job) return false;
-    const old = job;
+    cancelPoolJob(job, 'the comparison was cancelled');
     job = null;
-    old.cancelled = true;
-    old.pool.close();
     ui.status.hidden = true;
     settled('cancelled');
-    old.reject(new PoolError({ code: 'cancelled', message: 'the comparison was cancelled' }));
     return true;
   }
 

@@ -9,7 +9,7 @@
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
-import { AnalyzerPool, PoolError, poolSize } from './pool.js';
+import { AnalyzerPool, PoolError, cancelPoolJob, poolSize } from './pool.js';
 import { rankHead, renderRanks } from './view.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
@@ -38,13 +38,10 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
 
   function cancel() {
     if (!job) return false;
-    const old = job;
+    cancelPoolJob(job, 'reading the ranks was cancelled');
     job = null;
-    old.cancelled = true;
-    old.pool.close();
     ui.status.hidden = true;
     settled('cancelled');
-    old.reject(new PoolError({ code: 'cancelled', message: 'reading the ranks was cancelled' }));
     return true;
   }
 

@@ -24,6 +24,15 @@ export class PoolError extends Error {
   }
 }
 
+// Ends a running job of the ranks or compare mode ({pool, reject, cancelled}): its workers stop
+// and its promise rejects as 'cancelled', saying `message` (the handlers run after the caller's
+// own clean-up, as microtasks).
+export function cancelPoolJob(job, message) {
+  job.cancelled = true;
+  job.pool.close();
+  job.reject(new PoolError({ code: 'cancelled', message }));
+}
+
 let nextId = 1_000_000; // apart from app.js's ids, so a stray message can never match
 
 class PoolWorker {
