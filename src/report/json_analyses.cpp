@@ -54,11 +54,16 @@ void write_kernel_types(W& w, const KernelTypeBreakdown& k) {
   w.end_object();
 }
 
+// "<cause>_us" for each idle cause, in IdleCause order.
+void write_idle_by_cause(W& w, const int64_t (&idle_ns)[kIdleCauses]) {
+  for (int c = 0; c < kIdleCauses; ++c)
+    w.field_micros(std::string(idle_cause_name(static_cast<IdleCause>(c))) + "_us", idle_ns[c]);
+}
+
 void write_idle(W& w, const IdleBreakdown& b) {
   w.key("idle_breakdown").begin_object();
   w.field_micros("kernel_wait_threshold_us", kKernelWaitThresholdNs);
-  for (int c = 0; c < kIdleCauses; ++c)
-    w.field_micros(std::string(idle_cause_name(static_cast<IdleCause>(c))) + "_us", b.idle_ns[c]);
+  write_idle_by_cause(w, b.idle_ns);
   w.key("streams").begin_array();
   for (const StreamIdle& s : b.streams) {
     w.begin_object();
@@ -66,8 +71,7 @@ void write_idle(W& w, const IdleBreakdown& b) {
     write_id(w, "stream", s.stream);
     w.field("ops", s.ops);
     w.field_micros("idle_us", s.idle_total_ns());
-    for (int c = 0; c < kIdleCauses; ++c)
-      w.field_micros(std::string(idle_cause_name(static_cast<IdleCause>(c))) + "_us", s.idle_ns[c]);
+    write_idle_by_cause(w, s.idle_ns);
     w.key("gaps").begin_object();
     for (int c = 0; c < kIdleCauses; ++c) {
       w.key(idle_cause_name(static_cast<IdleCause>(c))).begin_object();
