@@ -43,11 +43,12 @@ try {
   clearInterval(timer);
   const state = await page.evaluate(() => document.body.dataset.state);
   const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
+  const timings = await page.evaluate(() => (window.kinetoscope.timings ? window.kinetoscope.timings() : null));
   const json = facts ? facts.json_bytes : 0;
   console.log(JSON.stringify({
     file: basename(file), file_bytes: statSync(file).size, state, ...facts,
     to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
-    browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
+    timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
   }));
 } finally {
   await ctx.close();

@@ -7,6 +7,7 @@
 //   window.kinetoscope.compare(base, test)                    -> Promise<trace diff object>
 //   window.kinetoscope.openUrl(sameOriginPath)                -> Promise<report object>
 //   window.kinetoscope.report()                               -> the current report object, or null
+//   window.kinetoscope.timings()                              -> where the last load's time went (ms)
 //   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
@@ -45,6 +46,7 @@ let loader = null;
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
+let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
 const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
 
@@ -83,6 +85,7 @@ function onMessage(e, from) {
   if (m.type === 'progress') showProgress(m);
   else if (m.type === 'error') fail(m.error);
   else if (m.type === 'report') {
+    const received = performance.now();
     let report;
     try {
       report = JSON.parse(m.json);
@@ -96,9 +99,12 @@ function onMessage(e, from) {
     worker = loader;
     loader = null;
     ui.status.hidden = true;
+    const parsed = performance.now();
     show(report, done);
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
+    const at = (t) => Math.round((t - done.t0) * 10) / 10;
+    timings = { worker: m.timings || {}, received: at(received), parsed: at(parsed), shown: at(performance.now()) };
     settled('ready');
     done.resolve(report);
   }
@@ -296,7 +302,7 @@ window.addEventListener('drop', (e) => {
   filesFromDrop(e.dataTransfer).then(openFiles, ignore);
 });
 
-window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, ...sharingApi, timeline: timeline.api });
+window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
 
 // ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this).

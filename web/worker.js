@@ -195,6 +195,10 @@ function parseJson(text, fallback) {
 
 async function run(msg) {
   const job = { id: msg.id, cancelled: false, reader: null };
+  // Where a load's time goes, for bench/ingest_browser.mjs (ms since the worker got the message).
+  const t0 = performance.now();
+  const timings = {};
+  const mark = (what) => (timings[what] = Math.round((performance.now() - t0) * 10) / 10);
   current = job;
   let read = 0;
   let session = null;
@@ -210,6 +214,7 @@ async function run(msg) {
       throw new JobError('wasm_load_failed', `the analyzer (wasm/kinetoscope_wasm.js) could not be loaded: ${e.message || e}`);
     });
     if (job.cancelled) return;
+    mark('module');
     // The timeline's kept Session (the trace on screen) stays while this file loads, unless the
     // module is already big: then its memory goes to the new file (WASM memory is limited to 4 GB).
     if (kept && M.HEAPU8.length > KEEP_SESSION_HEAP) {
@@ -244,6 +249,7 @@ async function run(msg) {
       const { value, done } = await job.reader.read();
       if (job.cancelled) return;
       if (done) break;
+      if (!fedBytes) mark('first_chunk');
       // A false return means the core already hit a fatal error: finish() will report it.
       if (feed(M, session, value, msg.name) === false) {
         job.reader.cancel().catch(() => {});
@@ -273,12 +279,16 @@ async function run(msg) {
         if (job.cancelled) return;
       }
     }
+    mark('fed');
     const ok = session.finish();
+    mark('finished');
     progress();
     const json = ok ? session.reportJson() : '';
+    mark('report_json');
     if (ok && json) {
       const markdown = typeof session.reportMarkdown === 'function' ? session.reportMarkdown() : '';
-      self.postMessage({ type: 'report', id: job.id, json, markdown, ...combinable(session, msg) });
+      mark('markdown');
+      self.postMessage({ type: 'report', id: job.id, json, markdown, timings, ...combinable(session, msg) });
       adoptSession(job.id, session, keep); // the timeline queries it from now on
       session = null;
     } else {
