@@ -3,7 +3,9 @@
 // worker streams it (gzip through DecompressionStream) into the WASM module, and the clock stops
 // when the report is on the page. Peak memory is the browser's total RSS (all its processes,
 // sampled every 100 ms) above what it used before the file was given. Prints one JSON line.
-//   node bench/ingest_browser.mjs TRACE
+// With --warm the file is given once the page has warmed up its next loader (web/app.js, "spare"),
+// as when a user opens the page and then picks a file; without, the moment the page has loaded.
+//   node bench/ingest_browser.mjs TRACE [--warm]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,11 +30,13 @@ function browserRssBytes(rootPid) {
 }
 
 const file = process.argv[2];
+const warm = process.argv.includes('--warm');
 const profile = mkdtempSync(join(tmpdir(), 'ks-bench-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
   const { page } = await openPage(ctx, server.origin);
+  if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   const base = browserRssBytes(profile);
   let peak = base;
   const timer = setInterval(() => { peak = Math.max(peak, browserRssBytes(profile)); }, 100);
@@ -46,7 +50,7 @@ try {
   const timings = await page.evaluate(() => (window.kinetoscope.timings ? window.kinetoscope.timings() : null));
   const json = facts ? facts.json_bytes : 0;
   console.log(JSON.stringify({
-    file: basename(file), file_bytes: statSync(file).size, state, ...facts,
+    file: basename(file), file_bytes: statSync(file).size, warm, state, ...facts,
     to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
     timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
   }));

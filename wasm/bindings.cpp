@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "import/chrome_json/importer.h"
+#include "import/chrome_json/split_point.h"
 #include "report/diff_digest_json.h"
 #include "report/multi_rank_report.h"
 #include "report/rank_digest_json.h"
@@ -59,6 +60,39 @@ class Session {
     if (finished_ || g_out_of_memory) return false;
     bool ok = importer_.feed(reinterpret_cast<const char*>(ptr), len);
     return ok && !g_out_of_memory;
+  }
+
+  // Two workers on one file (importer.h; web/worker.js, "Two workers on one file"). The second
+  // reads the event array from `offset` on into a model of its own ...
+  void startPart(double offset) { importer_.start_part(static_cast<uint64_t>(offset)); }
+  bool partEnded() const { return importer_.part_ended(); }
+  bool partFailed() const { return g_out_of_memory || importer_.part_failed(); }
+  // ... and hands it over as bytes: a view into WASM memory, valid until the Session is deleted
+  // (the worker copies it out). Empty when the part cannot be merged.
+  emscripten::val takePart() {
+    part_ = importer_.take_part();
+    return emscripten::val(emscripten::typed_memory_view(
+        part_.size(), reinterpret_cast<const uint8_t*>(part_.data())));
+  }
+  // The first, fed the bytes before the part: merges it in, then reads on from resumeOffset().
+  bool atPartBoundary() const { return importer_.at_part_boundary(); }
+  bool applyPart(uintptr_t ptr, size_t len) {
+    if (finished_ || g_out_of_memory) return false;
+    bool ok = importer_.apply_part(reinterpret_cast<const char*>(ptr), len);
+    return ok && !g_out_of_memory;
+  }
+  double resumeOffset() const { return static_cast<double>(importer_.resume_offset()); }
+
+  // feed() without the worker's own copy: the worker writes the chunk at the address
+  // feedBuffer() returns (0 when the session cannot take more), then calls feedCommit().
+  uintptr_t feedBuffer(size_t len) {
+    if (finished_ || g_out_of_memory) return 0;
+    char* at = importer_.prepare_feed(len);
+    return g_out_of_memory ? 0 : reinterpret_cast<uintptr_t>(at);
+  }
+  bool feedCommit(size_t len) {
+    if (finished_ || g_out_of_memory) return false;
+    return importer_.commit_feed(len) && !g_out_of_memory;
   }
 
   bool finish() {
@@ -158,6 +192,7 @@ class Session {
   }
 
   std::string source_name_;
+  std::string part_;
   ks::ChromeJsonImporter importer_;
   ks::AnalysisOptions options_;
   std::unique_ptr<ks::Trace> trace_;
@@ -207,9 +242,17 @@ std::string diffTraces(const std::string& base, const std::string& test,
                             : ks::trace_diff_json(d);
 }
 
+// Where a second worker may start reading the event array (split_point.h): the offset of the
+// guess within the `len` bytes at `ptr`, or -1.
+double findPartStart(uintptr_t ptr, size_t len) {
+  size_t at = ks::find_part_start(reinterpret_cast<const char*>(ptr), len);
+  return at == std::string::npos ? -1 : static_cast<double>(at);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
+  emscripten::function("findPartStart", &findPartStart);
   emscripten::register_vector<std::string>("StringList");
   emscripten::function("combineRanks", &combineRanks);
   emscripten::function("combineRanksMarkdown", &combineRanksMarkdown);
@@ -219,6 +262,15 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
       .function("feed", &Session::feed)
+      .function("feedBuffer", &Session::feedBuffer)
+      .function("feedCommit", &Session::feedCommit)
+      .function("startPart", &Session::startPart)
+      .function("partEnded", &Session::partEnded)
+      .function("partFailed", &Session::partFailed)
+      .function("takePart", &Session::takePart)
+      .function("atPartBoundary", &Session::atPartBoundary)
+      .function("applyPart", &Session::applyPart)
+      .function("resumeOffset", &Session::resumeOffset)
       .function("finish", &Session::finish)
       .function("errorJson", &Session::errorJson)
       .function("progressJson", &Session::progressJson)

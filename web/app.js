@@ -43,6 +43,40 @@ const ui = {
 // screen keeps its worker.
 let worker = null;
 let loader = null;
+// A plain file of SPLIT_MIN..SPLIT_MAX bytes is read by two workers (worker.js, "Two workers on
+// one file"): the loader and this helper, which talk through a MessagePort and end with the load.
+// Smaller files gain too little to pay for a second module; larger ones would hold two large
+// models in memory at once, so they are read by the loader alone, as before.
+const SPLIT_MIN = 32 * 2 ** 20;
+const SPLIT_MAX = 1.5 * 2 ** 30;
+let helper = null;
+// The next loader, started ahead of time and warmed up (worker.js, "Warming up"): a file opened
+// after the page has been open a moment is read by optimized code from its first byte.
+// <body data-warm="1"> once it is ready (tests and the benchmark wait for it).
+let spare = null;
+const SPARE_DELAY_MS = 300;
+
+function startSpare() {
+  if (spare) return;
+  spare = startWorker();
+  spare.postMessage({ type: 'warm' });
+  document.body.dataset.spare = '1';
+}
+
+// A spare for the next load, once this one has settled and the page is idle again.
+function scheduleSpare() {
+  setTimeout(() => {
+    if (!job) startSpare();
+  }, SPARE_DELAY_MS);
+}
+
+function takeSpare() {
+  const w = spare;
+  spare = null;
+  delete document.body.dataset.warm;
+  delete document.body.dataset.spare;
+  return w;
+}
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
@@ -65,6 +99,7 @@ function startWorker() {
     e.preventDefault();
     w.terminate();
     if (w === worker) worker = null;
+    if (w === spare) takeSpare();
     if (w === loader) {
       loader = null;
       if (job) fail({ code: 'worker_failed', message: `the analyzer stopped: ${e.message || 'unknown error'}` });
@@ -76,10 +111,38 @@ function startWorker() {
 function endLoader() {
   if (loader) loader.terminate();
   loader = null;
+  endHelper();
+}
+
+function endHelper() {
+  if (helper) helper.terminate();
+  helper = null;
+}
+
+// The helper for a large plain file, or null. Its port goes to the loader with the file.
+function startHelper(fields, id) {
+  const blob = fields.blob;
+  if (!blob || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX || typeof MessageChannel !== 'function') return null;
+  const channel = new MessageChannel();
+  helper = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
+  const h = helper;
+  h.onerror = (e) => {
+    // The helper's script failed: the loader reads on by itself.
+    e.preventDefault();
+    if (h !== helper) return;
+    endHelper();
+    if (loader && job && job.id === id) loader.postMessage({ type: 'part-lost', id });
+  };
+  h.postMessage({ type: 'part', name: fields.name, blob, port: channel.port2 }, [channel.port2]);
+  return channel.port1;
 }
 
 function onMessage(e, from) {
   const m = e.data;
+  if (m.type === 'warm') {
+    if (from === spare) document.body.dataset.warm = '1';
+    return;
+  }
   if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
   if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
   if (m.type === 'progress') showProgress(m);
@@ -95,6 +158,7 @@ function onMessage(e, from) {
     }
     const done = job;
     job = null;
+    endHelper();
     if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
     worker = loader;
     loader = null;
@@ -135,6 +199,7 @@ function showError(name, err) {
 function settled(state) {
   document.body.dataset.state = state;
   document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
+  scheduleSpare();
 }
 
 function begin(fields) {
@@ -146,7 +211,7 @@ function begin(fields) {
     old.reject(jobError({ code: 'cancelled', message: `${old.name} was replaced by ${fields.name}` }));
   }
   endLoader();
-  loader = startWorker();
+  loader = takeSpare() || startWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     job = { id, name: fields.name, size: fields.size, t0: performance.now(), resolve, reject };
@@ -154,7 +219,9 @@ function begin(fields) {
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
     showProgress({ read: 0, total: fields.size, bytes: 0, events: 0 });
-    loader.postMessage({ type: 'open', id, ...fields });
+    const partPort = startHelper(fields, id);
+    if (partPort) loader.postMessage({ type: 'open', id, ...fields, partPort }, [partPort]);
+    else loader.postMessage({ type: 'open', id, ...fields });
   });
 }
 
@@ -309,3 +376,4 @@ initSharing({ open, report: ui.report, firstNode: ui.status });
 const params = new URLSearchParams(location.search);
 const start = params.get('url') || params.get('demo');
 if (start) openUrl(start).catch(ignore);
+else scheduleSpare();

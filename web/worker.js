@@ -1,6 +1,8 @@
 // Kinetoscope worker (classic script): owns the WASM analyzer and streams one trace at a time into it.
 //
-// Messages in:  {type:'open', id, name, blob}   a File or Blob, read with blob.stream()
+// Messages in:  {type:'open', id, name, blob[, partPort]}   a File or Blob, read with blob.stream()
+//               {type:'part', name, blob, port}  this worker helps another read a large file (see
+//                                                "Two workers on one file"); {type:'part-lost', id}
 //               {type:'open', id, name, url}    a same-origin URL, read with fetch().body
 //               {type:'cancel', id}
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
@@ -173,16 +175,24 @@ async function gzipDecodedSize(blob) {
   return isize >= blob.size ? isize : isize + 2 ** 32;
 }
 
-function feed(M, session, chunk, name) {
-  const ptr = M._malloc(chunk.length);
-  if (!ptr) throw tooLarge(name, 'the analyzer ran out of memory while reading the trace');
-  try {
-    // Read HEAPU8 after _malloc: growing the memory replaces the view.
-    M.HEAPU8.set(chunk, ptr);
-    return session.feed(ptr, chunk.length);
-  } finally {
-    M._free(ptr);
+// Chunks are fed in pieces of at most FEED_BYTES: V8 runs a WebAssembly function in its baseline
+// tier until it has compiled an optimized version, and a call already running keeps the code it
+// started with, so one long call on a cold module runs unoptimized to its end.
+const FEED_BYTES = 64 << 10;
+function feed(M, session, chunk) {
+  for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+    if (feedPiece(M, session, chunk.subarray(at, at + FEED_BYTES)) === false) return false;
   }
+  return true;
+}
+
+// The chunk goes straight into the importer's buffer (one copy). No address back means the session
+// stopped: a fatal error or out of memory, which finish() and errorJson() then report.
+function feedPiece(M, session, chunk) {
+  const ptr = session.feedBuffer(chunk.length);
+  if (!ptr) return false;
+  M.HEAPU8.set(chunk, ptr); // HEAPU8 read after feedBuffer(): growing the memory replaces the view
+  return session.feedCommit(chunk.length);
 }
 
 function parseJson(text, fallback) {
@@ -194,7 +204,9 @@ function parseJson(text, fallback) {
 }
 
 async function run(msg) {
-  const job = { id: msg.id, cancelled: false, reader: null };
+  // A helper worker for a large plain file (findSplit): the page sends its port along.
+  const helper = msg.partPort ? new PartHelper(msg.partPort) : null;
+  const job = { id: msg.id, cancelled: false, reader: null, helper };
   // Where a load's time goes, for bench/ingest_browser.mjs (ms since the worker got the message).
   const t0 = performance.now();
   const timings = {};
@@ -206,7 +218,8 @@ async function run(msg) {
   let total = 0;
   const progress = () => {
     const p = session ? parseJson(session.progressJson(), {}) : {};
-    self.postMessage({ type: 'progress', id: job.id, read, total, bytes: p.bytes || 0, events: p.events || 0 });
+    const h = helper && !helper.done ? helper : { read: 0, events: 0 }; // the helper's part so far
+    self.postMessage({ type: 'progress', id: job.id, read: read + h.read, total, bytes: (p.bytes || 0) + h.read, events: (p.events || 0) + h.events });
   };
   let M = null;
   try {
@@ -234,51 +247,84 @@ async function run(msg) {
       peeked.stream.cancel().catch(() => {});
       throw tooLarge(msg.name, `${msg.name} holds ${gb(jsonTotal)} of JSON${gzip ? ' (its gzip trailer says)' : ''}, and its analysis would need more`, 0);
     }
-    const data = gzip ? gunzip(peeked.stream) : peeked.stream;
     session = new M.Session();
     session.setSource(msg.name, gzip);
     // The details panel re-reads an event's bytes: keep the file itself, or the decoded JSON.
     const keep = new ByteKeeper(!gzip && msg.blob ? msg.blob : null);
-    job.reader = data.getReader();
-    let fedBytes = 0;
     let nextProjection = PROJECT_AFTER_BYTES;
     let lastPost = 0;
     let lastYield = performance.now();
-    progress();
-    for (;;) {
-      const { value, done } = await job.reader.read();
-      if (job.cancelled) return;
-      if (done) break;
-      if (!fedBytes) mark('first_chunk');
-      // A false return means the core already hit a fatal error: finish() will report it.
-      if (feed(M, session, value, msg.name) === false) {
-        job.reader.cancel().catch(() => {});
-        break;
-      }
-      keep.add(value);
-      fedBytes += value.length;
-      if (jsonTotal && fedBytes >= nextProjection) {
-        nextProjection = fedBytes + PROJECT_AFTER_BYTES;
-        const p = parseJson(session.progressJson(), {});
-        const events = p.events ? (p.events * jsonTotal) / p.bytes : 0;
-        const projected = events * MODEL_BYTES_PER_EVENT;
-        if (projected > 1.25 * WASM_MAX_BYTES) {
+    // Feeds one stream to the end. False when the core stopped (a fatal error: finish() says it).
+    const feedStream = async (stream) => {
+      job.reader = stream.getReader();
+      let fedBytes = 0;
+      for (;;) {
+        const { value, done } = await job.reader.read();
+        if (job.cancelled) return false;
+        if (done) return true;
+        if (!timings.first_chunk) mark('first_chunk');
+        if (stream !== data) read += value.length; // the peeked stream counts its own
+        // A false return means the core already hit a fatal error: finish() will report it.
+        if (feed(M, session, value) === false) {
           job.reader.cancel().catch(() => {});
-          throw tooLarge(msg.name, `stopped after ${p.bytes} bytes of about ${gb(jsonTotal)} of JSON: at ${Math.round(p.bytes / p.events)} bytes per event it holds about ${(events / 1e6).toFixed(0)} million events, which need about ${gb(projected)}`, p.bytes);
+          return false;
+        }
+        keep.add(value);
+        fedBytes += value.length;
+        if (jsonTotal && fedBytes >= nextProjection) {
+          nextProjection = fedBytes + PROJECT_AFTER_BYTES;
+          const p = parseJson(session.progressJson(), {});
+          const events = p.events ? (p.events * jsonTotal) / p.bytes : 0;
+          const projected = events * MODEL_BYTES_PER_EVENT;
+          if (projected > 1.25 * WASM_MAX_BYTES) {
+            job.reader.cancel().catch(() => {});
+            throw tooLarge(msg.name, `stopped after ${p.bytes} bytes of about ${gb(jsonTotal)} of JSON: at ${Math.round(p.bytes / p.events)} bytes per event it holds about ${(events / 1e6).toFixed(0)} million events, which need about ${gb(projected)}`, p.bytes);
+          }
+        }
+        const now = performance.now();
+        if (now - lastPost >= PROGRESS_MS) {
+          lastPost = now;
+          progress();
+        }
+        // Decompressed chunks can resolve back to back as microtasks; let a cancel message in.
+        if (now - lastYield >= YIELD_MS) {
+          await new Promise((r) => setTimeout(r, 0));
+          lastYield = performance.now();
+          if (job.cancelled) return false;
         }
       }
-      const now = performance.now();
-      if (now - lastPost >= PROGRESS_MS) {
-        lastPost = now;
-        progress();
-      }
-      // Decompressed chunks can resolve back to back as microtasks; let a cancel message in.
-      if (now - lastYield >= YIELD_MS) {
-        await new Promise((r) => setTimeout(r, 0));
-        lastYield = performance.now();
+    };
+    const start = helper && !gzip && msg.blob ? await findSplit(M, msg.blob) : -1;
+    let data = null;
+    progress();
+    if (start > 0) {
+      // Two workers on one file (see findSplit): this one reads up to `start`, the helper on.
+      peeked.stream.cancel().catch(() => {});
+      read = 0;
+      helper.start(start);
+      mark('split');
+      let rest = start;
+      if (await feedStream(msg.blob.slice(0, start).stream())) {
+        mark('first_part');
+        const part = session.atPartBoundary() ? await helper.result : null;
         if (job.cancelled) return;
+        mark('part_received');
+        if (part && part.bytes && applyPart(M, session, part.bytes)) {
+          rest = session.resumeOffset();
+          read = rest;
+          timings.part_bytes = part.bytes.byteLength;
+          timings.helper = part.timings;
+        }
+        helper.stop();
+        mark('merged');
+        await feedStream(msg.blob.slice(rest).stream());
       }
+    } else {
+      if (helper) helper.stop();
+      data = gzip ? gunzip(peeked.stream) : peeked.stream;
+      await feedStream(data);
     }
+    if (job.cancelled) return;
     mark('fed');
     const ok = session.finish();
     mark('finished');
@@ -331,14 +377,187 @@ async function run(msg) {
   }
 }
 
+// --- Warming up ---------------------------------------------------------------------------------
+// The page starts its next loader ahead of time ({type:'warm'}): the module is fetched, compiled and
+// instantiated, then reads a small generated trace and writes its report, so that V8 has compiled
+// the hot functions with its optimizing tier before a real file arrives. (V8 first runs WebAssembly
+// in a baseline tier, and a call already running keeps that code: measured, the first 200 MB a cold
+// module reads take ~1.5 times as long as the next, docs/performance.md.) The work is that of
+// reading ~3 MB: about 0.1 s of one core, while the page waits for the user anyway.
+function warmupTrace(steps) {
+  const ev = ['{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"python"}}'];
+  let corr = 1;
+  for (let s = 0, ts = 1000; s < steps; s++, ts += 6000) {
+    ev.push(`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#${s}","pid":1,"tid":1,"ts":${ts},"dur":5000}`);
+    for (let k = 0; k < 100; k++, corr++) {
+      const t = ts + k * 50;
+      ev.push(
+        `{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":${t}.5,"dur":20,\n  "args":{"External id":${corr},"Sequence number":${k},"Input Dims":[[64,64],[64,64]]}}`,
+        `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":${t + 5},"dur":4,"args":{"External id":${corr},"cbid":211,"correlation":${corr}}}`,
+        `{"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":${t + 12},"dur":30,"args":{"External id":${corr},"device":0,"stream":7,"correlation":${corr},"registers per thread":128,"blocks per SM":1.5,"warps per SM":6,"grid":[80,1,1],"block":[128,1,1],"est. achieved occupancy %":12}}`,
+        `{"ph":"s","id":${corr},"pid":1,"tid":1,"ts":${t + 5},"cat":"ac2g","name":"ac2g"}`,
+        `{"ph":"f","id":${corr},"pid":0,"tid":7,"ts":${t + 12},"cat":"ac2g","name":"ac2g","bp":"e"}`,
+      );
+    }
+  }
+  return `{"schemaVersion":1,"traceEvents":[\n${ev.join(',\n')}\n]}`;
+}
+
+async function warm() {
+  const t0 = performance.now();
+  let session = null;
+  try {
+    const M = await loadModule();
+    session = new M.Session();
+    feed(M, session, new TextEncoder().encode(warmupTrace(30)));
+    if (session.finish()) {
+      session.reportJson();
+      session.reportMarkdown();
+    }
+  } catch {
+    modulePromise = null; // the real load will say what is wrong
+  } finally {
+    if (session) session.delete();
+  }
+  self.postMessage({ type: 'warm', ms: Math.round(performance.now() - t0) });
+}
+
+// --- Two workers on one file ----------------------------------------------------------------------
+// The page gives a plain File between 32 MB and 1.5 GB (web/app.js, SPLIT_MIN/SPLIT_MAX) a second
+// worker, reached through a MessagePort (msg.partPort). This worker then reads the file from the
+// start up to a point near the middle; the helper reads from that point to the end of the event
+// array into a model of its own and sends it over as bytes (src/model/trace_part.h), which this
+// worker merges in before it reads the little that is left and finishes. The point is a guess
+// (src/import/chrome_json/split_point.h) that this worker checks when it gets there; when the guess
+// was wrong or the helper cannot help (B/E events, a cut-off file, a failure), this worker reads
+// on by itself. Either way the model is the one a single worker builds
+// (tests/import/split_import_test.cpp). On two cores this nearly halves the reading time.
+const SPLIT_AT = 0.5; // of the file; the first worker also merges and finishes
+const SPLIT_PROBE = 1 << 20;
+
+async function findSplit(M, blob) {
+  const from = Math.floor(blob.size * SPLIT_AT);
+  const probe = new Uint8Array(await blob.slice(from, from + SPLIT_PROBE).arrayBuffer());
+  const ptr = M._malloc(probe.length);
+  if (!ptr) return -1;
+  try {
+    M.HEAPU8.set(probe, ptr);
+    const at = M.findPartStart(ptr, probe.length);
+    return at < 0 ? -1 : from + at;
+  } finally {
+    M._free(ptr);
+  }
+}
+
+function applyPart(M, session, buffer) {
+  const bytes = new Uint8Array(buffer);
+  const ptr = M._malloc(bytes.length);
+  if (!ptr) return false;
+  try {
+    M.HEAPU8.set(bytes, ptr);
+    return session.applyPart(ptr, bytes.length);
+  } finally {
+    M._free(ptr);
+  }
+}
+
+// The first worker's end of the port: the helper's progress, then its part (bytes, or null).
+class PartHelper {
+  constructor(port) {
+    this.port = port;
+    this.read = 0;
+    this.events = 0;
+    this.done = false;
+    this.result = new Promise((resolve) => (this.resolve = resolve));
+    port.onmessage = (e) => {
+      const m = e.data;
+      if (m.type === 'progress' && !this.done) {
+        this.read = m.read;
+        this.events = m.events;
+      } else if (m.type === 'part') {
+        this.resolve(m);
+      }
+    };
+  }
+  start(offset) {
+    this.port.postMessage({ type: 'start', offset });
+  }
+  // No part is wanted (any more): the helper may stop; a wait for it ends with none.
+  stop() {
+    if (this.done) return;
+    this.done = true;
+    this.port.postMessage({ type: 'stop' });
+    this.resolve({ bytes: null });
+  }
+}
+
+// The helper: {type:'part', name, blob, port}. Waits for {type:'start', offset}, reads the event
+// array from there into a part, and answers {type:'part', bytes} (an ArrayBuffer, or null).
+async function runPart(msg) {
+  const port = msg.port;
+  let session = null;
+  let stopped = false;
+  const t0 = performance.now();
+  const timings = {};
+  const mark = (what) => (timings[what] = Math.round((performance.now() - t0) * 10) / 10);
+  try {
+    const go = new Promise((resolve) => {
+      port.onmessage = (e) => {
+        if (e.data.type === 'stop') stopped = true;
+        resolve(e.data);
+      };
+    });
+    const M = await loadModule();
+    mark('module');
+    const order = await go;
+    if (order.type !== 'start') return;
+    mark('start');
+    session = new M.Session();
+    session.startPart(order.offset);
+    const reader = msg.blob.slice(order.offset).stream().getReader();
+    let read = 0;
+    let lastPost = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || stopped) break;
+      if (feed(M, session, value) === false || session.partFailed()) break;
+      read += value.length;
+      if (session.partEnded()) break;
+      const now = performance.now();
+      if (now - lastPost >= PROGRESS_MS) {
+        lastPost = now;
+        port.postMessage({ type: 'progress', read, events: parseJson(session.progressJson(), {}).events || 0 });
+      }
+    }
+    reader.cancel().catch(() => {});
+    mark('read');
+    const view = !stopped && session.partEnded() && !session.partFailed() ? session.takePart() : null;
+    const bytes = view && view.length ? view.slice().buffer : null; // a copy: the view is WASM memory
+    mark('sent');
+    port.postMessage({ type: 'part', bytes, timings }, bytes ? [bytes] : []);
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) modulePromise = null;
+    port.postMessage({ type: 'part', bytes: null, error: String((e && e.message) || e) });
+  } finally {
+    if (session) session.delete();
+  }
+}
+
 function cancel(job) {
   job.cancelled = true;
   if (job.reader) job.reader.cancel().catch(() => {});
+  if (job.helper) job.helper.stop();
 }
 
 self.onmessage = (e) => {
   const msg = e.data;
-  if (msg.type === 'open') {
+  if (msg.type === 'warm') {
+    warm();
+  } else if (msg.type === 'part') {
+    runPart(msg);
+  } else if (msg.type === 'part-lost') {
+    if (current && current.id === msg.id && current.helper) current.helper.stop();
+  } else if (msg.type === 'open') {
     if (current) cancel(current);
     run(msg);
   } else if (msg.type === 'cancel') {

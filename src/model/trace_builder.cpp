@@ -15,6 +15,9 @@ uint32_t TraceBuilder::process(std::string_view pid_text) {
   Process p;
   p.pid_text = t_->strings.intern(pid_text);
   t_->processes.push_back(std::move(p));
+  part_.process_first_name.emplace_back();
+  part_.process_first_name_offset.push_back(PartState::kNoOffset);
+  part_.process_labels_set.push_back(0);
   process_index_.emplace(key_, id);
   return id;
 }
@@ -32,6 +35,8 @@ TrackId TraceBuilder::track(std::string_view pid_text, std::string_view tid_text
   auto id = static_cast<TrackId>(t_->tracks.size());
   t_->tracks.push_back(std::move(tr));
   open_begins_.emplace_back();
+  part_.track_first_name.emplace_back();
+  part_.track_first_name_offset.push_back(PartState::kNoOffset);
   track_index_.emplace(std::move(key), id);
   return id;
 }
@@ -96,9 +101,11 @@ void TraceBuilder::add_begin(TrackId track, int64_t ts, std::string_view name, s
                                 slice_kind_from_category(cat), args, src);
   t_->slices.dur[index] = -1;  // open until its E arrives
   open_begins_[track].push_back(index);
+  part_.paired_events = true;
 }
 
 void TraceBuilder::add_end(TrackId track, int64_t ts, EventSource src) {
+  part_.paired_events = true;
   auto& open = open_begins_[track];
   if (open.empty()) {
     t_->diagnostics.add(Diag::kUnmatchedEnd, src.offset);
@@ -116,6 +123,7 @@ void TraceBuilder::add_end(TrackId track, int64_t ts, EventSource src) {
 
 void TraceBuilder::add_async(char ph, std::string_view pid_text, int64_t ts, std::string_view name,
                              std::string_view cat, std::string_view id, EventSource src) {
+  part_.paired_events = true;
   std::string tid = "async";
   if (!cat.empty()) tid.append(" ").append(cat);
   TrackId tr = track(pid_text, tid);
@@ -180,13 +188,20 @@ void TraceBuilder::add_instant(TrackId track, int64_t ts, std::string_view name,
 
 void TraceBuilder::set_process_name(std::string_view pid_text, std::string_view name,
                                     uint64_t offset) {
-  Process& p = t_->processes[process(pid_text)];
+  const uint32_t id = process(pid_text);
+  Process& p = t_->processes[id];
   if (!p.name.empty() && p.name != name) t_->diagnostics.add(Diag::kDuplicateMetadata, offset);
   p.name.assign(name);
+  if (part_.process_first_name_offset[id] == PartState::kNoOffset) {
+    part_.process_first_name_offset[id] = offset;
+    part_.process_first_name[id].assign(name);
+  }
 }
 
 void TraceBuilder::set_process_labels(std::string_view pid_text, std::string_view labels) {
-  t_->processes[process(pid_text)].labels.assign(labels);
+  const uint32_t id = process(pid_text);
+  t_->processes[id].labels.assign(labels);
+  part_.process_labels_set[id] = 1;
 }
 
 void TraceBuilder::set_process_sort_index(std::string_view pid_text, int64_t index) {
@@ -197,9 +212,14 @@ void TraceBuilder::set_process_sort_index(std::string_view pid_text, int64_t ind
 
 void TraceBuilder::set_thread_name(std::string_view pid_text, std::string_view tid_text,
                                    std::string_view name, uint64_t offset) {
-  Track& tr = t_->tracks[track(pid_text, tid_text)];
+  const TrackId id = track(pid_text, tid_text);
+  Track& tr = t_->tracks[id];
   if (!tr.name.empty() && tr.name != name) t_->diagnostics.add(Diag::kDuplicateMetadata, offset);
   tr.name.assign(name);
+  if (part_.track_first_name_offset[id] == PartState::kNoOffset) {
+    part_.track_first_name_offset[id] = offset;
+    part_.track_first_name[id].assign(name);
+  }
 }
 
 void TraceBuilder::set_thread_sort_index(std::string_view pid_text, std::string_view tid_text,
@@ -215,6 +235,7 @@ void TraceBuilder::observe_time(int64_t ts, int64_t end) {
     f.start_ns = ts;
     f.end_ns = end;
     any_time_ = true;
+    part_.first_ts = ts;
   } else {
     if (ts < f.start_ns) f.start_ns = ts;
     if (end > f.end_ns) f.end_ns = end;
@@ -366,6 +387,145 @@ void TraceBuilder::check_flows() {
   for (const auto& kv : balance)
     if (kv.second != 0) ++unpaired;
   if (unpaired) t_->diagnostics.add(Diag::kFlowWithoutEnd, 0, {}, unpaired);
+}
+
+PartState TraceBuilder::part_state() const {
+  PartState st = part_;
+  st.any_time = any_time_;
+  st.last_ts = last_ts_;
+  st.out_of_order = out_of_order_;
+  return st;
+}
+
+void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
+  // Strings, processes and tracks get ids in the order they first appear; the part's own ids are
+  // in that order within the part, so taking them over in id order gives the ids one builder
+  // would have given.
+  std::vector<StringId> str(p.strings.size());
+  for (StringId i = 0; i < p.strings.size(); ++i) str[i] = t_->strings.intern(p.str(i));
+  std::vector<uint32_t> proc(p.processes.size());
+  for (size_t i = 0; i < p.processes.size(); ++i) proc[i] = process(p.str(p.processes[i].pid_text));
+  std::vector<TrackId> trk(p.tracks.size());
+  for (size_t i = 0; i < p.tracks.size(); ++i)
+    trk[i] = track(p.str(p.processes[p.tracks[i].process].pid_text), p.str(p.tracks[i].tid_text));
+
+  // Metadata: the part's values win (they came later). A part's first name that differs from
+  // the name here is a duplicate one builder would have counted, at that event.
+  std::vector<uint64_t> duplicates;
+  auto take_name = [&duplicates](std::string* name, const std::string& first, uint64_t offset,
+                                 const std::string& last) {
+    if (offset == PartState::kNoOffset) return;
+    if (!name->empty() && *name != first) duplicates.push_back(offset);
+    *name = last;
+  };
+  for (size_t i = 0; i < p.processes.size(); ++i) {
+    const Process& from = p.processes[i];
+    Process& to = t_->processes[proc[i]];
+    take_name(&to.name, st.process_first_name[i], st.process_first_name_offset[i], from.name);
+    if (st.process_labels_set[i]) to.labels = from.labels;
+    if (from.has_sort_index) to.sort_index = from.sort_index, to.has_sort_index = true;
+  }
+  for (size_t i = 0; i < p.tracks.size(); ++i) {
+    const Track& from = p.tracks[i];
+    Track& to = t_->tracks[trk[i]];
+    take_name(&to.name, st.track_first_name[i], st.track_first_name_offset[i], from.name);
+    if (from.has_sort_index) to.sort_index = from.sort_index, to.has_sort_index = true;
+    if (from.stream != kNoValue) to.stream = from.stream;
+    if (from.device != kNoValue) to.device = from.device;
+  }
+
+  const SliceTable& a = p.slices;
+  SliceTable& s = t_->slices;
+  const auto base = static_cast<uint32_t>(s.size());
+  const auto launch_base = static_cast<int32_t>(s.launch_infos.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    s.ts.push_back(a.ts[i]);
+    s.dur.push_back(a.dur[i]);
+    s.track.push_back(trk[a.track[i]]);
+    s.name.push_back(str[a.name[i]]);
+    s.cat.push_back(str[a.cat[i]]);
+    s.kind.push_back(a.kind[i]);
+    s.correlation.push_back(a.correlation[i]);
+    s.external_id.push_back(a.external_id[i]);
+    s.bytes.push_back(a.bytes[i]);
+    s.launch_info.push_back(a.launch_info[i] < 0 ? -1 : a.launch_info[i] + launch_base);
+    s.file_offset.push_back(a.file_offset[i]);
+    s.byte_len.push_back(a.byte_len[i]);
+  }
+  s.launch_infos.insert(s.launch_infos.end(), a.launch_infos.begin(), a.launch_infos.end());
+  for (const auto& cs : a.call_stacks) s.call_stacks.emplace_back(cs.first + base, str[cs.second]);
+  for (auto c : a.collective_args) {
+    c.first += base;
+    c.second.collective = str[c.second.collective];
+    c.second.dtype = str[c.second.dtype];
+    c.second.process_group = str[c.second.process_group];
+    s.collective_args.push_back(c);
+  }
+
+  const FlowTable& fa = p.flows;
+  FlowTable& f = t_->flows;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    f.ts.push_back(fa.ts[i]);
+    f.track.push_back(trk[fa.track[i]]);
+    f.id.push_back(str[fa.id[i]]);
+    f.cat.push_back(str[fa.cat[i]]);
+    f.phase.push_back(fa.phase[i]);
+    f.binds_enclosing.push_back(fa.binds_enclosing[i]);
+  }
+  const CounterTable& ca = p.counters;
+  CounterTable& c = t_->counters;
+  for (size_t i = 0; i < ca.size(); ++i) {
+    c.ts.push_back(ca.ts[i]);
+    c.process.push_back(proc[ca.process[i]]);
+    c.series.push_back(str[ca.series[i]]);
+    c.value.push_back(ca.value[i]);
+  }
+  const InstantTable& ia = p.instants;
+  InstantTable& in = t_->instants;
+  for (size_t i = 0; i < ia.size(); ++i) {
+    in.ts.push_back(ia.ts[i]);
+    in.track.push_back(trk[ia.track[i]]);
+    in.name.push_back(str[ia.name[i]]);
+    in.cat.push_back(str[ia.cat[i]]);
+    in.scope.push_back(ia.scope[i]);
+    in.mem_bytes.push_back(ia.mem_bytes[i]);
+    in.mem_total_allocated.push_back(ia.mem_total_allocated[i]);
+    in.mem_total_reserved.push_back(ia.mem_total_reserved[i]);
+    in.mem_device.push_back(ia.mem_device[i]);
+  }
+
+  TraceFacts& facts = t_->facts;
+  facts.events_total += p.facts.events_total;
+  for (const auto& kv : p.facts.events_by_phase) facts.events_by_phase[kv.first] += kv.second;
+  for (const auto& kv : p.facts.categories) facts.categories[kv.first] += kv.second;
+  facts.saw_call_stack = facts.saw_call_stack || p.facts.saw_call_stack;
+  facts.saw_input_dims = facts.saw_input_dims || p.facts.saw_input_dims;
+  if (st.any_time) {
+    if (!any_time_) {
+      facts.start_ns = p.facts.start_ns;
+      facts.end_ns = p.facts.end_ns;
+      any_time_ = true;
+    } else {
+      facts.start_ns = std::min(facts.start_ns, p.facts.start_ns);
+      facts.end_ns = std::max(facts.end_ns, p.facts.end_ns);
+      if (st.first_ts < last_ts_) out_of_order_ = true;
+    }
+    out_of_order_ = out_of_order_ || st.out_of_order;
+    last_ts_ = st.last_ts;
+  }
+
+  // Diagnostics keep per kind a count and the first occurrence; the part's all came after this
+  // builder's. Duplicate names also come from the comparison above: the first of either kind.
+  for (size_t d = 0; d < static_cast<size_t>(Diag::kCount); ++d) {
+    const auto kind = static_cast<Diag>(d);
+    DiagEntry e = p.diagnostics.get(kind);
+    if (kind == Diag::kDuplicateMetadata && !duplicates.empty()) {
+      uint64_t first = *std::min_element(duplicates.begin(), duplicates.end());
+      if (e.count == 0 || first < e.first_offset) e.first_offset = first;
+      e.count += duplicates.size();
+    }
+    if (e.count) t_->diagnostics.add(kind, e.first_offset, e.excerpt, e.count);
+  }
 }
 
 void TraceBuilder::finalize() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/trace.h"
+#include "model/trace_part.h"
 
 namespace ks {
 
@@ -63,6 +64,13 @@ class TraceBuilder {
 
   void finalize();
 
+  // Two importers on one file (trace_part.h). The second's builder, at the end of its part: what
+  // the merge needs beyond the model.
+  PartState part_state() const;
+  // The first's, before finalize(): takes the part's model (its events came after all of this
+  // builder's) as if its events had been added here one by one. The part holds no paired events.
+  void merge_part(const Trace& part, const PartState& state);
+
  private:
   uint32_t append_slice(TrackId track, int64_t ts, int64_t dur, StringId name, StringId cat,
                         SliceKind kind, const SliceArgs& args, EventSource src);
@@ -83,6 +91,7 @@ class TraceBuilder {
   bool any_time_ = false;
   int64_t last_ts_ = 0;
   bool out_of_order_ = false;
+  PartState part_;  // kept up to date for part_state()
 };
 
 }  // namespace ks

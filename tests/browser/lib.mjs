@@ -73,6 +73,19 @@ export async function startBrowser(profile) {
 
 // --- helpers used by the tests ---------------------------------------------------------------------
 
+// Waits until the page runs `n` workers besides its warmed-up spare loader (web/app.js, which
+// starts one a moment after each load settles), and fails the test if that does not happen.
+export async function waitForWorkers(page, n, what) {
+  let seen = -1;
+  for (let i = 0; i < 100; i++) {
+    const spare = await page.evaluate(() => (document.body.dataset.spare ? 1 : 0));
+    seen = page.workers().length - spare;
+    if (seen === n) return;
+    await page.waitForTimeout(50);
+  }
+  check(false, `${what}: ${seen} workers run besides the spare, expected ${n}`);
+}
+
 // A fresh page that records every request (the page's and its worker's) and every script error.
 export async function openPage(ctx, origin, path = '/') {
   const page = await ctx.newPage();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const PATHOLOGIES = 'examples/pathologies/gpu';
 
 export function rankTests(t) {
-  const { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, CLI, TRACES, ROOT } = t;
+  const { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, CLI, TRACES, ROOT } = t;
 
   // Exit status 1 when a file could not be read; the report of the others is written all the same.
   function cliMulti(args) {
@@ -275,8 +275,7 @@ export function rankTests(t) {
       check(cancelled === 'cancelled', `open([...]) after Cancel settled as ${cancelled}`);
       check(await page.isHidden('#status'), 'the progress bar stayed up after Cancel');
       await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
-      await page.waitForTimeout(300);
-      check(page.workers().length === 0, `${page.workers().length} workers still run after Cancel`);
+      await waitForWorkers(page, 0, 'after Cancel');
       check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 2, 'the report on screen changed after Cancel');
       noErrors(log);
       await page.close();

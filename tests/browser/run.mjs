@@ -11,6 +11,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { diffJson } from './diff.mjs';
 import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
@@ -19,7 +20,7 @@ import { badInputTests } from './bad_inputs.mjs';
 import { overviewTests } from './overview.mjs';
 
 import {
-  ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot,
+  ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers,
 } from './lib.mjs';
 
 // --- the tests ----------------------------------------------------------------------------------------
@@ -244,6 +245,33 @@ const tests = {
     await page.close();
   },
 
+  async 'a large plain file is read by two workers and gives the CLI report'({ ctx, origin, tmp }) {
+    needTraces();
+    // The largest shared trace, unzipped (87 MB): the page splits it between two workers
+    // (web/worker.js, "Two workers on one file") and merges the second's part.
+    const mtia = join(tmp, 'mtia_rank_0.json');
+    writeFileSync(mtia, gunzipSync(readFileSync(join(TRACES, 'hta__mtia_rank_0.json.gz'))));
+    // 40 MB of B/E pairs (DevTools-style): they pair across the file, so the helper's part is
+    // not used and the loader reads on alone; the report must be the CLI's all the same.
+    const be = join(tmp, 'begin_end_40mb.json');
+    const pair = (i) => `{"ph":"B","name":"step ${i % 97}","cat":"x","pid":1,"tid":${i % 3},"ts":${i * 10}},\n{"ph":"E","pid":1,"tid":${i % 3},"ts":${i * 10 + 7}}`;
+    const pairs = [];
+    for (let i = 0, bytes = 0; bytes < 40e6; i++) bytes += (pairs[i] = pair(i)).length + 2;
+    writeFileSync(be, `{"traceEvents":[\n${pairs.join(',\n')}\n]}`);
+    const { page, log } = await openPage(ctx, origin);
+    for (const [file, merged] of [[mtia, true], [be, false]]) {
+      check((await loadFile(page, file)) === 'ready', `${file} did not load: ${await page.textContent('#error')}`);
+      const t = await page.evaluate(() => window.kinetoscope.timings());
+      check(Boolean(t.worker.split), `${file}: the page did not give it a second worker`);
+      check(Boolean(t.worker.part_bytes) === merged, `${file}: the second worker's part was ${t.worker.part_bytes ? '' : 'not '}merged`);
+      sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+      console.log(`      ${file.split('/').pop()}: part ${merged ? `of ${(t.worker.part_bytes / 1e6).toFixed(1)} MB merged` : 'not used'}, report shown after ${(t.shown / 1000).toFixed(2)} s`);
+    }
+    await waitForWorkers(page, 1, 'after the loads');
+    noErrors(log);
+    await page.close();
+  },
+
   async '?url= opens a trace from the origin, and says clearly when it cannot'({ ctx, origin }) {
     const demo = existsSync(join(ROOT, 'examples/demo'))
       ? readdirSync(join(ROOT, 'examples/demo')).find((f) => /\.json(\.gz)?$/.test(f))
@@ -284,7 +312,7 @@ const tests = {
 // The timeline tab's tests (timeline.mjs), with the same helpers.
 Object.assign(tests, timelineTests({ check, skip, needTraces, openPage, loadFile, shot, noErrors, TRACES, CLI }));
 // Several ranks at once (ranks.mjs) and two traces compared (compare.mjs).
-const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, CLI, TRACES, ROOT };
+const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, CLI, TRACES, ROOT };
 Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 // Bad inputs, hostile names, cancelled loads and memory limits (bad_inputs.mjs, docs/hardening.md).
 Object.assign(tests, badInputTests());

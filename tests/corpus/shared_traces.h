@@ -1,10 +1,13 @@
 // Access to the real traces in ../shared/traces (beside the repository) for corpus tests.
 // When the folder is absent the tests say so with a visible WARN and pass nothing else.
 #pragma once
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "import/file_reader.h"
 #include "model/trace.h"
@@ -23,6 +26,29 @@ inline bool file_exists(const std::string& path) {
 
 inline std::string shared_trace(const std::string& name) {
   return shared_dir() + "/traces/" + name;
+}
+
+// The files of a folder (names not starting with '.'), sorted.
+inline std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name[0] != '.') out.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The JSON traces of ../shared/traces (plain or gzip), sorted; none when it is absent.
+inline std::vector<std::string> shared_trace_files() {
+  std::vector<std::string> out;
+  for (const std::string& f : files_in(ks_test::shared_dir() + "/traces"))
+    if (f.find(".json") != std::string::npos && f.find("MANIFEST") == std::string::npos)
+      out.push_back(f);
+  return out;
 }
 
 struct Loaded {

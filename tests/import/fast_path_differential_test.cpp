@@ -5,8 +5,6 @@
 // (each give-up reason and each conversion) and on every event of ../shared/traces, and import by
 // import on the shared traces, the planted pathologies, the bad-input catalogue and the fuzzers'
 // regression inputs.
-#include <dirent.h>
-
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -225,27 +223,6 @@ class ComparingSink : public ks::FramerSink {
   EventComparer cmp_;
 };
 
-std::vector<std::string> files_in(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name[0] != '.') out.push_back(dir + "/" + name);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> shared_trace_files() {
-  std::vector<std::string> out;
-  for (const std::string& f : files_in(ks_test::shared_dir() + "/traces"))
-    if (f.find(".json") != std::string::npos && f.find("MANIFEST") == std::string::npos)
-      out.push_back(f);
-  return out;
-}
-
 // The whole import with the fast path on or off: the JSON report (both step conventions) and
 // every diagnostic, or the error.
 std::string import_outcome(const std::string& json, size_t chunk, bool fast_path) {
@@ -281,7 +258,7 @@ void check_imports_agree(const std::string& path, const std::vector<size_t>& chu
 
 TEST_CASE("fast path: every event of the shared traces reads as simdjson reads it",
           "[import][fast_path][corpus]") {
-  const std::vector<std::string> files = shared_trace_files();
+  const std::vector<std::string> files = ks_test::shared_trace_files();
   if (files.empty()) {
     WARN("../shared/traces not found: fast-path corpus comparison skipped");
     return;
@@ -310,16 +287,16 @@ TEST_CASE("fast path: every event of the shared traces reads as simdjson reads i
 TEST_CASE("fast path on and off: same imports at every chunk size", "[import][fast_path][corpus]") {
   std::vector<std::string> small;
   for (const char* dir : {"/tests/bad_inputs", "/tests/fuzz/regressions"})
-    for (const std::string& f : files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
       if (f.find(".py") == std::string::npos && f.find(".cpp") == std::string::npos &&
           f.find("catalogue.json") == std::string::npos)
         small.push_back(f);
   REQUIRE(small.size() >= 20);
   for (const std::string& f : small) check_imports_agree(f, ks_test::chunk_sizes());
   for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})
-    for (const std::string& f : files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
       if (f.find(".json") != std::string::npos) check_imports_agree(f, {0, 4093, 1 << 20});
-  const std::vector<std::string> shared = shared_trace_files();
+  const std::vector<std::string> shared = ks_test::shared_trace_files();
   if (shared.empty()) {
     WARN("../shared/traces not found: fast-path import comparison skipped");
     return;

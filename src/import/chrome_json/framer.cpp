@@ -54,12 +54,23 @@ void Framer::fail(ImportErrorCode code, uint64_t offset, std::string message) {
 }
 
 bool Framer::feed(const char* data, size_t len) {
-  if (state_ == State::kFailed) return false;
+  char* at = prepare(len);
+  if (!at) return false;
+  std::memcpy(at, data, len);
+  return commit(len);
+}
+
+char* Framer::prepare(size_t len) {
+  if (state_ == State::kFailed) return nullptr;
   if (buf_.size() < buf_len_ + len + kFramerPadding) {
     size_t want = buf_len_ + len + kFramerPadding;
     buf_.resize(want + want / 2);
   }
-  std::memcpy(buf_.data() + buf_len_, data, len);
+  return buf_.data() + buf_len_;
+}
+
+bool Framer::commit(size_t len) {
+  if (state_ == State::kFailed) return false;
   buf_len_ += len;
   std::memset(buf_.data() + buf_len_, ' ', kFramerPadding);
   // Nothing is scanned (or compacted away) before the BOM check, so buf_[0] is input byte 0.
@@ -351,6 +362,12 @@ void Framer::scan() {
         break;
       case State::kArrayElement:
       case State::kArrayNext:
+        if (part_ && (c == ']' || c == '}')) {
+          part_end_ = PartEnd{offset_of(pos_), state_ == State::kArrayNext, after_comma_};
+          state_ = State::kPartEnd;
+          pos_ = buf_len_;
+          break;
+        }
         // Hardening (tests/bad_inputs/stray_brace.json): "{"traceEvents":[{...}}" closes the
         // object with the array still open. Read it as the missing ']' before the '}'.
         if (c == '}' && container_ == TraceContainer::kObject) {
@@ -394,10 +411,37 @@ void Framer::scan() {
         trailing_data_ = true;
         pos_ = buf_len_;  // ignore the rest
         break;
+      case State::kPartEnd:
+        pos_ = buf_len_;  // the rest belongs to the first framer
+        break;
       case State::kFailed:
         return;
     }
   }
+}
+
+void Framer::start_inside_array(uint64_t offset) {
+  part_ = true;
+  bom_checked_ = true;
+  base_offset_ = offset;
+  container_ = TraceContainer::kUnknown;  // the part never reads past the array
+  saw_event_array_ = true;
+  in_event_array_ = true;
+  after_comma_ = true;
+  state_ = State::kArrayElement;
+}
+
+bool Framer::at_element_boundary() const {
+  return state_ == State::kArrayElement && after_comma_ && in_event_array_ && !in_value_ &&
+         pos_ == buf_len_ && bom_checked_;
+}
+
+void Framer::resume_at(const PartEnd& end) {
+  base_offset_ = end.offset;
+  buf_len_ = 0;
+  pos_ = 0;
+  state_ = end.after_element ? State::kArrayNext : State::kArrayElement;
+  after_comma_ = end.after_comma;
 }
 
 // In the event array after an element: expecting ',' or ']'.

@@ -52,6 +52,12 @@ class Framer {
   // Returns false once a fatal error has been found (then error() says which); later calls
   // are ignored.
   bool feed(const char* data, size_t len);
+  // The same in two steps, so the caller can write the bytes straight into the framer's buffer
+  // (the page copies each chunk from JavaScript once, instead of into a buffer of its own first):
+  // prepare() returns where `len` bytes go (valid until commit; null after a fatal error), and
+  // commit() takes them.
+  char* prepare(size_t len);
+  bool commit(size_t len);
   // Ends the input: reports what the cut-off tail means. Returns false on a fatal error.
   bool finish();
 
@@ -60,6 +66,28 @@ class Framer {
   bool saw_event_array() const { return saw_event_array_; }
   uint64_t bytes_fed() const { return base_offset_ + buf_len_; }
   const std::vector<std::string>& top_level_keys() const { return top_keys_; }
+
+  // Parallel import of one file (split_import.h): a second importer reads a part of the event
+  // array from an element boundary on, and the first takes its events over.
+  // The part's framer: starts at `offset`, where an element begins after a comma, and stops,
+  // without taking it, at the byte that ends the event array (']', or a '}' standing for it).
+  void start_inside_array(uint64_t offset);
+  // Where and how the part ended: the offset of that byte and the state before it. Meaningful
+  // once part_ended() is true; a part that reaches the end of input without it has not ended.
+  bool part_ended() const { return state_ == State::kPartEnd; }
+  struct PartEnd {
+    uint64_t offset = 0;
+    bool after_element = false;  // the last thing before it was an element (not a comma)
+    bool after_comma = false;
+  };
+  PartEnd part_end() const { return part_end_; }
+  // The first framer, fed exactly the bytes before a part's start: true when they end at an
+  // element boundary after a comma, as the part's framer assumed (nothing pending, no open
+  // value). Then the part's events are this framer's next events.
+  bool at_element_boundary() const;
+  // The first framer again, after taking a part's events: continue as if it had read the bytes up
+  // to `end.offset` itself; the next feed() starts at that byte.
+  void resume_at(const PartEnd& end);
 
  private:
   enum class State {
@@ -71,6 +99,7 @@ class Framer {
     kArrayElement,  // in the event array: expecting an element or ']'
     kArrayNext,     // after an element: expecting ',' or ']'
     kDone,          // the top-level value ended
+    kPartEnd,       // a part (start_inside_array) reached the end of the event array
     kFailed,
   };
   // What the value being scanned is for.
@@ -121,6 +150,9 @@ class Framer {
   bool oversized_excerpt_taken_ = false;
   std::string oversized_excerpt_;  // the first bytes of the oversized value (a diagnostic)
   uint64_t skipped_bytes_ = 0;
+
+  bool part_ = false;  // start_inside_array(): stop at the end of the event array
+  PartEnd part_end_;
 
   std::string current_key_;
   std::vector<std::string> top_keys_;

@@ -4,12 +4,14 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "import/chrome_json/event_reader.h"
 #include "import/chrome_json/fast_event_reader.h"
 #include "import/chrome_json/framer.h"
 #include "import/chrome_json/top_level.h"
 #include "model/trace_builder.h"
+#include "model/trace_part.h"
 #include "util/safe_text.h"
 
 namespace ks {
@@ -41,6 +43,53 @@ class ChromeJsonImporter::Impl : public FramerSink {
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
     return len;
   }
+
+  // Two importers on one file (importer.h). The part: its framer starts inside the array.
+  void start_part(uint64_t offset) {
+    is_part_ = true;
+    framer_.start_inside_array(offset);
+  }
+
+  // The part as bytes: a header (the events read, where the array ended), then its model and
+  // what its builder knows (trace_part.h). Empty unless the part ended and can be merged.
+  std::string take_part() {
+    if (!is_part_ || !framer_.part_ended()) return {};
+    const PartState state = builder_.part_state();
+    if (state.paired_events) return {};
+    const Framer::PartEnd end = framer_.part_end();
+    std::string out(kPartHeaderBytes, '\0');
+    std::memcpy(&out[0], &events_, 8);
+    std::memcpy(&out[8], &end.offset, 8);
+    out[16] = end.after_element;
+    out[17] = end.after_comma;
+    out += encode_trace_part(*trace_, state);
+    return out;
+  }
+
+  // The first importer: merges a part in, as if it had read the part's events itself, and
+  // continues after them.
+  bool apply_part(const char* data, size_t len) {
+    if (is_part_ || part_applied_ || len < kPartHeaderBytes) return false;
+    if (!framer_.at_element_boundary()) return false;
+    Trace part;
+    PartState state;
+    if (!decode_trace_part(data + kPartHeaderBytes, len - kPartHeaderBytes, &part, &state))
+      return false;
+    if (state.paired_events) return false;
+    uint64_t events = 0;
+    Framer::PartEnd end;
+    std::memcpy(&events, data, 8);
+    std::memcpy(&end.offset, data + 8, 8);
+    end.after_element = data[16] != 0;
+    end.after_comma = data[17] != 0;
+    if (end.offset < framer_.bytes_fed()) return false;
+    builder_.merge_part(part, state);
+    events_ += events;
+    framer_.resume_at(end);
+    part_applied_ = true;
+    return true;
+  }
+  static constexpr size_t kPartHeaderBytes = 18;
 
   void on_top_level_member(std::string_view key, const char* data, size_t len,
                            uint64_t offset) override {
@@ -290,6 +339,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   std::unique_ptr<Trace> trace_;
+  bool is_part_ = false;  // start_part(): this importer reads a part for another
+  bool part_applied_ = false;
   Framer framer_;
   TraceBuilder builder_;
   EventReader reader_;
@@ -314,12 +365,44 @@ void ChromeJsonImporter::set_source(std::string name, bool gzip) {
   impl_->trace_->facts.source_gzip = gzip;
 }
 
+void ChromeJsonImporter::start_part(uint64_t offset) {
+  impl_->start_part(offset);
+}
+bool ChromeJsonImporter::part_ended() const {
+  return impl_->framer_.part_ended();
+}
+bool ChromeJsonImporter::part_failed() const {
+  return !impl_->framer_.error().ok();
+}
+std::string ChromeJsonImporter::take_part() {
+  return impl_->take_part();
+}
+bool ChromeJsonImporter::at_part_boundary() const {
+  return impl_->framer_.at_element_boundary();
+}
+bool ChromeJsonImporter::apply_part(const char* data, size_t len) {
+  return impl_->apply_part(data, len);
+}
+bool ChromeJsonImporter::part_applied() const {
+  return impl_->part_applied_;
+}
+uint64_t ChromeJsonImporter::resume_offset() const {
+  return impl_->framer_.bytes_fed();
+}
+
 void ChromeJsonImporter::set_fast_path(bool on) {
   impl_->fast_path_ = on;
 }
 
 bool ChromeJsonImporter::feed(const char* data, size_t len) {
   return impl_->framer_.feed(data, len);
+}
+
+char* ChromeJsonImporter::prepare_feed(size_t len) {
+  return impl_->framer_.prepare(len);
+}
+bool ChromeJsonImporter::commit_feed(size_t len) {
+  return impl_->framer_.commit(len);
 }
 
 bool ChromeJsonImporter::finish() {

@@ -28,8 +28,31 @@ class ChromeJsonImporter {
   void set_fast_path(bool on);
   // Returns false once a fatal error is known (see error()).
   bool feed(const char* data, size_t len);
+  // feed() in two steps (Framer::prepare/commit): where to write `len` bytes, then take them.
+  char* prepare_feed(size_t len);
+  bool commit_feed(size_t len);
   // Returns false when the input is not a usable trace.
   bool finish();
+
+  // Two importers on one file (docs/performance.md, "Two workers on one file"). The second reads
+  // a part: the event array from `offset` on, where an element begins after a comma, into a model
+  // of its own. Call before the first feed(), then feed the bytes from `offset` on until
+  // part_ended(); take_part() then gives the part as bytes (trace_part.h), or nothing when it
+  // cannot be merged (it holds B/E or async events, which pair across the file).
+  void start_part(uint64_t offset);
+  bool part_ended() const;
+  bool part_failed() const;
+  std::string take_part();
+
+  // The first importer, fed exactly the bytes before the part's offset: at_part_boundary() says
+  // whether they end at an element boundary, as the part assumed; apply_part() then merges the
+  // part in, as if this importer had read its events, and feed() continues from resume_offset(),
+  // the byte where the part ended. False when the bytes are not such a part or this importer is
+  // not at the boundary: then nothing changed, and feed() continues from the part's offset.
+  bool at_part_boundary() const;
+  bool apply_part(const char* data, size_t len);
+  bool part_applied() const;
+  uint64_t resume_offset() const;
 
   const ImportError& error() const;
   uint64_t bytes_read() const;
