@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -102,6 +103,30 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
+// Whether args[*i] is an option that takes a value, spelled as one of `names` with the value in
+// the next argument, or as `attached` with the value in the same one ("--format=md"; nullptr for
+// an option without that spelling). If it is, the value goes to *value and *i to the last argument
+// used; a name with nothing after it sets *missing instead, for the caller's usage error.
+bool take_option(const std::vector<std::string>& args, size_t* i,
+                 std::initializer_list<const char*> names, const char* attached, std::string* value,
+                 bool* missing) {
+  const std::string& a = args[*i];
+  for (const char* name : names) {
+    if (a != name) continue;
+    if (*i + 1 >= args.size()) {
+      *missing = true;
+    } else {
+      *value = args[++*i];
+    }
+    return true;
+  }
+  if (attached && a.rfind(attached, 0) == 0) {
+    *value = a.substr(std::strlen(attached));
+    return true;
+  }
+  return false;
+}
+
 bool write_output(const std::string& output, const std::string& out) {
   FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
   if (!f) {
@@ -119,14 +144,11 @@ int diff_command(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--format" || a == "-f") {
-      if (++i >= args.size()) return usage_error("--format needs a value");
-      format = args[i];
-    } else if (a.rfind("--format=", 0) == 0) {
-      format = a.substr(9);
-    } else if (a == "-o" || a == "--output") {
-      if (++i >= args.size()) return usage_error(a + " needs a file name");
-      output = args[i];
+    bool missing = false;
+    if (take_option(args, &i, {"--format", "-f"}, "--format=", &format, &missing)) {
+      if (missing) return usage_error("--format needs a value");
+    } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
+      if (missing) return usage_error(a + " needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '" + a + "'");
     } else {
@@ -192,30 +214,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   bool separate = false;
   ks::AlignMode align = ks::AlignMode::kStep;
+  std::string align_name;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--format" || a == "-f") {
-      if (++i >= args.size()) return usage_error("--format needs a value");
-      format = args[i];
-    } else if (a.rfind("--format=", 0) == 0) {
-      format = a.substr(9);
+    bool missing = false;
+    if (take_option(args, &i, {"--format", "-f"}, "--format=", &format, &missing)) {
+      if (missing) return usage_error("--format needs a value");
     } else if (a == "--separate") {
       separate = true;
-    } else if (a == "--align" || a.rfind("--align=", 0) == 0) {
-      std::string v;
-      if (a == "--align") {
-        if (++i >= args.size()) return usage_error("--align needs a value");
-        v = args[i];
-      } else {
-        v = a.substr(8);
-      }
-      if (!ks::parse_align_mode(v, &align))
-        return usage_error("unknown alignment '" + v + "' (step or global-min)");
+    } else if (take_option(args, &i, {"--align"}, "--align=", &align_name, &missing)) {
+      if (missing) return usage_error("--align needs a value");
+      if (!ks::parse_align_mode(align_name, &align))
+        return usage_error("unknown alignment '" + align_name + "' (step or global-min)");
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
-    } else if (a == "-o" || a == "--output") {
-      if (++i >= args.size()) return usage_error(a + " needs a file name");
-      output = args[i];
+    } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
+      if (missing) return usage_error(a + " needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '" + a + "'");
     } else {

@@ -10,7 +10,7 @@
 //     merge (merge_kernel_intervals) then counts such an op, when it overlaps nothing, as -1 us
 //     of busy time, where ours drops empty intervals: the temporal breakdown is compared after
 //     adding that difference (hta_union_length below), so it is checked to the microsecond;
-//   - the op set: ks::hta_launched_before, as in hta_reference_test.cpp;
+//   - the op set: hta_kept_ops (corpus/hta_reference.h), as in hta_reference_test.cpp;
 //   - launch statistics: HTA looks at cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync,
 //     cudaMemsetAsync (and MTIA's runFunction job submission) only;
 //   - idle categories: a GPU op whose launch is not in the trace gets, in HTA, the start time of
@@ -21,7 +21,6 @@
 // listed in kKnownDifferences and explained in docs/hta-differences.md.
 #include <simdjson.h>
 
-#include <dirent.h>
 #include <catch2/catch.hpp>
 #include <climits>
 #include <cmath>
@@ -30,6 +29,7 @@
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "corpus/hta_reference.h"
 #include "corpus/json_get.h"
 #include "corpus/shared_traces.h"
 #include "helpers.h"
@@ -37,13 +37,6 @@
 using namespace ks_test;
 
 namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-int64_t ceil_div(int64_t a, int64_t b) {
-  return -floor_div(-a, b);
-}
 
 // HTA's microseconds, in place: start rounded up, end rounded down, on the timestamps as the
 // trace wrote them (relative to baseTimeNanoseconds when it has one).
@@ -131,20 +124,6 @@ void check_count(const char* what, uint64_t ours, uint64_t theirs) {
   CHECK(ours == theirs);
 }
 
-std::vector<std::string> reference_files() {
-  std::vector<std::string> out;
-  std::string dir = shared_dir() + "/reference";
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".hta.json") out.push_back(dir + "/" + n);
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The slice that is HTA's row 0: the trace's first event, when it is a slice HTA keeps (it has a
 // dur and a category other than "Trace"); -1 otherwise.
 int32_t hta_row0_slice(const std::string& path, const ks::Trace& t) {
@@ -209,13 +188,9 @@ struct Ours {
 
 Ours analyze_like_hta(const ks::Trace& t, bool include_last, int32_t row0, bool keep_all_launched) {
   ks::LaunchJoin join = ks::build_launch_join(t);
-  ks::StepsResult steps = ks::find_steps(t, join, false);
-  std::vector<bool> kept;
-  if (steps.found >= 2) {
-    kept = include_last ? ks::hta_launched_before(t, join, steps.last_host_end, true)
-                        : ks::hta_launched_before(t, join, steps.last_host_begin, false);
-    if (keep_all_launched) kept = ks::hta_launched_before(t, join, INT64_MAX, true);
-  }
+  std::vector<bool> kept = hta_kept_ops(t, join, include_last);
+  // Where HTA's cut-off falls after every launch (kCutOffAfterEverything): all launched ops.
+  if (keep_all_launched && !kept.empty()) kept = ks::hta_launched_before(t, join, INT64_MAX, true);
   const std::vector<bool>* included = kept.empty() ? nullptr : &kept;
   Ours o;
   ks::GpuIntervals gpu = ks::collect_gpu_intervals(t, join, included);
@@ -381,40 +356,27 @@ void compare_launches(simdjson::dom::element results, const ks::Trace& t, const 
 
 TEST_CASE("HTA's breakdowns, overlap and launch statistics agree on the reference traces",
           "[corpus][hta]") {
-  std::vector<std::string> refs = reference_files();
-  if (refs.empty()) {
-    WARN("SKIPPED: no HTA reference files under " << shared_dir() << "/reference");
-    return;
-  }
-  simdjson::dom::parser parser;
   Counters n;
-  for (const std::string& ref_path : refs) {
-    simdjson::dom::element ref;
-    REQUIRE_FALSE(parser.load(ref_path).get(ref));
-    std::string trace_name = str(ref, "trace");
-    INFO("trace: " << trace_name);
-    std::string trace_path = shared_trace(trace_name);
-    if (!file_exists(trace_path)) continue;
-    Loaded l = load_file(trace_path);
-    REQUIRE(l.ok);
-    round_like_hta(l.trace.get());
-    const int32_t row0 = hta_row0_slice(trace_path, *l.trace);
-    simdjson::dom::array runs;
-    REQUIRE(array(ref, "runs", &runs));
-    for (simdjson::dom::element run : runs) {
+  const bool found = for_each_hta_reference([&](HtaReference& r) {
+    const std::string& trace_name = r.trace_name;
+    round_like_hta(r.loaded.trace.get());
+    const ks::Trace& trace = *r.loaded.trace;
+    const int32_t row0 = hta_row0_slice(r.trace_path, trace);
+    for (simdjson::dom::element run : r.runs) {
       bool include_last = boolean(run, "include_last_profiler_step");
       INFO("include_last_profiler_step=" << include_last);
-      Ours o = analyze_like_hta(*l.trace, include_last, row0,
+      Ours o = analyze_like_hta(trace, include_last, row0,
                                 !include_last && trace_name == kCutOffAfterEverything);
       simdjson::dom::element results = at(run, "results");
       if (!known(trace_name, include_last, "temporal")) compare_temporal(results, o, &n);
       if (!known(trace_name, include_last, "idle")) compare_idle(results, o, &n);
       if (!known(trace_name, include_last, "kernel_type")) compare_kernel_types(results, o, &n);
       if (!known(trace_name, include_last, "overlap")) compare_overlap(results, o, &n);
-      if (!known(trace_name, include_last, "launch")) compare_launches(results, *l.trace, o, &n);
+      if (!known(trace_name, include_last, "launch")) compare_launches(results, trace, o, &n);
       ++n.runs;
     }
-  }
+  });
+  if (!found) return;
   INFO("runs " << n.runs << ", temporal " << n.temporal << ", idle rows " << n.idle_rows
                << ", kernel types " << n.kernel_types << ", overlaps " << n.overlaps
                << ", launch stats " << n.launches);

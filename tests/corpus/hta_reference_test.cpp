@@ -9,13 +9,13 @@
 // Each name: the same instance count, and the sum within 0.5% (or 1 us for tiny sums).
 #include <simdjson.h>
 
-#include <dirent.h>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <vector>
 
 #include "analysis/analyze.h"
+#include "corpus/hta_reference.h"
 #include "corpus/json_get.h"
 #include "corpus/shared_traces.h"
 
@@ -28,21 +28,9 @@ struct Totals {
   uint64_t count = 0;
 };
 
-int64_t floor_div(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-int64_t ceil_div(int64_t a, int64_t b) {
-  return -floor_div(-a, b);
-}
-
 std::map<std::string, Totals> our_totals(const ks::Trace& t, bool include_last) {
   ks::LaunchJoin join = ks::build_launch_join(t);
-  ks::StepsResult steps = ks::find_steps(t, join, false);
-  std::vector<bool> kept;
-  if (steps.found >= 2) {
-    kept = include_last ? ks::hta_launched_before(t, join, steps.last_host_end, true)
-                        : ks::hta_launched_before(t, join, steps.last_host_begin, false);
-  }
+  const std::vector<bool> kept = hta_kept_ops(t, join, include_last);
   std::map<std::string, Totals> out;
   const ks::SliceTable& s = t.slices;
   for (uint32_t g : join.gpu_ops_by_ts) {
@@ -84,49 +72,20 @@ const KnownDifference* known_difference(const std::string& trace, bool include_l
   return nullptr;
 }
 
-std::vector<std::string> reference_files() {
-  std::vector<std::string> out;
-  std::string dir = shared_dir() + "/reference";
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".hta.json") out.push_back(dir + "/" + n);
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference traces",
           "[corpus][hta]") {
-  std::vector<std::string> refs = reference_files();
-  if (refs.empty()) {
-    WARN("SKIPPED: no HTA reference files under " << shared_dir() << "/reference");
-    return;
-  }
-  simdjson::dom::parser parser;
   size_t traces_compared = 0, names_compared = 0;
-  for (const std::string& ref_path : refs) {
-    simdjson::dom::element ref;
-    REQUIRE_FALSE(parser.load(ref_path).get(ref));
-    std::string trace_name = str(ref, "trace");
-    INFO("trace: " << trace_name);
-    std::string trace_path = shared_trace(trace_name);
-    if (!file_exists(trace_path)) continue;
-    Loaded l = load_file(trace_path);
-    REQUIRE(l.ok);
-    simdjson::dom::array runs;
-    REQUIRE(array(ref, "runs", &runs));
-    for (simdjson::dom::element run : runs) {
+  const bool found = for_each_hta_reference([&](HtaReference& r) {
+    const std::string& trace_name = r.trace_name;
+    for (simdjson::dom::element run : r.runs) {
       bool include_last = boolean(run, "include_last_profiler_step");
       INFO("include_last_profiler_step=" << include_last);
       simdjson::dom::array kernels;
       // Where HTA itself failed on a trace there is nothing to compare.
       if (!array(at(at(run, "results"), "gpu_kernel_breakdown"), "kernels", &kernels)) continue;
-      std::map<std::string, Totals> ours = our_totals(*l.trace, include_last);
+      std::map<std::string, Totals> ours = our_totals(*r.loaded.trace, include_last);
       std::map<std::string, Totals> theirs;
       for (simdjson::dom::element k : kernels) {
         Totals& x = theirs[str(k, "name")];
@@ -155,7 +114,8 @@ TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference trac
       }
     }
     ++traces_compared;
-  }
+  });
+  if (!found) return;
   CHECK(traces_compared >= 10);
   CHECK(names_compared >= 1000);
 }

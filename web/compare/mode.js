@@ -7,13 +7,13 @@
 // stopOthers}); its drop handler first offers the files to compare.takes(files).
 import { h } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
-import { AnalyzerPool, PoolError, cancelPoolJob, poolSize } from '../ranks/pool.js';
+import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../ranks/pool.js';
 import { renderDiff } from './view.js';
 
 export function initCompare({ ui, settled, showError, setCurrent, shown, stopOthers }) {
   const chosen = { base: null, test: null };
   let panel = null;
-  let job = null; // {pool, reject, cancelled}
+  let job = null; // the running job (startPoolJob), or null
   let dropSlot = null; // the slot a drop landed on (set before app.js's window handler runs)
 
   function slot(which, title, hint) {
@@ -120,15 +120,9 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
     stopOthers();
     if (!active()) showPanel();
     const names = [base.name || 'base.json', test.name || 'test.json'];
-    const pool = new AnalyzerPool(poolSize(2));
-    const t0 = performance.now();
-    let reject;
-    const cancelled = new Promise((_, r) => (reject = r));
-    const me = { pool, reject, cancelled: false };
+    const me = startPoolJob(poolSize(2), ui);
+    const { pool, t0 } = me;
     job = me;
-    ui.error.hidden = true;
-    ui.status.hidden = false;
-    document.body.dataset.state = 'loading';
     const onProgress = (p) => {
       if (me !== job) return;
       ui.statusText.textContent = `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`;
@@ -148,7 +142,7 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
         });
         return pool.call({ type: 'diff', base: results[0].diffDigest, test: results[1].diffDigest });
       })();
-      const out = await Promise.race([work, cancelled]);
+      const out = await Promise.race([work, me.whenCancelled]);
       const diff = JSON.parse(out.json);
       job = null;
       ui.status.hidden = true;

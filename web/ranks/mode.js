@@ -9,14 +9,14 @@
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
-import { AnalyzerPool, PoolError, cancelPoolJob, poolSize } from './pool.js';
+import { PoolError, cancelPoolJob, poolSize, startPoolJob } from './pool.js';
 import { rankHead, renderRanks } from './view.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
 
 export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingle }) {
-  let job = null; // {pool, reject, cancelled}
+  let job = null; // the running job (startPoolJob), or null
   let stacked = null; // the stacked-timelines section on screen (its workers stay until close())
 
   // Stops the stacked timelines' workers (another view replaced the ranks).
@@ -106,15 +106,9 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     close();
     stopSingle();
     const names = files.map((f, i) => f.name || `rank-${i}.json`);
-    const pool = new AnalyzerPool(poolSize(files.length));
-    const t0 = performance.now();
-    let reject;
-    const cancelled = new Promise((_, r) => (reject = r));
-    const me = { pool, reject, cancelled: false };
+    const me = startPoolJob(poolSize(files.length), ui);
+    const { pool, t0 } = me;
     job = me;
-    ui.error.hidden = true;
-    ui.status.hidden = false;
-    document.body.dataset.state = 'loading';
     const onProgress = (p) => me === job && progress(names, pool.workers.length, p);
     onProgress({ read: 0, total: files.reduce((s, f) => s + f.size, 0), done: 0, files: files.length });
     try {
@@ -136,7 +130,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         });
         return { results, failed };
       })();
-      const { results, failed } = await Promise.race([work, cancelled]);
+      const { results, failed } = await Promise.race([work, me.whenCancelled]);
       const multi = JSON.parse(results.combined.json);
       job = null;
       ui.status.hidden = true;

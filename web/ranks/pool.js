@@ -24,7 +24,22 @@ export class PoolError extends Error {
   }
 }
 
-// Ends a running job of the ranks or compare mode ({pool, reject, cancelled}): its workers stop
+// Starts a job of the ranks or compare mode: a pool of `size` workers and the job object the mode
+// keeps ({pool, reject, cancelled, whenCancelled, t0}) until it ends; `whenCancelled` rejects when
+// cancelPoolJob() ends it, so the mode races it against its work, and t0 (taken once the workers
+// are started) times the job. The page shows the status line, not an earlier error, while it runs.
+export function startPoolJob(size, ui) {
+  const pool = new AnalyzerPool(size);
+  const t0 = performance.now();
+  let reject;
+  const whenCancelled = new Promise((_, r) => (reject = r));
+  ui.error.hidden = true;
+  ui.status.hidden = false;
+  document.body.dataset.state = 'loading';
+  return { pool, reject, cancelled: false, whenCancelled, t0 };
+}
+
+// Ends a running job of the ranks or compare mode (startPoolJob's): its workers stop
 // and its promise rejects as 'cancelled', saying `message` (the handlers run after the caller's
 // own clean-up, as microtasks).
 export function cancelPoolJob(job, message) {
