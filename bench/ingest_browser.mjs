@@ -5,7 +5,9 @@
 // sampled every 100 ms) above what it used before the file was given. Prints one JSON line.
 // With --warm the file is given once the page has warmed up its next loader (web/app.js, "spare"),
 // as when a user opens the page and then picks a file; without, the moment the page has loaded.
-//   node bench/ingest_browser.mjs TRACE [--warm]
+// --split=on|off decides whether a large file is read by two workers (web/app.js; by default only
+// on a machine with 4 cores or more).
+//   node bench/ingest_browser.mjs TRACE [--warm] [--split=on|off]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,11 +37,14 @@ const profile = mkdtempSync(join(tmpdir(), 'ks-bench-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const { page } = await openPage(ctx, server.origin);
+  const split = process.argv.find((a) => a.startsWith('--split='));
+  const { page } = await openPage(ctx, server.origin, split ? `/?split=${split.slice(8)}` : '/');
   if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   const base = browserRssBytes(profile);
   let peak = base;
   const timer = setInterval(() => { peak = Math.max(peak, browserRssBytes(profile)); }, 100);
+  // The page's own clock from the moment the file input hands the file over (its change event).
+  await page.evaluate(() => document.getElementById('file').addEventListener('change', () => (window.__given = performance.now()), { capture: true, once: true }));
   const t0 = performance.now();
   await page.setInputFiles('#file', file);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
@@ -48,10 +53,13 @@ try {
   const state = await page.evaluate(() => document.body.dataset.state);
   const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
   const timings = await page.evaluate(() => (window.kinetoscope.timings ? window.kinetoscope.timings() : null));
+  // File given to report on screen, in the page (the harness's own time adds Playwright's round trips).
+  const pageSeconds = timings ? (timings.begin + timings.shown - (await page.evaluate(() => window.__given))) / 1000 : null;
   const json = facts ? facts.json_bytes : 0;
   console.log(JSON.stringify({
     file: basename(file), file_bytes: statSync(file).size, warm, state, ...facts,
     to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
+    page_s: pageSeconds, page_mb_per_s: pageSeconds ? json / 1e6 / pageSeconds : null,
     timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
   }));
 } finally {

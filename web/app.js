@@ -46,9 +46,15 @@ let loader = null;
 // A plain file of SPLIT_MIN..SPLIT_MAX bytes is read by two workers (worker.js, "Two workers on
 // one file"): the loader and this helper, which talk through a MessagePort and end with the load.
 // Smaller files gain too little to pay for a second module; larger ones would hold two large
-// models in memory at once, so they are read by the loader alone, as before.
+// models in memory at once, so they are read by the loader alone, as before. Only on a machine
+// with SPLIT_CORES logical cores or more: on the project's 2-core machine reading the file already
+// keeps the second core partly busy, and two workers were no faster than one (docs/performance.md).
+// ?split=on or ?split=off overrides that (tests, benchmarks).
 const SPLIT_MIN = 32 * 2 ** 20;
 const SPLIT_MAX = 1.5 * 2 ** 30;
+const SPLIT_CORES = 4;
+const splitParam = new URLSearchParams(location.search).get('split');
+const splitFiles = splitParam === 'on' || (splitParam !== 'off' && (navigator.hardwareConcurrency || 1) >= SPLIT_CORES);
 let helper = null;
 // The next loader, started ahead of time and warmed up (worker.js, "Warming up"): a file opened
 // after the page has been open a moment is read by optimized code from its first byte.
@@ -122,7 +128,7 @@ function endHelper() {
 // The helper for a large plain file, or null. Its port goes to the loader with the file.
 function startHelper(fields, id) {
   const blob = fields.blob;
-  if (!blob || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX || typeof MessageChannel !== 'function') return null;
+  if (!splitFiles || !blob || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX || typeof MessageChannel !== 'function') return null;
   const channel = new MessageChannel();
   helper = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
   const h = helper;
@@ -168,7 +174,7 @@ function onMessage(e, from) {
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
     const at = (t) => Math.round((t - done.t0) * 10) / 10;
-    timings = { worker: m.timings || {}, received: at(received), parsed: at(parsed), shown: at(performance.now()) };
+    timings = { begin: done.t0, worker: m.timings || {}, received: at(received), parsed: at(parsed), shown: at(performance.now()) };
     settled('ready');
     done.resolve(report);
   }

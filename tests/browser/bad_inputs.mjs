@@ -159,7 +159,7 @@ export function badInputTests() {
     },
 
     async 'a cancelled or replaced load leaves no worker running'({ ctx, origin, tmp }) {
-      const { page, log } = await openPage(ctx, origin);
+      const { page, log } = await openPage(ctx, origin, '/?split=on'); // large files get a helper
       const good = goodTrace(tmp);
       check((await loadFile(page, good)) === 'ready', 'the first trace did not load');
       const waitWorkers = (n, what) => waitForWorkers(page, n, what);

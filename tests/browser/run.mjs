@@ -258,7 +258,8 @@ const tests = {
     const pairs = [];
     for (let i = 0, bytes = 0; bytes < 40e6; i++) bytes += (pairs[i] = pair(i)).length + 2;
     writeFileSync(be, `{"traceEvents":[\n${pairs.join(',\n')}\n]}`);
-    const { page, log } = await openPage(ctx, origin);
+    // ?split=on: the page splits files only with 4 cores or more, unless told to.
+    const { page, log } = await openPage(ctx, origin, '/?split=on');
     for (const [file, merged] of [[mtia, true], [be, false]]) {
       check((await loadFile(page, file)) === 'ready', `${file} did not load: ${await page.textContent('#error')}`);
       const t = await page.evaluate(() => window.kinetoscope.timings());
