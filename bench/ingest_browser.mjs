@@ -5,8 +5,8 @@
 // sampled every 100 ms) above what it used before the file was given. Prints one JSON line.
 // With --warm the file is given once the page has warmed up its next loader (web/app.js, "spare"),
 // as when a user opens the page and then picks a file; without, the moment the page has loaded.
-// --split=on|off decides whether a large file is read by two workers (web/app.js; by default only
-// on a machine with 4 cores or more).
+// --split=on|off goes to the page's URL (web/app.js: whether a large file is read by two workers;
+// by default only on a machine with 4 cores or more).
 //   node bench/ingest_browser.mjs TRACE [--warm] [--split=on|off]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,8 +37,8 @@ const profile = mkdtempSync(join(tmpdir(), 'ks-bench-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const split = process.argv.find((a) => a.startsWith('--split='));
-  const { page } = await openPage(ctx, server.origin, split ? `/?split=${split.slice(8)}` : '/');
+  const query = process.argv.filter((a) => /^--split=/.test(a)).map((a) => a.slice(2)).join('&');
+  const { page } = await openPage(ctx, server.origin, query ? `/?${query}` : '/');
   if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   const base = browserRssBytes(profile);
   let peak = base;

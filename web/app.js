@@ -35,12 +35,13 @@ const ui = {
   compare: $('compare-open'),
 };
 
-// Two workers at most (hardening, docs/hardening.md): `worker` holds the trace on screen (the
-// timeline queries it); `loader` reads the file being loaded, in a worker of its own, so that a
-// cancel or a new file ends it with terminate(): a stuck load (a huge file, a read that never ends,
-// a long WASM call) never keeps a worker running, whatever the timing. A load that succeeds makes
-// its loader the new `worker` (the old one is ended); a load that fails is ended and the report on
-// screen keeps its worker.
+// Workers (hardening, docs/hardening.md): `worker` holds the trace on screen (the timeline queries
+// it); `loader` reads the file being loaded, in a worker of its own, so that a cancel or a new file
+// ends it with terminate(): a stuck load (a huge file, a read that never ends, a long WASM call)
+// never keeps a worker running, whatever the timing. A load that succeeds makes its loader the new
+// `worker` (the old one is ended); a load that fails is ended and the report on screen keeps its
+// worker. Beside them: the `helper` of a large file (below), only while that file loads, and the
+// warmed-up `spare` that becomes the next loader.
 let worker = null;
 let loader = null;
 // A plain file of SPLIT_MIN..SPLIT_MAX bytes is read by two workers (worker.js, "Two workers on
