@@ -51,6 +51,18 @@ inline std::vector<std::string> shared_trace_files() {
   return out;
 }
 
+// The bad-input catalogue (tests/bad_inputs/) and the fuzzers' regression inputs
+// (tests/fuzz/regressions/): small damaged traces every import path must treat alike.
+inline std::vector<std::string> damaged_inputs() {
+  std::vector<std::string> out;
+  for (const char* dir : {"/tests/bad_inputs", "/tests/fuzz/regressions"})
+    for (const std::string& f : files_in(std::string(KS_SOURCE_DIR) + dir))
+      if (f.find(".py") == std::string::npos && f.find(".cpp") == std::string::npos &&
+          f.find("catalogue.json") == std::string::npos)
+        out.push_back(f);
+  return out;
+}
+
 struct Loaded {
   std::unique_ptr<ks::Trace> trace;
   ks::ImportError error;

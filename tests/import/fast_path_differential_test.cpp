@@ -285,12 +285,7 @@ TEST_CASE("fast path: every event of the shared traces reads as simdjson reads i
 }
 
 TEST_CASE("fast path on and off: same imports at every chunk size", "[import][fast_path][corpus]") {
-  std::vector<std::string> small;
-  for (const char* dir : {"/tests/bad_inputs", "/tests/fuzz/regressions"})
-    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
-      if (f.find(".py") == std::string::npos && f.find(".cpp") == std::string::npos &&
-          f.find("catalogue.json") == std::string::npos)
-        small.push_back(f);
+  const std::vector<std::string> small = ks_test::damaged_inputs();
   REQUIRE(small.size() >= 20);
   for (const std::string& f : small) check_imports_agree(f, ks_test::chunk_sizes());
   for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})

@@ -184,12 +184,7 @@ TEST_CASE("split import: where a part may start", "[import][split]") {
 }
 
 TEST_CASE("split import: two importers give what one gives", "[import][split][corpus]") {
-  std::vector<std::string> small;
-  for (const char* dir : {"/tests/bad_inputs", "/tests/fuzz/regressions"})
-    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
-      if (f.find(".py") == std::string::npos && f.find(".cpp") == std::string::npos &&
-          f.find("catalogue.json") == std::string::npos)
-        small.push_back(f);
+  const std::vector<std::string> small = ks_test::damaged_inputs();
   REQUIRE(small.size() >= 20);
   SplitCounts damaged;
   for (const std::string& f : small) check_every_split(f, &damaged);
