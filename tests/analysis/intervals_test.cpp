@@ -63,3 +63,45 @@ TEST_CASE("gaps_within lists the uncovered parts of a window", "[analysis]") {
   for (const Interval& g : ks::gaps_within(m, 5, 45)) gaps += g.length();
   CHECK(gaps + ks::length_within(m, 5, 45) == 40);
 }
+
+TEST_CASE("merge_intervals: any mix of sorted runs gives what sorting everything gives",
+          "[analysis][intervals]") {
+  // Gathered track by track, the intervals come as sorted runs (merged pairwise), or in no order
+  // at all (sorted): both must match a plain sort and merge.
+  auto reference = [](std::vector<ks::Interval> v) {
+    std::sort(v.begin(), v.end(), [](const ks::Interval& a, const ks::Interval& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    std::vector<ks::Interval> out;
+    for (const ks::Interval& iv : v) {
+      if (iv.end <= iv.begin) continue;
+      if (!out.empty() && iv.begin <= out.back().end)
+        out.back().end = std::max(out.back().end, iv.end);
+      else
+        out.push_back(iv);
+    }
+    return out;
+  };
+  uint64_t seed = 12345;
+  auto next = [&seed](int64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(n));
+  };
+  for (int round = 0; round < 300; ++round) {
+    const int runs = 1 + static_cast<int>(next(round < 200 ? 9 : 120));
+    std::vector<ks::Interval> v;
+    for (int r = 0; r < runs; ++r) {
+      int64_t t = next(1000);
+      for (int64_t k = next(40); k > 0; --k) {
+        t += next(50);
+        v.push_back({t, t + next(80) - 5});  // some empty or negative
+      }
+    }
+    const std::vector<ks::Interval> got = ks::merge_intervals(v), want = reference(v);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].begin == want[i].begin);
+      CHECK(got[i].end == want[i].end);
+    }
+  }
+}
