@@ -46,7 +46,10 @@ for f in "${files[@]}"; do
   bytes=$(python3 -c 'import gzip,sys; f=sys.argv[1]; print(sum(len(c) for c in iter(lambda h=(gzip.open(f) if f.endswith(".gz") else open(f,"rb")): h.read(1<<24), b"")))' "$f")
   row "{\"file\":\"$(basename "$f")\",\"json_bytes\":$bytes,\"seconds\":${t% *},\"peak_rss_kb\":${t#* }}" native_cli
   row "$(node --max-old-space-size=8192 bench/ingest_node.cjs "$f")" wasm_node
-  row "$(node bench/ingest_browser.mjs "$f")" chromium_page
+  page=$(node bench/ingest_browser.mjs "$f")
+  row "$page" chromium_page
+  row "$page" chromium_page_clock
+  row "$(node bench/ingest_browser.mjs "$f" --warm)" chromium_page_warm
   if [ "${PEERS:-1}" = 1 ] && [ -d "$SHARED/peers" ]; then
     size=$(stat -c %s "$f")
     if [[ "$f" != *.gz ]] && [ "$size" -lt 600000000 ]; then
