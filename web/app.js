@@ -54,6 +54,10 @@ let loader = null;
 const SPLIT_MIN = 32 * 2 ** 20;
 const SPLIT_MAX = 1.5 * 2 ** 30;
 const SPLIT_CORES = 4;
+// A gzip file of UNZIP_MIN bytes or more gets a helper that decompresses it while the loader parses
+// (worker.js, "A large gzip file"): on any machine, since decompressing and parsing otherwise add up
+// on one thread.
+const UNZIP_MIN = 2 * 2 ** 20;
 const splitParam = new URLSearchParams(location.search).get('split');
 const splitFiles = splitParam === 'on' || (splitParam !== 'off' && (navigator.hardwareConcurrency || 1) >= SPLIT_CORES);
 let helper = null;
@@ -126,10 +130,25 @@ function endHelper() {
   helper = null;
 }
 
-// The helper for a large plain file, or null. Its port goes to the loader with the file.
-function startHelper(fields, id) {
+// Whether a Blob starts with the gzip magic bytes.
+async function isGzip(blob) {
+  if (!blob || blob.size < 2) return false;
+  try {
+    const b = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
+    return b[0] === 0x1f && b[1] === 0x8b;
+  } catch {
+    return false; // the loader reads the file itself and says what is wrong
+  }
+}
+
+// The helper for a large file, or null: {type, port}, the port for the loader. 'unzip' for a
+// gzip file, 'part' for a plain one (two workers on one file).
+function startHelper(fields, id, gzip) {
   const blob = fields.blob;
-  if (!splitFiles || !blob || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX || typeof MessageChannel !== 'function') return null;
+  if (!blob || typeof MessageChannel !== 'function') return null;
+  const type = gzip ? 'unzip' : 'part';
+  if (gzip && blob.size < UNZIP_MIN) return null;
+  if (!gzip && (!splitFiles || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX)) return null;
   const channel = new MessageChannel();
   helper = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
   const h = helper;
@@ -140,8 +159,8 @@ function startHelper(fields, id) {
     endHelper();
     if (loader && job && job.id === id) loader.postMessage({ type: 'part-lost', id });
   };
-  h.postMessage({ type: 'part', name: fields.name, blob, port: channel.port2 }, [channel.port2]);
-  return channel.port1;
+  h.postMessage({ type, name: fields.name, blob, port: channel.port2 }, [channel.port2]);
+  return { type, port: channel.port1 };
 }
 
 function onMessage(e, from) {
@@ -226,9 +245,15 @@ function begin(fields) {
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
     showProgress({ read: 0, total: fields.size, bytes: 0, events: 0 });
-    const partPort = startHelper(fields, id);
-    if (partPort) loader.postMessage({ type: 'open', id, ...fields, partPort }, [partPort]);
-    else loader.postMessage({ type: 'open', id, ...fields });
+    const post = (gzip) => {
+      if (!job || job.id !== id) return; // replaced or cancelled meanwhile
+      const h = startHelper(fields, id, gzip);
+      if (!h) loader.postMessage({ type: 'open', id, ...fields });
+      else if (h.type === 'unzip') loader.postMessage({ type: 'open', id, ...fields, unzipPort: h.port }, [h.port]);
+      else loader.postMessage({ type: 'open', id, ...fields, partPort: h.port }, [h.port]);
+    };
+    if (fields.blob && fields.blob.size >= UNZIP_MIN) isGzip(fields.blob).then(post);
+    else post(false);
   });
 }
 

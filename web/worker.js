@@ -1,8 +1,10 @@
 // Kinetoscope worker (classic script): owns the WASM analyzer and streams one trace at a time into it.
 //
-// Messages in:  {type:'open', id, name, blob[, partPort]}   a File or Blob, read with blob.stream()
+// Messages in:  {type:'open', id, name, blob[, partPort | unzipPort]}   a File or Blob, read with
+//                                                blob.stream() (or by a helper: see below)
 //               {type:'part', name, blob, port}  this worker helps another read a large file (see
 //                                                "Two workers on one file"); {type:'part-lost', id}
+//               {type:'unzip', blob, port}      this worker decompresses a large gzip file for another
 //               {type:'open', id, name, url}    a same-origin URL, read with fetch().body
 //               {type:'cancel', id}
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
@@ -18,6 +20,7 @@
 'use strict';
 
 const PROGRESS_MS = 100;
+const GZIP_UNSUPPORTED = 'this browser has no DecompressionStream, so it cannot read gzip: gunzip the file first, or use a current browser';
 const YIELD_MS = 50;
 
 let modulePromise = null;
@@ -234,17 +237,29 @@ async function run(msg) {
       kept.session.delete();
       kept = null;
     }
-    const src = await openSource(msg);
-    total = src.total;
-    if (job.cancelled) return src.stream.cancel().catch(() => {});
-    const peeked = await peek(src.stream, 2, (c) => (read += c.length));
-    gzip = peeked.first.length === 2 && peeked.first[0] === 0x1f && peeked.first[1] === 0x8b;
-    if (gzip && typeof DecompressionStream !== 'function') {
-      throw new JobError('gzip_unsupported', 'this browser has no DecompressionStream, so it cannot read gzip: gunzip the file first, or use a current browser');
+    let peeked = null;
+    let data = null; // the stream of JSON, when known before reading starts
+    let jsonTotal = 0;
+    if (msg.unzipPort) {
+      // A large gzip file: the helper decompresses it and hands the JSON over (see runUnzip).
+      gzip = true;
+      if (typeof DecompressionStream !== 'function') throw new JobError('gzip_unsupported', GZIP_UNSUPPORTED);
+      total = msg.blob.size;
+      jsonTotal = await gzipDecodedSize(msg.blob);
+      data = relayed(msg.unzipPort, (n) => (read = n));
+      job.unzip = data;
+      mark('unzip_helper');
+    } else {
+      const src = await openSource(msg);
+      total = src.total;
+      if (job.cancelled) return src.stream.cancel().catch(() => {});
+      peeked = await peek(src.stream, 2, (c) => (read += c.length));
+      gzip = peeked.first.length === 2 && peeked.first[0] === 0x1f && peeked.first[1] === 0x8b;
+      if (gzip && typeof DecompressionStream !== 'function') throw new JobError('gzip_unsupported', GZIP_UNSUPPORTED);
+      jsonTotal = gzip ? await gzipDecodedSize(msg.blob) : total;
     }
-    const jsonTotal = gzip ? await gzipDecodedSize(msg.blob) : total;
     if (jsonTotal > MAX_JSON_BYTES) {
-      peeked.stream.cancel().catch(() => {});
+      (data || peeked.stream).cancel().catch(() => {});
       throw tooLarge(msg.name, `${msg.name} holds ${gb(jsonTotal)} of JSON${gzip ? ' (its gzip trailer says)' : ''}, and its analysis would need more`, 0);
     }
     session = new M.Session();
@@ -295,7 +310,6 @@ async function run(msg) {
       }
     };
     const start = helper && !gzip && msg.blob ? await findSplit(M, msg.blob) : -1;
-    let data = null;
     progress();
     if (start > 0) {
       // Two workers on one file (see findSplit): this one reads up to `start`, the helper on.
@@ -321,11 +335,12 @@ async function run(msg) {
       }
     } else {
       if (helper) helper.stop();
-      data = gzip ? gunzip(peeked.stream) : peeked.stream;
+      if (!data) data = gzip ? gunzip(peeked.stream) : peeked.stream;
       await feedStream(data);
     }
     if (job.cancelled) return;
     mark('fed');
+    if (self.unzipMs) timings.unzip_ms = self.unzipMs;
     const ok = session.finish();
     mark('finished');
     progress();
@@ -491,6 +506,116 @@ class PartHelper {
   }
 }
 
+// --- A large gzip file: one worker decompresses, the other parses -------------------------------
+// DecompressionStream runs on the thread that reads from it, so decompressing and parsing in one
+// worker add up. For a gzip File of UNZIP_MIN bytes or more (web/app.js) the page gives the loader
+// a helper that decompresses ({type:'unzip', blob, port}) and transfers the JSON chunks to it, a
+// few ahead (credits returned as the loader takes them), so the two overlap on two cores. All the
+// JSON decoded before a damaged or cut-off end reaches the loader first (gunzip() above), then the
+// error: the loader reports it as it does its own (gzip_corrupt, at the JSON offset reached).
+const UNZIP_AHEAD = 4;
+const UNZIP_BATCH = 1 << 20;
+
+async function runUnzip(msg) {
+  const t0 = performance.now();
+  const port = msg.port;
+  let credits = UNZIP_AHEAD;
+  let stopped = false;
+  let wake = null;
+  port.onmessage = (e) => {
+    if (e.data.type === 'ack') credits++;
+    else if (e.data.type === 'stop') stopped = true;
+    if (wake) wake();
+  };
+  let read = 0;
+  const counted = msg.blob.stream().pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        read += chunk.length;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  let reader = null;
+  // Decoded chunks (64 KB) are gathered into UNZIP_BATCH bytes per message: one message per chunk
+  // cost the loader more than the decompression saved.
+  let batch = new Uint8Array(UNZIP_BATCH);
+  let filled = 0;
+  const send = () => {
+    if (!filled) return;
+    credits--;
+    port.postMessage({ type: 'chunk', buffer: batch.buffer, offset: 0, length: filled, read }, [batch.buffer]);
+    batch = new Uint8Array(UNZIP_BATCH);
+    filled = 0;
+  };
+  try {
+    reader = gunzip(counted).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || stopped) break;
+      for (let at = 0; at < value.length; ) {
+        const n = Math.min(value.length - at, UNZIP_BATCH - filled);
+        batch.set(value.subarray(at, at + n), filled);
+        filled += n;
+        at += n;
+        if (filled === UNZIP_BATCH) {
+          while (credits <= 0 && !stopped) await new Promise((r) => (wake = r));
+          if (stopped) break;
+          send();
+        }
+      }
+    }
+    send();
+    port.postMessage({ type: 'end', read, ms: Math.round(performance.now() - t0) });
+  } catch (e) {
+    send(); // what was decoded before the error
+    port.postMessage({ type: 'end', read, error: String((e && e.message) || e) });
+  } finally {
+    if (reader) reader.cancel().catch(() => {});
+  }
+}
+
+// The loader's side: a stream-like source of the chunks the helper sends (what feedStream uses of
+// a ReadableStream: getReader(), read(), cancel()). onRead gets the compressed bytes read so far.
+function relayed(port, onRead) {
+  const chunks = [];
+  let end = null;
+  let waiting = null;
+  port.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === 'chunk') chunks.push(m);
+    else if (m.type === 'end') end = m;
+    if (waiting) waiting();
+  };
+  // The helper's worker failed (web/app.js tells): end with an error that says so.
+  const lost = () => {
+    end = { read: 0, lost: true };
+    if (waiting) waiting();
+  };
+  const reader = {
+    async read() {
+      while (!chunks.length && !end) await new Promise((r) => (waiting = r));
+      waiting = null;
+      if (chunks.length) {
+        const m = chunks.shift();
+        port.postMessage({ type: 'ack' });
+        onRead(m.read);
+        return { done: false, value: new Uint8Array(m.buffer, m.offset, m.length) };
+      }
+      if (end.ms) self.unzipMs = end.ms;
+      if (end.lost) throw new JobError('worker_failed', 'the worker that decompresses the file stopped: open the file again');
+      onRead(end.read);
+      if (end.error) throw new Error(end.error);
+      return { done: true, value: undefined };
+    },
+    cancel() {
+      port.postMessage({ type: 'stop' });
+      return Promise.resolve();
+    },
+  };
+  return { getReader: () => reader, cancel: () => reader.cancel(), lost };
+}
+
 // The helper: {type:'part', name, blob, port}. Waits for {type:'start', offset}, reads the event
 // array from there into a part, and answers {type:'part', bytes} (an ArrayBuffer, or null).
 async function runPart(msg) {
@@ -555,8 +680,11 @@ self.onmessage = (e) => {
     warm();
   } else if (msg.type === 'part') {
     runPart(msg);
+  } else if (msg.type === 'unzip') {
+    runUnzip(msg);
   } else if (msg.type === 'part-lost') {
     if (current && current.id === msg.id && current.helper) current.helper.stop();
+    if (current && current.id === msg.id && current.unzip) current.unzip.lost();
   } else if (msg.type === 'open') {
     if (current) cancel(current);
     run(msg);

@@ -11,7 +11,7 @@ import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { diffJson } from './diff.mjs';
 import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
@@ -268,6 +268,34 @@ const tests = {
       sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
       console.log(`      ${file.split('/').pop()}: part ${merged ? `of ${(t.worker.part_bytes / 1e6).toFixed(1)} MB merged` : 'not used'}, report shown after ${(t.shown / 1000).toFixed(2)} s`);
     }
+    await waitForWorkers(page, 1, 'after the loads');
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'a large gzip file is decompressed by a helper worker; cut off, it fails as in the CLI'({ ctx, origin, tmp }) {
+    needTraces();
+    // 87 MB of JSON gzipped (about 4 MB): a helper decompresses while the loader parses (web/worker.js,
+    // "A large gzip file"). Cut at 60%, the page must give the CLI's code and JSON offset: all that
+    // was decoded before the cut reaches the loader before the error.
+    const json = gunzipSync(readFileSync(join(TRACES, 'hta__mtia_rank_0.json.gz')));
+    const gz = gzipSync(json, { level: 1 });
+    const whole = join(tmp, 'mtia_rank_0.json.gz');
+    const cut = join(tmp, 'mtia_cut.json.gz');
+    writeFileSync(whole, gz);
+    writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, whole)) === 'ready', `the gzip file did not load: ${await page.textContent('#error')}`);
+    const t = await page.evaluate(() => window.kinetoscope.timings());
+    check(t.worker.unzip_helper !== undefined, 'no helper decompressed the file');
+    sameAsCli(await page.evaluate(() => window.kinetoscope.report()), whole);
+    const cli = spawnSync(CLI, ['report', cut], { encoding: 'utf8' });
+    const m = / (\w+) at byte (\d+):/.exec(cli.stderr);
+    check(cli.status !== 0 && m, `the CLI did not refuse the cut file: ${cli.stderr}`);
+    check((await loadFile(page, cut)) === 'error', 'the cut gzip file was accepted');
+    const text = await page.textContent('#error');
+    check(text.includes(m[1]) && text.includes(`at byte offset ${Number(m[2]).toLocaleString('en-US')}`), `the page says "${text}", the CLI "${cli.stderr.trim()}"`);
+    console.log(`      ${(gz.length / 1e6).toFixed(1)} MB gzip: report after ${(t.shown / 1000).toFixed(2)} s; cut: ${m[1]} at ${m[2]} in both`);
     await waitForWorkers(page, 1, 'after the loads');
     noErrors(log);
     await page.close();
