@@ -389,6 +389,14 @@ void TraceBuilder::check_flows() {
   if (unpaired) t_->diagnostics.add(Diag::kFlowWithoutEnd, 0, {}, unpaired);
 }
 
+namespace {
+template <typename T, typename Map>
+void append_mapped(std::vector<T>* to, const std::vector<T>& from, Map map) {
+  to->reserve(to->size() + from.size());
+  for (const auto& x : from) to->push_back(map(x));
+}
+}  // namespace
+
 PartState TraceBuilder::part_state() const {
   PartState st = part_;
   st.any_time = any_time_;
@@ -434,65 +442,60 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
     if (from.device != kNoValue) to.device = from.device;
   }
 
+  // The part's columns after this builder's, ids translated.
+  const auto same = [](auto x) { return x; };
+  const auto to_str = [&str](StringId id) { return str[id]; };
+  const auto to_track = [&trk](TrackId id) { return trk[id]; };
   const SliceTable& a = p.slices;
   SliceTable& s = t_->slices;
   const auto base = static_cast<uint32_t>(s.size());
   const auto launch_base = static_cast<int32_t>(s.launch_infos.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    s.ts.push_back(a.ts[i]);
-    s.dur.push_back(a.dur[i]);
-    s.track.push_back(trk[a.track[i]]);
-    s.name.push_back(str[a.name[i]]);
-    s.cat.push_back(str[a.cat[i]]);
-    s.kind.push_back(a.kind[i]);
-    s.correlation.push_back(a.correlation[i]);
-    s.external_id.push_back(a.external_id[i]);
-    s.bytes.push_back(a.bytes[i]);
-    s.launch_info.push_back(a.launch_info[i] < 0 ? -1 : a.launch_info[i] + launch_base);
-    s.file_offset.push_back(a.file_offset[i]);
-    s.byte_len.push_back(a.byte_len[i]);
-  }
-  s.launch_infos.insert(s.launch_infos.end(), a.launch_infos.begin(), a.launch_infos.end());
-  for (const auto& cs : a.call_stacks) s.call_stacks.emplace_back(cs.first + base, str[cs.second]);
-  for (auto c : a.collective_args) {
+  append_mapped(&s.ts, a.ts, same);
+  append_mapped(&s.dur, a.dur, same);
+  append_mapped(&s.track, a.track, to_track);
+  append_mapped(&s.name, a.name, to_str);
+  append_mapped(&s.cat, a.cat, to_str);
+  append_mapped(&s.kind, a.kind, same);
+  append_mapped(&s.correlation, a.correlation, same);
+  append_mapped(&s.external_id, a.external_id, same);
+  append_mapped(&s.bytes, a.bytes, same);
+  append_mapped(&s.launch_info, a.launch_info,
+                [launch_base](int32_t li) { return li < 0 ? -1 : li + launch_base; });
+  append_mapped(&s.file_offset, a.file_offset, same);
+  append_mapped(&s.byte_len, a.byte_len, same);
+  append_mapped(&s.launch_infos, a.launch_infos, same);
+  append_mapped(&s.call_stacks, a.call_stacks, [&](const std::pair<uint32_t, StringId>& cs) {
+    return std::make_pair(cs.first + base, str[cs.second]);
+  });
+  append_mapped(&s.collective_args, a.collective_args, [&](std::pair<uint32_t, CollectiveArgs> c) {
     c.first += base;
     c.second.collective = str[c.second.collective];
     c.second.dtype = str[c.second.dtype];
     c.second.process_group = str[c.second.process_group];
-    s.collective_args.push_back(c);
-  }
-
-  const FlowTable& fa = p.flows;
+    return c;
+  });
   FlowTable& f = t_->flows;
-  for (size_t i = 0; i < fa.size(); ++i) {
-    f.ts.push_back(fa.ts[i]);
-    f.track.push_back(trk[fa.track[i]]);
-    f.id.push_back(str[fa.id[i]]);
-    f.cat.push_back(str[fa.cat[i]]);
-    f.phase.push_back(fa.phase[i]);
-    f.binds_enclosing.push_back(fa.binds_enclosing[i]);
-  }
-  const CounterTable& ca = p.counters;
+  append_mapped(&f.ts, p.flows.ts, same);
+  append_mapped(&f.track, p.flows.track, to_track);
+  append_mapped(&f.id, p.flows.id, to_str);
+  append_mapped(&f.cat, p.flows.cat, to_str);
+  append_mapped(&f.phase, p.flows.phase, same);
+  append_mapped(&f.binds_enclosing, p.flows.binds_enclosing, same);
   CounterTable& c = t_->counters;
-  for (size_t i = 0; i < ca.size(); ++i) {
-    c.ts.push_back(ca.ts[i]);
-    c.process.push_back(proc[ca.process[i]]);
-    c.series.push_back(str[ca.series[i]]);
-    c.value.push_back(ca.value[i]);
-  }
-  const InstantTable& ia = p.instants;
+  append_mapped(&c.ts, p.counters.ts, same);
+  append_mapped(&c.process, p.counters.process, [&proc](uint32_t i) { return proc[i]; });
+  append_mapped(&c.series, p.counters.series, to_str);
+  append_mapped(&c.value, p.counters.value, same);
   InstantTable& in = t_->instants;
-  for (size_t i = 0; i < ia.size(); ++i) {
-    in.ts.push_back(ia.ts[i]);
-    in.track.push_back(trk[ia.track[i]]);
-    in.name.push_back(str[ia.name[i]]);
-    in.cat.push_back(str[ia.cat[i]]);
-    in.scope.push_back(ia.scope[i]);
-    in.mem_bytes.push_back(ia.mem_bytes[i]);
-    in.mem_total_allocated.push_back(ia.mem_total_allocated[i]);
-    in.mem_total_reserved.push_back(ia.mem_total_reserved[i]);
-    in.mem_device.push_back(ia.mem_device[i]);
-  }
+  append_mapped(&in.ts, p.instants.ts, same);
+  append_mapped(&in.track, p.instants.track, to_track);
+  append_mapped(&in.name, p.instants.name, to_str);
+  append_mapped(&in.cat, p.instants.cat, to_str);
+  append_mapped(&in.scope, p.instants.scope, same);
+  append_mapped(&in.mem_bytes, p.instants.mem_bytes, same);
+  append_mapped(&in.mem_total_allocated, p.instants.mem_total_allocated, same);
+  append_mapped(&in.mem_total_reserved, p.instants.mem_total_reserved, same);
+  append_mapped(&in.mem_device, p.instants.mem_device, same);
 
   TraceFacts& facts = t_->facts;
   facts.events_total += p.facts.events_total;
