@@ -340,7 +340,7 @@ async function run(msg) {
     }
     if (job.cancelled) return;
     mark('fed');
-    if (self.unzipMs) timings.unzip_ms = self.unzipMs;
+    if (job.unzip && job.unzip.helperMs) timings.unzip_ms = job.unzip.helperMs;
     const ok = session.finish();
     mark('finished');
     progress();
@@ -446,34 +446,35 @@ async function warm() {
 // (src/import/chrome_json/split_point.h) that this worker checks when it gets there; when the guess
 // was wrong or the helper cannot help (B/E events, a cut-off file, a failure), this worker reads
 // on by itself. Either way the model is the one a single worker builds
-// (tests/import/split_import_test.cpp). On two cores this nearly halves the reading time.
+// (tests/import/split_import_test.cpp). From memory in Node two workers read 1.57x as fast as one;
+// in the page on the project's 2-core machine, where reading the File already keeps the second
+// core busy, they were no faster, so the page uses them only with 4 cores or more
+// (docs/performance.md).
 const SPLIT_AT = 0.5; // of the file; the first worker also merges and finishes
 const SPLIT_PROBE = 1 << 20;
 
-async function findSplit(M, blob) {
-  const from = Math.floor(blob.size * SPLIT_AT);
-  const probe = new Uint8Array(await blob.slice(from, from + SPLIT_PROBE).arrayBuffer());
-  const ptr = M._malloc(probe.length);
-  if (!ptr) return -1;
+// Copies bytes into a block of WASM memory for one call, call(ptr, length); `failed` when the
+// memory cannot be had.
+function withBytes(M, bytes, call, failed) {
+  const ptr = M._malloc(bytes.length);
+  if (!ptr) return failed;
   try {
-    M.HEAPU8.set(probe, ptr);
-    const at = M.findPartStart(ptr, probe.length);
-    return at < 0 ? -1 : from + at;
+    M.HEAPU8.set(bytes, ptr); // HEAPU8 read after _malloc: growing the memory replaces the view
+    return call(ptr, bytes.length);
   } finally {
     M._free(ptr);
   }
 }
 
+async function findSplit(M, blob) {
+  const from = Math.floor(blob.size * SPLIT_AT);
+  const probe = new Uint8Array(await blob.slice(from, from + SPLIT_PROBE).arrayBuffer());
+  const at = withBytes(M, probe, (ptr, n) => M.findPartStart(ptr, n), -1);
+  return at < 0 ? -1 : from + at;
+}
+
 function applyPart(M, session, buffer) {
-  const bytes = new Uint8Array(buffer);
-  const ptr = M._malloc(bytes.length);
-  if (!ptr) return false;
-  try {
-    M.HEAPU8.set(bytes, ptr);
-    return session.applyPart(ptr, bytes.length);
-  } finally {
-    M._free(ptr);
-  }
+  return withBytes(M, new Uint8Array(buffer), (ptr, n) => session.applyPart(ptr, n), false);
 }
 
 // The first worker's end of the port: the helper's progress, then its part (bytes, or null).
@@ -602,7 +603,7 @@ function relayed(port, onRead) {
         onRead(m.read);
         return { done: false, value: new Uint8Array(m.buffer, m.offset, m.length) };
       }
-      if (end.ms) self.unzipMs = end.ms;
+      source.helperMs = end.ms;
       if (end.lost) throw new JobError('worker_failed', 'the worker that decompresses the file stopped: open the file again');
       onRead(end.read);
       if (end.error) throw new Error(end.error);
@@ -613,7 +614,8 @@ function relayed(port, onRead) {
       return Promise.resolve();
     },
   };
-  return { getReader: () => reader, cancel: () => reader.cancel(), lost };
+  const source = { getReader: () => reader, cancel: () => reader.cancel(), lost, helperMs: 0 };
+  return source;
 }
 
 // The helper: {type:'part', name, blob, port}. Waits for {type:'start', offset}, reads the event
