@@ -20,15 +20,15 @@ async function kinetoscope(file) {
   const s = new M.Session();
   s.setSource(path.basename(file), gzip);
   const CH = 1 << 20;
-  const ptr = M._malloc(CH);
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let bytes = 0;
   const feed = (buf) => {
     for (let o = 0; o < buf.length; o += CH) {
       const n = Math.min(CH, buf.length - o);
+      const ptr = s.feedBuffer(n); // as the worker feeds: straight into the importer's buffer
       M.HEAPU8.set(buf.subarray(o, o + n), ptr);
-      s.feed(ptr, n);
+      s.feedCommit(n);
       bytes += n;
     }
   };

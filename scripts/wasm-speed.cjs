@@ -43,10 +43,9 @@ function once(M, json, name) {
   s.setSource(name, false);
   for (let off = 0; off < json.length; off += CHUNK) {
     const part = json.subarray(off, Math.min(json.length, off + CHUNK));
-    const ptr = M._malloc(part.length);
+    const ptr = s.feedBuffer(part.length);
     M.HEAPU8.set(part, ptr);
-    s.feed(ptr, part.length);
-    M._free(ptr);
+    s.feedCommit(part.length);
   }
   const ok = s.finish();
   const out = ok ? s.reportJson() : s.errorJson();

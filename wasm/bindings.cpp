@@ -1,6 +1,7 @@
 // The WebAssembly boundary (Embind lives here and nowhere else). The worker owns one Session
-// per file: it copies each chunk of decompressed JSON into WASM memory and calls feed(); the
-// report comes back as the same JSON text the CLI writes, so page and CLI cannot disagree.
+// per file: it copies each chunk of decompressed JSON into the importer's buffer (feedBuffer,
+// feedCommit); the report comes back as the same JSON text the CLI writes, so page and CLI cannot
+// disagree.
 #include <emscripten/bind.h>
 
 #include <cstdlib>
@@ -24,7 +25,8 @@ namespace {
 // (-sMAXIMUM_MEMORY); past that malloc returns null, and with -fno-exceptions operator new would
 // abort and the page would only see a crash. Instead each Session keeps a reserve; the first failed
 // allocation gives it back (so the allocation is retried and succeeds), marks the session as out of
-// memory, and feed()/finish() stop it with a too_large error that suggests the CLI.
+// memory, and feedBuffer()/feedCommit()/finish() stop it with a too_large error that suggests the
+// CLI.
 constexpr size_t kMemoryReserveBytes = size_t{32} << 20;
 void* g_reserve = nullptr;
 bool g_out_of_memory = false;
@@ -55,13 +57,6 @@ class Session {
     report_.reset();  // the next report*() call analyzes again with the new option
   }
 
-  // `ptr` is a WASM address the worker filled (Module._malloc + HEAPU8.set).
-  bool feed(uintptr_t ptr, size_t len) {
-    if (finished_ || g_out_of_memory) return false;
-    bool ok = importer_.feed(reinterpret_cast<const char*>(ptr), len);
-    return ok && !g_out_of_memory;
-  }
-
   // Two workers on one file (importer.h; web/worker.js, "Two workers on one file"). The second
   // reads the event array from `offset` on into a model of its own ...
   void startPart(double offset) { importer_.start_part(static_cast<uint64_t>(offset)); }
@@ -83,8 +78,8 @@ class Session {
   }
   double resumeOffset() const { return static_cast<double>(importer_.resume_offset()); }
 
-  // feed() without the worker's own copy: the worker writes the chunk at the address
-  // feedBuffer() returns (0 when the session cannot take more), then calls feedCommit().
+  // Input: the worker writes each chunk at the address feedBuffer() returns, straight into the
+  // importer's buffer (0 when the session cannot take more), then calls feedCommit().
   uintptr_t feedBuffer(size_t len) {
     if (finished_ || g_out_of_memory) return 0;
     char* at = importer_.prepare_feed(len);
@@ -261,7 +256,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .constructor<>()
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
-      .function("feed", &Session::feed)
       .function("feedBuffer", &Session::feedBuffer)
       .function("feedCommit", &Session::feedCommit)
       .function("startPart", &Session::startPart)

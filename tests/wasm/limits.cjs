@@ -18,16 +18,14 @@ function trace(events, from = 0) {
   return parts.join(',');
 }
 
-// Copies text into `buf` (a WASM block taken before memory ran out, as the worker's chunk would
-// be) and feeds it.
-function feedText(M, session, text, buf) {
+// Feeds text as the worker does (web/worker.js feedPiece): straight into the importer's buffer.
+// False once the session has stopped (feedBuffer gives no address, or the commit fails).
+function feedText(M, session, text) {
   const bytes = Buffer.from(text);
-  const ptr = buf || M._malloc(bytes.length);
-  if (!ptr) return null;
+  const ptr = session.feedBuffer(bytes.length);
+  if (!ptr) return false;
   M.HEAPU8.set(bytes, ptr);
-  const ok = session.feed(ptr, bytes.length);
-  if (!buf) M._free(ptr);
-  return ok;
+  return session.feedCommit(bytes.length);
 }
 
 async function main() {
@@ -44,7 +42,6 @@ async function main() {
   const session = new M.Session();
   session.setSource('big.json', false);
   check(feedText(M, session, '{"traceEvents":[' + trace(1000)) === true, 'a session reads the start of a trace');
-  const buf = M._malloc(1 << 20);
   // Take (nearly) all the rest of the 4 GB, in blocks ever smaller.
   const blocks = [];
   for (let size = 256 << 20; size >= 64 << 10; size >>= 1) {
@@ -53,20 +50,19 @@ async function main() {
   const heapMb = M.HEAPU8.length / 2 ** 20;
   console.log(`      memory taken: ${blocks.length} blocks, heap ${heapMb.toFixed(0)} MB`);
   check(heapMb > 3500, 'the module grew to its 4 GB limit');
-  // Feed more events: the model outgrows what is left. Chunks stay small, so copying them in works
-  // until the reserve is gone.
+  // Feed more events: the model outgrows what is left.
   let stopped = false;
   let crashed = null;
   try {
     for (let i = 1000; i < 4_000_000 && !stopped; i += 2000) {
-      const ok = feedText(M, session, ',' + trace(2000, i), buf);
+      const ok = feedText(M, session, ',' + trace(2000, i));
       if (ok !== true) stopped = true;
     }
   } catch (e) {
     crashed = e;
   }
   check(!crashed, `no abort while running out of memory${crashed ? `: ${crashed.message}` : ''}`);
-  check(stopped, 'feed() returned false once memory ran out');
+  check(stopped, 'feeding stopped once memory ran out');
   const err = JSON.parse(session.errorJson() || 'null');
   check(err && err.code === 'too_large', `errorJson() is too_large: ${JSON.stringify(err)}`);
   check(err && /kinetoscope report big\.json/.test(err.message) && /4 GB/.test(err.message), 'the message names the limit and the CLI command');

@@ -26,6 +26,13 @@ const defaults = [
   'kineto__resnet50_nw0__worker0.1623143089861.pt.trace.json.gz',
 ];
 
+// Feeds bytes as the worker does (web/worker.js feedPiece): straight into the importer's buffer.
+function feedBytes(Module, s, bytes) {
+  const ptr = s.feedBuffer(bytes.length);
+  if (ptr) Module.HEAPU8.set(bytes, ptr);
+  return ptr ? s.feedCommit(bytes.length) : false;
+}
+
 // A finished Session for one file, fed in one piece (chunking is covered above).
 function session(Module, file) {
   const raw = fs.readFileSync(file);
@@ -33,10 +40,7 @@ function session(Module, file) {
   const json = gzip ? zlib.gunzipSync(raw) : raw;
   const s = new Module.Session();
   s.setSource(path.basename(file), gzip);
-  const ptr = Module._malloc(json.length);
-  Module.HEAPU8.set(json, ptr);
-  s.feed(ptr, json.length);
-  Module._free(ptr);
+  feedBytes(Module, s, json);
   if (!s.finish()) throw new Error(`${file}: ${s.errorJson()}`);
   return s;
 }
@@ -121,10 +125,7 @@ async function main() {
       let off = 0, k = 0;
       while (off < json.length) {
         const n = Math.min(sizes[k++ % sizes.length], json.length - off);
-        const ptr = Module._malloc(n);
-        Module.HEAPU8.set(json.subarray(off, off + n), ptr);
-        s.feed(ptr, n);
-        Module._free(ptr);
+        feedBytes(Module, s, json.subarray(off, off + n));
         off += n;
       }
       const ok = s.finish();
