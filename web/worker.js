@@ -5,12 +5,14 @@
 //               {type:'part', name, blob, port}  this worker helps another read a large file (see
 //                                                "Two workers on one file"); {type:'part-lost', id}
 //               {type:'unzip', blob, port}      this worker decompresses a large gzip file for another
+//               {type:'warm'}                   load the module and warm it up (see "Warming up")
 //               {type:'open', id, name, url}    a same-origin URL, read with fetch().body
 //               {type:'cancel', id}
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
 // Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
-//               {type:'report', id, json, markdown}                the report as JSON and Markdown text
+//               {type:'report', id, json, markdown, timings}       the report as JSON and Markdown text
+//               {type:'warm', ms}                                  warmed up, ready for a file
 //               {type:'error', id, error:{code, message, offset?}}
 //               {type:'cancelled', id}
 //               {type:'tl', id, req, result | error}                a timeline answer
