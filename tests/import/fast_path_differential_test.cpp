@@ -129,6 +129,20 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       R"({"ph":"X","ts":1,"args":{}})",
       R"({"ph":"X","ts":1,"args":{"blocks per SM":123456789012345,"warps per SM":1e22,)"
       R"J("memory bandwidth (GB/s)":-0.0,"est. achieved occupancy %":12345.6789e-18}})J",
+      // ts/dur read from their digits (read_time_digits), at each length and at the limits of
+      // that form: 8 and 16 integer digits, the largest time kept and one past it, 17 digits,
+      // rounding at the fourth fraction digit, signs and zeros, an exponent after a fraction.
+      R"({"ph":"X","ts":12345678,"dur":123456789})",
+      R"({"ph":"X","ts":1623142623460016,"dur":1234567890123456.5})",
+      R"({"ph":"X","ts":4000000000000000,"dur":4000000000000001})",
+      R"({"ph":"X","ts":-4000000000000000.0004,"dur":-4000000000000000.0005})",
+      R"({"ph":"X","ts":16231426234600161,"dur":99999999999999999999.5})",
+      R"({"ph":"X","ts":0.0005,"dur":0.0004999})",
+      R"({"ph":"X","ts":-0,"dur":-0.0})",
+      R"({"ph":"X","ts":0,"dur":7})",
+      R"({"ph":"X","ts":1623142623460016.123456789,"dur":12.3456})",
+      R"({"ph":"X","ts":1.5e2,"dur":12345678.9E-3})",
+      R"({"ph":"X","ts":10000000,"dur":100000000.000})",
   };
   for (const char* event : accepted) {
     INFO(event);
@@ -186,12 +200,17 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
 
 TEST_CASE("fast path: an event running past the bytes at hand is declined", "[import][fast_path]") {
   const std::string event = R"({"ph":"X","name":"aten::mm","ts":1,"dur":2,"args":{"stream":7}})";
-  for (size_t avail = 1; avail < event.size(); ++avail) {
-    // The bytes after `avail` are the rest of the event: the reader must not use them.
-    std::string buf = event + std::string(ks::kFramerPadding, ' ');
-    ks::RawEvent e;
-    INFO("avail " << avail);
-    CHECK(ks::fast_read_event(buf.data(), avail, &e) == 0);
+  // Long digit runs too, which are read 8 bytes at a time.
+  const std::string digits =
+      R"({"ph":"X","ts":1623142623460016.123,"dur":12345678,"args":{"correlation":1234567}})";
+  for (const std::string& whole : {event, digits}) {
+    for (size_t avail = 1; avail < whole.size(); ++avail) {
+      // The bytes after `avail` are the rest of the event: the reader must not use them.
+      std::string buf = whole + std::string(ks::kFramerPadding, ' ');
+      ks::RawEvent e;
+      INFO(whole << " avail " << avail);
+      CHECK(ks::fast_read_event(buf.data(), avail, &e) == 0);
+    }
   }
   std::string buf = event + "," + event + std::string(ks::kFramerPadding, ' ');
   ks::RawEvent e;

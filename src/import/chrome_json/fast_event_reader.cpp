@@ -63,6 +63,46 @@ inline const char* find_string_special(const char* p, const char* end) {
   return p;
 }
 
+// The number of ASCII digits at the start of the 8 bytes at p (0-8); reads 8 bytes. A byte is a
+// digit when its high nibble is 3 both before and after adding 6. A carry out of a byte (one of
+// 0xFA-0xFF, not a digit) only spoils the bytes after it, so the first non-digit is found.
+inline int leading_digits8(const char* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  int n = 0;
+  while (n < 8 && is_digit(p[n])) ++n;
+  return n;
+#else
+  constexpr uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
+  constexpr uint64_t kThrees = 0x3030303030303030ULL;
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const uint64_t not_digit =
+      ((x & kHighNibbles) ^ kThrees) | (((x + 0x0606060606060606ULL) & kHighNibbles) ^ kThrees);
+  return not_digit ? __builtin_ctzll(not_digit) >> 3 : 8;
+#endif
+}
+
+// The value of the n (1-8) digits at p, all at once (the first is the most significant): the
+// digits are moved to the top bytes, so the bytes below become leading zeros, then pairs, quads
+// and halves are combined. Reads 8 bytes.
+inline uint64_t digits_value8(const char* p, int n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = v * 10 + static_cast<uint64_t>(p[i] - '0');
+  return v;
+#else
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  x = (x & 0x0F0F0F0F0F0F0F0FULL) << (8 * (8 - n));
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFULL;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFULL;
+  return (x * 10000 + (x >> 32)) & 0x00000000FFFFFFFFULL;
+#endif
+}
+
+constexpr uint64_t kPow10[] = {1,         10,         100,         1000,       10000,
+                               100000,    1000000,    10000000,    100000000};
+
 // The length of the valid UTF-8 sequence at p (its first byte >= 0x80), or 0 when invalid
 // (overlong forms, surrogates and code points above U+10FFFF included), as simdjson validates.
 inline int utf8_sequence_length(const unsigned char* p) {
@@ -99,8 +139,12 @@ struct Number {
   std::string_view text;
   bool is_integer = false;  // no fraction, no exponent, at most 18 digits: `integer` is exact
   int64_t integer = 0;
-  bool exact_double = false;  // Clinger's fast path applies: `real` is correctly rounded
-  double real = 0;
+  // Clinger's fast path applies (to_double() is correctly rounded): at most 15 significant
+  // digits, a power of ten within 1e22.
+  bool exact_double = false;
+  bool negative = false;
+  uint64_t mantissa = 0;
+  int exponent = 0;
 };
 
 constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -222,6 +266,13 @@ class Reader {
     if (*p_ == '0') {
       ++p_;
     } else if (*p_ >= '1' && *p_ <= '9') {
+      // Most integers (ids, pids, sizes) have under 8 digits: read at once.
+      const int n = digits_at_p();
+      if (n < 8) {
+        mantissa = digits_value8(p_, n);
+        digits = n;
+        p_ += n;
+      }
       while (p_ < end_ && is_digit(*p_)) {
         if (digits < 19) {
           mantissa = mantissa * 10 + static_cast<uint64_t>(*p_ - '0');
@@ -278,17 +329,25 @@ class Reader {
       n->integer = negative ? -m : m;
     }
     n->exact_double = !too_many && digits <= 15 && exponent >= -22 && exponent <= 22;
-    if (n->exact_double) {
-      double d = static_cast<double>(mantissa);
-      d = exponent < 0 ? d / kPowersOfTen[-exponent] : d * kPowersOfTen[exponent];
-      n->real = negative ? -d : d;
-    }
+    n->negative = negative;
+    n->mantissa = mantissa;
+    n->exponent = exponent;
     return true;
   }
 
-  bool skip_literal(const char* word, size_t len) {
-    if (static_cast<size_t>(end_ - p_) < len || std::memcmp(p_, word, len) != 0) return false;
-    p_ += len;
+  // The value of a number with exact_double (only the few float args need it).
+  static double to_double(const Number& n) {
+    double d = static_cast<double>(n.mantissa);
+    d = n.exponent < 0 ? d / kPowersOfTen[-n.exponent] : d * kPowersOfTen[n.exponent];
+    return n.negative ? -d : d;
+  }
+
+  template <size_t N>
+  bool skip_literal(const char (&word)[N]) {
+    constexpr size_t kLen = N - 1;
+    if (static_cast<size_t>(end_ - p_) < kLen || !is(std::string_view(p_, kLen), word))
+      return false;
+    p_ += kLen;
     return true;
   }
 
@@ -311,11 +370,11 @@ class Reader {
         ++p_;
         return read_elements(']', [this, depth] { return skip_value(depth + 1); });
       case 't':
-        return skip_literal("true", 4);
+        return skip_literal("true");
       case 'f':
-        return skip_literal("false", 5);
+        return skip_literal("false");
       case 'n':
-        return skip_literal("null", 4);
+        return skip_literal("null");
       default: {
         Number ignored;
         return read_number(&ignored);
@@ -323,8 +382,62 @@ class Reader {
     }
   }
 
+  // The digits at p_ (0-8), none past end_ (the bytes there are not this event's).
+  int digits_at_p() const {
+    const int n = leading_digits8(p_);
+    return end_ - p_ < n ? static_cast<int>(end_ - p_) : n;
+  }
+
+  // ts/dur written as a number in the usual form, -?int(.frac)? with at most 16 integer digits
+  // and no exponent (every Kineto timestamp): its nanoseconds straight from the digits, exactly as
+  // parse_us_text_to_ns computes them from the text (the differential test compares the two
+  // readers on every shared trace). Returns false, with p_ unmoved, for any other form.
+  bool read_time_digits(int64_t* out_ns) {
+    const char* const begin = p_;
+    const bool negative = at('-');
+    if (negative) ++p_;
+    uint64_t whole = 0;
+    if (at('0')) {
+      ++p_;
+    } else {
+      int n = p_ < end_ ? digits_at_p() : 0;
+      if (n == 0) return (p_ = begin, false);
+      whole = digits_value8(p_, n);
+      p_ += n;
+      if (n == 8) {
+        n = p_ < end_ ? digits_at_p() : 0;
+        if (n == 8 && end_ - p_ > 8 && is_digit(p_[8])) return (p_ = begin, false);  // > 16
+        if (n) whole = whole * kPow10[n] + digits_value8(p_, n);
+        p_ += n;
+      }
+      if (whole > static_cast<uint64_t>(kMaxAbsTimeNs / 1000)) return (p_ = begin, false);
+    }
+    uint64_t frac_ns = 0;
+    bool round_up = false;
+    if (at('.')) {
+      ++p_;
+      if (p_ >= end_ || !is_digit(*p_)) return (p_ = begin, false);
+      int k = 0;
+      for (; p_ < end_ && is_digit(*p_); ++p_, ++k) {
+        if (k < 3)
+          frac_ns = frac_ns * 10 + static_cast<uint64_t>(*p_ - '0');
+        else if (k == 3)
+          round_up = *p_ >= '5';
+      }
+      for (; k < 3; ++k) frac_ns *= 10;
+    }
+    if (p_ >= end_ || *p_ == 'e' || *p_ == 'E') return (p_ = begin, false);
+    const uint64_t ns = whole * 1000 + frac_ns + (round_up ? 1 : 0);
+    *out_ns = negative ? -static_cast<int64_t>(ns) : static_cast<int64_t>(ns);
+    return true;
+  }
+
   // ts/dur: EventReader's read_time, for a number or a string without escapes.
   bool read_time(int64_t* out_ns, bool* has) {
+    if (read_time_digits(out_ns)) {
+      *has = true;
+      return true;
+    }
     std::string_view text;
     if (at('"')) {
       if (!read_plain_string(&text)) return false;
@@ -357,7 +470,7 @@ class Reader {
   bool read_float(float* out) {
     Number n;
     if (!read_number(&n) || !n.exact_double) return false;
-    *out = static_cast<float>(n.real);
+    *out = static_cast<float>(to_double(n));
     return true;
   }
 
