@@ -43,7 +43,7 @@ class StringPool {
   size_t slot_of(std::string_view s, uint32_t hash) const;
   void grow();
 
-  std::deque<std::string> strings_;     // deque: the views stay valid as it grows
+  std::deque<std::string> strings_;      // deque: the views stay valid as it grows
   std::vector<std::string_view> views_;  // by id: one load to reach the text
   std::vector<uint32_t> hashes_;         // by id: most probes that miss stop here
   // Interning runs for every name of every event, and a node-based hash map cost a pointer chase

@@ -100,8 +100,7 @@ inline uint64_t digits_value8(const char* p, int n) {
 #endif
 }
 
-constexpr uint64_t kPow10[] = {1,         10,         100,         1000,       10000,
-                               100000,    1000000,    10000000,    100000000};
+constexpr uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
 // The length of the valid UTF-8 sequence at p (its first byte >= 0x80), or 0 when invalid
 // (overlong forms, surrogates and code points above U+10FFFF included), as simdjson validates.
