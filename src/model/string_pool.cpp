@@ -34,6 +34,11 @@ uint64_t tail_of(const char* p, size_t n) {
   if (n & 1) w |= byte_at(p) << shift;
   return w;
 }
+uint64_t mix(uint64_t h, uint64_t w) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  h = (h ^ w) * kMul;
+  return h ^ (h >> 29);
+}
 }  // namespace
 
 size_t TextHash::operator()(std::string_view s) const noexcept {
@@ -41,14 +46,20 @@ size_t TextHash::operator()(std::string_view s) const noexcept {
   uint64_t h = s.size() * kMul;
   const char* p = s.data();
   size_t n = s.size();
-  for (; n >= 8; p += 8, n -= 8) {
-    h = (h ^ word_at(p)) * kMul;
-    h ^= h >> 29;
+  // Long strings (Python call stacks run to ~600 bytes, most of a CPU op event) in four
+  // independent lanes, so the multiplications overlap instead of waiting on each other.
+  if (n >= 32) {
+    uint64_t a = h, b = h + 1, c = h + 2, d = h + 3;
+    for (; n >= 32; p += 32, n -= 32) {
+      a = mix(a, word_at(p));
+      b = mix(b, word_at(p + 8));
+      c = mix(c, word_at(p + 16));
+      d = mix(d, word_at(p + 24));
+    }
+    h = mix(mix(mix(a, b), c), d);
   }
-  if (n) {
-    h = (h ^ tail_of(p, n)) * kMul;
-    h ^= h >> 29;
-  }
+  for (; n >= 8; p += 8, n -= 8) h = mix(h, word_at(p));
+  if (n) h = mix(h, tail_of(p, n));
   h *= kMul;
   return static_cast<size_t>(h ^ (h >> 32));
 }
@@ -58,8 +69,12 @@ bool TextEq::operator()(std::string_view a, std::string_view b) const noexcept {
   const char* p = a.data();
   const char* q = b.data();
   size_t n = a.size();
-  for (; n >= 8; p += 8, q += 8, n -= 8)
+  for (; n >= 16; p += 16, q += 16, n -= 16)
+    if ((word_at(p) ^ word_at(q)) | (word_at(p + 8) ^ word_at(q + 8))) return false;
+  if (n >= 8) {
     if (word_at(p) != word_at(q)) return false;
+    p += 8, q += 8, n -= 8;
+  }
   return n == 0 || tail_of(p, n) == tail_of(q, n);
 }
 
