@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -15,6 +16,38 @@
 #include "util/safe_text.h"
 
 namespace ks {
+
+// The counters of a std::map<std::string, uint64_t> last used, by key: a linear search of a few
+// short keys costs less than the map's string compares on every event.
+class CounterCache {
+ public:
+  uint64_t* counter(std::string_view key, std::map<std::string, uint64_t>* counts) {
+    for (Entry& e : entries_)
+      if (same_text(e.key, key)) return e.count;
+    uint64_t* count = &(*counts)[std::string(key)];
+    if (entries_.size() < kEntries)
+      entries_.push_back({std::string(key), count});
+    else
+      entries_[next_++ % kEntries] = {std::string(key), count};
+    return count;
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    uint64_t* count;
+  };
+  // A byte loop: `==` is a memcmp call in WebAssembly, and these keys are a few bytes.
+  static bool same_text(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  static constexpr size_t kEntries = 16;
+  std::vector<Entry> entries_;
+  size_t next_ = 0;
+};
 
 class ChromeJsonImporter::Impl : public FramerSink {
  public:
@@ -143,22 +176,12 @@ class ChromeJsonImporter::Impl : public FramerSink {
     return st;
   }
 
-  // Per-phase and per-category counts. Consecutive events mostly share both, so the last
-  // counter of each is kept (std::map values do not move) and the map is searched only on a change.
+  // Per-phase and per-category counts: a trace has a handful of each, interleaved event by
+  // event, so their counters (std::map values do not move) are found in a short list first.
   void count_event(const RawEvent& e) {
     std::string_view phase = e.ph_text.empty() ? std::string_view("?") : e.ph_text;
-    if (!phase_count_ || phase != phase_key_) {
-      phase_key_.assign(phase);
-      phase_count_ = &trace_->facts.events_by_phase[phase_key_];
-    }
-    ++*phase_count_;
-    if (e.ph != 'M') {
-      if (!cat_count_ || e.cat != cat_key_) {
-        cat_key_.assign(e.cat);
-        cat_count_ = &trace_->facts.categories[cat_key_];
-      }
-      ++*cat_count_;
-    }
+    ++*phase_counts_.counter(phase, &trace_->facts.events_by_phase);
+    if (e.ph != 'M') ++*cat_counts_.counter(e.cat, &trace_->facts.categories);
   }
 
   // The track of a pid/tid pair: consecutive events mostly share one thread, so the last answer
@@ -347,9 +370,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
   RawEvent ev_;
   KernelLaunchInfo launch_;
   ImportError error_;
-  std::string repaired_, phase_key_, cat_key_, series_, last_pid_, last_tid_;
-  uint64_t* phase_count_ = nullptr;
-  uint64_t* cat_count_ = nullptr;
+  std::string repaired_, series_, last_pid_, last_tid_;
+  CounterCache phase_counts_, cat_counts_;
   TrackId last_track_ = 0;
   bool has_last_track_ = false;
   uint64_t events_ = 0;

@@ -18,7 +18,9 @@ struct RawCounterValue {
   double value;
 };
 
-struct RawEvent {
+// Everything of an event but its counter values: trivially copyable, so that resetting it for the
+// next event is one copy (it was 3.7% of reading a trace in WebAssembly, field by field).
+struct RawEventFields {
   char ph = 0;
   std::string_view ph_text;
   std::string_view name;
@@ -49,15 +51,18 @@ struct RawEvent {
   std::string_view meta_name, meta_labels;
   bool has_sort_index = false;
   int64_t sort_index = 0;
-  // Counter (C) series values; [memory] instant values.
-  std::vector<RawCounterValue> counter_values;
+  // [memory] instant values.
   int64_t mem_bytes = -1, mem_total_allocated = -1, mem_total_reserved = -1, mem_device = -1;
+};
+
+struct RawEvent : RawEventFields {
+  // Counter (C) series values.
+  std::vector<RawCounterValue> counter_values;
 
   void reset() {
-    std::vector<RawCounterValue> keep = std::move(counter_values);
-    keep.clear();
-    *this = RawEvent();
-    counter_values = std::move(keep);
+    static const RawEventFields kEmpty;
+    static_cast<RawEventFields&>(*this) = kEmpty;
+    counter_values.clear();  // keeps its capacity
   }
 };
 
