@@ -16,7 +16,7 @@ struct DurationStats {
   double stddev_ns = 0;
 };
 
-// Sorts `durations` in place.
+// Reorders `durations` (the median is found in place).
 DurationStats compute_duration_stats(std::vector<int64_t>& durations);
 
 }  // namespace ks

@@ -30,6 +30,21 @@ std::vector<Interval> merge_intervals(std::vector<Interval> v) {
   return out;
 }
 
+std::vector<Interval> unite(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    const Interval& iv =
+        j == b.size() || (i < a.size() && a[i].begin <= b[j].begin) ? a[i++] : b[j++];
+    if (!out.empty() && iv.begin <= out.back().end)
+      out.back().end = std::max(out.back().end, iv.end);
+    else
+      out.push_back(iv);
+  }
+  return out;
+}
+
 int64_t total_length(const std::vector<Interval>& merged) {
   int64_t sum = 0;
   for (const Interval& iv : merged) sum += iv.length();

@@ -14,6 +14,8 @@ struct Interval {
 
 // Sorts and merges overlapping or touching intervals; drops empty ones.
 std::vector<Interval> merge_intervals(std::vector<Interval> v);
+// Union of two merged sets, as merge_intervals of both together would give, in one pass.
+std::vector<Interval> unite(const std::vector<Interval>& a, const std::vector<Interval>& b);
 // Total length of merged (sorted, disjoint) intervals.
 int64_t total_length(const std::vector<Interval>& merged);
 // Length of the part of merged intervals inside [begin, end).

@@ -76,6 +76,13 @@ LaunchStats compute_launch_stats(const Trace& t, const LaunchJoin& join,
   std::unordered_map<StringId, std::vector<int64_t>> delays_by_api;
   std::vector<int64_t> all_delays;
   std::map<TrackId, std::vector<QueueEdge>> edges_by_track;
+  // Consecutive ops mostly share their launch API and their stream: the last entries are kept
+  // (references into these maps stay valid as they grow) and the maps searched on a change.
+  StringId last_api = StringPool::kMissing;
+  LaunchApiRow* row = nullptr;
+  std::vector<int64_t>* row_delays = nullptr;
+  TrackId last_track = 0;
+  std::vector<QueueEdge>* edges = nullptr;
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (!op_counted(included, g)) continue;
     const int32_t l = join.partner[g];
@@ -83,13 +90,20 @@ LaunchStats compute_launch_stats(const Trace& t, const LaunchJoin& join,
     const uint32_t launch = static_cast<uint32_t>(l);
     const int64_t cpu = s.dur[launch], gpu = s.dur[g];
     const int64_t delay = s.ts[g] - s.end(launch);
-    LaunchApiRow& row = by_api[s.name[launch]];
-    row.api = s.name[launch];
-    add_launch(&row, cpu, gpu, delay, &delays_by_api[row.api]);
+    if (s.name[launch] != last_api) {
+      last_api = s.name[launch];
+      row = &by_api[last_api];
+      row->api = last_api;
+      row_delays = &delays_by_api[last_api];
+    }
+    add_launch(row, cpu, gpu, delay, row_delays);
     add_launch(&r.total, cpu, gpu, delay, &all_delays);
-    std::vector<QueueEdge>& e = edges_by_track[s.track[g]];
-    e.push_back({s.ts[launch], +1});
-    e.push_back({s.ts[g], -1});
+    if (!edges || s.track[g] != last_track) {
+      last_track = s.track[g];
+      edges = &edges_by_track[last_track];
+    }
+    edges->push_back({s.ts[launch], +1});
+    edges->push_back({s.ts[g], -1});
   }
   for (auto& kv : by_api) {
     kv.second.delay = compute_duration_stats(delays_by_api[kv.first]);

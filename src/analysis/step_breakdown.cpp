@@ -96,12 +96,9 @@ StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
   }
   // claimed[k]: the union of roles 0..k, so role k's share is |claimed[k]| - |claimed[k-1]|.
   std::vector<Interval> claimed[kStepRoles - 1];
-  std::vector<Interval> acc;
   for (int k = 0; k < kStepRoles - 1; ++k) {
-    std::vector<Interval> v = std::move(by_role[k]);
-    v.insert(v.end(), acc.begin(), acc.end());
-    acc = merge_intervals(std::move(v));
-    claimed[k] = acc;
+    std::vector<Interval> role = merge_intervals(std::move(by_role[k]));
+    claimed[k] = k == 0 ? std::move(role) : unite(claimed[k - 1], role);
   }
   if (steps.steps.empty()) {
     r.whole_trace = true;

@@ -105,3 +105,29 @@ TEST_CASE("merge_intervals: any mix of sorted runs gives what sorting everything
     }
   }
 }
+
+TEST_CASE("unite: two merged sets give what merging both together gives", "[analysis][intervals]") {
+  CHECK(show(ks::unite({{0, 5}, {10, 12}}, {{5, 7}, {11, 20}, {30, 31}})) == "[0,7)[10,20)[30,31)");
+  CHECK(show(ks::unite({}, {{1, 2}})) == "[1,2)");
+  CHECK(show(ks::unite({{1, 2}}, {})) == "[1,2)");
+  uint64_t seed = 99;
+  auto next = [&seed](int64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(n));
+  };
+  auto random_set = [&next] {
+    std::vector<ks::Interval> v;
+    for (int64_t k = next(60); k > 0; --k) {
+      const int64_t t = next(2000);
+      v.push_back({t, t + next(90)});
+    }
+    return v;
+  };
+  for (int round = 0; round < 300; ++round) {
+    const std::vector<ks::Interval> a = random_set(), b = random_set();
+    std::vector<ks::Interval> both = a;
+    both.insert(both.end(), b.begin(), b.end());
+    CHECK(show(ks::unite(ks::merge_intervals(a), ks::merge_intervals(b))) ==
+          show(ks::merge_intervals(both)));
+  }
+}
