@@ -47,12 +47,14 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
       loader.push_back({s.ts[i], s.end(i)});
   loader = merge_intervals(std::move(loader));
   std::vector<uint32_t> syncs;  // sync calls by start (runtime_by_ts is sorted by ts)
+  auto is_pageable = make_name_cache(t, [](std::string_view n) { return is_pageable_copy(n); });
+  auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
   for (uint32_t i : join.runtime_by_ts) {
     // A copy from pageable host memory blocks the CPU like a synchronous one (nsys' rule).
     const int32_t op = join.partner[i];
     const bool pageable = op >= 0 && s.kind[static_cast<size_t>(op)] == SliceKind::kMemcpy &&
-                          is_pageable_copy(t.str(s.name[static_cast<size_t>(op)]));
-    if (pageable || is_sync_runtime_call(t.str(s.name[i]))) syncs.push_back(i);
+                          is_pageable(s.name[static_cast<size_t>(op)]);
+    if (pageable || is_sync(s.name[i])) syncs.push_back(i);
   }
 
   std::vector<Interval> windows;

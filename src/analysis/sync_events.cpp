@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/gpu_op_summary.h"
+#include "analysis/name_cache.h"
 
 namespace ks {
 
@@ -42,8 +43,9 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   const SliceTable& s = t.slices;
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
+  auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
   for (uint32_t i : join.runtime_by_ts) {
-    if (!is_sync_runtime_call(t.str(s.name[i]))) continue;
+    if (!is_sync(s.name[i])) continue;
     SyncCallRow& row = calls[s.name[i]];
     row.name = s.name[i];
     ++row.count;

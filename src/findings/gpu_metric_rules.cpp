@@ -1,6 +1,7 @@
 // The TB plugin's GPU metrics: kernels keeping the GPU busy less than half of the steps, and
 // kernels that run but leave most SMs unused (small grids).
 #include "analysis/kernel_class.h"
+#include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
 
@@ -70,9 +71,12 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     const Trace& t = in.trace;
     const SliceTable& s = t.slices;
     int64_t longest = -1;
+    auto is_computation = make_name_cache(t, [](std::string_view n) {
+      return hta_category(SliceKind::kKernel, n) == HtaCategory::kComputation;
+    });
     for (uint32_t i : a.join.gpu_ops_by_ts) {
       if (s.kind[i] != SliceKind::kKernel || s.launch_info[i] < 0) continue;
-      if (hta_category(SliceKind::kKernel, t.str(s.name[i])) != HtaCategory::kComputation) continue;
+      if (!is_computation(s.name[i])) continue;
       const float bps = s.launch_infos[static_cast<size_t>(s.launch_info[i])].blocks_per_sm;
       if (bps < 0 || bps >= 1) continue;
       if (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]) longest = i;
