@@ -52,9 +52,12 @@ try {
   clearInterval(timer);
   const state = await page.evaluate(() => document.body.dataset.state);
   const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
+  if (state === 'ready') await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
   const timings = await page.evaluate(() => (window.kinetoscope.timings ? window.kinetoscope.timings() : null));
-  // File given to report on screen, in the page (the harness's own time adds Playwright's round trips).
-  const pageSeconds = timings ? (timings.begin + timings.shown - (await page.evaluate(() => window.__given))) / 1000 : null;
+  // File given to report on screen (laid out and painted), in the page (the harness's own time
+  // adds Playwright's round trips).
+  const end = timings && (timings.painted !== undefined ? timings.painted : timings.shown);
+  const pageSeconds = timings ? (timings.begin + end - (await page.evaluate(() => window.__given))) / 1000 : null;
   const json = facts ? facts.json_bytes : 0;
   console.log(JSON.stringify({
     file: basename(file), file_bytes: statSync(file).size, warm, state, ...facts,
