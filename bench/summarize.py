@@ -20,7 +20,7 @@ def seconds_and_memory(r):
         growth = r.get("browser_rss_peak_bytes", 0) - r.get("browser_rss_base_bytes", 0)
         return r.get("to_report_s"), growth / 1e6, "file input to report shown (harness clock, as for the peers); browser RSS growth"
     if tool == "chromium_page_clock":
-        return r.get("page_s"), None, "the same load on the page's own clock (change event to report drawn)"
+        return r.get("page_s"), None, "the same load on the page's own clock (change event to report painted)"
     if tool == "chromium_page_warm":
         growth = r.get("browser_rss_peak_bytes", 0) - r.get("browser_rss_base_bytes", 0)
         return r.get("page_s"), growth / 1e6, "page clock, file given once the page's spare loader is warm"
