@@ -206,7 +206,6 @@ function feedPiece(M, session, chunk) {
 // into WASM memory at once, so only a File's own stream (nothing kept, see ByteKeeper) reads so.
 const READ_BYTES = 1 << 20;
 function fileReader(stream) {
-  if (!BYOB_READS) return stream.getReader();
   let reader;
   try {
     reader = stream.getReader({ mode: 'byob' });
@@ -223,7 +222,6 @@ function fileReader(stream) {
     cancel: (why) => reader.cancel(why),
   };
 }
-const BYOB_READS = true;
 
 const isGzip = (head) => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 
