@@ -1,0 +1,24 @@
+// Fills the columnar model (model/trace.h) from an Nsight Systems export, through the same
+// TraceBuilder the JSON importer uses, so analyses, findings and views never ask which format a
+// trace came from. How nsys rows map onto the model is documented in docs/report-schema.md
+// ("Nsight Systems exports") and at the top of nsys_importer.cpp.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "import/import_error.h"
+#include "import/nsys_sqlite/nsys_database.h"
+#include "model/trace.h"
+
+namespace ks {
+
+struct NsysImportOptions {
+  std::string source_name;  // the file's name, as the report shows it
+};
+
+// Returns nullptr and fills *error when the export cannot be used (e.g. no CUPTI kernel table and
+// nothing else to show); what was merely absent goes to the trace's Diagnostics.
+std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
+                                   ImportError* error);
+
+}  // namespace ks
