@@ -151,7 +151,7 @@ struct DistributedInfo {
   std::string backend;
 };
 
-enum class TraceFormat { kUnknown, kChromeArray, kChromeObject };
+enum class TraceFormat { kUnknown, kChromeArray, kChromeObject, kNsysSqlite };
 const char* trace_format_name(TraceFormat f);
 
 struct TraceFacts {
