@@ -10,7 +10,8 @@ integer ns since the session start, names in StringIds, globalTid = (pid << 24) 
 built to the documentation: NVTX_EVENTS eventType 59 = push/pop range, 60 = start/end range,
 34 = mark; GPU_METRICS rows keyed by (typeId, metricId) with the GPU in typeId & 0xFF.
 
-Run with Debian's Python (standard sqlite3 module): /usr/bin/python3 tests/nsys/make_exports.py
+Run with Debian's Python (standard sqlite3 module): /usr/bin/python3 tests/nsys/make_exports.py [DIR]
+  --seeds DIR: small versions (512-byte pages, few rows) as the fuzzer's seed corpus
 Files (deterministic: same bytes every run):
   training_steps.sqlite      NVTX ProfilerStep#N push/pop ranges with kernels, a DtoH copy and a
                              cudaStreamSynchronize inside each step; NVTX marks and a start/end
@@ -213,12 +214,14 @@ class Export:
                 (type_id, 0, 'GPU Metrics for GPU %d' % dev, metric_id, name))
         self.rows['GPU_METRICS'].append((type_id, ts, metric_id, value))
 
-    def save(self, path, drop_columns=None, extra_sql=None, skip_tables=()):
+    def save(self, path, drop_columns=None, extra_sql=None, skip_tables=(), page_size=None):
         """Writes the tables that have rows (as nsys does), plus the fixed ones."""
         drop_columns = drop_columns or {}
         if os.path.exists(path):
             os.remove(path)
         db = sqlite3.connect(path)
+        if page_size:
+            db.execute('PRAGMA page_size=%d' % page_size)
         major, minor, micro = self.schema.split('.')
         meta = [('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems'),
                 ('EXPORT_PRODUCT_VERSION', '2024.5.1.113'),
@@ -386,7 +389,27 @@ def rank(r, world=4, steps=5):
     return e
 
 
+def seeds(out):
+    """Small exports for the fuzzer (-max_len 64 KiB): 512-byte pages, few rows."""
+    os.makedirs(out, exist_ok=True)
+    p = lambda name: os.path.join(out, name)
+    training(steps=1).save(p('training_steps'), page_size=512)
+    rank(2, steps=1).save(p('rank'), page_size=512)
+    e = process_start()
+    for table in ('CUPTI_ACTIVITY_KIND_RUNTIME',):
+        e.rows[table] = e.rows[table][:30]
+    e.save(p('process_start'), page_size=512)
+    empty_capture().save(p('empty_capture'), page_size=512)
+    training(steps=1).save(p('old_schema'), page_size=512,
+                           drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)},
+                           skip_tables=('ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND'))
+    print('make_exports: wrote %d seeds into %s' % (len(os.listdir(out)), out))
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == '--seeds':
+        seeds(sys.argv[2])
+        return
     os.makedirs(OUT, exist_ok=True)
     p = lambda name: os.path.join(OUT, name)
     training().save(p('training_steps.sqlite'))
