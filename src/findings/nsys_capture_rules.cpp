@@ -91,17 +91,14 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   });
   int64_t ctx_ns = 0, alloc_ns = 0, first_call_ns = 0;
   uint64_t allocs = 0, finds = 0;
-  int64_t first_ts = INT64_MAX;
-  uint32_t first = 0, longest_alloc = 0;
+  uint32_t longest_alloc = 0;
+  std::vector<uint32_t> api;  // CUDA runtime/driver calls, for the first few below
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
     if (k != SliceKind::kRuntime && k != SliceKind::kDriver && k != SliceKind::kCpuOp &&
         k != SliceKind::kUserAnnotation && k != SliceKind::kOther)
       continue;
-    if ((k == SliceKind::kRuntime || k == SliceKind::kDriver) && s.ts[i] < first_ts) {
-      first_ts = s.ts[i];
-      first = i;
-    }
+    if (k == SliceKind::kRuntime || k == SliceKind::kDriver) api.push_back(i);
     switch (group_of(s.name[i])) {
       case 1:
         ctx_ns += s.dur[i];
@@ -118,9 +115,18 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
         break;
     }
   }
-  // The CUDA context is created lazily inside the process's first CUDA call (cudaFree(0),
-  // the first cudaMalloc): a first call of 50 ms or more is that creation.
-  if (first_ts != INT64_MAX) first_call_ns = s.dur[first];
+  // The CUDA context is created lazily inside the first CUDA call that needs it (cudaFree(0),
+  // the first cudaMalloc; queries such as cuModuleGetLoadingMode come before): one of the
+  // process's first few calls taking 50 ms or more is that creation.
+  constexpr size_t kFirstCalls = 5;
+  std::sort(api.begin(), api.end(), [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  bool have_first = false;
+  uint32_t first = 0;
+  for (size_t j = 0; j < api.size() && j < kFirstCalls; ++j) {
+    if (!have_first || s.dur[api[j]] > s.dur[first]) first = api[j];
+    have_first = true;
+  }
+  if (have_first) first_call_ns = s.dur[first];
   const bool context = ctx_ns >= 10'000'000 || first_call_ns >= 50'000'000;
   if (!context && finds == 0) return;
   const int64_t span = capture_span(t);
@@ -146,14 +152,14 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
       "torch.cuda.profiler.start() after a few steps, or --delay SECONDS; leave the first "
       "steps out when quoting times.";
   f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
-  f.number("first_cuda_call_us", us_of(first_call_ns), 3, "us");
+  f.number("longest_early_cuda_call_us", us_of(first_call_ns), 3, "us");
   f.number("context_creation_us", us_of(ctx_ns), 3, "us");
   f.number("alloc_calls", static_cast<double>(allocs));
   f.number("alloc_us", us_of(alloc_ns), 3, "us");
   f.number("cudnn_find_calls", static_cast<double>(finds));
   f.number("share_of_capture_pct",
            span > 0 ? 100.0 * static_cast<double>(startup) / static_cast<double>(span) : 0, 1, "%");
-  if (first_ts != INT64_MAX) {
+  if (have_first) {
     f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
     f.events.push_back(first);
   }
