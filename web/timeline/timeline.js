@@ -14,6 +14,7 @@ import { inertName } from '../views/inert.js';
 import { hueIndex, palette } from './colors.js';
 import { TimelineClient } from './client.js';
 import { renderDetails } from './details.js';
+import { sliceContext } from './context.js';
 import { attachInput } from './input.js';
 import { GROUP_H, LABEL_W, ROW_H, RULER_H, buildLanes, itemsBetween, laneIndexAt } from './layout.js';
 import { drawFrame, lowerBound, plotWidth, timeAt, xOf } from './render.js';
@@ -82,6 +83,10 @@ export function createTimeline({ post, section, onShow }) {
   const fitButton = h('button', { type: 'button', className: 'button', title: 'Fit the whole trace (0)' }, 'Fit');
   const status = h('span', { className: 'muted tl-status' });
   const detailsBox = h('div', { className: 'tl-details' });
+  // The selected slice's details open in a drawer over the bottom of the canvas, where the eye
+  // is (issue 18, item 1); the wheel over it scrolls it, not the tracks.
+  const drawerClose = h('button', { type: 'button', className: 'tl-drawer-close', title: 'Close (Esc)', 'aria-label': 'Close the details' }, '×');
+  const drawer = h('aside', { className: 'tl-drawer', hidden: true, 'aria-label': 'Selected slice' }, drawerClose, detailsBox);
   const areaBox = h('div', { className: 'tl-area' });
   const toolbar = h(
     'div',
@@ -102,8 +107,10 @@ export function createTimeline({ post, section, onShow }) {
     toolbar,
     wrap,
     help,
-    h('div', { className: 'tl-panels' }, h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Selected slice'), detailsBox), h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Area selection'), areaBox)),
+    h('div', { className: 'tl-panels' }, h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Area selection'), areaBox)),
   );
+  wrap.append(drawer);
+  drawerClose.addEventListener('click', () => select(null));
   const ctx = canvas.getContext('2d', { alpha: false });
   const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []) };
   const texts = [];
@@ -138,8 +145,14 @@ export function createTimeline({ post, section, onShow }) {
     requestDraw();
   }
   if (typeof ResizeObserver === 'function') new ResizeObserver(resize).observe(wrap);
+  function drawerShown(shown) {
+    drawer.hidden = !shown;
+    st.occluded = shown ? drawer.offsetHeight : 0;
+    clampScroll();
+  }
 
-  const viewH = () => st.height - RULER_H;
+  // The drawer covers the bottom of the canvas: the tracks under it do not count as in view.
+  const viewH = () => st.height - RULER_H - (st.occluded || 0);
   function clampScroll() {
     const max = st.geo ? Math.max(0, st.geo.height - viewH()) : 0;
     st.scrollY = Math.min(max, Math.max(0, st.scrollY));
@@ -348,6 +361,7 @@ export function createTimeline({ post, section, onShow }) {
       st.selection = null;
       st.details = null;
       renderDetails(detailsBox, null, {});
+      drawerShown(false);
       requestDraw();
       return null;
     }
@@ -355,6 +369,7 @@ export function createTimeline({ post, section, onShow }) {
     const prev = st.selection && st.selection.slice === slice ? st.selection : null;
     const sel = prev ? { ...prev } : { slice, brief: null, links: [], briefs: new Map() };
     st.selection = sel;
+    st.context = null;
     const session = client.session;
     let b, fl, det;
     try {
@@ -372,9 +387,22 @@ export function createTimeline({ post, section, onShow }) {
     sel.links = fl.flows.links;
     sel.briefs = new Map(fl.flows.slices.map((x) => [x.slice, x]));
     st.details = det.details;
-    renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect: (i) => select(i, { scroll: true }).then(() => centerOn(st.selection && st.selection.brief)) });
-    if (scroll && sel.brief) reveal(sel.brief.track, sel.brief.depth);
+    const onSelect = (i) => select(i, { scroll: true }).then(() => centerOn(st.selection && st.selection.brief));
+    renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context: null });
+    drawerShown(!!det.details);
+    // Selected by a click too: a slice the drawer now covers is scrolled above it.
+    if (sel.brief) reveal(sel.brief.track, sel.brief.depth);
     requestDraw();
+    // The stack above it, read after the first paint of the drawer.
+    const read = (i) => client.request('details', { slice: i }).then((r) => r.details, () => null);
+    sliceContext(det.details, read).then((context) => {
+      if (st.selection !== sel || session !== client.session) return;
+      st.context = context;
+      renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context });
+      drawerShown(true);
+      if (sel.brief) reveal(sel.brief.track, sel.brief.depth);
+      requestDraw();
+    });
     return det.details;
   }
   function centerOn(b) {
@@ -699,6 +727,8 @@ export function createTimeline({ post, section, onShow }) {
     searchInput.value = '';
     hitCount.textContent = '';
     renderDetails(detailsBox, null, {});
+    drawerShown(false);
+    st.context = null;
     renderAggregate(areaBox, null, {});
     if (visible) ensureLayout().then(() => requestDraw(), () => {});
   }
@@ -712,6 +742,8 @@ export function createTimeline({ post, section, onShow }) {
       plot_width: plotWidth(st),
       selection: st.selection ? st.selection.slice : null,
       details: st.details,
+      context: st.selection ? st.context || null : null,
+      drawer: !drawer.hidden,
       links: st.selection ? st.selection.links : [],
       hits: st.hits ? st.hits.slice.length : 0,
       hit: st.hits && st.hits.current >= 0 ? st.hits.current : null,
