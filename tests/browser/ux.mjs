@@ -6,11 +6,11 @@
 //
 //   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
 import { chromium, firefox } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SHOTS, TEST_TIMEOUT_MS, check, startServer } from './lib.mjs';
-import { GEMM, PY_FRAMES, diffPair, rankTrace, stackTrace, templated } from './ux_traces.mjs';
+import { GEMM, PY_FRAMES, diffPair, rankTrace, stackTrace } from './ux_traces.mjs';
 
 const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter(Boolean);
@@ -146,6 +146,141 @@ function tests(tmp) {
       check(await inViewport(page, '.tl-drawer .tl-name'), 'the drawer left the viewport');
       await page.keyboard.press('Escape');
       await page.waitForFunction(() => !window.kinetoscope.timeline.state().drawer);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '2. merged slices are marked as counts (×N) and hatched'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      // Record what the timeline draws from now on.
+      await page.evaluate(() => {
+        const P = CanvasRenderingContext2D.prototype;
+        window.__drawn = { texts: [], strokes: [] };
+        const fillText = P.fillText;
+        P.fillText = function (t, ...rest) {
+          if (this.canvas.classList.contains('tl-canvas')) window.__drawn.texts.push(String(t));
+          return fillText.call(this, t, ...rest);
+        };
+        const stroke = P.stroke;
+        P.stroke = function (...a) {
+          if (this.canvas.classList.contains('tl-canvas')) window.__drawn.strokes.push(String(this.strokeStyle));
+          return stroke.apply(this, a);
+        };
+      });
+      await openTimeline(page);
+      await page.focus('.tl-canvas');
+      await page.keyboard.press('0');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const drawn = await page.evaluate(() => window.__drawn);
+      const counts = drawn.texts.filter((t) => /^×[\d,]+( slices)?$/.test(t));
+      check(counts.length >= 3, `no "×N" labels drawn: ${drawn.texts.slice(0, 40).join(' | ')}`);
+      // No bare number that reads like a duration or an id (the ruler says "ms", steps "step N").
+      const bare = drawn.texts.filter((t) => /^[\d,]+$/.test(t));
+      check(!bare.length, `bare numbers drawn as labels: ${bare.join(', ')}`);
+      check(drawn.strokes.some((s) => /^rgba\(0, 0, 0, 0\.2/.test(s)), `no hatching stroked: ${[...new Set(drawn.strokes)].join(', ')}`);
+      await shot(page, '2-merged');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '3. the ranks overview rolls up every rank\'s findings, cross-rank first, the straggler marked'({ ctx, origin }) {
+      const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
+      const { page, errors } = await openPage(ctx, origin);
+      // Alone, each rank has a critical GPU-idle finding.
+      for (const f of files) {
+        await loadFiles(page, f);
+        const ids = await page.evaluate(() => window.kinetoscope.report().findings.filter((x) => x.severity === 'critical').map((x) => x.id));
+        check(ids.includes('gpu.idle'), `${f} alone: critical findings ${ids}`);
+      }
+      await loadFiles(page, files);
+      check(await page.evaluate(() => document.body.dataset.view === 'ranks'), 'not the ranks view');
+      const text = await page.textContent('#findings');
+      check(!text.includes('No findings'), 'the ranks overview says "No findings"');
+      const row = page.locator('#findings tr[data-finding="gpu.idle"]');
+      check((await row.count()) === 1, 'no gpu.idle row in the ranks\' findings');
+      const chips = await row.locator('.rank-chip').allTextContents();
+      check(chips.join() === 'rank 0,rank 1', `gpu.idle on ${chips}`);
+      check((await row.locator('.badge').first().textContent()) === 'critical', 'the row does not say critical');
+      check((await row.textContent()).includes('all 2 ranks'), 'the row does not say how many ranks');
+      check(await inViewport(page, '#findings tr[data-finding="gpu.idle"]'), 'the rolled-up finding is not in the first screen');
+      await shot(page, '3-ranks-findings');
+      // A chip opens that rank's report.
+      await row.locator('.rank-chip').nth(1).click();
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1');
+      // The 8 ranks of the planted straggler (rank 5): cross-rank findings first, its row marked.
+      const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
+      await loadFiles(page, Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
+      const order = await page.evaluate(() => [...document.querySelectorAll('#findings h3.sub')].map((x) => x.textContent));
+      check(/^Across ranks/.test(order[0] || ''), `the cross-rank findings do not come first: ${order}`);
+      const marked = await page.locator('#ranks tr:has(.straggler-mark) td').first().textContent();
+      check(/^5/.test(marked), `the straggler row marked: ${marked}`);
+      await shot(page, '3-straggler');
+      await page.locator('#ranks').scrollIntoViewIfNeeded();
+      await shot(page, '3-straggler-row');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '4. compare leads with the answer, clamps names, collapses lists, matches template arguments'({ ctx, origin }) {
+      const { base, test } = trace('diff', () => diffPair(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      const pair = [readFileSync(base, 'utf8'), readFileSync(test, 'utf8')];
+      await page.evaluate(([b, t]) => window.kinetoscope.compare(new File([b], 'base.pt.trace.json'), new File([t], 'test.pt.trace.json')), pair);
+      const first = await page.evaluate(() => [...document.querySelectorAll('#report section')].filter((x) => x.id.startsWith('diff-'))[0].id);
+      check(first === 'diff-answer', `the first section is ${first}`);
+      check(await inViewport(page, '#diff-answer .diff-answer'), 'the step-time change is not in the first screen');
+      const answer = await page.textContent('#diff-answer');
+      check(/Step time .*→.*\+/.test(answer), `the answer: ${answer.slice(0, 200)}`);
+      const top = await page.locator('#diff-answer .diff-top li').first().textContent();
+      check(top.includes('cutlass::Kernel') && top.includes('template args changed'), `the top contributor: ${top.slice(0, 100)} … ${top.slice(-100)}`);
+      check((await page.locator('#diff-answer .diff-top li').first().boundingBox()).height < 80, 'the top contributor\'s name is not clamped');
+      // One row for the templated kernel, not added + removed; said so.
+      const gpu = await page.textContent('#diff-gpu');
+      check(gpu.includes('matched ignoring template arguments'), 'the template matching is not said');
+      const names = await page.locator('#diff-gpu tbody td.name').allTextContents();
+      check(names.filter((n) => n.includes('cutlass::Kernel')).length === 1, 'the templated kernel is not one row');
+      // Rows are clamped: none taller than a few lines.
+      const tall = await page.evaluate(() => Math.max(...[...document.querySelectorAll('#diff-gpu tbody tr')].map((r) => r.getBoundingClientRect().height)));
+      check(tall < 90, `a table row is ${tall} px tall`);
+      // The lists of added / removed names are collapsed: the table follows within a screen.
+      check(await page.evaluate(() => [...document.querySelectorAll('#diff-gpu details.diff-names')].every((d) => !d.open)), 'the name lists are open');
+      const gap = await page.evaluate(() => document.querySelector('#diff-gpu table').getBoundingClientRect().top - document.querySelector('#diff-gpu').getBoundingClientRect().top);
+      check(gap < 400, `the table starts ${gap} px into the section`);
+      await shot(page, '4-compare');
+      await page.locator('#diff-gpu').scrollIntoViewIfNeeded();
+      await shot(page, '4-compare-table');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '7. Esc in the search clears the matches too; Markdown says "->" not "&gt;"'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      await page.fill('.tl-search', 'frame_1');
+      await page.waitForFunction(() => window.kinetoscope.timeline.state().hits > 0, null, { timeout: 10_000 });
+      await page.focus('.tl-search');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => !window.kinetoscope.timeline.state().hits, null, { timeout: 5_000 });
+      check((await page.inputValue('.tl-search')) === '', 'the search text stayed');
+      check(((await page.textContent('.tl-hitcount')) || '') === '', 'the match count stayed');
+      await shot(page, '7-search-cleared');
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      const md = await page.evaluate(() => window.kinetoscope.exports().markdown);
+      check(!md.includes('&gt;') && !md.includes('&lt;'), 'the Markdown has HTML entities');
+      check(md.includes('Device -\\> Pageable') || md.includes('Device -> Pageable'), 'the Markdown lacks "Device -> Pageable"');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '8. the welcome screen offers the example trace, and it opens'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      check(await inViewport(page, '#try-example'), '"Try an example trace" is not on the first screen');
+      await shot(page, '8-welcome');
+      const before = await loads(page);
+      await page.click('#try-example');
+      check((await settled(page, before)) === 'ready', `the example did not open: ${await page.textContent('#error')}`);
+      check((await page.textContent('.report-head h2')).includes('cpu_transformer'), 'the report does not name the example');
+      check(await inViewport(page, '#findings'), 'the findings are not in view');
+      await shot(page, '8-example-report');
       check(errors.length === 0, errors.join('\n'));
     },
   };

@@ -112,7 +112,7 @@ export function createTimeline({ post, section, onShow }) {
   wrap.append(drawer);
   drawerClose.addEventListener('click', () => select(null));
   const ctx = canvas.getContext('2d', { alpha: false });
-  const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []) };
+  const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []), hatch: [] };
   const texts = [];
 
   function setTheme(theme) {
@@ -585,6 +585,11 @@ export function createTimeline({ post, section, onShow }) {
       if (st.hits && st.hitsLabel !== 'pending') go();
       else search(searchInput.value, regexBox.checked).then(go);
     } else if (e.key === 'Escape') {
+      // Esc leaves the search: the text and its highlighted matches go together.
+      e.preventDefault();
+      clearTimeout(searchTimer);
+      searchInput.value = '';
+      search('', false);
       searchInput.blur();
       canvas.focus();
     }
