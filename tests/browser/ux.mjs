@@ -271,6 +271,55 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
+    async '6. a copied link carries the tab and the slice; opened without the trace it says which to open, then opens the view'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const a = await openPage(ctx, origin);
+      await loadFiles(a.page, file);
+      await openTimeline(a.page);
+      const kernel = await findSlice(a.page, GEMM);
+      await tl(a.page, (i) => window.kinetoscope.timeline.select(i), kernel);
+      await a.page.waitForFunction(() => /[#&]s=\d+/.test(location.hash));
+      // What "Copy link" copies (export.js: linkTo, the view plus the trace's name).
+      const link = await a.page.evaluate(async () => (await import('/share/view.js')).linkTo('ux_stack.pt.trace.json'));
+      check(/[#&]v=timeline/.test(link) && /[#&]s=\d+/.test(link) && /[#&]n=ux_stack\.pt\.trace\.json/.test(link), `the link: ${link}`);
+      const b = await openPage(ctx, origin, link.replace(origin, ''));
+      check(await b.page.isVisible('#link-prompt'), 'no prompt for a link without its trace');
+      check(await inViewport(b.page, '#link-prompt h2'), 'the prompt is not in view');
+      const prompt = await b.page.textContent('#link-prompt');
+      check(prompt.includes('Open ux_stack.pt.trace.json to see this view') && prompt.includes('Timeline'), `the prompt: ${prompt}`);
+      await shot(b.page, '6-link-prompt');
+      await loadFiles(b.page, file);
+      await b.page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && s.details && s.details.slice === i; }, kernel, { timeout: 15_000 });
+      check(await inViewport(b.page, '.tl-drawer .tl-name'), 'the linked slice\'s details are not in view');
+      check(!(await b.page.isVisible('.link-note')), 'a "Linked range" line on top of the opened view');
+      await shot(b.page, '6-link-opened');
+      check(a.errors.length === 0 && b.errors.length === 0, [...a.errors, ...b.errors].join('\n'));
+    },
+
+    async '7. steps and CPU ops have "show"; the area table says what each name is'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      check((await page.locator('#steps tbody .tl-show').count()) === 3, 'the step rows have no "show"');
+      check((await page.locator('#cpu-ops tbody .tl-show').count()) >= 2, 'the CPU-op rows have no "show"');
+      await page.locator('#steps tbody tr').nth(1).locator('.tl-show').click();
+      await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const s = await tl(page, () => window.kinetoscope.timeline.state());
+      const step = await page.evaluate(() => window.kinetoscope.report().steps.rows[1]);
+      check(s.start_ns <= step.start_us * 1e3 && s.end_ns >= step.end_us * 1e3 && s.end_ns - s.start_ns < 2 * (step.end_us - step.start_us) * 1e3, `step 2's show: ${s.start_ns}..${s.end_ns}`);
+      // The area table: one Kind per name (CPU op, runtime, kernel, python function).
+      const tracks = await tl(page, () => window.kinetoscope.timeline.state().layout.groups.flatMap((g) => g.tracks.map((t) => t.id)));
+      await tl(page, ([a, b, t]) => window.kinetoscope.timeline.aggregate(a, b, t), [step.start_us * 1e3, step.end_us * 1e3, tracks]);
+      const kinds = await page.locator('.tl-area th[data-key="kind"]').count();
+      check(kinds === 1, 'the area table has no Kind column');
+      const cells = await page.locator('.tl-area tbody tr').evaluateAll((rows) => rows.map((r) => r.children[1].textContent));
+      for (const k of ['cpu op', 'runtime', 'kernel', 'python function']) check(cells.includes(k), `no "${k}" in the Kind column: ${[...new Set(cells)]}`);
+      await page.locator('.tl-area').scrollIntoViewIfNeeded();
+      await shot(page, '7-area-kind');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
     async '8. the welcome screen offers the example trace, and it opens'({ ctx, origin }) {
       const { page, errors } = await openPage(ctx, origin);
       check(await inViewport(page, '#try-example'), '"Try an example trace" is not on the first screen');

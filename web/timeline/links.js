@@ -89,4 +89,27 @@ export function decorateReport(root, report, tl) {
   decorateFindings(root, report, tl);
   decorateNameCells(root.querySelector('#kernels table.data'), tl);
   decorateNameCells(root.querySelector('#sync table.data'), tl); // the first: calls by name
+  decorateNameCells(root.querySelector('#cpu-ops table.data'), tl);
+  decorateSteps(root.querySelector('#steps table.data'), report, tl);
+}
+
+// Step rows: a button that opens the timeline on that step (its start to its end).
+function decorateSteps(table, report, tl) {
+  const tbody = table && table.querySelector('tbody');
+  const rows = report.steps && Array.isArray(report.steps.rows) ? report.steps.rows : [];
+  if (!tbody || !rows.length) return;
+  const byNumber = new Map(rows.map((r) => [String(r.number), r]));
+  const apply = () => {
+    for (const tr of tbody.querySelectorAll('tr')) {
+      const cell = tr.querySelector('td');
+      if (!cell || cell.querySelector('.tl-show')) continue;
+      const r = byNumber.get(cell.textContent.trim());
+      if (!r || !Number.isFinite(r.start_us) || !Number.isFinite(r.end_us)) continue;
+      cell.prepend(showButton('show', `Show step ${r.number} on the timeline`, () => tl.showRange(r.start_us * 1e3, r.end_us * 1e3)));
+    }
+  };
+  apply();
+  const obs = new MutationObserver(apply);
+  obs.observe(tbody, { childList: true });
+  observers.push(obs);
 }

@@ -341,13 +341,54 @@ export function createTimeline({ post, section, onShow }) {
       }
     }, 400);
   }
+  // The selected slice in the link (`s`, its event's byte offset) and the tab (`v`): written
+  // quietly on each selection (select()); a link that has them opens the Timeline on that slice.
+  let writtenSlice = null;
+  function shareSelection(d) {
+    const k = window.kinetoscope;
+    if (!k || typeof k.setView !== 'function') return;
+    const s = d && Number.isInteger(d.file_offset) && d.file_offset >= 0 ? d.file_offset : null;
+    writtenSlice = s;
+    try {
+      k.setView({ s }, 'timeline', { quiet: true });
+    } catch {
+      /* as above */
+    }
+  }
+  async function applyPendingSlice() {
+    const offset = pendingSlice;
+    pendingSlice = null;
+    if (offset === null) return;
+    const r = await client.request('offsets', { offsets: [offset] }).catch(() => null);
+    const slice = r && r.slices && r.slices[0] >= 0 ? r.slices[0] : -1;
+    if (slice < 0) {
+      status.textContent = `The linked slice (byte ${offset} of the file) is not in this trace.`;
+      return;
+    }
+    const hadRange = !!pendingRange || linkedRange;
+    await select(slice, { scroll: true });
+    if (!hadRange) focus(); // no range in the link: zoom to the slice
+    requestDraw();
+  }
+  let pendingSlice = null;
+  let linkedRange = false;
   function followView(v, source) {
-    if (source === 'timeline' || !v || !v.t) return;
-    // A range this timeline wrote while showing the previous trace is not a link to the next one:
-    // a newly loaded trace opens fitted, unless the range came from the link or was edited.
-    if (source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1]) return;
-    pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
-    if (st.layout) applyPendingRange();
+    if (source === 'timeline' || !v) return;
+    const fromLink = source === 'url' || source === 'load';
+    const ownSlice = source === 'load' && v.s !== undefined && v.s === writtenSlice;
+    if (fromLink && v.s !== undefined && !ownSlice) pendingSlice = v.s;
+    if (v.t) {
+      // A range this timeline wrote while showing the previous trace is not a link to the next one:
+      // a newly loaded trace opens fitted, unless the range came from the link or was edited.
+      if (!(source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1])) {
+        pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
+        linkedRange = true;
+        if (st.layout) applyPendingRange();
+      }
+    }
+    if (fromLink && v.v === 'timeline' && !ownSlice && !(source === 'load' && written && v.t && v.t[0] === written[0])) {
+      show().then(() => applyPendingSlice(), () => {});
+    } else if (pendingSlice !== null && st.layout) applyPendingSlice();
   }
   function applyPendingRange() {
     if (!pendingRange) return;
@@ -362,6 +403,7 @@ export function createTimeline({ post, section, onShow }) {
       st.details = null;
       renderDetails(detailsBox, null, {});
       drawerShown(false);
+      if (writtenSlice !== null) shareSelection(null);
       requestDraw();
       return null;
     }
@@ -390,6 +432,7 @@ export function createTimeline({ post, section, onShow }) {
     const onSelect = (i) => select(i, { scroll: true }).then(() => centerOn(st.selection && st.selection.brief));
     renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context: null });
     drawerShown(!!det.details);
+    shareSelection(det.details);
     // Selected by a click too: a slice the drawer now covers is scrolled above it.
     if (sel.brief) reveal(sel.brief.track, sel.brief.depth);
     requestDraw();
@@ -688,6 +731,7 @@ export function createTimeline({ post, section, onShow }) {
         relayout();
         fit();
         applyPendingRange();
+        if (pendingSlice !== null) applyPendingSlice();
         const n = r.layout.groups.reduce((a, g) => a + g.tracks.length, 0);
         status.textContent = `${r.layout.groups.length} processes · ${n} tracks · ${fmtDur(r.layout.span_ns)}`;
       });
