@@ -271,6 +271,51 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
+    async '5. evidence lands on an example of the dominant cause, in context, the gap marked, all examples a click away'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_launch_bound.pt.trace.json.gz'));
+      const f = await page.evaluate(() => window.kinetoscope.report().findings.find((x) => x.id === 'gpu.idle'));
+      check(f && /host wait, short gaps/.test(f.title), `the idle finding: ${f && f.title}`);
+      // The examples are short host waits (under 100 µs), not the longest gaps of other causes.
+      check(f.ranges.length >= 3 && f.ranges.every((r) => r.end_us - r.start_us < 100 && /host_wait/.test(r.label)), `ranges: ${JSON.stringify(f.ranges)}`);
+      const card = page.locator('#findings article.finding', { has: page.locator('.finding-id:text-is("gpu.idle")') });
+      await card.locator('.tl-show-finding').click();
+      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.mark; }, null, { timeout: 15_000 });
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      let s = await tl(page, () => window.kinetoscope.timeline.state());
+      const r0 = f.ranges[0];
+      check(s.mark.start_ns === r0.start_us * 1e3 && s.mark.end_ns === r0.end_us * 1e3, `the gap is not marked: ${JSON.stringify(s.mark)}`);
+      check(s.start_ns < r0.start_us * 1e3 && s.end_ns > r0.end_us * 1e3, 'the window does not hold the gap');
+      // The op after the gap and its launch on the CPU are both in the window.
+      if (s.details) {
+        const d = s.details;
+        check(d.start_ns >= s.start_ns && d.start_ns + d.dur_ns <= s.end_ns, `the op after the gap is cut off: ${d.start_ns}+${d.dur_ns} in ${s.start_ns}..${s.end_ns}`);
+        if (d.partner) check(d.partner.start_ns >= s.start_ns && d.partner.start_ns + d.partner.dur_ns <= s.end_ns, 'its launch is not in the window');
+      }
+      await shot(page, '5-evidence-first');
+      // Next example: the second range.
+      await page.click('#tabs button[data-tab="report"]');
+      await card.locator('[data-evidence="next"]').click();
+      await page.waitForFunction((r) => { const t = window.kinetoscope.timeline.state(); return t.mark && t.mark.start_ns === r.start_us * 1e3; }, f.ranges[1], { timeout: 15_000 });
+      check((await card.locator('.tl-evidence-at').textContent()) === `2 of ${f.ranges.length}`, 'the example counter');
+      // The DtoH copy of loss.item(): in context (not a 2 µs window), every copy highlighted.
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      const fd = await page.evaluate(() => window.kinetoscope.report().findings.find((x) => (x.events || []).some((e) => /DtoH/.test(e.name))));
+      check(fd, 'no finding with the DtoH copies');
+      const card2 = page.locator('#findings article.finding', { has: page.locator(`.finding-id:text-is("${fd.id}")`) });
+      await card2.locator('.tl-show-finding').click();
+      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.details && t.hits > 0; }, null, { timeout: 15_000 });
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      s = await tl(page, () => window.kinetoscope.timeline.state());
+      check(s.end_ns - s.start_ns >= 20e3, `the window is ${(s.end_ns - s.start_ns) / 1e3} µs`);
+      check(s.details.partner && s.details.partner.start_ns >= s.start_ns, 'the copy\'s launch is not in the window');
+      // All of them, not the 5 the finding lists.
+      const copies = await page.evaluate(() => window.kinetoscope.report().memory_ops.rows.find((r) => r.kind === 'DtoH').count);
+      check(fd.events.length < copies && s.hits === copies, `${s.hits} highlighted, ${copies} DtoH copies`);
+      await shot(page, '5-evidence-dtoh');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
     async '6. a copied link carries the tab and the slice; opened without the trace it says which to open, then opens the view'({ ctx, origin }) {
       const file = trace('stack', () => stackTrace(tmp));
       const a = await openPage(ctx, origin);

@@ -658,6 +658,55 @@ export function createTimeline({ post, section, onShow }) {
   }
 
   // --- "show on timeline" -------------------------------------------------------------------------
+  // A finding's evidence, in context (issue 18, item 5): the window holds the range (a gap), the
+  // events given (the op after the gap) and their launches on the CPU, with room around them; the
+  // range itself is marked; `names` highlights every occurrence of those names (N steps through
+  // them), else the events; the first event is selected.
+  async function showEvidence(range, { offsets = [], names = [] } = {}) {
+    await show();
+    let lo = range ? range.start_ns : Infinity;
+    let hi = range ? range.end_ns : -Infinity;
+    let briefs = [];
+    if (offsets.length) {
+      const r = await client.request('offsets', { offsets }).catch(() => ({ slices: [] }));
+      const slices = r.slices.filter((i) => i >= 0);
+      const dets = (await Promise.all(slices.map((slice) => client.request('details', { slice }).catch(() => null)))).map((x) => x && x.details).filter(Boolean);
+      for (const d of dets) {
+        briefs.push({ slice: d.slice, start_ns: d.start_ns, dur_ns: d.dur_ns, track: d.track, depth: d.depth });
+        for (const b of [d, d.partner]) {
+          if (!b) continue;
+          lo = Math.min(lo, b.start_ns);
+          hi = Math.max(hi, b.start_ns + b.dur_ns);
+        }
+      }
+      briefs.sort((a, b) => a.start_ns - b.start_ns);
+    }
+    if (!(lo <= hi)) return state();
+    const pad = Math.max((hi - lo) * 0.25, 10e3);
+    setWindow(lo - pad, hi + pad);
+    st.mark = range && range.end_ns > range.start_ns ? { start: range.start_ns, end: range.end_ns } : null;
+    const wanted = new Set(names);
+    const ids = wanted.size ? (await namesList()).filter((n) => wanted.has(n.name)).map((n) => n.id) : [];
+    if (ids.length) {
+      searchInput.value = names.length === 1 ? inertName(names[0], 4096) : '';
+      await searchByIds(ids, names.length === 1 ? 'every occurrence' : `every occurrence of ${names.length} names`);
+    } else if (briefs.length) {
+      setHits(
+        {
+          slice: Int32Array.from(briefs, (b) => b.slice),
+          start: Float64Array.from(briefs, (b) => b.start_ns),
+          end: Float64Array.from(briefs, (b) => b.start_ns + b.dur_ns),
+          track: Uint32Array.from(briefs, (b) => b.track),
+          depth: Uint32Array.from(briefs, (b) => b.depth),
+        },
+        'from the finding',
+      );
+    }
+    if (briefs.length) await select(briefs[0].slice, { scroll: true });
+    await settled();
+    return state();
+  }
+
   async function showRange(startNs, endNs, offsets = []) {
     await show();
     const pad = Math.max((endNs - startNs) * 0.05, MIN_SPAN_NS);
@@ -891,6 +940,7 @@ export function createTimeline({ post, section, onShow }) {
     nextHit,
     aggregate: (fromNs, toNs, tracks) => aggregateArea(fromNs, toNs, tracks),
     showRange,
+    showEvidence,
     showName,
     theme: (t) => setTheme(t),
     followView,
