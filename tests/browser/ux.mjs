@@ -180,6 +180,32 @@ function tests(tmp) {
       check(!bare.length, `bare numbers drawn as labels: ${bare.join(', ')}`);
       check(drawn.strokes.some((s) => /^rgba\(0, 0, 0, 0\.2/.test(s)), `no hatching stroked: ${[...new Set(drawn.strokes)].join(', ')}`);
       await shot(page, '2-merged');
+      // Hover: a tooltip with the count and the top names; click: the run, in the drawer.
+      const run = await page.evaluate(() => {
+        const s = window.kinetoscope.timeline.state();
+        return s;
+      });
+      const gpu = run.lanes.find((l) => l.name === 'stream 7');
+      check(gpu, `no stream 7 lane: ${run.lanes.map((l) => l.name)}`);
+      const box = await page.locator('.tl-canvas').boundingBox();
+      // The first step's tiny kernels run from 500 to 1300 µs after its start (ux_traces.mjs).
+      const t0 = await page.evaluate(() => window.kinetoscope.report().steps.rows[0].start_us);
+      const xOf = (ns) => run.plot_left + ((ns - run.start_ns) * run.plot_width) / (run.end_ns - run.start_ns);
+      const x = box.x + xOf((t0 + 30 + 900) * 1e3);
+      const y = box.y + run.ruler_h + gpu.y - run.scroll_y + 10;
+      await page.mouse.move(x, y);
+      await page.waitForFunction(() => { const t = document.querySelector('.tl-tip'); return t && !t.hidden && /vectorized_elementwise_kernel_/.test(t.textContent); }, null, { timeout: 10_000 });
+      const tipText = await page.textContent('.tl-tip');
+      check(/^×[\d,]+ slices merged/.test(tipText), `the tooltip: ${tipText}`);
+      await shot(page, '2-merged-tooltip');
+      await page.mouse.click(x, y);
+      await page.waitForFunction(() => { const s = window.kinetoscope.timeline.state(); return s.run && s.run.aggregate; }, null, { timeout: 10_000 });
+      const st2 = await tl(page, () => window.kinetoscope.timeline.state());
+      check(st2.selection === null && st2.run.count > 1, `a click on a merged box selected ${st2.selection}`);
+      const names = await page.locator('.tl-drawer .tl-run tbody tr').allTextContents();
+      check(names.length === 3 && names.every((n) => /^vectorized_elementwise_kernel_\d/.test(n)), `the run's names: ${names}`);
+      check(await inViewport(page, '.tl-drawer .tl-run'), 'the run\'s table is not in view');
+      await shot(page, '2-merged-run');
       check(errors.length === 0, errors.join('\n'));
     },
 
@@ -341,10 +367,20 @@ function tests(tmp) {
       check(a.errors.length === 0 && b.errors.length === 0, [...a.errors, ...b.errors].join('\n'));
     },
 
-    async '7. steps and CPU ops have "show"; the area table says what each name is'({ ctx, origin }) {
+    async '7. steps and CPU ops have "show"; the area table says what each name is; the PNG is never blank; evidence keys read'({ ctx, origin }) {
       const file = trace('stack', () => stackTrace(tmp));
       const { page, errors } = await openPage(ctx, origin);
       await loadFiles(page, file);
+      // The timeline PNG before the Timeline tab was ever opened: the timeline, not a blank 300x300.
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="png"]')]);
+      const bytes = readFileSync(await dl.path());
+      const png = await inkOf(page, `data:image/png;base64,${bytes.toString('base64')}`);
+      check(png.width >= 1000 && png.height >= 300, `the PNG is ${png.width}x${png.height}`);
+      check(png.ink > 0.1 * png.width * png.height, `the PNG is blank: ${png.ink} of ${png.width * png.height} pixels drawn`);
+      check(await page.evaluate(() => document.body.dataset.tab !== 'timeline'), 'the export switched to the Timeline tab');
+      // Evidence keys with units and labels: "__next__ per step", not "Next us per step 14386.3".
+      const dt = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence dt')].map((x) => x.textContent));
+      check(!dt.some((t) => /\b(us|pct)\b/.test(t)), `raw unit words in evidence labels: ${dt.filter((t) => /\b(us|pct)\b/.test(t))}`);
       check((await page.locator('#steps tbody .tl-show').count()) === 3, 'the step rows have no "show"');
       check((await page.locator('#cpu-ops tbody .tl-show').count()) >= 2, 'the CPU-op rows have no "show"');
       await page.locator('#steps tbody tr').nth(1).locator('.tl-show').click();
@@ -362,6 +398,9 @@ function tests(tmp) {
       for (const k of ['cpu op', 'runtime', 'kernel', 'python function']) check(cells.includes(k), `no "${k}" in the Kind column: ${[...new Set(cells)]}`);
       await page.locator('.tl-area').scrollIntoViewIfNeeded();
       await shot(page, '7-area-kind');
+      // Two ranks: no single trace's timeline, so no blank PNG either: the button is disabled.
+      await loadFiles(page, [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r))));
+      check(await page.locator('[data-export="png"]').isDisabled(), 'the Timeline PNG is offered on the ranks view');
       check(errors.length === 0, errors.join('\n'));
     },
 

@@ -117,7 +117,7 @@ export function exportBar(loaded) {
   }, { dataset: { export: 'png' } });
   const pngState = () => {
     png.disabled = !hasTimeline();
-    png.title = png.disabled ? 'No timeline in this build of the page yet: nothing to export as PNG' : 'The timeline view as a PNG image';
+    png.title = png.disabled ? 'No single trace\'s timeline on this view: nothing to export as PNG' : 'The timeline view as a PNG image';
   };
   pngState();
   const stopWatching = onTimelineChange(pngState);

@@ -15,6 +15,7 @@ import { hueIndex, palette } from './colors.js';
 import { TimelineClient } from './client.js';
 import { renderDetails } from './details.js';
 import { sliceContext } from './context.js';
+import { mergedAt, renderRun, tipText } from './merged.js';
 import { attachInput } from './input.js';
 import { GROUP_H, LABEL_W, ROW_H, RULER_H, buildLanes, itemsBetween, laneIndexAt } from './layout.js';
 import { drawFrame, lowerBound, plotWidth, timeAt, xOf } from './render.js';
@@ -110,7 +111,7 @@ export function createTimeline({ post, section, onShow }) {
     h('div', { className: 'tl-panels' }, h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Area selection'), areaBox)),
   );
   wrap.append(drawer);
-  drawerClose.addEventListener('click', () => select(null));
+  drawerClose.addEventListener('click', () => (st.run ? closeRun() : select(null)));
   const ctx = canvas.getContext('2d', { alpha: false });
   const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []), hatch: [] };
   const texts = [];
@@ -398,6 +399,11 @@ export function createTimeline({ post, section, onShow }) {
 
   // --- selection, search, area --------------------------------------------------------------------
   async function select(slice, { scroll = false } = {}) {
+    if (st.run) {
+      st.run = null;
+      st.runAggregate = null;
+      st.mark = null;
+    }
     if (slice === null || slice === undefined || slice < 0) {
       st.selection = null;
       st.details = null;
@@ -471,7 +477,8 @@ export function createTimeline({ post, section, onShow }) {
     requestDraw();
   }
   function clear() {
-    if (st.area) areaCancel();
+    if (st.run) closeRun();
+    else if (st.area) areaCancel();
     else if (st.selection) select(null);
     else if (st.mark) st.mark = null;
     else setHits(null, '');
@@ -501,9 +508,78 @@ export function createTimeline({ post, section, onShow }) {
     const depth = Math.floor((ly - lane.rowsTop) / ROW_H);
     if (depth < 0 || depth >= lane.track.rows) return select(null);
     const t = timeAt(st, x);
+    // A merged box: the run, not one of its slices.
+    const run = mergedAt(st, lane, depth, t, (st.view.end - st.view.start) / plotWidth(st));
+    if (run) return selectRun(run);
     const tolerance = (3 * (st.view.end - st.view.start)) / plotWidth(st);
     const r = await client.request('sliceAt', { track: lane.track.id, depth, t, tolerance }).catch(() => ({ slice: -1 }));
     return select(r.slice >= 0 ? r.slice : null);
+  }
+
+  // --- merged runs (merged.js) ---------------------------------------------------------------------
+  async function selectRun(run) {
+    await select(null);
+    st.run = run;
+    st.mark = { start: run.start, end: run.end };
+    const zoom = () => setWindow(run.start - (run.end - run.start) * 0.1, run.end + (run.end - run.start) * 0.1);
+    const draw = (agg) => renderRun(detailsBox, run, agg, { onZoom: zoom, onShow: (name) => showName(name, { within: [run.start, run.end] }) });
+    draw(null);
+    drawerShown(true);
+    reveal(run.track, run.depth); // above the drawer
+    requestDraw();
+    const r = await client.request('aggregate', { from: run.start, to: run.end, tracks: [run.track] }).catch(() => null);
+    if (st.run !== run) return null;
+    st.runAggregate = r ? r.aggregate : null;
+    draw(st.runAggregate);
+    drawerShown(true);
+    reveal(run.track, run.depth);
+    requestDraw();
+    return st.runAggregate;
+  }
+  function closeRun() {
+    if (!st.run) return;
+    st.run = null;
+    st.runAggregate = null;
+    st.mark = null;
+    drawerShown(false);
+    renderDetails(detailsBox, null, {});
+    requestDraw();
+  }
+  // The tooltip over a merged box: its count at once, its top names once the worker says them.
+  const tip = h('div', { className: 'tl-tip', hidden: true, role: 'tooltip' });
+  wrap.append(tip);
+  let tipRun = null;
+  let tipTimer = 0;
+  function hoverAt(x, y, inside) {
+    let run = null;
+    if (inside && st.geo && y >= RULER_H && x >= LABEL_W) {
+      const hit = laneAt(y);
+      if (hit && hit.lane.kind === 'track') {
+        const depth = Math.floor((hit.ly - hit.lane.rowsTop) / ROW_H);
+        if (depth >= 0 && depth < hit.lane.track.rows) run = mergedAt(st, hit.lane, depth, timeAt(st, x), (st.view.end - st.view.start) / plotWidth(st));
+      }
+    }
+    if (!run) {
+      tip.hidden = true;
+      tipRun = null;
+      clearTimeout(tipTimer);
+      return;
+    }
+    tip.style.left = `${Math.min(x + 14, st.width - 280)}px`;
+    // Below the pointer, or above it near the bottom (the wrap clips what overflows).
+    const above = y > st.height - 110;
+    tip.style.top = above ? '' : `${y + 16}px`;
+    tip.style.bottom = above ? `${st.height - y + 12}px` : '';
+    const same = tipRun && tipRun.start === run.start && tipRun.end === run.end && tipRun.track === run.track;
+    if (same) return;
+    tipRun = run;
+    tip.textContent = tipText(run, null);
+    tip.hidden = false;
+    clearTimeout(tipTimer);
+    tipTimer = setTimeout(async () => {
+      const r = await client.request('aggregate', { from: run.start, to: run.end, tracks: [run.track] }).catch(() => null);
+      if (tipRun === run && r) tip.textContent = tipText(run, r.aggregate);
+    }, 150);
   }
 
   function areaStart(x, y) {
@@ -809,12 +885,47 @@ export function createTimeline({ post, section, onShow }) {
     if (v) {
       resize();
       requestDraw();
-      const k = window.kinetoscope;
-      if (k && typeof k.registerTimeline === 'function') k.registerTimeline({ canvas });
+      registerPng();
     }
+  }
+  // The PNG export (share/export.js): the canvas as drawn, or, before the Timeline tab was ever
+  // opened (a 300x300 blank canvas then, issue 18 item 7), the timeline drawn off-screen at the
+  // size the tab would have. Not on the rank and compare views, which show no single trace.
+  let hasTrace = false;
+  const pngProvider = {
+    available: () => hasTrace && !document.body.dataset.view,
+    toBlob: async () => {
+      if (!pngProvider.available()) return null;
+      if (!visible) {
+        section.classList.add('tl-offscreen');
+        section.hidden = false;
+        try {
+          visible = true;
+          await ensureLayout();
+          resize();
+          await settled();
+          return await canvasPng();
+        } finally {
+          visible = false;
+          section.hidden = true;
+          section.classList.remove('tl-offscreen');
+        }
+      }
+      await settled();
+      return canvasPng();
+    },
+  };
+  function canvasPng() {
+    return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the timeline canvas gave no image'))), 'image/png'));
+  }
+  function registerPng() {
+    const k = window.kinetoscope;
+    if (k && typeof k.registerTimeline === 'function') k.registerTimeline(pngProvider);
   }
   function loaded(session) {
     hookSharing();
+    hasTrace = true;
+    registerPng();
     client.attach(session);
     layoutPromise = null;
     namesPromise = null;
@@ -842,6 +953,7 @@ export function createTimeline({ post, section, onShow }) {
       details: st.details,
       context: st.selection ? st.context || null : null,
       drawer: !drawer.hidden,
+      run: st.run ? { start_ns: st.run.start, end_ns: st.run.end, count: st.run.count, track: st.run.track, aggregate: st.runAggregate || null } : null,
       links: st.selection ? st.selection.links : [],
       hits: st.hits ? st.hits.slice.length : 0,
       hit: st.hits && st.hits.current >= 0 ? st.hits.current : null,
@@ -895,6 +1007,7 @@ export function createTimeline({ post, section, onShow }) {
     mouseAt: (x, y, inside) => {
       st.mouse = { x, y, inside };
       if (visible) requestDraw();
+      hoverAt(x, y, inside);
     },
     clickAt,
     areaStart,
