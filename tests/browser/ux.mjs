@@ -6,7 +6,8 @@
 //
 //   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
 import { chromium, firefox } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SHOTS, TEST_TIMEOUT_MS, check, startServer } from './lib.mjs';
@@ -401,6 +402,24 @@ function tests(tmp) {
       // Two ranks: no single trace's timeline, so no blank PNG either: the button is disabled.
       await loadFiles(page, [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r))));
       check(await page.locator('[data-export="png"]').isDisabled(), 'the Timeline PNG is offered on the ranks view');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '7. a truncated .gz: a plain message that says what to do'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const gz = gzipSync(readFileSync(file));
+      const cut = join(tmp, 'ux_stack_cut.pt.trace.json.gz');
+      writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+      const { page, errors } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', cut);
+      const state = await settled(page, before);
+      const text = state === 'error' ? await page.textContent('#error') : await page.textContent('#report');
+      check(!/WritableStream|ReadableStream|TypeError|DOMException|input is ended/.test(text), `a browser internal on the page: ${text.slice(0, 300)}`);
+      // Refused, as the CLI refuses it (gzip_corrupt), with what to do: the readable part opens as
+      // plain JSON (a cut JSON file is read up to its end, with diagnostics).
+      check(state === 'error' && /cut off/.test(text) && /gzip -dc/.test(text), `the message: ${text.slice(0, 300)}`);
+      await shot(page, '7-truncated-gz');
       check(errors.length === 0, errors.join('\n'));
     },
 
