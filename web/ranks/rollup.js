@@ -31,7 +31,7 @@ export function groupRankFindings(multi) {
       let g = groups.get(id);
       if (!g) groups.set(id, (g = { id, title: f.title || f.id, severity: sevOf(f), ranks: [], first: f }));
       g.severity = worse(g.severity, sevOf(f));
-      g.ranks.push({ k, rank: row ? row.rank : k, severity: sevOf(f) });
+      g.ranks.push({ k, rank: row ? row.rank : k, severity: sevOf(f), title: f.title || f.id });
     }
   });
   return [...groups.values()].sort((a, b) => RANK[a.severity] - RANK[b.severity] || b.ranks.length - a.ranks.length);
@@ -47,7 +47,7 @@ function rankList(g, total, openRank, straggler) {
         {
           type: 'button',
           className: `rank-chip sev-${r.severity}${r.rank === straggler ? ' straggler' : ''}`,
-          title: `Open rank ${r.rank}'s own report (${r.severity} there)`,
+          title: `Rank ${r.rank}: ${r.title} (${r.severity}). Click: its own report`,
           dataset: { rank: String(r.rank) },
           onclick: () => openRank(r.k),
         },
