@@ -307,7 +307,8 @@ function tests(tmp) {
       check(f.ranges.length >= 3 && f.ranges.every((r) => r.end_us - r.start_us < 100 && /host_wait/.test(r.label)), `ranges: ${JSON.stringify(f.ranges)}`);
       const card = page.locator('#findings article.finding', { has: page.locator('.finding-id:text-is("gpu.idle")') });
       await card.locator('.tl-show-finding').click();
-      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.mark; }, null, { timeout: 15_000 });
+      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.mark && t.details && t.context; }, null, { timeout: 15_000 });
+      await page.waitForTimeout(300);
       await tl(page, () => window.kinetoscope.timeline.settled());
       let s = await tl(page, () => window.kinetoscope.timeline.state());
       const r0 = f.ranges[0];
@@ -319,6 +320,17 @@ function tests(tmp) {
         check(d.start_ns >= s.start_ns && d.start_ns + d.dur_ns <= s.end_ns, `the op after the gap is cut off: ${d.start_ns}+${d.dur_ns} in ${s.start_ns}..${s.end_ns}`);
         if (d.partner) check(d.partner.start_ns >= s.start_ns && d.partner.start_ns + d.partner.dur_ns <= s.end_ns, 'its launch is not in the window');
       }
+      // Both rows in view too: the launch's and the op's, above the drawer.
+      // (y of a row on the canvas: the ruler, its lane's top, the row, less the scroll; state() only)
+      const yOf = (st, b) => {
+        const lane = st.lanes.find((l) => l.key === `t${b.track}`);
+        return lane ? st.ruler_h + lane.y + 3 + b.depth * 18 - st.scroll_y : -1;
+      };
+      const drawerTop = (await page.locator('.tl-drawer').boundingBox()).y - (await page.locator('.tl-canvas').boundingBox()).y;
+      for (const [what, b] of [['the launch', s.details.partner], ['the op', s.details]]) {
+        const y = yOf(s, b);
+        check(y >= s.ruler_h && y + 18 <= drawerTop, `${what}'s row is not in view: y ${y}, the drawer at ${drawerTop}; ${JSON.stringify({ scroll: s.scroll_y, p: [s.details.partner.track, s.details.partner.depth], d: [s.details.track, s.details.depth], lanes: s.lanes.map((l) => [l.key, l.y, l.h]) })}`);
+      }
       await shot(page, '5-evidence-first');
       // Next example: the second range.
       await page.click('#tabs button[data-tab="report"]');
@@ -327,6 +339,7 @@ function tests(tmp) {
       check((await card.locator('.tl-evidence-at').textContent()) === `2 of ${f.ranges.length}`, 'the example counter');
       // The DtoH copy of loss.item(): in context (not a 2 µs window), every copy highlighted.
       await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      await page.click('#tabs button[data-tab="report"]');
       const fd = await page.evaluate(() => window.kinetoscope.report().findings.find((x) => (x.events || []).some((e) => /DtoH/.test(e.name))));
       check(fd, 'no finding with the DtoH copies');
       const card2 = page.locator('#findings article.finding', { has: page.locator(`.finding-id:text-is("${fd.id}")`) });

@@ -99,7 +99,8 @@ export function renderDetails(box, d, { flows, onSelect, context }) {
   if (d.external_id !== null) rows.push(row('External id', String(d.external_id)));
   if (d.stream !== null && d.kind !== 'cpu_op') rows.push(row('Stream', String(d.stream), d.device !== null ? ` on device ${d.device}` : ''));
   if (d.bytes !== null) rows.push(row('Bytes', String(d.bytes)));
-  if (d.launch) {
+  // A memcpy or memset carries grid [0,0,0] x block [0,0,0] in some traces: not a launch shape.
+  if (d.launch && [...d.launch.grid, ...d.launch.block].some((x) => x > 0)) {
     const l = d.launch;
     rows.push(row('Grid × block', `[${l.grid.join(', ')}] × [${l.block.join(', ')}]`));
     // Kineto writes 0 when it could not estimate occupancy (library GEMMs with dynamic shared

@@ -191,6 +191,13 @@ export function createTimeline({ post, section, onShow }) {
   }
 
   // Makes a slice's row visible: unfolds its process and scrolls it into the middle third.
+  // Scrolls only when the row is out of view (under the drawer, above the top).
+  function keepInView(track, depth) {
+    const lane = st.geo && st.geo.trackLane.get(track);
+    if (!lane) return reveal(track, depth);
+    const y = lane.rowsTop + depth * ROW_H;
+    if (y < st.scrollY || y + ROW_H > st.scrollY + viewH()) reveal(track, depth);
+  }
   function reveal(track, depth) {
     if (!st.layout) return;
     let lane = st.geo.trackLane.get(track);
@@ -440,7 +447,8 @@ export function createTimeline({ post, section, onShow }) {
     drawerShown(!!det.details);
     shareSelection(det.details);
     // Selected by a click too: a slice the drawer now covers is scrolled above it.
-    if (sel.brief) reveal(sel.brief.track, sel.brief.depth);
+    if (scroll && sel.brief) reveal(sel.brief.track, sel.brief.depth);
+    else if (sel.brief) keepInView(sel.brief.track, sel.brief.depth);
     requestDraw();
     // The stack above it, read after the first paint of the drawer.
     const read = (i) => client.request('details', { slice: i }).then((r) => r.details, () => null);
@@ -448,8 +456,8 @@ export function createTimeline({ post, section, onShow }) {
       if (st.selection !== sel || session !== client.session) return;
       st.context = context;
       renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context });
-      drawerShown(true);
-      if (sel.brief) reveal(sel.brief.track, sel.brief.depth);
+      drawerShown(true); // its height may have changed
+      if (sel.brief) keepInView(sel.brief.track, sel.brief.depth);
       requestDraw();
     });
     return det.details;
@@ -525,14 +533,14 @@ export function createTimeline({ post, section, onShow }) {
     const draw = (agg) => renderRun(detailsBox, run, agg, { onZoom: zoom, onShow: (name) => showName(name, { within: [run.start, run.end] }) });
     draw(null);
     drawerShown(true);
-    reveal(run.track, run.depth); // above the drawer
+    keepInView(run.track, run.depth); // above the drawer
     requestDraw();
     const r = await client.request('aggregate', { from: run.start, to: run.end, tracks: [run.track] }).catch(() => null);
     if (st.run !== run) return null;
     st.runAggregate = r ? r.aggregate : null;
     draw(st.runAggregate);
     drawerShown(true);
-    reveal(run.track, run.depth);
+    keepInView(run.track, run.depth);
     requestDraw();
     return st.runAggregate;
   }
@@ -778,9 +786,30 @@ export function createTimeline({ post, section, onShow }) {
         'from the finding',
       );
     }
-    if (briefs.length) await select(briefs[0].slice, { scroll: true });
+    if (briefs.length) {
+      const d = await select(briefs[0].slice, { scroll: true });
+      // The launch on the CPU and the work on the GPU in view together (when they fit).
+      if (d && d.partner) revealPair(d.partner, d);
+    }
     await settled();
     return state();
+  }
+  // Scrolls so that both slices' rows are in view above the drawer, or `b` alone when they do not fit.
+  function revealPair(a, b) {
+    reveal(a.track, a.depth);
+    reveal(b.track, b.depth);
+    const la = st.geo.trackLane.get(a.track);
+    const lb = st.geo.trackLane.get(b.track);
+    if (!la || !lb) return;
+    const ya = la.rowsTop + a.depth * ROW_H;
+    const yb = lb.rowsTop + b.depth * ROW_H;
+    const top = Math.min(ya, yb);
+    const bottom = Math.max(ya, yb) + ROW_H;
+    const room = viewH();
+    if (bottom - top > room - ROW_H) return reveal(b.track, b.depth);
+    st.scrollY = top - Math.min(3 * ROW_H, (room - (bottom - top)) / 2);
+    clampScroll();
+    requestDraw();
   }
 
   async function showRange(startNs, endNs, offsets = []) {
