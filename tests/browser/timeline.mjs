@@ -42,8 +42,14 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
     await settle(page);
     await page.keyboard.press('Escape'); // forget the selection: the click below must make it
     await page.keyboard.press('f'); // nothing selected: a no-op
-    const at = await api(page, (i) => window.kinetoscope.timeline.locate(i), slice);
+    let at = await api(page, (i) => window.kinetoscope.timeline.locate(i), slice);
     check(at, `kernel slice ${slice} is not on screen`);
+    // Zoomed in on it, so that it is drawn as itself: a click on a box of several merged slices
+    // selects their run (issue 18), not one of them.
+    const b = at.brief;
+    await api(page, ([s, d]) => window.kinetoscope.timeline.setWindow(s - 20 * d, s + 21 * d), [b.start_ns, Math.max(b.dur_ns, 1000)]);
+    at = await api(page, (i) => window.kinetoscope.timeline.locate(i), slice);
+    check(at, `kernel slice ${slice} is not on screen once zoomed in`);
     return { slice, at };
   }
 
