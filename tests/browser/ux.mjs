@@ -92,6 +92,31 @@ async function inkOf(page, dataUrl) {
   }, dataUrl);
 }
 
+// What the page saves when `selector` is clicked, as {name, dataUrl}: the anchor's click is caught
+// (playwright-core's Firefox driver reports no downloads; dist.mjs does the same).
+async function saved(page, selector) {
+  await page.evaluate(() => {
+    window.__saved = null;
+    if (window.__clickPatched) return;
+    window.__clickPatched = true;
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      if (!this.download || !this.href.startsWith('blob:')) return click.call(this);
+      const name = this.download;
+      window.__saved = fetch(this.href)
+        .then((r) => r.blob())
+        .then((b) => new Promise((resolve) => {
+          const fr = new FileReader();
+          fr.onload = () => resolve({ name, dataUrl: fr.result });
+          fr.readAsDataURL(b);
+        }));
+    };
+  });
+  await page.click(selector);
+  await page.waitForFunction(() => window.__saved, null, { timeout: 30_000 });
+  return page.evaluate(() => window.__saved);
+}
+
 const tl = (page, body, arg) => page.evaluate(body, arg);
 async function openTimeline(page) {
   await page.click('#tabs button[data-tab="timeline"]');
@@ -374,8 +399,11 @@ function tests(tmp) {
       check(prompt.includes('Open ux_stack.pt.trace.json to see this view') && prompt.includes('Timeline'), `the prompt: ${prompt}`);
       await shot(b.page, '6-link-prompt');
       await loadFiles(b.page, file);
-      await b.page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && s.details && s.details.slice === i; }, kernel, { timeout: 15_000 });
-      check(await inViewport(b.page, '.tl-drawer .tl-name'), 'the linked slice\'s details are not in view');
+      // (the drawer is drawn twice: at once, then with the stack read; wait for the second)
+      await b.page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && s.details && s.details.slice === i && s.context; }, kernel, { timeout: 15_000 });
+      await tl(b.page, () => window.kinetoscope.timeline.settled());
+      await shot(b.page, '6-link-opened');
+      check(await inViewport(b.page, '.tl-drawer .tl-name'), `the linked slice's details are not in view: ${JSON.stringify(await b.page.locator('.tl-drawer .tl-name').boundingBox())}`);
       check(!(await b.page.isVisible('.link-note')), 'a "Linked range" line on top of the opened view');
       await shot(b.page, '6-link-opened');
       check(a.errors.length === 0 && b.errors.length === 0, [...a.errors, ...b.errors].join('\n'));
@@ -386,9 +414,9 @@ function tests(tmp) {
       const { page, errors } = await openPage(ctx, origin);
       await loadFiles(page, file);
       // The timeline PNG before the Timeline tab was ever opened: the timeline, not a blank 300x300.
-      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="png"]')]);
-      const bytes = readFileSync(await dl.path());
-      const png = await inkOf(page, `data:image/png;base64,${bytes.toString('base64')}`);
+      const image = await saved(page, '[data-export="png"]');
+      check(/\.timeline\.png$/.test(image.name) && image.dataUrl.startsWith('data:image/png'), `saved ${image.name}: ${image.dataUrl.slice(0, 30)}`);
+      const png = await inkOf(page, image.dataUrl);
       check(png.width >= 1000 && png.height >= 300, `the PNG is ${png.width}x${png.height}`);
       check(png.ink > 0.1 * png.width * png.height, `the PNG is blank: ${png.ink} of ${png.width * png.height} pixels drawn`);
       check(await page.evaluate(() => document.body.dataset.tab !== 'timeline'), 'the export switched to the Timeline tab');
