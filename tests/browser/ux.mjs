@@ -259,6 +259,20 @@ function tests(tmp) {
       // A chip opens that rank's report.
       await row.locator('.rank-chip').nth(1).click();
       await page.waitForFunction(() => document.body.dataset.view === 'rank-1');
+      // A rank's report offers its timeline: the rank alone, with the tabs, and the way back.
+      let before = await loads(page);
+      await page.click('[data-action="rank-timeline"]');
+      check((await settled(page, before)) === 'ready', 'the rank did not open alone');
+      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      check(await page.isVisible('#tabs button[data-tab="timeline"]'), 'no Timeline tab for the rank');
+      await openTimeline(page);
+      const lanes = await tl(page, () => window.kinetoscope.timeline.state().lanes.length);
+      check(lanes > 0, 'the rank\'s timeline has no lanes');
+      await shot(page, '3-rank-timeline');
+      await page.click('#tabs button[data-tab="report"]');
+      await page.click('.report-head [data-action="all-ranks"]');
+      await page.waitForFunction(() => document.body.dataset.view === 'ranks' && !!document.querySelector('#findings tr[data-finding="gpu.idle"]'));
+      check(await page.isHidden('#tabs'), 'the tabs stayed on the ranks view');
       // The 8 ranks of the planted straggler (rank 5): cross-rank findings first, its row marked.
       const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
       await loadFiles(page, Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
