@@ -7,6 +7,8 @@
 //   window.kinetoscope.compare(base, test)                    -> Promise<trace diff object>
 //   window.kinetoscope.openUrl(sameOriginPath)                -> Promise<report object>
 //   window.kinetoscope.report()                               -> the current report object, or null
+//   window.kinetoscope.stats()                                -> its `nsys stats` tables (kinetoscope.stats/1)
+//                                                                for an Nsight Systems export, else null
 //   window.kinetoscope.timings()                              -> where the last load's time went (ms)
 //   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
@@ -14,6 +16,7 @@
 import { h, neutral } from './views/dom.js';
 import { fmtBytes, fmtInt } from './views/format.js';
 import { renderReport } from './views/report.js';
+import { statsView } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { startAnalyzerWorker } from './share/worker-source.js';
 import { initTimelineTab } from './timeline/tab.js';
@@ -91,6 +94,7 @@ function takeSpare() {
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
+let currentStats = null; // its `nsys stats` tables (an Nsight Systems export), or null
 let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
 const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
@@ -189,8 +193,17 @@ function onMessage(e, from) {
     worker = loader;
     loader = null;
     ui.status.hidden = true;
+    // An Nsight Systems export also brings its `nsys stats` tables (worker.js; views/stats.js).
+    let stats = null;
+    if (m.stats) {
+      try {
+        stats = JSON.parse(m.stats);
+      } catch (err) {
+        stats = { error: { code: 'bad_stats', message: err.message } };
+      }
+    }
     const parsed = performance.now();
-    show(report, done);
+    show(report, done, stats);
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
     const at = (t) => Math.round((t - done.t0) * 10) / 10;
@@ -275,18 +288,20 @@ function showProgress(p) {
   }
 }
 
-function show(report, done) {
+function show(report, done, stats = null) {
   current = report;
+  currentStats = stats;
   delete document.body.dataset.view; // set by the ranks and compare views
   ranks.close();
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
+  if (stats) sections.push(statsView(stats));
   const nav = h(
     'nav',
     { className: 'jump', 'aria-label': 'Report sections' },
     sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)),
   );
-  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of JSON, ` : '';
+  const size = report.trace && typeof report.trace.json_bytes === 'number' && report.trace.json_bytes > 0 ? `${fmtBytes(report.trace.json_bytes)} of JSON, ` : done.size ? `${fmtBytes(done.size)}, ` : '';
   const head = h(
     'div',
     { className: 'report-head' },
@@ -347,6 +362,7 @@ const ignore = () => {}; // UI-started loads report failures on the page itself
 // and status line, and stop whatever else is loading.
 function otherView(report) {
   current = report;
+  currentStats = null;
   if (timeline.api.showReport) timeline.api.showReport();
   const tabs = $('tabs');
   if (tabs) tabs.hidden = true; // the Timeline tab belongs to a single trace
@@ -405,7 +421,7 @@ window.addEventListener('drop', (e) => {
   filesFromDrop(e.dataTransfer).then(openFiles, ignore);
 });
 
-window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, timings: () => timings, ...sharingApi, timeline: timeline.api });
+window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
 
 // ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this).
