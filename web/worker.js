@@ -283,6 +283,7 @@ async function run(msg) {
       });
       mark('finished');
       timings.sqlite_reads = parseJson(session.sqliteReadsJson(), {});
+      timings.wasm_heap_bytes = M.HEAPU8.length; // the model (and SQLite's cache); never the file
       read = total;
       progress();
       const json = ok ? session.reportJson() : '';
