@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/stats_command.h"
 #include "import/file_reader.h"
 #include "report/multi_rank_report.h"
 #include "report/report.h"
@@ -43,6 +44,8 @@ const char kUsage[] =
     "\n"
     "Also: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2]  (per-name table of\n"
     "the slices in a time range, as the timeline's area selection shows it; --help for more)\n"
+    "      kinetoscope stats EXPORT.sqlite [--report NAME]... [--format text|csv|json]  (the\n"
+    "`nsys stats` reports of an Nsight Systems SQLite export; --help for more)\n"
     "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
     "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
     "\n"
@@ -196,6 +199,9 @@ int main(int argc, char** argv) {
   bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                 return a == "-h" || a == "--help" || a == "--version";
               }) != args.end();
+  // The `nsys stats` reports of an Nsight Systems export (src/cli/stats_command.h).
+  if (args[0] == "stats")
+    return ks::cli::stats_command(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "diff" && !help)
     return diff_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
