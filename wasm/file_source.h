@@ -7,7 +7,7 @@
 // BlockCacheSource (src/import/block_cache_source.h) that turns its 4 KiB page reads into 1 MiB
 // reads here.
 #pragma once
-#include <emscripten/em_js.h>
+#include <emscripten/emscripten.h>
 
 #include <cstdint>
 

@@ -13,7 +13,7 @@
 //   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
-import { h, neutral } from './views/dom.js';
+import { h, neutral, note, section } from './views/dom.js';
 import { fmtBytes, fmtInt } from './views/format.js';
 import { renderReport } from './views/report.js';
 import { statsView } from './views/stats.js';
@@ -95,6 +95,7 @@ let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
 let currentStats = null; // its `nsys stats` tables (an Nsight Systems export), or null
+let shownId = 0; // the load id of the report on screen
 let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
 const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
@@ -174,6 +175,7 @@ function onMessage(e, from) {
     return;
   }
   if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
+  if (m.type === 'stats') return from === worker && showStats(m); // after an Nsight Systems export's report
   if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
   if (m.type === 'progress') showProgress(m);
   else if (m.type === 'error') fail(m.error);
@@ -187,23 +189,15 @@ function onMessage(e, from) {
       return;
     }
     const done = job;
+    done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (showStats)
     job = null;
     endHelper();
     if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
     worker = loader;
     loader = null;
     ui.status.hidden = true;
-    // An Nsight Systems export also brings its `nsys stats` tables (worker.js; views/stats.js).
-    let stats = null;
-    if (m.stats) {
-      try {
-        stats = JSON.parse(m.stats);
-      } catch (err) {
-        stats = { error: { code: 'bad_stats', message: err.message } };
-      }
-    }
     const parsed = performance.now();
-    show(report, done, stats);
+    show(report, done);
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
     const at = (t) => Math.round((t - done.t0) * 10) / 10;
@@ -288,14 +282,36 @@ function showProgress(p) {
   }
 }
 
-function show(report, done, stats = null) {
+// The `nsys stats` tables of the Nsight Systems export on screen (worker.js sends them after its
+// report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
+function showStats(m) {
+  if (!current || shownId !== m.id) return;
+  try {
+    currentStats = JSON.parse(m.json);
+  } catch (err) {
+    currentStats = { error: { code: 'bad_stats', message: err.message } };
+  }
+  const node = statsView(currentStats);
+  const old = document.getElementById('nsys-stats');
+  if (old) old.replaceWith(node);
+  else ui.report.appendChild(node);
+  const nav = ui.report.querySelector('nav.jump');
+  if (nav && !nav.querySelector('a[href="#nsys-stats"]')) nav.appendChild(h('a', { href: '#nsys-stats' }, 'Nsight Systems stats'));
+  document.body.dataset.stats = '1';
+  if (timings) timings.stats_ms = m.ms;
+}
+
+function show(report, done) {
   current = report;
-  currentStats = stats;
+  currentStats = null;
+  shownId = done.id;
+  delete document.body.dataset.stats;
   delete document.body.dataset.view; // set by the ranks and compare views
   ranks.close();
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
-  if (stats) sections.push(statsView(stats));
+  // An Nsight Systems export: its stats tables follow (showStats); say so until they are here.
+  if (done.nsys) sections.push(section('nsys-stats', 'Nsight Systems stats', note('Computing the `nsys stats` tables…')));
   const nav = h(
     'nav',
     { className: 'jump', 'aria-label': 'Report sections' },

@@ -11,7 +11,9 @@
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
 // Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
-//               {type:'report', id, json, markdown, timings}       the report as JSON and Markdown text
+//               {type:'report', id, json, markdown, timings[, nsys]} the report as JSON and Markdown text
+//               {type:'stats', id, json, ms}                       after the report of an Nsight Systems
+//                                                                  export: its `nsys stats` tables
 //               {type:'warm', ms}                                  warmed up, ready for a file
 //               {type:'error', id, error:{code, message, offset?}}
 //               {type:'cancelled', id}
@@ -295,11 +297,19 @@ async function run(msg) {
       }
       const markdown = session.reportMarkdown();
       mark('markdown');
-      const stats = session.statsJson('');
-      mark('stats');
-      self.postMessage({ type: 'report', id: job.id, json, markdown, stats, timings, ...combinable(session, msg) });
+      const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest;
+      self.postMessage({ type: 'report', id: job.id, json, markdown, timings, nsys: withStats, ...combinable(session, msg) });
       adoptSession(job.id, session, new ByteKeeper(null, SQLITE_NO_ARGS));
+      const kept = session;
       session = null;
+      // The `nsys stats` tables come after the report (on a 1 GB export they take longer than the
+      // report itself): {type:'stats', id, json, ms}. Not for a rank of several files or a side of
+      // a comparison, whose page shows no stats.
+      if (withStats) {
+        const t = performance.now();
+        const stats = kept.statsJson('');
+        self.postMessage({ type: 'stats', id: job.id, json: stats, ms: Math.round(performance.now() - t) });
+      }
       return;
     }
     let plainFile = false;

@@ -62,6 +62,8 @@ export function nsysTests() {
       const r = cli(['stats', '--format', 'json', REAL]);
       check(r.status === 0, `kinetoscope stats failed: ${r.stderr}`);
       const expected = JSON.parse(r.stdout);
+      // The tables follow the report (worker.js computes them after it): <body data-stats="1">.
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
       const stats = await page.evaluate(() => window.kinetoscope.stats());
       const diffs = diffJson(expected, stats);
       check(!diffs.length, `the page's stats differ from kinetoscope stats:\n  ${diffs.slice(0, 10).join('\n  ')}`);
@@ -119,6 +121,7 @@ export function nsysTests() {
       const { page, log } = await openPage(ctx, origin);
       check((await loadFile(page, file)) === 'ready', `${best.f} did not load: ${await page.textContent('#error')}`);
       sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
       const stats = await page.evaluate(() => window.kinetoscope.stats());
       const nvtx = stats.reports.find((x) => x.report === 'nvtx_sum');
       check(nvtx && nvtx.rows.length > 0, `nvtx_sum is empty for ${best.f}: ${nvtx && nvtx.note}`);
