@@ -28,7 +28,8 @@ std::string report_markdown(const Report& r) {
   std::string o;
   o += "# Kinetoscope report: " + markdown_code_cell(f.source_name) + "\n\n";
   o += "- Format: " + std::string(trace_format_name(f.format)) + ", " +
-       format_bytes(static_cast<int64_t>(f.json_bytes)) + " of JSON" +
+       format_bytes(static_cast<int64_t>(f.json_bytes)) +
+       (f.format == TraceFormat::kNsysSqlite ? " of SQLite" : " of JSON") +
        (f.source_gzip ? " (gzip)" : "") + ", " + std::to_string(f.events_total) + " events, span " +
        format_duration(t.span_ns()) + "\n";
   o += "- " + std::to_string(c.processes) + " processes, " + std::to_string(c.threads) +

@@ -56,8 +56,9 @@ std::string report_text(const Report& r) {
   std::string phases;
   for (const auto& kv : f.events_by_phase)
     phases += (phases.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
-  append_line(&o, "Trace: %s, %s of JSON%s, %llu events (%s), span %s", trace_format_name(f.format),
+  append_line(&o, "Trace: %s, %s of %s%s, %llu events (%s), span %s", trace_format_name(f.format),
               format_bytes(static_cast<int64_t>(f.json_bytes)).c_str(),
+              f.format == TraceFormat::kNsysSqlite ? "SQLite" : "JSON",
               f.source_gzip ? " (gzip)" : "", static_cast<unsigned long long>(f.events_total),
               phases.c_str(), format_duration(t.span_ns()).c_str());
   std::string device = t.devices.empty()                ? "none named"
