@@ -275,12 +275,14 @@ async function run(msg) {
       session = new M.Session();
       session.setSource(msg.name, false);
       total = msg.blob.size;
+      // Progress from inside the import (one WASM call): the bytes of the File read so far. Posted
+      // from here, without calling back into the Session, which is busy.
       const ok = importSqlite(M, session, msg.blob, job, (n) => {
         read = n;
         const now = performance.now();
         if (now - lastSqlitePost >= PROGRESS_MS) {
           lastSqlitePost = now;
-          progress();
+          self.postMessage({ type: 'progress', id: job.id, read, total, bytes: read, events: 0 });
         }
       });
       mark('finished');

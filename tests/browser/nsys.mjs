@@ -25,7 +25,7 @@ function needReal() {
 // The exports tests/nsys/make_exports.py writes (built here when absent).
 function built() {
   const script = join(ROOT, 'tests', 'nsys', 'make_exports.py');
-  if (!existsSync(BUILT) && existsSync(script)) spawnSync('/usr/bin/python3', [script, '--out', BUILT], { stdio: 'inherit' });
+  if (!existsSync(BUILT) && existsSync(script)) spawnSync('/usr/bin/python3', [script, BUILT], { stdio: 'inherit' });
   if (!existsSync(BUILT)) skip(`${BUILT} is absent (/usr/bin/python3 tests/nsys/make_exports.py)`);
   return readdirSync(BUILT).filter((f) => f.endsWith('.sqlite')).sort();
 }
@@ -175,7 +175,7 @@ export function nsysTests() {
       z.fill(0, 4096, 4096 * 64); // the schema's pages and the first tables' roots
       writeFileSync(zeroed, z);
       const bad = [cut, foreign, zeroed];
-      if (existsSync(BUILT)) for (const f of readdirSync(BUILT)) if (/damaged|corrupt|truncated|empty|not_nsys/.test(f)) bad.push(join(BUILT, f));
+      if (existsSync(BUILT)) for (const f of readdirSync(BUILT)) if (/^(damaged_|not_an_export|not_sqlite|empty_capture)/.test(f)) bad.push(join(BUILT, f));
       const { page, log } = await openPage(ctx, origin);
       const problems = [];
       for (const file of bad) {
