@@ -269,7 +269,8 @@ async function run(msg) {
       kept = null;
     }
     // An Nsight Systems export (SQLite, whatever its name): read in place, page by page (below).
-    if (msg.blob && isSqliteHead(new Uint8Array(await msg.blob.slice(0, 16).arrayBuffer()))) {
+    // A file named *.sqlite that is not SQLite gets the SQLite reader's error, as in the CLI.
+    if (msg.blob && (msg.name.endsWith('.sqlite') || isSqliteHead(new Uint8Array(await msg.blob.slice(0, 16).arrayBuffer())))) {
       if (helper) helper.stop();
       if (job.cancelled) return;
       session = new M.Session();

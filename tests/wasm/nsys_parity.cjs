@@ -85,8 +85,8 @@ async function main() {
     const hfd = fs.openSync(file, 'r');
     fs.readSync(hfd, head, 0, 16, 0);
     fs.closeSync(hfd);
-    if (!head.equals(Buffer.from('SQLite format 3\0', 'latin1'))) {
-      // Not SQLite (whatever its name): the worker, like the CLI, reads it as JSON.
+    if (!head.equals(Buffer.from('SQLite format 3\0', 'latin1')) && !base.endsWith('.sqlite')) {
+      // Neither SQLite nor named so: the worker, like the CLI, reads it as JSON.
       const s = new Module.Session();
       s.setSource(base, false);
       const bytes = fs.readFileSync(file);
