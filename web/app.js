@@ -317,7 +317,8 @@ function show(report, done) {
     { className: 'jump', 'aria-label': 'Report sections' },
     sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)),
   );
-  const size = report.trace && typeof report.trace.json_bytes === 'number' && report.trace.json_bytes > 0 ? `${fmtBytes(report.trace.json_bytes)} of JSON, ` : done.size ? `${fmtBytes(done.size)}, ` : '';
+  const kind = report.trace && report.trace.format === 'nsys_sqlite' ? 'SQLite (Nsight Systems export)' : 'JSON';
+  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of ${kind}, ` : '';
   const head = h(
     'div',
     { className: 'report-head' },

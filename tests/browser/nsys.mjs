@@ -83,7 +83,14 @@ export function nsysTests() {
       check(firstName === kern.rows[0][kern.rows[0].length - 1], `the kernel summary's first row is ${firstName}, the CLI's ${kern.rows[0].at(-1)}`);
       await shot(page, 'nsys-report');
       await page.locator('#nsys-stats').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300); // let the scrolled-to part paint
       await shot(page, 'nsys-stats');
+      // The report header says what was read: an export, not JSON.
+      const head = await page.textContent('.report-head p');
+      check(/of SQLite \(Nsight Systems export\)/.test(head), `the report header says: ${head}`);
+      // Findings' events name the table they came from (their offsets are not byte offsets).
+      const events = await page.textContent('#findings');
+      check(!/byte [\d,]+ of the file/.test(events) && /a row of CUPTI_ACTIVITY_KIND_RUNTIME/.test(events), 'the findings show nsys row ids as byte offsets');
       // The timeline: CUDA API and OS runtime rows per thread, GPU stream rows, and the arrows.
       const layout = await timelineLayout(page);
       const tracks = trackNames(layout);

@@ -8,7 +8,11 @@ import { dataTable } from './table.js';
 
 function cell(v) {
   if (Number.isInteger(v)) return fmtInt(v);
-  if (isNum(v)) return String(v); // as written: 1 decimal for %, 6 for MB
+  if (isNum(v)) {
+    // The decimals the CLI wrote (1 for % and ns averages, 6 for MB), with thousands separators.
+    const d = Math.min(20, (String(v).split('.')[1] || '').length);
+    return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
   return fmtAny(v);
 }
 
@@ -39,7 +43,15 @@ export function statsView(stats) {
   return section(
     'nsys-stats',
     'Nsight Systems stats',
-    note('The reports `nsys stats` prints by default, computed from the export’s own tables with NVIDIA’s definitions (the same tables as `kinetoscope stats`). Times in ns.'),
+    h(
+      'p',
+      { className: 'muted' },
+      'The reports ',
+      h('code', null, 'nsys stats'),
+      ' prints by default, computed from the export’s own tables with NVIDIA’s definitions: the tables of ',
+      h('code', null, 'kinetoscope stats'),
+      '. Times in ns.',
+    ),
     reports.map(reportTable),
   );
 }
