@@ -37,6 +37,9 @@ const char kUsage[] =
     "Options:\n"
     "  --format text|md|json  output format (default text); json follows docs/report-schema.md\n"
     "  --drop-last-step       leave out the last ProfilerStep (HTA's default convention)\n"
+    "  --step-range NAME      steps are the NVTX / user annotation ranges named NAME (e.g.\n"
+    "                         train_step) instead of ProfilerStep#N; without ProfilerStep a\n"
+    "                         range named like a step (step, train_step, iteration...) is used\n"
     "  --separate             with several files: independent reports, not one multi-rank report\n"
     "  --align step|global-min  with several files: put the ranks' clocks on one axis by the\n"
     "                         first step every rank has (default), or by HTA's global minimum\n"
@@ -252,6 +255,9 @@ int main(int argc, char** argv) {
         return usage_error("unknown alignment '" + align_name + "' (step or global-min)");
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
+    } else if (take_option(args, &i, {"--step-range"}, "--step-range=", &options.step_range,
+                           &missing)) {
+      if (missing || options.step_range.empty()) return usage_error("--step-range needs a name");
     } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
       if (missing) return usage_error(a + " needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {

@@ -1,18 +1,16 @@
-// `kinetoscope stats`: the `nsys stats` reports (src/stats/) of an Nsight Systems SQLite export.
-// The export is opened read-only here with SQLite's own file access. When the shared reader
-// (NsysDatabase::open over a ByteSource, engineer A's branch) is on main, this should open through
-// it so the CLI and the page report a damaged or foreign file with the same words.
+// `kinetoscope stats`: the `nsys stats` reports (src/stats/) of an Nsight Systems SQLite export,
+// opened through the same reader as `kinetoscope report` and the page (NsysDatabase over a
+// ByteSource), so a damaged or foreign file gets the same one-line error everywhere.
 #include "cli/stats_command.h"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "import/file_byte_source.h"
+#include "import/nsys_sqlite/nsys_database.h"
 #include "stats/nsys_stats.h"
-#include "stats/stats_db.h"
 
 namespace ks::cli {
 
@@ -43,15 +41,6 @@ int usage(const std::string& msg) {
 int input_error(const std::string& path, const std::string& msg) {
   std::fprintf(stderr, "kinetoscope: %s: %s\n", path.c_str(), msg.c_str());
   return 1;
-}
-
-// Tables that only an Nsight Systems export has (any one is enough: exports differ by version
-// and by what was traced).
-bool looks_like_nsys(const StatsDb& db) {
-  for (const char* t : {"StringIds", "META_DATA_EXPORT", "CUPTI_ACTIVITY_KIND_KERNEL",
-                        "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "OSRT_API"})
-    if (db.has_table(t)) return true;
-  return false;
 }
 
 }  // namespace
@@ -109,42 +98,16 @@ int stats_command(const std::vector<std::string>& args) {
     }
   }
 
-  // Not SQLite at all: say so from the first bytes, before SQLite gives a vaguer message.
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return input_error(path, std::string("cannot open: ") + std::strerror(errno));
-  char head[16] = {0};
-  size_t got = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  if (got < 16 || std::memcmp(head, "SQLite format 3\0", 16) != 0)
-    return input_error(path,
-                       "not_sqlite at byte 0: not an SQLite database (an Nsight Systems export "
-                       "starts with \"SQLite format 3\"; export a .nsys-rep with `nsys export "
-                       "--type sqlite`)");
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return input_error(path, "cannot open as SQLite: " + msg);
-  }
-  StatsDb sdb(db);
-  std::string err;
-  // A damaged file fails here (the schema cannot be read) or in the reports' queries below.
-  if (!sdb.query(
-          "SELECT count(*) FROM sqlite_master", [](sqlite3_stmt*) {}, &err)) {
-    sqlite3_close(db);
-    return input_error(path, "damaged SQLite database: " + err);
-  }
-  if (!looks_like_nsys(sdb)) {
-    sqlite3_close(db);
-    return input_error(path,
-                       "not_nsys: an SQLite database, but not an Nsight Systems export (no "
-                       "StringIds, META_DATA_EXPORT, CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS or "
-                       "OSRT_API table)");
-  }
+  // The shared reader (the same the report and the page use): a read-only VFS over the file's
+  // bytes; its errors say what is wrong and where (not SQLite, not an export, damaged).
+  ImportError ierr;
+  auto source = FileByteSource::open(path, &ierr);
+  if (!source) return input_error(path, ierr.to_line());
+  auto db = NsysDatabase::open(source.get(), &ierr);
+  if (!db) return input_error(path, ierr.to_line());
   std::vector<StatsTable> tables;
-  bool ok = run_nsys_stats_on_handle(db, reports, &tables, &err);
-  sqlite3_close(db);
-  if (!ok) return input_error(path, err);
+  std::string err;
+  if (!run_nsys_stats(*db, reports, &tables, &err)) return input_error(path, err);
   std::string out = format == "json"  ? nsys_stats_json(tables)
                     : format == "csv" ? nsys_stats_csv(tables)
                                       : nsys_stats_text(tables);

@@ -9,6 +9,20 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   if (in.analyses.steps.found > 0 || !looks_like_pytorch_trace(t)) return;
   Finding f;
   f.id = "steps.none";
+  if (t.facts.format == TraceFormat::kNsysSqlite) {
+    // Nsight Systems: steps come from NVTX ranges (src/analysis/steps.h).
+    f.severity = Severity::kInfo;
+    f.title = "No step ranges: the capture is analyzed as one window";
+    f.meaning =
+        "The export has no NVTX range named like a step (train_step, step, iteration...), so "
+        "step times, per-step breakdowns and step-based findings are not available.";
+    f.fix =
+        "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
+        "an existing range with --step-range NAME).";
+    f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+    out->push_back(std::move(f));
+    return;
+  }
   f.severity = Severity::kInfo;
   f.title = "No ProfilerStep markers: the trace is analyzed as one window";
   f.meaning =

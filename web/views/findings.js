@@ -52,7 +52,7 @@ function event(e, nsys) {
   return [h('code', { title: name }, shown), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
 }
 
-function card(f, nsys) {
+export function card(f, nsys = false) {
   const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(
