@@ -177,6 +177,7 @@ function onMessage(e, from) {
   }
   if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
   if (m.type === 'stats') return from === worker && showStats(m); // after an Nsight Systems export's report
+  if (m.type === 'report-update' || (m.type === 'error' && stepRangeJob && m.id === stepRangeJob.id)) return from === worker && onStepRange(m);
   if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
   if (m.type === 'progress') showProgress(m);
   else if (m.type === 'error') fail(m.error);
@@ -302,8 +303,55 @@ function showStats(m) {
   if (timings) timings.stats_ms = m.ms;
 }
 
+// The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
+// (`kinetoscope report --step-range NAME`); the worker analyzes the same trace again.
+let stepRangeJob = null;
+let shownDone = null;
+function stepRangeForm(done, report) {
+  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.source === 'step_range' ? report.steps.range : '' });
+  const form = h(
+    'form',
+    { className: 'step-range', title: 'kinetoscope report --step-range NAME: steps are the NVTX ranges of this name (empty: found by itself)' },
+    h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
+    input,
+    h('button', { type: 'submit', className: 'button' }, 'Apply'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!worker || stepRangeJob) return;
+    stepRangeJob = { id: done.id, done };
+    document.body.dataset.state = 'loading';
+    worker.postMessage({ type: 'step-range', id: done.id, name: input.value.trim() });
+  });
+  return form;
+}
+
+function onStepRange(m) {
+  const job = stepRangeJob;
+  stepRangeJob = null;
+  if (!job || shownId !== m.id) return;
+  if (m.type === 'error') {
+    showError(job.done.name, m.error);
+    settled('error');
+    return;
+  }
+  const report = JSON.parse(m.json);
+  const stats = currentStats;
+  const statsNode = document.getElementById('nsys-stats');
+  show(report, job.done);
+  // The stats tables read the export's tables, not the steps: they stay as they were.
+  if (stats && statsNode) {
+    currentStats = stats;
+    document.getElementById('nsys-stats').replaceWith(statsNode);
+    document.body.dataset.stats = '1';
+  }
+  reportShown({ name: job.done.name, report, json: m.json, markdown: m.markdown || '' });
+  settled('ready');
+}
+
 function show(report, done) {
   current = report;
+  shownDone = done;
   currentStats = null;
   shownId = done.id;
   delete document.body.dataset.stats;
@@ -325,6 +373,7 @@ function show(report, done) {
     { className: 'report-head' },
     h('h2', null, done.name),
     h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
+    done.nsys ? stepRangeForm(done, report) : null,
     nav,
   );
   ui.report.replaceChildren(head, ...sections);

@@ -10,6 +10,8 @@
 //               {type:'cancel', id}
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
+//               {type:'step-range', id, name}   the last loaded trace's report with steps from the
+//                                                ranges named `name` (see stepRange())
 // Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
 //               {type:'report', id, json, markdown, timings[, nsys]} the report as JSON and Markdown text
 //               {type:'stats', id, json, ms}                       after the report of an Nsight Systems
@@ -518,6 +520,24 @@ function deleteSession(session) {
   session.delete();
 }
 
+// The report on screen analyzed again with its steps taken from the ranges named msg.name ("" for
+// the default detection): `kinetoscope report --step-range NAME`. {type:'step-range', id, name} ->
+// {type:'report-update', id, json, markdown}, or an error.
+function stepRange(msg) {
+  if (!kept || kept.id !== msg.id || typeof kept.session.setStepRange !== 'function') {
+    self.postMessage({ type: 'error', id: msg.id, error: { code: 'stale', message: 'that trace is no longer loaded' } });
+    return;
+  }
+  try {
+    kept.session.setStepRange(String(msg.name || ''));
+    const json = kept.session.reportJson();
+    if (!json) throw new Error('the report could not be written');
+    self.postMessage({ type: 'report-update', id: msg.id, json, markdown: kept.session.reportMarkdown() });
+  } catch (e) {
+    self.postMessage({ type: 'error', id: msg.id, error: { code: 'analyzer_crashed', message: String((e && e.message) || e) } });
+  }
+}
+
 // --- Warming up ---------------------------------------------------------------------------------
 // The page starts its next loader ahead of time ({type:'warm'}): the module is fetched, compiled and
 // instantiated, then reads a small generated trace and writes its report, so that V8 has compiled
@@ -820,6 +840,8 @@ self.onmessage = (e) => {
     if (current && current.id === msg.id) cancel(current);
   } else if (msg.type === 'tl') {
     timelineRequest(msg);
+  } else if (msg.type === 'step-range') {
+    stepRange(msg);
   } else if (msg.type === 'combine' || msg.type === 'diff') {
     combine(msg);
   }

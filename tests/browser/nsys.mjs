@@ -135,6 +135,24 @@ export function nsysTests() {
       const tracks = trackNames(await timelineLayout(page));
       check(tracks.some((t) => /NVTX$/.test(t.name) && t.slices > 0), `no NVTX row: ${tracks.map((t) => t.name).join(', ')}`);
       await shot(page, 'nsys-timeline-nvtx');
+      // The step-range box: steps from the ranges of a name, as `kinetoscope report --step-range`.
+      const rangeFile = join(BUILT, 'train_step_ranges.sqlite');
+      if (existsSync(rangeFile)) {
+        check((await loadFile(page, rangeFile)) === 'ready', `train_step_ranges.sqlite did not load: ${await page.textContent('#error')}`);
+        await page.click('#tabs button[data-tab="report"]');
+        const r = cli(['report', '--format', 'json', '--step-range', 'train_step', rangeFile]);
+        check(r.status === 0, `kinetoscope report --step-range failed: ${r.stderr}`);
+        const before = await loads(page);
+        await page.fill('#step-range', 'train_step');
+        await page.click('.step-range button');
+        check((await settled(page, before)) === 'ready', `the step range did not apply: ${await page.textContent('#error')}`);
+        const got = await page.evaluate(() => window.kinetoscope.report());
+        const d = diffJson(JSON.parse(r.stdout), got);
+        check(!d.length, `the page's report with the step range differs from the CLI's:\n  ${d.slice(0, 10).join('\n  ')}`);
+        check(got.steps.count > 0 && got.steps.source === 'step_range', `no steps from train_step: ${JSON.stringify(got.steps).slice(0, 200)}`);
+        check(await page.isVisible('#steps'), 'no steps section after the step range');
+        await shot(page, 'nsys-step-range');
+      }
       noErrors(log);
       await page.close();
     },
