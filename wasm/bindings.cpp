@@ -4,7 +4,10 @@
 // the browser's File (importSqlite, file_source.h); the report comes back as the same JSON text
 // the CLI writes, so page and CLI cannot disagree.
 #include <emscripten/bind.h>
+#include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -119,6 +122,7 @@ class Session {
     file_ = std::make_unique<ks_wasm::JsFileSource>(static_cast<uint64_t>(size), fileId);
     cache_ = std::make_unique<ks::BlockCacheSource>(file_.get());
     db_ = ks::NsysDatabase::open(cache_.get(), &sqlite_error_);
+    if (db_ && !g_out_of_memory && too_large_export()) return ok_ = false;
     if (db_ && !g_out_of_memory) {
       ks::NsysImportOptions options;
       options.source_name = source_name_;
@@ -128,6 +132,52 @@ class Session {
     if (!ok_) trace_.reset();
     return ok_;
   }
+  // An export whose model cannot fit the 4 GB a page's WASM may use is refused before it is read
+  // (as worker.js projects a JSON trace's events after its first 16 MB), not minutes later when
+  // memory runs out. The events are estimated from the event tables' largest rowid (exports are
+  // written once, so rowids are 1..rows; max(rowid) is one B-tree descent, not a scan) at
+  // kModelBytesPerNsysEvent each: measured 1.85 GB of WASM heap for 8,474,598 events of the real
+  // CloverLeaf mix (docs/performance.md, "Nsight Systems exports").
+  static constexpr uint64_t kModelBytesPerNsysEvent = 220;
+  static constexpr uint64_t kWasmMaxBytes = uint64_t{4} << 30;
+  // Only files of kProbeFromBytes or more are probed: a smaller one cannot hold that many rows
+  // (~20 bytes a row at the least), and the probe fills SQLite's page cache, which would change
+  // the "last page read" a damaged file's error names (the CLI's, byte for byte, below that size).
+  static constexpr uint64_t kProbeFromBytes = uint64_t{256} << 20;
+  bool too_large_export() {
+    if (file_->size() < kProbeFromBytes) return false;
+    static const char* const kTables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME",
+                                          "CUPTI_ACTIVITY_KIND_KERNEL",
+                                          "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                          "CUPTI_ACTIVITY_KIND_MEMSET",
+                                          "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                          "NVTX_EVENTS",
+                                          "OSRT_API"};
+    uint64_t rows = 0;
+    for (const char* table : kTables) {
+      if (!db_->has_table(table)) continue;
+      sqlite3_stmt* st = nullptr;
+      const std::string sql = std::string("SELECT max(rowid) FROM \"") + table + "\"";
+      if (sqlite3_prepare_v2(db_->handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW)
+        rows += static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
+      sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
+    }
+    const uint64_t need = rows * kModelBytesPerNsysEvent;
+    if (need <= kWasmMaxBytes) return false;
+    sqlite_error_.code = ks::ImportErrorCode::kTooLarge;
+    sqlite_error_.offset = 0;
+    char gb[32];
+    std::snprintf(gb, sizeof gb, "%.1f", static_cast<double>(need) / (uint64_t{1} << 30));
+    sqlite_error_.message =
+        "the export holds about " + std::to_string((rows + 500000) / 1000000) +
+        " million events (its event tables' row counts), whose analysis would need about " + gb +
+        " GB: more than the 4 GB of memory a web page can use. The command line has no such "
+        "limit: kinetoscope report " +
+        (source_name_.empty() ? std::string("FILE") : source_name_);
+    return true;
+  }
+
   // Reads of the file so far: {"calls": reads of the File, "bytes": their bytes, "reads": SQLite's
   // reads (pages)}. What the block cache saves is reads/calls.
   std::string sqliteReadsJson() const {
