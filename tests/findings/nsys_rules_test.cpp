@@ -169,3 +169,16 @@ TEST_CASE("No nsys finding on the real PyTorch traces", "[findings][nsys_rules][
     CHECK_FALSE(any_nsys_finding(r));
   }
 }
+
+TEST_CASE("Step findings name NVTX steps by their range, not ProfilerStep",
+          "[findings][nsys_rules]") {
+  // BUILT: four train_step ranges, the first 3x the others (a warm-up step).
+  std::string j = "[" + ev("user_annotation", "train_step", 0, 3000) + ",";
+  for (int i = 1; i < 4; ++i) j += ev("user_annotation", "train_step", 2000 + i * 1000, 1000) + ",";
+  j += kernel(100, 100, 1) + "]";
+  Run r = run_nsys(j);
+  const ks::Finding* f = find(r, "steps.warmup_in_window");
+  REQUIRE(f);
+  CHECK(f->title.find("train_step #0") != std::string::npos);
+  CHECK(f->title.find("ProfilerStep") == std::string::npos);
+}
