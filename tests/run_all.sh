@@ -13,6 +13,8 @@ suite() {  # suite NAME COMMAND...
 suite "unit and corpus tests (Catch2)" build/native/ks_tests
 suite "WASM/CLI parity (node)" node tests/wasm/parity.cjs
 suite "WASM out of memory: too_large, not a crash (node)" node tests/wasm/limits.cjs
+# Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
+suite "Nsight Systems exports, WASM/CLI parity (node)" bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
 suite "golden reports" bash tests/golden/check.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).

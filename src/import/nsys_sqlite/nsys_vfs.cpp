@@ -207,6 +207,10 @@ sqlite3_vfs g_vfs = {1,             // iVersion
 
 }  // namespace
 
+sqlite3_vfs* nsys_vfs() {
+  return &g_vfs;
+}
+
 int register_nsys_vfs() {
   static int rc = [] {
     int init = sqlite3_initialize();

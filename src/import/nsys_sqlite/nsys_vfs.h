@@ -8,6 +8,8 @@
 
 #include "import/byte_source.h"
 
+struct sqlite3_vfs;
+
 namespace ks {
 
 // The VFS's name, registered once (not as the default VFS).
@@ -15,6 +17,10 @@ extern const char kNsysVfsName[];
 
 // Registers the VFS with SQLite if it is not yet registered. Returns SQLite's result code.
 int register_nsys_vfs();
+
+// The VFS itself, for a build whose SQLite has no OS layer (SQLITE_OS_OTHER: the WASM build's
+// sqlite3_os_init, wasm/sqlite_os.cpp, registers it as the default there).
+sqlite3_vfs* nsys_vfs();
 
 // Where the last page read came from, for "damaged at byte N" messages; one per open file.
 struct VfsReadTrace {
