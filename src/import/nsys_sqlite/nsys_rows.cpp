@@ -72,8 +72,9 @@ bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* e
     if (r.null(0)) continue;
     int64_t id = r.i64(0);
     std::string_view v = r.text(1);
-    // Dense while ids stay near the count of rows read (nsys numbers them 0..N).
-    if (id >= 0 && static_cast<uint64_t>(id) < 4 * (dense_.size() + 1024)) {
+    // Dense while ids stay near the count of rows read (nsys numbers them 0..N): the vector
+    // never outgrows 4 slots per row, whatever ids a crafted file holds.
+    if (id >= 0 && static_cast<uint64_t>(id) < 4 * (r.row() + 1024)) {
       if (static_cast<size_t>(id) >= dense_.size()) {
         dense_.resize(static_cast<size_t>(id) + 1);
         present_.resize(static_cast<size_t>(id) + 1);
