@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/stats_command.h"
 #include "import/file_reader.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "report/multi_rank_report.h"
@@ -36,6 +37,9 @@ const char kUsage[] =
     "Options:\n"
     "  --format text|md|json  output format (default text); json follows docs/report-schema.md\n"
     "  --drop-last-step       leave out the last ProfilerStep (HTA's default convention)\n"
+    "  --step-range NAME      steps are the NVTX / user annotation ranges named NAME (e.g.\n"
+    "                         train_step) instead of ProfilerStep#N; without ProfilerStep a\n"
+    "                         range named like a step (step, train_step, iteration...) is used\n"
     "  --separate             with several files: independent reports, not one multi-rank report\n"
     "  --align step|global-min  with several files: put the ranks' clocks on one axis by the\n"
     "                         first step every rank has (default), or by HTA's global minimum\n"
@@ -46,6 +50,8 @@ const char kUsage[] =
     "\n"
     "Also: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2]  (per-name table of\n"
     "the slices in a time range, as the timeline's area selection shows it; --help for more)\n"
+    "      kinetoscope stats EXPORT.sqlite [--report NAME]... [--format text|csv|json]  (the\n"
+    "`nsys stats` reports of an Nsight Systems SQLite export; --help for more)\n"
     "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
     "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
     "\n"
@@ -214,6 +220,9 @@ int main(int argc, char** argv) {
   bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                 return a == "-h" || a == "--help" || a == "--version";
               }) != args.end();
+  // The `nsys stats` reports of an Nsight Systems export (src/cli/stats_command.h).
+  if (args[0] == "stats")
+    return ks::cli::stats_command(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "diff" && !help)
     return diff_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
@@ -246,6 +255,9 @@ int main(int argc, char** argv) {
         return usage_error("unknown alignment '" + align_name + "' (step or global-min)");
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
+    } else if (take_option(args, &i, {"--step-range"}, "--step-range=", &options.step_range,
+                           &missing)) {
+      if (missing || options.step_range.empty()) return usage_error("--step-range needs a name");
     } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
       if (missing) return usage_error(a + " needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {
