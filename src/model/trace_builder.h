@@ -40,6 +40,13 @@ class TraceBuilder {
 
   void add_complete(TrackId track, int64_t ts, int64_t dur, std::string_view name,
                     std::string_view cat, const SliceArgs& args, EventSource src);
+  // For importers with a name table of their own (Nsight Systems' StringIds): the same as
+  // add_complete with the name and category already interned in this trace's pool and the kind
+  // given, so a row costs no hashing of its name.
+  void add_complete_ids(TrackId track, int64_t ts, int64_t dur, StringId name, StringId cat,
+                        SliceKind kind, const SliceArgs& args, EventSource src) {
+    append_slice(track, ts, dur, name, cat, kind, args, src);
+  }
   void add_begin(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
                  const SliceArgs& args, EventSource src);
   void add_end(TrackId track, int64_t ts, EventSource src);
@@ -47,6 +54,17 @@ class TraceBuilder {
                  std::string_view cat, std::string_view id, EventSource src);
   void add_flow(TrackId track, char ph, int64_t ts, std::string_view id, std::string_view cat,
                 bool binds_enclosing);
+  // add_flow with the id and category interned already (see add_complete_ids).
+  void add_flow_ids(TrackId track, char ph, int64_t ts, StringId id, StringId cat,
+                    bool binds_enclosing) {
+    FlowTable& f = t_->flows;
+    f.ts.push_back(ts);
+    f.track.push_back(track);
+    f.id.push_back(id);
+    f.cat.push_back(cat);
+    f.phase.push_back(ph);
+    f.binds_enclosing.push_back(binds_enclosing);
+  }
   void add_counter(std::string_view pid_text, int64_t ts, std::string_view series, double value);
   void add_instant(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
                    char scope, int64_t mem_bytes, int64_t total_allocated, int64_t total_reserved,

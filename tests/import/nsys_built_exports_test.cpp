@@ -3,6 +3,7 @@
 // GPU metrics, a capture from process start, older schemas, four ranks with a straggler, and the
 // files that must be refused with a clear error.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -19,6 +20,8 @@
 #include "import/nsys_sqlite/nsys_file.h"
 #include "import/nsys_sqlite/nsys_importer.h"
 #include "report/report.h"
+
+#include <sqlite3.h>
 
 using namespace ks_test;
 
@@ -279,4 +282,49 @@ TEST_CASE("nsys built: the same bytes from memory and from a file give the same 
   auto from_file = load_built("training_steps.sqlite");
   CHECK(ks::report_json(ks::build_report(*from_memory, ks::AnalysisOptions{})) ==
         ks::report_json(ks::build_report(*from_file, ks::AnalysisOptions{})));
+}
+
+TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text in numbers",
+          "[nsys][built][errors]") {
+  // Built here with SQLite itself: what a crafted file can hold within a valid database.
+  const std::string path = std::string(KS_SOURCE_DIR) + "/build/nsys-tests/hostile.sqlite";
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  std::string sql =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER,"
+      " globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+      " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER,"
+      " shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER,"
+      " blockY INTEGER, blockZ INTEGER);";
+  // Ids that grow fourfold per row: a dense table for them would need terabytes.
+  int64_t id = 1;
+  for (int k = 0; k < 30; ++k, id *= 4)
+    sql += "INSERT INTO StringIds VALUES (" + std::to_string(id) + ", 'name" + std::to_string(k) +
+           "');";
+  sql +=
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 200, 0, 70368744177664, 1, " +
+      std::to_string(id / 4) +
+      ");"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (NULL, 200, 0, 1, 2, 1);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (300, 100, 0, 1, 3, 1);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (-9223372036854775807, 9223372036854775807,"
+      " 0, 1, 4, 1);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('soon', 'later', 'x', 'y', 'z', 123456);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (150, 180, -5, 4294967295, 1, 70368744177664,"
+      " 99999999, 4, -1, 9223372036854775807, 0, 1, 1, 1);";
+  REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  ks::ImportError error;
+  auto t = ks::import_nsys_file(path, &error);
+  INFO(error.to_line());
+  REQUIRE(t);
+  // The good runtime row and the kernel are kept; NULL, reversed and overflowing times are not.
+  CHECK(by_name(*t, ks::SliceKind::kRuntime)["name29"].count == 1);
+  CHECK(by_name(*t, ks::SliceKind::kKernel)["<unknown>"].count == 1);
+  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 3);
+  CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownStringId) >= 1);
+  CHECK(!ks::report_json(ks::build_report(*t, ks::AnalysisOptions{})).empty());
 }

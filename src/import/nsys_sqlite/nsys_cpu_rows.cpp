@@ -85,9 +85,8 @@ bool read_osrt(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kOsrt, r.row())) continue;
     TrackId tr = c.cpu_track(r.i64(kTid, 0), Row::kOsRuntime);
-    c.b.add_complete(tr, start, end - start, c.strings.get(r.i64(kName)), "os_runtime", SliceArgs(),
-                     row_source(Table::kOsrt, r.row()));
-    c.count("os_runtime", start, end);
+    c.add(tr, start, end, c.strings.interned(r.i64(kName), &c.trace->strings), Context::kCatOsrt,
+          SliceKind::kOther, SliceArgs(), row_source(Table::kOsrt, r.row()));
   }
   return !r.failed();
 }

@@ -2,6 +2,7 @@
 // memsets and synchronizations on (device, stream) tracks as Kineto lays them out, and the ac2g
 // flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
 // traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 
@@ -27,16 +28,19 @@ bool read_done(const RowReader& r) {
   return !r.failed();
 }
 
-// The launch (same process, same correlation id) of a GPU op: an ac2g flow from it.
+// The launch (same process, same correlation id) of a GPU op: an ac2g flow from it, the id
+// interned once for both ends.
 void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gpu, int64_t ts) {
   if (correlation == kNoValue || global_pid == kNoValue) return;
   auto it = c.launches.find(Context::launch_key(global_pid, correlation));
   if (it == c.launches.end()) return;
-  std::string id = std::to_string(correlation);
-  c.b.add_flow(it->second.track, 's', it->second.ts, id, "ac2g", false);
-  c.b.add_flow(gpu, 'f', ts, id, "ac2g", true);
-  c.trace->facts.events_by_phase["s"] += 1;
-  c.trace->facts.events_by_phase["f"] += 1;
+  char buf[24];
+  int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(correlation));
+  const StringId id = c.trace->strings.intern(std::string_view(buf, static_cast<size_t>(n)));
+  if (c.ac2g == 0) c.ac2g = c.trace->strings.intern("ac2g");
+  c.b.add_flow_ids(it->second.track, 's', it->second.ts, id, c.ac2g, false);
+  c.b.add_flow_ids(gpu, 'f', ts, id, c.ac2g, true);
+  ++c.flows;
 }
 
 // CUPTI's stream id is unsigned; 0xFFFFFFFF (and NULL) is "no stream": Kineto's device-wide lane.
@@ -68,16 +72,20 @@ bool read_runtime(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kRuntime, r.row())) continue;
     const int64_t gtid = r.i64(kTid, 0);
-    std::string_view name = strip_version_suffix(c.strings.get(r.i64(kName)));
-    bool driver = has_class ? r.i64(kClass) == driver_class
-                            : name.size() > 2 && name[0] == 'c' && name[1] == 'u' &&
-                                  name.rfind("cuda", 0) != 0;
-    const char* cat = driver ? "cuda_driver" : "cuda_runtime";
+    const StringId name = c.strings.interned(r.i64(kName), &c.trace->strings, true);
+    bool driver;
+    if (has_class) {
+      driver = r.i64(kClass) == driver_class;
+    } else {
+      std::string_view n = c.trace->str(name);
+      driver = n.size() > 2 && n[0] == 'c' && n[1] == 'u' && n.rfind("cuda", 0) != 0;
+    }
     TrackId tr = c.cpu_track(gtid, Row::kCudaApi);
     SliceArgs a;
     a.correlation = r.i64(kCorr);
-    c.b.add_complete(tr, start, end - start, name, cat, a, row_source(Table::kRuntime, r.row()));
-    c.count(cat, start, end);
+    c.add(tr, start, end, name, driver ? Context::kCatDriver : Context::kCatRuntime,
+          driver ? SliceKind::kDriver : SliceKind::kRuntime, a,
+          row_source(Table::kRuntime, r.row()));
     if (a.correlation != kNoValue)
       c.launches[Context::launch_key(gtid, a.correlation)] = {tr, start};
   }
@@ -114,7 +122,8 @@ bool read_kernels(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
-    std::string_view name = c.strings.get(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled));
+    const StringId name = c.strings.interned(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled),
+                                             &c.trace->strings);
     KernelLaunchInfo info;
     const int64_t dims[6] = {r.i64(kGx, 0), r.i64(kGy, 0), r.i64(kGz, 0),
                              r.i64(kBx, 0), r.i64(kBy, 0), r.i64(kBz, 0)};
@@ -142,9 +151,8 @@ bool read_kernels(Context& c) {
     a.device = device;
     a.stream = stream;
     a.launch = &info;
-    c.b.add_complete(tr, start, end - start, name, "kernel", a,
-                     row_source(Table::kKernel, r.row()));
-    c.count("kernel", start, end);
+    c.add(tr, start, end, name, Context::kCatKernel, SliceKind::kKernel, a,
+          row_source(Table::kKernel, r.row()));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
   }
   return read_done(r);
@@ -197,7 +205,7 @@ bool read_memcpy(Context& c) {
     auto it = mem_kinds.find(k);
     return it != mem_kinds.end() && !it->second.empty() ? it->second : "Unknown";
   };
-  std::unordered_map<uint64_t, std::string> names;  // (copy, src, dst) -> name
+  std::unordered_map<uint64_t, StringId> names;  // (copy, src, dst) -> name
   RowReader r;
   enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kBytes, kCopy, kSrc, kDst };
   if (!r.prepare(c.db, table,
@@ -216,10 +224,9 @@ bool read_memcpy(Context& c) {
     if (nit == names.end()) {
       auto ck = copy_kinds.find(copy);
       std::string kind = copy_kind_text(ck != copy_kinds.end() ? ck->second : "UNKNOWN");
-      nit = names
-                .emplace(key,
-                         "Memcpy " + kind + " (" + kind_label(src) + " -> " + kind_label(dst) + ")")
-                .first;
+      const std::string name =
+          "Memcpy " + kind + " (" + kind_label(src) + " -> " + kind_label(dst) + ")";
+      nit = names.emplace(key, c.trace->strings.intern(name)).first;
     }
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     TrackId tr = c.gpu_track(device, stream);
@@ -234,9 +241,8 @@ bool read_memcpy(Context& c) {
     a.device = device;
     a.stream = stream;
     a.launch = &info;
-    c.b.add_complete(tr, start, end - start, nit->second, "gpu_memcpy", a,
-                     row_source(Table::kMemcpy, r.row()));
-    c.count("gpu_memcpy", start, end);
+    c.add(tr, start, end, nit->second, Context::kCatMemcpy, SliceKind::kMemcpy, a,
+          row_source(Table::kMemcpy, r.row()));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
   }
   return read_done(r);
@@ -256,7 +262,7 @@ bool read_memset(Context& c) {
                   "memKind"},
                  &c.trace->diagnostics, c.error))
     return false;
-  std::unordered_map<int64_t, std::string> names;
+  std::unordered_map<int64_t, StringId> names;
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
@@ -267,7 +273,7 @@ bool read_memset(Context& c) {
       std::string label = mk != mem_kinds.end() && !mk->second.empty() ? mk->second
                           : kind == 2                                  ? "Device"
                                                                        : "Unknown";
-      nit = names.emplace(kind, "Memset (" + label + ")").first;
+      nit = names.emplace(kind, c.trace->strings.intern("Memset (" + label + ")")).first;
     }
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     TrackId tr = c.gpu_track(device, stream);
@@ -276,9 +282,8 @@ bool read_memset(Context& c) {
     a.bytes = r.i64(kBytes);
     a.device = device;
     a.stream = stream;
-    c.b.add_complete(tr, start, end - start, nit->second, "gpu_memset", a,
-                     row_source(Table::kMemset, r.row()));
-    c.count("gpu_memset", start, end);
+    c.add(tr, start, end, nit->second, Context::kCatMemset, SliceKind::kMemset, a,
+          row_source(Table::kMemset, r.row()));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
   }
   return read_done(r);
@@ -305,6 +310,9 @@ bool read_sync(Context& c) {
                       : ends("CONTEXT_SYNCHRONIZE") ? "Context Sync"
                                                     : "Unknown";
   }
+  std::unordered_map<int64_t, StringId> ids;
+  for (const auto& kv : names) ids[kv.first] = c.trace->strings.intern(kv.second);
+  const StringId unknown = c.trace->strings.intern("Unknown");
   RowReader r;
   enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kType };
   if (!r.prepare(c.db, table,
@@ -314,17 +322,16 @@ bool read_sync(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
-    auto nit = names.find(r.i64(kType, 0));
-    std::string_view name = nit != names.end() ? std::string_view(nit->second) : "Unknown";
+    auto nit = ids.find(r.i64(kType, 0));
+    const StringId name = nit != ids.end() ? nit->second : unknown;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     TrackId tr = c.gpu_track(device, stream);
     SliceArgs a;
     a.correlation = r.i64(kCorr);
     a.device = device;
     if (stream >= 0) a.stream = stream;
-    c.b.add_complete(tr, start, end - start, name, "cuda_sync", a,
-                     row_source(Table::kSync, r.row()));
-    c.count("cuda_sync", start, end);
+    c.add(tr, start, end, name, Context::kCatSync, SliceKind::kSync, a,
+          row_source(Table::kSync, r.row()));
   }
   return read_done(r);
 }

@@ -241,6 +241,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             nsys::read_memcpy(c) && nsys::read_memset(c) && nsys::read_sync(c) &&
             nsys::read_nvtx(c) && nsys::read_osrt(c) && nsys::read_gpu_metrics(c);
   if (!ok) return nullptr;
+  c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
   // Tables are read one after another, so the rows are never in one time order: not news.

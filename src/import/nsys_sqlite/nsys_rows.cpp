@@ -72,8 +72,9 @@ bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* e
     if (r.null(0)) continue;
     int64_t id = r.i64(0);
     std::string_view v = r.text(1);
-    // Dense while ids stay near the count of rows read (nsys numbers them 0..N).
-    if (id >= 0 && static_cast<uint64_t>(id) < 4 * (dense_.size() + 1024)) {
+    // Dense while ids stay near the count of rows read (nsys numbers them 0..N): the vector
+    // never outgrows 4 slots per row, whatever ids a crafted file holds.
+    if (id >= 0 && static_cast<uint64_t>(id) < 4 * (r.row() + 1024)) {
       if (static_cast<size_t>(id) >= dense_.size()) {
         dense_.resize(static_cast<size_t>(id) + 1);
         present_.resize(static_cast<size_t>(id) + 1);
@@ -94,6 +95,28 @@ std::string_view StringCache::get(int64_t id) {
   if (it != sparse_.end()) return it->second;
   if (unknown_++ == 0) first_unknown_ = id;
   return "<unknown>";
+}
+
+StringId StringCache::interned(int64_t id, StringPool* pool, bool strip_version) {
+  const int k = strip_version ? 1 : 0;
+  const bool dense = id >= 0 && static_cast<uint64_t>(id) < dense_.size();
+  if (dense) {
+    auto& v = interned_[k];
+    if (v.size() < dense_.size()) v.resize(dense_.size(), 0);
+    StringId& slot = v[static_cast<size_t>(id)];
+    if (slot == 0) {
+      std::string_view text = get(id);
+      slot = pool->intern(strip_version ? strip_version_suffix(text) : text);
+      // An empty name interns to 0 (""): then it is simply looked up again next time.
+    }
+    return slot;
+  }
+  auto it = interned_sparse_[k].find(id);
+  if (it != interned_sparse_[k].end()) return it->second;
+  std::string_view text = get(id);
+  StringId sid = pool->intern(strip_version ? strip_version_suffix(text) : text);
+  interned_sparse_[k].emplace(id, sid);
+  return sid;
 }
 
 void StringCache::report(Diagnostics* diag) const {
@@ -164,6 +187,37 @@ std::string Context::gpu_process(int64_t device) {
   uint32_t before = static_cast<uint32_t>(trace->processes.size());
   if (b.process(pid) == before) b.set_process_name(pid, "GPU " + pid, 0);
   return pid;
+}
+
+StringId Context::cat(Cat c) {
+  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",    "gpu_memcpy",
+                                       "gpu_memset",   "cuda_sync",   "os_runtime"};
+  StringId& id = cat_ids[c];
+  if (id == 0) id = trace->strings.intern(kNames[c]);
+  return id;
+}
+
+void Context::add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
+                  const SliceArgs& args, EventSource src) {
+  b.add_complete_ids(track, ts, end - ts, name, cat(c), kind, args, src);
+  ++cat_counts[c];
+  b.observe_time(ts, end);
+}
+
+void Context::flush_counts() {
+  TraceFacts& f = trace->facts;
+  for (int c = 0; c < 8; ++c) {
+    if (!cat_counts[c]) continue;
+    f.categories[std::string(trace->str(cat_ids[c]))] += cat_counts[c];
+    f.events_total += cat_counts[c];
+    f.events_by_phase["X"] += cat_counts[c];
+    cat_counts[c] = 0;
+  }
+  if (flows) {
+    f.events_by_phase["s"] += flows;
+    f.events_by_phase["f"] += flows;
+    flows = 0;
+  }
 }
 
 void Context::count(std::string_view cat, int64_t ts, int64_t end, const char* phase) {

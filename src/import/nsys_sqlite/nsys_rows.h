@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_database.h"
+#include "model/string_pool.h"
 #include "model/trace_builder.h"
 
 namespace ks::nsys {
@@ -61,12 +62,17 @@ class StringCache {
   bool load(const NsysDatabase& db, Diagnostics* diag, ImportError* error);
   // The text of `id`; "<unknown>" (counted) when there is no such row.
   std::string_view get(int64_t id);
+  // The id's text interned in `pool` (once per id: rows then cost no hashing), optionally
+  // without nsys's version suffix (the CUDA API names).
+  StringId interned(int64_t id, StringPool* pool, bool strip_version = false);
   void report(Diagnostics* diag) const;
 
  private:
   std::vector<std::string> dense_;
   std::vector<bool> present_;
   std::unordered_map<int64_t, std::string> sparse_;
+  std::vector<StringId> interned_[2];                         // dense ids, 0 = not yet
+  std::unordered_map<int64_t, StringId> interned_sparse_[2];  // others
   uint64_t unknown_ = 0;
   int64_t first_unknown_ = 0;
 };
@@ -101,6 +107,19 @@ struct Context {
   std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
   std::unordered_map<int64_t, int64_t> device_sms;         // device id -> SM count
   std::string scratch;
+  StringId cat_ids[8] = {};  // interned categories, by Cat
+  uint64_t cat_counts[8] = {};
+  StringId ac2g = 0;  // the flows' category, interned
+  uint64_t flows =
+      0;  // ac2g flow pairs added  // slices added by add(), by Cat (facts filled by flush_counts)
+
+  enum Cat { kCatRuntime, kCatDriver, kCatKernel, kCatMemcpy, kCatMemset, kCatSync, kCatOsrt };
+  StringId cat(Cat c);
+  // A slice whose name and category are interned already; counted like count().
+  void add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
+           const SliceArgs& args, EventSource src);
+  // Adds add()'s counts to the trace's facts (categories, events_total, phase X).
+  void flush_counts();
 
   Context(const NsysDatabase& d, Trace* t, ImportError* e) : db(d), trace(t), b(t), error(e) {}
 
