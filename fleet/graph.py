@@ -1,0 +1,177 @@
+"""The Dask part: one task per trace file, run where the file can be read, results streamed back.
+
+Each task runs the native CLI (`kinetoscope digest FILE -o -`) in a child process on a Dask
+worker and returns the digest's text (a few KB to a few hundred KB) or the CLI's one-line error.
+Nothing else leaves the worker: the trace is read, reduced and freed there. The client folds
+each digest into the reducer as soon as it arrives (distributed.as_completed), so neither the
+client nor the scheduler ever holds all digests. A file that is already a digest
+(*.digest.json, from `kinetoscope digest -o DIR`) is read as it is.
+"""
+
+import os
+import resource
+import subprocess
+import sys
+import time
+
+TRACE_SUFFIXES = (".json", ".json.gz")
+DIGEST_SUFFIX = ".digest.json"
+
+
+def expand(inputs):
+    """Files as given; folders stand for the trace files (and digests) under them, recursively
+    (node folders), in path order."""
+    out = []
+    for p in inputs:
+        if os.path.isdir(p):
+            found = []
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for f in files:
+                    if f.endswith(TRACE_SUFFIXES):
+                        found.append(os.path.join(root, f))
+            out.extend(sorted(found))
+        else:
+            out.append(p)
+    return out
+
+
+def default_kinetoscope():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    built = os.path.join(here, "build", "native", "kinetoscope")
+    return built if os.path.exists(built) else "kinetoscope"
+
+
+def parse_bytes(text):
+    """'4GB', '512MiB', '2e9' -> bytes (None for None/'0'/'auto')."""
+    if text in (None, "", "0", "auto", "none"):
+        return None
+    t = text.strip().lower().replace(" ", "")
+    units = {"kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40,
+             "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12, "b": 1}
+    for u, m in units.items():
+        if t.endswith(u):
+            return int(float(t[: -len(u)]) * m)
+    return int(float(t))
+
+
+def digest_task(path, exe, limit_bytes=None, drop_last_step=False):
+    """Runs on a worker. Returns (True, digest text) or (False, error line)."""
+    if path.endswith(DIGEST_SUFFIX):
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                return True, f.read()
+        except OSError as e:
+            return False, "cannot read %s: %s" % (path, e.strerror)
+    cmd = [exe, "digest", path, "-o", "-"]
+    if drop_last_step:
+        cmd.append("--drop-last-step")
+
+    def limit():  # in the child: the native CLI may not use more than the worker's share
+        if limit_bytes:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=limit if limit_bytes else None)
+    except OSError as e:
+        return False, "cannot run %s: %s" % (exe, e.strerror)
+    if p.returncode == 0:
+        return True, p.stdout.decode("utf-8")
+    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+    msg = err[-1] if err else "exit status %d" % p.returncode
+    if p.returncode < 0 or "bad_alloc" in msg or "memory" in msg.lower():
+        msg += " (killed or out of memory: --limit-memory %s)" % limit_bytes if limit_bytes else ""
+    return False, msg or ("kinetoscope digest failed with status %d" % p.returncode)
+
+
+class Progress:
+    """One line on a terminal, rewritten in place; plain lines every 10% elsewhere."""
+
+    def __init__(self, total, stream=sys.stderr, enabled=True):
+        self.total, self.stream, self.enabled = total, stream, enabled
+        self.done = self.failed = 0
+        self.t0 = time.monotonic()
+        self.tty = stream.isatty()
+        self._last_decile = -1
+
+    def step(self, ok):
+        self.done += 1
+        self.failed += 0 if ok else 1
+        if not self.enabled:
+            return
+        el = time.monotonic() - self.t0
+        rate = self.done / el if el > 0 else 0.0
+        frac = self.done / self.total if self.total else 1.0
+        if self.tty:
+            bar = "#" * int(30 * frac)
+            self.stream.write("\r[%-30s] %d/%d files, %d failed, %.1f files/s " % (
+                bar, self.done, self.total, self.failed, rate))
+            if self.done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif int(frac * 10) != self._last_decile or self.done == self.total:
+            self._last_decile = int(frac * 10)
+            self.stream.write("fleet: %d/%d files, %d failed, %.1f files/s\n" % (
+                self.done, self.total, self.failed, rate))
+            self.stream.flush()
+
+
+def make_client(scheduler, limit_bytes=None):
+    """'local:N' starts a LocalCluster of N worker processes (one thread each); anything else
+    is a scheduler address (tcp://HOST:8786) of a running cluster."""
+    from distributed import Client, LocalCluster
+    if scheduler.startswith("local"):
+        n = int(scheduler.split(":", 1)[1]) if ":" in scheduler else (os.cpu_count() or 1)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               memory_limit=limit_bytes or "auto", dashboard_address=None)
+        return Client(cluster), cluster
+    return Client(scheduler), None
+
+
+def run(paths, reducer, scheduler="local:2", exe=None, limit_bytes=None, drop_last_step=False,
+        progress=True, client=None):
+    """Maps digest_task over `paths` on the cluster and folds each result into `reducer` as it
+    arrives. Returns run facts (seconds, workers)."""
+    import json
+    from distributed import as_completed
+    try:  # workers need not have fleet/ installed: the task travels by value
+        import cloudpickle
+        from . import graph as me
+        cloudpickle.register_pickle_by_value(me)
+    except (ImportError, AttributeError, ValueError):
+        pass
+    exe = exe or default_kinetoscope()
+    own = client is None
+    cluster = None
+    t0 = time.monotonic()
+    if own:
+        client, cluster = make_client(scheduler, limit_bytes)
+    try:
+        workers = len(client.scheduler_info().get("workers", {}))
+        t1 = time.monotonic()
+        futures = client.map(digest_task, paths, exe=exe, limit_bytes=limit_bytes,
+                             drop_last_step=drop_last_step, pure=False)
+        index = {f.key: k for k, f in enumerate(futures)}
+        bar = Progress(len(paths), enabled=progress)
+        for fut, (ok, text) in as_completed(futures, with_results=True):
+            k = index[fut.key]
+            if ok:
+                try:
+                    reducer.add(k, paths[k], json.loads(text), digest_bytes=len(text))
+                except (ValueError, KeyError, TypeError) as e:
+                    ok = False
+                    reducer.add_error(k, paths[k], "digest unreadable: %s" % e)
+            else:
+                reducer.add_error(k, paths[k], text)
+            fut.release()
+            bar.step(ok)
+        t2 = time.monotonic()
+    finally:
+        if own:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    return {"scheduler": scheduler, "workers": workers, "files": len(paths),
+            "seconds": round(t2 - t1, 3), "startup_seconds": round(t1 - t0, 3),
+            "files_per_second": round(len(paths) / (t2 - t1), 2) if t2 > t1 else None}
