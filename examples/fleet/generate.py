@@ -23,14 +23,18 @@ Standard library only; deterministic for a given --seed.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "pathologies"))
-import generate as path_gen  # noqa: E402
+# Loaded under its own name: this file is also called generate.py.
+_spec = importlib.util.spec_from_file_location(
+    "pathologies_generate", os.path.join(HERE, "..", "pathologies", "generate.py"))
+path_gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(path_gen)
 
 RANKS_PER_NODE = 8
 ALLGATHER = "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"

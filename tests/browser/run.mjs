@@ -18,6 +18,7 @@ import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
 import { overviewTests } from './overview.mjs';
+import { fleetTests } from './fleet.mjs';
 
 import {
   ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers,
@@ -347,6 +348,7 @@ Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 Object.assign(tests, badInputTests());
 // The overview and the summary tables with their CSV downloads (overview.mjs).
 Object.assign(tests, overviewTests());
+Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT }));
 
 // --- runner -----------------------------------------------------------------------------------------
 
