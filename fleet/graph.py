@@ -75,14 +75,23 @@ def digest_task(path, exe, limit_bytes=None, drop_last_step=False):
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            preexec_fn=limit if limit_bytes else None)
     except OSError as e:
-        return False, "cannot run %s: %s" % (exe, e.strerror)
+        why = "cannot run %s: %s" % (exe, e.strerror)
+        return False, why + (" (under --limit-memory %s)" % _size(limit_bytes) if limit_bytes else "")
     if p.returncode == 0:
         return True, p.stdout.decode("utf-8")
-    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
-    msg = err[-1] if err else "exit status %d" % p.returncode
-    if p.returncode < 0 or "bad_alloc" in msg or "memory" in msg.lower():
-        msg += " (killed or out of memory: --limit-memory %s)" % limit_bytes if limit_bytes else ""
-    return False, msg or ("kinetoscope digest failed with status %d" % p.returncode)
+    err = [l.strip() for l in p.stderr.decode("utf-8", "replace").strip().splitlines() if l.strip()]
+    msg = err[-1] if err else "kinetoscope digest ended with status %d" % p.returncode
+    if limit_bytes and (p.returncode < 0 or "bad_alloc" in msg or "failed to map" in msg):
+        # The CLI is built without exceptions: running out of its address space aborts it.
+        return False, "out of memory under --limit-memory %s (kinetoscope digest: %s)" % (
+            _size(limit_bytes), msg.replace("what():", "").strip())
+    if p.returncode < 0:
+        msg = "kinetoscope digest was killed by signal %d%s" % (-p.returncode, (": " + msg) if err else "")
+    return False, msg
+
+
+def _size(n):
+    return "%.0f MB" % (n / 1e6) if n < 10 ** 9 else "%.1f GB" % (n / 1e9)
 
 
 class Progress:

@@ -130,7 +130,8 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "findings", "digest_bytes", "file_bytes")
+                 "coll_msg", "coll_sum", "coll_stream", "coll_off", "findings", "digest_bytes",
+                 "file_bytes")
 
 
 class Reducer:
@@ -182,6 +183,7 @@ class Reducer:
         r.coll_sum = sum(r.coll_dur)
         # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
         steps_at = array("i")
+        offsets = array("q")  # start - its step's start (0 outside steps)
         ts = 0
         for delta in c["start_delta_ns"]:
             ts += delta
@@ -191,7 +193,10 @@ class Reducer:
                     k = j
                     break
             steps_at.append(k)
+            offsets.append(ts - r.steps[k][1] if k >= 0 else 0)
         r.coll_step = steps_at
+        r.coll_off = offsets
+        r.coll_stream = array("q", c["stream"])
         r.findings = [{"id": f["id"], "severity": f["severity"], "title": f["title"]}
                       for f in d.get("findings", [])]
         for table, rows in ((self._kernels, d.get("kernels", [])), (self._cpu_ops, d.get("cpu_ops", []))):
@@ -212,6 +217,7 @@ class Reducer:
         ranks.sort(key=lambda r: (r.rank, r.index))  # stable, as std::stable_sort
         rows = [self._row(r) for r in ranks]
         coll = self._match_collectives(ranks, rows)
+        late = self._late_start(ranks, rows)
         nodes = self._nodes(ranks, rows)
         heat = self._heatmap(ranks, rows)
         out = {
@@ -224,6 +230,7 @@ class Reducer:
             "nodes": nodes,
             "heatmap": heat,
             "collectives": coll,
+            "late_start": late,
             "kernels": self._stats(self._kernels),
             "cpu_ops": self._stats(self._cpu_ops),
             "digest_bytes": sum(r.digest_bytes for r in ranks),
@@ -338,6 +345,49 @@ class Reducer:
             row["transfer_us"] = us(row["_ns"]["transfer_ns"])
             row["wait_us"] = us(row["_ns"]["wait_ns"])
         return out
+
+    def _late_start(self, ranks, rows):
+        """HTA's late-start rule, as src/analysis/multi_rank.cpp computes it: over NCCL kernels of
+        at least 1% of the mean step time, the last one per (rank, stream, step, name); the
+        (stream, name) whose duration varies most across ranks; in each step the two ranks that
+        start it latest (relative to their step start, over the mean step time) are flagged."""
+        out = {"computed": False, "kernel": "", "flagged_steps": []}
+        if len(ranks) < 3:
+            return out
+        mean_step = 0.0
+        n_steps = 0
+        for row in rows:
+            mean_step += float(row["_ns"]["step_total_ns"])
+            n_steps += row["_ns"]["steps"]
+        if n_steps == 0:
+            return out
+        mean_step /= n_steps
+        table = {}  # (stream, name) -> {rank index: {step number: (norm_start, dur)}}
+        for k, r in enumerate(ranks):
+            for i in range(len(r.coll_dur)):
+                d = r.coll_dur[i]
+                if d < 0.01 * mean_step or r.coll_step[i] < 0:
+                    continue
+                key = (r.coll_stream[i], self._name_list[r.coll_name[i]])
+                number = r.steps[r.coll_step[i]][0]
+                table.setdefault(key, {}).setdefault(k, {})[number] = (r.coll_off[i] / mean_step, d)
+        best, spread = None, -1.0
+        for key in sorted(table, key=lambda x: (x[0], x[1].encode("utf-8"))):
+            durs = [v[1] for per in table[key].values() for v in per.values()]
+            if durs and float(max(durs) - min(durs)) > spread:
+                spread, best = float(max(durs) - min(durs)), key
+        if best is None:
+            return out
+        flagged = [0] * len(ranks)
+        by_step = {}
+        for k, per in table[best].items():
+            for number, (norm, _) in per.items():
+                by_step.setdefault(number, []).append((norm, k))
+        for v in by_step.values():
+            v.sort(key=lambda x: (-x[0], x[1]))
+            for norm, k in v[:2]:
+                flagged[k] += 1
+        return {"computed": True, "kernel": best[1], "stream": best[0], "flagged_steps": flagged}
 
     def _desync(self, ranks):
         """Ranks whose sequence of collectives differs from the majority's: at the first position

@@ -4,8 +4,8 @@ Two sets, each finding naming what it accuses in `ranks` and `nodes`:
 - the seed's rules (ids `ranks.*`), ported from src/findings/multi_rank_rules.cpp with the same
   thresholds, so a small job gets the in-process report's findings: the straggler (shortest
   communication time), data-loader and compute skew against the median of the other ranks, extra
-  GPU idle gaps, collectives that do not match, guessed rank identities. (HTA's late-start rule
-  is not ported: `kinetoscope report` on the files gives it.)
+  GPU idle gaps, collectives that do not match, guessed rank identities, and HTA's late-start
+  rule (the rank that reaches the most variable collective last in most steps).
 - the fleet's rules (ids `fleet.*`): robust outliers by the median absolute deviation (MAD), so
   one slow node among 64 stands out and the ranks of that node are told as one node, not as
   eight ranks; and the ranks whose collectives leave the majority's sequence (a desync).
@@ -29,16 +29,15 @@ def median(v):
 
 
 def _fmt(ns):
-    """A duration as the C++ format_duration writes it (close enough for titles)."""
-    ns = float(ns)
-    a = abs(ns)
-    if a >= 1e9:
-        return "%.2f s" % (ns / 1e9)
-    if a >= 1e6:
-        return "%.2f ms" % (ns / 1e6)
-    if a >= 1e3:
-        return "%.1f us" % (ns / 1e3)
-    return "%d ns" % ns
+    """A duration as src/util/format.cpp's format_duration writes it (from whole nanoseconds,
+    truncated as the C++ casts do)."""
+    n = int(ns)
+    a = abs(n)
+    if a >= 1000000000:
+        return "%.2f s" % (n / 1e9)
+    if a >= 1000000:
+        return "%.2f ms" % (n / 1e6)
+    return "%.1f \u00b5s" % (n / 1e3)
 
 
 def _finding(fid, severity, title, meaning, fix, ranks=(), nodes=(), **evidence):
@@ -109,6 +108,27 @@ def seed_rules(result, rows):
                 ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                 its_communication_us=round(comm / 1e3, 3), others_median_us=round(others / 1e3, 3),
                 rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause))
+            ls = result.get("late_start", {})
+            if ls.get("computed"):
+                out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]
+    ls = result.get("late_start", {})
+    if ls.get("computed") and ls["flagged_steps"]:
+        fl = ls["flagged_steps"]
+        best = 0
+        for k in range(1, len(fl)):
+            if fl[k] > fl[best]:
+                best = k
+        steps = rows[best]["_ns"]["steps"]
+        if all(k == best or fl[k] * 2 <= fl[best] for k in range(len(fl))) and steps and fl[best] * 2 >= steps:
+            row = rows[best]
+            out.append(_finding(
+                "ranks.late_start", "info",
+                "Rank %d starts its collectives last (HTA's late-start rule)" % row["rank"],
+                "In most steps this rank reaches the most variable collective later than the others "
+                "(start time relative to its step), which is what a straggler does.",
+                "Read together with the straggler finding; the rank's timeline before the collective "
+                "shows what delays it.", ranks=[row["rank"]], nodes=[row["node"]], kernel=ls["kernel"],
+                rank=row["rank"], steps_flagged=fl[best], steps=steps))
     if len(rows) >= 2:
         for k, row in enumerate(rows):
             ns = row["_ns"]

@@ -93,6 +93,12 @@ class SameAsInProcess(unittest.TestCase):
             for k in ("name", "collective", "count", "sized", "bytes", "transfer_us", "wait_us", "busbw_gbps"):
                 self.assertEqual(x[k], y[k], "group %s %s" % (x["name"], k))
 
+    def test_late_start(self):
+        a, b = self.mr["late_start"], self.fleet["late_start"]
+        self.assertTrue(a["computed"])
+        for k in ("computed", "kernel", "flagged_steps"):
+            self.assertEqual(a[k], b[k], k)
+
     def test_heatmap(self):
         a, b = self.mr["heatmap"], self.fleet["heatmap"]
         self.assertEqual(a["steps"], b["steps"])
@@ -102,10 +108,10 @@ class SameAsInProcess(unittest.TestCase):
                 self.assertEqual([None if v is None else round(v) for v in ra], rb, key_a)
 
     def test_findings(self):
-        # The seed's rules, less HTA's late-start rule (not ported: see fleet/rules.py).
         def key(f):
-            return (f["id"], f["severity"], f["evidence"].get("rank"))
-        a = [key(f) for f in self.mr["findings"] if f["id"] != "ranks.late_start"]
+            ev = f["evidence"]
+            return (f["id"], f["severity"], f["title"], ev.get("rank"), ev.get("late_start_flags"), ev.get("steps_flagged"))
+        a = [key(f) for f in self.mr["findings"]]
         b = [key(f) for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
         self.assertTrue(a, "the 8-rank set has multi-rank findings to compare")
         self.assertEqual(a, b)
@@ -206,6 +212,16 @@ class Failures(unittest.TestCase):
             self.assertIn("| rank | node |", write.markdown(doc))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_limit_memory_gives_an_error_not_a_crash(self):
+        big = glob.glob(os.path.join(TRACES, "tracelens__xdit_flux.1__*.json.gz"))  # needs ~60 MB
+        if big:
+            ok, msg = graph.digest_task(big[0], EXE, limit_bytes=16 * 2 ** 20)
+            self.assertFalse(ok)
+            self.assertIn("out of memory under --limit-memory 17 MB", msg)
+        ok, text = graph.digest_task(DLRM[0], EXE, limit_bytes=2 * 2 ** 30)
+        self.assertTrue(ok, text)
+        self.assertEqual(json.loads(text)["schema"], "kinetoscope.digest/1")
 
     def test_cli_end_to_end(self):
         tmp = tempfile.mkdtemp(prefix="ks_fleet_")
