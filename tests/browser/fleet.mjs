@@ -53,7 +53,8 @@ export function fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT }) 
       const tipTop = await page.evaluate(() => {
         const c = document.querySelector('canvas.fleet-heat');
         const r = c.getBoundingClientRect();
-        c.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + 3, clientY: r.top + 0.5, bubbles: true }));
+        c.dispatchEvent(new MouseEvent('mousemove', { clientX: Math.ceil(r.left) + 3, clientY: Math.ceil(r.top), bubbles: true }));
+        // (MouseEvent coordinates are whole pixels: the first one inside the top row.)
         return document.querySelector('.fleet-tip').textContent;
       });
       check(tipTop.startsWith(`rank ${rank} `), `the top row by compute is not rank ${rank}: ${tipTop}`);

@@ -197,45 +197,51 @@ function heatMap(doc, bad, onPick) {
     }
   }
 
-  function draw() {
-    const ctx = canvas.getContext('2d');
-    const W = canvas.width;
-    const H = canvas.height;
-    // The colour scale spans the 1st to 99th percentile, so one extreme cell does not flatten it.
+  // The colour scale spans the 1st to 99th percentile, so one extreme cell does not flatten it
+  // (per metric, computed once: a sample of at most ~200k cells, sorted).
+  const scales = new Map();
+  function scaleOf(m) {
+    if (scales.has(m)) return scales.get(m);
     const all = [];
-    const rows = heat[metric] || [];
+    const rows = heat[m] || [];
     const stride = Math.max(1, Math.floor((rows.length * steps.length) / 200000));
     let c = 0;
     for (const row of rows) for (const v of row) if (v !== null && (c++ % stride === 0)) all.push(v);
     all.sort((a, b) => a - b);
     const lo = all.length ? all[Math.floor(all.length * 0.01)] : 0;
     const hi = all.length ? all[Math.min(all.length - 1, Math.floor(all.length * 0.99))] : 1;
+    scales.set(m, [lo, hi]);
+    return [lo, hi];
+  }
+  // Colours as one 32-bit pixel each (ImageData is RGBA bytes; little-endian: ABGR as a word).
+  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  const word = ([r, g, b]) => (little ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0);
+  const LUT = Array.from({ length: 256 }, (_, i) => word(colorAt(i / 255).match(/\d+/g).map(Number)));
+  const MISSING = word([205, 205, 205]);
+  const RED = word([214, 40, 40]);
+  const BLUE = word([40, 90, 220]);
+
+  function draw() {
+    const ctx = canvas.getContext('2d');
+    const W = canvas.width;
+    const H = canvas.height;
+    const [lo, hi] = scaleOf(metric);
     const span = hi > lo ? hi - lo : 1;
     const img = ctx.createImageData(W, H);
-    const px = img.data;
-    const lut = [];
-    for (let i = 0; i < 256; i++) lut.push(colorAt(i / 255).match(/\d+/g).map(Number));
+    const px = new Uint32Array(img.data.buffer);
     for (let i = 0; i < order.length; i++) {
       const k = order[i];
       const v = values(k);
+      const y0 = i * rh * W;
       for (let j = 0; j < steps.length; j++) {
         const x = v[j];
-        const rgb = x === null || x === undefined ? [205, 205, 205] : lut[Math.max(0, Math.min(255, Math.round(((x - lo) / span) * 255)))];
-        for (let y = i * rh; y < (i + 1) * rh; y++) {
-          let p = (y * W + j * cw) * 4;
-          for (let xx = 0; xx < cw; xx++, p += 4) {
-            px[p] = rgb[0]; px[p + 1] = rgb[1]; px[p + 2] = rgb[2]; px[p + 3] = 255;
-          }
-        }
+        const c = x === null || x === undefined ? MISSING : LUT[Math.max(0, Math.min(255, Math.round(((x - lo) / span) * 255)))];
+        px.fill(c, y0 + j * cw, y0 + (j + 1) * cw);
       }
       // A mark at the right edge for ranks a finding names (red) and the selected rank (blue).
-      const mark = k === selected ? [40, 90, 220] : bad.ranks.has(ranks[k].rank) ? [214, 40, 40] : null;
-      if (mark) {
-        for (let y = i * rh; y < (i + 1) * rh; y++) {
-          let p = (y * W + steps.length * cw + 2) * 4;
-          for (let xx = 0; xx < 6; xx++, p += 4) { px[p] = mark[0]; px[p + 1] = mark[1]; px[p + 2] = mark[2]; px[p + 3] = 255; }
-        }
-      }
+      const mark = k === selected ? BLUE : bad.ranks.has(ranks[k].rank) ? RED : 0;
+      if (mark) px.fill(mark, y0 + steps.length * cw + 2, y0 + steps.length * cw + 8);
+      for (let y = 1; y < rh; y++) px.copyWithin(y0 + y * W, y0, y0 + W); // the row's other lines
     }
     ctx.putImageData(img, 0, 0);
     if (bounds) {
