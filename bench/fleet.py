@@ -87,7 +87,12 @@ def main():
     ap.add_argument("--ranks", default="64,512")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--memory", action="store_true", help="also the reducer's peak memory table")
+    ap.add_argument("--big-mb", type=int, default=0,
+                    help="instead: the 8-rank DLRM set of ../shared/traces grown to this many MB a "
+                         "rank (bench/make_big_trace.py), serial vs Dask")
     a = ap.parse_args()
+    if a.big_mb:
+        return big(a.big_mb, list(map(int, a.workers.split(","))))
     rows = []
     for n in map(int, a.ranks.split(",")):
         d = job(n)
@@ -117,6 +122,31 @@ def main():
             size = sum(os.path.getsize(p) for p in paths)
             peak, dig = reducer_peak(paths)
             print("| %d | %d | %d | %.1f | %.0f | %.0f |" % (n, steps, layers, size / 1e6, dig / 1e3, peak / 1e3), flush=True)
+
+
+def big(mb, workers):
+    """Ranks of real size: each DLRM rank repeated to `mb` MB (more steps of the same job)."""
+    import glob
+    src = sorted(glob.glob(os.path.join(ROOT, "..", "shared", "traces", "param__dlrm_kineto__worker*.json")))
+    d = os.path.join(ROOT, "build", "fleet", "big8_%dmb" % mb)
+    os.makedirs(d, exist_ok=True)
+    for k, p in enumerate(src):
+        out = os.path.join(d, "rank-%d.json" % k)
+        if not os.path.exists(out):
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_big_trace.py"), p, out,
+                            "--target-mb", str(mb)], check=True, stdout=subprocess.DEVNULL)
+    paths = graph.expand([d])
+    size = sum(os.path.getsize(p) for p in paths)
+    s = serial(paths)
+    print("| ranks x MB | how | total s | MB/s | vs serial |")
+    print("|---|---|---|---|---|")
+    print("| %d x %d | CLI serially, a process per file | %.2f | %.0f | 1.00x |" % (len(paths), mb, s, size / 1e6 / s), flush=True)
+    for w in workers:
+        t, _, doc = on_dask(paths, w)
+        print("| %d x %d | Dask LocalCluster, %d worker%s | %.2f | %.0f | %.2fx |" % (
+            len(paths), mb, w, "" if w == 1 else "s", t, size / 1e6 / t, s / t), flush=True)
+    print("\ndigests: %d KB for %.0f MB of traces (%.3f%%)" % (doc["digest_bytes"] / 1e3, size / 1e6,
+                                                            100.0 * doc["digest_bytes"] / size))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT }) {
+export function fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT, TRACES }) {
   const file = join(ROOT, 'build', 'fleet', 'fleet4096.json');
   function generated() {
     if (existsSync(file)) return file;
@@ -39,6 +39,17 @@ export function fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT }) 
       const detail = await page.textContent('.fleet-detail h3');
       check(detail.startsWith(`Rank ${rank} on node`), `the rank detail says ${detail}`);
       check(await page.isVisible('.fleet-detail .fleet-open'), 'no button to open the rank\'s trace');
+      // The rank's trace opens in a second tab (the embedding handshake), the fleet stays.
+      const trace = join(TRACES, 'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json');
+      if (existsSync(trace)) {
+        const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('.fleet-detail .fleet-open')]);
+        const [tab] = await Promise.all([ctx.waitForEvent('page'), chooser.setFiles(trace)]);
+        await tab.waitForFunction(() => document.body.dataset.state === 'ready' || document.body.dataset.state === 'error', null, { timeout: 60_000 });
+        const title = await tab.textContent('.report-head h2');
+        check(title === 'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json', `the second tab shows ${title}`);
+        await tab.close();
+        check((await page.textContent('.fleet .report-head h2')).startsWith('Fleet:'), 'the fleet view did not stay');
+      }
       // Redraws (metric, order) stay fast at this size.
       const redraw = await page.evaluate(() => {
         const sel = document.querySelectorAll('.fleet-controls select');

@@ -348,7 +348,7 @@ Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 Object.assign(tests, badInputTests());
 // The overview and the summary tables with their CSV downloads (overview.mjs).
 Object.assign(tests, overviewTests());
-Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT }));
+Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT, TRACES }));
 
 // --- runner -----------------------------------------------------------------------------------------
 

@@ -154,7 +154,12 @@ class SameAsInProcess(unittest.TestCase):
                 var = (sum_sq - total * total / count) / (count - 1)
                 self.assertAlmostEqual(var ** 0.5 / 1e3, k["stddev_us"], places=2)
         self.assertEqual([f["id"] for f in d["findings"]], [f["id"] for f in rep["findings"]])
-        self.assertEqual(d["steps"], rep["steps"]["count"] if "count" in rep["steps"] else d["steps"])
+        # Its steps and step time are the report's.
+        st = rep["steps"]
+        self.assertEqual(d["steps"], st["count"])
+        self.assertEqual([s[0] for s in d["step_spans"]], [r["number"] for r in st["rows"]])
+        self.assertEqual([(s[2] - s[1]) / 1e3 for s in d["step_spans"]], [r["dur_us"] for r in st["rows"]])
+        self.assertEqual(d["step_median_2ns"] / 2e3, st["median_us"])
         # Small: a digest is a fraction of its trace.
         self.assertLess(len(json.dumps(d)), os.path.getsize(p) / 5)
 

@@ -296,7 +296,7 @@ function openBeside(file) {
   const onMsg = (e) => {
     if (e.source !== w || !e.data || e.data.type !== 'kinetoscope-ready') return;
     window.removeEventListener('message', onMsg);
-    w.postMessage({ type: 'kinetoscope-open', name: file.name, buffer: file }, location.origin);
+    w.postMessage({ type: 'kinetoscope-open', name: file.name, buffer: file }, location.origin !== 'null' ? location.origin : '*');
   };
   window.addEventListener('message', onMsg);
 }
