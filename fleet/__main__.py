@@ -28,6 +28,9 @@ def main(argv=None):
     ap.add_argument("--kinetoscope", help="the native CLI on the workers (default: "
                     "build/native/kinetoscope beside this package, else kinetoscope on PATH)")
     ap.add_argument("--drop-last-step", action="store_true", help="HTA's convention")
+    ap.add_argument("--batch-mb", type=float, default=16,
+                    help="group files smaller than this into one task up to this many MB "
+                         "(default 16; 0: one task per file)")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--report", metavar="FLEET_JSON", help="print a fleet.json as text or Markdown")
     ap.add_argument("--format", choices=("text", "md"), default="text")
@@ -57,7 +60,8 @@ def main(argv=None):
         ap.error("--limit-memory: a size such as 4GB or 512MiB")
     r = reduce.Reducer()
     facts = graph.run(paths, r, scheduler=a.scheduler, exe=a.kinetoscope, limit_bytes=limit,
-                      drop_last_step=a.drop_last_step, progress=not a.no_progress)
+                      drop_last_step=a.drop_last_step, progress=not a.no_progress,
+                      batch_bytes=int(a.batch_mb * 1e6))
     doc = reduce.finish(r.result(inputs=len(paths)))
     doc["run"] = facts
     tmp = a.output + ".tmp"

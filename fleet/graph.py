@@ -1,7 +1,9 @@
 """The Dask part: one task per trace file, run where the file can be read, results streamed back.
 
-Each task runs the native CLI (`kinetoscope digest FILE -o -`) in a child process on a Dask
-worker and returns the digest's text (a few KB to a few hundred KB) or the CLI's one-line error.
+Each task runs the native CLI (`kinetoscope digest FILE... -o -`) in a child process on a Dask
+worker and returns the digests' text (a few KB to a few hundred KB each) or the CLI's one-line
+error per file. A file of 16 MB or more is a task alone; smaller ones are grouped up to 16 MB a
+task, so a job of small ranks does not pay a process start and a round trip per file.
 Nothing else leaves the worker: the trace is read, reduced and freed there. The client folds
 each digest into the reducer as soon as it arrives (distributed.as_completed), so neither the
 client nor the scheduler ever holds all digests. A file that is already a digest
@@ -94,6 +96,62 @@ def _size(n):
     return "%.0f MB" % (n / 1e6) if n < 10 ** 9 else "%.1f GB" % (n / 1e9)
 
 
+def digest_batch(paths, exe, limit_bytes=None, drop_last_step=False):
+    """Runs on a worker: several small files in one CLI process (`-o -` writes one line per
+    digest, in order; a file that fails has no line and one error line on stderr), so a job of
+    small ranks does not pay a process start per file. Returns [(ok, text)] parallel to paths.
+    When the lines cannot be matched to the files (the process died midway), each file is
+    digested alone, so one bad file never costs the batch."""
+    if len(paths) == 1 or any(p.endswith(DIGEST_SUFFIX) for p in paths):
+        return [digest_task(p, exe, limit_bytes, drop_last_step) for p in paths]
+    cmd = [exe, "digest"] + list(paths) + ["-o", "-"]
+    if drop_last_step:
+        cmd.append("--drop-last-step")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=limit if limit_bytes else None)
+    except OSError:
+        return [digest_task(q, exe, limit_bytes, drop_last_step) for q in paths]
+    failed = {}
+    for line in p.stderr.decode("utf-8", "replace").splitlines():
+        for q in paths:  # "kinetoscope: PATH: what at byte N: ..."
+            head = "kinetoscope: %s: " % q
+            if line.startswith(head):
+                failed[q] = line.strip()
+    lines = p.stdout.decode("utf-8").splitlines()
+    good = [q for q in paths if q not in failed]
+    if p.returncode not in (0, 1) or len(lines) != len(good):
+        return [digest_task(q, exe, limit_bytes, drop_last_step) for q in paths]
+    it = iter(lines)
+    return [(False, failed[q]) if q in failed else (True, next(it)) for q in paths]
+
+
+def batches(paths, batch_bytes):
+    """Index lists: consecutive files grouped while their total size stays under batch_bytes
+    (at most 64 a batch); a file of that size or more is a batch alone. 0: one file each."""
+    out, cur, size = [], [], 0
+    for k, p in enumerate(paths):
+        try:
+            n = os.path.getsize(p)
+        except OSError:
+            n = batch_bytes  # unreadable here: alone, its task says why
+        if not batch_bytes or n >= batch_bytes:
+            out.append([k])
+            continue
+        if cur and (size + n > batch_bytes or len(cur) >= 64):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(k)
+        size += n
+    if cur:
+        out.append(cur)
+    return out
+
+
 class Progress:
     """One line on a terminal, rewritten in place; plain lines every 10% elsewhere."""
 
@@ -139,9 +197,10 @@ def make_client(scheduler, limit_bytes=None):
 
 
 def run(paths, reducer, scheduler="local:2", exe=None, limit_bytes=None, drop_last_step=False,
-        progress=True, client=None):
-    """Maps digest_task over `paths` on the cluster and folds each result into `reducer` as it
-    arrives. Returns run facts (seconds, workers)."""
+        progress=True, client=None, batch_bytes=16 * 10 ** 6):
+    """Maps digest_batch over `paths` on the cluster (small files grouped up to batch_bytes a
+    task, larger ones alone) and folds each digest into `reducer` as it arrives. Returns run
+    facts (seconds, workers, tasks)."""
     import json
     from distributed import as_completed
     try:  # workers need not have fleet/ installed: the task travels by value
@@ -159,28 +218,29 @@ def run(paths, reducer, scheduler="local:2", exe=None, limit_bytes=None, drop_la
     try:
         workers = len(client.scheduler_info().get("workers", {}))
         t1 = time.monotonic()
-        futures = client.map(digest_task, paths, exe=exe, limit_bytes=limit_bytes,
-                             drop_last_step=drop_last_step, pure=False)
-        index = {f.key: k for k, f in enumerate(futures)}
+        groups = batches(paths, batch_bytes)
+        futures = client.map(digest_batch, [[paths[k] for k in g] for g in groups], exe=exe,
+                             limit_bytes=limit_bytes, drop_last_step=drop_last_step, pure=False)
+        index = {f.key: g for f, g in zip(futures, groups)}
         bar = Progress(len(paths), enabled=progress)
-        for fut, (ok, text) in as_completed(futures, with_results=True):
-            k = index[fut.key]
-            if ok:
-                try:
-                    reducer.add(k, paths[k], json.loads(text), digest_bytes=len(text))
-                except (ValueError, KeyError, TypeError) as e:
-                    ok = False
-                    reducer.add_error(k, paths[k], "digest unreadable: %s" % e)
-            else:
-                reducer.add_error(k, paths[k], text)
+        for fut, results in as_completed(futures, with_results=True):
+            for k, (ok, text) in zip(index[fut.key], results):
+                if ok:
+                    try:
+                        reducer.add(k, paths[k], json.loads(text), digest_bytes=len(text))
+                    except (ValueError, KeyError, TypeError) as e:
+                        ok = False
+                        reducer.add_error(k, paths[k], "digest unreadable: %s" % e)
+                else:
+                    reducer.add_error(k, paths[k], text)
+                bar.step(ok)
             fut.release()
-            bar.step(ok)
         t2 = time.monotonic()
     finally:
         if own:
             client.close()
             if cluster is not None:
                 cluster.close()
-    return {"scheduler": scheduler, "workers": workers, "files": len(paths),
+    return {"scheduler": scheduler, "workers": workers, "files": len(paths), "tasks": len(groups),
             "seconds": round(t2 - t1, 3), "startup_seconds": round(t1 - t0, 3),
             "files_per_second": round(len(paths) / (t2 - t1), 2) if t2 > t1 else None}

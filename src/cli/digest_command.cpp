@@ -25,7 +25,8 @@ const char kDigestUsage[] =
     "them.\n"
     "\n"
     "  -o, --output DIR   write DIR/<trace file name>.digest.json (DIR is created)\n"
-    "  -o -               one trace: write its digest to standard output\n"
+    "  -o -               write the digests to standard output, one line each (JSON Lines,\n"
+    "                     in the order of the files; a file that fails has no line)\n"
     "  --drop-last-step   leave out the last ProfilerStep (HTA's convention)\n"
     "\n"
     "Exit status: 0 all written; 1 a trace could not be read (one line on standard error with\n"
@@ -95,7 +96,6 @@ int digest_command(const std::vector<std::string>& args) {
   if (files.empty()) return usage("no trace file given");
   if (output.empty()) return usage("-o DIR is required (or -o - for one trace)");
   bool to_stdout = output == "-";
-  if (to_stdout && files.size() != 1) return usage("-o - takes exactly one trace");
   if (!to_stdout && ::mkdir(output.c_str(), 0777) != 0 && errno != EEXIST)
     return usage("cannot create folder " + output);
   int status = 0;
@@ -123,6 +123,7 @@ int digest_command(const std::vector<std::string>& args) {
       status = 1;
     }
     if (f && f != stdout) std::fclose(f);
+    if (f == stdout) std::fflush(stdout);  // whole lines, even if a later file aborts
   }
   return status;
 }

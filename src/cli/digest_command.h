@@ -1,6 +1,6 @@
 // `kinetoscope digest TRACE... -o DIR`: one fleet digest per trace (report/fleet_digest_json.h),
-// written as DIR/<file>.digest.json, or to standard output with `-o -` (one trace: what the
-// fleet's Dask workers run). Native only (it reads files).
+// written as DIR/<file>.digest.json, or to standard output with `-o -`, one line each (what the
+// fleet's Dask workers run, a file or a batch of small files at a time). Native only.
 #pragma once
 #include <string>
 #include <vector>
