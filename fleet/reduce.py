@@ -11,6 +11,7 @@ the same way from the same integers, so a small job gives the same numbers eithe
 (tests/fleet checks it on the 8-rank set). The fleet's own rules are in rules.py.
 """
 
+import bisect
 import math
 from array import array
 
@@ -184,14 +185,23 @@ class Reducer:
         # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
         steps_at = array("i")
         offsets = array("q")  # start - its step's start (0 outside steps)
+        begins = [s[1] for s in r.steps]
+        # Sorted, disjoint steps (the usual case): a binary search finds the same step as the
+        # C++ scan for the first step holding ts; otherwise, that scan.
+        disjoint = all(r.steps[j][2] <= r.steps[j + 1][1] for j in range(len(r.steps) - 1))
         ts = 0
         for delta in c["start_delta_ns"]:
             ts += delta
             k = -1
-            for j, s in enumerate(r.steps):
-                if s[1] <= ts < s[2]:
+            if disjoint:
+                j = bisect.bisect_right(begins, ts) - 1
+                if j >= 0 and ts < r.steps[j][2]:
                     k = j
-                    break
+            else:
+                for j, s in enumerate(r.steps):
+                    if s[1] <= ts < s[2]:
+                        k = j
+                        break
             steps_at.append(k)
             offsets.append(ts - r.steps[k][1] if k >= 0 else 0)
         r.coll_step = steps_at
