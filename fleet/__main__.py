@@ -58,6 +58,13 @@ def main(argv=None):
         limit = graph.parse_bytes(a.limit_memory)
     except ValueError:
         ap.error("--limit-memory: a size such as 4GB or 512MiB")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("fleet: Dask's distributed is not importable by %s: install python3-distributed "
+              "(scripts/setup.sh does) and run Debian's /usr/bin/python3 -m fleet" % sys.executable,
+              file=sys.stderr)
+        return 2
     r = reduce.Reducer()
     facts = graph.run(paths, r, scheduler=a.scheduler, exe=a.kinetoscope, limit_bytes=limit,
                       drop_last_step=a.drop_last_step, progress=not a.no_progress,
