@@ -87,12 +87,17 @@ def main():
     ap.add_argument("--ranks", default="64,512")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--memory", action="store_true", help="also the reducer's peak memory table")
+    ap.add_argument("--reducer-ranks", type=int, default=0,
+                    help="instead: the reducer alone on this many ranks (the 512-rank job's digests "
+                         "repeated with new ranks and hosts): time and peak memory")
     ap.add_argument("--big-mb", type=int, default=0,
                     help="instead: the 8-rank DLRM set of ../shared/traces grown to this many MB a "
                          "rank (bench/make_big_trace.py), serial vs Dask")
     a = ap.parse_args()
     if a.big_mb:
         return big(a.big_mb, list(map(int, a.workers.split(","))))
+    if a.reducer_ranks:
+        return reducer_scale(a.reducer_ranks)
     rows = []
     for n in map(int, a.ranks.split(",")):
         d = job(n)
@@ -122,6 +127,30 @@ def main():
             size = sum(os.path.getsize(p) for p in paths)
             peak, dig = reducer_peak(paths)
             print("| %d | %d | %d | %.1f | %.0f | %.0f |" % (n, steps, layers, size / 1e6, dig / 1e3, peak / 1e3), flush=True)
+
+
+def reducer_scale(n):
+    paths = graph.expand([job(512)])
+    texts = [subprocess.run([EXE, "digest", p, "-o", "-"], stdout=subprocess.PIPE, check=True).stdout
+             for p in paths]
+    tracemalloc.start()
+    t = time.monotonic()
+    r = reduce.Reducer()
+    for k in range(n):
+        d = json.loads(texts[k % 512])
+        d["rank"] += 512 * (k // 512)
+        d["host"] = "%s-%d" % (d["host"], k // 512)
+        r.add(k, paths[k % 512], d, len(texts[k % 512]))
+    t_add = time.monotonic() - t
+    doc = reduce.finish(r.result())
+    t_all = time.monotonic() - t
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    out = json.dumps(doc, separators=(",", ":"))
+    print("| ranks | fold in s | result s | reducer peak MB | fleet.json MB | findings |")
+    print("|---|---|---|---|---|---|")
+    print("| %d | %.2f | %.2f | %.1f | %.1f | %d |" % (n, t_add, t_all - t_add, peak / 1e6, len(out) / 1e6,
+                                                     len(doc["findings"])))
 
 
 def big(mb, workers):

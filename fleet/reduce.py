@@ -131,7 +131,8 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "coll_stream", "coll_off", "findings", "digest_bytes",
+                 "coll_msg", "coll_sum", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
+                 "digest_bytes",
                  "file_bytes")
 
 
@@ -143,6 +144,8 @@ class Reducer:
         self._name_list = []
         self._msgs = {}        # (collective, dtype, in, out, group) -> id
         self._msg_list = []
+        self._groups = {}      # process group name -> id
+        self._group_list = []
         self._kernels = {}
         self._cpu_ops = {}
         self._top = top_kernels
@@ -185,6 +188,7 @@ class Reducer:
         # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
         steps_at = array("i")
         offsets = array("q")  # start - its step's start (0 outside steps)
+        starts = array("q")
         begins = [s[1] for s in r.steps]
         # Sorted, disjoint steps (the usual case): a binary search finds the same step as the
         # C++ scan for the first step holding ts; otherwise, that scan.
@@ -203,10 +207,16 @@ class Reducer:
                         k = j
                         break
             steps_at.append(k)
+            starts.append(ts)
             offsets.append(ts - r.steps[k][1] if k >= 0 else 0)
         r.coll_step = steps_at
         r.coll_off = offsets
         r.coll_stream = array("q", c["stream"])
+        r.coll_ts = starts
+        # The communicator's "Process Group Name" where the digest has it (interned), else -1.
+        gnames = c.get("groups", [])
+        r.coll_group = array("i", (self._group_id(gnames[g]) if g >= 0 else -1
+                                   for g in c.get("group", [-1] * len(r.coll_dur))))
         r.findings = [{"id": f["id"], "severity": f["severity"], "title": f["title"]}
                       for f in d.get("findings", [])]
         for table, rows in ((self._kernels, d.get("kernels", [])), (self._cpu_ops, d.get("cpu_ops", []))):
@@ -216,6 +226,12 @@ class Reducer:
                     m = table[row[0]] = Moments()
                 m.merge_row(row)
         self._ranks.append(r)
+
+    def _group_id(self, name):
+        if name not in self._groups:
+            self._groups[name] = len(self._group_list)
+            self._group_list.append(name)
+        return self._groups[name]
 
     # -- the result ---------------------------------------------------------------------------
     def result(self, inputs=None):
@@ -272,42 +288,93 @@ class Reducer:
                           transfer_ns=0, wait_ns=0, step_ns=step_ns, step_wait_ns=[0] * len(r.steps))
         return row
 
+    def _channels(self, ranks, out):
+        """The communicators every rank has, as src/analysis/multi_rank.cpp's match_channels: a
+        kernel's process group ("group NAME") where the digest names it, else its stream ("stream
+        N" when every rank has the same set of communication streams, else "stream #k", the
+        stream's order of first use on the rank). Returns [(label, [per-rank index lists])];
+        sets counts_match / mismatch_channel in `out`."""
+        streams = []
+        for r in ranks:
+            seen = []
+            for i in range(len(r.coll_dur)):
+                if r.coll_group[i] < 0 and r.coll_stream[i] not in seen:
+                    seen.append(r.coll_stream[i])
+            streams.append(seen)
+        same = all(sorted(s) == sorted(streams[0]) for s in streams[1:])
+        chans, is_group = {}, {}
+        for k, r in enumerate(ranks):
+            order = {st: j for j, st in enumerate(streams[k])}
+            for i in range(len(r.coll_dur)):
+                g = r.coll_group[i]
+                if g >= 0:
+                    label = "group " + self._group_list[g]
+                elif same:
+                    label = "stream %d" % r.coll_stream[i]
+                else:
+                    label = "stream #%d" % (order[r.coll_stream[i]] + 1)
+                if label not in chans:
+                    chans[label] = [[] for _ in ranks]
+                    is_group[label] = g >= 0
+                chans[label][k].append(i)
+        kept = []
+        for label, per in chans.items():
+            everywhere = all(per)
+            if not everywhere and is_group[label]:
+                continue  # a group of some of the ranks
+            if not everywhere or any(len(v) != len(per[0]) for v in per):
+                if out["counts_match"]:
+                    out["mismatch_channel"] = label
+                out["counts_match"] = False
+            if everywhere:
+                kept.append((label, per))
+        return kept
+
     def _match_collectives(self, ranks, rows):
-        """The i-th collective of every rank is the same collective (multi_rank.cpp)."""
+        """Collectives matched per communicator, by order of issue within it, then listed in
+        order of issue on the first rank (src/analysis/multi_rank.cpp: compare_ranks)."""
         n = len(ranks)
-        out = {"counts_match": True, "names_match": True, "first_mismatch": None, "matched": 0,
-               "rows": [], "by_name": [], "desync": []}
+        out = {"counts_match": True, "names_match": True, "first_mismatch": None,
+               "mismatch_channel": "", "matched": 0, "rows": [], "by_name": [], "desync": []}
         if not n:
             return out
-        counts = [len(r.coll_dur) for r in ranks]
-        shortest = min(counts)
-        out["counts_match"] = len(set(counts)) == 1
-        out["matched"] = shortest
-        first = ranks[0].coll_name
+        channels = self._channels(ranks, out)
+        pending = []
+        for label, per in channels:
+            shortest = min(len(v) for v in per)
+            for i in range(shortest):
+                at = [per[k][i] for k in range(n)]
+                name = ranks[0].coll_name[at[0]]
+                differ = any(ranks[k].coll_name[at[k]] != name for k in range(n))
+                pending.append((ranks[0].coll_ts[at[0]], label, i, name, at, differ))
+        pending.sort(key=lambda p: p[0])  # stable, as std::stable_sort
+        out["matched"] = len(pending)
         groups = {}
-        for i in range(shortest):
-            durs = [r.coll_dur[i] for r in ranks]
+        for idx, (_, label, seq, name_id, at, differ) in enumerate(pending):
+            if differ and out["names_match"]:
+                out["names_match"] = False
+                out["first_mismatch"] = idx
+                if not out["mismatch_channel"]:
+                    out["mismatch_channel"] = label
+            durs = [r.coll_dur[at[k]] for k, r in enumerate(ranks)]
             lo = min(durs)
             waits = 0
             latest = 0
             for k, r in enumerate(ranks):
-                if out["names_match"] and r.coll_name[i] != first[i]:
-                    out["names_match"] = False
-                    out["first_mismatch"] = i
                 w = durs[k] - lo
                 waits += w
                 ns = rows[k]["_ns"]
                 ns["transfer_ns"] += lo
                 ns["wait_ns"] += w
-                s = r.coll_step[i]
+                s = r.coll_step[at[k]]
                 if s >= 0:
                     ns["step_wait_ns"][s] += w
                 if durs[k] < durs[latest]:
                     latest = k
             msg = None
-            for r in ranks:
-                if r.coll_msg[i] >= 0:
-                    msg = self._msg_list[r.coll_msg[i]]
+            for k, r in enumerate(ranks):
+                if r.coll_msg[at[k]] >= 0:
+                    msg = self._msg_list[r.coll_msg[at[k]]]
                     break
             collective, dtype, in_n, out_n, group = msg if msg else ("", "", -1, -1, -1)
             nbytes = -1
@@ -321,8 +388,8 @@ class Reducer:
                     f = bus_factor(collective, group)
                     if f >= 0:
                         busbw = algbw * f
-            name = self._name_list[first[i]]
-            out["rows"].append({"index": i, "name": name, "collective": collective, "dtype": dtype,
+            name = self._name_list[name_id]
+            out["rows"].append({"index": idx, "channel": label, "sequence": seq, "name": name, "collective": collective, "dtype": dtype,
                                 "bytes": nbytes if nbytes >= 0 else None, "transfer_us": us(lo),
                                 "wait_sum_us": us(waits), "wait_max_us": us(max(durs) - lo),
                                 "last_rank": ranks[latest].rank,
@@ -350,7 +417,7 @@ class Reducer:
                                    "sized": g["sized"], "bytes": g["bytes"],
                                    "transfer_us": us(g["transfer_ns"]), "wait_us": us(g["wait_ns"]),
                                    "busbw_gbps": round(bw, 3) if bw is not None else None})
-        out["desync"] = self._desync(ranks)
+        out["desync"] = self._desync(ranks, channels)
         for row in rows:
             row["transfer_us"] = us(row["_ns"]["transfer_ns"])
             row["wait_us"] = us(row["_ns"]["wait_ns"])
@@ -399,32 +466,37 @@ class Reducer:
                 flagged[k] += 1
         return {"computed": True, "kernel": best[1], "stream": best[0], "flagged_steps": flagged}
 
-    def _desync(self, ranks):
-        """Ranks whose sequence of collectives differs from the majority's: at the first position
-        where a rank's collective is not the one most ranks issued there (or where it has more or
-        fewer collectives than most). One entry per deviating rank."""
+    def _desync(self, ranks, channels):
+        """Ranks whose sequence of collectives on a communicator differs from the majority's: at
+        the first position where a rank's collective is not the one most ranks issued there (or
+        where it has more or fewer collectives than most). One entry per deviating rank, at its
+        first such position over the communicators (positions count within the communicator)."""
         if len(ranks) < 3:
             return []
         from collections import Counter
-        count_major = Counter(len(r.coll_name) for r in ranks).most_common(1)[0][0]
-        longest = max(len(r.coll_name) for r in ranks)
-        majority = []
-        for i in range(longest):
-            c = Counter(r.coll_name[i] for r in ranks if i < len(r.coll_name))
-            majority.append(c.most_common(1)[0][0])
-        out = []
-        for r in ranks:
-            pos = None
-            for i in range(min(len(r.coll_name), count_major)):
-                if r.coll_name[i] != majority[i]:
-                    pos = i
-                    break
-            if pos is None and len(r.coll_name) != count_major:
-                pos = min(len(r.coll_name), count_major)
-            if pos is not None:
-                out.append({"rank": r.rank, "position": pos, "collectives": len(r.coll_name),
-                            "expected": self._name_list[majority[pos]] if pos < len(majority) else None,
-                            "found": self._name_list[r.coll_name[pos]] if pos < len(r.coll_name) else None})
+        found = {}
+        for label, per in channels:
+            seqs = [[ranks[k].coll_name[i] for i in per[k]] for k in range(len(ranks))]
+            count_major = Counter(len(q) for q in seqs).most_common(1)[0][0]
+            longest = max(len(q) for q in seqs)
+            majority = [Counter(q[i] for q in seqs if i < len(q)).most_common(1)[0][0]
+                        for i in range(longest)]
+            for k, q in enumerate(seqs):
+                if k in found:
+                    continue
+                pos = None
+                for i in range(min(len(q), count_major)):
+                    if q[i] != majority[i]:
+                        pos = i
+                        break
+                if pos is None and len(q) != count_major:
+                    pos = min(len(q), count_major)
+                if pos is not None:
+                    found[k] = {"rank": ranks[k].rank, "channel": label, "position": pos,
+                                "collectives": len(q),
+                                "expected": self._name_list[majority[pos]] if pos < len(majority) else None,
+                                "found": self._name_list[q[pos]] if pos < len(q) else None}
+        out = [found[k] for k in sorted(found)]
         # When most ranks deviate there is no majority to judge by: say nothing per rank.
         return out if len(out) * 2 < len(ranks) else []
 
