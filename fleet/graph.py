@@ -22,9 +22,9 @@ DIGEST_SUFFIX = ".digest.json"
 
 def expand(inputs):
     """Files as given; folders stand for the trace files (and digests) under them, recursively
-    (node folders), in path order."""
+    (node folders), in path order. Absolute: the workers do not run in this directory."""
     out = []
-    for p in inputs:
+    for p in map(os.path.abspath, inputs):
         if os.path.isdir(p):
             found = []
             for root, dirs, files in os.walk(p):

@@ -228,6 +228,20 @@ class Failures(unittest.TestCase):
         self.assertTrue(ok, text)
         self.assertEqual(json.loads(text)["schema"], "kinetoscope.digest/1")
 
+    def test_cli_on_a_running_cluster_with_relative_paths(self):
+        # --scheduler tcp://...: a cluster started elsewhere (here, the tests' LocalCluster), run
+        # from another directory than the workers': the files must still be found.
+        here = os.path.join(ROOT, "tests", "fleet")
+        rel = [os.path.relpath(p, here) for p in DLRM[:3]]
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        p = subprocess.run([sys.executable, "-m", "fleet"] + rel + ["--scheduler", CLUSTER.scheduler_address if
+                            client() else "", "-o", os.path.join(tempfile.gettempdir(), "ks_fleet_tcp.json"),
+                            "--no-progress", "--kinetoscope", EXE], env=env, cwd=here,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        self.assertIn(b"3 ranks read, 0 failed", p.stderr)
+        os.unlink(os.path.join(tempfile.gettempdir(), "ks_fleet_tcp.json"))
+
     def test_cli_end_to_end(self):
         tmp = tempfile.mkdtemp(prefix="ks_fleet_")
         try:
