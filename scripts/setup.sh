@@ -13,8 +13,8 @@ THIRD=build/third_party
 need_pkgs=()
 want() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$1"); }
 # firefox-esr: the dist tests run the page in Firefox too (playwright-core drives it over WebDriver BiDi).
-for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev catch2 emscripten chromium firefox-esr dpkg-dev nodejs; do want "$p"; done
-# The fleet (fleet/, docs/fleet.md): Dask's scheduler and workers, for Debian's python3.
+for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev libsqlite3-dev sqlite3 catch2 emscripten chromium firefox-esr dpkg-dev nodejs; do want "$p"; done
+# The fleet (fleet/, docs/fleet.md): Dask\'s scheduler and workers, for Debian\'s python3.
 want python3-distributed
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || want npm

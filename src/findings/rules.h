@@ -52,5 +52,11 @@ void rule_capture_too_long(const RuleInput&, std::vector<Finding>*);
 void rule_errors_visible(const RuleInput&, std::vector<Finding>*);
 void rule_missing_distributed_info(const RuleInput&, std::vector<Finding>*);
 void rule_clock_oddities(const RuleInput&, std::vector<Finding>*);
+// nsys_capture_rules.cpp: how an Nsight Systems capture was taken (exports only)
+void rule_nsys_empty_capture(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_from_process_start(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_long_capture(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_emit_nvtx(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_metrics_sampling(const RuleInput&, std::vector<Finding>*);
 
 }  // namespace ks
