@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-TRACE_SUFFIXES = (".json", ".json.gz")
+TRACE_SUFFIXES = (".json", ".json.gz", ".sqlite")
 DIGEST_SUFFIX = ".digest.json"
 
 

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "analysis/rank_identity.h"
 #include "import/file_reader.h"
+#include "import/nsys_sqlite/nsys_file.h"
 #include "report/fleet_digest_json.h"
 
 namespace ks {
@@ -17,6 +19,7 @@ namespace {
 
 const char kDigestUsage[] =
     "Usage: kinetoscope digest TRACE|DIR [TRACE|DIR...] -o DIR|-\n"
+    "(TRACE: a PyTorch profiler trace, *.json / *.json.gz, or an Nsight Systems SQLite export)\n"
     "\n"
     "Writes one fleet digest per trace (docs/fleet.md, kinetoscope.digest/1): the rank's step,\n"
     "compute, communication, overlap, idle, data-loading and memcpy times, per-step rows, its\n"
@@ -37,7 +40,7 @@ bool is_trace_file(const std::string& n) {
     size_t l = std::strlen(suffix);
     return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
   };
-  return (ends(".json") || ends(".json.gz")) && !ends(".digest.json");
+  return (ends(".json") || ends(".json.gz") || ends(".sqlite")) && !ends(".digest.json");
 }
 
 void expand(const std::string& path, std::vector<std::string>* out) {
@@ -58,7 +61,7 @@ void expand(const std::string& path, std::vector<std::string>* out) {
 
 std::string digest_name(const std::string& file) {
   std::string stem = base_name(file);
-  for (const char* suffix : {".gz", ".json"}) {
+  for (const char* suffix : {".gz", ".json", ".sqlite"}) {
     size_t l = std::strlen(suffix);
     if (stem.size() > l && stem.compare(stem.size() - l, l, suffix) == 0)
       stem.resize(stem.size() - l);
@@ -102,14 +105,24 @@ int digest_command(const std::vector<std::string>& args) {
   // One trace at a time: memory is one trace's model, whatever the number of files (the fleet
   // runs one process per file on each worker).
   for (const std::string& path : files) {
+    // A SQLite file (by its header) is an Nsight Systems export, as `kinetoscope report` reads it.
     ChromeJsonImporter importer;
+    std::unique_ptr<Trace> nsys;
     ImportError error;
-    if (!import_file(path, &importer, &error)) {
+    const bool named_sqlite = path.size() > 7 && path.compare(path.size() - 7, 7, ".sqlite") == 0;
+    bool ok = false;
+    if (named_sqlite || file_is_sqlite(path)) {
+      nsys = import_nsys_file(path, &error);
+      ok = nsys != nullptr;
+    } else {
+      ok = import_file(path, &importer, &error);
+    }
+    if (!ok) {
       std::fprintf(stderr, "kinetoscope: %s: %s\n", path.c_str(), error.to_line().c_str());
       status = 1;
       continue;
     }
-    const Trace& t = importer.trace();
+    const Trace& t = nsys ? *nsys : importer.trace();
     Report report = build_report(t, options);
     std::string file = base_name(path);
     RankDigest d = make_rank_digest(t, report.analyses, file, identify_rank(t, file, 0));
