@@ -29,6 +29,7 @@ const Rule kRules[] = {
     rule_pageable_copies,
     rule_low_utilization,
     rule_low_sm_efficiency,
+    rule_low_tensor_active,
     rule_dataloader,
     rule_communication,
     rule_data_parallel,

@@ -146,6 +146,61 @@ TEST_CASE("nsys.metrics_sampling: GPU metrics sampled while steps were timed",
   CHECK(find(no_metrics, "nsys.metrics_sampling") == nullptr);
 }
 
+namespace {
+
+// Three train_steps on device 0, each with a 600 us GEMM (`gemm`) and a 100 us elementwise
+// kernel, and one Tensor Active / SM Active sample per step.
+std::string gemm_steps(const std::string& gemm, double tensor_active) {
+  std::string out;
+  for (int i = 0; i < 3; ++i) {
+    const std::string at = std::to_string(i * 1000 + 50);
+    out += ev("user_annotation", "train_step", i * 1000, 1000) + ",";
+    out += ev("cuda_runtime", "cudaLaunchKernel", i * 1000 + 10, 5, 1,
+              R"({"correlation":)" + std::to_string(2 * i + 1) + "}") +
+           ",";
+    out += R"({"ph":"X","cat":"kernel","name":")" + gemm + R"(","pid":0,"tid":7,"ts":)" +
+           std::to_string(i * 1000 + 20) + R"(,"dur":600,"args":{"correlation":)" +
+           std::to_string(2 * i + 1) + R"(,"stream":7,"device":0}},)";
+    out +=
+        R"({"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":)" +
+        std::to_string(i * 1000 + 700) + R"(,"dur":100,"args":{"stream":7,"device":0}},)";
+    out += R"({"ph":"C","name":"Tensor Active","pid":0,"ts":)" + at + R"(,"args":{"value":)" +
+           std::to_string(tensor_active) + "}},";
+    out += R"({"ph":"C","name":"SM Active","pid":0,"ts":)" + at + R"(,"args":{"value":85}},)";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gpu.low_tensor_active: measured tensor-core activity low on a GEMM-heavy run",
+          "[findings][nsys_rules][gpu_metrics]") {
+  const std::string sgemm = "ampere_sgemm_128x64_tn";
+  Run r = run_nsys("[" + gemm_steps(sgemm, 2.0) + ev("cpu_op", "x", 0, 1) + "]");
+  const ks::Finding* f = find(r, "gpu.low_tensor_active");
+  INFO(r.ids);
+  REQUIRE(f);
+  CHECK(f->severity == ks::Severity::kWarning);
+  CHECK(num(*f, "tensor_active_pct") == Approx(2.0));
+  CHECK(ks_test::evidence_text(*f, "tensor_active_over") == "steps");
+  CHECK(num(*f, "gemm_share_pct") == Approx(600.0 / 700 * 100).epsilon(0.01));
+  CHECK(num(*f, "sm_active_pct") == Approx(85.0));
+  CHECK(ks_test::evidence_text(*f, "longest_gemm_kernel") == sgemm);
+  CHECK(f->fix.find("allow_tf32") != std::string::npos);
+  SECTION("clean twin: the tensor cores are busy") {
+    Run c = run_nsys("[" + gemm_steps(sgemm, 40.0) + ev("cpu_op", "x", 0, 1) + "]");
+    CHECK(find(c, "gpu.low_tensor_active") == nullptr);
+  }
+  SECTION("clean twin: not GEMM-heavy (low tensor activity is expected)") {
+    Run c = run_nsys("[" + gemm_steps("my_reduce_kernel", 2.0) + ev("cpu_op", "x", 0, 1) + "]");
+    CHECK(find(c, "gpu.low_tensor_active") == nullptr);
+  }
+  SECTION("the same trace as a PyTorch trace: counters are not measured GPU metrics") {
+    Run p = run_nsys("[" + gemm_steps(sgemm, 2.0) + ev("cpu_op", "x", 0, 1) + "]", false);
+    CHECK(find(p, "gpu.low_tensor_active") == nullptr);
+  }
+}
+
 TEST_CASE("steps.none on an nsys export asks for NVTX step ranges", "[findings][nsys_rules]") {
   Run r = run_nsys("[" + kernel(0, 100, 1) + "]");
   const ks::Finding* f = find(r, "steps.none");

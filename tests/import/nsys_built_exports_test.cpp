@@ -124,6 +124,34 @@ TEST_CASE("nsys built: NVTX steps, copies, syncs, OS runtime, GPU metrics", "[ns
   CHECK(finishes == 24 + 6);
 }
 
+TEST_CASE("nsys built: GPU metrics are the measured SM/Tensor Active, not only estimates",
+          "[nsys][built][gpu_metrics]") {
+  // training_steps.sqlite samples device 0 four times at the start of each of the 6 steps:
+  // SM Active 60..63 and Tensor Active 20..23, so both means are x.5 over the capture and, all
+  // samples lying inside the steps, within them.
+  auto t = load_built("training_steps.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::GpuMetrics& g = report.analyses.gpu_metrics;
+  CHECK(g.measured);
+  REQUIRE(g.devices.size() == 1);
+  const ks::DeviceMetrics& d = g.devices[0];
+  CHECK(d.sm_active_samples == 24);
+  CHECK(d.sm_active_pct == Approx(61.5));
+  CHECK(d.sm_active_step_samples == 24);
+  CHECK(d.sm_active_steps_pct == Approx(61.5));
+  CHECK(d.tensor_active_samples == 24);
+  CHECK(d.tensor_active_pct == Approx(21.5));
+  CHECK(d.tensor_active_steps_pct == Approx(21.5));
+  const std::string text = ks::report_text(report);
+  CHECK(text.find("GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5% "
+                  "(in steps 61.5%), Tensor Active 21.5% (in steps 21.5%)") != std::string::npos);
+  const std::string json = ks::report_json(report);
+  CHECK(json.find("\"source\": \"nsys_gpu_metrics\"") != std::string::npos);
+  CHECK(json.find("\"tensor_active_pct\": 21.50,") != std::string::npos);
+  // 21.5% tensor activity is not low: no finding.
+  for (const ks::Finding& f : report.findings) CHECK(f.id != "gpu.low_tensor_active");
+}
+
 TEST_CASE("nsys built: train_step ranges and a capture from process start", "[nsys][built]") {
   auto t = load_built("train_step_ranges.sqlite");
   CHECK(by_name(*t, ks::SliceKind::kUserAnnotation)["train_step"].count == 6);
