@@ -19,6 +19,7 @@ import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
 import { overviewTests } from './overview.mjs';
 import { nsysTests } from './nsys.mjs';
+import { fleetTests } from './fleet.mjs';
 
 import {
   ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers,
@@ -350,6 +351,7 @@ Object.assign(tests, badInputTests());
 Object.assign(tests, overviewTests());
 // Nsight Systems exports (nsys.mjs): the real export, built ones (NVTX, ranks), damaged ones.
 Object.assign(tests, nsysTests());
+Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT, TRACES }));
 
 // --- runner -----------------------------------------------------------------------------------------
 
