@@ -235,6 +235,42 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
+    async '2. in the ranks view\'s stacked timelines too, a merged box has its tooltip and a click selects the run'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
+      await loadFiles(page, Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /line up/.test(document.querySelector('#stacked [aria-live]').textContent), null, { timeout: 60_000 });
+      const canvas = page.locator('#stacked canvas').first();
+      await canvas.scrollIntoViewIfNeeded();
+      // Sweep the pointer over the first stacked timeline (in the page: one event per point) until
+      // it is over a merged box.
+      const at = await canvas.evaluate((c) => {
+        const r = c.getBoundingClientRect();
+        const tip = c.closest('.stacked-timeline').querySelector('.tl-tip');
+        for (let y = r.top + 40; y < r.bottom - 4; y += 4) {
+          for (let x = r.left + 220; x < r.right - 4; x += 3) {
+            window.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
+            if (tip && !tip.hidden) return { x, y };
+          }
+        }
+        return null;
+      });
+      check(at, 'no merged box found under the pointer in the stacked timeline');
+      await page.mouse.move(at.x, at.y);
+      await page.waitForFunction(() => { const t = document.querySelector('#stacked .tl-tip'); return t && !t.hidden && /click: the whole run/.test(t.textContent); }, null, { timeout: 10_000 });
+      const tip = await page.textContent('#stacked .tl-tip');
+      check(/^×[\d,]+ slices merged/.test(tip) && tip.split('\n').length >= 3, `the stacked tooltip: ${tip}`);
+      await shot(page, '2-stacked-tooltip');
+      await page.mouse.click(at.x, at.y);
+      await page.waitForFunction(() => document.querySelectorAll('#stacked .tl-drawer:not([hidden]) .tl-run tbody tr').length > 0, null, { timeout: 10_000 });
+      const head = await page.textContent('#stacked .tl-drawer:not([hidden]) .tl-name');
+      check(/^×[\d,]+ slices merged/.test(head), `the stacked drawer: ${head}`);
+      check(await inViewport(page, '#stacked .tl-drawer:not([hidden]) .tl-run'), 'the run\'s table is not in view');
+      await shot(page, '2-stacked-run');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
     async '3. the ranks overview rolls up every rank\'s findings, cross-rank first, the straggler marked'({ ctx, origin }) {
       const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
       const { page, errors } = await openPage(ctx, origin);
@@ -481,7 +517,9 @@ function tests(tmp) {
       const row = page.locator('#diagnostics tr', { hasText: 'gzip_truncated' });
       check((await row.count()) === 1 && (await row.textContent()).includes(`Cut off at byte ${at}`), 'the Diagnostics table does not say where the file was cut');
       await shot(page, '7-truncated-gz');
-      await row.scrollIntoViewIfNeeded();
+      await page.locator('#diagnostics').evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.waitForTimeout(300);
+      check(await inViewport(page, '#diagnostics tr:has-text("gzip_truncated")'), 'the gzip_truncated row is not in view');
       await shot(page, '7-truncated-gz-diagnostic');
       check(errors.length === 0, errors.join('\n'));
     },
