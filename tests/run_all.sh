@@ -13,10 +13,14 @@ suite() {  # suite NAME COMMAND...
 suite "unit and corpus tests (Catch2)" build/native/ks_tests
 suite "WASM/CLI parity (node)" node tests/wasm/parity.cjs
 suite "WASM out of memory: too_large, not a crash (node)" node tests/wasm/limits.cjs
+# Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
+suite "Nsight Systems exports, WASM/CLI parity (node)" bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
 suite "golden reports" bash tests/golden/check.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
+# Built Nsight Systems exports through the CLI: each bad file's one-line error, good ones' reports.
+suite "Nsight Systems exports (CLI)" bash tests/nsys/check_cli.sh
 # The whole Catch2 suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize):
 # ~4 min of build and ~4 min of run on 2 cores (docs/hardening.md).
 suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-sanitize
