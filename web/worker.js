@@ -130,26 +130,58 @@ async function openSource(msg) {
 // still queued when the stream errors at its end is dropped. Here each compressed piece is small,
 // and an empty write before close() returns only once the reader has taken all queued output (a
 // transform stream runs the next write only after its readable side is drained).
+// A stream that is only cut off (every piece was taken, the end is missing: close() fails) ends as
+// a whole one would, and says so: its gzipCut is then the compressed bytes read, which the loader
+// passes on (Session.setGzipCut), as the CLI does, so that the readable part is shown with a
+// diagnostic. Damaged bytes (a write fails) end it with the error.
 const GZIP_PIECE = 64 * 1024;
 function gunzip(input) {
   const ds = new DecompressionStream('gzip');
   const writer = ds.writable.getWriter();
   const reader = input.getReader();
-  (async () => {
+  let compressed = 0;
+  const pumped = (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        compressed += value.length;
         for (let at = 0; at < value.length; at += GZIP_PIECE) await writer.write(value.subarray(at, at + GZIP_PIECE));
       }
       await writer.write(new Uint8Array(0));
-      await writer.close();
     } catch (e) {
       writer.abort(e).catch(() => {});
       reader.cancel(e).catch(() => {});
+      return false;
     }
+    try {
+      await writer.close();
+    } catch (e) {
+      return true; // all the input was taken, the stream's end is missing: cut off
+    }
+    return false;
   })();
-  return ds.readable;
+  const out = ds.readable.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      let got;
+      try {
+        got = await out.read();
+      } catch (e) {
+        if (!(await pumped)) throw e;
+        stream.gzipCut = compressed;
+        controller.close();
+        return;
+      }
+      if (got.done) controller.close();
+      else controller.enqueue(got.value);
+    },
+    cancel(reason) {
+      reader.cancel(reason).catch(() => {});
+      return out.cancel(reason);
+    },
+  });
+  return stream;
 }
 
 // --- Limits (docs/hardening.md) --------------------------------------------------------------------
@@ -427,6 +459,8 @@ async function run(msg) {
       await feedStream(data || msg.blob.stream());
     }
     if (job.cancelled) return;
+    // A gzip file cut off: its readable part is the trace, with a diagnostic (gunzip()).
+    if (data && data.gzipCut !== undefined) session.setGzipCut(data.gzipCut);
     mark('fed');
     timings.read_wait_ms = Math.round(timings.read_wait_ms);
     timings.feed_ms = Math.round(timings.feed_ms);
@@ -696,7 +730,8 @@ async function runUnzip(msg) {
     filled = 0;
   };
   try {
-    reader = gunzip(counted).getReader();
+    const decoded = gunzip(counted);
+    reader = decoded.getReader();
     for (;;) {
       const { value, done } = await reader.read();
       if (done || stopped) break;
@@ -713,7 +748,7 @@ async function runUnzip(msg) {
       }
     }
     send();
-    port.postMessage({ type: 'end', read, ms: Math.round(performance.now() - t0) });
+    port.postMessage({ type: 'end', read, ms: Math.round(performance.now() - t0), gzipCut: decoded.gzipCut });
   } catch (e) {
     send(); // what was decoded before the error
     port.postMessage({ type: 'end', read, error: String((e && e.message) || e) });
@@ -753,6 +788,7 @@ function relayed(port, onRead) {
       if (end.lost) throw new JobError('worker_failed', 'the worker that decompresses the file stopped: open the file again');
       onRead(end.read);
       if (end.error) throw new Error(end.error);
+      source.gzipCut = end.gzipCut; // cut off: gunzip()
       return { done: true, value: undefined };
     },
     cancel() {

@@ -18,6 +18,9 @@ namespace {
 using S = DiagSeverity;
 // Order matches enum Diag.
 const DiagInfo kInfos[] = {
+    {"gzip_truncated", S::kWarning,
+     "The gzip file ends early (cut off): the events decoded before the cut are read, the rest "
+     "are missing."},
     {"trailing_comma", S::kInfo, "A trailing comma before the closing bracket was accepted."},
     {"extra_comma", S::kWarning, "Empty elements (',,') between events were skipped."},
     {"missing_array_close", S::kInfo,
@@ -89,6 +92,13 @@ void Diagnostics::add(Diag d, uint64_t offset, std::string_view excerpt, uint64_
     e.excerpt.assign(excerpt.substr(0, 80));
   }
   e.count += times;
+}
+
+std::string Diagnostics::message(Diag d) const {
+  std::string m = diag_info(d).message;
+  const std::string& detail = get(d).detail;
+  if (!detail.empty()) m += " " + detail;
+  return m;
 }
 
 bool Diagnostics::any() const {

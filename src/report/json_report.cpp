@@ -232,7 +232,8 @@ void write_diagnostics(W& w, const Diagnostics& d) {
     w.begin_object();
     w.field("code", info.code);
     w.field("severity", diag_severity_name(info.severity));
-    w.field("message", info.message);
+    const std::string message = d.message(static_cast<Diag>(i));
+    w.field("message", std::string_view(message));
     w.field("count", e.count);
     w.field("first_offset", e.first_offset);
     w.field("excerpt", std::string_view(e.excerpt));

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -329,6 +330,27 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   bool finish() {
+    if (gzip_cut_) {
+      std::string at = std::to_string(*gzip_cut_);
+      std::string json = std::to_string(framer_.bytes_fed());
+      trace_->diagnostics.add(Diag::kGzipTruncated, framer_.bytes_fed());
+      trace_->diagnostics.set_detail(
+          Diag::kGzipTruncated, "Cut off at byte " + at + " of the compressed file; the " + json +
+                                    " bytes of JSON decoded before the cut were kept.");
+      if (finish_json()) return true;
+      // Nothing usable before the cut: the cut is what the user must hear about.
+      const ImportError& why = framer_.error().ok() ? error_ : framer_.error();
+      cut_error_.code = ImportErrorCode::kGzipCorrupt;
+      cut_error_.offset = framer_.bytes_fed();
+      cut_error_.message = "the gzip stream ends early (file cut off at byte " + at + "); the " +
+                           json + " bytes of JSON decoded before the cut hold no trace (" +
+                           why.message + ")";
+      return false;
+    }
+    return finish_json();
+  }
+
+  bool finish_json() {
     if (!framer_.finish()) return false;
     TraceFacts& f = trace_->facts;
     f.json_bytes = framer_.bytes_fed();
@@ -371,6 +393,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
   RawEvent ev_;
   KernelLaunchInfo launch_;
   ImportError error_;
+  std::optional<uint64_t> gzip_cut_;  // set_gzip_cut(): compressed bytes before the cut
+  ImportError cut_error_;             // finish() after a cut that left no trace
   std::string repaired_, series_, last_pid_, last_tid_;
   CounterCache phase_counts_, cat_counts_;
   TrackId last_track_ = 0;
@@ -428,11 +452,16 @@ bool ChromeJsonImporter::commit_feed(size_t len) {
   return impl_->framer_.commit(len);
 }
 
+void ChromeJsonImporter::set_gzip_cut(uint64_t compressed_bytes) {
+  impl_->gzip_cut_ = compressed_bytes;
+}
+
 bool ChromeJsonImporter::finish() {
   return impl_->finish();
 }
 
 const ImportError& ChromeJsonImporter::error() const {
+  if (!impl_->cut_error_.ok()) return impl_->cut_error_;
   return impl_->framer_.error().ok() ? impl_->error_ : impl_->framer_.error();
 }
 
