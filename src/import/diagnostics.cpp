@@ -58,6 +58,9 @@ const DiagInfo kInfos[] = {
     {"utf8_bom", S::kInfo, "A UTF-8 byte order mark before the JSON was skipped."},
     {"long_string_truncated", S::kWarning,
      "Names, categories or ids longer than 64 KiB were cut to their first 64 KiB."},
+    {"lone_surrogate", S::kWarning,
+     "Escapes of half a UTF-16 surrogate pair (\\ud800) were read as U+FFFD; the events were "
+     "kept."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

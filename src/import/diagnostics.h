@@ -42,6 +42,7 @@ enum class Diag {
   kLegacyComputeProperties,  // 'computeProperties' read as 'deviceProperties'
   kUtf8Bom,                  // a UTF-8 byte order mark before the JSON, skipped
   kLongStringTruncated,      // a name/category/id above kMaxTextBytes, cut to that length
+  kLoneSurrogate,            // a \ud800-\udfff escape without its pair: read as U+FFFD
   kCount
 };
 

@@ -91,7 +91,7 @@ export function initSharing({ open, report, firstNode }) {
   reportEl.addEventListener('click', onReportClick);
   document.addEventListener('click', onJumpClick);
   onViewChange(apply);
-  initEmbedding({ open });
+  initEmbedding({ open, shown: () => (loaded ? loaded.report : null) });
 }
 
 // After app.js has drawn a report: {name, report (object), json (the CLI's bytes), markdown}.
