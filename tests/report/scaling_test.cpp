@@ -145,10 +145,16 @@ Run best_of_3(const std::string& json) {
   return best;
 }
 
-// Times N and 2N; returns the two runs after checking the ratio.
+// Times N and 2N; returns the two runs after checking the ratio. A ratio above the bound is
+// measured once more (a busy machine's caches can cost one run 10-20%); quadratic work stays
+// near 4x however often it is measured.
 std::pair<Run, Run> check_scaling(const Gen& gen, size_t n) {
   const std::string small = gen(n), large = gen(2 * n);
-  const Run a = best_of_3(small), b = best_of_3(large);
+  Run a = best_of_3(small), b = best_of_3(large);
+  if (b.seconds > 2.5 * a.seconds) {
+    const Run a2 = best_of_3(small), b2 = best_of_3(large);
+    if (b2.seconds / a2.seconds < b.seconds / a.seconds) a = a2, b = b2;
+  }
   INFO("N=" << n << ": " << a.seconds << " s; 2N: " << b.seconds << " s; ratio "
             << b.seconds / a.seconds);
   CHECK(b.seconds <= 2.5 * a.seconds);
