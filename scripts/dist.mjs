@@ -345,7 +345,10 @@ function main() {
   const ancestors = ["'self'", ...opts.embedOrigins].join(' ');
   writeFileSync(join(opts.out, '_headers'), `/*\n  Content-Security-Policy: frame-ancestors ${ancestors}\n  X-Content-Type-Options: nosniff\n`);
 
-  writeFileSync(join(opts.out, 'kinetoscope.html'), singleFile(opts, indexHtml));
+  // The single file carries the example trace itself (it cannot fetch one): web/views/welcome.js.
+  let single = singleFile(opts, indexHtml);
+  if (existsSync(join(ROOT, DEMO))) single = single.replace('<html lang="en">', () => `<html lang="en" data-example="${readFileSync(join(ROOT, DEMO)).toString('base64')}">`);
+  writeFileSync(join(opts.out, 'kinetoscope.html'), single);
 
   const rows = listFiles(opts.out).map((f) => {
     const data = readFileSync(join(opts.out, f));

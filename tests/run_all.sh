@@ -26,6 +26,10 @@ fi
 if [ -f tests/browser/run.mjs ]; then
   suite "browser (headless chromium)" node tests/browser/run.mjs
 fi
+if [ -f tests/browser/ux.mjs ]; then
+  # Issue 18 (the page as an expert's tool), in chromium and firefox-esr, at 1400x900.
+  suite "page UX (chromium + firefox)" node tests/browser/ux.mjs
+fi
 if [ -f tests/browser/dist.mjs ]; then
   # Packs build/wasm as make dist would (KINETOSCOPE_DIST=dist tests make dist's own output).
   suite "dist: hosted sub-path, single file offline, links, embedding, exports" node tests/browser/dist.mjs

@@ -8,9 +8,39 @@ namespace ks {
 
 namespace {
 
-bool is_ascii_punct(char c) {
-  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-         (c >= '{' && c <= '~');
+// The characters that can start Markdown syntax inside a line: links and images ([ ] ( ) !),
+// HTML and autolinks (< >), entities (&), code spans (`), emphasis (* _ ~), table cells (|),
+// a heading's closing #s, and the backslash itself. Others ('-', ':', '.', ...) stay as they are
+// so names read naturally ("aten::mm", "Device -> Pageable"), except where they would make a
+// GFM autolink (below).
+bool needs_escape(char c) {
+  switch (c) {
+    case '\\':
+    case '`':
+    case '*':
+    case '_':
+    case '~':
+    case '[':
+    case ']':
+    case '(':
+    case ')':
+    case '!':
+    case '<':
+    case '>':
+    case '&':
+    case '|':
+    case '#':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ends_with_www(const std::string& out) {
+  if (out.size() < 3) return false;
+  for (size_t k = out.size() - 3; k < out.size(); ++k)
+    if (out[k] != 'w' && out[k] != 'W') return false;
+  return true;
 }
 
 // The longest run of backticks in `s`.
@@ -26,18 +56,20 @@ size_t longest_backtick_run(std::string_view s) {
 }  // namespace
 
 std::string markdown_text(std::string_view text, size_t max_bytes) {
+  const std::string safe = display_safe(text, max_bytes);
   std::string out;
-  for (char c : display_safe(text, max_bytes)) {
+  for (size_t i = 0; i < safe.size(); ++i) {
+    const char c = safe[i];
     if (c == '\n' || c == '\r') {
       out += ' ';
     } else if (c == '@') {
       // GFM links "user@host.tld" even when the '@' is escaped (and GitHub turns "@name" into a
       // mention): a one-character code span splits the text node the autolinker looks at.
       out += "`@`";
-    } else if (is_ascii_punct(c)) {
-      // Every ASCII punctuation character may be backslash-escaped and then means itself: no
-      // link or image ([ ] ( ) !), emphasis, entity (&), HTML (< >), table break (|), heading or
-      // list marker; an escaped '.' or ':' also stops "www." and "http:" from autolinking.
+    } else if (needs_escape(c) || (c == ':' && safe.compare(i + 1, 2, "//") == 0) ||
+               (c == '.' && ends_with_www(out))) {
+      // CommonMark: an escaped ASCII punctuation character means itself. An escaped ':' in
+      // "http://" or '.' in "www." also stops GFM's extended autolinks.
       out += '\\';
       out += c;
     } else {
