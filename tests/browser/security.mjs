@@ -186,7 +186,7 @@ export function securityTests() {
       await h3.close();
     },
 
-    async 'embedding: a host that navigates away during a load gets nothing at its next page, and nothing throws'({ ctx, origin }) {
+    async 'embedding: a host that navigates away during a load gets nothing at its next page, and nothing throws'({ ctx, origin, tmp }) {
       const other = origin.replace('127.0.0.1', 'localhost');
       // A third origin for the page the host goes to.
       const third = await startServeMjs(['--root', 'examples']);
@@ -211,6 +211,29 @@ export function securityTests() {
         check(!errors.length, `the page threw after its host left: ${errors.join('; ')}`);
         await k.close();
         await host.close();
+
+        // The same from a file:// host (opaque: it could only be answered with '*'), which
+        // leaves for another site during the load: that site must not receive the report.
+        const hostFile = join(tmp, 'leaving-host.html');
+        writeFileSync(hostFile, '<!doctype html><title>host</title><p>host</p>');
+        const fh = await hostPage(ctx, pathToFileURL(hostFile).href);
+        const fk = await openFromHost(fh, `${origin}/?embed=null`);
+        fk.on('pageerror', (e) => errors.push(e.message));
+        await waitFor(fk, () => !!window.kinetoscope);
+        await fh.evaluate(
+          ([t]) => {
+            const buffer = new TextEncoder().encode(t).buffer;
+            window.__k.postMessage({ type: 'kinetoscope-open', name: 'big.json', buffer, wantReport: true }, '*', [buffer]);
+          },
+          [big],
+        );
+        await fh.goto(`${third.origin}/embed/host.html`);
+        await fk.waitForTimeout(3000);
+        const leaked = await fh.evaluate(() => window.__got.filter((m) => m.type === 'kinetoscope-loaded'));
+        check(leaked.length === 0, `the next site got the report of a file:// host's load: ${JSON.stringify(leaked).slice(0, 200)}`);
+        check(!errors.length, `the page threw after its file:// host left: ${errors.join('; ')}`);
+        await fk.close();
+        await fh.close();
       } finally {
         third.proc.kill();
       }
