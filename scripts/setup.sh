@@ -13,7 +13,7 @@ THIRD=build/third_party
 need_pkgs=()
 want() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$1"); }
 # firefox-esr: the dist tests run the page in Firefox too (playwright-core drives it over WebDriver BiDi).
-for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev catch2 emscripten chromium firefox-esr dpkg-dev nodejs cmark-gfm; do want "$p"; done
+for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev libsqlite3-dev sqlite3 catch2 emscripten chromium firefox-esr dpkg-dev nodejs cmark-gfm; do want "$p"; done
 # Debian's nodejs comes without npm (NodeSource's includes it).
 command -v npm >/dev/null 2>&1 || want npm
 [ "${SETUP_TORCH:-0}" = 1 ] && want python3-torch

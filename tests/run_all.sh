@@ -17,6 +17,8 @@ suite "golden reports" bash tests/golden/check.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
+# Built Nsight Systems exports through the CLI: each bad file's one-line error, good ones' reports.
+suite "Nsight Systems exports (CLI)" bash tests/nsys/check_cli.sh
 # The whole Catch2 suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize):
 # ~4 min of build and ~4 min of run on 2 cores (docs/hardening.md).
 suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-sanitize

@@ -52,6 +52,10 @@ class Session {
     source_name_ = name;
     importer_.set_source(std::move(name), gzip);
   }
+  void setStepRange(std::string name) {
+    options_.step_range = std::move(name);
+    report_.reset();  // as setDropLastStep: the next report*() call analyzes again
+  }
   void setDropLastStep(bool drop) {
     options_.drop_last_step = drop;
     report_.reset();  // the next report*() call analyzes again with the new option
@@ -256,6 +260,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .constructor<>()
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
+      .function("setStepRange", &Session::setStepRange)
       .function("feedBuffer", &Session::feedBuffer)
       .function("feedCommit", &Session::feedCommit)
       .function("startPart", &Session::startPart)
