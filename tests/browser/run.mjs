@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { diffJson } from './diff.mjs';
+import { requireBrowsers } from './browsers.mjs';
 import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
@@ -353,6 +354,13 @@ Object.assign(tests, overviewTests());
 async function main() {
   const only = process.argv.slice(2);
   const selected = Object.entries(tests).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
+  // Before anything starts: an absent or too old chromium stops here, saying what to upgrade.
+  try {
+    requireBrowsers(['chromium']);
+  } catch (e) {
+    console.error(`FAIL  ${e.message}`);
+    process.exit(1);
+  }
   if (!existsSync(join(WASM_DIR, 'kinetoscope_wasm.js'))) {
     console.error(`${join(WASM_DIR, 'kinetoscope_wasm.js')} is missing: run \`make wasm\` first`);
     process.exit(1);
