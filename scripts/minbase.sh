@@ -81,6 +81,12 @@ fi
 # package in minbase: apt over http, npm and git over https with this bundle).
 mkdir -p "$DIR/etc/ssl/certs"
 cp /etc/ssl/certs/ca-certificates.crt "$DIR/etc/ssl/certs/ca-certificates.crt"
+# ...and this machine's own CAs, so that the bundle keeps them when the ca-certificates package,
+# installed later as a dependency, rebuilds it (seen: npm's "self-signed certificate in chain").
+if [ -d /usr/local/share/ca-certificates ]; then
+  mkdir -p "$DIR/usr/local/share/ca-certificates"
+  cp -r /usr/local/share/ca-certificates/. "$DIR/usr/local/share/ca-certificates/"
+fi
 [ -f /etc/npmrc ] && cp /etc/npmrc "$DIR/etc/npmrc"
 # A mirror whose Release files are older than their Valid-Until (a snapshot) is accepted only when
 # this machine accepts it too.
