@@ -24,7 +24,12 @@ const UPGRADE =
 // { version of playwright-core, { chromium: major, firefox: major } } from its browsers.json.
 export function neededVersions() {
   const require = createRequire(import.meta.url);
-  const dir = dirname(require.resolve('playwright-core/package.json'));
+  let dir;
+  try {
+    dir = dirname(require.resolve('playwright-core/package.json'));
+  } catch {
+    throw new Error('playwright-core is not installed (node_modules/): run scripts/setup.sh, or npm install');
+  }
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const { browsers } = JSON.parse(readFileSync(join(dir, 'browsers.json'), 'utf8'));
   const major = (name) => Number(browsers.find((b) => b.name === name).browserVersion.split('.')[0]);
