@@ -72,11 +72,17 @@ export function requireBrowsers(names, paths) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const names = process.argv.slice(2).length ? process.argv.slice(2) : ['chromium', 'firefox'];
-  const problems = browserProblems(names);
-  const { playwright, need } = neededVersions();
-  if (problems.length) {
-    console.error(problems.join('\n'));
+  try {
+    const problems = browserProblems(names);
+    if (problems.length) {
+      console.error(problems.join('\n'));
+      process.exit(1);
+    }
+    const { playwright, need } = neededVersions();
+    const found = (n) => installedVersion(n === 'chromium' ? CHROMIUM : FIREFOX);
+    console.log(`browsers: ${names.map((n) => `${n} ${found(n)} (needs ${need[n]}+)`).join(', ')} for playwright-core ${playwright}`);
+  } catch (e) {
+    console.error(e.message);
     process.exit(1);
   }
-  console.log(`browsers: ${names.map((n) => `${n} ${installedVersion(n === 'chromium' ? CHROMIUM : FIREFOX)} (needs ${need[n]}+)`).join(', ')} for playwright-core ${playwright}`);
 }
