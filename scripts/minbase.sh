@@ -13,7 +13,8 @@
 #            skip debootstrap, re-clone the repository)
 #
 # DIR must be outside any git repository (e.g. /tmp/minbase or /work/minbase-1). The root keeps
-# this machine's CA bundle and /etc/npmrc (registries behind a TLS-inspecting proxy need them).
+# this machine's CA bundle, its own CAs (/usr/local/share/ca-certificates) and /etc/npmrc
+# (registries behind a TLS-inspecting proxy need them).
 # The log of the run is DIR.log beside DIR; the last line says the result and the minutes it took.
 # Needs root (debootstrap, chroot, mounts); installs debootstrap with apt when it is absent.
 set -euo pipefail
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --ref) REF=$2; shift ;;
     --command) CMD=$2; shift ;;
     --mirror) MIRROR=$2; shift ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "minbase: unknown option $1" >&2; exit 2 ;;
     *) DIR=$1 ;;
   esac
@@ -41,6 +42,7 @@ mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 if git -C "$DIR" rev-parse --show-toplevel >/dev/null 2>&1; then
   echo "minbase: $DIR is inside a git repository ($(git -C "$DIR" rev-parse --show-toplevel)); use a folder outside it, e.g. /tmp/minbase" >&2
+  rmdir "$DIR" 2>/dev/null
   exit 2
 fi
 [ -n "$REF" ] || REF=$(git -C "$REPO" rev-parse --abbrev-ref HEAD)
