@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --ref) REF=$2; shift ;;
     --command) CMD=$2; shift ;;
     --mirror) MIRROR=$2; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     -*) echo "minbase: unknown option $1" >&2; exit 2 ;;
     *) DIR=$1 ;;
   esac
