@@ -322,7 +322,10 @@ function main() {
   writeFileSync(join(opts.out, 'index.html'), indexHtml.replace(/<!-- dist:offline-link[^>]*-->/, () => `${offline}</p>`));
   writeFileSync(join(opts.out, '.nojekyll'), ''); // GitHub Pages: serve every file as it is
 
-  writeFileSync(join(opts.out, 'kinetoscope.html'), singleFile(opts, indexHtml));
+  // The single file carries the example trace itself (it cannot fetch one): web/views/welcome.js.
+  let single = singleFile(opts, indexHtml);
+  if (existsSync(join(ROOT, DEMO))) single = single.replace('<html lang="en">', () => `<html lang="en" data-example="${readFileSync(join(ROOT, DEMO)).toString('base64')}">`);
+  writeFileSync(join(opts.out, 'kinetoscope.html'), single);
 
   const rows = listFiles(opts.out).map((f) => {
     const data = readFileSync(join(opts.out, f));

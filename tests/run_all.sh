@@ -35,6 +35,8 @@ suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tes
 suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-sanitize
 suite "planted pathology traces" run_file examples/pathologies/check_generated.py python3 examples/pathologies/check_generated.py
 suite "browser (headless chromium)" run_file tests/browser/run.mjs node tests/browser/run.mjs
+# Issue 18 (the page as an expert's tool), in chromium and firefox-esr, at 1400x900.
+suite "page UX (chromium + firefox)" run_file tests/browser/ux.mjs node tests/browser/ux.mjs
 # Packs build/wasm as make dist would (KINETOSCOPE_DIST=dist tests make dist's own output).
 suite "dist: hosted sub-path, single file offline, links, embedding, exports" run_file tests/browser/dist.mjs node tests/browser/dist.mjs
 echo "suites: $passed passed, $failed failed"

@@ -20,6 +20,7 @@ import { initTimelineTab } from './timeline/tab.js';
 import { initRanks } from './ranks/mode.js';
 import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
 import { initCompare } from './compare/mode.js';
+import { initExample } from './views/welcome.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -407,6 +408,7 @@ window.addEventListener('drop', (e) => {
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
+initExample({ open, openUrl, ignore });
 
 // ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this).
 const params = new URLSearchParams(location.search);

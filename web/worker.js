@@ -416,7 +416,8 @@ async function run(msg) {
       const json = session ? parseJson(session.progressJson(), {}).bytes || 0 : 0;
       err = {
         code: 'gzip_corrupt',
-        message: `the gzip data is damaged or cut off (${e.message || e}); ${json} bytes of JSON were read`,
+        // The browser's own words ("WritableStreamDefaultWriter...") say nothing to a user.
+        message: `the gzip stream is damaged or ends early (the file was cut off?); ${json} bytes of JSON were read. The readable part opens as plain JSON: gzip -dc FILE > trace.json, then open trace.json`,
         offset: json,
       };
     }

@@ -148,6 +148,14 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
   }
   std::stable_sort(all.begin(), all.end(),
                    [](const CausedGap& a, const CausedGap& b) { return a.length() > b.length(); });
+  constexpr size_t kExamples = 5;
+  for (const CausedGap& g : all) {
+    std::vector<CausedGap>& of_cause = r.examples[static_cast<int>(g.cause)];
+    if (of_cause.size() < kExamples) of_cause.push_back(g);
+    if (g.cause == GapCause::kHostWait && g.length() < kLaunchGapNs &&
+        r.short_host_wait_examples.size() < kExamples)
+      r.short_host_wait_examples.push_back(g);
+  }
   if (all.size() > 10) all.resize(10);
   r.largest = std::move(all);
   return r;

@@ -49,6 +49,11 @@ struct IdleCauses {
   int64_t short_host_wait_ns = 0;
   uint64_t short_host_wait_gaps = 0;
   std::vector<CausedGap> largest;  // up to 10, longest first
+  // Examples of each cause (up to 5 each, longest first), and of short host waits (launch
+  // overhead): what a finding shows as its evidence is the dominant cause, not the largest gaps,
+  // which are often of another cause.
+  std::vector<CausedGap> examples[kGapCauses];
+  std::vector<CausedGap> short_host_wait_examples;
   int64_t idle_total_ns() const { return idle_ns[0] + idle_ns[1] + idle_ns[2] + idle_ns[3]; }
 };
 

@@ -85,8 +85,16 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
     f.number(name + "_gaps", static_cast<double>(c.gaps[k]));
   }
   f.number("short_host_wait_us", us_of(c.short_host_wait_ns), 3, "us");
-  for (size_t i = 0; i < c.largest.size() && i < 5; ++i) {
-    const CausedGap& gap = c.largest[i];
+  // The ranges show the dominant cause (issue 18: a finding that says "host wait, short gaps"
+  // listed the DataLoader's long gaps): short host waits when launch overhead is the story, else
+  // the longest gaps of the top cause; the largest gaps of any cause without a top cause.
+  const bool launch_overhead = top == static_cast<int>(GapCause::kHostWait) && !cpu_away;
+  const std::vector<CausedGap>& shown =
+      launch_overhead && !c.short_host_wait_examples.empty() ? c.short_host_wait_examples
+      : top != static_cast<int>(GapCause::kOther) && !c.examples[top].empty() ? c.examples[top]
+                                                                              : c.largest;
+  for (size_t i = 0; i < shown.size() && i < 5; ++i) {
+    const CausedGap& gap = shown[i];
     std::string label = "idle gap " + format_duration(gap.length());
     if (gap.cause != GapCause::kOther) label += std::string(" (") + gap_cause_name(gap.cause) + ")";
     f.range(gap.begin_ns, gap.end_ns, label);

@@ -4,13 +4,16 @@
 
 namespace ks {
 
+// '<' and '>' are backslash-escaped (CommonMark: any ASCII punctuation), not written as HTML
+// entities: the text stays readable where the Markdown is read as it is ("Device -> Pageable"
+// read "Device -&gt; Pageable"), and no tag can come alive where it is rendered.
 std::string markdown_text(std::string_view text, size_t max_bytes) {
   std::string out;
   for (char c : display_safe(text, max_bytes)) {
     if (c == '<')
-      out += "&lt;";
+      out += "\\<";
     else if (c == '>')
-      out += "&gt;";
+      out += "\\>";
     else if (c == '|')
       out += "\\|";
     else if (c == '`')
@@ -32,9 +35,9 @@ std::string markdown_cell(std::string_view raw, size_t max_len) {
     else if (c == '`')
       out += "'";
     else if (c == '<')
-      out += "&lt;";
+      out += "\\<";
     else if (c == '>')
-      out += "&gt;";
+      out += "\\>";
     else
       out.push_back(c);
   }

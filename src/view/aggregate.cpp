@@ -30,6 +30,7 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
           it = by_name.emplace(s.name[i], a.rows.size()).first;
           AggregateRow r;
           r.name = s.name[i];
+          r.kind = s.kind[i];
           r.min_ns = r.max_ns = s.dur[i];
           a.rows.push_back(r);
         }
@@ -71,6 +72,7 @@ std::string aggregate_json(const ViewIndex& index, const Aggregate& a) {
     w.field("avg_us", static_cast<double>(r.total_ns) / static_cast<double>(r.count) / 1e3, 3);
     w.field_micros("min_us", r.min_ns);
     w.field_micros("max_us", r.max_ns);
+    w.field("kind", slice_kind_name(r.kind));
     w.end_object();
   }
   w.end_array();

@@ -15,6 +15,7 @@ namespace ks::view {
 
 struct AggregateRow {
   StringId name = 0;
+  SliceKind kind = SliceKind::kOther;  // of the first slice of that name (a name has one kind)
   uint64_t count = 0;
   int64_t total_ns = 0, self_ns = 0, min_ns = 0, max_ns = 0;
 };
@@ -31,7 +32,9 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
                           const std::vector<TrackId>& tracks);
 
 // {"from_us", "to_us", "tracks": [...], "slices", "rows": [{name, count, total_us, self_us,
-//  avg_us, min_us, max_us}]}: times in microseconds from the trace's first event.
+//  avg_us, min_us, max_us, kind}]}: times in microseconds from the trace's first event; kind as
+//  slice_kind_name() says it (cpu_op, runtime, kernel, ...), so that a table mixing CPU ops,
+//  runtime calls and kernels says which is which.
 std::string aggregate_json(const ViewIndex& index, const Aggregate& a);
 
 }  // namespace ks::view

@@ -150,7 +150,7 @@ export function badInputTests() {
         // Inside a code span Markdown shows text literally (no HTML): only text outside code
         // spans could come alive, so that is what must hold no tag.
         const outsideCode = ex.markdown.replace(/`[^`\n]*`/g, '');
-        check(!/<(img|script|svg|b)\b/.test(outsideCode) && !ex.markdown.includes(rlo) && !ex.markdown.includes('\u001b'), 'the Markdown export carries live HTML, a bidi override or an escape');
+        check(!/(?<!\\)<(img|script|svg|b)\b/.test(outsideCode) && !ex.markdown.includes(rlo) && !ex.markdown.includes('\u001b'), 'the Markdown export carries live HTML, a bidi override or an escape');
         check(JSON.parse(ex.json).kernels !== undefined, 'the JSON export is not the report');
       }
       await shot(page, 'hostile-report', true);

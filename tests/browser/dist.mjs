@@ -255,6 +255,11 @@ const tests = {
       check(/script-src 'sha256-[^']+' 'wasm-unsafe-eval'/.test(csp) && !/unsafe-inline/.test(csp) && /worker-src blob:/.test(csp), `weak or unexpected CSP: ${csp}`);
       check(/style-src 'sha256-/.test(csp) && /default-src 'none'/.test(csp), `weak or unexpected CSP: ${csp}`);
       check(await page.isVisible('text=Your trace never leaves this browser tab.'), 'the privacy line is missing');
+      // The example trace travels inside the single file (<html data-example>): it opens offline.
+      const first = await loads(page);
+      await page.click('#try-example');
+      check((await settled(page, first)) === 'ready', `the example did not open offline: ${await page.textContent('#error')}`);
+      check((await page.textContent('.report-head h2')) === 'cpu_transformer.pt.trace.json.gz', 'the example report is not named after it');
       await dropFile(page, TRACE_FILES[TRACE_FILES.length - 1]);
       sameAsCli(await page.evaluate(() => window.kinetoscope.report()), TRACE_FILES[TRACE_FILES.length - 1]);
       for (const file of TRACE_FILES) {

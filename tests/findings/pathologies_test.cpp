@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "analysis/idle_causes.h"
 #include "findings/finding_run.h"
 
 namespace {
@@ -106,6 +107,13 @@ TEST_CASE("Launch-bound optimizer: thousands of tiny kernels, the GPU waiting fo
   CHECK(g.title.find("host wait") != std::string::npos);
   check_near("host wait per step (us)", num(g, "host_wait_us") / 5, 7400, 0.02);
   check_near("GPU idle (%)", num(g, "idle_pct"), 38, 0.02);
+  // Its ranges are examples of that cause, short host waits (issue 18), not the longest gaps of
+  // the trace (285 us ones at the step starts, waiting for the next step's input copy).
+  REQUIRE(g.ranges.size() == 5);
+  for (const ks::TimeRange& range : g.ranges) {
+    CHECK(range.end_ns - range.begin_ns < ks::kLaunchGapNs);
+    CHECK(range.label.find("(host_wait)") != std::string::npos);
+  }
 }
 
 TEST_CASE("Pageable HtoD copies: slow copies that block the CPU", "[findings][pathologies]") {

@@ -66,7 +66,8 @@ TEST_CASE("Aggregate: count, total, self, min and max per name over a range", "[
     CHECK(json.find("\"from_us\": 25.000") != std::string::npos);
     CHECK(json.find("\"name\": \"op\",\n      \"count\": 3,\n      \"total_us\": 60.000,\n"
                     "      \"self_us\": 50.000,\n      \"avg_us\": 20.000,\n"
-                    "      \"min_us\": 10.000,\n      \"max_us\": 30.000") != std::string::npos);
+                    "      \"min_us\": 10.000,\n      \"max_us\": 30.000,\n"
+                    "      \"kind\": \"cpu_op\"") != std::string::npos);
   }
 }
 

@@ -140,14 +140,22 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
         results.forEach((r, i) => {
           if (!r.ok) throw Object.assign(new PoolError(r.error), { file: names[i] });
         });
-        return pool.call({ type: 'diff', base: results[0].diffDigest, test: results[1].diffDigest });
+        const out = await pool.call({ type: 'diff', base: results[0].diffDigest, test: results[1].diffDigest });
+        return { ...out, reports: results };
       })();
       const out = await Promise.race([work, me.whenCancelled]);
+      // Each trace's own findings, for "new in TEST / gone from BASE" (compare/view.js).
+      let reports = null;
+      try {
+        reports = { base: JSON.parse(out.reports[0].json), test: JSON.parse(out.reports[1].json) };
+      } catch {
+        reports = null;
+      }
       const diff = JSON.parse(out.json);
       job = null;
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
-      const { head, sections } = renderDiff(diff, { secs });
+      const { head, sections } = renderDiff(diff, { secs, reports });
       ui.report.replaceChildren(panel, head, ...sections);
       document.body.dataset.view = 'compare';
       document.title = `${names[0]} → ${names[1]} · Kinetoscope`;

@@ -4,6 +4,7 @@
 import { h, note, section } from '../views/dom.js';
 import { fmtInt, fmtPct, fmtUs, isNum } from '../views/format.js';
 import { dataTable } from '../views/table.js';
+import { findingChanges, matchTemplates } from './match.js';
 
 const TABLE_ROWS = 200;
 const NAMES_LISTED = 20;
@@ -19,18 +20,22 @@ function delta(v, fmt) {
   return h('span', { className: trend(v) ? `delta ${trend(v)}` : 'delta' }, fmt(v));
 }
 
+// Templated names run to hundreds of characters: two lines, click to expand (as kernels.js).
+const clamp = (name) => h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
+
+// Collapsed: a summary line; the names (clamped) when opened.
 function nameList(title, names, cls) {
   if (!names || !names.length) return null;
-  const items = names.slice(0, NAMES_LISTED).map((n) => h('li', null, h('code', null, n)));
-  if (names.length > NAMES_LISTED) items.push(h('li', { className: 'muted' }, `and ${fmtInt(names.length - NAMES_LISTED)} more`));
-  return h('div', { className: `diff-names ${cls}` }, h('h3', { className: 'sub' }, `${title} (${fmtInt(names.length)})`), h('ul', null, items));
+  const items = names.slice(0, NAMES_LISTED).map((n) => h('li', null, h('code', null, clamp(n))));
+  if (names.length > NAMES_LISTED) items.push(h('li', { className: 'muted' }, `and ${fmtInt(names.length - NAMES_LISTED)} more (in the table below)`));
+  return h('details', { className: `diff-names ${cls}` }, h('summary', null, `${title} (${fmtInt(names.length)})`), h('ul', null, items));
 }
 
 function opsSection(id, title, t) {
   if (!t) return null;
   const columns = [
-    { key: 'name', label: 'Name', className: 'name' },
-    { key: 'status', label: 'Change', fmt: (v) => h('span', { className: `diff-status ${v}` }, v) },
+    { key: 'name', label: 'Name', className: 'name', fmt: (v, row) => (row.matched ? [clamp(v), h('div', { className: 'muted diff-was' }, 'BASE: ', clamp(row.base_name))] : clamp(v)) },
+    { key: 'status', label: 'Change', fmt: (v, row) => h('span', { className: `diff-status ${v}`, title: row.matched ? 'The same name once template arguments are ignored' : null }, row.matched ? 'template args' : v) },
     { key: 'base_count', label: 'Base count', num: true, fmt: fmtInt },
     { key: 'test_count', label: 'Test count', num: true, fmt: fmtInt },
     { key: 'count_delta', label: 'Δ count', num: true, fmt: (v) => delta(v, signedInt) },
@@ -52,6 +57,7 @@ function opsSection(id, title, t) {
     id,
     title,
     stats,
+    t.matched ? note(`${fmtInt(t.matched)} name${t.matched === 1 ? '' : 's'} matched ignoring template arguments (<…>): shown as one row, "template args", not as added and removed.`) : null,
     h('div', { className: 'diff-lists' }, nameList('Added: only in TEST', t.added_names, 'added'), nameList('Removed: only in BASE', t.removed_names, 'removed')),
     t.rows.length
       ? dataTable({ columns, rows: t.rows, filterKeys: ['name'], label: `${title} compared`, limit: TABLE_ROWS })
@@ -77,8 +83,38 @@ function stepSection(diff) {
   );
 }
 
-export function renderDiff(diff, { secs }) {
-  const sections = [stepSection(diff), opsSection('diff-gpu', 'GPU ops (kernels, memcpy, memset)', diff.gpu_ops), opsSection('diff-cpu', 'CPU ops', diff.cpu_ops)].filter(Boolean);
+// The answer first: the step-time change, the names that moved it most, the findings that came
+// or went (issue 18, item 4).
+function answerSection(diff, gpu, cpu, changes) {
+  const st = diff.step_time || {};
+  const top = [...((gpu && gpu.rows) || [])]
+    .filter((r) => isNum(r.delta_us) && r.delta_us !== 0)
+    .sort((a, b) => (isNum(st.delta_us) && st.delta_us < 0 ? a.delta_us - b.delta_us : b.delta_us - a.delta_us))
+    .slice(0, 5);
+  const line = isNum(st.delta_us)
+    ? h('p', { className: 'diff-answer' }, 'Step time ', h('strong', null, `${fmtUs(diff.base.step_median_us)} → ${fmtUs(diff.test.step_median_us)}`), ' (', delta(st.delta_us, signedUs), isNum(st.delta_pct) ? [', ', delta(st.delta_pct, signedPct)] : null, ') median, TEST against BASE.')
+    : note('One of the traces has no ProfilerStep markers: no step time to compare.');
+  const finding = (f) => h('li', null, h('span', { className: `badge sev-${f.severity || 'info'}` }, f.severity || 'info'), ' ', f.title || f.id);
+  return section(
+    'diff-answer',
+    'What changed',
+    line,
+    top.length ? h('h3', { className: 'sub' }, 'GPU time that changed most') : null,
+    top.length
+      ? h('ol', { className: 'diff-top' }, top.map((r) => h('li', null, delta(r.delta_us, signedUs), ' ', h('code', null, clamp(r.name)), h('span', { className: 'muted' }, ` · ${r.matched ? 'template args changed' : r.status}, ${fmtInt(r.base_count)} → ${fmtInt(r.test_count)} calls`))))
+      : null,
+    changes && changes.added.length ? [h('h3', { className: 'sub' }, `New in TEST (${changes.added.length} finding${changes.added.length === 1 ? '' : 's'})`), h('ul', { className: 'diff-findings added' }, changes.added.map(finding))] : null,
+    changes && changes.gone.length ? [h('h3', { className: 'sub' }, `Gone from BASE (${changes.gone.length} finding${changes.gone.length === 1 ? '' : 's'})`), h('ul', { className: 'diff-findings gone' }, changes.gone.map(finding))] : null,
+    changes && !changes.added.length && !changes.gone.length ? note('Both traces have the same findings.') : null,
+  );
+}
+
+// `reports`: {base, test}, each trace's own report (for the findings), when known.
+export function renderDiff(diff, { secs, reports = null }) {
+  const gpu = matchTemplates(diff.gpu_ops);
+  const cpu = matchTemplates(diff.cpu_ops);
+  const changes = reports ? findingChanges(reports.base, reports.test) : null;
+  const sections = [answerSection(diff, gpu, cpu, changes), stepSection(diff), opsSection('diff-gpu', 'GPU ops (kernels, memcpy, memset)', gpu), opsSection('diff-cpu', 'CPU ops', cpu)].filter(Boolean);
   const nav = h('nav', { className: 'jump', 'aria-label': 'Report sections' }, sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)));
   const head = h(
     'div',

@@ -7,6 +7,7 @@
 // app.js owns the page's status line, error box and report area and passes them in:
 //   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
+import { h } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from './pool.js';
@@ -84,12 +85,39 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         prev: k > 0 ? () => showRank(k - 1) : null,
         next: k + 1 < multi.ranks.length ? () => showRank(k + 1) : null,
       });
+      // Its timeline: the rank's file opened as a single trace (the Report and Timeline tabs),
+      // with the way back to all ranks (issue 18, item 7: rank reports had no timeline).
+      const file = fileOf(k);
+      if (file && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
+        head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title: 'Open this rank alone, with its Timeline tab', onclick: () => openAlone(k, file) }, 'Timeline of this rank…'));
+      }
       ui.report.replaceChildren(head, ...renderReport(report));
       document.title = `rank ${row.rank} · Kinetoscope`;
       document.body.dataset.view = `rank-${row.rank}`;
       const own = perRank[k];
       shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
       window.scrollTo(0, 0);
+    }
+    // One rank alone, as a single trace; its report head gets "← All ranks", which shows this
+    // job's ranks again (the stacked timelines rebuilt: opening the rank closed them).
+    async function openAlone(k, file) {
+      const row = multi.ranks[k];
+      await window.kinetoscope.open(file, row.file).catch(() => null);
+      const head = ui.report.querySelector('.report-head');
+      if (!head || document.body.dataset.view) return;
+      head.prepend(
+        h('button', {
+          type: 'button',
+          className: 'button small',
+          dataset: { action: 'all-ranks' },
+          onclick: () => {
+            setCurrent(multi);
+            present(multi, results, files, secs);
+            window.scrollTo(0, 0);
+          },
+        }, `← All ${multi.ranks.length} ranks`),
+        h('p', { className: 'muted' }, `Rank ${row.rank} of the ${multi.ranks.length} ranks opened together, alone here with its timeline.`),
+      );
     }
     showAll();
   }

@@ -4,7 +4,7 @@
 // ranks, and a picker that opens any rank's own report. Strings from the traces are text nodes.
 import { h, note, section } from '../views/dom.js';
 import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs } from '../views/format.js';
-import { findingsView } from '../views/findings.js';
+import { rollupSection, stragglerRank } from './rollup.js';
 import { dataTable } from '../views/table.js';
 import { toCsv } from '../share/csv.js';
 import { heatMap } from './heatmap.js';
@@ -45,8 +45,14 @@ function flatRank({ step_mean: mean, ...row }) {
 
 function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
+  // The straggler's row stands out (ranks.css: tr:has(.straggler-mark)).
+  const straggler = stragglerRank(multi);
+  const rankCell = (v, row) => [
+    h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)),
+    v === straggler ? h('span', { className: 'badge sev-critical straggler-mark', title: 'The cross-rank findings name this rank' }, 'straggler') : null,
+  ];
   const columns = [
-    { key: 'rank', label: 'Rank', num: true, fmt: (v, row) => h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)) },
+    { key: 'rank', label: 'Rank', num: true, fmt: rankCell },
     { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
     { key: 'steps', label: 'Steps', num: true, fmt: fmtInt },
     { key: 'step_median_us', label: 'Step median', num: true, fmt: us },
@@ -188,7 +194,7 @@ export function renderRanks(multi, { secs, openRank, fileOf }) {
   const n = multi.ranks.length;
   const sources = [...new Set(multi.ranks.map((r) => r.rank_source))].join(', ');
   const sections = [
-    findingsView(multi.findings),
+    rollupSection(multi, openRank),
     rankTable(multi, openRank),
     heatSection(multi, openRank),
     fileOf ? stackedSection(multi, fileOf) : null,

@@ -5,6 +5,7 @@
 import { h } from '../views/dom.js';
 import { reportTables, toCsv } from './csv.js';
 import { hasTimeline, onTimelineChange, timelinePng } from './timeline-hook.js';
+import { linkTo } from './view.js';
 
 // "run.pt.trace.json.gz" -> "run": the stem the exported files are named after.
 export function baseName(name) {
@@ -116,7 +117,7 @@ export function exportBar(loaded) {
   }, { dataset: { export: 'png' } });
   const pngState = () => {
     png.disabled = !hasTimeline();
-    png.title = png.disabled ? 'No timeline in this build of the page yet: nothing to export as PNG' : 'The timeline view as a PNG image';
+    png.title = png.disabled ? 'No single trace\'s timeline on this view: nothing to export as PNG' : 'The timeline view as a PNG image';
   };
   pngState();
   const stopWatching = onTimelineChange(pngState);
@@ -124,8 +125,8 @@ export function exportBar(loaded) {
     say((await copyText(out.findingsMarkdown)) ? 'Findings copied as Markdown.' : 'The browser refused the clipboard.');
   }, { title: 'The findings as Markdown, for a pull request or an issue', dataset: { export: 'copy-findings' } });
   const copyLink = button('Copy link', async () => {
-    say((await copyText(location.href)) ? 'Link copied: it opens this view once the same trace is loaded.' : 'The browser refused the clipboard.');
-  }, { title: 'A link to this view (selected finding, time range, rank)', dataset: { export: 'copy-link' } });
+    say((await copyText(linkTo(loaded.name))) ? 'Link copied: it opens this view once the same trace is loaded.' : 'The browser refused the clipboard.');
+  }, { title: 'A link to this view (tab, selected finding or slice, time range, rank, trace name)', dataset: { export: 'copy-link' } });
 
   const bar = h('div', { className: 'export-bar', role: 'group', 'aria-label': 'Export' }, h('span', { className: 'muted' }, 'Export:'), md, json, csv, png, copyFindings, copyLink, said);
   bar.stop = () => {

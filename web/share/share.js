@@ -8,6 +8,7 @@ import { exportBar, exportsOf } from './export.js';
 import { showSupportNote } from './support.js';
 import { hasTimeline, registerTimeline } from './timeline-hook.js';
 import { currentView, onViewChange, replayView, setView } from './view.js';
+import { showLinkPrompt } from './link-prompt.js';
 
 let loaded = null; // the report on screen: {name, report, json, markdown}
 let reportEl = null;
@@ -40,7 +41,10 @@ function linkNote(view, findingShown) {
   let note = head.querySelector('.link-note');
   const parts = [];
   if (view.f !== undefined && !findingShown) parts.push(`The linked finding ${view.f} is not in this trace's report.`);
-  if (view.t) {
+  // A range the Timeline tab opens on needs no line; nor does one on a rank's or a comparison's
+  // report, which have no timeline of that trace (the line would be stale there).
+  const otherView = !!document.body.dataset.view;
+  if (view.t && view.v !== 'timeline' && !otherView) {
     const range = `${fmtUs(view.t[0])} → ${fmtUs(view.t[1])} from the trace start`;
     parts.push(hasTimeline() ? `Linked range: ${range}.` : `Linked range: ${range} (this page has no timeline to show it on).`);
   }
@@ -92,6 +96,7 @@ export function initSharing({ open, report, firstNode }) {
   document.addEventListener('click', onJumpClick);
   onViewChange(apply);
   initEmbedding({ open });
+  showLinkPrompt(currentView());
 }
 
 // After app.js has drawn a report: {name, report (object), json (the CLI's bytes), markdown}.

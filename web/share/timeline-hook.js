@@ -28,12 +28,16 @@ function canvasOf() {
   return document.querySelector('canvas[data-kinetoscope-timeline]');
 }
 
+// A provider may say it has nothing to show now ({available: () => false}: the rank and compare
+// views show no single trace's timeline).
 export function hasTimeline() {
+  if (registered && typeof registered.available === 'function' && !registered.available()) return false;
   return !!((registered && typeof registered.toBlob === 'function') || canvasOf());
 }
 
 // The timeline as it is on screen, as a PNG Blob; null when there is no timeline.
 export async function timelinePng() {
+  if (!hasTimeline()) return null;
   if (registered && typeof registered.toBlob === 'function') return registered.toBlob();
   const canvas = canvasOf();
   if (!canvas) return null;

@@ -6,6 +6,10 @@
 //   f  the selected finding, by its rule id (report.findings[].id)
 //   t  a time range START,END in µs from the trace start (the report's `_us` convention)
 //   r  the selected rank
+//   v  the tab: timeline or report
+//   s  the selected slice, by its event's byte offset in the trace file (stable across loads)
+//   n  the trace's file name: only in copied links (export.js), so that a page opened from a
+//      link without the trace can say which trace to open (link-prompt.js)
 //
 // A fragment without '=' (#kernels, a section anchor) is not a view and is left alone.
 //
@@ -36,6 +40,9 @@ export function parseFragment(hash) {
     }
     if (key === 'f' && value) out.f = value;
     else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
+    else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
+    else if (key === 's' && /^\d{1,15}$/.test(value)) out.s = Number(value);
+    else if (key === 'n' && value) out.n = value.slice(0, 512);
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
       if (m && Number(m[1]) <= Number(m[2])) out.t = [Number(m[1]), Number(m[2])];
@@ -44,13 +51,23 @@ export function parseFragment(hash) {
   return out;
 }
 
-// The inverse of parseFragment, in a fixed key order (f, t, r) so equal views give equal links.
+// The inverse of parseFragment, in a fixed key order (f, t, r, v, s, n) so equal views give
+// equal links.
 export function formatFragment(v) {
   const parts = [];
   if (v.f) parts.push(`f=${encodeURIComponent(v.f)}`);
   if (v.t) parts.push(`t=${round3(v.t[0])},${round3(v.t[1])}`);
   if (v.r !== undefined && v.r !== null) parts.push(`r=${v.r}`);
+  if (v.v) parts.push(`v=${v.v}`);
+  if (v.s !== undefined && v.s !== null) parts.push(`s=${v.s}`);
+  if (v.n) parts.push(`n=${encodeURIComponent(v.n)}`);
   return parts.join('&');
+}
+
+// The link to this view for someone else: the fragment plus the trace's name (`n`).
+export function linkTo(name) {
+  const frag = formatFragment({ ...view, n: name || view.n });
+  return location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
 }
 
 export function currentView() {
@@ -63,6 +80,9 @@ function normalize(change) {
     if (value === null || value === undefined) out[key] = undefined;
     else if (key === 'f') out.f = String(value);
     else if (key === 'r' && Number.isInteger(value) && value >= 0) out.r = value;
+    else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
+    else if (key === 's' && Number.isInteger(value) && value >= 0) out.s = value;
+    else if (key === 'n') out.n = String(value);
     else if (key === 't' && Array.isArray(value) && value.length === 2 && value.every(Number.isFinite)) {
       out.t = value[0] <= value[1] ? [value[0], value[1]] : [value[1], value[0]];
     } else throw new TypeError(`setView: bad value for ${key}: ${JSON.stringify(value)}`);
@@ -83,14 +103,16 @@ function notify(source) {
 
 // Merges `change` into the view ({f}, {t:[start,end]}, {r}; null removes a key), writes the fragment
 // (replaceState: selecting things does not fill the history) and tells every listener.
-export function setView(change, source = 'page') {
+// `{quiet: true}`: only the fragment changes, nobody is told (the tab and the selected slice: the
+// others have nothing to do about them, and a finding list told of every click would scroll).
+export function setView(change, source = 'page', { quiet = false } = {}) {
   const next = { ...view, ...normalize(change) };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   view = next;
   const frag = formatFragment(view);
   const url = location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
   if (url !== location.href) history.replaceState(history.state, '', url);
-  notify(source);
+  if (!quiet) notify(source);
 }
 
 // fn(view, source) on every change; source is who changed it: 'url' (the fragment was edited or a

@@ -27,6 +27,7 @@ export function renderAggregate(box, agg, { onShow }) {
     );
   const columns = [
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },
+    { key: 'kind', label: 'Kind', title: 'CPU op, runtime call, kernel, ...: what the slices of that name are', fmt: (v) => (v ? String(v).replace('_', ' ') : '—') },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
     { key: 'total_us', label: 'Total', num: true, fmt: fmtUs },
     { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },

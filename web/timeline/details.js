@@ -33,7 +33,57 @@ function argValue(key, v) {
   return h('code', null, inertName(v, VALUE_MAX));
 }
 
-export function renderDetails(box, d, { flows, onSelect }) {
+// [[64,4096],[4096]] as "[[64, 4096], [4096]]"; a list of types as "c10::BFloat16, Scalar".
+function dimsText(v) {
+  if (v === undefined || v === null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v).replace(/,/g, ', ');
+}
+function typesText(v) {
+  if (v === undefined || v === null) return null;
+  return Array.isArray(v) ? v.map((x) => (x === '' ? '—' : String(x))).join(', ') : String(v);
+}
+
+// The launching op (GPU work) and the whole stack above the slice, each frame a button
+// (context.js). `context` is null while it is being read.
+function contextParts(d, context, onSelect) {
+  if (!context) return d.parent || d.partner ? [h('p', { className: 'muted tl-context-wait' }, 'Reading the stack…')] : [];
+  const parts = [];
+  const l = context.launcher;
+  if (l) {
+    const dims = dimsText(l.inputDims);
+    const types = typesText(l.inputTypes);
+    parts.push(
+      h(
+        'div',
+        { className: 'tl-launcher' },
+        h('strong', null, 'Launched by op: '),
+        h('button', { type: 'button', className: 'tl-crumb', dataset: { slice: String(l.slice) }, onclick: () => onSelect(l.slice) }, inertName(l.name)),
+        dims ? h('div', null, h('span', { className: 'muted' }, 'Input Dims '), h('code', { className: 'tl-dims' }, inertName(dims, VALUE_MAX))) : null,
+        types ? h('div', null, h('span', { className: 'muted' }, 'Input type '), h('code', null, inertName(types, VALUE_MAX))) : null,
+      ),
+    );
+  }
+  if (context.ancestors.length) {
+    parts.push(
+      h('h4', null, `Stack (${context.ancestors.length} frame${context.ancestors.length === 1 ? '' : 's'}, innermost first${context.via ? `, above ${inertName(context.via.name)}` : ''})`),
+      h(
+        'ol',
+        { className: 'tl-ancestors' },
+        context.ancestors.map((a) =>
+          h(
+            'li',
+            { className: `kind-${a.kind}` },
+            h('button', { type: 'button', className: 'tl-crumb', dataset: { slice: String(a.slice) }, onclick: () => onSelect(a.slice) }, inertName(a.name)),
+            h('span', { className: 'muted' }, ` · ${a.kind.replace('_', ' ')} · ${fmtDur(a.dur_ns)}`),
+          ),
+        ),
+      ),
+    );
+  } else if (d.parent || context.via) parts.push(h('p', { className: 'muted' }, 'No enclosing CPU op or Python frame.'));
+  return parts;
+}
+
+export function renderDetails(box, d, { flows, onSelect, context }) {
   if (!d) {
     box.replaceChildren(h('p', { className: 'muted' }, 'Click a slice to see its details.'));
     return;
@@ -49,10 +99,14 @@ export function renderDetails(box, d, { flows, onSelect }) {
   if (d.external_id !== null) rows.push(row('External id', String(d.external_id)));
   if (d.stream !== null && d.kind !== 'cpu_op') rows.push(row('Stream', String(d.stream), d.device !== null ? ` on device ${d.device}` : ''));
   if (d.bytes !== null) rows.push(row('Bytes', String(d.bytes)));
-  if (d.launch) {
+  // A memcpy or memset carries grid [0,0,0] x block [0,0,0] in some traces: not a launch shape.
+  if (d.launch && [...d.launch.grid, ...d.launch.block].some((x) => x > 0)) {
     const l = d.launch;
     rows.push(row('Grid × block', `[${l.grid.join(', ')}] × [${l.block.join(', ')}]`));
-    if (l.occupancy_pct !== null) rows.push(row('Est. occupancy', `${l.occupancy_pct}%`));
+    // Kineto writes 0 when it could not estimate occupancy (library GEMMs with dynamic shared
+    // memory among them): a 0 read as "idle SMs" misleads, so it is said as unknown.
+    if (l.occupancy_pct > 0) rows.push(row('Est. occupancy', `${l.occupancy_pct}%`));
+    else if (l.occupancy_pct === 0) rows.push(row('Est. occupancy', h('span', { className: 'muted', title: 'The trace says 0%: the profiler could not estimate it for this kernel' }, 'not estimated (the trace says 0)')));
   }
   const links = [];
   if (d.partner) links.push(linkButton(d.partner, onSelect, d.kind === 'runtime' || d.kind === 'driver' ? 'Launches: ' : 'Launched by: '));
@@ -66,8 +120,9 @@ export function renderDetails(box, d, { flows, onSelect }) {
     }
   }
   const args = d.args && typeof d.args === 'object' ? Object.entries(d.args) : [];
-  const parts = [
-    h('h3', { className: 'tl-name', title: inertName(d.name) }, inertName(d.name)),
+  // Two columns in the drawer: the facts and args; where the slice sits (launching op, stack).
+  const where = contextParts(d, context, onSelect);
+  const facts = [
     h('table', { className: 'tl-facts' }, h('tbody', null, rows)),
     links.length ? h('div', { className: 'tl-links' }, links) : null,
     h('h4', null, 'Args'),
@@ -76,6 +131,9 @@ export function renderDetails(box, d, { flows, onSelect }) {
       : h('p', { className: 'muted' }, inertName(d.note, VALUE_MAX) || (d.args ? 'This event has no args.' : 'No args.')),
     d.text ? h('details', null, h('summary', null, `Event JSON (${d.byte_len} bytes at offset ${d.file_offset})`), h('pre', { className: 'json' }, inertLines(d.text, TEXT_MAX))) : null,
     h('p', { className: 'muted' }, `Trace time: ${d.ts_ns} ns`),
-  ];
-  box.replaceChildren(...parts.filter(Boolean)); // replaceChildren would write null as text
+  ].filter(Boolean); // replaceChildren would write null as text
+  box.replaceChildren(
+    h('h3', { className: 'tl-name', title: inertName(d.name) }, inertName(d.name)),
+    h('div', { className: where.length ? 'tl-cols' : 'tl-cols one' }, h('div', { className: 'tl-col' }, facts), where.length ? h('div', { className: 'tl-col tl-where' }, where) : null),
+  );
 }

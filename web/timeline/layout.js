@@ -2,6 +2,7 @@
 // already in drawing order) becomes lanes with a y offset in CSS pixels. A group header lane, then
 // per track one lane whose slice rows are `ROW_H` tall (depth 0 on top, a strip for instants above
 // when the track has any), then one lane per counter series. Collapsed groups keep only their header.
+// Empty tracks (no slices, no instants) get no lane, and a process with nothing to draw no header.
 
 export const RULER_H = 28;
 export const GROUP_H = 22;
@@ -16,12 +17,15 @@ export function buildLanes(layout, collapsed) {
   const trackLane = new Map(); // track id -> lane
   let y = 0;
   for (const g of layout.groups) {
+    // Tracks with nothing to draw (a thread named in metadata only) are left out: clutter.
+    const shown = g.tracks.filter((t) => t.rows > 0 || t.instants);
+    if (!shown.length && !g.counters.length) continue;
     const key = `p${g.process}`;
     const closed = collapsed.has(key);
     lanes.push({ kind: 'group', key, y, h: GROUP_H, group: g, closed });
     y += GROUP_H;
     if (closed) continue;
-    for (const t of g.tracks) {
+    for (const t of shown) {
       const instantH = t.instants ? INSTANT_H : 0;
       const h = TRACK_PAD * 2 + instantH + Math.max(1, t.rows) * ROW_H;
       const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH };

@@ -40,26 +40,46 @@ function decorateFindings(root, report, tl) {
     if (id && f.id && id.textContent !== f.id) return;
     const ranges = (Array.isArray(f.ranges) ? f.ranges : []).filter((r) => Number.isFinite(r.start_us) && Number.isFinite(r.end_us));
     const events = (Array.isArray(f.events) ? f.events : []).filter((e) => Number.isFinite(e.ts_us));
-    const whole = ranges[0] || extent(events);
-    if (!whole) return;
+    // The examples to step through: each range with the events in or right after it, else each
+    // event; every occurrence of the events' names is highlighted (N steps through all of them).
+    const items = ranges.length
+      ? ranges.map((r) => ({ range: r, events: events.filter((e) => e.ts_us + (e.dur_us || 0) >= r.start_us && e.ts_us <= r.end_us) }))
+      : events.map((e) => ({ range: null, events: [e] }));
+    if (!items.length || !(ranges[0] || extent(events))) return;
+    const names = [...new Set(events.map((e) => e.name).filter((n) => typeof n === 'string'))];
     const head = card.querySelector('header') || card;
+    let at = 0;
+    const where = h('span', { className: 'muted tl-evidence-at' });
+    const go = (k) => {
+      at = (k + items.length) % items.length;
+      where.textContent = items.length > 1 ? `${at + 1} of ${items.length}` : '';
+      const it = items[at];
+      const range = it.range ? { start_ns: it.range.start_us * 1e3, end_ns: it.range.end_us * 1e3 } : null;
+      return tl.showEvidence(range, { offsets: offsetsOf(it.events), names: names.length <= 3 ? names : [] });
+    };
     head.append(
-      showButton('Show on timeline', 'Open the timeline on this finding’s first range and highlight its events', () =>
-        tl.showRange(whole.start_us * 1e3, whole.end_us * 1e3, offsetsOf(events)),
-      ),
+      showButton('Show on timeline', 'Open the timeline on this finding’s first example, in context; the gap is marked', () => go(0)),
+      items.length > 1
+        ? h(
+            'span',
+            { className: 'tl-evidence-nav' },
+            h('button', { type: 'button', className: 'button small', title: 'The previous example', 'aria-label': 'Previous example', dataset: { evidence: 'prev' }, onclick: () => go(at - 1) }, '◀'),
+            where,
+            h('button', { type: 'button', className: 'button small', title: `The next example (of ${items.length})`, 'aria-label': 'Next example', dataset: { evidence: 'next' }, onclick: () => go(at + 1) }, '▶'),
+          )
+        : null,
     );
+    where.textContent = items.length > 1 ? `all ${items.length}` : '';
     for (const block of card.querySelectorAll('.listed')) {
       const title = (block.querySelector('h4') || {}).textContent || '';
-      const items = [...block.querySelectorAll('li')];
+      const lis = [...block.querySelectorAll('li')];
       if (/^Where in the trace/.test(title)) {
-        ranges.slice(0, items.length).forEach((r, k) => {
-          const inside = events.filter((e) => e.ts_us + (e.dur_us || 0) >= r.start_us && e.ts_us <= r.end_us);
-          items[k].append(showButton('show', 'Show this range on the timeline', () => tl.showRange(r.start_us * 1e3, r.end_us * 1e3, offsetsOf(inside))));
+        ranges.slice(0, lis.length).forEach((r, k) => {
+          lis[k].append(showButton('show', 'Show this range on the timeline, in context', () => go(k)));
         });
       } else if (/^Events/.test(title)) {
-        events.slice(0, items.length).forEach((e, k) => {
-          const end = e.ts_us + (e.dur_us || 0);
-          items[k].append(showButton('show', 'Show this event on the timeline', () => tl.showRange(e.ts_us * 1e3, end * 1e3, offsetsOf([e]))));
+        events.slice(0, lis.length).forEach((e, k) => {
+          lis[k].append(showButton('show', 'Show this event on the timeline, with its launch', () => tl.showEvidence(null, { offsets: offsetsOf([e]), names: [] })));
         });
       }
     }
@@ -89,4 +109,27 @@ export function decorateReport(root, report, tl) {
   decorateFindings(root, report, tl);
   decorateNameCells(root.querySelector('#kernels table.data'), tl);
   decorateNameCells(root.querySelector('#sync table.data'), tl); // the first: calls by name
+  decorateNameCells(root.querySelector('#cpu-ops table.data'), tl);
+  decorateSteps(root.querySelector('#steps table.data'), report, tl);
+}
+
+// Step rows: a button that opens the timeline on that step (its start to its end).
+function decorateSteps(table, report, tl) {
+  const tbody = table && table.querySelector('tbody');
+  const rows = report.steps && Array.isArray(report.steps.rows) ? report.steps.rows : [];
+  if (!tbody || !rows.length) return;
+  const byNumber = new Map(rows.map((r) => [String(r.number), r]));
+  const apply = () => {
+    for (const tr of tbody.querySelectorAll('tr')) {
+      const cell = tr.querySelector('td');
+      if (!cell || cell.querySelector('.tl-show')) continue;
+      const r = byNumber.get(cell.textContent.trim());
+      if (!r || !Number.isFinite(r.start_us) || !Number.isFinite(r.end_us)) continue;
+      cell.prepend(showButton('show', `Show step ${r.number} on the timeline`, () => tl.showRange(r.start_us * 1e3, r.end_us * 1e3)));
+    }
+  };
+  apply();
+  const obs = new MutationObserver(apply);
+  obs.observe(tbody, { childList: true });
+  observers.push(obs);
 }

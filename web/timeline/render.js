@@ -121,9 +121,39 @@ function drawTrackSlices(ctx, st, lane, buckets, texts) {
       const merged = d.count[k] > 1;
       const b = merged ? buckets.busy[hue] : buckets.solid[hue];
       b.push(px0, y + 1, pw, ROW_H - 2);
+      if (merged && pw >= HATCH_MIN_PX) buckets.hatch.push(px0, y + 1, pw, ROW_H - 2);
       if (w >= MIN_TEXT_PX) texts.push(k, left, y, w);
     }
   }
+}
+
+// Merged runs (many slices in one box) are hatched, so that they do not pass for one slice.
+const HATCH_MIN_PX = 4;
+const HATCH_STEP = 6;
+function drawHatch(ctx, theme, r) {
+  if (!r.length) return;
+  ctx.beginPath();
+  for (let i = 0; i < r.length; i += 4) {
+    const x = r[i];
+    const y = r[i + 1];
+    const w = r[i + 2];
+    const hh = r[i + 3];
+    // 45° strokes from the bottom edge, then from the left edge, cut at the box.
+    for (let a = HATCH_STEP / 2; a < w; a += HATCH_STEP) {
+      const len = Math.min(hh, w - a);
+      ctx.moveTo(x + a, y + hh);
+      ctx.lineTo(x + a + len, y + hh - len);
+    }
+    for (let b = HATCH_STEP / 2; b < hh; b += HATCH_STEP) {
+      const len = Math.min(hh - b, w);
+      ctx.moveTo(x, y + hh - b);
+      ctx.lineTo(x + len, y + hh - b - len);
+    }
+  }
+  ctx.strokeStyle = theme.hatch;
+  ctx.lineWidth = 1;
+  ctx.stroke();
+  r.length = 0;
 }
 
 // One fillStyle per hue; rectangles on whole pixels (no anti-aliased edges to rasterize).
@@ -147,9 +177,10 @@ function countLabel(n, px) {
     s = n.toLocaleString('en-US');
     countLabels.set(n, s);
   }
+  // "×" says it is a count of slices, not a duration or an id (issue 18, item 2).
   const fits = Math.floor((px - 6) / charWidth);
-  if (s.length + 7 <= fits) return `${s} slices`;
-  return s.length <= fits ? s : '';
+  if (s.length + 8 <= fits) return `×${s} slices`;
+  return s.length + 1 <= fits ? `×${s}` : '';
 }
 
 function drawTexts(ctx, st, theme, texts) {
@@ -470,6 +501,7 @@ export function drawFrame(ctx, st, buckets, texts) {
   }
   flush(ctx, pal.solid, buckets.solid);
   flush(ctx, pal.busy, buckets.busy);
+  drawHatch(ctx, theme, buckets.hatch);
   drawTexts(ctx, st, theme, texts);
   for (const lane of visible) {
     if (lane.kind === 'track' && lane.track.instants) drawInstants(ctx, st, theme, lane);

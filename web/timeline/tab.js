@@ -14,6 +14,9 @@ export function initTimelineTab({ post, report }) {
     report.hidden = name === 'timeline';
     section.hidden = name !== 'timeline';
     document.body.dataset.tab = name;
+    // The tab goes in the link (share/view.js `v`), quietly: nothing else follows it.
+    const k = window.kinetoscope;
+    if (k && typeof k.setView === 'function') k.setView({ v: name }, 'tabs', { quiet: true });
     if (name === 'timeline') tl.setVisible(true);
     else tl.setVisible(false);
   }

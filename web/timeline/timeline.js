@@ -14,6 +14,8 @@ import { inertName } from '../views/inert.js';
 import { hueIndex, palette } from './colors.js';
 import { TimelineClient } from './client.js';
 import { renderDetails } from './details.js';
+import { sliceContext } from './context.js';
+import { mergedAt, renderRun, tipText } from './merged.js';
 import { attachInput } from './input.js';
 import { GROUP_H, LABEL_W, ROW_H, RULER_H, buildLanes, itemsBetween, laneIndexAt } from './layout.js';
 import { drawFrame, lowerBound, plotWidth, timeAt, xOf } from './render.js';
@@ -82,6 +84,10 @@ export function createTimeline({ post, section, onShow }) {
   const fitButton = h('button', { type: 'button', className: 'button', title: 'Fit the whole trace (0)' }, 'Fit');
   const status = h('span', { className: 'muted tl-status' });
   const detailsBox = h('div', { className: 'tl-details' });
+  // The selected slice's details open in a drawer over the bottom of the canvas, where the eye
+  // is (issue 18, item 1); the wheel over it scrolls it, not the tracks.
+  const drawerClose = h('button', { type: 'button', className: 'tl-drawer-close', title: 'Close (Esc)', 'aria-label': 'Close the details' }, '×');
+  const drawer = h('aside', { className: 'tl-drawer', hidden: true, 'aria-label': 'Selected slice' }, drawerClose, detailsBox);
   const areaBox = h('div', { className: 'tl-area' });
   const toolbar = h(
     'div',
@@ -102,10 +108,12 @@ export function createTimeline({ post, section, onShow }) {
     toolbar,
     wrap,
     help,
-    h('div', { className: 'tl-panels' }, h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Selected slice'), detailsBox), h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Area selection'), areaBox)),
+    h('div', { className: 'tl-panels' }, h('div', { className: 'tl-panel' }, h('h3', { className: 'sub' }, 'Area selection'), areaBox)),
   );
+  wrap.append(drawer);
+  drawerClose.addEventListener('click', () => (st.run ? closeRun() : select(null)));
   const ctx = canvas.getContext('2d', { alpha: false });
-  const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []) };
+  const buckets = { solid: Array.from({ length: st.palette.hues }, () => []), busy: Array.from({ length: st.palette.hues }, () => []), hatch: [] };
   const texts = [];
 
   function setTheme(theme) {
@@ -138,8 +146,14 @@ export function createTimeline({ post, section, onShow }) {
     requestDraw();
   }
   if (typeof ResizeObserver === 'function') new ResizeObserver(resize).observe(wrap);
+  function drawerShown(shown) {
+    drawer.hidden = !shown;
+    st.occluded = shown ? drawer.offsetHeight : 0;
+    clampScroll();
+  }
 
-  const viewH = () => st.height - RULER_H;
+  // The drawer covers the bottom of the canvas: the tracks under it do not count as in view.
+  const viewH = () => st.height - RULER_H - (st.occluded || 0);
   function clampScroll() {
     const max = st.geo ? Math.max(0, st.geo.height - viewH()) : 0;
     st.scrollY = Math.min(max, Math.max(0, st.scrollY));
@@ -177,6 +191,13 @@ export function createTimeline({ post, section, onShow }) {
   }
 
   // Makes a slice's row visible: unfolds its process and scrolls it into the middle third.
+  // Scrolls only when the row is out of view (under the drawer, above the top).
+  function keepInView(track, depth) {
+    const lane = st.geo && st.geo.trackLane.get(track);
+    if (!lane) return reveal(track, depth);
+    const y = lane.rowsTop + depth * ROW_H;
+    if (y < st.scrollY || y + ROW_H > st.scrollY + viewH()) reveal(track, depth);
+  }
   function reveal(track, depth) {
     if (!st.layout) return;
     let lane = st.geo.trackLane.get(track);
@@ -328,13 +349,54 @@ export function createTimeline({ post, section, onShow }) {
       }
     }, 400);
   }
+  // The selected slice in the link (`s`, its event's byte offset) and the tab (`v`): written
+  // quietly on each selection (select()); a link that has them opens the Timeline on that slice.
+  let writtenSlice = null;
+  function shareSelection(d) {
+    const k = window.kinetoscope;
+    if (!k || typeof k.setView !== 'function') return;
+    const s = d && Number.isInteger(d.file_offset) && d.file_offset >= 0 ? d.file_offset : null;
+    writtenSlice = s;
+    try {
+      k.setView({ s }, 'timeline', { quiet: true });
+    } catch {
+      /* as above */
+    }
+  }
+  async function applyPendingSlice() {
+    const offset = pendingSlice;
+    pendingSlice = null;
+    if (offset === null) return;
+    const r = await client.request('offsets', { offsets: [offset] }).catch(() => null);
+    const slice = r && r.slices && r.slices[0] >= 0 ? r.slices[0] : -1;
+    if (slice < 0) {
+      status.textContent = `The linked slice (byte ${offset} of the file) is not in this trace.`;
+      return;
+    }
+    const hadRange = !!pendingRange || linkedRange;
+    await select(slice, { scroll: true });
+    if (!hadRange) focus(); // no range in the link: zoom to the slice
+    requestDraw();
+  }
+  let pendingSlice = null;
+  let linkedRange = false;
   function followView(v, source) {
-    if (source === 'timeline' || !v || !v.t) return;
-    // A range this timeline wrote while showing the previous trace is not a link to the next one:
-    // a newly loaded trace opens fitted, unless the range came from the link or was edited.
-    if (source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1]) return;
-    pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
-    if (st.layout) applyPendingRange();
+    if (source === 'timeline' || !v) return;
+    const fromLink = source === 'url' || source === 'load';
+    const ownSlice = source === 'load' && v.s !== undefined && v.s === writtenSlice;
+    if (fromLink && v.s !== undefined && !ownSlice) pendingSlice = v.s;
+    if (v.t) {
+      // A range this timeline wrote while showing the previous trace is not a link to the next one:
+      // a newly loaded trace opens fitted, unless the range came from the link or was edited.
+      if (!(source === 'load' && written && v.t[0] === written[0] && v.t[1] === written[1])) {
+        pendingRange = [v.t[0] * 1e3, v.t[1] * 1e3];
+        linkedRange = true;
+        if (st.layout) applyPendingRange();
+      }
+    }
+    if (fromLink && v.v === 'timeline' && !ownSlice && !(source === 'load' && written && v.t && v.t[0] === written[0])) {
+      show().then(() => applyPendingSlice(), () => {});
+    } else if (pendingSlice !== null && st.layout) applyPendingSlice();
   }
   function applyPendingRange() {
     if (!pendingRange) return;
@@ -344,10 +406,17 @@ export function createTimeline({ post, section, onShow }) {
 
   // --- selection, search, area --------------------------------------------------------------------
   async function select(slice, { scroll = false } = {}) {
+    if (st.run) {
+      st.run = null;
+      st.runAggregate = null;
+      st.mark = null;
+    }
     if (slice === null || slice === undefined || slice < 0) {
       st.selection = null;
       st.details = null;
       renderDetails(detailsBox, null, {});
+      drawerShown(false);
+      if (writtenSlice !== null) shareSelection(null);
       requestDraw();
       return null;
     }
@@ -355,6 +424,7 @@ export function createTimeline({ post, section, onShow }) {
     const prev = st.selection && st.selection.slice === slice ? st.selection : null;
     const sel = prev ? { ...prev } : { slice, brief: null, links: [], briefs: new Map() };
     st.selection = sel;
+    st.context = null;
     const session = client.session;
     let b, fl, det;
     try {
@@ -372,9 +442,24 @@ export function createTimeline({ post, section, onShow }) {
     sel.links = fl.flows.links;
     sel.briefs = new Map(fl.flows.slices.map((x) => [x.slice, x]));
     st.details = det.details;
-    renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect: (i) => select(i, { scroll: true }).then(() => centerOn(st.selection && st.selection.brief)) });
+    const onSelect = (i) => select(i, { scroll: true }).then(() => centerOn(st.selection && st.selection.brief));
+    renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context: null });
+    drawerShown(!!det.details);
+    shareSelection(det.details);
+    // Selected by a click too: a slice the drawer now covers is scrolled above it.
     if (scroll && sel.brief) reveal(sel.brief.track, sel.brief.depth);
+    else if (sel.brief) keepInView(sel.brief.track, sel.brief.depth);
     requestDraw();
+    // The stack above it, read after the first paint of the drawer.
+    const read = (i) => client.request('details', { slice: i }).then((r) => r.details, () => null);
+    sliceContext(det.details, read).then((context) => {
+      if (st.selection !== sel || session !== client.session) return;
+      st.context = context;
+      renderDetails(detailsBox, det.details, { flows: fl.flows, onSelect, context });
+      drawerShown(true); // its height may have changed
+      if (sel.brief) keepInView(sel.brief.track, sel.brief.depth);
+      requestDraw();
+    });
     return det.details;
   }
   function centerOn(b) {
@@ -400,7 +485,8 @@ export function createTimeline({ post, section, onShow }) {
     requestDraw();
   }
   function clear() {
-    if (st.area) areaCancel();
+    if (st.run) closeRun();
+    else if (st.area) areaCancel();
     else if (st.selection) select(null);
     else if (st.mark) st.mark = null;
     else setHits(null, '');
@@ -430,9 +516,78 @@ export function createTimeline({ post, section, onShow }) {
     const depth = Math.floor((ly - lane.rowsTop) / ROW_H);
     if (depth < 0 || depth >= lane.track.rows) return select(null);
     const t = timeAt(st, x);
+    // A merged box: the run, not one of its slices.
+    const run = mergedAt(st, lane, depth, t, (st.view.end - st.view.start) / plotWidth(st));
+    if (run) return selectRun(run);
     const tolerance = (3 * (st.view.end - st.view.start)) / plotWidth(st);
     const r = await client.request('sliceAt', { track: lane.track.id, depth, t, tolerance }).catch(() => ({ slice: -1 }));
     return select(r.slice >= 0 ? r.slice : null);
+  }
+
+  // --- merged runs (merged.js) ---------------------------------------------------------------------
+  async function selectRun(run) {
+    await select(null);
+    st.run = run;
+    st.mark = { start: run.start, end: run.end };
+    const zoom = () => setWindow(run.start - (run.end - run.start) * 0.1, run.end + (run.end - run.start) * 0.1);
+    const draw = (agg) => renderRun(detailsBox, run, agg, { onZoom: zoom, onShow: (name) => showName(name, { within: [run.start, run.end] }) });
+    draw(null);
+    drawerShown(true);
+    keepInView(run.track, run.depth); // above the drawer
+    requestDraw();
+    const r = await client.request('aggregate', { from: run.start, to: run.end, tracks: [run.track] }).catch(() => null);
+    if (st.run !== run) return null;
+    st.runAggregate = r ? r.aggregate : null;
+    draw(st.runAggregate);
+    drawerShown(true);
+    keepInView(run.track, run.depth);
+    requestDraw();
+    return st.runAggregate;
+  }
+  function closeRun() {
+    if (!st.run) return;
+    st.run = null;
+    st.runAggregate = null;
+    st.mark = null;
+    drawerShown(false);
+    renderDetails(detailsBox, null, {});
+    requestDraw();
+  }
+  // The tooltip over a merged box: its count at once, its top names once the worker says them.
+  const tip = h('div', { className: 'tl-tip', hidden: true, role: 'tooltip' });
+  wrap.append(tip);
+  let tipRun = null;
+  let tipTimer = 0;
+  function hoverAt(x, y, inside) {
+    let run = null;
+    if (inside && st.geo && y >= RULER_H && x >= LABEL_W) {
+      const hit = laneAt(y);
+      if (hit && hit.lane.kind === 'track') {
+        const depth = Math.floor((hit.ly - hit.lane.rowsTop) / ROW_H);
+        if (depth >= 0 && depth < hit.lane.track.rows) run = mergedAt(st, hit.lane, depth, timeAt(st, x), (st.view.end - st.view.start) / plotWidth(st));
+      }
+    }
+    if (!run) {
+      tip.hidden = true;
+      tipRun = null;
+      clearTimeout(tipTimer);
+      return;
+    }
+    tip.style.left = `${Math.min(x + 14, st.width - 280)}px`;
+    // Below the pointer, or above it near the bottom (the wrap clips what overflows).
+    const above = y > st.height - 110;
+    tip.style.top = above ? '' : `${y + 16}px`;
+    tip.style.bottom = above ? `${st.height - y + 12}px` : '';
+    const same = tipRun && tipRun.start === run.start && tipRun.end === run.end && tipRun.track === run.track;
+    if (same) return;
+    tipRun = run;
+    tip.textContent = tipText(run, null);
+    tip.hidden = false;
+    clearTimeout(tipTimer);
+    tipTimer = setTimeout(async () => {
+      const r = await client.request('aggregate', { from: run.start, to: run.end, tracks: [run.track] }).catch(() => null);
+      if (tipRun === run && r) tip.textContent = tipText(run, r.aggregate);
+    }, 150);
   }
 
   function areaStart(x, y) {
@@ -557,6 +712,11 @@ export function createTimeline({ post, section, onShow }) {
       if (st.hits && st.hitsLabel !== 'pending') go();
       else search(searchInput.value, regexBox.checked).then(go);
     } else if (e.key === 'Escape') {
+      // Esc leaves the search: the text and its highlighted matches go together.
+      e.preventDefault();
+      clearTimeout(searchTimer);
+      searchInput.value = '';
+      search('', false);
       searchInput.blur();
       canvas.focus();
     }
@@ -582,6 +742,76 @@ export function createTimeline({ post, section, onShow }) {
   }
 
   // --- "show on timeline" -------------------------------------------------------------------------
+  // A finding's evidence, in context (issue 18, item 5): the window holds the range (a gap), the
+  // events given (the op after the gap) and their launches on the CPU, with room around them; the
+  // range itself is marked; `names` highlights every occurrence of those names (N steps through
+  // them), else the events; the first event is selected.
+  async function showEvidence(range, { offsets = [], names = [] } = {}) {
+    await show();
+    let lo = range ? range.start_ns : Infinity;
+    let hi = range ? range.end_ns : -Infinity;
+    let briefs = [];
+    if (offsets.length) {
+      const r = await client.request('offsets', { offsets }).catch(() => ({ slices: [] }));
+      const slices = r.slices.filter((i) => i >= 0);
+      const dets = (await Promise.all(slices.map((slice) => client.request('details', { slice }).catch(() => null)))).map((x) => x && x.details).filter(Boolean);
+      for (const d of dets) {
+        briefs.push({ slice: d.slice, start_ns: d.start_ns, dur_ns: d.dur_ns, track: d.track, depth: d.depth });
+        for (const b of [d, d.partner]) {
+          if (!b) continue;
+          lo = Math.min(lo, b.start_ns);
+          hi = Math.max(hi, b.start_ns + b.dur_ns);
+        }
+      }
+      briefs.sort((a, b) => a.start_ns - b.start_ns);
+    }
+    if (!(lo <= hi)) return state();
+    const pad = Math.max((hi - lo) * 0.25, 10e3);
+    setWindow(lo - pad, hi + pad);
+    st.mark = range && range.end_ns > range.start_ns ? { start: range.start_ns, end: range.end_ns } : null;
+    const wanted = new Set(names);
+    const ids = wanted.size ? (await namesList()).filter((n) => wanted.has(n.name)).map((n) => n.id) : [];
+    if (ids.length) {
+      searchInput.value = names.length === 1 ? inertName(names[0], 4096) : '';
+      await searchByIds(ids, names.length === 1 ? 'every occurrence' : `every occurrence of ${names.length} names`);
+    } else if (briefs.length) {
+      setHits(
+        {
+          slice: Int32Array.from(briefs, (b) => b.slice),
+          start: Float64Array.from(briefs, (b) => b.start_ns),
+          end: Float64Array.from(briefs, (b) => b.start_ns + b.dur_ns),
+          track: Uint32Array.from(briefs, (b) => b.track),
+          depth: Uint32Array.from(briefs, (b) => b.depth),
+        },
+        'from the finding',
+      );
+    }
+    if (briefs.length) {
+      const d = await select(briefs[0].slice, { scroll: true });
+      // The launch on the CPU and the work on the GPU in view together (when they fit).
+      if (d && d.partner) revealPair(d.partner, d);
+    }
+    await settled();
+    return state();
+  }
+  // Scrolls so that both slices' rows are in view above the drawer, or `b` alone when they do not fit.
+  function revealPair(a, b) {
+    reveal(a.track, a.depth);
+    reveal(b.track, b.depth);
+    const la = st.geo.trackLane.get(a.track);
+    const lb = st.geo.trackLane.get(b.track);
+    if (!la || !lb) return;
+    const ya = la.rowsTop + a.depth * ROW_H;
+    const yb = lb.rowsTop + b.depth * ROW_H;
+    const top = Math.min(ya, yb);
+    const bottom = Math.max(ya, yb) + ROW_H;
+    const room = viewH();
+    if (bottom - top > room - ROW_H) return reveal(b.track, b.depth);
+    st.scrollY = top - Math.min(3 * ROW_H, (room - (bottom - top)) / 2);
+    clampScroll();
+    requestDraw();
+  }
+
   async function showRange(startNs, endNs, offsets = []) {
     await show();
     const pad = Math.max((endNs - startNs) * 0.05, MIN_SPAN_NS);
@@ -655,6 +885,7 @@ export function createTimeline({ post, section, onShow }) {
         relayout();
         fit();
         applyPendingRange();
+        if (pendingSlice !== null) applyPendingSlice();
         const n = r.layout.groups.reduce((a, g) => a + g.tracks.length, 0);
         status.textContent = `${r.layout.groups.length} processes · ${n} tracks · ${fmtDur(r.layout.span_ns)}`;
       });
@@ -683,12 +914,47 @@ export function createTimeline({ post, section, onShow }) {
     if (v) {
       resize();
       requestDraw();
-      const k = window.kinetoscope;
-      if (k && typeof k.registerTimeline === 'function') k.registerTimeline({ canvas });
+      registerPng();
     }
+  }
+  // The PNG export (share/export.js): the canvas as drawn, or, before the Timeline tab was ever
+  // opened (a 300x300 blank canvas then, issue 18 item 7), the timeline drawn off-screen at the
+  // size the tab would have. Not on the rank and compare views, which show no single trace.
+  let hasTrace = false;
+  const pngProvider = {
+    available: () => hasTrace && !document.body.dataset.view,
+    toBlob: async () => {
+      if (!pngProvider.available()) return null;
+      if (!visible) {
+        section.classList.add('tl-offscreen');
+        section.hidden = false;
+        try {
+          visible = true;
+          await ensureLayout();
+          resize();
+          await settled();
+          return await canvasPng();
+        } finally {
+          visible = false;
+          section.hidden = true;
+          section.classList.remove('tl-offscreen');
+        }
+      }
+      await settled();
+      return canvasPng();
+    },
+  };
+  function canvasPng() {
+    return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the timeline canvas gave no image'))), 'image/png'));
+  }
+  function registerPng() {
+    const k = window.kinetoscope;
+    if (k && typeof k.registerTimeline === 'function') k.registerTimeline(pngProvider);
   }
   function loaded(session) {
     hookSharing();
+    hasTrace = true;
+    registerPng();
     client.attach(session);
     layoutPromise = null;
     namesPromise = null;
@@ -699,6 +965,8 @@ export function createTimeline({ post, section, onShow }) {
     searchInput.value = '';
     hitCount.textContent = '';
     renderDetails(detailsBox, null, {});
+    drawerShown(false);
+    st.context = null;
     renderAggregate(areaBox, null, {});
     if (visible) ensureLayout().then(() => requestDraw(), () => {});
   }
@@ -712,6 +980,9 @@ export function createTimeline({ post, section, onShow }) {
       plot_width: plotWidth(st),
       selection: st.selection ? st.selection.slice : null,
       details: st.details,
+      context: st.selection ? st.context || null : null,
+      drawer: !drawer.hidden,
+      run: st.run ? { start_ns: st.run.start, end_ns: st.run.end, count: st.run.count, track: st.run.track, aggregate: st.runAggregate || null } : null,
       links: st.selection ? st.selection.links : [],
       hits: st.hits ? st.hits.slice.length : 0,
       hit: st.hits && st.hits.current >= 0 ? st.hits.current : null,
@@ -765,6 +1036,7 @@ export function createTimeline({ post, section, onShow }) {
     mouseAt: (x, y, inside) => {
       st.mouse = { x, y, inside };
       if (visible) requestDraw();
+      hoverAt(x, y, inside);
     },
     clickAt,
     areaStart,
@@ -810,6 +1082,7 @@ export function createTimeline({ post, section, onShow }) {
     nextHit,
     aggregate: (fromNs, toNs, tracks) => aggregateArea(fromNs, toNs, tracks),
     showRange,
+    showEvidence,
     showName,
     theme: (t) => setTheme(t),
     followView,

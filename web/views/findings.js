@@ -40,7 +40,7 @@ function event(e) {
   return [h('code', { title: name }, shown), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
 }
 
-function card(f) {
+export function card(f) {
   const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(

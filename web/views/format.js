@@ -55,21 +55,27 @@ export function fmtAny(v) {
   return JSON.stringify(v);
 }
 
-// Chooses a formatter from a key's unit suffix: foo_us, foo_pct, bytes, gb_per_s.
+// Chooses a formatter from a key's unit: foo_us, foo_pct, bytes, gb_per_s, and the same units
+// followed by what they are per or of (next_us_per_step, gemm_pct_of_window, bytes_per_step).
+const PER = '($|_per_|_of_)';
 export function fmtByKey(key, v) {
   if (!isNum(v)) return fmtAny(v);
-  if (/_us$/.test(key)) return fmtUs(v);
-  if (/(_pct|_percent|^percent)$/.test(key)) return fmtPct(v);
-  if (/bytes$/.test(key)) return fmtBytes(v);
+  if (new RegExp(`_us${PER}`).test(key)) return fmtUs(v);
+  if (new RegExp(`(_pct|_percent|^percent)${PER}`).test(key)) return fmtPct(v);
+  if (new RegExp(`bytes${PER}`).test(key)) return fmtBytes(v);
   if (/gb_per_s$/.test(key)) return fmtRate(v);
   return fmtAny(v);
 }
 
 // "total_us" -> "Total", "gb_per_s" -> "GB/s", "gpu_idle_pct" -> "GPU idle": units show in the values.
-const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV' };
+// "next_us_per_step" -> "__next__ per step", "kernels_le_4us" -> "Kernels ≤ 4 µs".
+const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader' };
 export function labelFor(key) {
   if (key === 'gb_per_s') return 'GB/s';
-  const words = key.replace(/_(us|pct)$/, '').split('_').map((w) => WORDS[w] || w);
+  const words = key
+    .replace(/_(us|pct)(?=$|_per_|_of_)/, '')
+    .split('_')
+    .map((w) => WORDS[w] || w.replace(/^(\d+)us$/, '$1 µs'));
   const text = words.join(' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

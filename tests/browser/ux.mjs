@@ -1,0 +1,548 @@
+#!/usr/bin/env node
+// Browser tests for issue 18 (the page as an expert's tool), in Debian's chromium AND firefox-esr
+// (playwright-core, as dist.mjs drives them; never a downloaded browser), at 1400x900, on traces
+// made for them (ux_traces.mjs). Each test takes a screenshot (build/screenshots/ux-*.png) and
+// checks what the issue asks of it: the element in the viewport, the text present.
+//
+//   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
+import { chromium, firefox } from 'playwright-core';
+import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, SHOTS, TEST_TIMEOUT_MS, check, startServer } from './lib.mjs';
+import { GEMM, PY_FRAMES, diffPair, rankTrace, stackTrace } from './ux_traces.mjs';
+
+const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter(Boolean);
+const VIEWPORT = { width: 1400, height: 900 };
+// Playwright's screenshot in Firefox adds a <style> the strict CSP refuses (dist.mjs says more).
+const PLAYWRIGHT_STYLE = 'sha256-YjaKGiklmzC6wjXA513HAMmzus8VE61XCOT+SmwNZWA=';
+
+async function launch(name, profile) {
+  if (name === 'chromium') {
+    return chromium.launchPersistentContext(profile, {
+      viewport: VIEWPORT,
+      acceptDownloads: true,
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }
+  const browser = await firefox.launch({ channel: 'moz-firefox', executablePath: FIREFOX, headless: true });
+  const ctx = await browser.newContext({ viewport: VIEWPORT, acceptDownloads: true });
+  ctx.on('close', () => browser.close().catch(() => {}));
+  return ctx;
+}
+
+async function openPage(ctx, origin, path = '/') {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => !e.message.includes(PLAYWRIGHT_STYLE) && errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes(PLAYWRIGHT_STYLE) && !/status of 404|Content-Security-Policy|Content Security Policy/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(origin + path);
+  await page.waitForFunction(() => !!window.kinetoscope);
+  return { page, errors };
+}
+
+const loads = (page) => page.evaluate(() => Number(document.body.dataset.loads || 0));
+async function settled(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.loads || 0) > n, before, { timeout: 60_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+async function loadFiles(page, files) {
+  const before = await loads(page);
+  await page.setInputFiles('#file', files);
+  const state = await settled(page, before);
+  check(state === 'ready', `${files} did not load: ${await page.textContent('#error')}`);
+}
+
+let browserName = 'chromium';
+async function shot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `ux-${name}${browserName === 'firefox' ? '-firefox' : ''}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+// Whether the element's box lies inside the viewport (all of it, or its top `min` pixels).
+async function inViewport(page, selector, min = 40) {
+  const box = await page.locator(selector).first().boundingBox();
+  return !!box && box.y >= 0 && box.y + Math.min(box.height, min) <= VIEWPORT.height && box.x >= 0 && box.x < VIEWPORT.width && box.height > 0;
+}
+
+// Non-background pixels of a PNG (a data: URL or bytes), counted in the page: how blank it is.
+async function inkOf(page, dataUrl) {
+  return page.evaluate(async (url) => {
+    const img = new Image();
+    img.src = url;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const bg = [d[0], d[1], d[2]];
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - bg[0]) + Math.abs(d[i + 1] - bg[1]) + Math.abs(d[i + 2] - bg[2]) > 30) ink++;
+    return { ink, width: c.width, height: c.height };
+  }, dataUrl);
+}
+
+// What the page saves when `selector` is clicked, as {name, dataUrl}: the anchor's click is caught
+// (playwright-core's Firefox driver reports no downloads; dist.mjs does the same).
+async function saved(page, selector) {
+  await page.evaluate(() => {
+    window.__saved = null;
+    if (window.__clickPatched) return;
+    window.__clickPatched = true;
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      if (!this.download || !this.href.startsWith('blob:')) return click.call(this);
+      const name = this.download;
+      window.__saved = fetch(this.href)
+        .then((r) => r.blob())
+        .then((b) => new Promise((resolve) => {
+          const fr = new FileReader();
+          fr.onload = () => resolve({ name, dataUrl: fr.result });
+          fr.readAsDataURL(b);
+        }));
+    };
+  });
+  await page.click(selector);
+  await page.waitForFunction(() => window.__saved, null, { timeout: 30_000 });
+  return page.evaluate(() => window.__saved);
+}
+
+const tl = (page, body, arg) => page.evaluate(body, arg);
+async function openTimeline(page) {
+  await page.click('#tabs button[data-tab="timeline"]');
+  await tl(page, () => window.kinetoscope.timeline.settled());
+}
+async function findSlice(page, name) {
+  const n = await tl(page, (q) => window.kinetoscope.timeline.search(q, { regex: false }), name);
+  check(n > 0, `searching for ${name} found nothing`);
+  await tl(page, () => {
+    const t = window.kinetoscope.timeline;
+    const span = t.state().span_ns;
+    return t.setWindow(-span, span * 0.2);
+  });
+  const slice = await tl(page, () => window.kinetoscope.timeline.nextHit(1));
+  await tl(page, () => window.kinetoscope.timeline.settled());
+  return slice;
+}
+
+function tests(tmp) {
+  const traces = {};
+  const trace = (key, make) => traces[key] || (traces[key] = make());
+  return {
+    async '1. a clicked slice shows its details in a drawer in view, with the whole stack and the launching op'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      const kernel = await findSlice(page, GEMM);
+      // Click it on the canvas, as a user would.
+      await tl(page, () => window.kinetoscope.timeline.search('', {}));
+      await page.focus('.tl-canvas');
+      await page.keyboard.press('0');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const at = await tl(page, (i) => window.kinetoscope.timeline.locate(i), kernel);
+      check(at, 'the GEMM kernel is not on screen');
+      await page.mouse.click(at.x, at.y);
+      await page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return s.details && s.details.slice === i && s.context; }, kernel, { timeout: 15_000 });
+      check(await page.isVisible('.tl-drawer'), 'no drawer');
+      check(await inViewport(page, '.tl-drawer .tl-name'), 'the drawer\'s title is not in the viewport');
+      await shot(page, '1-drawer-kernel');
+      check(await inViewport(page, '.tl-drawer .tl-launcher', 60), 'the launching op is not in the viewport');
+      const launcher = await page.textContent('.tl-drawer .tl-launcher');
+      check(launcher.includes('aten::addmm') && launcher.includes('[[4096], [64, 4096], [4096, 4096], [], []]'), `the launching op and its Input Dims: ${launcher}`);
+      const frames = await page.locator('.tl-drawer .tl-ancestors li').allTextContents();
+      check(frames.length === PY_FRAMES + 4, `${frames.length} stack frames: ${frames.join(' | ')}`);
+      check(frames[0].startsWith('aten::addmm') && frames[1].startsWith('aten::linear') && frames[2].startsWith('nn.Module: Linear_0') && frames.at(-1).startsWith('ProfilerStep#1'), `frames: ${frames.join(' | ')}`);
+      const occupancy = await page.textContent('.tl-drawer .tl-facts');
+      check(!occupancy.includes('0%') && occupancy.includes('not estimated'), `occupancy 0 shown as a number: ${occupancy}`);
+      await shot(page, '1-drawer-kernel');
+      // One click reaches the outermost Python frame.
+      await page.locator('.tl-drawer .tl-ancestors .tl-crumb', { hasText: 'frame_0' }).click();
+      await page.waitForFunction(() => { const s = window.kinetoscope.timeline.state(); return s.details && /frame_0$/.test(s.details.name); }, null, { timeout: 10_000 });
+      check(await inViewport(page, '.tl-drawer .tl-name'), 'the drawer left the viewport');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => !window.kinetoscope.timeline.state().drawer);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '2. merged slices are marked as counts (×N) and hatched'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      // Record what the timeline draws from now on.
+      await page.evaluate(() => {
+        const P = CanvasRenderingContext2D.prototype;
+        window.__drawn = { texts: [], strokes: [] };
+        const fillText = P.fillText;
+        P.fillText = function (t, ...rest) {
+          if (this.canvas.classList.contains('tl-canvas')) window.__drawn.texts.push(String(t));
+          return fillText.call(this, t, ...rest);
+        };
+        const stroke = P.stroke;
+        P.stroke = function (...a) {
+          if (this.canvas.classList.contains('tl-canvas')) window.__drawn.strokes.push(String(this.strokeStyle));
+          return stroke.apply(this, a);
+        };
+      });
+      await openTimeline(page);
+      await page.focus('.tl-canvas');
+      await page.keyboard.press('0');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const drawn = await page.evaluate(() => window.__drawn);
+      const counts = drawn.texts.filter((t) => /^×[\d,]+( slices)?$/.test(t));
+      check(counts.length >= 3, `no "×N" labels drawn: ${drawn.texts.slice(0, 40).join(' | ')}`);
+      // No bare number that reads like a duration or an id (the ruler says "ms", steps "step N").
+      const bare = drawn.texts.filter((t) => /^[\d,]+$/.test(t));
+      check(!bare.length, `bare numbers drawn as labels: ${bare.join(', ')}`);
+      check(drawn.strokes.some((s) => /^rgba\(0, 0, 0, 0\.2/.test(s)), `no hatching stroked: ${[...new Set(drawn.strokes)].join(', ')}`);
+      await shot(page, '2-merged');
+      // Hover: a tooltip with the count and the top names; click: the run, in the drawer.
+      const run = await page.evaluate(() => {
+        const s = window.kinetoscope.timeline.state();
+        return s;
+      });
+      const gpu = run.lanes.find((l) => l.name === 'stream 7');
+      check(gpu, `no stream 7 lane: ${run.lanes.map((l) => l.name)}`);
+      const box = await page.locator('.tl-canvas').boundingBox();
+      // The first step's tiny kernels run from 500 to 1300 µs after its start (ux_traces.mjs).
+      const t0 = await page.evaluate(() => window.kinetoscope.report().steps.rows[0].start_us);
+      const xOf = (ns) => run.plot_left + ((ns - run.start_ns) * run.plot_width) / (run.end_ns - run.start_ns);
+      const x = box.x + xOf((t0 + 30 + 900) * 1e3);
+      const y = box.y + run.ruler_h + gpu.y - run.scroll_y + 10;
+      await page.mouse.move(x, y);
+      await page.waitForFunction(() => { const t = document.querySelector('.tl-tip'); return t && !t.hidden && /vectorized_elementwise_kernel_/.test(t.textContent); }, null, { timeout: 10_000 });
+      const tipText = await page.textContent('.tl-tip');
+      check(/^×[\d,]+ slices merged/.test(tipText), `the tooltip: ${tipText}`);
+      await shot(page, '2-merged-tooltip');
+      await page.mouse.click(x, y);
+      await page.waitForFunction(() => { const s = window.kinetoscope.timeline.state(); return s.run && s.run.aggregate; }, null, { timeout: 10_000 });
+      const st2 = await tl(page, () => window.kinetoscope.timeline.state());
+      check(st2.selection === null && st2.run.count > 1, `a click on a merged box selected ${st2.selection}`);
+      const names = await page.locator('.tl-drawer .tl-run tbody tr').allTextContents();
+      check(names.length === 3 && names.every((n) => /^vectorized_elementwise_kernel_\d/.test(n)), `the run's names: ${names}`);
+      check(await inViewport(page, '.tl-drawer .tl-run'), 'the run\'s table is not in view');
+      await shot(page, '2-merged-run');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '3. the ranks overview rolls up every rank\'s findings, cross-rank first, the straggler marked'({ ctx, origin }) {
+      const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
+      const { page, errors } = await openPage(ctx, origin);
+      // Alone, each rank has a critical GPU-idle finding.
+      for (const f of files) {
+        await loadFiles(page, f);
+        const ids = await page.evaluate(() => window.kinetoscope.report().findings.filter((x) => x.severity === 'critical').map((x) => x.id));
+        check(ids.includes('gpu.idle'), `${f} alone: critical findings ${ids}`);
+      }
+      await loadFiles(page, files);
+      check(await page.evaluate(() => document.body.dataset.view === 'ranks'), 'not the ranks view');
+      const text = await page.textContent('#findings');
+      check(!text.includes('No findings'), 'the ranks overview says "No findings"');
+      const row = page.locator('#findings tr[data-finding="gpu.idle"]');
+      check((await row.count()) === 1, 'no gpu.idle row in the ranks\' findings');
+      const chips = await row.locator('.rank-chip').allTextContents();
+      check(chips.join() === 'rank 0,rank 1', `gpu.idle on ${chips}`);
+      check((await row.locator('.badge').first().textContent()) === 'critical', 'the row does not say critical');
+      check((await row.textContent()).includes('all 2 ranks'), 'the row does not say how many ranks');
+      check(await inViewport(page, '#findings tr[data-finding="gpu.idle"]'), 'the rolled-up finding is not in the first screen');
+      await shot(page, '3-ranks-findings');
+      // A chip opens that rank's report.
+      await row.locator('.rank-chip').nth(1).click();
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1');
+      // A rank's report offers its timeline: the rank alone, with the tabs, and the way back.
+      let before = await loads(page);
+      await page.click('[data-action="rank-timeline"]');
+      check((await settled(page, before)) === 'ready', 'the rank did not open alone');
+      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      check(await page.isVisible('#tabs button[data-tab="timeline"]'), 'no Timeline tab for the rank');
+      await openTimeline(page);
+      const lanes = await tl(page, () => window.kinetoscope.timeline.state().lanes.length);
+      check(lanes > 0, 'the rank\'s timeline has no lanes');
+      await shot(page, '3-rank-timeline');
+      await page.click('#tabs button[data-tab="report"]');
+      await page.click('.report-head [data-action="all-ranks"]');
+      await page.waitForFunction(() => document.body.dataset.view === 'ranks' && !!document.querySelector('#findings tr[data-finding="gpu.idle"]'));
+      check(await page.isHidden('#tabs'), 'the tabs stayed on the ranks view');
+      // The 8 ranks of the planted straggler (rank 5): cross-rank findings first, its row marked.
+      const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
+      await loadFiles(page, Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
+      const order = await page.evaluate(() => [...document.querySelectorAll('#findings h3.sub')].map((x) => x.textContent));
+      check(/^Across ranks/.test(order[0] || ''), `the cross-rank findings do not come first: ${order}`);
+      const marked = await page.locator('#ranks tr:has(.straggler-mark) td').first().textContent();
+      check(/^5/.test(marked), `the straggler row marked: ${marked}`);
+      await shot(page, '3-straggler');
+      await page.locator('#ranks').scrollIntoViewIfNeeded();
+      await shot(page, '3-straggler-row');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '4. compare leads with the answer, clamps names, collapses lists, matches template arguments'({ ctx, origin }) {
+      const { base, test } = trace('diff', () => diffPair(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      const pair = [readFileSync(base, 'utf8'), readFileSync(test, 'utf8')];
+      await page.evaluate(([b, t]) => window.kinetoscope.compare(new File([b], 'base.pt.trace.json'), new File([t], 'test.pt.trace.json')), pair);
+      const first = await page.evaluate(() => [...document.querySelectorAll('#report section')].filter((x) => x.id.startsWith('diff-'))[0].id);
+      check(first === 'diff-answer', `the first section is ${first}`);
+      check(await inViewport(page, '#diff-answer .diff-answer'), 'the step-time change is not in the first screen');
+      const answer = await page.textContent('#diff-answer');
+      check(/Step time .*→.*\+/.test(answer), `the answer: ${answer.slice(0, 200)}`);
+      const top = await page.locator('#diff-answer .diff-top li').first().textContent();
+      check(top.includes('cutlass::Kernel') && top.includes('template args changed'), `the top contributor: ${top.slice(0, 100)} … ${top.slice(-100)}`);
+      check((await page.locator('#diff-answer .diff-top li').first().boundingBox()).height < 80, 'the top contributor\'s name is not clamped');
+      // One row for the templated kernel, not added + removed; said so.
+      const gpu = await page.textContent('#diff-gpu');
+      check(gpu.includes('matched ignoring template arguments'), 'the template matching is not said');
+      const names = await page.locator('#diff-gpu tbody td.name').allTextContents();
+      check(names.filter((n) => n.includes('cutlass::Kernel')).length === 1, 'the templated kernel is not one row');
+      // Rows are clamped: none taller than a few lines.
+      const tall = await page.evaluate(() => Math.max(...[...document.querySelectorAll('#diff-gpu tbody tr')].map((r) => r.getBoundingClientRect().height)));
+      check(tall < 90, `a table row is ${tall} px tall`);
+      // The lists of added / removed names are collapsed: the table follows within a screen.
+      check(await page.evaluate(() => [...document.querySelectorAll('#diff-gpu details.diff-names')].every((d) => !d.open)), 'the name lists are open');
+      const gap = await page.evaluate(() => document.querySelector('#diff-gpu table').getBoundingClientRect().top - document.querySelector('#diff-gpu').getBoundingClientRect().top);
+      check(gap < 400, `the table starts ${gap} px into the section`);
+      await shot(page, '4-compare');
+      await page.locator('#diff-gpu').scrollIntoViewIfNeeded();
+      await shot(page, '4-compare-table');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '7. Esc in the search clears the matches too; Markdown says "->" not "&gt;"'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      await page.fill('.tl-search', 'frame_1');
+      await page.waitForFunction(() => window.kinetoscope.timeline.state().hits > 0, null, { timeout: 10_000 });
+      await page.focus('.tl-search');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => !window.kinetoscope.timeline.state().hits, null, { timeout: 5_000 });
+      check((await page.inputValue('.tl-search')) === '', 'the search text stayed');
+      check(((await page.textContent('.tl-hitcount')) || '') === '', 'the match count stayed');
+      await shot(page, '7-search-cleared');
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      const md = await page.evaluate(() => window.kinetoscope.exports().markdown);
+      check(!md.includes('&gt;') && !md.includes('&lt;'), 'the Markdown has HTML entities');
+      check(md.includes('Device -\\> Pageable') || md.includes('Device -> Pageable'), 'the Markdown lacks "Device -> Pageable"');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '5. evidence lands on an example of the dominant cause, in context, the gap marked, all examples a click away'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_launch_bound.pt.trace.json.gz'));
+      const f = await page.evaluate(() => window.kinetoscope.report().findings.find((x) => x.id === 'gpu.idle'));
+      check(f && /host wait, short gaps/.test(f.title), `the idle finding: ${f && f.title}`);
+      // The examples are short host waits (under 100 µs), not the longest gaps of other causes.
+      check(f.ranges.length >= 3 && f.ranges.every((r) => r.end_us - r.start_us < 100 && /host_wait/.test(r.label)), `ranges: ${JSON.stringify(f.ranges)}`);
+      const card = page.locator('#findings article.finding', { has: page.locator('.finding-id:text-is("gpu.idle")') });
+      await card.locator('.tl-show-finding').click();
+      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.mark && t.details && t.context; }, null, { timeout: 15_000 });
+      await page.waitForTimeout(300);
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      let s = await tl(page, () => window.kinetoscope.timeline.state());
+      const r0 = f.ranges[0];
+      check(s.mark.start_ns === r0.start_us * 1e3 && s.mark.end_ns === r0.end_us * 1e3, `the gap is not marked: ${JSON.stringify(s.mark)}`);
+      check(s.start_ns < r0.start_us * 1e3 && s.end_ns > r0.end_us * 1e3, 'the window does not hold the gap');
+      // The op after the gap and its launch on the CPU are both in the window.
+      if (s.details) {
+        const d = s.details;
+        check(d.start_ns >= s.start_ns && d.start_ns + d.dur_ns <= s.end_ns, `the op after the gap is cut off: ${d.start_ns}+${d.dur_ns} in ${s.start_ns}..${s.end_ns}`);
+        if (d.partner) check(d.partner.start_ns >= s.start_ns && d.partner.start_ns + d.partner.dur_ns <= s.end_ns, 'its launch is not in the window');
+      }
+      // Both rows in view too: the launch's and the op's, above the drawer.
+      // (y of a row on the canvas: the ruler, its lane's top, the row, less the scroll; state() only)
+      const yOf = (st, b) => {
+        const lane = st.lanes.find((l) => l.key === `t${b.track}`);
+        return lane ? st.ruler_h + lane.y + 3 + b.depth * 18 - st.scroll_y : -1;
+      };
+      const drawerTop = (await page.locator('.tl-drawer').boundingBox()).y - (await page.locator('.tl-canvas').boundingBox()).y;
+      for (const [what, b] of [['the launch', s.details.partner], ['the op', s.details]]) {
+        const y = yOf(s, b);
+        check(y >= s.ruler_h && y + 18 <= drawerTop, `${what}'s row is not in view: y ${y}, the drawer at ${drawerTop}; ${JSON.stringify({ scroll: s.scroll_y, p: [s.details.partner.track, s.details.partner.depth], d: [s.details.track, s.details.depth], lanes: s.lanes.map((l) => [l.key, l.y, l.h]) })}`);
+      }
+      await shot(page, '5-evidence-first');
+      // Next example: the second range.
+      await page.click('#tabs button[data-tab="report"]');
+      await card.locator('[data-evidence="next"]').click();
+      await page.waitForFunction((r) => { const t = window.kinetoscope.timeline.state(); return t.mark && t.mark.start_ns === r.start_us * 1e3; }, f.ranges[1], { timeout: 15_000 });
+      check((await card.locator('.tl-evidence-at').textContent()) === `2 of ${f.ranges.length}`, 'the example counter');
+      // The DtoH copy of loss.item(): in context (not a 2 µs window), every copy highlighted.
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      await page.click('#tabs button[data-tab="report"]');
+      const fd = await page.evaluate(() => window.kinetoscope.report().findings.find((x) => (x.events || []).some((e) => /DtoH/.test(e.name))));
+      check(fd, 'no finding with the DtoH copies');
+      const card2 = page.locator('#findings article.finding', { has: page.locator(`.finding-id:text-is("${fd.id}")`) });
+      await card2.locator('.tl-show-finding').click();
+      await page.waitForFunction(() => { const t = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && t.details && t.hits > 0; }, null, { timeout: 15_000 });
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      s = await tl(page, () => window.kinetoscope.timeline.state());
+      check(s.end_ns - s.start_ns >= 20e3, `the window is ${(s.end_ns - s.start_ns) / 1e3} µs`);
+      check(s.details.partner && s.details.partner.start_ns >= s.start_ns, 'the copy\'s launch is not in the window');
+      // All of them, not the 5 the finding lists.
+      const copies = await page.evaluate(() => window.kinetoscope.report().memory_ops.rows.find((r) => r.kind === 'DtoH').count);
+      check(fd.events.length < copies && s.hits === copies, `${s.hits} highlighted, ${copies} DtoH copies`);
+      await shot(page, '5-evidence-dtoh');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '6. a copied link carries the tab and the slice; opened without the trace it says which to open, then opens the view'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const a = await openPage(ctx, origin);
+      await loadFiles(a.page, file);
+      await openTimeline(a.page);
+      const kernel = await findSlice(a.page, GEMM);
+      await tl(a.page, (i) => window.kinetoscope.timeline.select(i), kernel);
+      await a.page.waitForFunction(() => /[#&]s=\d+/.test(location.hash));
+      // What "Copy link" copies (export.js: linkTo, the view plus the trace's name).
+      const link = await a.page.evaluate(async () => (await import('/share/view.js')).linkTo('ux_stack.pt.trace.json'));
+      check(/[#&]v=timeline/.test(link) && /[#&]s=\d+/.test(link) && /[#&]n=ux_stack\.pt\.trace\.json/.test(link), `the link: ${link}`);
+      const b = await openPage(ctx, origin, link.replace(origin, ''));
+      check(await b.page.isVisible('#link-prompt'), 'no prompt for a link without its trace');
+      check(await inViewport(b.page, '#link-prompt h2'), 'the prompt is not in view');
+      const prompt = await b.page.textContent('#link-prompt');
+      check(prompt.includes('Open ux_stack.pt.trace.json to see this view') && prompt.includes('Timeline'), `the prompt: ${prompt}`);
+      await shot(b.page, '6-link-prompt');
+      await loadFiles(b.page, file);
+      // (the drawer is drawn twice: at once, then with the stack read; wait for the second)
+      await b.page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return document.body.dataset.tab === 'timeline' && s.details && s.details.slice === i && s.context; }, kernel, { timeout: 15_000 });
+      await tl(b.page, () => window.kinetoscope.timeline.settled());
+      await shot(b.page, '6-link-opened');
+      check(await inViewport(b.page, '.tl-drawer .tl-name'), `the linked slice's details are not in view: ${JSON.stringify(await b.page.locator('.tl-drawer .tl-name').boundingBox())}`);
+      check(!(await b.page.isVisible('.link-note')), 'a "Linked range" line on top of the opened view');
+      await shot(b.page, '6-link-opened');
+      check(a.errors.length === 0 && b.errors.length === 0, [...a.errors, ...b.errors].join('\n'));
+    },
+
+    async '7. steps and CPU ops have "show"; the area table says what each name is; the PNG is never blank; evidence keys read'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      // The timeline PNG before the Timeline tab was ever opened: the timeline, not a blank 300x300.
+      const image = await saved(page, '[data-export="png"]');
+      check(/\.timeline\.png$/.test(image.name) && image.dataUrl.startsWith('data:image/png'), `saved ${image.name}: ${image.dataUrl.slice(0, 30)}`);
+      const png = await inkOf(page, image.dataUrl);
+      check(png.width >= 1000 && png.height >= 300, `the PNG is ${png.width}x${png.height}`);
+      check(png.ink > 0.1 * png.width * png.height, `the PNG is blank: ${png.ink} of ${png.width * png.height} pixels drawn`);
+      check(await page.evaluate(() => document.body.dataset.tab !== 'timeline'), 'the export switched to the Timeline tab');
+      // Evidence keys with units and labels: "__next__ per step", not "Next us per step 14386.3".
+      const dt = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence dt')].map((x) => x.textContent));
+      check(!dt.some((t) => /\b(us|pct)\b/.test(t)), `raw unit words in evidence labels: ${dt.filter((t) => /\b(us|pct)\b/.test(t))}`);
+      check((await page.locator('#steps tbody .tl-show').count()) === 3, 'the step rows have no "show"');
+      check((await page.locator('#cpu-ops tbody .tl-show').count()) >= 2, 'the CPU-op rows have no "show"');
+      await page.locator('#steps tbody tr').nth(1).locator('.tl-show').click();
+      await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const s = await tl(page, () => window.kinetoscope.timeline.state());
+      const step = await page.evaluate(() => window.kinetoscope.report().steps.rows[1]);
+      check(s.start_ns <= step.start_us * 1e3 && s.end_ns >= step.end_us * 1e3 && s.end_ns - s.start_ns < 2 * (step.end_us - step.start_us) * 1e3, `step 2's show: ${s.start_ns}..${s.end_ns}`);
+      // The area table: one Kind per name (CPU op, runtime, kernel, python function).
+      const tracks = await tl(page, () => window.kinetoscope.timeline.state().layout.groups.flatMap((g) => g.tracks.map((t) => t.id)));
+      await tl(page, ([a, b, t]) => window.kinetoscope.timeline.aggregate(a, b, t), [step.start_us * 1e3, step.end_us * 1e3, tracks]);
+      const kinds = await page.locator('.tl-area th[data-key="kind"]').count();
+      check(kinds === 1, 'the area table has no Kind column');
+      const cells = await page.locator('.tl-area tbody tr').evaluateAll((rows) => rows.map((r) => r.children[1].textContent));
+      for (const k of ['cpu op', 'runtime', 'kernel', 'python function']) check(cells.includes(k), `no "${k}" in the Kind column: ${[...new Set(cells)]}`);
+      await page.locator('.tl-area').scrollIntoViewIfNeeded();
+      await shot(page, '7-area-kind');
+      // Two ranks: no single trace's timeline, so no blank PNG either: the button is disabled.
+      await loadFiles(page, [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r))));
+      check(await page.locator('[data-export="png"]').isDisabled(), 'the Timeline PNG is offered on the ranks view');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '7. a truncated .gz: a plain message that says what to do'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const gz = gzipSync(readFileSync(file));
+      const cut = join(tmp, 'ux_stack_cut.pt.trace.json.gz');
+      writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+      const { page, errors } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', cut);
+      const state = await settled(page, before);
+      const text = state === 'error' ? await page.textContent('#error') : await page.textContent('#report');
+      check(!/WritableStream|ReadableStream|TypeError|DOMException|input is ended/.test(text), `a browser internal on the page: ${text.slice(0, 300)}`);
+      // Refused, as the CLI refuses it (gzip_corrupt), with what to do: the readable part opens as
+      // plain JSON (a cut JSON file is read up to its end, with diagnostics).
+      check(state === 'error' && /cut off/.test(text) && /gzip -dc/.test(text), `the message: ${text.slice(0, 300)}`);
+      await shot(page, '7-truncated-gz');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '8. the welcome screen offers the example trace, and it opens'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      check(await inViewport(page, '#try-example'), '"Try an example trace" is not on the first screen');
+      await shot(page, '8-welcome');
+      const before = await loads(page);
+      await page.click('#try-example');
+      check((await settled(page, before)) === 'ready', `the example did not open: ${await page.textContent('#error')}`);
+      check((await page.textContent('.report-head h2')).includes('cpu_transformer'), 'the report does not name the example');
+      check(await inViewport(page, '#findings'), 'the findings are not in view');
+      await shot(page, '8-example-report');
+      check(errors.length === 0, errors.join('\n'));
+    },
+  };
+}
+
+async function main() {
+  const only = process.argv.slice(2);
+  const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-ux-'));
+  const all = tests(tmp);
+  const selected = Object.entries(all).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
+  // Each browser of BROWSERS there and new enough for playwright-core (browsers.mjs), or a failure
+  // naming what to install or upgrade (an absent Firefox is no longer skipped with a WARN).
+  const browsers = BROWSERS;
+  try {
+    requireBrowsers(browsers, { chromium: CHROMIUM, firefox: FIREFOX });
+  } catch (e) {
+    console.error(`FAIL  ${e.message}`);
+    process.exit(1);
+  }
+  const server = await startServer();
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const b of browsers) {
+      browserName = b;
+      const ctx = await launch(b, join(tmp, `profile-${b}`));
+      try {
+        for (const [name, fn] of selected) {
+          const t0 = Date.now();
+          let timer;
+          try {
+            await Promise.race([fn({ ctx, origin: server.origin, tmp }), new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), TEST_TIMEOUT_MS)))]);
+            passed++;
+            console.log(`ok    ${b}: ${name} (${Date.now() - t0} ms)`);
+          } catch (e) {
+            failed++;
+            console.log(`FAIL  ${b}: ${name}\n      ${String(e.stack || e).split('\n').join('\n      ')}`);
+          } finally {
+            clearTimeout(timer);
+            for (const p of ctx.pages()) await p.close().catch(() => {});
+          }
+        }
+      } finally {
+        await ctx.close().catch(() => {});
+      }
+    }
+  } finally {
+    server.proc.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+// A link opened without its trace (the trace never leaves a browser, so a link cannot carry it):
+// instead of the cold welcome page, say which trace to open and what the link will show once it
+// is open (issue 18, item 6). The view itself opens when that trace is loaded (view.js, 'load').
+import { h } from '../views/dom.js';
+import { fmtUs } from '../views/format.js';
+
+function what(view) {
+  const parts = [];
+  if (view.v === 'timeline' || view.s !== undefined) parts.push('the Timeline tab');
+  if (view.s !== undefined) parts.push('a selected slice');
+  if (view.t) parts.push(`${fmtUs(view.t[0])} → ${fmtUs(view.t[1])}`);
+  if (view.f) parts.push(`the finding ${view.f}`);
+  if (view.r !== undefined) parts.push(`rank ${view.r}`);
+  return parts;
+}
+
+export function showLinkPrompt(view) {
+  const params = new URLSearchParams(location.search);
+  if (params.get('url') || params.get('demo')) return; // the trace is on its way
+  const parts = what(view || {});
+  const welcome = document.querySelector('#report .welcome');
+  if (!welcome || (!parts.length && !view.n)) return;
+  const name = view.n || 'the trace this link was made from';
+  const card = h(
+    'section',
+    { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
+    h('h2', null, 'Open ', view.n ? h('code', null, view.n) : name, ' to see this view'),
+    h('p', null, `This link shows ${parts.length ? parts.join(', ') : 'a view'} of ${view.n ? 'that trace' : name}. Traces never leave the browser that opened them, so the link cannot bring it: open the same file here and the view opens.`),
+    h('p', null, h('label', { className: 'button primary', for: 'file' }, view.n ? `Open ${view.n}…` : 'Open the trace…')),
+  );
+  welcome.before(card);
+  welcome.classList.add('after-link');
+  // Gone with the first report (app.js replaces #report's children).
+}
