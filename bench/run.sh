@@ -8,6 +8,7 @@
 #   bench/run.sh                 real traces + real-derived 200 MB and 1 GB
 #   SIZES="200 1024 2048 4096" bench/run.sh   also the 2 GB and 4 GB ones (disk: ~7 GB in /tmp)
 #   PEERS=0 bench/run.sh         skip the peers
+#   NSYS_MB=400 bench/run.sh     also an Nsight Systems export of that size (page and CLI)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${KS_SHARED_DIR:-../shared}
@@ -61,3 +62,11 @@ for f in "${files[@]}"; do
   fi
 done
 python3 bench/summarize.py "$RESULTS"
+# Nsight Systems exports (NSYS_MB=400 bench/run.sh): the real export's rows repeated to NSYS_MB,
+# read by the page (time to report, to stats, memory, File reads) and the CLI; one JSON line each,
+# also in build/bench/nsys.jsonl (docs/performance.md, "Nsight Systems exports").
+if [ -n "${NSYS_MB:-}" ]; then
+  f=build/bench/nsys_${NSYS_MB}mb.sqlite
+  /usr/bin/python3 bench/make_big_nsys.py --mb "$NSYS_MB" --out "$f" >&2
+  node bench/nsys_browser.mjs "$f" | tee build/bench/nsys.jsonl
+fi

@@ -26,10 +26,14 @@ run_file() {  # run_file FILE COMMAND...: COMMAND when FILE exists
 suite "unit and corpus tests (Catch2)" run_file build/native/ks_tests build/native/ks_tests
 suite "WASM/CLI parity (node)" run_file tests/wasm/parity.cjs node tests/wasm/parity.cjs
 suite "WASM out of memory: too_large, not a crash (node)" run_file tests/wasm/limits.cjs node tests/wasm/limits.cjs
+# Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
+suite "Nsight Systems exports, WASM/CLI parity (node)" run_file tests/wasm/nsys_parity.cjs bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
 suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
+# Built Nsight Systems exports through the CLI: each bad file's one-line error, good ones' reports.
+suite "Nsight Systems exports (CLI)" run_file tests/nsys/check_cli.sh bash tests/nsys/check_cli.sh
 # The whole Catch2 suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize):
 # ~4 min of build and ~4 min of run on 2 cores (docs/hardening.md).
 suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-sanitize

@@ -1,23 +1,33 @@
 // The WebAssembly boundary (Embind lives here and nowhere else). The worker owns one Session
 // per file: it copies each chunk of decompressed JSON into the importer's buffer (feedBuffer,
-// feedCommit); the report comes back as the same JSON text the CLI writes, so page and CLI cannot
-// disagree.
+// feedCommit), or, for an Nsight Systems SQLite export, lets SQLite pull the pages it needs from
+// the browser's File (importSqlite, file_source.h); the report comes back as the same JSON text
+// the CLI writes, so page and CLI cannot disagree.
 #include <emscripten/bind.h>
+#include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "file_source.h"
+#include "import/block_cache_source.h"
 #include "import/chrome_json/importer.h"
 #include "import/chrome_json/split_point.h"
+#include "import/nsys_sqlite/nsys_database.h"
+#include "import/nsys_sqlite/nsys_importer.h"
 #include "report/diff_digest_json.h"
 #include "report/multi_rank_report.h"
 #include "report/rank_digest_json.h"
 #include "report/report.h"
 #include "report/trace_diff_report.h"
+#include "stats/nsys_stats.h"
 #include "timeline_session.h"
+#include "util/json_writer.h"
 
 namespace {
 
@@ -51,6 +61,10 @@ class Session {
   void setSource(std::string name, bool gzip) {
     source_name_ = name;
     importer_.set_source(std::move(name), gzip);
+  }
+  void setStepRange(std::string name) {
+    options_.step_range = std::move(name);
+    report_.reset();  // as setDropLastStep: the next report*() call analyzes again
   }
   void setDropLastStep(bool drop) {
     options_.drop_last_step = drop;
@@ -98,15 +112,127 @@ class Session {
     return ok_;
   }
 
+  // An Nsight Systems export (`nsys export --type sqlite`) of `size` bytes, read through the
+  // worker's read function for `fileId` (file_source.h) instead of feedBuffer/feedCommit. After it
+  // succeeds every method below works as for a JSON trace, and statsJson() too. The database stays
+  // open (statsJson reads it), so the worker keeps the File readable while the Session lives.
+  bool importSqlite(double size, int fileId) {
+    if (finished_) return ok_;
+    finished_ = true;
+    file_ = std::make_unique<ks_wasm::JsFileSource>(static_cast<uint64_t>(size), fileId);
+    cache_ = std::make_unique<ks::BlockCacheSource>(file_.get());
+    db_ = ks::NsysDatabase::open(cache_.get(), &sqlite_error_);
+    if (db_ && !g_out_of_memory && too_large_export()) return ok_ = false;
+    if (db_ && !g_out_of_memory) {
+      ks::NsysImportOptions options;
+      options.source_name = source_name_;
+      trace_ = ks::import_nsys(*db_, options, &sqlite_error_);
+    }
+    ok_ = trace_ && !g_out_of_memory;
+    if (!ok_) trace_.reset();
+    return ok_;
+  }
+  // An export whose model cannot fit the 4 GB a page's WASM may use is refused before it is read
+  // (as worker.js projects a JSON trace's events after its first 16 MB), not minutes later when
+  // memory runs out. The events are estimated from the event tables' largest rowid (exports are
+  // written once, so rowids are 1..rows; max(rowid) is one B-tree descent, not a scan) at
+  // kModelBytesPerNsysEvent each: measured 1.85 GB of WASM heap for 8,474,598 events of the real
+  // CloverLeaf mix (docs/performance.md, "Nsight Systems exports").
+  static constexpr uint64_t kModelBytesPerNsysEvent = 220;
+  static constexpr uint64_t kWasmMaxBytes = uint64_t{4} << 30;
+  // Only files of kProbeFromBytes or more are probed: a smaller one cannot hold that many rows
+  // (~20 bytes a row at the least), and the probe fills SQLite's page cache, which would change
+  // the "last page read" a damaged file's error names (the CLI's, byte for byte, below that size).
+  static constexpr uint64_t kProbeFromBytes = uint64_t{256} << 20;
+  bool too_large_export() {
+    if (file_->size() < kProbeFromBytes) return false;
+    static const char* const kTables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME",
+                                          "CUPTI_ACTIVITY_KIND_KERNEL",
+                                          "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                          "CUPTI_ACTIVITY_KIND_MEMSET",
+                                          "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                          "NVTX_EVENTS",
+                                          "OSRT_API"};
+    uint64_t rows = 0;
+    for (const char* table : kTables) {
+      if (!db_->has_table(table)) continue;
+      sqlite3_stmt* st = nullptr;
+      const std::string sql = std::string("SELECT max(rowid) FROM \"") + table + "\"";
+      if (sqlite3_prepare_v2(db_->handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_ROW)
+        rows += static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
+      sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
+    }
+    const uint64_t need = rows * kModelBytesPerNsysEvent;
+    if (need <= kWasmMaxBytes) return false;
+    sqlite_error_.code = ks::ImportErrorCode::kTooLarge;
+    sqlite_error_.offset = 0;
+    char gb[32];
+    std::snprintf(gb, sizeof gb, "%.1f", static_cast<double>(need) / (uint64_t{1} << 30));
+    sqlite_error_.message =
+        "the export holds about " + std::to_string((rows + 500000) / 1000000) +
+        " million events (its event tables' row counts), whose analysis would need about " + gb +
+        " GB: more than the 4 GB of memory a web page can use. The command line has no such "
+        "limit: kinetoscope report " +
+        (source_name_.empty() ? std::string("FILE") : source_name_);
+    return true;
+  }
+
+  // Reads of the file so far: {"calls": reads of the File, "bytes": their bytes, "reads": SQLite's
+  // reads (pages)}. What the block cache saves is reads/calls.
+  std::string sqliteReadsJson() const {
+    if (!cache_) return "{}";
+    return "{\"calls\":" + std::to_string(cache_->inner_reads()) +
+           ",\"bytes\":" + std::to_string(cache_->inner_bytes()) +
+           ",\"reads\":" + std::to_string(cache_->reads()) + "}";
+  }
+
+  // The `nsys stats` reports (src/stats/nsys_stats.h) of the export, as `kinetoscope stats
+  // --format json` writes them: `reports` is a comma-separated list of names, empty for nsys's
+  // default set. An unknown name gives {"error":{"code":"unknown_report","message":...}}.
+  std::string statsJson(std::string reports) {
+    if (!db_) return error_object("not_nsys", "stats need an Nsight Systems export");
+    std::vector<std::string> names;
+    for (size_t at = 0; at <= reports.size() && !reports.empty();) {
+      size_t comma = reports.find(',', at);
+      if (comma == std::string::npos) comma = reports.size();
+      if (comma > at) names.push_back(reports.substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (names.empty()) names = ks::nsys_stats_default_reports();
+    std::vector<ks::StatsTable> tables;
+    std::string error;
+    if (!ks::run_nsys_stats(*db_, names, &tables, &error))
+      return error_object("unknown_report", error);
+    std::string json = ks::nsys_stats_json(tables);
+    return g_out_of_memory ? error_object("too_large", "the stats ran out of memory") : json;
+  }
+
   std::string errorJson() const {
+    if (!sqlite_error_.ok()) return ks::import_error_json(sqlite_error_);
     if (g_out_of_memory) return ks::import_error_json(out_of_memory_error());
     const ks::ImportError& e = importer_.error();
     return e.ok() ? std::string() : ks::import_error_json(e);
   }
 
+  static std::string error_object(const char* code, const std::string& message) {
+    ks::JsonWriter w;
+    w.begin_object().key("error").begin_object();
+    w.field("code", code).field("message", std::string_view(message));
+    w.end_object().end_object();
+    return w.take();
+  }
+
   ks::ImportError out_of_memory_error() const {
     ks::ImportError e;
     e.code = ks::ImportErrorCode::kTooLarge;
+    if (db_) {
+      e.message =
+          "the Nsight Systems export's model does not fit in the 4 GB of memory a web page "
+          "can use. The command line has no such limit: kinetoscope report " +
+          (source_name_.empty() ? std::string("FILE") : source_name_);
+      return e;
+    }
     e.offset = importer_.bytes_read();
     e.message = "the trace does not fit in the 4 GB of memory a web page can use: " +
                 std::to_string(importer_.bytes_read()) + " bytes of JSON (" +
@@ -188,6 +314,12 @@ class Session {
 
   std::string source_name_;
   std::string part_;
+  // An Nsight Systems export: the File, the block cache over it, the open database (in this
+  // order: each refers to the one before it, and is destroyed first).
+  std::unique_ptr<ks_wasm::JsFileSource> file_;
+  std::unique_ptr<ks::BlockCacheSource> cache_;
+  std::unique_ptr<ks::NsysDatabase> db_;
+  ks::ImportError sqlite_error_;
   ks::ChromeJsonImporter importer_;
   ks::AnalysisOptions options_;
   std::unique_ptr<ks::Trace> trace_;
@@ -244,10 +376,16 @@ double findPartStart(uintptr_t ptr, size_t len) {
   return at == std::string::npos ? -1 : static_cast<double>(at);
 }
 
+// Whether `len` bytes at `ptr` start an SQLite database ("SQLite format 3\0").
+bool isSqliteHeader(uintptr_t ptr, size_t len) {
+  return ks::is_sqlite_header(reinterpret_cast<const char*>(ptr), len);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::function("findPartStart", &findPartStart);
+  emscripten::function("isSqliteHeader", &isSqliteHeader);
   emscripten::register_vector<std::string>("StringList");
   emscripten::function("combineRanks", &combineRanks);
   emscripten::function("combineRanksMarkdown", &combineRanksMarkdown);
@@ -256,6 +394,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .constructor<>()
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
+      .function("setStepRange", &Session::setStepRange)
       .function("feedBuffer", &Session::feedBuffer)
       .function("feedCommit", &Session::feedCommit)
       .function("startPart", &Session::startPart)
@@ -266,6 +405,9 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("applyPart", &Session::applyPart)
       .function("resumeOffset", &Session::resumeOffset)
       .function("finish", &Session::finish)
+      .function("importSqlite", &Session::importSqlite)
+      .function("sqliteReadsJson", &Session::sqliteReadsJson)
+      .function("statsJson", &Session::statsJson)
       .function("errorJson", &Session::errorJson)
       .function("progressJson", &Session::progressJson)
       .function("reportJson", &Session::reportJson)

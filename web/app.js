@@ -7,13 +7,16 @@
 //   window.kinetoscope.compare(base, test)                    -> Promise<trace diff object>
 //   window.kinetoscope.openUrl(sameOriginPath)                -> Promise<report object>
 //   window.kinetoscope.report()                               -> the current report object, or null
+//   window.kinetoscope.stats()                                -> its `nsys stats` tables (kinetoscope.stats/1)
+//                                                                for an Nsight Systems export, else null
 //   window.kinetoscope.timings()                              -> where the last load's time went (ms)
 //   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
-import { h, neutral } from './views/dom.js';
+import { h, neutral, note, section } from './views/dom.js';
 import { fmtBytes, fmtInt } from './views/format.js';
 import { renderReport } from './views/report.js';
+import { statsView } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { startAnalyzerWorker } from './share/worker-source.js';
 import { initTimelineTab } from './timeline/tab.js';
@@ -92,6 +95,8 @@ function takeSpare() {
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
+let currentStats = null; // its `nsys stats` tables (an Nsight Systems export), or null
+let shownId = 0; // the load id of the report on screen
 let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
 const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
@@ -171,6 +176,8 @@ function onMessage(e, from) {
     return;
   }
   if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
+  if (m.type === 'stats') return from === worker && showStats(m); // after an Nsight Systems export's report
+  if (m.type === 'report-update' || (m.type === 'error' && stepRangeJob && m.id === stepRangeJob.id)) return from === worker && onStepRange(m);
   if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
   if (m.type === 'progress') showProgress(m);
   else if (m.type === 'error') fail(m.error);
@@ -184,6 +191,7 @@ function onMessage(e, from) {
       return;
     }
     const done = job;
+    done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (showStats)
     job = null;
     endHelper();
     if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
@@ -276,23 +284,96 @@ function showProgress(p) {
   }
 }
 
+// The `nsys stats` tables of the Nsight Systems export on screen (worker.js sends them after its
+// report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
+function showStats(m) {
+  if (!current || shownId !== m.id) return;
+  try {
+    currentStats = JSON.parse(m.json);
+  } catch (err) {
+    currentStats = { error: { code: 'bad_stats', message: err.message } };
+  }
+  const node = statsView(currentStats);
+  const old = document.getElementById('nsys-stats');
+  if (old) old.replaceWith(node);
+  else ui.report.appendChild(node);
+  const nav = ui.report.querySelector('nav.jump');
+  if (nav && !nav.querySelector('a[href="#nsys-stats"]')) nav.appendChild(h('a', { href: '#nsys-stats' }, 'Nsight Systems stats'));
+  document.body.dataset.stats = '1';
+  if (timings) timings.stats_ms = m.ms;
+}
+
+// The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
+// (`kinetoscope report --step-range NAME`); the worker analyzes the same trace again.
+let stepRangeJob = null;
+let shownDone = null;
+function stepRangeForm(done, report) {
+  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.source === 'step_range' ? report.steps.range : '' });
+  const form = h(
+    'form',
+    { className: 'step-range', title: 'kinetoscope report --step-range NAME: steps are the NVTX ranges of this name (empty: found by itself)' },
+    h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
+    input,
+    h('button', { type: 'submit', className: 'button' }, 'Apply'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!worker || stepRangeJob) return;
+    stepRangeJob = { id: done.id, done };
+    document.body.dataset.state = 'loading';
+    worker.postMessage({ type: 'step-range', id: done.id, name: input.value.trim() });
+  });
+  return form;
+}
+
+function onStepRange(m) {
+  const job = stepRangeJob;
+  stepRangeJob = null;
+  if (!job || shownId !== m.id) return;
+  if (m.type === 'error') {
+    showError(job.done.name, m.error);
+    settled('error');
+    return;
+  }
+  const report = JSON.parse(m.json);
+  const stats = currentStats;
+  const statsNode = document.getElementById('nsys-stats');
+  show(report, job.done);
+  // The stats tables read the export's tables, not the steps: they stay as they were.
+  if (stats && statsNode) {
+    currentStats = stats;
+    document.getElementById('nsys-stats').replaceWith(statsNode);
+    document.body.dataset.stats = '1';
+  }
+  reportShown({ name: job.done.name, report, json: m.json, markdown: m.markdown || '' });
+  settled('ready');
+}
+
 function show(report, done) {
   current = report;
+  shownDone = done;
+  currentStats = null;
+  shownId = done.id;
+  delete document.body.dataset.stats;
   delete document.body.dataset.view; // set by the ranks and compare views
   ranks.close();
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
+  // An Nsight Systems export: its stats tables follow (showStats); say so until they are here.
+  if (done.nsys) sections.push(section('nsys-stats', 'Nsight Systems stats', note('Computing the `nsys stats` tables…')));
   const nav = h(
     'nav',
     { className: 'jump', 'aria-label': 'Report sections' },
     sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)),
   );
-  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of JSON, ` : '';
+  const kind = report.trace && report.trace.format === 'nsys_sqlite' ? 'SQLite (Nsight Systems export)' : 'JSON';
+  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of ${kind}, ` : '';
   const head = h(
     'div',
     { className: 'report-head' },
     h('h2', null, done.name),
     h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
+    done.nsys ? stepRangeForm(done, report) : null,
     nav,
   );
   ui.report.replaceChildren(head, ...sections);
@@ -348,6 +429,7 @@ const ignore = () => {}; // UI-started loads report failures on the page itself
 // and status line, and stop whatever else is loading.
 function otherView(report) {
   current = report;
+  currentStats = null;
   if (timeline.api.showReport) timeline.api.showReport();
   const tabs = $('tabs');
   if (tabs) tabs.hidden = true; // the Timeline tab belongs to a single trace
@@ -406,7 +488,7 @@ window.addEventListener('drop', (e) => {
   filesFromDrop(e.dataTransfer).then(openFiles, ignore);
 });
 
-window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, timings: () => timings, ...sharingApi, timeline: timeline.api });
+window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
 initExample({ open, openUrl, ignore });
 

@@ -10,8 +10,12 @@
 //               {type:'cancel', id}
 //               {type:'tl', id, req, op, args}  a timeline query on the last loaded trace (see the end)
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
+//               {type:'step-range', id, name}   the last loaded trace's report with steps from the
+//                                                ranges named `name` (see stepRange())
 // Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
-//               {type:'report', id, json, markdown, timings}       the report as JSON and Markdown text
+//               {type:'report', id, json, markdown, timings[, nsys]} the report as JSON and Markdown text
+//               {type:'stats', id, json, ms}                       after the report of an Nsight Systems
+//                                                                  export: its `nsys stats` tables
 //               {type:'warm', ms}                                  warmed up, ready for a file
 //               {type:'error', id, error:{code, message, offset?}}
 //               {type:'cancelled', id}
@@ -244,6 +248,7 @@ async function run(msg) {
   const mark = (what) => (timings[what] = Math.round((performance.now() - t0) * 10) / 10);
   current = job;
   let read = 0;
+  let lastSqlitePost = 0;
   let session = null;
   let gzip = false;
   let total = 0;
@@ -262,8 +267,55 @@ async function run(msg) {
     // The timeline's kept Session (the trace on screen) stays while this file loads, unless the
     // module is already big: then its memory goes to the new file (WASM memory is limited to 4 GB).
     if (kept && M.HEAPU8.length > KEEP_SESSION_HEAP) {
-      kept.session.delete();
+      deleteSession(kept.session);
       kept = null;
+    }
+    // An Nsight Systems export (SQLite, whatever its name): read in place, page by page (below).
+    // A file named *.sqlite that is not SQLite gets the SQLite reader's error, as in the CLI.
+    if (msg.blob && (msg.name.endsWith('.sqlite') || isSqliteHead(new Uint8Array(await msg.blob.slice(0, 16).arrayBuffer())))) {
+      if (helper) helper.stop();
+      if (job.cancelled) return;
+      session = new M.Session();
+      session.setSource(msg.name, false);
+      total = msg.blob.size;
+      // Progress from inside the import (one WASM call): the bytes of the File read so far. Posted
+      // from here, without calling back into the Session, which is busy.
+      const ok = importSqlite(M, session, msg.blob, job, (n) => {
+        read = n;
+        const now = performance.now();
+        if (now - lastSqlitePost >= PROGRESS_MS) {
+          lastSqlitePost = now;
+          self.postMessage({ type: 'progress', id: job.id, read, total, bytes: read, events: 0 });
+        }
+      });
+      mark('finished');
+      timings.sqlite_reads = parseJson(session.sqliteReadsJson(), {});
+      timings.wasm_heap_bytes = M.HEAPU8.length; // the model (and SQLite's cache); never the file
+      read = total;
+      progress();
+      const json = ok ? session.reportJson() : '';
+      mark('report_json');
+      if (!json) {
+        const err = parseJson(session.errorJson(), null) || { code: 'unknown', message: 'the export could not be read' };
+        self.postMessage({ type: 'error', id: job.id, error: err });
+        return;
+      }
+      const markdown = session.reportMarkdown();
+      mark('markdown');
+      const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest;
+      self.postMessage({ type: 'report', id: job.id, json, markdown, timings, nsys: withStats, ...combinable(session, msg) });
+      adoptSession(job.id, session, new ByteKeeper(null, SQLITE_NO_ARGS));
+      const kept = session;
+      session = null;
+      // The `nsys stats` tables come after the report (on a 1 GB export they take longer than the
+      // report itself): {type:'stats', id, json, ms}. Not for a rank of several files or a side of
+      // a comparison, whose page shows no stats.
+      if (withStats) {
+        const t = performance.now();
+        const stats = kept.statsJson('');
+        self.postMessage({ type: 'stats', id: job.id, json: stats, ms: Math.round(performance.now() - t) });
+      }
+      return;
     }
     let plainFile = false;
     let data = null; // a stream of JSON whose bytes are counted as they are read (peek, the helper)
@@ -425,9 +477,64 @@ async function run(msg) {
     if (err.offset === undefined) delete err.offset;
     self.postMessage({ type: 'error', id: job.id, error: err });
   } finally {
-    if (session) session.delete();
+    if (session) deleteSession(session);
     if (current === job) current = null;
     if (job.cancelled) self.postMessage({ type: 'cancelled', id: job.id });
+  }
+}
+
+// --- Nsight Systems exports (SQLite) ----------------------------------------------------------------
+// `nsys export --type sqlite` writes an SQLite database, which is read where it lies: SQLite (compiled
+// into the module) asks for pages, the Session's block cache (src/import/block_cache_source.h) turns
+// them into reads of 1 MiB, and each such read is a synchronous slice of the File, here
+// (FileReaderSync, which workers have). Only the model lives in WASM memory; the File is never
+// loaded whole. The Session keeps the database open (the Stats view reads it), so its read function
+// stays registered, by the file's id, until the Session is deleted (deleteSession()).
+const SQLITE_HEAD = 'SQLite format 3\0';
+const SQLITE_NO_ARGS = 'an Nsight Systems export has no event text: the slice details come from its tables';
+
+function isSqliteHead(head) {
+  if (head.length < 16) return false;
+  for (let i = 0; i < 16; i++) if (head[i] !== SQLITE_HEAD.charCodeAt(i)) return false;
+  return true;
+}
+
+let nextFileId = 1;
+function importSqlite(M, session, blob, job, onRead) {
+  const id = nextFileId++;
+  const reader = new FileReaderSync();
+  let bytes = 0;
+  if (!M.ksFiles) M.ksFiles = {};
+  M.ksFiles[id] = (offset, n) => {
+    const buf = reader.readAsArrayBuffer(blob.slice(offset, offset + n));
+    bytes += buf.byteLength;
+    onRead(Math.min(bytes, blob.size));
+    return new Uint8Array(buf);
+  };
+  session.dropFile = () => delete M.ksFiles[id]; // when the Session goes (deleteSession)
+  return session.importSqlite(blob.size, id);
+}
+
+function deleteSession(session) {
+  if (session.dropFile) session.dropFile();
+  session.delete();
+}
+
+// The report on screen analyzed again with its steps taken from the ranges named msg.name ("" for
+// the default detection): `kinetoscope report --step-range NAME`. {type:'step-range', id, name} ->
+// {type:'report-update', id, json, markdown}, or an error.
+function stepRange(msg) {
+  if (!kept || kept.id !== msg.id || typeof kept.session.setStepRange !== 'function') {
+    self.postMessage({ type: 'error', id: msg.id, error: { code: 'stale', message: 'that trace is no longer loaded' } });
+    return;
+  }
+  try {
+    kept.session.setStepRange(String(msg.name || ''));
+    const json = kept.session.reportJson();
+    if (!json) throw new Error('the report could not be written');
+    self.postMessage({ type: 'report-update', id: msg.id, json, markdown: kept.session.reportMarkdown() });
+  } catch (e) {
+    self.postMessage({ type: 'error', id: msg.id, error: { code: 'analyzer_crashed', message: String((e && e.message) || e) } });
   }
 }
 
@@ -733,6 +840,8 @@ self.onmessage = (e) => {
     if (current && current.id === msg.id) cancel(current);
   } else if (msg.type === 'tl') {
     timelineRequest(msg);
+  } else if (msg.type === 'step-range') {
+    stepRange(msg);
   } else if (msg.type === 'combine' || msg.type === 'diff') {
     combine(msg);
   }
@@ -809,8 +918,9 @@ const KEEP_SESSION_HEAP = 1.5 * 2 ** 30;
 const KEEP_PART = 8 << 20;
 
 class ByteKeeper {
-  constructor(blob) {
+  constructor(blob, none = '') {
     this.blob = blob; // a File/Blob that is the JSON itself: nothing to copy
+    this.none = none; // why there are no event bytes to keep (an Nsight Systems export)
     this.parts = [];
     this.pending = [];
     this.pendingBytes = 0;
@@ -818,7 +928,7 @@ class ByteKeeper {
     this.over = false;
   }
   add(chunk) {
-    if (this.blob || this.over) return;
+    if (this.blob || this.over || this.none) return;
     this.total += chunk.length;
     if (this.total > KEEP_BUDGET) {
       this.over = true;
@@ -837,6 +947,7 @@ class ByteKeeper {
   }
   result() {
     if (this.blob) return { bytes: this.blob, note: '' };
+    if (this.none) return { bytes: null, note: this.none };
     if (this.over) return { bytes: null, note: `the decoded trace is larger than ${KEEP_BUDGET >> 20} MB, so event args are not kept` };
     this.flush();
     return { bytes: new Blob(this.parts), note: '' };
@@ -846,7 +957,7 @@ class ByteKeeper {
 let kept = null; // {id, session, bytes, note, names: Set of name ids the page has}
 
 function adoptSession(id, session, keeper) {
-  if (kept) kept.session.delete();
+  if (kept) deleteSession(kept.session);
   const { bytes, note } = keeper.result();
   kept = { id, session, bytes, note, names: new Set() };
 }

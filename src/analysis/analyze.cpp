@@ -32,7 +32,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   Analyses a;
   a.options = options;
   a.join = build_launch_join(t);
-  a.steps = find_steps(t, a.join, options.drop_last_step);
+  a.steps = find_steps(t, a.join, options.drop_last_step, options.step_range);
   std::vector<bool> kept;
   const std::vector<bool>* included = nullptr;
   if (a.steps.dropped_last && a.steps.found >= 2) {

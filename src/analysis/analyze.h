@@ -1,6 +1,8 @@
 // Runs every analysis over the model once (never the JSON again) and keeps the results
 // together for the findings and the report.
 #pragma once
+#include <string>
+
 #include "analysis/api_summary.h"
 #include "analysis/comm_overlap.h"
 #include "analysis/cpu_op_summary.h"
@@ -28,6 +30,9 @@ struct AnalysisOptions {
   // counts only when the CPU call that launched it (joined by correlation) started before the
   // last step did; with fewer than two steps nothing is dropped.
   bool drop_last_step = false;
+  // Steps from the ranges of this name (NVTX or user annotation) instead of ProfilerStep#N
+  // (src/analysis/steps.h); "" = ProfilerStep, else ranges named like a step.
+  std::string step_range;
 };
 
 // The GPU ops HTA keeps, one flag per slice: launched by a CPU event that started before

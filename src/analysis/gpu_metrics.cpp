@@ -69,6 +69,70 @@ double capped_integral(std::vector<ValueEdge>& edges, int64_t begin, int64_t end
   return area;
 }
 
+// Which measured series a counter is: 1 = SM Active, 2 = Tensor Active, 0 = neither.
+int measured_series(std::string_view n) {
+  if (n.substr(0, 9) == "SM Active") return 1;
+  if (n.substr(0, 13) == "Tensor Active") return 2;
+  return 0;
+}
+
+struct MeasuredAcc {
+  uint64_t n[2] = {0, 0}, n_steps[2] = {0, 0};
+  double sum[2] = {0, 0}, sum_steps[2] = {0, 0};
+};
+
+// Adds the measured SM/Tensor Active means to the devices of an nsys export (see the header).
+void add_measured(const Trace& t, const StepsResult& steps, GpuMetrics* r) {
+  if (t.facts.format != TraceFormat::kNsysSqlite) return;
+  const CounterTable& c = t.counters;
+  auto series = make_name_cache(t, [](std::string_view n) { return measured_series(n); });
+  std::map<int64_t, MeasuredAcc> acc;
+  std::vector<Interval> windows;  // the steps (device-adjusted), by start, overlaps merged
+  for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
+  windows = merge_intervals(std::move(windows));
+  for (size_t i = 0; i < c.size(); ++i) {
+    const int which = series(c.series[i]);
+    if (which == 0) continue;
+    // The importer names the GPU's process by its device id.
+    const std::string_view pid = t.str(t.processes[c.process[i]].pid_text);
+    int64_t dev = 0;
+    if (pid.empty()) continue;
+    bool ok = true;
+    for (char ch : pid) {
+      if (ch < '0' || ch > '9') ok = false;
+      dev = dev * 10 + (ch - '0');
+    }
+    if (!ok) continue;
+    MeasuredAcc& a = acc[dev];
+    const int k = which - 1;
+    ++a.n[k];
+    a.sum[k] += c.value[i];
+    // The step that could hold ts: the last one starting at or before it (nsys samples at up to
+    // 200 kHz, so a binary search rather than a scan of every step).
+    auto it = std::upper_bound(windows.begin(), windows.end(), c.ts[i],
+                               [](int64_t ts, const Interval& w) { return ts < w.begin; });
+    if (it != windows.begin() && c.ts[i] < std::prev(it)->end) {
+      ++a.n_steps[k];
+      a.sum_steps[k] += c.value[i];
+    }
+  }
+  for (DeviceMetrics& d : r->devices) {
+    auto it = acc.find(d.device);
+    if (it == acc.end()) continue;
+    const MeasuredAcc& a = it->second;
+    auto mean = [](double sum, uint64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0; };
+    d.sm_active_samples = a.n[0];
+    d.sm_active_pct = mean(a.sum[0], a.n[0]);
+    d.sm_active_step_samples = a.n_steps[0];
+    d.sm_active_steps_pct = mean(a.sum_steps[0], a.n_steps[0]);
+    d.tensor_active_samples = a.n[1];
+    d.tensor_active_pct = mean(a.sum[1], a.n[1]);
+    d.tensor_active_step_samples = a.n_steps[1];
+    d.tensor_active_steps_pct = mean(a.sum_steps[1], a.n_steps[1]);
+    if (d.measured()) r->measured = true;
+  }
+}
+
 struct DeviceAcc {
   std::vector<Interval> kernels;
   std::vector<ValueEdge> sm_edges;
@@ -188,6 +252,7 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     }
     r.devices.push_back(std::move(m));
   }
+  add_measured(t, steps, &r);
   return r;
 }
 

@@ -13,6 +13,16 @@
 //                          all kernels; plus the time of CPU ops that could use tensor cores
 //                          (conv, mm, bmm, addmm, linear, matmul, ...) as a share of CPU op time.
 // A metric whose inputs the trace lacks is absent, with the reason in `*_absent`.
+//
+// Measured metrics (Nsight Systems exports only, `nsys profile --gpu-metrics-devices`): the
+// importer puts GPU_METRICS samples in the model's counters under the GPU's process (pid text =
+// the device id), one series per metric name. `SM Active` and `Tensor Active` (older nsys:
+// `SM Active [Throughput %]`, `Tensor Active [...]`: matched by prefix) are then read per device:
+//   mean over the capture = arithmetic mean of all samples (nsys samples at a fixed rate, so
+//                           this is the time-weighted mean over the sampled span);
+//   mean within steps     = mean of the samples whose timestamp lies inside a step.
+// They are hardware counters, not estimates from kernel names and grids; PyTorch traces never
+// get them (their counters are left alone, so their reports do not change).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,6 +49,12 @@ struct DeviceMetrics {
   std::string occupancy_absent;
   int64_t tensor_core_ns = 0;
   double tensor_core_pct = 0;  // of kernel time
+  // Measured (nsys GPU metrics counters), see above. `*_samples` = 0: not measured.
+  uint64_t sm_active_samples = 0, sm_active_step_samples = 0;
+  double sm_active_pct = 0, sm_active_steps_pct = 0;
+  uint64_t tensor_active_samples = 0, tensor_active_step_samples = 0;
+  double tensor_active_pct = 0, tensor_active_steps_pct = 0;
+  bool measured() const { return sm_active_samples > 0 || tensor_active_samples > 0; }
 };
 
 struct GpuMetrics {
@@ -52,6 +68,7 @@ struct GpuMetrics {
   StringId top_eligible_op = 0;  // the eligible op name with the most time (0 when none)
   // Compute capability of the first device named in deviceProperties, -1 when unknown.
   int64_t compute_major = kNoValue, compute_minor = kNoValue;
+  bool measured = false;  // some device has measured SM/Tensor Active samples
 };
 
 GpuMetrics compute_gpu_metrics(const Trace& trace, const StepsResult& steps);

@@ -4,10 +4,10 @@
 // idea applied to the whole GPU):
 //   dataloader  DataLoader `__next__` ranges cover at least half of the gap: the step waited
 //               for its input batch;
-//   sync        a synchronizing call (cudaDeviceSynchronize, cudaStreamSynchronize, a
-//               synchronous cudaMemcpy, ... see sync_events.h; or a launch of a copy from
-//               pageable host memory, which blocks the CPU too) covers half the gap or more;
-//               or the gap is a host wait (below) shorter than 1 ms while the launch queue is
+//   sync        a synchronizing call (cudaDeviceSynchronize, cuStreamSynchronize, a
+//               synchronous cudaMemcpy, hipMemcpy, ... the families of sync_names.h; or a launch of
+//               a copy from pageable host memory, which blocks the CPU too) covers half the gap or
+//               more; or the gap is a host wait (below) shorter than 1 ms while the launch queue is
 //               still refilling after a sync: a sync empties the queue, and the GPU then waits
 //               for every launch until the CPU gets ahead again. The refill lasts from the
 //               sync's return until the CPU is seen ahead again (a gap whose next op was

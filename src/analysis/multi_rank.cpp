@@ -110,6 +110,7 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   k->in_nelems = c->in_nelems;
   k->out_nelems = c->out_nelems;
   k->group_size = c->group_size;
+  k->process_group = std::string(t.str(c->process_group));
 }
 
 // GPU idle gaps inside each step, between its first and last GPU op, net of data loading.
@@ -300,10 +301,12 @@ LateStart late_start(const std::vector<RankDigest>& in, const std::vector<RankRo
 
 namespace {
 
-// The message of collective i: the first rank whose kernel has collective args.
-void describe_message(const std::vector<RankDigest>& in, size_t i, CollectiveRow* row) {
-  for (const RankDigest& d : in) {
-    const CommKernel& k = d.comm[i];
+// The message of a matched collective (at[k]: its index on rank k): the first rank whose kernel
+// has collective args.
+void describe_message(const std::vector<RankDigest>& in, const std::vector<size_t>& at,
+                      CollectiveRow* row) {
+  for (size_t r = 0; r < in.size(); ++r) {
+    const CommKernel& k = in[r].comm[at[r]];
     if (k.collective.empty() && k.in_nelems < 0 && k.out_nelems < 0) continue;
     row->collective = k.collective;
     row->dtype = k.dtype;
@@ -361,6 +364,72 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<CollectiveRow>&
   return groups;
 }
 
+// One communicator: per rank, the indices of its kernels in the rank's comm list, in order.
+struct Channel {
+  std::string label;
+  std::vector<std::vector<size_t>> kernels;  // parallel to the ranks
+};
+
+// The communicators every rank has (see compare_ranks in the header); sets counts_match (and
+// mismatch_channel) on `r` where a stream is missing on some rank or the counts differ.
+std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRankResult* r) {
+  // Stream numbers are a rank's own: used as keys only when every rank has the same set of
+  // communication streams, else each stream is named by its order of first use.
+  std::vector<std::vector<int64_t>> streams(in.size());  // per rank, in order of first use
+  for (size_t k = 0; k < in.size(); ++k)
+    for (const CommKernel& c : in[k].comm)
+      if (c.process_group.empty() &&
+          std::find(streams[k].begin(), streams[k].end(), c.stream) == streams[k].end())
+        streams[k].push_back(c.stream);
+  bool same_streams = true;
+  for (size_t k = 1; k < in.size(); ++k) {
+    std::vector<int64_t> a = streams[0], b = streams[k];
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    same_streams = same_streams && a == b;
+  }
+  std::vector<Channel> channels;
+  std::map<std::string, size_t> index;
+  std::vector<bool> is_group;
+  for (size_t k = 0; k < in.size(); ++k) {
+    for (size_t i = 0; i < in[k].comm.size(); ++i) {
+      const CommKernel& c = in[k].comm[i];
+      std::string label;
+      if (!c.process_group.empty()) {
+        label = "group " + c.process_group;
+      } else if (same_streams) {
+        label = "stream " + std::to_string(c.stream);
+      } else {
+        size_t order = static_cast<size_t>(
+            std::find(streams[k].begin(), streams[k].end(), c.stream) - streams[k].begin());
+        label = "stream #" + std::to_string(order + 1);
+      }
+      auto it = index.find(label);
+      if (it == index.end()) {
+        it = index.emplace(label, channels.size()).first;
+        channels.push_back({label, std::vector<std::vector<size_t>>(in.size())});
+        is_group.push_back(!c.process_group.empty());
+      }
+      channels[it->second].kernels[k].push_back(i);
+    }
+  }
+  std::vector<Channel> out;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    bool everywhere = true, counts_equal = true;
+    for (const std::vector<size_t>& v : channels[c].kernels) {
+      everywhere = everywhere && !v.empty();
+      counts_equal = counts_equal && v.size() == channels[c].kernels[0].size();
+    }
+    if (!everywhere && is_group[c]) continue;  // a group of some of the ranks
+    if (!everywhere || !counts_equal) {
+      if (r->counts_match) r->mismatch_channel = channels[c].label;
+      r->counts_match = false;
+    }
+    if (everywhere) out.push_back(std::move(channels[c]));
+  }
+  return out;
+}
+
 Alignment align_ranks(const std::vector<RankDigest>& in, AlignMode requested) {
   Alignment al;
   al.requested = requested;
@@ -412,25 +481,47 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     r.alignment.requested = r.alignment.mode = align;
     return r;
   }
-  size_t shortest = SIZE_MAX;
-  for (const RankDigest& d : in) {
-    shortest = std::min(shortest, d.comm.size());
-    if (d.comm.size() != in[0].comm.size()) r.counts_match = false;
-  }
-  // The i-th collective of every rank is the same collective; names are compared up to the
-  // first mismatch (a desync), durations up to the shortest list.
-  for (size_t i = 0; i < shortest; ++i) {
+  const std::vector<Channel> channels = match_channels(in, &r);
+  // Rows per communicator, up to its shortest list; then in order of issue on the first rank
+  // that has them.
+  struct Pending {
     CollectiveRow row;
-    row.index = i;
-    row.name_text = in[0].comm[i].name;
-    int64_t lo = INT64_MAX;
-    for (const RankDigest& d : in) {
-      if (r.names_match && d.comm[i].name != row.name_text) {
-        r.names_match = false;
-        r.first_mismatch = i;
+    std::vector<size_t> at;  // per rank: the index in its comm list
+    int64_t ts = 0;
+    bool names_differ = false;
+  };
+  std::vector<Pending> pending;
+  for (const Channel& ch : channels) {
+    size_t shortest = SIZE_MAX;
+    for (const std::vector<size_t>& v : ch.kernels) shortest = std::min(shortest, v.size());
+    for (size_t i = 0; i < shortest; ++i) {
+      Pending p;
+      p.row.channel = ch.label;
+      p.row.sequence = i;
+      p.row.name_text = in[0].comm[ch.kernels[0][i]].name;
+      p.ts = in[0].comm[ch.kernels[0][i]].ts_ns;
+      for (size_t k = 0; k < in.size(); ++k) {
+        p.at.push_back(ch.kernels[k][i]);
+        if (in[k].comm[ch.kernels[k][i]].name != p.row.name_text) p.names_differ = true;
       }
-      row.dur_ns.push_back(d.comm[i].dur_ns);
-      lo = std::min(lo, d.comm[i].dur_ns);
+      pending.push_back(std::move(p));
+    }
+  }
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Pending& p = pending[i];
+    CollectiveRow& row = p.row;
+    row.index = i;
+    if (p.names_differ && r.names_match) {
+      r.names_match = false;
+      r.first_mismatch = i;
+      if (r.mismatch_channel.empty()) r.mismatch_channel = row.channel;
+    }
+    int64_t lo = INT64_MAX;
+    for (size_t k = 0; k < in.size(); ++k) {
+      row.dur_ns.push_back(in[k].comm[p.at[k]].dur_ns);
+      lo = std::min(lo, in[k].comm[p.at[k]].dur_ns);
     }
     row.transfer_ns = lo;
     for (size_t k = 0; k < in.size(); ++k) {
@@ -438,10 +529,10 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
       int64_t wait = row.dur_ns[k] - lo;
       rr.transfer_ns += lo;
       rr.wait_ns += wait;
-      int si = step_index_at(in[k].step_spans, in[k].comm[i].ts_ns);
+      int si = step_index_at(in[k].step_spans, in[k].comm[p.at[k]].ts_ns);
       if (si >= 0) rr.step_wait_ns[static_cast<size_t>(si)] += wait;
     }
-    describe_message(in, i, &row);
+    describe_message(in, p.at, &row);
     r.collectives.push_back(std::move(row));
   }
   r.collective_groups = group_collectives(r.collectives);

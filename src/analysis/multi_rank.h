@@ -1,6 +1,6 @@
 // Many ranks of one distributed job, compared. Per rank: step time, compute, communication,
-// their overlap, GPU idle, data loading and memcpy time. Collectives are matched across ranks by
-// order of issue (the i-th communication kernel of every rank is the same collective); for each,
+// their overlap, GPU idle, data loading and memcpy time. Collectives are matched across ranks per
+// communicator and by order of issue within it (see compare_ranks); for each,
 // the shortest duration across ranks is the transfer time and the rest, on every other rank,
 // is time spent waiting for peers (TB plugin's "synchronizing vs transferring"). The rank that
 // waits least is the one the others wait for: the straggler has the shortest communication time.
@@ -33,7 +33,9 @@ struct CommKernel {
   int64_t in_nelems = kNoValue;
   int64_t out_nelems = kNoValue;
   int64_t group_size = kNoValue;
+  std::string process_group;  // "Process Group Name" ("" when absent)
 };
+
 struct StepSpan {
   int64_t number = 0;
   int64_t begin_ns = 0;
@@ -96,6 +98,8 @@ struct RankRow : RankTotals {
 
 struct CollectiveRow {
   size_t index = 0;
+  std::string channel;  // the communicator it was matched in: "group NAME" or "stream N"
+  size_t sequence = 0;  // its position within that communicator
   std::string name_text;
   std::vector<int64_t> dur_ns;  // per rank (parallel to ranks)
   int64_t transfer_ns = 0;      // minimum across ranks
@@ -157,14 +161,25 @@ struct MultiRankResult {
   bool duplicate_ranks = false;
   bool counts_match = true;
   bool names_match = true;
-  size_t first_mismatch = 0;               // index of the first collective whose names differ
-  std::vector<CollectiveRow> collectives;  // matched by order of issue, up to the shortest list
+  size_t first_mismatch = 0;     // index of the first collective whose names differ
+  std::string mismatch_channel;  // the communicator where counts or names differ first
+  // Matched per communicator, up to the shortest list of each, in order of issue on the first rank.
+  std::vector<CollectiveRow> collectives;
   std::vector<CollectiveGroup> collective_groups;  // by name, in order of first issue
   LateStart late_start;
   Alignment alignment;
 };
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.
+// Collectives are matched per communicator, by sequence within it: with FSDP, tensor/pipeline
+// parallelism or several process groups, collectives run on several NCCL streams whose
+// interleaving differs between ranks, so the i-th kernel over all streams is not the same
+// collective everywhere. The communicator is the kernel's "Process Group Name" arg where Kineto
+// writes it ("group NAME"), else its stream: the stream number when every rank has the same set
+// of communication streams, else the stream's order of first use on the rank ("stream #k"),
+// since stream numbers are a rank's own. A process group that only some ranks have (pipeline
+// stages, sub-groups) is matched among no one and is not a mismatch; a stream only some ranks
+// have, or a communicator whose counts differ, is (counts_match false).
 MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align = AlignMode::kStep);
 
 // Bytes per element of a c10 scalar type name as Kineto writes "dtype" (Float, BFloat16, ...),

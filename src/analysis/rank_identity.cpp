@@ -12,6 +12,8 @@ const char* rank_source_name(RankSource s) {
       return "file name";
     case RankSource::kLoadOrder:
       return "load order";
+    case RankSource::kEnvironment:
+      return "process environment";
   }
   return "load order";
 }
@@ -41,7 +43,7 @@ int64_t rank_from_file_name(std::string_view name) {
 
 RankIdentity identify_rank(const Trace& t, std::string_view file_name, size_t load_index) {
   RankIdentity id;
-  if (t.distributed.present && t.distributed.rank != kNoValue) {
+  if (t.distributed.present && t.distributed.rank != kNoValue && !t.distributed.from_environment) {
     id.rank = t.distributed.rank;
     id.source = RankSource::kDistributedInfo;
     return id;
@@ -50,6 +52,11 @@ RankIdentity identify_rank(const Trace& t, std::string_view file_name, size_t lo
   if (from_name >= 0) {
     id.rank = from_name;
     id.source = RankSource::kFileName;
+    return id;
+  }
+  if (t.distributed.present && t.distributed.rank != kNoValue) {
+    id.rank = t.distributed.rank;
+    id.source = RankSource::kEnvironment;
     return id;
   }
   id.rank = static_cast<int64_t>(load_index);

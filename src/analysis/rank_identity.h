@@ -1,5 +1,6 @@
 // Which rank a trace belongs to, for multi-rank reports: `distributedInfo.rank` first, else a
-// rank in the file name (rank-3, rank_3, trace_rank3, worker3, ...), else the load order. The
+// rank in the file name (rank-3, rank_3, trace_rank3, worker3, ...), else (Nsight Systems
+// exports) the rank in the recorded process environment, else the load order. The
 // report says which source it used, since a wrong guess silently misaligns ranks.
 #pragma once
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace ks {
 
-enum class RankSource { kDistributedInfo, kFileName, kLoadOrder };
+enum class RankSource { kDistributedInfo, kFileName, kLoadOrder, kEnvironment };
 const char* rank_source_name(RankSource s);
 
 struct RankIdentity {

@@ -17,25 +17,217 @@ bool parse_profiler_step(std::string_view name, int64_t* number) {
   return true;
 }
 
-StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last) {
+namespace {
+
+// Splits "name<sep><digits>" into the name and the number (-1 when there is no number).
+// Separators: ' ', '_', '-', '#', ':'; "step3" (no separator) counts too.
+void split_number(std::string_view name, std::string_view* stem, int64_t* number) {
+  size_t end = name.size();
+  size_t d = end;
+  while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') --d;
+  *number = -1;
+  *stem = name;
+  if (d == end || end - d > 15) return;
+  int64_t n = 0;
+  for (size_t i = d; i < end; ++i) n = n * 10 + (name[i] - '0');
+  size_t s = d;
+  if (s > 0 && (name[s - 1] == ' ' || name[s - 1] == '_' || name[s - 1] == '-' ||
+                name[s - 1] == '#' || name[s - 1] == ':'))
+    --s;
+  if (s == 0) return;  // a bare number is no step name
+  *stem = name.substr(0, s);
+  *number = n;
+}
+
+// A candidate step: every host-side slice of one (track, name) group, in time order.
+struct Candidate {
+  std::vector<uint32_t> slices;
+  std::string shown;  // the first instance's name
+};
+
+// Nested or overlapping repeats (a range re-entered inside itself) are dropped, so each kept
+// instance starts at or after the previous one's end.
+std::vector<uint32_t> without_overlaps(const SliceTable& s, std::vector<uint32_t> v,
+                                       bool* overlapped) {
+  std::sort(v.begin(), v.end(), [&s](uint32_t a, uint32_t b) {
+    return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.dur[a] > s.dur[b];
+  });
+  std::vector<uint32_t> out;
+  *overlapped = false;
+  for (uint32_t i : v) {
+    if (!out.empty() && s.ts[i] < s.end(out.back())) {
+      *overlapped = true;
+      continue;
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_step_like_name(std::string_view name, std::string* base, int64_t* number) {
+  std::string_view stem;
+  split_number(name, &stem, number);
+  std::string b;
+  for (char c : stem) {
+    char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    b += (l == ' ' || l == '-') ? '_' : l;
+  }
+  static const char* const kNames[] = {"step",           "train_step",      "training_step",
+                                       "trainstep",      "train_iter",      "iteration",
+                                       "iter",           "train_iteration", "training_iteration",
+                                       "optimizer_step", "batch_step",      "global_step"};
+  for (const char* k : kNames) {
+    if (b == k) {
+      *base = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string steps_note(const StepsResult& r, bool nsys_export) {
+  switch (r.source) {
+    case StepSource::kStepLikeRange:
+      return "from the range \"" + r.range_name +
+             "\" (NVTX / user annotation), as no ProfilerStep#N markers exist";
+    case StepSource::kUserRange:
+      return "from the range \"" + r.range_name + "\" (--step-range)";
+    case StepSource::kProfilerStep:
+      return "";
+    case StepSource::kNone:
+      break;
+  }
+  if (!r.requested_range.empty())
+    return "no CPU-side range named \"" + r.requested_range +
+           "\": check the name against the NVTX ranges (kinetoscope stats --report nvtx_sum)";
+  if (nsys_export)
+    return "no ProfilerStep markers and no NVTX range named like a step: wrap each step in "
+           "torch.cuda.nvtx.range(\"train_step\") (or nvtx.annotate(\"train_step\")), capture "
+           "with --trace=cuda,nvtx, or name your own range with --step-range NAME";
+  return "";
+}
+
+const char* step_source_name(StepSource s) {
+  switch (s) {
+    case StepSource::kProfilerStep:
+      return "profiler_step";
+    case StepSource::kStepLikeRange:
+      return "nvtx_range";
+    case StepSource::kUserRange:
+      return "step_range";
+    case StepSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
+                       const std::string& step_range) {
   const SliceTable& s = t.slices;
   StepsResult r;
-  // One marker per step number: the longest host-side slice (some traces repeat it per thread).
-  std::map<int64_t, uint32_t> by_number;
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    if (is_gpu_side(s.kind[i])) continue;
-    int64_t n;
-    if (!parse_profiler_step(t.str(s.name[i]), &n)) continue;
-    auto it = by_number.find(n);
-    if (it == by_number.end() || s.dur[i] > s.dur[it->second]) by_number[n] = i;
+  r.requested_range = step_range;
+  if (!step_range.empty()) {
+    // The user's range: NAME, or NAME + separator + number; the thread with the most of them.
+    std::map<TrackId, Candidate> by_track;
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (is_gpu_side(s.kind[i])) continue;
+      std::string_view name = t.str(s.name[i]);
+      std::string_view stem;
+      int64_t n;
+      split_number(name, &stem, &n);
+      if (name != step_range && stem != step_range) continue;
+      Candidate& c = by_track[s.track[i]];
+      if (c.slices.empty()) c.shown = std::string(name);
+      c.slices.push_back(i);
+    }
+    const Candidate* best = nullptr;
+    for (const auto& kv : by_track)
+      if (!best || kv.second.slices.size() > best->slices.size()) best = &kv.second;
+    if (best) {
+      bool overlapped;
+      std::vector<uint32_t> kept = without_overlaps(s, best->slices, &overlapped);
+      r.source = StepSource::kUserRange;
+      r.range_name = step_range;
+      int64_t ordinal = 0;
+      for (uint32_t i : kept) {
+        Step st;
+        std::string_view stem;
+        split_number(t.str(s.name[i]), &stem, &st.number);
+        if (st.number < 0) st.number = ordinal;
+        ++ordinal;
+        st.slice = i;
+        st.host_begin = s.ts[i];
+        st.host_end = s.end(i);
+        r.steps.push_back(st);
+      }
+    }
+  } else {
+    // One marker per step number: the longest host-side slice (some traces repeat it per
+    // thread).
+    std::map<int64_t, uint32_t> by_number;
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (is_gpu_side(s.kind[i])) continue;
+      int64_t n;
+      if (!parse_profiler_step(t.str(s.name[i]), &n)) continue;
+      auto it = by_number.find(n);
+      if (it == by_number.end() || s.dur[i] > s.dur[it->second]) by_number[n] = i;
+    }
+    for (const auto& kv : by_number) {
+      Step st;
+      st.number = kv.first;
+      st.slice = kv.second;
+      st.host_begin = s.ts[kv.second];
+      st.host_end = s.end(kv.second);
+      r.steps.push_back(st);
+    }
+    if (!r.steps.empty()) r.source = StepSource::kProfilerStep;
   }
-  for (const auto& kv : by_number) {
-    Step st;
-    st.number = kv.first;
-    st.slice = kv.second;
-    st.host_begin = s.ts[kv.second];
-    st.host_end = s.end(kv.second);
-    r.steps.push_back(st);
+  if (r.steps.empty() && step_range.empty()) {
+    // No ProfilerStep: user annotation ranges (NVTX) named like a step, grouped by thread and
+    // name; a group counts with two or more instances that never overlap.
+    std::map<std::pair<TrackId, std::string>, Candidate> groups;
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (s.kind[i] != SliceKind::kUserAnnotation) continue;
+      std::string base;
+      int64_t n;
+      std::string_view name = t.str(s.name[i]);
+      if (!is_step_like_name(name, &base, &n)) continue;
+      Candidate& c = groups[{s.track[i], base}];
+      if (c.slices.empty()) c.shown = std::string(name);
+      c.slices.push_back(i);
+    }
+    const Candidate* best = nullptr;
+    for (const auto& kv : groups) {
+      const Candidate& c = kv.second;
+      bool overlapped;
+      without_overlaps(s, c.slices, &overlapped);
+      if (c.slices.size() < 2 || overlapped) continue;
+      if (!best || c.slices.size() > best->slices.size() ||
+          (c.slices.size() == best->slices.size() &&
+           s.ts[c.slices.front()] < s.ts[best->slices.front()]))
+        best = &c;
+    }
+    if (best) {
+      r.source = StepSource::kStepLikeRange;
+      std::string base;
+      int64_t n;
+      is_step_like_name(best->shown, &base, &n);
+      r.range_name = n >= 0 ? base : best->shown;
+      int64_t ordinal = 0;
+      bool overlapped;
+      for (uint32_t i : without_overlaps(s, best->slices, &overlapped)) {
+        Step st;
+        is_step_like_name(t.str(s.name[i]), &base, &st.number);
+        if (st.number < 0) st.number = ordinal;
+        ++ordinal;
+        st.slice = i;
+        st.host_begin = s.ts[i];
+        st.host_end = s.end(i);
+        r.steps.push_back(st);
+      }
+    }
   }
   std::sort(r.steps.begin(), r.steps.end(),
             [](const Step& a, const Step& b) { return a.host_begin < b.host_begin; });

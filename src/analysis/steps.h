@@ -4,6 +4,19 @@
 //   end   = max(host end, end of the last GPU op launched by runtime calls inside the host step)
 // With no step markers there are no steps; analyses then use the whole trace as one window.
 // HTA drops the last step by default (its GPU work is often cut off); `drop_last` does the same.
+//
+// Traces without ProfilerStep (Nsight Systems exports, or PyTorch runs profiled without
+// prof.step()) can mark steps with NVTX / user annotation ranges instead:
+//   - a user-named range (`step_range`, CLI --step-range NAME): the CPU-side slices named NAME
+//     (or NAME followed by a separator and a number: "NAME 12", "NAME_12", "NAME#12"), on the
+//     thread that has the most of them, nested repeats dropped. It wins over ProfilerStep.
+//   - else, when no ProfilerStep exists, a range named like a step (is_step_like_name(): "step",
+//     "train_step", "training_step", "iteration", "iter", "train_iter", ..., case-insensitive,
+//     with an optional number after a space, '_', '-', '#' or ':'), kept only when its
+//     instances on one thread are at least two and do not overlap. With several such names the
+//     one with the most instances wins (then the earliest).
+// Steps found from ranges are numbered by the number in their name, else 0, 1, 2, ... in time
+// order; the device-adjusted bounds are computed as for ProfilerStep.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,8 +36,13 @@ struct Step {
   int64_t dur() const { return end - begin; }
 };
 
+enum class StepSource : uint8_t { kNone, kProfilerStep, kStepLikeRange, kUserRange };
+
 struct StepsResult {
-  std::vector<Step> steps;  // in time order, after drop_last when asked
+  StepSource source = StepSource::kNone;
+  std::string range_name;       // for ranges: the name as the trace writes it (first instance)
+  std::string requested_range;  // the step_range asked for ("" if none), found or not
+  std::vector<Step> steps;      // in time order, after drop_last when asked
   bool dropped_last = false;
   uint64_t found = 0;           // ProfilerStep markers found, before dropping
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
@@ -34,7 +52,19 @@ struct StepsResult {
   double cv_pct = 0;            // stddev / mean * 100
 };
 
-StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last);
+StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last,
+                       const std::string& step_range = std::string());
+
+// "train_step", "Step 3", "iteration_12", ... (the rule above). *base gets the lower-case name
+// without its number ("step"), *number the number or -1.
+bool is_step_like_name(std::string_view name, std::string* base, int64_t* number);
+
+// What the report says about where the steps came from, or how to get steps; "" for ProfilerStep
+// steps and for a trace without steps that is not an Nsight Systems export (`nsys_export`), so
+// PyTorch reports read as before.
+std::string steps_note(const StepsResult& r, bool nsys_export);
+// "source" in the JSON report: "profiler_step", "nvtx_range", "step_range" or "none".
+const char* step_source_name(StepSource s);
 
 // Parses "ProfilerStep#123"; false for other names.
 bool parse_profiler_step(std::string_view name, int64_t* number);

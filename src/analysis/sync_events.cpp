@@ -9,14 +9,6 @@
 
 namespace ks {
 
-bool is_sync_runtime_call(std::string_view n) {
-  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" ||
-         n == "cudaEventSynchronize" || n == "cudaMemcpy" || n == "cudaMemset" ||
-         n == "hipDeviceSynchronize" || n == "hipStreamSynchronize" || n == "hipEventSynchronize" ||
-         n == "hipMemcpy" || n == "hipMemset" || n == "cuCtxSynchronize" ||
-         n == "cuStreamSynchronize" || n == "cuEventSynchronize";
-}
-
 namespace {
 
 std::string chain_text(const Trace& t, const std::vector<StringId>& chain) {

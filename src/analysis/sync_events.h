@@ -1,5 +1,6 @@
-// Where the CPU waits for the GPU: synchronizing runtime calls (cudaDeviceSynchronize,
-// cudaStreamSynchronize, cudaEventSynchronize, synchronous cudaMemcpy, and their hip twins), and
+// Where the CPU waits for the GPU: synchronizing runtime and driver calls (the families of
+// sync_names.h: cudaDeviceSynchronize, cuStreamSynchronize, synchronous cudaMemcpy2D,
+// hipMemcpy, ...), and
 // device-to-host copies inside steps (what `.item()` / `.cpu()` / printing a tensor cause),
 // each with the CPU ops that issued it. Nsight Systems' "synchronization APIs" expert rule.
 #pragma once
@@ -8,10 +9,9 @@
 
 #include "analysis/launch_join.h"
 #include "analysis/steps.h"
+#include "analysis/sync_names.h"
 
 namespace ks {
-
-bool is_sync_runtime_call(std::string_view name);
 
 struct SyncCallRow {
   StringId name = 0;

@@ -10,11 +10,14 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cli/stats_command.h"
 #include "import/file_reader.h"
+#include "import/nsys_sqlite/nsys_file.h"
 #include "report/multi_rank_report.h"
 #include "report/report.h"
 #include "report/trace_diff_report.h"
@@ -26,13 +29,17 @@ const char kUsage[] =
     "Usage: kinetoscope report TRACE [TRACE...] [options]\n"
     "\n"
     "Reads PyTorch profiler traces (*.pt.trace.json, *.json.gz: Chrome trace event format as\n"
-    "torch.profiler, the legacy autograd profiler and Chrome DevTools write it) and reports\n"
+    "torch.profiler, the legacy autograd profiler and Chrome DevTools write it) and Nsight\n"
+    "Systems exports (nsys export --type sqlite: *.sqlite, told by their header) and reports\n"
     "what is wrong with the run: findings first (most severe first), then steps, GPU idle\n"
     "time, kernels and memory ops.\n"
     "\n"
     "Options:\n"
     "  --format text|md|json  output format (default text); json follows docs/report-schema.md\n"
     "  --drop-last-step       leave out the last ProfilerStep (HTA's default convention)\n"
+    "  --step-range NAME      steps are the NVTX / user annotation ranges named NAME (e.g.\n"
+    "                         train_step) instead of ProfilerStep#N; without ProfilerStep a\n"
+    "                         range named like a step (step, train_step, iteration...) is used\n"
     "  --separate             with several files: independent reports, not one multi-rank report\n"
     "  --align step|global-min  with several files: put the ranks' clocks on one axis by the\n"
     "                         first step every rank has (default), or by HTA's global minimum\n"
@@ -43,12 +50,16 @@ const char kUsage[] =
     "\n"
     "Also: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2]  (per-name table of\n"
     "the slices in a time range, as the timeline's area selection shows it; --help for more)\n"
+    "      kinetoscope stats EXPORT.sqlite [--report NAME]... [--format text|csv|json]  (the\n"
+    "`nsys stats` reports of an Nsight Systems SQLite export; --help for more)\n"
     "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
     "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
     "\n"
-    "Several files (or a folder of *.json / *.json.gz) are the ranks of one job: the report\n"
-    "compares them (per-rank table, collectives, stragglers) and includes each rank's report.\n"
-    "Ranks come from distributedInfo.rank, else the file name (rank-N, workerN), else the order.\n"
+    "Several files (or a folder of *.json / *.json.gz / *.sqlite) are the ranks of one job: the\n"
+    "report compares them (per-rank table, collectives, stragglers) and includes each rank's\n"
+    "report. Ranks come from distributedInfo.rank, else the file name (rank-N, workerN,\n"
+    "trace_rank3.sqlite), else the environment an nsys export recorded (RANK, SLURM_PROCID,\n"
+    "...), else the order.\n"
     "\n"
     "Exit status: 0 report written; 1 an input is not a readable trace (a one-line error with\n"
     "the byte offset goes to standard error); 2 usage error.\n";
@@ -58,7 +69,7 @@ bool is_trace_name(const std::string& n) {
     size_t l = std::strlen(suffix);
     return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
   };
-  return ends(".json") || ends(".json.gz");
+  return ends(".json") || ends(".json.gz") || ends(".sqlite");
 }
 
 // A folder stands for the trace files in it (not recursive), in name order.
@@ -80,16 +91,29 @@ void expand_path(const std::string& path, std::vector<std::string>* out) {
 
 struct Loaded {
   ks::ChromeJsonImporter importer;
+  std::unique_ptr<ks::Trace> nsys;  // an Nsight Systems export
   ks::ImportError error;
   bool ok = false;
+  const ks::Trace& trace() const { return nsys ? *nsys : importer.trace(); }
 };
+
+// A SQLite file (by its 16-byte header, whatever its name) is an Nsight Systems export; a file
+// named *.sqlite that is not SQLite gets the SQLite reader's error (its first bytes), not JSON's.
+bool load_one(const std::string& file, Loaded* l) {
+  const bool named_sqlite = file.size() > 7 && file.compare(file.size() - 7, 7, ".sqlite") == 0;
+  if (named_sqlite || ks::file_is_sqlite(file)) {
+    l->nsys = ks::import_nsys_file(file, &l->error);
+    return l->nsys != nullptr;
+  }
+  return ks::import_file(file, &l->importer, &l->error);
+}
 
 // Files are independent: read them on several threads (2 cores here, more elsewhere).
 void load_all(const std::vector<std::string>& files, std::vector<Loaded>* loaded) {
   std::atomic<size_t> next{0};
   auto work = [&]() {
     for (size_t i; (i = next++) < files.size();)
-      (*loaded)[i].ok = ks::import_file(files[i], &(*loaded)[i].importer, &(*loaded)[i].error);
+      (*loaded)[i].ok = load_one(files[i], &(*loaded)[i]);
   };
   size_t n = std::min<size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
@@ -171,7 +195,7 @@ int diff_command(const std::vector<std::string>& args) {
   if (status) return status;
   ks::DiffDigest digests[2];
   for (size_t i = 0; i < 2; ++i) {
-    const ks::Trace& t = loaded[i].importer.trace();
+    const ks::Trace& t = loaded[i].trace();
     ks::Report report = ks::build_report(t, ks::AnalysisOptions{});
     digests[i] = ks::make_diff_digest(t, report.analyses, ks::base_name(files[i]));
   }
@@ -196,6 +220,9 @@ int main(int argc, char** argv) {
   bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                 return a == "-h" || a == "--help" || a == "--version";
               }) != args.end();
+  // The `nsys stats` reports of an Nsight Systems export (src/cli/stats_command.h).
+  if (args[0] == "stats")
+    return ks::cli::stats_command(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "diff" && !help)
     return diff_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
@@ -228,6 +255,9 @@ int main(int argc, char** argv) {
         return usage_error("unknown alignment '" + align_name + "' (step or global-min)");
     } else if (a == "--drop-last-step") {
       options.drop_last_step = true;
+    } else if (take_option(args, &i, {"--step-range"}, "--step-range=", &options.step_range,
+                           &missing)) {
+      if (missing || options.step_range.empty()) return usage_error("--step-range needs a name");
     } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
       if (missing) return usage_error(a + " needs a file name");
     } else if (a.size() > 1 && a[0] == '-') {
@@ -256,7 +286,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> reports;
     for (size_t i = 0; i < files.size(); ++i) {
       if (!loaded[i].ok) continue;
-      const ks::Trace& t = loaded[i].importer.trace();
+      const ks::Trace& t = loaded[i].trace();
       ks::Report report = ks::build_report(t, options);
       std::string file = ks::base_name(files[i]);
       digests.push_back(ks::make_rank_digest(t, report.analyses, file,
@@ -275,7 +305,7 @@ int main(int argc, char** argv) {
     bool first = true;
     for (size_t i = 0; i < files.size(); ++i) {
       if (!loaded[i].ok) continue;
-      ks::Report report = ks::build_report(loaded[i].importer.trace(), options);
+      ks::Report report = ks::build_report(loaded[i].trace(), options);
       if (format == "json") {
         if (json_list && !first) out += ",\n";
         out += ks::report_json(report);

@@ -157,6 +157,8 @@ void rule_capture_too_long(const RuleInput& in, std::vector<Finding>* out) {
   constexpr uint64_t kHugeJson = 500ull << 20;
   const uint64_t steps = in.analyses.steps.found;
   if (steps <= kManySteps && t.facts.json_bytes <= kHugeJson) return;
+  // An Nsight Systems export: nsys.long_capture says it, with nsys's flags.
+  if (t.facts.format == TraceFormat::kNsysSqlite) return;
   Finding f;
   f.id = "capture.too_long";
   f.severity = Severity::kInfo;

@@ -32,6 +32,8 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   const Analyses& a = in.analyses;
   if (!a.gpu_expected || a.gpu_idle.has_gpu_ops) return;
   if (in.trace.slices.size() == 0) return;  // the empty-trace finding says it already
+  // An Nsight Systems export: nsys.empty_capture says it, with nsys's flags.
+  if (in.trace.facts.format == TraceFormat::kNsysSqlite) return;
   Finding f;
   f.id = "capture.no_gpu_activity";
   f.severity = Severity::kCritical;

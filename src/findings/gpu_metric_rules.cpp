@@ -95,3 +95,70 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
 }
 
 }  // namespace ks
+
+namespace ks {
+
+// Measured tensor-core activity (Nsight Systems GPU metrics, `Tensor Active`) under 10% while
+// GEMM/convolution kernels take at least 30% of the device's kernel time: the matrix math runs
+// on the CUDA cores (fp32 without TF32, or shapes/dtypes the tensor cores cannot take). Unlike
+// kernels.no_tensor_cores (kernel names and aten ops, which nsys exports lack) this is what the
+// hardware counted, so it also catches tensor-core kernels that keep the tensor cores mostly idle.
+void rule_low_tensor_active(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  if (!a.gpu_metrics.measured) return;
+  constexpr double kLowPct = 10.0, kGemmSharePct = 30.0;
+  const Trace& t = in.trace;
+  const SliceTable& s = t.slices;
+  auto is_math = make_name_cache(t, [](std::string_view n) {
+    const KernelClass c = kernel_class(SliceKind::kKernel, n);
+    return c == KernelClass::kGemm || c == KernelClass::kConvolution ? 1 : 0;
+  });
+  for (const DeviceMetrics& d : a.gpu_metrics.devices) {
+    if (d.tensor_active_samples == 0 || d.kernel_ns <= 0) continue;
+    const bool in_steps = d.tensor_active_step_samples > 0;
+    const double active = in_steps ? d.tensor_active_steps_pct : d.tensor_active_pct;
+    if (active >= kLowPct) continue;
+    int64_t math_ns = 0, longest = -1;
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (s.kind[i] != SliceKind::kKernel || t.tracks[s.track[i]].device != d.device) continue;
+      if (!is_math(s.name[i])) continue;
+      math_ns += s.dur[i];
+      if (longest < 0 || s.dur[i] > s.dur[static_cast<size_t>(longest)]) longest = i;
+    }
+    const double share = 100.0 * static_cast<double>(math_ns) / static_cast<double>(d.kernel_ns);
+    if (share < kGemmSharePct) continue;
+    Finding f;
+    f.id = "gpu.low_tensor_active";
+    f.severity = Severity::kWarning;
+    f.title = strf(
+        "Tensor cores active %.1f%% of the time (measured) while GEMM/convolution kernels "
+        "take %.0f%% of kernel time",
+        active, share);
+    f.meaning =
+        "Nsight Systems sampled the GPU's tensor-core activity: the matrix multiplies and "
+        "convolutions that dominate this run mostly execute on the ordinary CUDA cores, several "
+        "times slower than the tensor cores could run them.";
+    f.fix =
+        "Run the math in a tensor-core precision: bf16/fp16 autocast "
+        "(torch.autocast(\"cuda\", dtype=torch.bfloat16)) or TF32 for fp32 "
+        "(torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True), "
+        "and keep GEMM dimensions multiples of 8.";
+    f.number("tensor_active_pct", active, 1, "%");
+    f.text("tensor_active_over", in_steps ? "steps" : "capture");
+    f.number("gemm_share_pct", share, 1, "%");
+    if (d.sm_active_samples > 0)
+      f.number("sm_active_pct",
+               in_steps && d.sm_active_step_samples > 0 ? d.sm_active_steps_pct : d.sm_active_pct,
+               1, "%");
+    f.number("device", static_cast<double>(d.device));
+    if (longest >= 0) {
+      const uint32_t l = static_cast<uint32_t>(longest);
+      f.text("longest_gemm_kernel", std::string(t.str(s.name[l])));
+      f.range(s.ts[l], s.end(l), "longest GEMM/convolution kernel");
+      f.events.push_back(l);
+    }
+    out->push_back(std::move(f));
+  }
+}
+
+}  // namespace ks

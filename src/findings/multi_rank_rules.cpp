@@ -52,6 +52,11 @@ void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   } else {
     f.title = "Ranks ran different collectives at position " + std::to_string(r.first_mismatch);
   }
+  // Collectives are matched per communicator (multi_rank.h): say which one disagrees.
+  if (!r.mismatch_channel.empty()) {
+    f.title += " in " + r.mismatch_channel;
+    f.text("communicator", r.mismatch_channel);
+  }
   f.meaning =
       "Every rank of a data-parallel job must issue the same collectives in the same "
       "order; when they do not, the job hangs or silently desynchronizes (or the traces "

@@ -40,6 +40,7 @@ void rule_pageable_copies(const RuleInput&, std::vector<Finding>*);
 // gpu_metric_rules.cpp
 void rule_low_utilization(const RuleInput&, std::vector<Finding>*);
 void rule_low_sm_efficiency(const RuleInput&, std::vector<Finding>*);
+void rule_low_tensor_active(const RuleInput&, std::vector<Finding>*);
 // workload_rules.cpp
 void rule_dataloader(const RuleInput&, std::vector<Finding>*);
 void rule_communication(const RuleInput&, std::vector<Finding>*);
@@ -52,5 +53,11 @@ void rule_capture_too_long(const RuleInput&, std::vector<Finding>*);
 void rule_errors_visible(const RuleInput&, std::vector<Finding>*);
 void rule_missing_distributed_info(const RuleInput&, std::vector<Finding>*);
 void rule_clock_oddities(const RuleInput&, std::vector<Finding>*);
+// nsys_capture_rules.cpp: how an Nsight Systems capture was taken (exports only)
+void rule_nsys_empty_capture(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_from_process_start(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_long_capture(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_emit_nvtx(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_metrics_sampling(const RuleInput&, std::vector<Finding>*);
 
 }  // namespace ks

@@ -4,11 +4,35 @@
 
 namespace ks {
 
+namespace {
+// How a step is named in titles: "ProfilerStep#12", or "train_step #3" for steps from a range
+// (src/analysis/steps.h), so an Nsight Systems report names the range the user wrote.
+std::string step_label(const StepsResult& st, int64_t number) {
+  if (st.source == StepSource::kStepLikeRange || st.source == StepSource::kUserRange)
+    return st.range_name + " #" + std::to_string(number);
+  return "ProfilerStep#" + std::to_string(number);
+}
+}  // namespace
+
 void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   if (in.analyses.steps.found > 0 || !looks_like_pytorch_trace(t)) return;
   Finding f;
   f.id = "steps.none";
+  if (t.facts.format == TraceFormat::kNsysSqlite) {
+    // Nsight Systems: steps come from NVTX ranges (src/analysis/steps.h).
+    f.severity = Severity::kInfo;
+    f.title = "No step ranges: the capture is analyzed as one window";
+    f.meaning =
+        "The export has no NVTX range named like a step (train_step, step, iteration...), so "
+        "step times, per-step breakdowns and step-based findings are not available.";
+    f.fix =
+        "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
+        "an existing range with --step-range NAME).";
+    f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+    out->push_back(std::move(f));
+    return;
+  }
   f.severity = Severity::kInfo;
   f.title = "No ProfilerStep markers: the trace is analyzed as one window";
   f.meaning =
@@ -32,8 +56,8 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "steps.warmup_in_window";
   f.severity = Severity::kWarning;
-  f.title = strf("First captured step ProfilerStep#%lld is %.1fx slower than the others (%s vs %s)",
-                 static_cast<long long>(first.number), ratio, format_duration(first.dur()).c_str(),
+  f.title = strf("First captured step %s is %.1fx slower than the others (%s vs %s)",
+                 step_label(st, first.number).c_str(), ratio, format_duration(first.dur()).c_str(),
                  format_duration(static_cast<int64_t>(others.median_ns)).c_str());
   f.meaning =
       "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
@@ -48,7 +72,7 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   f.number("others_median_us", others.median_ns / 1e3, 3, "us");
   f.number("ratio", ratio, 2, "x");
   f.number("steps", static_cast<double>(st.steps.size()));
-  f.range(first.begin, first.end, "warm-up step ProfilerStep#" + std::to_string(first.number));
+  f.range(first.begin, first.end, "warm-up step " + step_label(st, first.number));
   f.events.push_back(first.slice);
   out->push_back(std::move(f));
 }
@@ -88,7 +112,7 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.number("max_us", us_of(s.max_ns), 3, "us");
   f.number("cv_pct", cv, 1, "%");
   f.number("slowest_step", static_cast<double>(slow.number));
-  f.range(slow.begin, slow.end, "slowest step ProfilerStep#" + std::to_string(slow.number));
+  f.range(slow.begin, slow.end, "slowest step " + step_label(st, slow.number));
   f.events.push_back(slow.slice);
   out->push_back(std::move(f));
 }
@@ -117,9 +141,9 @@ void rule_few_steps(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "steps.few_active";
   f.severity = Severity::kInfo;
-  f.title = strf("%lld step number%s missing inside the capture (after ProfilerStep#%lld)",
+  f.title = strf("%lld step number%s missing inside the capture (after %s)",
                  static_cast<long long>(missing), missing == 1 ? " is" : "s are",
-                 static_cast<long long>(gap_after));
+                 step_label(st, gap_after).c_str());
   f.meaning =
       "The recorded steps are not consecutive: some steps inside the window were not "
       "recorded, so the capture has fewer active steps than its step numbers imply "

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/steps.h"
+#include "analysis/sync_names.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -70,8 +71,10 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "sync.runtime_calls";
   f.severity = share >= kWarnPct ? Severity::kWarning : Severity::kInfo;
   char buf[200];
-  // AMD traces record the HIP runtime (hipDeviceSynchronize, ...): name the API they used.
-  const char* api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
+  // Name the API the trace used: the HIP runtime on AMD (hipDeviceSynchronize, ...), the CUDA
+  // runtime or driver (cuCtxSynchronize) on NVIDIA (sync_names.h).
+  const char* api = sync_api(t.str(top.name));
+  if (*api == 0) api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
   std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s)",
                 static_cast<unsigned long long>(s.count), api, s.count == 1 ? "" : "s",
                 format_duration(s.total_ns).c_str(), share,
@@ -79,8 +82,9 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.title = buf;
   f.meaning =
       "Device, stream and event synchronizations (cudaDeviceSynchronize, "
-      "cudaStreamSynchronize, cudaEventSynchronize or their hip* twins) and synchronous "
-      "memcpy block the CPU until the GPU catches up; inside a training loop they serialize "
+      "cudaStreamSynchronize, cudaEventSynchronize, their driver cu* and hip* twins) and "
+      "synchronous copies (cudaMemcpy, cudaMemcpy2D/3D, cudaMemcpyToSymbol, hipMemcpy, ...) "
+      "block the CPU until the GPU catches up; inside a training loop they serialize "
       "CPU and GPU (lockstep).";
   f.fix =
       "Remove explicit synchronizations from the loop (they are often left over from "

@@ -58,6 +58,21 @@ const DiagInfo kInfos[] = {
     {"utf8_bom", S::kInfo, "A UTF-8 byte order mark before the JSON was skipped."},
     {"long_string_truncated", S::kWarning,
      "Names, categories or ids longer than 64 KiB were cut to their first 64 KiB."},
+    {"nsys_table_missing", S::kInfo,
+     "Tables this reader uses are absent from the export (not traced, or another nsys version)."},
+    {"nsys_column_missing", S::kWarning,
+     "Columns this reader uses are absent from the export (another nsys version): defaults used."},
+    {"nsys_object_ignored", S::kWarning,
+     "Views or triggers named like Nsight Systems tables were not read (only real tables are)."},
+    {"nsys_schema_version", S::kWarning,
+     "The export's schema major version is not one this reader was written for; read anyway."},
+    {"nsys_bad_row", S::kWarning,
+     "Rows without a usable start/end (NULL, or end before start) "
+     "were skipped."},
+    {"nsys_unknown_string_id", S::kWarning,
+     "Name ids with no StringIds row were shown as '<unknown>'."},
+    {"nsys_rank_from_env", S::kInfo,
+     "The rank was read from the process environment the export recorded."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

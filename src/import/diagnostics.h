@@ -42,6 +42,14 @@ enum class Diag {
   kLegacyComputeProperties,  // 'computeProperties' read as 'deviceProperties'
   kUtf8Bom,                  // a UTF-8 byte order mark before the JSON, skipped
   kLongStringTruncated,      // a name/category/id above kMaxTextBytes, cut to that length
+  // Nsight Systems exports (offset: 0, or the row's rowid where one applies)
+  kNsysTableMissing,     // a table this reader uses is absent (not traced, or another version)
+  kNsysColumnMissing,    // a column this reader uses is absent: a default was used
+  kNsysObjectIgnored,    // a view or trigger named like an nsys table: not read
+  kNsysSchemaVersion,    // an export schema major version this reader was not written for
+  kNsysBadRow,           // a row without a usable start/end (NULL, or end before start)
+  kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
+  kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
   kCount
 };
 
@@ -64,6 +72,9 @@ class Diagnostics {
   void add(Diag d, uint64_t offset, std::string_view excerpt = {}, uint64_t times = 1);
   const DiagEntry& get(Diag d) const { return entries_[static_cast<size_t>(d)]; }
   uint64_t count(Diag d) const { return get(d).count; }
+  // Forgets a kind: for an importer whose input order says nothing (nsys tables are read one
+  // after another, so "out of order" is no news about the file).
+  void clear(Diag d) { entries_[static_cast<size_t>(d)] = DiagEntry(); }
   bool any() const;
 
  private:

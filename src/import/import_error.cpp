@@ -20,6 +20,18 @@ const char* import_error_code_name(ImportErrorCode code) {
       return "io_error";
     case ImportErrorCode::kTooLarge:
       return "too_large";
+    case ImportErrorCode::kNotSqlite:
+      return "not_sqlite";
+    case ImportErrorCode::kNotNsysExport:
+      return "not_nsys_export";
+    case ImportErrorCode::kNoCudaTrace:
+      return "no_cuda_trace";
+    case ImportErrorCode::kDamagedDatabase:
+      return "damaged_database";
+    case ImportErrorCode::kQueryBudget:
+      return "query_budget";
+    case ImportErrorCode::kSqliteError:
+      return "sqlite_error";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 // Fatal import errors: the input cannot be read as a trace at all. Each has a stable code that
 // the CLI, the JSON report and the page show, and the byte offset (in the decompressed JSON
-// stream) where the problem was found. Per-event problems are diagnostics, not errors.
+// stream, or in the SQLite file) where the problem was found. Per-event problems are diagnostics,
+// not errors.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +16,13 @@ enum class ImportErrorCode {
   kGzipCorrupt,  // native reader: the gzip stream is damaged
   kIoError,      // native reader: the file cannot be read
   kTooLarge,     // the input does not fit the memory this build may use
+  // Nsight Systems SQLite exports (import/nsys_sqlite/): the offset is a byte offset in the file.
+  kNotSqlite,        // no "SQLite format 3" header
+  kNotNsysExport,    // a SQLite database, but not an Nsight Systems export
+  kNoCudaTrace,      // an export with nothing CUDA-side (no kernels, copies or CUDA API calls)
+  kDamagedDatabase,  // SQLite reports the file damaged or cut off (SQLITE_CORRUPT / NOTADB)
+  kQueryBudget,      // a query did far more work than a file this size can need (hostile file)
+  kSqliteError,      // any other SQLite failure, with SQLite's message
 };
 
 const char* import_error_code_name(ImportErrorCode code);

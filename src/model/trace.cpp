@@ -10,6 +10,8 @@ const char* trace_format_name(TraceFormat f) {
       return "chrome_trace_array";
     case TraceFormat::kChromeObject:
       return "chrome_trace_object";
+    case TraceFormat::kNsysSqlite:
+      return "nsys_sqlite";
   }
   return "unknown";
 }

@@ -149,9 +149,12 @@ struct DistributedInfo {
   int64_t rank = kNoValue;
   int64_t world_size = kNoValue;
   std::string backend;
+  // Nsight Systems exports: the rank came from the recorded process environment (RANK,
+  // SLURM_PROCID, ...), which a rank in the file name outranks (analysis/rank_identity.h).
+  bool from_environment = false;
 };
 
-enum class TraceFormat { kUnknown, kChromeArray, kChromeObject };
+enum class TraceFormat { kUnknown, kChromeArray, kChromeObject, kNsysSqlite };
 const char* trace_format_name(TraceFormat f);
 
 struct TraceFacts {

@@ -10,7 +10,8 @@ namespace ks {
 
 namespace {
 
-constexpr const char* kDiffDigestSchema = "kinetoscope.diffdigest/1";
+// 2: the in-step totals (per-step comparison).
+constexpr const char* kDiffDigestSchema = "kinetoscope.diffdigest/2";
 
 void write_totals(JsonWriter& w, const char* key, const std::vector<NameTotal>& totals) {
   w.key(key).begin_array();
@@ -47,6 +48,8 @@ std::string diff_digest_json(const DiffDigest& d) {
   w.field("step_median_2ns", static_cast<int64_t>(d.step_median_ns * 2));
   write_totals(w, "gpu_ops", d.gpu_ops);
   write_totals(w, "cpu_ops", d.cpu_ops);
+  write_totals(w, "gpu_ops_in_steps", d.gpu_ops_in_steps);
+  write_totals(w, "cpu_ops_in_steps", d.cpu_ops_in_steps);
   w.end_object();
   return w.take();
 }
@@ -63,7 +66,9 @@ bool parse_diff_digest_json(std::string_view json, DiffDigest* d) {
     return false;
   d->file = std::string(file);
   d->step_median_ns = static_cast<double>(median2) / 2.0;
-  return read_totals(root, "gpu_ops", &d->gpu_ops) && read_totals(root, "cpu_ops", &d->cpu_ops);
+  return read_totals(root, "gpu_ops", &d->gpu_ops) && read_totals(root, "cpu_ops", &d->cpu_ops) &&
+         read_totals(root, "gpu_ops_in_steps", &d->gpu_ops_in_steps) &&
+         read_totals(root, "cpu_ops_in_steps", &d->cpu_ops_in_steps);
 }
 
 }  // namespace ks

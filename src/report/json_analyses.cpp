@@ -245,6 +245,21 @@ void write_gpu_metrics(W& w, const Trace& t, const GpuMetrics& g) {
       w.value(std::string_view(d.occupancy_absent));
     w.field_micros("tensor_core_us", d.tensor_core_ns);
     w.field("tensor_core_pct", d.tensor_core_pct, 2);
+    // Only on Nsight Systems exports with GPU metrics samples (absent elsewhere, so PyTorch
+    // reports are unchanged): the hardware's measured means, not estimates.
+    if (d.measured()) {
+      w.key("measured").begin_object();
+      w.field("source", "nsys_gpu_metrics");
+      w.field("sm_active_samples", d.sm_active_samples);
+      write_optional_pct(w, "sm_active_pct", d.sm_active_samples > 0, d.sm_active_pct);
+      write_optional_pct(w, "sm_active_steps_pct", d.sm_active_step_samples > 0,
+                         d.sm_active_steps_pct);
+      w.field("tensor_active_samples", d.tensor_active_samples);
+      write_optional_pct(w, "tensor_active_pct", d.tensor_active_samples > 0, d.tensor_active_pct);
+      write_optional_pct(w, "tensor_active_steps_pct", d.tensor_active_step_samples > 0,
+                         d.tensor_active_steps_pct);
+      w.end_object();
+    }
     w.end_object();
   }
   w.end_array();

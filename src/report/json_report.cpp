@@ -106,6 +106,14 @@ void write_steps(W& w, const Trace& t, const Analyses& a) {
   const int64_t t0 = t.facts.start_ns;
   w.key("steps").begin_object();
   w.field("found", s.found);
+  // Only where steps are not ProfilerStep's (or an nsys export has none): PyTorch reports keep
+  // their bytes (docs/report-schema.md, `steps`).
+  const std::string how = steps_note(s, t.facts.format == TraceFormat::kNsysSqlite);
+  if (!how.empty()) {
+    w.field("source", step_source_name(s.source));
+    w.field("range", s.range_name);
+    w.field("note", how);
+  }
   w.field("dropped_last", s.dropped_last);
   w.field("count", s.stats.count);
   w.field_micros("total_us", s.stats.total_ns);

@@ -28,7 +28,8 @@ std::string report_markdown(const Report& r) {
   std::string o;
   o += "# Kinetoscope report: " + markdown_code_cell(f.source_name) + "\n\n";
   o += "- Format: " + std::string(trace_format_name(f.format)) + ", " +
-       format_bytes(static_cast<int64_t>(f.json_bytes)) + " of JSON" +
+       format_bytes(static_cast<int64_t>(f.json_bytes)) +
+       (f.format == TraceFormat::kNsysSqlite ? " of SQLite" : " of JSON") +
        (f.source_gzip ? " (gzip)" : "") + ", " + std::to_string(f.events_total) + " events, span " +
        format_duration(t.span_ns()) + "\n";
   o += "- " + std::to_string(c.processes) + " processes, " + std::to_string(c.threads) +
@@ -67,9 +68,14 @@ std::string report_markdown(const Report& r) {
   }
   const StepsResult& s = a.steps;
   o += "## Steps\n\n";
+  const std::string steps_how = steps_note(s, t.facts.format == TraceFormat::kNsysSqlite);
   if (s.stats.count == 0) {
-    o += "No ProfilerStep markers: the trace is one window.\n\n";
+    if (steps_how.empty())
+      o += "No ProfilerStep markers: the trace is one window.\n\n";
+    else
+      o += "No steps (" + markdown_cell(steps_how, 400) + "): the trace is one window.\n\n";
   } else {
+    if (!steps_how.empty()) o += "Steps " + markdown_cell(steps_how, 400) + ".\n\n";
     o += "min " + format_duration(s.stats.min_ns) + ", median " +
          format_duration(static_cast<int64_t>(s.stats.median_ns)) + ", max " +
          format_duration(s.stats.max_ns) + ", spread " + format_fixed(s.spread_pct, 1) + "%, CV " +

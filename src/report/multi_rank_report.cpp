@@ -191,11 +191,17 @@ std::string multi_rank_json(const MultiRankReport& m, const std::vector<std::str
   w.key("collectives").begin_object();
   w.field("counts_match", r.counts_match);
   w.field("names_match", r.names_match);
+  if (r.mismatch_channel.empty())
+    w.key("mismatch_channel").null();
+  else
+    w.field("mismatch_channel", std::string_view(r.mismatch_channel));
   w.field("matched", static_cast<uint64_t>(r.collectives.size()));
   w.key("rows").begin_array();
   for (const CollectiveRow& c : r.collectives) {
     w.begin_object();
     w.field("index", static_cast<uint64_t>(c.index));
+    w.field("channel", std::string_view(c.channel));
+    w.field("sequence", static_cast<uint64_t>(c.sequence));
     w.field("name", std::string_view(c.name_text));
     w.field_micros("transfer_us", c.transfer_ns);
     w.key("dur_us").begin_array();
@@ -297,6 +303,11 @@ std::vector<std::vector<std::string>> step_mean_table(const MultiRankResult& r) 
 
 // The matched collectives by name, with message sizes and bus bandwidth where the trace has
 // collective args. Empty when nothing was matched.
+// " in stream 7" / " in group 3": where the first mismatch is.
+std::string in_channel(const MultiRankResult& r) {
+  return r.mismatch_channel.empty() ? std::string() : " in " + r.mismatch_channel;
+}
+
 std::vector<std::vector<std::string>> collective_table(const MultiRankResult& r) {
   std::vector<std::vector<std::string>> rows;
   if (r.collective_groups.empty()) return rows;
@@ -398,9 +409,12 @@ std::string multi_rank_text(const MultiRankReport& m, const std::vector<std::str
   o += text_table(rank_table(r), 0);
   std::vector<std::vector<std::string>> means = step_mean_table(r);
   if (!means.empty()) o += "\nPer step (mean over each rank's steps)\n" + text_table(means, 0);
-  o += "\nCollectives: " + std::to_string(r.collectives.size()) + " matched by order of issue" +
-       (r.counts_match ? "" : " (counts differ between ranks)") +
-       (r.names_match ? "" : "; names differ from position " + std::to_string(r.first_mismatch)) +
+  o += "\nCollectives: " + std::to_string(r.collectives.size()) +
+       " matched per communicator by order of issue" +
+       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
+       (r.names_match
+            ? ""
+            : "; names differ from position " + std::to_string(r.first_mismatch) + in_channel(r)) +
        "\n";
   o += text_table(collective_table(r), 2);
   o += "\n" + alignment_line(r.alignment) + "\n";
@@ -427,9 +441,12 @@ std::string multi_rank_markdown(const MultiRankReport& m, const std::vector<std:
   std::vector<std::vector<std::string>> means = step_mean_table(r);
   if (!means.empty())
     o += "Per step (mean over each rank's steps):\n\n" + markdown_table(means, 0) + "\n";
-  o += "## Collectives\n\n" + std::to_string(r.collectives.size()) + " matched by order of issue" +
-       (r.counts_match ? "" : " (counts differ between ranks)") +
-       (r.names_match ? "" : "; names differ from position " + std::to_string(r.first_mismatch)) +
+  o += "## Collectives\n\n" + std::to_string(r.collectives.size()) +
+       " matched per communicator by order of issue" +
+       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
+       (r.names_match
+            ? ""
+            : "; names differ from position " + std::to_string(r.first_mismatch) + in_channel(r)) +
        ".\n\n";
   std::vector<std::vector<std::string>> coll = collective_table(r);
   if (!coll.empty()) o += markdown_table(coll, 2, 1) + "\n";

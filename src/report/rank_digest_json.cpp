@@ -46,6 +46,7 @@ std::string rank_digest_json(const RankDigest& d) {
     if (!c.collective.empty() || c.in_nelems >= 0 || c.out_nelems >= 0) {
       w.value(std::string_view(c.collective)).value(std::string_view(c.dtype));
       w.value(c.in_nelems).value(c.out_nelems).value(c.group_size);
+      if (!c.process_group.empty()) w.value(std::string_view(c.process_group));
     }
     w.end_array();
   }
@@ -118,6 +119,8 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
         return false;
       k.collective = std::string(coll);
       k.dtype = std::string(dtype);
+      std::string_view group;
+      if (!c.at(9).get(group)) k.process_group = std::string(group);
     }
     d->comm.push_back(std::move(k));
   }

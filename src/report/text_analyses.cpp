@@ -52,6 +52,21 @@ std::string device_label(int64_t device) {
   return device == kNoValue ? std::string("device ?") : "device " + std::to_string(device);
 }
 
+// "SM Active 61.5% (in steps 61.5%), Tensor Active 21.5% (in steps 21.5%)", per sampled series.
+std::string measured_text(const DeviceMetrics& d) {
+  std::string out;
+  auto part = [&](const char* name, uint64_t n, double v, uint64_t n_steps, double v_steps) {
+    if (n == 0) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + " " + pct(v) + " (in steps " + metric(n_steps > 0, v_steps) + ")";
+  };
+  part("SM Active", d.sm_active_samples, d.sm_active_pct, d.sm_active_step_samples,
+       d.sm_active_steps_pct);
+  part("Tensor Active", d.tensor_active_samples, d.tensor_active_pct, d.tensor_active_step_samples,
+       d.tensor_active_steps_pct);
+  return out;
+}
+
 }  // namespace
 
 void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
@@ -115,6 +130,11 @@ void append_analyses_text(std::string* o, const Trace& t, const Analyses& a) {
                 metric(d.has_utilization, d.utilization_pct).c_str(),
                 metric(d.has_sm_efficiency, d.sm_efficiency_pct).c_str(),
                 metric(d.has_occupancy, d.occupancy_pct).c_str(), pct(d.tensor_core_pct).c_str());
+  // Nsight Systems GPU metrics: measured by the hardware, said apart from the estimates above.
+  for (const DeviceMetrics& d : a.gpu_metrics.devices)
+    if (d.measured())
+      append_line(o, "GPU metrics measured (%s, nsys --gpu-metrics-devices): %s",
+                  device_label(d.device).c_str(), measured_text(d).c_str());
   for (const DeviceMemory& m : a.memory.devices) {
     std::string reserved =
         m.peak_reserved == kNoValue ? std::string("-") : format_bytes(m.peak_reserved);
@@ -199,6 +219,20 @@ void append_analyses_markdown(std::string* o, const Trace& t, const Analyses& a)
             " | " + metric(d.has_sm_efficiency, d.sm_efficiency_pct) + " | " +
             metric(d.has_occupancy, d.occupancy_pct) + " | " + pct(d.tensor_core_pct) + " |\n";
     *o += "\n";
+    if (a.gpu_metrics.measured) {
+      *o +=
+          "Measured by Nsight Systems (`--gpu-metrics-devices`), mean of the samples:\n\n"
+          "| Device | SM Active | SM Active in steps | Tensor Active | Tensor Active in steps "
+          "|\n|---|---:|---:|---:|---:|\n";
+      for (const DeviceMetrics& d : a.gpu_metrics.devices)
+        if (d.measured())
+          *o += "| " + device_label(d.device) + " | " +
+                metric(d.sm_active_samples > 0, d.sm_active_pct) + " | " +
+                metric(d.sm_active_step_samples > 0, d.sm_active_steps_pct) + " | " +
+                metric(d.tensor_active_samples > 0, d.tensor_active_pct) + " | " +
+                metric(d.tensor_active_step_samples > 0, d.tensor_active_steps_pct) + " |\n";
+      *o += "\n";
+    }
   }
   if (!a.api_calls.rows.empty()) {
     *o +=

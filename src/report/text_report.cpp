@@ -56,8 +56,9 @@ std::string report_text(const Report& r) {
   std::string phases;
   for (const auto& kv : f.events_by_phase)
     phases += (phases.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
-  append_line(&o, "Trace: %s, %s of JSON%s, %llu events (%s), span %s", trace_format_name(f.format),
+  append_line(&o, "Trace: %s, %s of %s%s, %llu events (%s), span %s", trace_format_name(f.format),
               format_bytes(static_cast<int64_t>(f.json_bytes)).c_str(),
+              f.format == TraceFormat::kNsysSqlite ? "SQLite" : "JSON",
               f.source_gzip ? " (gzip)" : "", static_cast<unsigned long long>(f.events_total),
               phases.c_str(), format_duration(t.span_ns()).c_str());
   std::string device = t.devices.empty()                ? "none named"
@@ -95,14 +96,19 @@ std::string report_text(const Report& r) {
   o.push_back('\n');
 
   const StepsResult& s = a.steps;
+  const std::string steps_how = steps_note(s, t.facts.format == TraceFormat::kNsysSqlite);
   if (s.stats.count == 0) {
-    append_line(&o, "Steps: none (no ProfilerStep#N markers); the trace is one window");
+    if (steps_how.empty())
+      append_line(&o, "Steps: none (no ProfilerStep#N markers); the trace is one window");
+    else
+      o += "Steps: none (" + printable(steps_how, 400) + "); the trace is one window\n";
   } else {
     append_line(&o, "Steps (%llu%s): min %s, median %s, max %s, spread %.1f%%, CV %.1f%%",
                 static_cast<unsigned long long>(s.stats.count),
                 s.dropped_last ? ", last dropped" : "", format_duration(s.stats.min_ns).c_str(),
                 format_duration(static_cast<int64_t>(s.stats.median_ns)).c_str(),
                 format_duration(s.stats.max_ns).c_str(), s.spread_pct, s.cv_pct);
+    if (!steps_how.empty()) o += "  steps " + printable(steps_how, 400) + "\n";
     append_line(&o, "  %-22s %12s %12s %10s", "step", "start (ms)", "dur (ms)", "GPU idle");
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const Step& st = s.steps[i];

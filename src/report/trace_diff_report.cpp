@@ -12,7 +12,9 @@ namespace ks {
 const char* diff_row_status(const DiffRow& r) {
   if (is_added(r)) return "added";
   if (is_removed(r)) return "removed";
-  return r.base_count != r.test_count || r.base_ns != r.test_ns ? "changed" : "same";
+  return r.base_count_per_step != r.test_count_per_step || r.base_per_step_ns != r.test_per_step_ns
+             ? "changed"
+             : "same";
 }
 
 namespace {
@@ -36,6 +38,9 @@ void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
   w.field_micros("base_total_us", t.base_ns);
   w.field_micros("test_total_us", t.test_ns);
   w.field_micros("delta_us", t.test_ns - t.base_ns);
+  w.field("base_per_step_us", t.base_per_step_ns / 1e3, 3);
+  w.field("test_per_step_us", t.test_per_step_ns / 1e3, 3);
+  w.field("delta_per_step_us", (t.test_per_step_ns - t.base_per_step_ns) / 1e3, 3);
   w.field("names", static_cast<uint64_t>(t.rows.size()));
   w.field("added", t.added);
   w.field("removed", t.removed);
@@ -60,14 +65,25 @@ void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
     w.field_micros("test_total_us", r.test_ns);
     w.field_micros("delta_us", r.delta_ns());
     double pct = 0;
-    if (delta_pct(static_cast<double>(r.base_ns), static_cast<double>(r.test_ns), &pct))
+    if (delta_pct(r.base_per_step_ns, r.test_per_step_ns, &pct))
       w.field("delta_pct", pct, 2);
     else
       w.key("delta_pct").null();
+    w.field("base_count_per_step", r.base_count_per_step, 3);
+    w.field("test_count_per_step", r.test_count_per_step, 3);
+    w.field("base_per_step_us", r.base_per_step_ns / 1e3, 3);
+    w.field("test_per_step_us", r.test_per_step_ns / 1e3, 3);
+    w.field("delta_per_step_us", r.delta_per_step_ns() / 1e3, 3);
     w.end_object();
   }
   w.end_array();
   w.end_object();
+}
+
+std::string step_count_warning(const TraceDiff& d) {
+  return "the step counts differ (BASE " + std::to_string(d.base_steps) + ", TEST " +
+         std::to_string(d.test_steps) +
+         "): ops are compared per step; check that both captures cover the same part of the run";
 }
 
 void write_side_json(JsonWriter& w, const char* key, const std::string& file, uint64_t steps,
@@ -104,6 +120,11 @@ std::string trace_diff_json(const TraceDiff& d) {
     w.key("delta_pct").null();
   }
   w.end_object();
+  w.field("compared", d.per_step ? "per_step" : "whole_traces");
+  w.field("step_counts_differ", d.step_counts_differ);
+  w.key("warnings").begin_array();
+  if (d.step_counts_differ) w.value(std::string_view(step_count_warning(d)));
+  w.end_array();
   write_table_json(w, "gpu_ops", d.gpu_ops);
   write_table_json(w, "cpu_ops", d.cpu_ops);
   w.end_object();
@@ -145,12 +166,39 @@ std::string step_line(const TraceDiff& d) {
          signed_pct(d.base_step_median_ns, d.test_step_median_ns) + ")";
 }
 
-std::string totals_line(const DiffTable& t) {
-  return std::to_string(t.base_count) + " -> " + std::to_string(t.test_count) + " ops, " +
-         ms(static_cast<double>(t.base_ns)) + " ms -> " + ms(static_cast<double>(t.test_ns)) +
-         " ms (" + signed_ms(static_cast<double>(t.test_ns - t.base_ns)) +
-         " ms); names: " + std::to_string(t.added) + " added, " + std::to_string(t.removed) +
+// A count per step: whole numbers as such, else two decimals.
+std::string per_step_count(double n) {
+  char buf[40];
+  if (n == static_cast<double>(static_cast<int64_t>(n)))
+    std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(n));
+  else
+    std::snprintf(buf, sizeof(buf), "%.2f", n);
+  return buf;
+}
+
+std::string totals_line(const TraceDiff& d, const DiffTable& t) {
+  std::string o;
+  if (d.per_step) {
+    const double bs = static_cast<double>(d.base_steps), ts = static_cast<double>(d.test_steps);
+    o = per_step_count(static_cast<double>(t.base_count) / bs) + " -> " +
+        per_step_count(static_cast<double>(t.test_count) / ts) + " ops per step, " +
+        ms(t.base_per_step_ns) + " ms -> " + ms(t.test_per_step_ns) + " ms per step (" +
+        signed_ms(t.test_per_step_ns - t.base_per_step_ns) + " ms)";
+  } else {
+    o = std::to_string(t.base_count) + " -> " + std::to_string(t.test_count) + " ops, " +
+        ms(static_cast<double>(t.base_ns)) + " ms -> " + ms(static_cast<double>(t.test_ns)) +
+        " ms (" + signed_ms(static_cast<double>(t.test_ns - t.base_ns)) + " ms)";
+  }
+  return o + "; names: " + std::to_string(t.added) + " added, " + std::to_string(t.removed) +
          " removed, " + std::to_string(t.changed) + " changed";
+}
+
+// What the tables compare, and the warning when the step counts differ.
+std::string compared_line(const TraceDiff& d) {
+  if (d.per_step)
+    return "per step: the ops inside the steps, each trace's sums divided by its step count";
+  return "whole traces (" + std::string(d.base_steps ? "TEST" : "BASE") +
+         " has no ProfilerStep): totals, which depend on how long each capture ran";
 }
 
 // The first kTopNames added (or removed) names, "; "-joined, with how many more.
@@ -168,32 +216,38 @@ std::string name_list(const DiffTable& t, bool added) {
   return out;
 }
 
-std::vector<std::vector<std::string>> table_cells(const DiffTable& t) {
+std::vector<std::vector<std::string>> table_cells(const TraceDiff& d, const DiffTable& t) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"delta (ms)", "change", "base (ms)", "test (ms)", "count", "name"});
+  if (d.per_step)
+    rows.push_back(
+        {"delta/step (ms)", "change", "base/step (ms)", "test/step (ms)", "count/step", "name"});
+  else
+    rows.push_back({"delta (ms)", "change", "base (ms)", "test (ms)", "count", "name"});
   for (const DiffRow& r : t.rows) {
-    if (rows.size() > kTopRows || r.delta_ns() == 0) break;
-    rows.push_back({signed_ms(static_cast<double>(r.delta_ns())),
-                    signed_pct(static_cast<double>(r.base_ns), static_cast<double>(r.test_ns)),
-                    ms(static_cast<double>(r.base_ns)), ms(static_cast<double>(r.test_ns)),
-                    std::to_string(r.base_count) + " -> " + std::to_string(r.test_count) +
-                        (r.count_delta() ? " (" + signed_count(r.count_delta()) + ")" : ""),
-                    r.name});
+    if (rows.size() > kTopRows || r.delta_per_step_ns() == 0) break;
+    std::string count =
+        d.per_step
+            ? per_step_count(r.base_count_per_step) + " -> " + per_step_count(r.test_count_per_step)
+            : std::to_string(r.base_count) + " -> " + std::to_string(r.test_count) +
+                  (r.count_delta() ? " (" + signed_count(r.count_delta()) + ")" : "");
+    rows.push_back({signed_ms(r.delta_per_step_ns()),
+                    signed_pct(r.base_per_step_ns, r.test_per_step_ns), ms(r.base_per_step_ns),
+                    ms(r.test_per_step_ns), count, r.name});
   }
   return rows;
 }
 
 size_t rows_with_time_change(const DiffTable& t) {
   size_t n = 0;
-  for (const DiffRow& r : t.rows) n += r.delta_ns() != 0;
+  for (const DiffRow& r : t.rows) n += r.delta_per_step_ns() != 0;
   return n;
 }
 
-void text_table(std::string& o, const char* title, const DiffTable& t) {
-  o += std::string(title) + ": " + totals_line(t) + "\n";
+void text_table(std::string& o, const char* title, const TraceDiff& d, const DiffTable& t) {
+  o += std::string(title) + ": " + totals_line(d, t) + "\n";
   if (t.added) o += "  added:   " + name_list(t, true) + "\n";
   if (t.removed) o += "  removed: " + name_list(t, false) + "\n";
-  auto cells = table_cells(t);
+  auto cells = table_cells(d, t);
   if (cells.size() == 1) {
     o += "  no time changes\n\n";
     return;
@@ -232,11 +286,11 @@ std::string md_cell(const std::string& raw) {
   return out;
 }
 
-void md_table(std::string& o, const char* title, const DiffTable& t) {
-  o += std::string("## ") + title + "\n\n" + totals_line(t) + ".\n\n";
+void md_table(std::string& o, const char* title, const TraceDiff& d, const DiffTable& t) {
+  o += std::string("## ") + title + "\n\n" + totals_line(d, t) + ".\n\n";
   if (t.added) o += "**Added:** " + md_cell(name_list(t, true)) + "\n\n";
   if (t.removed) o += "**Removed:** " + md_cell(name_list(t, false)) + "\n\n";
-  auto cells = table_cells(t);
+  auto cells = table_cells(d, t);
   if (cells.size() == 1) {
     o += "No time changes.\n\n";
     return;
@@ -263,9 +317,12 @@ std::string trace_diff_text(const TraceDiff& d) {
   std::string o = "Kinetoscope trace diff\n";
   o += "  base: " + d.base_file + " (" + std::to_string(d.base_steps) + " steps)\n";
   o += "  test: " + d.test_file + " (" + std::to_string(d.test_steps) + " steps)\n\n";
-  o += "Step time (median): " + step_line(d) + "\n\n";
-  text_table(o, "GPU ops (kernels, memcpy, memset)", d.gpu_ops);
-  text_table(o, "CPU ops", d.cpu_ops);
+  o += "Step time (median): " + step_line(d) + "\n";
+  o += "Compared: " + compared_line(d) + "\n";
+  if (d.step_counts_differ) o += "WARNING: " + step_count_warning(d) + "\n";
+  o += "\n";
+  text_table(o, "GPU ops (kernels, memcpy, memset)", d, d.gpu_ops);
+  text_table(o, "CPU ops", d, d.cpu_ops);
   return o;
 }
 
@@ -274,8 +331,10 @@ std::string trace_diff_markdown(const TraceDiff& d) {
   o += "- base: `" + md_cell(d.base_file) + "` (" + std::to_string(d.base_steps) + " steps)\n";
   o += "- test: `" + md_cell(d.test_file) + "` (" + std::to_string(d.test_steps) + " steps)\n\n";
   o += "**Step time (median):** " + step_line(d) + "\n\n";
-  md_table(o, "GPU ops (kernels, memcpy, memset)", d.gpu_ops);
-  md_table(o, "CPU ops", d.cpu_ops);
+  o += "**Compared:** " + compared_line(d) + ".\n\n";
+  if (d.step_counts_differ) o += "> **Warning:** " + step_count_warning(d) + ".\n\n";
+  md_table(o, "GPU ops (kernels, memcpy, memset)", d, d.gpu_ops);
+  md_table(o, "CPU ops", d, d.cpu_ops);
   return o;
 }
 

@@ -1,8 +1,8 @@
-// The `nsys stats` reports a user of Nsight Systems knows (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
-// cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_trace), computed from the
-// export's own tables with NVIDIA's definitions, one report a file (each opens with its
-// definition and source). They read the database, not the model: their numbers are NVIDIA's,
-// column for column. `kinetoscope stats` prints them; the page shows the same tables.
+// The `nsys stats` reports a user of Nsight Systems knows (cuda_gpu_kern_sum,
+// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_trace),
+// computed from the export's own tables with NVIDIA's definitions, one report a file (each opens
+// with its definition and source). They read the database, not the model: their numbers are
+// NVIDIA's, column for column. `kinetoscope stats` prints them; the page shows the same tables.
 #pragma once
 #include <string>
 #include <vector>

@@ -126,7 +126,7 @@ TEST_CASE("Different collective counts between ranks are a critical finding",
   const ks::Finding* f = find(m.findings, "ranks.collective_mismatch");
   REQUIRE(f);
   CHECK(f->severity == ks::Severity::kCritical);
-  CHECK(f->title == "Ranks ran different numbers of collectives (1 to 2)");
+  CHECK(f->title == "Ranks ran different numbers of collectives (1 to 2) in stream 20");
   CHECK(m.findings.front().id == "ranks.collective_mismatch");  // most severe first
 }
 
@@ -534,5 +534,211 @@ TEST_CASE("Hostile collective args give no size and no bandwidth, never an overf
     if (c.bytes >= 0) CHECK(c.bytes == 400);  // the last case: 100 floats, but no group size
     std::string json = ks::multi_rank_json(ks::combine_ranks({digest_of(*r0, "a", 0)}), {});
     CHECK(json.find("\"busbw_gbps\": null") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A communication kernel for comm_trace: its stream, name, start and duration (us), and the
+// process group it carries in its collective args ("" for none).
+struct Comm {
+  int stream;
+  std::string name;
+  int ts, dur;
+  std::string group;
+};
+
+// One rank: one step [0, 10000) us and the given communication kernels.
+std::string comm_trace(int rank, const std::vector<Comm>& kernels) {
+  std::string t = "{\"distributedInfo\": {\"rank\": " + std::to_string(rank) +
+                  ", \"world_size\": 3}, \"traceEvents\": [";
+  t +=
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10000})";
+  for (const Comm& k : kernels) {
+    t += R"(,{"ph":"X","cat":"kernel","name":")" + k.name + R"(","pid":0,"tid":)" +
+         std::to_string(k.stream) + ",\"ts\":" + std::to_string(k.ts) +
+         ",\"dur\":" + std::to_string(k.dur) + R"(,"args":{"stream":)" + std::to_string(k.stream);
+    if (!k.group.empty())
+      t += R"(,"Collective name":"allreduce","dtype":"Float","In msg nelems":1024,)"
+           R"("Out msg nelems":1024,"Group size":3,"Process Group Name":")" +
+           k.group + "\"";
+    t += "}}";
+  }
+  return t + "]}";
+}
+
+ks::MultiRankReport compare_comm(const std::vector<std::vector<Comm>>& ranks) {
+  std::vector<ks::RankDigest> d;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    auto t = load(comm_trace(static_cast<int>(k), ranks[k]));
+    d.push_back(digest_of(*t, "rank-" + std::to_string(k) + ".json", k));
+  }
+  return ks::combine_ranks(d);
+}
+
+// The matched row of `channel` at `sequence`, or nullptr.
+const ks::CollectiveRow* row_of(const ks::MultiRankResult& m, const std::string& channel,
+                                size_t sequence) {
+  for (const ks::CollectiveRow& r : m.collectives)
+    if (r.channel == channel && r.sequence == sequence) return &r;
+  return nullptr;
+}
+
+const char* kAR = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+const char* kAG = "ncclDevKernel_AllGather_RING_LL";
+const char* kRS = "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL";
+
+}  // namespace
+
+TEST_CASE("Collectives on two comm streams match per stream, whatever the interleaving",
+          "[analysis][ranks]") {
+  // FSDP-like: all-gathers on stream 20, reduce-scatters on stream 24. Rank 0 runs them
+  // alternately, rank 1 runs both all-gathers first: merged over streams, the i-th kernels of
+  // the two ranks are different collectives (the old false mismatch).
+  ks::MultiRankReport m = compare_comm({
+      {{20, kAG, 100, 30, ""},
+       {24, kRS, 200, 40, ""},
+       {20, kAG, 300, 30, ""},
+       {24, kRS, 400, 40, ""}},
+      {{20, kAG, 100, 10, ""},
+       {20, kAG, 150, 20, ""},
+       {24, kRS, 300, 40, ""},
+       {24, kRS, 400, 50, ""}},
+  });
+  const ks::MultiRankResult& r = m.result;
+  CHECK(r.counts_match);
+  CHECK(r.names_match);
+  CHECK(r.mismatch_channel.empty());
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  REQUIRE(r.collectives.size() == 4);
+  // In order of issue on rank 0.
+  CHECK(r.collectives[0].channel == "stream 20");
+  CHECK(r.collectives[1].channel == "stream 24");
+  CHECK(r.collectives[2].channel == "stream 20");
+  CHECK(r.collectives[2].sequence == 1);
+  for (size_t i = 0; i < 4; ++i) CHECK(r.collectives[i].index == i);
+  // Durations are compared per collective: the second all-gather is 30 vs 20 us, the second
+  // reduce-scatter 40 vs 50 us.
+  const ks::CollectiveRow* ag1 = row_of(r, "stream 20", 1);
+  REQUIRE(ag1);
+  CHECK(ag1->name_text == kAG);
+  CHECK(ag1->transfer_ns == 20000);
+  const ks::CollectiveRow* rs1 = row_of(r, "stream 24", 1);
+  REQUIRE(rs1);
+  CHECK(rs1->transfer_ns == 40000);
+  // Waits: rank 0 (30-10) + (30-20) + 0 + 0 = 30 us; rank 1: 0 + 0 + 0 + (50-40) = 10 us.
+  CHECK(r.ranks[0].wait_ns == 30000);
+  CHECK(r.ranks[1].wait_ns == 10000);
+}
+
+TEST_CASE("Three comm streams, numbered differently on each rank, match by first use",
+          "[analysis][ranks]") {
+  // Data, tensor and pipeline parallel communicators: three streams. Rank 1's streams have other
+  // numbers (a stream number is the rank's own) and its order of issue differs after the first
+  // kernel of each stream.
+  ks::MultiRankReport m = compare_comm({
+      {{20, kAR, 100, 10, ""},
+       {24, kAG, 200, 10, ""},
+       {28, kRS, 300, 10, ""},
+       {20, kAR, 400, 10, ""},
+       {24, kAG, 500, 10, ""},
+       {28, kRS, 600, 10, ""}},
+      {{30, kAR, 100, 10, ""},
+       {34, kAG, 200, 10, ""},
+       {38, kRS, 300, 10, ""},
+       {38, kRS, 350, 10, ""},
+       {34, kAG, 450, 10, ""},
+       {30, kAR, 550, 15, ""}},
+      {{20, kAR, 100, 12, ""},
+       {24, kAG, 200, 10, ""},
+       {28, kRS, 300, 10, ""},
+       {24, kAG, 330, 10, ""},
+       {20, kAR, 360, 10, ""},
+       {28, kRS, 390, 10, ""}},
+  });
+  const ks::MultiRankResult& r = m.result;
+  CHECK(r.counts_match);
+  CHECK(r.names_match);
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  REQUIRE(r.collectives.size() == 6);
+  const ks::CollectiveRow* ar1 = row_of(r, "stream #1", 1);
+  REQUIRE(ar1);
+  CHECK(ar1->name_text == kAR);
+  REQUIRE(ar1->dur_ns.size() == 3);
+  CHECK(ar1->dur_ns[1] == 15000);
+  CHECK(ar1->transfer_ns == 10000);
+  const ks::CollectiveRow* ar0 = row_of(r, "stream #1", 0);
+  REQUIRE(ar0);
+  CHECK(ar0->transfer_ns == 10000);
+  CHECK(ar0->dur_ns[2] == 12000);
+}
+
+TEST_CASE("Process groups name the communicator; a group of some ranks is not a mismatch",
+          "[analysis][ranks]") {
+  // Both groups on one stream per rank but issued in a different order: the process group
+  // arg separates them. Group "7" (a pipeline pair) is only on ranks 0 and 1.
+  ks::MultiRankReport m = compare_comm({
+      {{20, kAR, 100, 10, "0"},
+       {20, kAG, 200, 10, "1"},
+       {20, kAR, 300, 10, "0"},
+       {22, kAR, 400, 10, "7"}},
+      {{20, kAG, 100, 10, "1"},
+       {20, kAR, 200, 10, "0"},
+       {20, kAR, 300, 20, "0"},
+       {22, kAR, 400, 10, "7"}},
+      {{20, kAR, 100, 10, "0"}, {20, kAR, 200, 10, "0"}, {20, kAG, 300, 10, "1"}},
+  });
+  const ks::MultiRankResult& r = m.result;
+  CHECK(r.counts_match);
+  CHECK(r.names_match);
+  REQUIRE(r.collectives.size() == 3);
+  const ks::CollectiveRow* ar1 = row_of(r, "group 0", 1);
+  REQUIRE(ar1);
+  CHECK(ar1->dur_ns[1] == 20000);
+  CHECK(ar1->collective == "allreduce");
+  CHECK(row_of(r, "group 1", 0) != nullptr);
+  CHECK(row_of(r, "group 7", 0) == nullptr);
+
+  // The digest's JSON keeps the process group (the page compares ranks from digests).
+  auto t = load(comm_trace(0, {{20, kAR, 100, 10, "0"}}));
+  ks::RankDigest d = digest_of(*t, "rank-0.json", 0);
+  ks::RankDigest back;
+  REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d), &back));
+  REQUIRE(back.comm.size() == 1);
+  CHECK(back.comm[0].process_group == "0");
+}
+
+TEST_CASE("A real mismatch inside one communicator is still found, and named",
+          "[analysis][ranks][findings]") {
+  SECTION("different collectives at the same place in a stream") {
+    ks::MultiRankReport m = compare_comm({
+        {{20, kAG, 100, 10, ""}, {24, kRS, 150, 10, ""}, {20, kAG, 200, 10, ""}},
+        {{20, kAG, 100, 10, ""}, {24, kRS, 150, 10, ""}, {20, kAR, 200, 10, ""}},
+    });
+    CHECK(m.result.counts_match);
+    CHECK_FALSE(m.result.names_match);
+    CHECK(m.result.mismatch_channel == "stream 20");
+    CHECK(m.result.first_mismatch == 2);
+    const ks::Finding* f = find(m.findings, "ranks.collective_mismatch");
+    REQUIRE(f);
+    CHECK(f->title == "Ranks ran different collectives at position 2 in stream 20");
+  }
+  SECTION("one more collective on one stream of one rank") {
+    ks::MultiRankReport m = compare_comm({
+        {{20, kAG, 100, 10, ""}, {24, kRS, 150, 10, ""}, {24, kRS, 250, 10, ""}},
+        {{20, kAG, 100, 10, ""}, {24, kRS, 150, 10, ""}},
+    });
+    CHECK_FALSE(m.result.counts_match);
+    CHECK(m.result.mismatch_channel == "stream 24");
+    CHECK(m.result.collectives.size() == 2);
+    REQUIRE(find(m.findings, "ranks.collective_mismatch"));
+  }
+  SECTION("a stream that one rank lacks") {
+    ks::MultiRankReport m = compare_comm({
+        {{20, kAG, 100, 10, ""}, {24, kRS, 150, 10, ""}},
+        {{20, kAG, 100, 10, ""}},
+    });
+    CHECK_FALSE(m.result.counts_match);
+    REQUIRE(find(m.findings, "ranks.collective_mismatch"));
   }
 }

@@ -145,19 +145,25 @@ TEST_CASE("A hand-made pair gives the worked-out deltas", "[analysis][diff]") {
     // gemm: 200 -> 320 us is +60%; new_kernel has no base, so no percentage.
     CHECK(json.find("\"delta_us\": 120.000,\n        \"delta_pct\": 60.00") != std::string::npos);
     CHECK(json.find("\"delta_us\": 40.000,\n        \"delta_pct\": null") != std::string::npos);
+    // Per step (3 steps each): gemm 66.667 -> 106.667 us.
+    CHECK(json.find("\"compared\": \"per_step\"") != std::string::npos);
+    CHECK(json.find("\"step_counts_differ\": false") != std::string::npos);
+    CHECK(json.find("\"delta_per_step_us\": 40.000") != std::string::npos);
   }
   SECTION("text and Markdown say the same") {
     std::string text = ks::trace_diff_text(d);
+    INFO(text);
     CHECK(text.find("Step time (median): 1.000 ms -> 1.300 ms (+0.300 ms, +30.0%)") !=
           std::string::npos);
-    CHECK(text.find("5 -> 7 ops, 0.290 ms -> 0.420 ms (+0.130 ms); names: 1 added, 1 removed, "
-                    "1 changed") != std::string::npos);
+    // Per step: 5 and 7 ops, 290 and 420 us over 3 steps each.
+    CHECK(text.find("1.67 -> 2.33 ops per step, 0.097 ms -> 0.140 ms per step (+0.043 ms); "
+                    "names: 1 added, 1 removed, 1 changed") != std::string::npos);
     CHECK(text.find("added:   new_kernel\n") != std::string::npos);
     CHECK(text.find("removed: old_kernel\n") != std::string::npos);
-    CHECK(text.find("+0.120  +60.0%     0.200     0.320 2 -> 3 (+1)  gemm\n") != std::string::npos);
-    std::string md = ks::trace_diff_markdown(d);
-    CHECK(md.find("| +0.120 | +60.0% | 0.200 | 0.320 | 2 -> 3 (+1) | `gemm` |") !=
+    CHECK(text.find("+0.040  +60.0%          0.067          0.107  0.67 -> 1  gemm\n") !=
           std::string::npos);
+    std::string md = ks::trace_diff_markdown(d);
+    CHECK(md.find("| +0.040 | +60.0% | 0.067 | 0.107 | 0.67 -> 1 | `gemm` |") != std::string::npos);
     CHECK(md.find("**Added:** aten::cat") != std::string::npos);
   }
 }
@@ -203,27 +209,149 @@ TEST_CASE("HTA's trace_diff fixtures: three CPU ops added, one kernel removed",
   REQUIRE(base.ok);
   REQUIRE(test.ok);
   ks::TraceDiff d = ks::diff_traces(digest_of(*base.trace, "base"), digest_of(*test.trace, "test"));
-  // TEST adds All2All_Pooled_Req (311 us), AddmmBackward0 (207 us) and CatBackward0 (11 us).
+  // Both have 2 steps: compared per step. TEST adds All2All_Pooled_Req (311 us),
+  // AddmmBackward0 (207 us) and CatBackward0 (11 us), half of each per step.
+  CHECK(d.per_step);
+  CHECK_FALSE(d.step_counts_differ);
   CHECK(d.cpu_ops.added == 3);
   CHECK(d.cpu_ops.removed == 0);
   CHECK(d.cpu_ops.changed == 0);
   REQUIRE(d.cpu_ops.rows.size() >= 3);
   CHECK(d.cpu_ops.rows[0].name == "All2All_Pooled_Req");
   CHECK(d.cpu_ops.rows[0].delta_ns() == 311000);
+  CHECK(d.cpu_ops.rows[0].delta_per_step_ns() == 155500.0);
   CHECK(d.cpu_ops.rows[1].name == "AddmmBackward0");
   CHECK(d.cpu_ops.rows[1].delta_ns() == 207000);
   CHECK(d.cpu_ops.rows[2].name == "CatBackward0");
   CHECK(d.cpu_ops.rows[2].delta_ns() == 11000);
   CHECK(d.cpu_ops.test_ns - d.cpu_ops.base_ns == 529000);
-  // TEST lacks the last 4 us elementwise kernel: 18 -> 17 GPU ops, 6 -> 5 kernels.
+  // TEST lacks the last 4 us elementwise kernel (launched in step 1010): 3 -> 2 in the steps.
+  // The fixtures are trimmed: most GPU ops have no launch in the trace, so they count when they
+  // start inside a step's device-adjusted range, and that range of TEST's last step ends
+  // earlier without the kernel: its trailing memset and copy (not launched in the trace) fall
+  // outside. All 18 of BASE's GPU ops are inside its steps, 15 of TEST's 17.
   CHECK(d.gpu_ops.base_count == 18);
-  CHECK(d.gpu_ops.test_count == 17);
-  CHECK(d.gpu_ops.test_ns - d.gpu_ops.base_ns == -4000);
+  CHECK(d.gpu_ops.test_count == 15);
   CHECK(d.gpu_ops.added == 0);
   CHECK(d.gpu_ops.removed == 0);
+  const ks::DiffRow* add = nullptr;
+  for (const ks::DiffRow& r : d.gpu_ops.rows)
+    if (r.name.find("CUDAFunctor_add<int>") != std::string::npos) add = &r;
+  REQUIRE(add);
+  CHECK(add->base_count == 3);
+  CHECK(add->test_count == 2);
+  CHECK(add->base_ns == 12000);
+  CHECK(add->delta_per_step_ns() == -2000.0);
+}
+
+namespace {
+
+// `steps` steps of 1000 us, each with one aten::mm (10 us) launching a gemm of `gemm_us`, and
+// one warm-up gemm of 500 us before the first step (outside the steps).
+std::string stepped_trace(int steps, int gemm_us) {
+  std::vector<std::string> e;
+  e.push_back(R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":0,"dur":500,)"
+              R"("args":{"stream":7}})");
+  for (int i = 0; i < steps; ++i) {
+    const int t0 = 1000 + 1000 * i;
+    e.push_back(ev("user_annotation", "ProfilerStep#" + std::to_string(i + 1), 1, t0, 1000));
+    e.push_back(ev("cpu_op", "aten::mm", 1, t0 + 10, 10));
+    e.push_back(
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+        std::to_string(t0 + 12) + R"(,"dur":5,"args":{"correlation":)" + std::to_string(100 + i) +
+        "}}");
+    e.push_back(R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)" +
+                std::to_string(t0 + 20) + ",\"dur\":" + std::to_string(gemm_us) +
+                R"(,"args":{"stream":7,"correlation":)" + std::to_string(100 + i) + "}}");
+  }
+  return trace_of(e);
+}
+
+ks::TraceDiff diff_of(const std::string& base, const std::string& test) {
+  auto b = load(base);
+  auto t = load(test);
+  return ks::diff_traces(digest_of(*b, "base.json"), digest_of(*t, "test.json"));
+}
+
+}  // namespace
+
+TEST_CASE("Trace diff compares per step: 10 and 12 steps of the same work are no regression",
+          "[analysis][diff]") {
+  ks::TraceDiff d = diff_of(stepped_trace(10, 100), stepped_trace(12, 100));
+  CHECK(d.per_step);
+  CHECK(d.step_counts_differ);
+  CHECK(d.base_steps == 10);
+  CHECK(d.test_steps == 12);
+  // Whole-trace totals would say gemm +200 us (+18%); per step nothing changed.
+  const ks::DiffRow& gemm = row(d.gpu_ops, "gemm");
+  CHECK(gemm.base_count == 10);  // the warm-up gemm before the first step is left out
+  CHECK(gemm.test_count == 12);
+  CHECK(gemm.base_count_per_step == 1.0);
+  CHECK(gemm.test_count_per_step == 1.0);
+  CHECK(gemm.base_per_step_ns == 100000.0);
+  CHECK(gemm.test_per_step_ns == 100000.0);
+  CHECK(gemm.delta_per_step_ns() == 0.0);
+  CHECK(d.gpu_ops.changed == 0);
+  CHECK(d.cpu_ops.changed == 0);
+  CHECK(std::string(ks::diff_row_status(gemm)) == "same");
+
+  const std::string text = ks::trace_diff_text(d);
+  INFO(text);
+  CHECK(text.find("(10 steps)") != std::string::npos);
+  CHECK(text.find("(12 steps)") != std::string::npos);
+  CHECK(text.find("Compared: per step") != std::string::npos);
+  CHECK(text.find("WARNING: the step counts differ (BASE 10, TEST 12)") != std::string::npos);
+  CHECK(text.find("1 -> 1 ops per step") != std::string::npos);
+  CHECK(text.find("no time changes") != std::string::npos);
+  const std::string md = ks::trace_diff_markdown(d);
+  CHECK(md.find("> **Warning:** the step counts differ (BASE 10, TEST 12)") != std::string::npos);
+  const std::string json = ks::trace_diff_json(d);
+  CHECK(json.find("\"compared\": \"per_step\"") != std::string::npos);
+  CHECK(json.find("\"step_counts_differ\": true") != std::string::npos);
+  CHECK(json.find("\"base_per_step_us\": 100.000") != std::string::npos);
+}
+
+TEST_CASE("Trace diff per step still finds a regression inside the steps", "[analysis][diff]") {
+  // 10 steps of a 100 us gemm vs 12 steps of a 110 us gemm: +10 us (+10%) per step.
+  ks::TraceDiff d = diff_of(stepped_trace(10, 100), stepped_trace(12, 110));
+  const ks::DiffRow& gemm = row(d.gpu_ops, "gemm");
+  CHECK(gemm.delta_per_step_ns() == 10000.0);
   CHECK(d.gpu_ops.changed == 1);
-  CHECK(d.gpu_ops.rows[0].count_delta() == -1);
-  CHECK(d.gpu_ops.rows[0].name.find("CUDAFunctor_add<int>") != std::string::npos);
-  CHECK(d.gpu_ops.rows[0].base_count == 3);
-  CHECK(d.gpu_ops.rows[0].base_ns == 12000);
+  CHECK(std::string(ks::diff_row_status(gemm)) == "changed");
+  const std::string text = ks::trace_diff_text(d);
+  INFO(text);
+  CHECK(text.find("+0.010") != std::string::npos);
+  CHECK(text.find("+10.0%") != std::string::npos);
+  const std::string json = ks::trace_diff_json(d);
+  CHECK(json.find("\"delta_per_step_us\": 10.000") != std::string::npos);
+  CHECK(json.find("\"delta_pct\": 10.00") != std::string::npos);
+
+  SECTION("the same step counts: no warning") {
+    ks::TraceDiff same = diff_of(stepped_trace(10, 100), stepped_trace(10, 110));
+    CHECK_FALSE(same.step_counts_differ);
+    CHECK(ks::trace_diff_text(same).find("WARNING") == std::string::npos);
+  }
+  SECTION("without steps on one side, whole traces, said so") {
+    ks::TraceDiff whole =
+        diff_of(stepped_trace(10, 100), trace_of({ev("kernel", "gemm", 7, 0, 5)}));
+    CHECK_FALSE(whole.per_step);
+    CHECK(ks::trace_diff_text(whole).find("Compared: whole traces (TEST has no ProfilerStep)") !=
+          std::string::npos);
+    // BASE's totals include the warm-up gemm: every op of the trace.
+    CHECK(row(whole.gpu_ops, "gemm").base_count == 11);
+  }
+}
+
+TEST_CASE("The diff digest's JSON keeps the in-step totals", "[analysis][diff]") {
+  auto t = load(stepped_trace(3, 100));
+  ks::DiffDigest d = digest_of(*t, "x.json");
+  REQUIRE(d.gpu_ops_in_steps.size() == 1);
+  CHECK(d.gpu_ops_in_steps[0].count == 3);
+  CHECK(d.gpu_ops[0].count == 4);
+  ks::DiffDigest back;
+  REQUIRE(ks::parse_diff_digest_json(ks::diff_digest_json(d), &back));
+  REQUIRE(back.gpu_ops_in_steps.size() == 1);
+  CHECK(back.gpu_ops_in_steps[0].total_ns == 300000);
+  REQUIRE(back.cpu_ops_in_steps.size() == 1);
+  CHECK(back.cpu_ops_in_steps[0].count == 3);
 }

@@ -81,6 +81,9 @@ export function compareTests(t) {
       // The kernel named like markup is text.
       check((await page.locator('#report b').count()) === 0, 'markup from a kernel name reached the DOM');
       check((await page.locator('#diff-gpu td.name').allTextContents()).includes('<b>new</b>'), 'the added kernel is not shown by its name');
+      // Both have 3 steps: compared per step, no warning.
+      check((await page.locator('#diff-gpu th').allTextContents()).some((t) => t.includes('Δ time/step')), 'the GPU table is not per step');
+      check((await page.locator('.diff-warning').count()) === 0, 'a step-count warning for equal step counts');
       await shot(page, 'compare-handmade', true);
 
       // Swap: TEST against BASE.
@@ -101,6 +104,31 @@ export function compareTests(t) {
       await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
       check((await settled(page, before)) === 'ready', 'the dropped pair was not compared');
       await sameAsCliDiff(page, base, test);
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'compare(): 2 and 3 steps of the same work are compared per step, with a warning'({ ctx, origin, tmp }) {
+      const base = join(tmp, 'two.json');
+      const test = join(tmp, 'three.json');
+      // One gemm of 100 us per step (each inside its step), the same work per step.
+      const stepped = (n) => {
+        const ev = [];
+        for (let i = 0; i < n; ++i) {
+          ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${i + 1}`, pid: 1, tid: 1, ts: 1000 * i, dur: 1000 });
+          ev.push({ ph: 'X', cat: 'kernel', name: 'gemm', pid: 0, tid: 7, ts: 1000 * i + 100, dur: 100, args: { stream: 7 } });
+        }
+        return JSON.stringify({ traceEvents: ev });
+      };
+      writeFileSync(base, stepped(2));
+      writeFileSync(test, stepped(3));
+      const { page, log } = await openPage(ctx, origin);
+      const diff = await page.evaluate(async ([b, t]) => window.kinetoscope.compare(new File([b], 'two.json'), new File([t], 'three.json')), [readFileSync(base, 'utf8'), readFileSync(test, 'utf8')]);
+      check(diff.compared === 'per_step' && diff.step_counts_differ === true, `compared ${diff.compared}, step_counts_differ ${diff.step_counts_differ}`);
+      check(diff.gpu_ops.changed === 0 && diff.gpu_ops.rows[0].delta_per_step_us === 0, `gemm per step: ${JSON.stringify(diff.gpu_ops.rows[0])}`);
+      await sameAsCliDiff(page, base, test);
+      const warning = await page.locator('.diff-warning').allTextContents();
+      check(warning.length === 1 && warning[0].includes('BASE 2, TEST 3'), `the page's warning: ${warning}`);
       noErrors(log);
       await page.close();
     },

@@ -19,6 +19,7 @@ import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
 import { overviewTests } from './overview.mjs';
+import { nsysTests } from './nsys.mjs';
 
 import {
   ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers,
@@ -370,6 +371,8 @@ Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 Object.assign(tests, badInputTests());
 // The overview and the summary tables with their CSV downloads (overview.mjs).
 Object.assign(tests, overviewTests());
+// Nsight Systems exports (nsys.mjs): the real export, built ones (NVTX, ranks), damaged ones.
+Object.assign(tests, nsysTests());
 
 // --- runner -----------------------------------------------------------------------------------------
 

@@ -1,12 +1,18 @@
 // Per-kernel totals agree with Holistic Trace Analysis (../shared/reference, HTA's
 // gpu_kernel_breakdown "kernels": every GPU op name with sum and mean, memory ops included).
-// Compared under HTA's conventions:
-//   - the op set: with two or more ProfilerSteps, HTA keeps a GPU op only when the CPU event that
-//     launched it (joined by correlation) started before the last step (runs[0], HTA's default)
-//     or at/before the last step's end (runs[1], include_last_profiler_step=True); with fewer
-//     steps it keeps every op;
-//   - microseconds: each event's start is rounded up and its end down before dur = end - start.
-// Each name: the same instance count, and the sum within 0.5% (or 1 us for tiny sums).
+// What is compared is the report's kernel table (summarize_kernels: what users see), on the
+// trace rounded to HTA's microseconds (each event's start up, its end down), over HTA's op set:
+//   - HTA's view of the trace (corpus/hta_view.h), found from the data: GPU ops without a
+//     stream arg are not HTA's; CPU-side events with one are (Triton's launcher cpu_op, named as
+//     its kernel, adds its duration and count to the kernel's); names HTA types OTHER (Sync)
+//     are in no table;
+//   - the step filter: with two or more ProfilerSteps, HTA keeps a GPU op only when the CPU
+//     event that launched it started before the last step (runs[0], HTA's default; the report's
+//     --drop-last-step) or at/before the last step's end (runs[1]); HTA's last step may be a
+//     GPU-side annotation without a stream arg (ROCm).
+// Memory ops are listed by kind in the report; per name they are summed from the same op set,
+// and their total must be the memory table's.
+// Each name: the same instance count, and the same sum to the microsecond.
 #include <simdjson.h>
 
 #include <catch2/catch.hpp>
@@ -16,6 +22,7 @@
 
 #include "analysis/analyze.h"
 #include "corpus/hta_reference.h"
+#include "corpus/hta_view.h"
 #include "corpus/json_get.h"
 #include "corpus/shared_traces.h"
 
@@ -28,64 +35,80 @@ struct Totals {
   uint64_t count = 0;
 };
 
-std::map<std::string, Totals> our_totals(const ks::Trace& t, bool include_last) {
+struct Ours {
+  std::map<std::string, Totals> by_name;
+  bool report_table_checked = false;  // runs[0]: the report's own table was compared too
+};
+
+Ours our_totals(const ks::Trace& t, const HtaView& view, bool include_last) {
   ks::LaunchJoin join = ks::build_launch_join(t);
-  const std::vector<bool> kept = hta_kept_ops(t, join, include_last);
-  std::map<std::string, Totals> out;
+  const std::vector<bool> kept = hta_view_kept(t, join, view, include_last);
+  const std::vector<bool>* included = kept.empty() ? nullptr : &kept;
+  Ours o;
   const ks::SliceTable& s = t.slices;
+  // The report's kernel table.
+  const ks::KernelSummary kernels = ks::summarize_kernels(t, included);
+  for (const ks::KernelRow& row : kernels.rows) {
+    if (view.type(row.name) == HtaType::kOther) continue;  // in no HTA table
+    Totals& x = o.by_name[std::string(t.str(row.name))];
+    x.sum_us += static_cast<double>(row.stats.total_ns) / 1000.0;
+    x.count += row.stats.count;
+  }
+  // Runs[0] without a rule of hta_view.h: the CLI's `report --drop-last-step` shows this table.
+  if (!include_last && view.same_as_ours()) {
+    ks::AnalysisOptions opt;
+    opt.drop_last_step = true;
+    ks::Analyses a = ks::analyze(t, opt);
+    CHECK(a.kernels.count == kernels.count);
+    CHECK(a.kernels.total_ns == kernels.total_ns);
+    CHECK(a.kernels.rows.size() == kernels.rows.size());
+    o.report_table_checked = true;
+  }
+  // Memory ops by name, from the same op set; their total is the memory table's.
+  const ks::MemoryOpSummary memory = ks::summarize_memory_ops(t, included);
+  uint64_t memory_count = 0;
   for (uint32_t g : join.gpu_ops_by_ts) {
-    if (!kept.empty() && !kept[g]) continue;
-    int64_t dur_us = floor_div(s.end(g), 1000) - ceil_div(s.ts[g], 1000);
-    Totals& x = out[std::string(t.str(s.name[g]))];
-    x.sum_us += static_cast<double>(dur_us);
+    if (s.kind[g] == ks::SliceKind::kKernel || !ks::op_counted(included, g)) continue;
+    ++memory_count;
+    if (view.type(s.name[g]) == HtaType::kOther) continue;
+    Totals& x = o.by_name[std::string(t.str(s.name[g]))];
+    x.sum_us += static_cast<double>(s.dur[g]) / 1000.0;
     ++x.count;
   }
-  return out;
-}
-
-// Where HTA's numbers are wrong for a reason we can name, the comparison is skipped for that
-// kernel (or the whole run when `kernel_prefix` is empty). docs/hta-differences.md explains each.
-struct KnownDifference {
-  const char* trace;  // "*": every trace
-  int include_last;   // 0, 1, or -1 for both runs
-  const char* kernel_prefix;
-  const char* reason;
-};
-const KnownDifference kKnownDifferences[] = {
-    {"*", -1, "triton_",
-     "HTA counts Triton's launcher cpu_op (same name as the kernel; it carries args.stream = 0) "
-     "as a GPU kernel, adding the CPU op's duration and count to the kernel's"},
-    {"hta__rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz", -1, "ncclKernel_AllReduce",
-     "the kernel has cat 'kernel' but no stream arg; HTA ignores GPU ops without one"},
-    {"tracelens__mi300__resnet_act_checkpoint.json.gz", 0, "",
-     "the GPU-side ProfilerStep annotations have no stream arg (ROCm), so HTA takes them for CPU "
-     "events and its last-step cut-off falls after every launch: its runs[0] drops nothing"},
-};
-
-const KnownDifference* known_difference(const std::string& trace, bool include_last,
-                                        const std::string& kernel) {
-  for (const KnownDifference& k : kKnownDifferences) {
-    if (std::string(k.trace) != "*" && trace != k.trace) continue;
-    if (k.include_last >= 0 && k.include_last != (include_last ? 1 : 0)) continue;
-    if (kernel.rfind(k.kernel_prefix, 0) == 0) return &k;
+  CHECK(memory_count == memory.count);
+  // CPU-side ops HTA takes for GPU ops.
+  for (uint32_t i : hta_view_extra(view, kept)) {
+    if (view.type(s.name[i]) == HtaType::kOther) continue;
+    Totals& x = o.by_name[std::string(t.str(s.name[i]))];
+    x.sum_us += static_cast<double>(s.dur[i]) / 1000.0;
+    ++x.count;
   }
-  return nullptr;
+  return o;
 }
 
 }  // namespace
 
 TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference traces",
           "[corpus][hta]") {
-  size_t traces_compared = 0, names_compared = 0;
+  size_t traces_compared = 0, names_compared = 0, report_tables = 0, with_rules = 0;
   const bool found = for_each_hta_reference([&](HtaReference& r) {
-    const std::string& trace_name = r.trace_name;
+    std::string json;
+    REQUIRE(read_file_maybe_gzip(r.trace_path, &json));
+    round_like_hta(r.loaded.trace.get());
+    const ks::Trace& trace = *r.loaded.trace;
+    const HtaView view = hta_view(trace, json);
+    // CPU-side "GPU ops" carry no correlation: HTA's step filter would join them to every CPU
+    // event without one. No reference trace has both; hta_view_extra leaves them out then.
+    if (view.steps >= 2) CHECK(view.extra_ops.empty());
+    if (!view.same_as_ours()) ++with_rules;
     for (simdjson::dom::element run : r.runs) {
       bool include_last = boolean(run, "include_last_profiler_step");
       INFO("include_last_profiler_step=" << include_last);
       simdjson::dom::array kernels;
       // Where HTA itself failed on a trace there is nothing to compare.
       if (!array(at(at(run, "results"), "gpu_kernel_breakdown"), "kernels", &kernels)) continue;
-      std::map<std::string, Totals> ours = our_totals(*r.loaded.trace, include_last);
+      Ours ours = our_totals(trace, view, include_last);
+      report_tables += ours.report_table_checked ? 1 : 0;
       std::map<std::string, Totals> theirs;
       for (simdjson::dom::element k : kernels) {
         Totals& x = theirs[str(k, "name")];
@@ -93,22 +116,17 @@ TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference trac
         x.sum_us += sum;
         x.count += mean > 0 ? static_cast<uint64_t>(std::llround(sum / mean)) : 0;
       }
-      if (known_difference(trace_name, include_last, "") &&
-          std::string(known_difference(trace_name, include_last, "")->kernel_prefix).empty())
-        continue;
       for (const auto& kv : theirs) {
-        if (known_difference(trace_name, include_last, kv.first)) continue;
         INFO("kernel: " << kv.first);
-        auto it = ours.find(kv.first);
-        CHECK(it != ours.end());
-        if (it == ours.end()) continue;
+        auto it = ours.by_name.find(kv.first);
+        CHECK(it != ours.by_name.end());
+        if (it == ours.by_name.end()) continue;
         if (kv.second.sum_us > 0) CHECK(it->second.count == kv.second.count);
-        double tolerance = std::max(1.0, 0.005 * kv.second.sum_us);
-        CHECK(std::fabs(it->second.sum_us - kv.second.sum_us) <= tolerance);
+        INFO("Kinetoscope " << it->second.sum_us << " us, HTA " << kv.second.sum_us << " us");
+        CHECK(std::fabs(it->second.sum_us - kv.second.sum_us) < 0.5);
         ++names_compared;
       }
-      for (const auto& kv : ours) {
-        if (known_difference(trace_name, include_last, kv.first)) continue;
+      for (const auto& kv : ours.by_name) {
         INFO("kernel only in Kinetoscope: " << kv.first);
         CHECK(theirs.count(kv.first) == 1);
       }
@@ -116,6 +134,8 @@ TEST_CASE("Kernel totals agree with HTA's kernel breakdown on the reference trac
     ++traces_compared;
   });
   if (!found) return;
-  CHECK(traces_compared >= 10);
+  CHECK(traces_compared >= 40);
   CHECK(names_compared >= 1000);
+  CHECK(report_tables >= 25);
+  CHECK(with_rules >= 5);
 }

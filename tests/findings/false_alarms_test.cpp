@@ -186,13 +186,14 @@ TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[find
   }
 }
 TEST_CASE("sync.runtime_calls names the API the trace used", "[findings][sync]") {
-  // MI300 traces synchronize with hipDeviceSynchronize: "CUDA" was the wrong word.
+  // MI300 traces synchronize with hipDeviceSynchronize (2) and ROCm's blocking copy
+  // hipMemcpyWithStream (1, the .item()): "CUDA" was the wrong word.
   Run r;
   if (run_shared("tracelens__mi300__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", &r)) {
     const ks::Finding* f = find(r, "sync.runtime_calls");
     INFO("findings: " << r.ids);
     REQUIRE(f);
-    CHECK(f->title.find("2 synchronizing HIP calls") == 0);
+    CHECK(f->title.find("3 synchronizing HIP calls") == 0);
   }
 }
 
@@ -250,13 +251,17 @@ TEST_CASE("kernels.no_tensor_cores: ranked by what tensor cores can win", "[find
 }
 
 TEST_CASE("sync.runtime_calls: not for syncs that cost nothing", "[findings][sync]") {
-  // MI300 BERT-small: two hipDeviceSynchronize, 64 us (1.6% of the step), and no GPU idle
-  // after either (the GPU waits for launches, not for them): not reported.
+  // MI300 BERT-small: two hipDeviceSynchronize, 64 us, and no GPU idle after either (the GPU
+  // waits for launches, not for them); but also ROCm's blocking copy hipMemcpyWithStream
+  // (25 us, a .item()), after which the GPU idles 20.8 us: 89 us, 2.2% of the step. Under 5%:
+  // information only, not a warning.
   Run r;
   if (run_shared("tracelens__mi300__gaunernst_bert-small-uncased__1016001.json.gz", &r)) {
     INFO("findings: " << r.ids);
-    CHECK(r.analyses.sync.count == 2);
-    CHECK(find(r, "sync.runtime_calls") == nullptr);
+    CHECK(r.analyses.sync.count == 3);
+    const ks::Finding* f = find(r, "sync.runtime_calls");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
   }
   // The V100 ResNet-50 (workers 4): 13 syncs, 1% of step time, but 48.6 ms of GPU idle follow
   // them: still reported, for information.

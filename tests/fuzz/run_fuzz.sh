@@ -6,6 +6,7 @@
 # goes on for the time left; the script then exits 1. Keep each crash input as
 # tests/fuzz/regressions/<name> once fixed.
 #   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer" run_fuzz.sh
+# (nsys_fuzzer, the Nsight Systems SQLite path, runs when named: FUZZ_TARGETS=nsys_fuzzer.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
@@ -25,6 +26,8 @@ if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then  # FUZZ_SKIP_BUILD=1: reuse the build 
   # Quiet unless it fails; then once more with the output shown.
   cmake --build "$BUILD" --target $TARGETS >/dev/null 2>&1 || cmake --build "$BUILD" --target $TARGETS || exit 1
   python3 tests/fuzz/make_corpus.py "$BUILD/corpus" || exit 1
+  # Nsight Systems exports: the built ones, with small pages so they fit -max_len.
+  /usr/bin/python3 tests/nsys/make_exports.py --seeds "$BUILD/corpus/nsys" >/dev/null || exit 1
 fi
 # A valid trace must pass first: otherwise every input "crashes" and the run finds nothing (seen
 # when sources changed during the build: objects built against different headers; rebuild).
@@ -51,7 +54,9 @@ for target in $TARGETS; do
   while [ $SECONDS -lt $end ]; do
     left=$((end - SECONDS))
     log=$BUILD/$target.$runs.log
-    "$BUILD/tests/fuzz/$target" "$corpus" -dict=tests/fuzz/json.dict -max_len="$MAX_LEN" \
+    dict=-dict=tests/fuzz/json.dict
+    [ "$target" = nsys_fuzzer ] && dict=-use_value_profile=1  # SQLite bytes: no JSON dictionary
+    "$BUILD/tests/fuzz/$target" "$corpus" "$dict" -max_len="$MAX_LEN" \
       -timeout=10 -rss_limit_mb=2560 -max_total_time="$left" -print_final_stats=1 \
       -artifact_prefix="$artifacts/" >"$log" 2>&1
     rc=$?

@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 CLI=${KINETOSCOPE_CLI:-build/native/kinetoscope}
 SHARED=${KS_SHARED_DIR:-../shared}/traces
+NSYS=${KS_SHARED_DIR:-../shared}/nsys
 GOLDEN=tests/golden/reports
 pass=0 fail=0 skip=0 approved=0
 
@@ -86,6 +87,7 @@ while read -r name file args; do
   [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
   case "$file" in
     shared:*) path="$SHARED/${file#shared:}" ;;
+    nsys:*) path="$NSYS/${file#nsys:}" ;;
     *) path="$file" ;;
   esac
   want_rc=0

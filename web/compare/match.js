@@ -47,7 +47,13 @@ export function matchTemplates(t) {
       base_total_us: b.base_total_us,
       test_total_us: a.test_total_us,
       delta_us: a.test_total_us - b.base_total_us,
-      delta_pct: b.base_total_us ? ((a.test_total_us - b.base_total_us) / b.base_total_us) * 100 : null,
+      base_count_per_step: b.base_count_per_step,
+      test_count_per_step: a.test_count_per_step,
+      base_per_step_us: b.base_per_step_us,
+      test_per_step_us: a.test_per_step_us,
+      delta_per_step_us: a.test_per_step_us - b.base_per_step_us,
+      // Per step, as the core's delta_pct (the per-step values are the totals without steps).
+      delta_pct: b.base_per_step_us ? ((a.test_per_step_us - b.base_per_step_us) / b.base_per_step_us) * 100 : null,
     };
     merged.set(a, row);
     merged.set(b, null);
@@ -59,7 +65,7 @@ export function matchTemplates(t) {
     if (!merged.has(r)) rows.push(r);
     else if (merged.get(r)) rows.push(merged.get(r));
   }
-  rows.sort((x, y) => Math.abs(y.delta_us) - Math.abs(x.delta_us) || String(x.name).localeCompare(String(y.name)));
+  rows.sort((x, y) => Math.abs(y.delta_per_step_us) - Math.abs(x.delta_per_step_us) || String(x.name).localeCompare(String(y.name)));
   const gone = new Set([...merged.keys()].map((r) => r.name));
   return {
     ...t,

@@ -1,6 +1,7 @@
 // The trace diff (schema kinetoscope.diff/1, docs/report-schema.md) on the page: the step-time
 // delta, then GPU ops and CPU ops by name with count and time deltas (largest time change first),
-// and the names only one trace has. Names from the traces are text nodes.
+// and the names only one trace has. Per step when both traces have steps (`compared`), with the
+// warning when their step counts differ. Names from the traces are text nodes.
 import { h, note, section } from '../views/dom.js';
 import { fmtInt, fmtPct, fmtUs, isNum } from '../views/format.js';
 import { dataTable } from '../views/table.js';
@@ -31,24 +32,45 @@ function nameList(title, names, cls) {
   return h('details', { className: `diff-names ${cls}` }, h('summary', null, `${title} (${fmtInt(names.length)})`), h('ul', null, items));
 }
 
-function opsSection(id, title, t) {
+// A count per step: whole numbers as such, else two decimals.
+const perStep = (v) => (isNum(v) && !Number.isInteger(v) ? v.toFixed(2) : fmtInt(v));
+
+function opsSection(id, title, t, steps) {
   if (!t) return null;
-  const columns = [
-    { key: 'name', label: 'Name', className: 'name', fmt: (v, row) => (row.matched ? [clamp(v), h('div', { className: 'muted diff-was' }, 'BASE: ', clamp(row.base_name))] : clamp(v)) },
-    { key: 'status', label: 'Change', fmt: (v, row) => h('span', { className: `diff-status ${v}`, title: row.matched ? 'The same name once template arguments are ignored' : null }, row.matched ? 'template args' : v) },
-    { key: 'base_count', label: 'Base count', num: true, fmt: fmtInt },
-    { key: 'test_count', label: 'Test count', num: true, fmt: fmtInt },
-    { key: 'count_delta', label: 'Δ count', num: true, fmt: (v) => delta(v, signedInt) },
-    { key: 'base_total_us', label: 'Base time', num: true, fmt: fmtUs },
-    { key: 'test_total_us', label: 'Test time', num: true, fmt: fmtUs },
-    { key: 'delta_us', label: 'Δ time', num: true, fmt: (v) => delta(v, signedUs) },
-    { key: 'delta_pct', label: 'Δ %', num: true, fmt: (v, row) => (isNum(v) ? delta(v, signedPct) : row.status === 'added' ? 'new' : '—') },
-  ];
+  const pct = { key: 'delta_pct', label: 'Δ %', num: true, fmt: (v, row) => (isNum(v) ? delta(v, signedPct) : row.status === 'added' ? 'new' : '—') };
+  const name = { key: 'name', label: 'Name', className: 'name', fmt: (v, row) => (row.matched ? [clamp(v), h('div', { className: 'muted diff-was' }, 'BASE: ', clamp(row.base_name))] : clamp(v)) };
+  const status = { key: 'status', label: 'Change', fmt: (v, row) => h('span', { className: `diff-status ${v}`, title: row.matched ? 'The same name once template arguments are ignored' : null }, row.matched ? 'template args' : v) };
+  const columns = steps
+    ? [
+        name,
+        status,
+        { key: 'base_count_per_step', label: 'Base count/step', num: true, fmt: perStep },
+        { key: 'test_count_per_step', label: 'Test count/step', num: true, fmt: perStep },
+        { key: 'base_per_step_us', label: 'Base time/step', num: true, fmt: fmtUs },
+        { key: 'test_per_step_us', label: 'Test time/step', num: true, fmt: fmtUs },
+        { key: 'delta_per_step_us', label: 'Δ time/step', num: true, fmt: (v) => delta(v, signedUs) },
+        pct,
+      ]
+    : [
+        name,
+        status,
+        { key: 'base_count', label: 'Base count', num: true, fmt: fmtInt },
+        { key: 'test_count', label: 'Test count', num: true, fmt: fmtInt },
+        { key: 'count_delta', label: 'Δ count', num: true, fmt: (v) => delta(v, signedInt) },
+        { key: 'base_total_us', label: 'Base time', num: true, fmt: fmtUs },
+        { key: 'test_total_us', label: 'Test time', num: true, fmt: fmtUs },
+        { key: 'delta_us', label: 'Δ time', num: true, fmt: (v) => delta(v, signedUs) },
+        pct,
+      ];
   const stats = h(
     'ul',
     { className: 'stats' },
-    h('li', null, h('span', { className: 'muted' }, 'Ops'), h('strong', null, `${fmtInt(t.base_count)} → ${fmtInt(t.test_count)}`)),
-    h('li', null, h('span', { className: 'muted' }, 'Total time'), h('strong', null, `${fmtUs(t.base_total_us)} → ${fmtUs(t.test_total_us)}`), delta(t.delta_us, signedUs)),
+    steps
+      ? h('li', null, h('span', { className: 'muted' }, 'Ops per step'), h('strong', null, `${perStep(t.base_count / steps.base)} → ${perStep(t.test_count / steps.test)}`))
+      : h('li', null, h('span', { className: 'muted' }, 'Ops'), h('strong', null, `${fmtInt(t.base_count)} → ${fmtInt(t.test_count)}`)),
+    steps
+      ? h('li', null, h('span', { className: 'muted' }, 'Time per step'), h('strong', null, `${fmtUs(t.base_per_step_us)} → ${fmtUs(t.test_per_step_us)}`), delta(t.delta_per_step_us, signedUs))
+      : h('li', null, h('span', { className: 'muted' }, 'Total time'), h('strong', null, `${fmtUs(t.base_total_us)} → ${fmtUs(t.test_total_us)}`), delta(t.delta_us, signedUs)),
     h('li', null, h('span', { className: 'muted' }, 'Names added'), h('strong', null, fmtInt(t.added))),
     h('li', null, h('span', { className: 'muted' }, 'Names removed'), h('strong', null, fmtInt(t.removed))),
     h('li', null, h('span', { className: 'muted' }, 'Names changed'), h('strong', null, fmtInt(t.changed))),
@@ -79,7 +101,8 @@ function stepSection(diff) {
       side('Test', diff.test),
       h('li', null, h('span', { className: 'muted' }, 'Change'), isNum(st.delta_us) ? h('strong', null, delta(st.delta_us, signedUs)) : h('strong', null, '—'), isNum(st.delta_pct) ? delta(st.delta_pct, signedPct) : null),
     ),
-    isNum(st.delta_us) ? null : note('One of the traces has no ProfilerStep markers, so there is no step time to compare.'),
+    isNum(st.delta_us) ? null : note('One of the traces has no ProfilerStep markers, so there is no step time to compare: the whole traces are compared.'),
+    diff.compared === 'per_step' ? note('Ops are compared per step: the ops inside the steps, each trace\'s sums divided by its step count.') : null,
   );
 }
 
@@ -87,9 +110,12 @@ function stepSection(diff) {
 // or went (issue 18, item 4).
 function answerSection(diff, gpu, cpu, changes) {
   const st = diff.step_time || {};
+  // Per step when both traces have steps (delta_per_step_us is the total delta otherwise).
+  const perStepDiff = diff.compared === 'per_step';
+  const d = (r) => (isNum(r.delta_per_step_us) ? r.delta_per_step_us : r.delta_us);
   const top = [...((gpu && gpu.rows) || [])]
-    .filter((r) => isNum(r.delta_us) && r.delta_us !== 0)
-    .sort((a, b) => (isNum(st.delta_us) && st.delta_us < 0 ? a.delta_us - b.delta_us : b.delta_us - a.delta_us))
+    .filter((r) => isNum(d(r)) && d(r) !== 0)
+    .sort((a, b) => (isNum(st.delta_us) && st.delta_us < 0 ? d(a) - d(b) : d(b) - d(a)))
     .slice(0, 5);
   const line = isNum(st.delta_us)
     ? h('p', { className: 'diff-answer' }, 'Step time ', h('strong', null, `${fmtUs(diff.base.step_median_us)} → ${fmtUs(diff.test.step_median_us)}`), ' (', delta(st.delta_us, signedUs), isNum(st.delta_pct) ? [', ', delta(st.delta_pct, signedPct)] : null, ') median, TEST against BASE.')
@@ -99,9 +125,23 @@ function answerSection(diff, gpu, cpu, changes) {
     'diff-answer',
     'What changed',
     line,
-    top.length ? h('h3', { className: 'sub' }, 'GPU time that changed most') : null,
+    (diff.warnings || []).map((w) => h('p', { className: 'diff-warning', role: 'status' }, `Warning: ${w}.`)),
+    top.length ? h('h3', { className: 'sub' }, perStepDiff ? 'GPU time per step that changed most' : 'GPU time that changed most') : null,
     top.length
-      ? h('ol', { className: 'diff-top' }, top.map((r) => h('li', null, delta(r.delta_us, signedUs), ' ', h('code', null, clamp(r.name)), h('span', { className: 'muted' }, ` · ${r.matched ? 'template args changed' : r.status}, ${fmtInt(r.base_count)} → ${fmtInt(r.test_count)} calls`))))
+      ? h(
+          'ol',
+          { className: 'diff-top' },
+          top.map((r) =>
+            h(
+              'li',
+              null,
+              delta(d(r), signedUs),
+              ' ',
+              h('code', null, clamp(r.name)),
+              h('span', { className: 'muted' }, perStepDiff ? ` · ${r.matched ? 'template args changed' : r.status}, ${perStep(r.base_count_per_step)} → ${perStep(r.test_count_per_step)} calls per step` : ` · ${r.matched ? 'template args changed' : r.status}, ${fmtInt(r.base_count)} → ${fmtInt(r.test_count)} calls`),
+            ),
+          ),
+        )
       : null,
     changes && changes.added.length ? [h('h3', { className: 'sub' }, `New in TEST (${changes.added.length} finding${changes.added.length === 1 ? '' : 's'})`), h('ul', { className: 'diff-findings added' }, changes.added.map(finding))] : null,
     changes && changes.gone.length ? [h('h3', { className: 'sub' }, `Gone from BASE (${changes.gone.length} finding${changes.gone.length === 1 ? '' : 's'})`), h('ul', { className: 'diff-findings gone' }, changes.gone.map(finding))] : null,
@@ -114,7 +154,8 @@ export function renderDiff(diff, { secs, reports = null }) {
   const gpu = matchTemplates(diff.gpu_ops);
   const cpu = matchTemplates(diff.cpu_ops);
   const changes = reports ? findingChanges(reports.base, reports.test) : null;
-  const sections = [answerSection(diff, gpu, cpu, changes), stepSection(diff), opsSection('diff-gpu', 'GPU ops (kernels, memcpy, memset)', gpu), opsSection('diff-cpu', 'CPU ops', cpu)].filter(Boolean);
+  const steps = diff.compared === 'per_step' ? { base: diff.base.steps, test: diff.test.steps } : null;
+  const sections = [answerSection(diff, gpu, cpu, changes), stepSection(diff), opsSection('diff-gpu', 'GPU ops (kernels, memcpy, memset)', gpu, steps), opsSection('diff-cpu', 'CPU ops', cpu, steps)].filter(Boolean);
   const nav = h('nav', { className: 'jump', 'aria-label': 'Report sections' }, sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)));
   const head = h(
     'div',

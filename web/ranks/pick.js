@@ -1,10 +1,11 @@
 // Which files the user gave: from the file input (several may be picked), the folder input
 // (webkitdirectory) or a drop (files, or folders through DataTransferItem.webkitGetAsEntry).
-// A folder stands for the traces in it (*.json, *.json.gz) in name order, as the CLI reads a
+// A folder stands for the traces in it (*.json, *.json.gz, and Nsight Systems exports *.sqlite) in
+// name order, as the CLI reads a
 // folder (`kinetoscope report DIR`: not recursive); only when the folder itself has none are its
 // sub-folders searched. Files picked one by one are taken as they are, in the order given.
 
-export const isTraceName = (name) => /\.json(\.gz)?$/i.test(name);
+export const isTraceName = (name) => /\.(json(\.gz)?|sqlite)$/i.test(name);
 
 // Byte order of the names, as the CLI's std::sort of std::string (for ASCII names the same as
 // comparing UTF-16 code units).

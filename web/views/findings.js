@@ -33,14 +33,26 @@ function range(r) {
 // Event names can be kernel names of any length: the list shows the start, the tooltip all of it.
 const MAX_EVENT_NAME = 200;
 
-function event(e) {
-  const where = e.byte_offset !== undefined ? `, byte ${fmtInt(e.byte_offset)} of the file` : '';
+// In an Nsight Systems export an event's "offset" is not a byte offset: its top byte names the
+// table the row came from (docs/report-schema.md, "Nsight Systems exports"); the row number below
+// it is past 2^53, so not exact in JavaScript, and is not shown.
+const NSYS_TABLES = [null, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', 'OSRT_API'];
+
+function eventWhere(e, nsys) {
+  if (e.byte_offset === undefined) return '';
+  if (!nsys) return `, byte ${fmtInt(e.byte_offset)} of the file`;
+  const table = NSYS_TABLES[Math.floor(Number(e.byte_offset) / 2 ** 56)];
+  return table ? `, a row of ${table}` : '';
+}
+
+function event(e, nsys) {
+  const where = eventWhere(e, nsys);
   const name = fmtAny(e.name);
   const shown = name.length > MAX_EVENT_NAME ? `${name.slice(0, MAX_EVENT_NAME)}…` : name;
   return [h('code', { title: name }, shown), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
 }
 
-export function card(f) {
+export function card(f, nsys = false) {
   const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(
@@ -50,7 +62,7 @@ export function card(f) {
     f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
     evidence(f.evidence),
     listed('Where in the trace (from its start)', f.ranges, range),
-    listed('Events', f.events, event),
+    listed('Events', f.events, (e) => event(e, nsys)),
     extra.map(([k, v]) => h('div', { className: 'listed' }, h('h4', null, labelFor(k)), valueView(k, v, fmtByKey))),
     f.fix || f.fix_code
       ? h(
@@ -64,7 +76,9 @@ export function card(f) {
   );
 }
 
-export function findingsView(findings) {
+// `report` (optional): the whole report, for its format.
+export function findingsView(findings, report) {
+  const nsys = !!(report && report.trace && report.trace.format === 'nsys_sqlite');
   if (!Array.isArray(findings)) return null;
   const sorted = findings
     .map((f, i) => [f, i])
@@ -79,6 +93,6 @@ export function findingsView(findings) {
     'findings',
     'Findings',
     sorted.length ? h('p', { className: 'summary-badges' }, summary) : note('No findings: nothing in this trace stood out.'),
-    sorted.map(card),
+    sorted.map((f) => card(f, nsys)),
   );
 }

@@ -3,9 +3,11 @@
 // no writes; `immutable`). Tables and columns differ between Nsight Systems versions, so readers
 // ask has_table()/has_column() and record what was absent instead of failing.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "import/byte_source.h"
 #include "import/import_error.h"
@@ -29,6 +31,20 @@ class NsysDatabase {
   // is not read.
   bool has_table(std::string_view table) const;
   bool has_column(std::string_view table, std::string_view column) const;
+
+  // Added for the readers (import and nsys stats), beyond the first contract:
+  // The real tables, in sqlite_master's order.
+  const std::vector<std::string>& tables() const;
+  // Views and triggers whose name is an nsys table's (or which sit on one): never read.
+  const std::vector<std::string>& ignored_objects() const;
+  uint64_t file_size() const;
+  // Call before each statement's first step: restarts the work budget the progress handler
+  // enforces (a hostile file must not make one query run forever).
+  void begin_query() const;
+  // A failed sqlite3_prepare/step as an ImportError: damaged or cut off (with the file size and
+  // the byte offset of the last page read), over budget, or SQLite's own message. `doing` says
+  // what was being read ("reading CUPTI_ACTIVITY_KIND_KERNEL").
+  ImportError error_from(int rc, std::string_view doing) const;
 
  private:
   NsysDatabase() = default;

@@ -1,0 +1,67 @@
+#include "analysis/sync_names.h"
+
+namespace ks {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// The API prefixes, longest first so that "cuda" is not read as "cu" + "da...".
+constexpr std::string_view kPrefixes[] = {"cuda", "hip", "cu"};
+// After the prefix: the synchronize calls, exactly.
+constexpr std::string_view kSynchronize[] = {"DeviceSynchronize", "StreamSynchronize",
+                                             "EventSynchronize", "CtxSynchronize",
+                                             "ThreadSynchronize"};
+// After the prefix: the copy and set families, any suffix but "Async".
+constexpr std::string_view kCopy = "Memcpy";
+constexpr std::string_view kSet = "Memset";
+
+std::string_view api_prefix(std::string_view n) {
+  for (std::string_view p : kPrefixes)
+    if (starts_with(n, p) && n.size() > p.size() &&
+        (n[p.size()] >= 'A' && n[p.size()] <= 'Z'))  // cuda|Memcpy, not cudaify
+      return p;
+  return {};
+}
+
+}  // namespace
+
+std::string_view sync_base_name(std::string_view n) {
+  // Nsight Systems: "_v3020"; the driver's ABI versions: "_v2".
+  size_t digits = 0;
+  while (digits < n.size() && n[n.size() - 1 - digits] >= '0' && n[n.size() - 1 - digits] <= '9')
+    ++digits;
+  if (digits > 0 && n.size() > digits + 2 && n[n.size() - digits - 1] == 'v' &&
+      n[n.size() - digits - 2] == '_')
+    n = n.substr(0, n.size() - digits - 2);
+  if (ends_with(n, "_ptsz") || ends_with(n, "_ptds")) n = n.substr(0, n.size() - 5);
+  return n;
+}
+
+SyncFamily sync_family(std::string_view name) {
+  std::string_view n = sync_base_name(name);
+  std::string_view p = api_prefix(n);
+  if (p.empty()) return SyncFamily::kNone;
+  std::string_view rest = n.substr(p.size());
+  for (std::string_view s : kSynchronize)
+    if (rest == s) return SyncFamily::kSynchronize;
+  if (ends_with(rest, "Async")) return SyncFamily::kNone;
+  if (starts_with(rest, kCopy)) return SyncFamily::kCopy;
+  if (starts_with(rest, kSet)) return SyncFamily::kSet;
+  return SyncFamily::kNone;
+}
+
+const char* sync_api(std::string_view name) {
+  if (sync_family(name) == SyncFamily::kNone) return "";
+  std::string_view p = api_prefix(sync_base_name(name));
+  if (p == "cuda") return "CUDA";
+  if (p == "hip") return "HIP";
+  return "CUDA driver";
+}
+
+}  // namespace ks

@@ -1,0 +1,31 @@
+// The one table of runtime/driver calls that block the CPU until the GPU is done (the
+// "synchronizing calls" of sync_events, idle_causes and the sync findings), by family rather
+// than by exact name, so that traces from other toolchains are covered:
+//   - synchronize calls: {cuda, cu, hip} x {Device, Stream, Event, Ctx, Thread}Synchronize
+//     (cudaStreamSynchronize, cuCtxSynchronize, hipDeviceSynchronize, ...);
+//   - synchronous copies and sets: every name of the cudaMemcpy / cuMemcpy / hipMemcpy and
+//     cudaMemset / cuMemset / hipMemset families that is not an ...Async variant (cudaMemcpy2D,
+//     cudaMemcpy3D, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyPeer, cuMemcpyHtoD,
+//     cuMemsetD32, hipMemcpyDtoH, hipMemcpyWithStream, ...): the CUDA and HIP documentation
+//     say these return once the copy is done (or, for pageable memory, staged).
+// Names are compared after stripping the suffixes other tools add: Nsight Systems writes the
+// API version (cudaStreamSynchronize_v3020), the driver its ABI version (cuMemcpyHtoD_v2), and
+// per-thread default stream variants end in _ptsz / _ptds.
+#pragma once
+#include <string_view>
+
+namespace ks {
+
+enum class SyncFamily { kNone, kSynchronize, kCopy, kSet };
+
+// The name without a trailing "_v<digits>" and then "_ptsz"/"_ptds".
+std::string_view sync_base_name(std::string_view name);
+// Which family of synchronizing call `name` is, kNone for every other name.
+SyncFamily sync_family(std::string_view name);
+inline bool is_sync_runtime_call(std::string_view name) {
+  return sync_family(name) != SyncFamily::kNone;
+}
+// "CUDA", "CUDA driver" or "HIP" for a synchronizing call's name, "" for others.
+const char* sync_api(std::string_view name);
+
+}  // namespace ks

@@ -1,0 +1,124 @@
+// `kinetoscope stats`: the `nsys stats` reports (src/stats/) of an Nsight Systems SQLite export,
+// opened through the same reader as `kinetoscope report` and the page (NsysDatabase over a
+// ByteSource), so a damaged or foreign file gets the same one-line error everywhere.
+#include "cli/stats_command.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "import/file_byte_source.h"
+#include "import/nsys_sqlite/nsys_database.h"
+#include "stats/nsys_stats.h"
+
+namespace ks::cli {
+
+namespace {
+
+const char kStatsUsage[] =
+    "Usage: kinetoscope stats EXPORT.sqlite [--report NAME]... [--format text|csv|json] [-o FILE]\n"
+    "\n"
+    "Prints the `nsys stats` reports of an Nsight Systems SQLite export (nsys export --type\n"
+    "sqlite, or the .sqlite `nsys stats` writes beside a report), computed from the export's own\n"
+    "tables with NVIDIA's definitions: same columns, same row order.\n"
+    "\n"
+    "Options:\n"
+    "  --report NAME   a report to print (repeatable; default: nvtx_sum, osrt_sum, cuda_api_sum,\n"
+    "                  cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, as\n"
+    "                  `nsys stats` prints by default). Also: cuda_gpu_trace (one row per GPU op)\n"
+    "  --format F      text (nsys's column layout, default), csv (as --format csv), json\n"
+    "                  (kinetoscope.stats/1, docs/report-schema.md)\n"
+    "  -o FILE         write to FILE instead of standard output\n"
+    "\n"
+    "Exit status: 0 written; 1 the file is not a readable Nsight Systems export; 2 usage error.\n";
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "kinetoscope stats: %s\n(see kinetoscope stats --help)\n", msg.c_str());
+  return 2;
+}
+
+int input_error(const std::string& path, const std::string& msg) {
+  std::fprintf(stderr, "kinetoscope: %s: %s\n", path.c_str(), msg.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int stats_command(const std::vector<std::string>& args) {
+  std::string format = "text", output, path;
+  std::vector<std::string> reports;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    if (a == "-h" || a == "--help") {
+      std::fputs(kStatsUsage, stdout);
+      return 0;
+    } else if (a == "--report" || a == "-r") {
+      std::string r;
+      if (!value(&r)) return usage(a + " needs a report name");
+      // nsys accepts a comma-separated list too.
+      size_t s = 0;
+      while (s <= r.size()) {
+        size_t c = r.find(',', s);
+        if (c == std::string::npos) c = r.size();
+        if (c > s) reports.push_back(r.substr(s, c - s));
+        s = c + 1;
+      }
+    } else if (a.rfind("--report=", 0) == 0) {
+      reports.push_back(a.substr(9));
+    } else if (a == "--format" || a == "-f") {
+      if (!value(&format)) return usage(a + " needs a value");
+    } else if (a.rfind("--format=", 0) == 0) {
+      format = a.substr(9);
+    } else if (a == "-o" || a == "--output") {
+      if (!value(&output)) return usage(a + " needs a file name");
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage("unknown option '" + a + "'");
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      return usage("one export at a time (got '" + path + "' and '" + a + "')");
+    }
+  }
+  if (format != "text" && format != "csv" && format != "json")
+    return usage("unknown format '" + format + "' (text, csv or json)");
+  if (path.empty()) return usage("no export file given");
+  if (reports.empty()) reports = nsys_stats_default_reports();
+  for (const std::string& r : reports) {
+    const auto& known = nsys_stats_report_names();
+    if (std::find(known.begin(), known.end(), r) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      return usage("unknown report '" + r + "' (known: " + list + ")");
+    }
+  }
+
+  // The shared reader (the same the report and the page use): a read-only VFS over the file's
+  // bytes; its errors say what is wrong and where (not SQLite, not an export, damaged).
+  ImportError ierr;
+  auto source = FileByteSource::open(path, &ierr);
+  if (!source) return input_error(path, ierr.to_line());
+  auto db = NsysDatabase::open(source.get(), &ierr);
+  if (!db) return input_error(path, ierr.to_line());
+  std::vector<StatsTable> tables;
+  std::string err;
+  if (!run_nsys_stats(*db, reports, &tables, &err)) return input_error(path, err);
+  std::string out = format == "json"  ? nsys_stats_json(tables)
+                    : format == "csv" ? nsys_stats_csv(tables)
+                                      : nsys_stats_text(tables);
+  FILE* o = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
+  if (!o) {
+    std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
+    return 1;
+  }
+  std::fwrite(out.data(), 1, out.size(), o);
+  if (o != stdout) std::fclose(o);
+  return 0;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,263 @@
+// Capture mistakes particular to Nsight Systems (`nsys profile`), on exports only (TraceFacts
+// format kNsysSqlite), so PyTorch traces never see them:
+//   nsys.empty_capture      the capture holds no GPU work: the cudaProfilerApi range never opened
+//                           (or closed before the steps), or only the launcher's own activity ran
+//   nsys.from_process_start context creation, the first allocations and cuDNN autotuning
+//                           (cudnnFind*) inside the window: profiling started with the process
+//   nsys.long_capture       many steps or a long window: slow to load, and nothing more to learn
+//   nsys.emit_nvtx          an NVTX range for every op (torch.autograd.profiler.emit_nvtx): its
+//                           overhead inflates the step times
+//   nsys.metrics_sampling   GPU metrics sampling (--gpu-metrics-devices) was on while steps were
+//                           timed: sampling adds overhead, so quote step times from a capture
+//                           without it
+// Each says what to pass to nsys instead.
+#include <algorithm>
+#include <cctype>
+
+#include "analysis/name_cache.h"
+#include "findings/rules.h"
+
+namespace ks {
+
+namespace {
+
+bool is_nsys(const Trace& t) {
+  return t.facts.format == TraceFormat::kNsysSqlite;
+}
+
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+// The capture's span: first to last timed event.
+int64_t capture_span(const Trace& t) {
+  return t.facts.end_ns - t.facts.start_ns;
+}
+
+constexpr const char* kProfilerApiFix =
+    "nsys profile --trace=cuda,nvtx,osrt --capture-range=cudaProfilerApi "
+    "--capture-range-end=stop python train.py";
+constexpr const char* kProfilerApiCode =
+    "for i, batch in enumerate(loader):\n"
+    "    if i == 10: torch.cuda.profiler.start()   # after warm-up\n"
+    "    with torch.cuda.nvtx.range(\"train_step\"):\n"
+    "        train_step(batch)\n"
+    "    if i == 15: torch.cuda.profiler.stop()";
+
+}  // namespace
+
+void rule_nsys_empty_capture(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t) || in.analyses.gpu_idle.has_gpu_ops) return;
+  uint64_t api = 0;
+  for (SliceKind k : t.slices.kind) api += k == SliceKind::kRuntime || k == SliceKind::kDriver;
+  Finding f;
+  f.id = "nsys.empty_capture";
+  f.severity = Severity::kCritical;
+  f.title = api == 0 ? "The Nsight Systems capture holds no CUDA activity"
+                     : strf(
+                           "The Nsight Systems capture holds no GPU work (%llu CUDA API calls, "
+                           "no kernel or copy)",
+                           static_cast<unsigned long long>(api));
+  f.meaning =
+      "Nothing ran on the GPU inside the capture window: with --capture-range=cudaProfilerApi "
+      "the range never opened (torch.cuda.profiler.start() not reached) or closed before the "
+      "steps, or the profiled process was only the launcher (torchrun, a shell) and the "
+      "workers were not followed.";
+  f.fix =
+      "Open the range around the steps with torch.cuda.profiler.start()/stop() and capture "
+      "with --capture-range=cudaProfilerApi; profile the worker processes (nsys follows child "
+      "processes by default; check --trace-fork-before-exec for launchers that fork).";
+  f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
+  f.number("cuda_api_calls", static_cast<double>(api));
+  f.number("slices", static_cast<double>(t.slices.size()));
+  out->push_back(std::move(f));
+}
+
+void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t)) return;
+  const SliceTable& s = t.slices;
+  // 1: context creation (driver calls), 2: allocator, 3: cuDNN autotuning.
+  auto group_of = make_name_cache(t, [](std::string_view n) {
+    if (starts_with(n, "cuInit") || starts_with(n, "cuCtxCreate") ||
+        starts_with(n, "cuDevicePrimaryCtxRetain"))
+      return 1;
+    if (starts_with(n, "cudaMalloc") || starts_with(n, "cudaFree") ||
+        starts_with(n, "cuMemAlloc") || starts_with(n, "cuMemFree"))
+      return 2;
+    if (starts_with(n, "cudnnFind") || starts_with(n, "cudnnGetConvolution")) return 3;
+    return 0;
+  });
+  int64_t ctx_ns = 0, alloc_ns = 0, first_call_ns = 0;
+  uint64_t allocs = 0, finds = 0;
+  uint32_t longest_alloc = 0;
+  std::vector<uint32_t> api;  // CUDA runtime/driver calls, for the first few below
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    const SliceKind k = s.kind[i];
+    if (k != SliceKind::kRuntime && k != SliceKind::kDriver && k != SliceKind::kCpuOp &&
+        k != SliceKind::kUserAnnotation && k != SliceKind::kOther)
+      continue;
+    if (k == SliceKind::kRuntime || k == SliceKind::kDriver) api.push_back(i);
+    switch (group_of(s.name[i])) {
+      case 1:
+        ctx_ns += s.dur[i];
+        break;
+      case 2:
+        ++allocs;
+        alloc_ns += s.dur[i];
+        if (allocs == 1 || s.dur[i] > s.dur[longest_alloc]) longest_alloc = i;
+        break;
+      case 3:
+        ++finds;
+        break;
+      default:
+        break;
+    }
+  }
+  // The CUDA context is created lazily inside the first CUDA call that needs it (cudaFree(0),
+  // the first cudaMalloc; queries such as cuModuleGetLoadingMode come before): one of the
+  // process's first few calls taking 50 ms or more is that creation.
+  constexpr size_t kFirstCalls = 5;
+  std::sort(api.begin(), api.end(), [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  bool have_first = false;
+  uint32_t first = 0;
+  for (size_t j = 0; j < api.size() && j < kFirstCalls; ++j) {
+    if (!have_first || s.dur[api[j]] > s.dur[first]) first = api[j];
+    have_first = true;
+  }
+  if (have_first) first_call_ns = s.dur[first];
+  const bool context = ctx_ns >= 10'000'000 || first_call_ns >= 50'000'000;
+  if (!context && finds == 0) return;
+  const int64_t span = capture_span(t);
+  const int64_t startup = context ? std::max(ctx_ns, first_call_ns) : 0;
+  Finding f;
+  f.id = "nsys.from_process_start";
+  f.severity = Severity::kWarning;
+  std::string what;
+  if (context)
+    what = "CUDA context creation (" + format_duration(std::max(ctx_ns, first_call_ns)) + ")";
+  if (allocs > 0)
+    what += (what.empty() ? "" : ", ") + std::to_string(allocs) + " cudaMalloc/cudaFree (" +
+            format_duration(alloc_ns) + ")";
+  if (finds > 0)
+    what += (what.empty() ? "" : ", ") + std::to_string(finds) + " cuDNN autotuning calls";
+  f.title = "The capture starts with the process: " + what;
+  f.meaning =
+      "Profiling began at process start, so the window holds one-time start-up work "
+      "(context creation, the allocator's first growth, cuDNN autotuning) that a "
+      "steady-state step never does: totals and shares over the capture overstate it.";
+  f.fix =
+      "Start the capture after warm-up: --capture-range=cudaProfilerApi with "
+      "torch.cuda.profiler.start() after a few steps, or --delay SECONDS; leave the first "
+      "steps out when quoting times.";
+  f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
+  f.number("longest_early_cuda_call_us", us_of(first_call_ns), 3, "us");
+  f.number("context_creation_us", us_of(ctx_ns), 3, "us");
+  f.number("alloc_calls", static_cast<double>(allocs));
+  f.number("alloc_us", us_of(alloc_ns), 3, "us");
+  f.number("cudnn_find_calls", static_cast<double>(finds));
+  f.number("share_of_capture_pct",
+           span > 0 ? 100.0 * static_cast<double>(startup) / static_cast<double>(span) : 0, 1, "%");
+  if (have_first) {
+    f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+    f.events.push_back(first);
+  }
+  out->push_back(std::move(f));
+}
+
+void rule_nsys_long_capture(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t)) return;
+  constexpr uint64_t kManySteps = 20;
+  constexpr int64_t kLongNs = 60'000'000'000;  // a minute
+  const uint64_t steps = in.analyses.steps.found;
+  const int64_t span = capture_span(t);
+  if (steps <= kManySteps && span <= kLongNs) return;
+  Finding f;
+  f.id = "nsys.long_capture";
+  f.severity = Severity::kInfo;
+  f.title = steps > kManySteps
+                ? strf("The capture holds %llu steps: a few are enough",
+                       static_cast<unsigned long long>(steps))
+                : "The capture lasts " + format_duration(span) + ": a few steps are enough";
+  f.meaning =
+      "A long Nsight Systems capture makes a large report, slow to export and load, and its "
+      "overhead grows with it; 3-5 steady steps tell as much.";
+  f.fix =
+      "Limit the window: --capture-range=cudaProfilerApi with torch.cuda.profiler.start()/stop() "
+      "around a few steps, or -d SECONDS (--duration) after --delay.";
+  f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
+  f.number("steps", static_cast<double>(steps));
+  f.number("span_us", us_of(span), 3, "us");
+  out->push_back(std::move(f));
+}
+
+void rule_nsys_emit_nvtx(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t)) return;
+  constexpr uint64_t kManyRanges = 1000;
+  const SliceTable& s = t.slices;
+  // emit_nvtx names each op's range after the op: "aten::add", "aten::mm, seq = 12", ...
+  auto per_op = make_name_cache(t, [](std::string_view n) { return starts_with(n, "aten::"); });
+  uint64_t ranges = 0, annotations = 0;
+  uint32_t first = 0;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kUserAnnotation) continue;
+    ++annotations;
+    if (!per_op(s.name[i])) continue;
+    if (ranges == 0) first = i;
+    ++ranges;
+  }
+  if (ranges < kManyRanges) return;
+  Finding f;
+  f.id = "nsys.emit_nvtx";
+  f.severity = Severity::kWarning;
+  f.title = strf("%llu NVTX ranges are PyTorch ops (aten::...): NVTX was emitted for every op",
+                 static_cast<unsigned long long>(ranges));
+  f.meaning =
+      "torch.autograd.profiler.emit_nvtx() pushes a range around every op; with thousands of "
+      "them the CPU side slows down and step times in this capture are inflated.";
+  f.fix =
+      "Use emit_nvtx only to map kernels to ops; time steps in a capture with your own ranges "
+      "only (torch.cuda.nvtx.range(\"train_step\")).";
+  f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+  f.number("aten_ranges", static_cast<double>(ranges));
+  f.number("nvtx_ranges", static_cast<double>(annotations));
+  f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+  f.events.push_back(first);
+  out->push_back(std::move(f));
+}
+
+void rule_nsys_metrics_sampling(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t) || in.analyses.steps.steps.empty()) return;
+  // GPU metrics land as counters named after the metric ("SM Active", "Tensor Active", ...).
+  uint64_t samples = 0;
+  std::string series;
+  for (size_t i = 0; i < t.counters.size(); ++i) {
+    std::string_view n = t.str(t.counters.series[i]);
+    if (n.find("Active") == std::string_view::npos &&
+        n.find("Throughput") == std::string_view::npos)
+      continue;
+    if (series.empty()) series = std::string(n);
+    ++samples;
+  }
+  if (samples == 0) return;
+  Finding f;
+  f.id = "nsys.metrics_sampling";
+  f.severity = Severity::kInfo;
+  f.title = strf("GPU metrics were sampled (%llu samples) while the steps were timed",
+                 static_cast<unsigned long long>(samples));
+  f.meaning =
+      "--gpu-metrics-devices samples the GPU's counters throughout the capture; the sampling "
+      "has a cost, so step times measured here can be slower than the run's own.";
+  f.fix =
+      "Use this capture for the metrics (SM Active, Tensor Active); quote step times from a "
+      "capture without --gpu-metrics-devices.";
+  f.number("samples", static_cast<double>(samples));
+  f.text("series", series);
+  out->push_back(std::move(f));
+}
+
+}  // namespace ks

@@ -1,0 +1,137 @@
+// Rows on the CPU side and beside the GPU: NVTX ranges and marks (the user's steps), OS runtime
+// calls, and GPU metrics samples as counters under the GPU's process.
+#include <string>
+#include <unordered_map>
+
+#include "import/nsys_sqlite/nsys_rows.h"
+
+namespace ks::nsys {
+
+namespace {
+// ENUM_NSYS_EVENT_TYPE values (stable across schema 3.x): NVTX and NVTXT (nvtx text file) kinds.
+bool is_push_pop(int64_t t) {
+  return t == 59 || t == 70;
+}
+bool is_start_end(int64_t t) {
+  return t == 60 || t == 71;
+}
+bool is_mark(int64_t t) {
+  return t == 34 || t == 65;
+}
+}  // namespace
+
+bool read_nvtx(Context& c) {
+  const char* table = "NVTX_EVENTS";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  RowReader r;
+  enum { kStart, kEnd, kType, kText, kTextId, kTid };
+  if (!r.prepare(c.db, table, {"start", "end", "eventType", "text", "textId", "globalTid"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  std::string name;
+  while (r.next()) {
+    const int64_t type = r.i64(kType, 59);
+    if (!is_push_pop(type) && !is_start_end(type) && !is_mark(type)) continue;  // domains, names
+    const int64_t start = r.i64(kStart, RowReader::kNull);
+    const int64_t end = r.i64(kEnd, RowReader::kNull);
+    if (start == RowReader::kNull) {
+      c.trace->diagnostics.add(Diag::kNsysBadRow, row_source(Table::kNvtx, r.row()).offset);
+      continue;
+    }
+    if (!r.null(kText)) {
+      name.assign(r.text(kText));
+    } else if (!r.null(kTextId)) {
+      name.assign(c.strings.get(r.i64(kTextId)));
+    } else {
+      name.assign("(unnamed)");
+    }
+    const int64_t gtid = r.i64(kTid, 0);
+    const EventSource src = row_source(Table::kNvtx, r.row());
+    if (is_mark(type)) {
+      TrackId tr = c.cpu_track(gtid, Row::kNvtx);
+      c.b.add_instant(tr, start, name, "user_annotation", 't', -1, -1, -1, -1);
+      c.count("user_annotation", start, start, "i");
+      continue;
+    }
+    TrackId tr = is_push_pop(type) ? c.cpu_track(gtid, Row::kNvtx) : c.nvtx_async_track(gtid);
+    if (end == RowReader::kNull) {
+      // A range still open when the capture stopped: closed at the end of its track.
+      c.b.add_begin(tr, start, name, "user_annotation", SliceArgs(), src);
+      c.count("user_annotation", start, start, "B");
+      continue;
+    }
+    if (!c.usable_times(start, end, Table::kNvtx, r.row())) continue;
+    c.b.add_complete(tr, start, end - start, name, "user_annotation", SliceArgs(), src);
+    c.count("user_annotation", start, end);
+  }
+  return !r.failed();
+}
+
+bool read_osrt(Context& c) {
+  const char* table = "OSRT_API";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  RowReader r;
+  enum { kStart, kEnd, kTid, kName };
+  if (!r.prepare(c.db, table, {"start", "end", "globalTid", "nameId"}, &c.trace->diagnostics,
+                 c.error))
+    return false;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kOsrt, r.row())) continue;
+    TrackId tr = c.cpu_track(r.i64(kTid, 0), Row::kOsRuntime);
+    c.b.add_complete(tr, start, end - start, c.strings.get(r.i64(kName)), "os_runtime", SliceArgs(),
+                     row_source(Table::kOsrt, r.row()));
+    c.count("os_runtime", start, end);
+  }
+  return !r.failed();
+}
+
+// GPU_METRICS (nsys profile --gpu-metrics-devices): one row per (sample, metric); the metric's
+// name from TARGET_INFO_GPU_METRICS by (typeId, metricId); the GPU is typeId & 0xFF.
+bool read_gpu_metrics(Context& c) {
+  if (!c.db.has_table("GPU_METRICS")) return true;  // only with --gpu-metrics-devices: no note
+  std::unordered_map<uint64_t, std::string> names;
+  auto key = [](int64_t type, int64_t metric) {
+    return (static_cast<uint64_t>(type) << 32) ^ static_cast<uint64_t>(metric);
+  };
+  if (c.db.has_table("TARGET_INFO_GPU_METRICS")) {
+    RowReader m;
+    if (!m.prepare(c.db, "TARGET_INFO_GPU_METRICS", {"typeId", "metricId", "metricName"},
+                   &c.trace->diagnostics, c.error))
+      return false;
+    while (m.next()) names[key(m.i64(0, 0), m.i64(1, 0))] = std::string(m.text(2));
+    if (m.failed()) return false;
+  } else {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "TARGET_INFO_GPU_METRICS");
+  }
+  RowReader r;
+  enum { kType, kTs, kMetric, kValue };
+  if (!r.prepare(c.db, "GPU_METRICS", {"typeId", "timestamp", "metricId", "value"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  std::unordered_map<int64_t, std::string> pids;
+  while (r.next()) {
+    const int64_t ts = r.i64(kTs, RowReader::kNull);
+    if (ts == RowReader::kNull || r.null(kValue)) continue;
+    const int64_t type = r.i64(kType, 0), metric = r.i64(kMetric, 0);
+    auto nit = names.find(key(type, metric));
+    if (nit == names.end())
+      nit = names.emplace(key(type, metric), "metric " + std::to_string(metric)).first;
+    const int64_t device = type & 0xFF;
+    auto pit = pids.find(device);
+    if (pit == pids.end()) pit = pids.emplace(device, c.gpu_process(device)).first;
+    c.b.add_counter(pit->second, ts, nit->second, r.f64(kValue));
+    ++c.trace->facts.events_total;
+    ++c.trace->facts.events_by_phase["C"];
+    c.b.observe_time(ts, ts);
+  }
+  return !r.failed();
+}
+
+}  // namespace ks::nsys

@@ -1,0 +1,332 @@
+// CUDA rows: runtime/driver API calls on the calling thread's "CUDA API" track, kernels, copies,
+// memsets and synchronizations on (device, stream) tracks as Kineto lays them out, and the ac2g
+// flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
+// traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
+#include <string>
+#include <unordered_map>
+
+#include "import/nsys_sqlite/nsys_rows.h"
+
+namespace ks::nsys {
+
+namespace {
+
+// An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
+std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
+                                                   const char* column) {
+  std::unordered_map<int64_t, std::string> out;
+  if (!c.db.has_table(table)) return out;
+  RowReader r;
+  if (!r.prepare(c.db, table, {"id", column}, &c.trace->diagnostics, c.error, false)) return out;
+  while (r.next())
+    if (!r.null(0)) out[r.i64(0)] = std::string(r.text(1));
+  return out;
+}
+
+bool read_done(const RowReader& r) {
+  return !r.failed();
+}
+
+// The launch (same process, same correlation id) of a GPU op: an ac2g flow from it.
+void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gpu, int64_t ts) {
+  if (correlation == kNoValue || global_pid == kNoValue) return;
+  auto it = c.launches.find(Context::launch_key(global_pid, correlation));
+  if (it == c.launches.end()) return;
+  std::string id = std::to_string(correlation);
+  c.b.add_flow(it->second.track, 's', it->second.ts, id, "ac2g", false);
+  c.b.add_flow(gpu, 'f', ts, id, "ac2g", true);
+  c.trace->facts.events_by_phase["s"] += 1;
+  c.trace->facts.events_by_phase["f"] += 1;
+}
+
+// CUPTI's stream id is unsigned; 0xFFFFFFFF (and NULL) is "no stream": Kineto's device-wide lane.
+int64_t stream_or_lane(int64_t stream) {
+  return stream < 0 || stream == 0xFFFFFFFFll ? -1 : stream;
+}
+
+}  // namespace
+
+bool read_runtime(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  // Runtime and driver calls share the table; eventClass tells them apart (ENUM_NSYS_EVENT_CLASS:
+  // TRACE_PROCESS_EVENT_CUDA_DRIVER), else the name does (driver calls are cu*, not cuda*).
+  int64_t driver_class = 1;
+  for (const auto& kv : read_enum(c, "ENUM_NSYS_EVENT_CLASS", "name"))
+    if (kv.second == "TRACE_PROCESS_EVENT_CUDA_DRIVER") driver_class = kv.first;
+  RowReader r;
+  enum { kStart, kEnd, kClass, kTid, kCorr, kName };
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "eventClass", "globalTid", "correlationId", "nameId"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  const bool has_class = r.has(kClass);
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kRuntime, r.row())) continue;
+    const int64_t gtid = r.i64(kTid, 0);
+    std::string_view name = strip_version_suffix(c.strings.get(r.i64(kName)));
+    bool driver = has_class ? r.i64(kClass) == driver_class
+                            : name.size() > 2 && name[0] == 'c' && name[1] == 'u' &&
+                                  name.rfind("cuda", 0) != 0;
+    const char* cat = driver ? "cuda_driver" : "cuda_runtime";
+    TrackId tr = c.cpu_track(gtid, Row::kCudaApi);
+    SliceArgs a;
+    a.correlation = r.i64(kCorr);
+    c.b.add_complete(tr, start, end - start, name, cat, a, row_source(Table::kRuntime, r.row()));
+    c.count(cat, start, end);
+    if (a.correlation != kNoValue)
+      c.launches[Context::launch_key(gtid, a.correlation)] = {tr, start};
+  }
+  return read_done(r);
+}
+
+bool read_kernels(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!c.db.has_table(table)) return true;  // the caller says what its absence means
+  RowReader r;
+  enum {
+    kStart,
+    kEnd,
+    kDev,
+    kStream,
+    kCorr,
+    kPid,
+    kDemangled,
+    kShort,
+    kGx,
+    kGy,
+    kGz,
+    kBx,
+    kBy,
+    kBz
+  };
+  if (!r.prepare(
+          c.db, table,
+          {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
+           "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"},
+          &c.trace->diagnostics, c.error))
+    return false;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
+    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    std::string_view name = c.strings.get(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled));
+    KernelLaunchInfo info;
+    const int64_t dims[6] = {r.i64(kGx, 0), r.i64(kGy, 0), r.i64(kGz, 0),
+                             r.i64(kBx, 0), r.i64(kBy, 0), r.i64(kBz, 0)};
+    for (int k = 0; k < 3; ++k) {
+      info.grid[k] = static_cast<uint32_t>(dims[k] < 0            ? 0
+                                           : dims[k] > UINT32_MAX ? UINT32_MAX
+                                                                  : dims[k]);
+      info.block[k] = static_cast<uint32_t>(dims[k + 3] < 0            ? 0
+                                            : dims[k + 3] > UINT32_MAX ? UINT32_MAX
+                                                                       : dims[k + 3]);
+    }
+    // Kineto's "blocks per SM" and "warps per SM", from the device's SM count when known.
+    auto sms = c.device_sms.find(device);
+    if (sms != c.device_sms.end() && sms->second > 0) {
+      double blocks = static_cast<double>(info.grid[0]) * info.grid[1] * info.grid[2];
+      double threads = static_cast<double>(info.block[0]) * info.block[1] * info.block[2];
+      info.blocks_per_sm = static_cast<float>(blocks / static_cast<double>(sms->second));
+      info.warps_per_sm = static_cast<float>(
+          blocks * static_cast<double>(static_cast<int64_t>((threads + 31) / 32)) /
+          static_cast<double>(sms->second));
+    }
+    TrackId tr = c.gpu_track(device, stream);
+    SliceArgs a;
+    a.correlation = r.i64(kCorr);
+    a.device = device;
+    a.stream = stream;
+    a.launch = &info;
+    c.b.add_complete(tr, start, end - start, name, "kernel", a,
+                     row_source(Table::kKernel, r.row()));
+    c.count("kernel", start, end);
+    link_launch(c, r.i64(kPid), a.correlation, tr, start);
+  }
+  return read_done(r);
+}
+
+namespace {
+
+// "CUDA_MEMCPY_KIND_HTOD" -> "HtoD", "CUDA_MEMCPY_KIND_UVM_DTOH" -> "UVM DtoH": Kineto's spelling.
+std::string copy_kind_text(std::string name) {
+  const std::string prefix = "CUDA_MEMCPY_KIND_";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char ch = name[i];
+    if (ch == '_') {
+      out.push_back(' ');
+    } else if (ch == 'T' && i + 1 < name.size() && name[i + 1] == 'O' && i > 0 &&
+               name[i - 1] != '_' && i + 2 < name.size()) {
+      out += "to";
+      ++i;
+    } else {
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool read_memcpy(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  // The enums as this export defines them; the values of schema 3.x when a table is absent.
+  auto copy_kinds = read_enum(c, "ENUM_CUDA_MEMCPY_OPER", "name");
+  if (copy_kinds.empty()) {
+    const char* k[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH",     "ATOA",     "ATOD",
+                       "DTOA",    "DTOD", "HTOH", "PTOP", "UVM_HTOD", "UVM_DTOH", "UVM_DTOD"};
+    for (int i = 0; i < 14; ++i) copy_kinds[i] = std::string("CUDA_MEMCPY_KIND_") + k[i];
+  }
+  auto mem_kinds = read_enum(c, "ENUM_CUDA_MEM_KIND", "label");
+  if (mem_kinds.empty()) {
+    const char* k[] = {"Pageable", "Pinned",        "Device",         "Array",
+                       "Managed",  "Device Static", "Managed Static", "Unknown"};
+    for (int i = 0; i < 8; ++i) mem_kinds[i] = k[i];
+  }
+  auto kind_label = [&mem_kinds](int64_t k) -> std::string {
+    auto it = mem_kinds.find(k);
+    return it != mem_kinds.end() && !it->second.empty() ? it->second : "Unknown";
+  };
+  std::unordered_map<uint64_t, std::string> names;  // (copy, src, dst) -> name
+  RowReader r;
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kBytes, kCopy, kSrc, kDst };
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
+                  "copyKind", "srcKind", "dstKind"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kMemcpy, r.row())) continue;
+    const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
+    const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
+                         (static_cast<uint64_t>(src & 0xFFFFF) << 20) ^
+                         static_cast<uint64_t>(dst & 0xFFFFF);
+    auto nit = names.find(key);
+    if (nit == names.end()) {
+      auto ck = copy_kinds.find(copy);
+      std::string kind = copy_kind_text(ck != copy_kinds.end() ? ck->second : "UNKNOWN");
+      nit = names
+                .emplace(key,
+                         "Memcpy " + kind + " (" + kind_label(src) + " -> " + kind_label(dst) + ")")
+                .first;
+    }
+    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    TrackId tr = c.gpu_track(device, stream);
+    KernelLaunchInfo info;  // Kineto's "memory bandwidth (GB/s)": bytes per ns
+    const int64_t bytes = r.i64(kBytes);
+    if (bytes >= 0 && end > start)
+      info.bandwidth_gbps =
+          static_cast<float>(static_cast<double>(bytes) / static_cast<double>(end - start));
+    SliceArgs a;
+    a.correlation = r.i64(kCorr);
+    a.bytes = bytes;
+    a.device = device;
+    a.stream = stream;
+    a.launch = &info;
+    c.b.add_complete(tr, start, end - start, nit->second, "gpu_memcpy", a,
+                     row_source(Table::kMemcpy, r.row()));
+    c.count("gpu_memcpy", start, end);
+    link_launch(c, r.i64(kPid), a.correlation, tr, start);
+  }
+  return read_done(r);
+}
+
+bool read_memset(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  auto mem_kinds = read_enum(c, "ENUM_CUDA_MEM_KIND", "label");
+  RowReader r;
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kBytes, kKind };
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
+                  "memKind"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  std::unordered_map<int64_t, std::string> names;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
+    const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
+    auto nit = names.find(kind);
+    if (nit == names.end()) {
+      auto mk = mem_kinds.find(kind);
+      std::string label = mk != mem_kinds.end() && !mk->second.empty() ? mk->second
+                          : kind == 2                                  ? "Device"
+                                                                       : "Unknown";
+      nit = names.emplace(kind, "Memset (" + label + ")").first;
+    }
+    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    TrackId tr = c.gpu_track(device, stream);
+    SliceArgs a;
+    a.correlation = r.i64(kCorr);
+    a.bytes = r.i64(kBytes);
+    a.device = device;
+    a.stream = stream;
+    c.b.add_complete(tr, start, end - start, nit->second, "gpu_memset", a,
+                     row_source(Table::kMemset, r.row()));
+    c.count("gpu_memset", start, end);
+    link_launch(c, r.i64(kPid), a.correlation, tr, start);
+  }
+  return read_done(r);
+}
+
+bool read_sync(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  // Kineto's names for CUPTI's synchronization types (ENUM_CUPTI_SYNC_TYPE).
+  std::unordered_map<int64_t, std::string> names = {
+      {1, "Event Sync"}, {2, "Stream Wait Event"}, {3, "Stream Sync"}, {4, "Context Sync"}};
+  for (const auto& kv : read_enum(c, "ENUM_CUPTI_SYNC_TYPE", "name")) {
+    const std::string& n = kv.second;
+    auto ends = [&n](const char* s) {
+      std::string_view v(s);
+      return n.size() >= v.size() && n.compare(n.size() - v.size(), v.size(), v) == 0;
+    };
+    names[kv.first] = ends("EVENT_SYNCHRONIZE")     ? "Event Sync"
+                      : ends("STREAM_WAIT_EVENT")   ? "Stream Wait Event"
+                      : ends("STREAM_SYNCHRONIZE")  ? "Stream Sync"
+                      : ends("CONTEXT_SYNCHRONIZE") ? "Context Sync"
+                                                    : "Unknown";
+  }
+  RowReader r;
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kType };
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
+    auto nit = names.find(r.i64(kType, 0));
+    std::string_view name = nit != names.end() ? std::string_view(nit->second) : "Unknown";
+    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    TrackId tr = c.gpu_track(device, stream);
+    SliceArgs a;
+    a.correlation = r.i64(kCorr);
+    a.device = device;
+    if (stream >= 0) a.stream = stream;
+    c.b.add_complete(tr, start, end - start, name, "cuda_sync", a,
+                     row_source(Table::kSync, r.row()));
+    c.count("cuda_sync", start, end);
+  }
+  return read_done(r);
+}
+
+}  // namespace ks::nsys

@@ -1,0 +1,251 @@
+// Nsight Systems export -> the model. The mapping (docs/report-schema.md, "Nsight Systems
+// exports"), in short:
+//   processes: pid = (globalPid >> 24) & 0xFFFFFF, named from PROCESSES; threads: tid = globalTid
+//     & 0xFFFFFF, named from ThreadNames; each thread gets one track per row, as Nsight's GUI
+//     draws them: "<thread> NVTX", "<thread> CUDA API", "<thread> OS runtime";
+//   CUPTI_ACTIVITY_KIND_RUNTIME -> cuda_runtime / cuda_driver slices (version suffix dropped);
+//   KERNEL / MEMCPY / MEMSET / SYNCHRONIZATION -> kernel / gpu_memcpy / gpu_memset / cuda_sync on
+//     (device, stream) tracks named and laid out as Kineto's, with ac2g flows from the launch;
+//   NVTX_EVENTS -> user_annotation slices (push/pop on the thread, start/end on a per-process
+//     track of their own) and instants for marks; OSRT_API -> os_runtime slices;
+//   GPU_METRICS -> counters under the GPU's process; TARGET_INFO_GPU -> devices;
+//   times are integer ns since the session start, plus TARGET_INFO_SESSION_START_TIME.
+// Every table is read with one prepared SELECT by column name; absent tables and columns are
+// noted in Diagnostics, never fatal, since the schema changes between nsys versions.
+#include "import/nsys_sqlite/nsys_importer.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "import/nsys_sqlite/nsys_rows.h"
+
+namespace ks {
+
+namespace {
+
+using nsys::Context;
+using nsys::RowReader;
+
+// The schema major version this reader follows (Nsight Systems 2021-2024 write 3.x).
+constexpr int kSchemaMajor = 3;
+
+bool read_export_meta(Context& c) {
+  TraceFacts& f = c.trace->facts;
+  if (!c.db.has_table("META_DATA_EXPORT")) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "META_DATA_EXPORT");
+    return true;
+  }
+  RowReader r;
+  if (!r.prepare(c.db, "META_DATA_EXPORT", {"name", "value"}, &c.trace->diagnostics, c.error))
+    return false;
+  std::string major;
+  while (r.next()) {
+    std::string_view name = r.text(0), value = r.text(1);
+    if (name == "EXPORT_SCHEMA_VERSION") f.schema_version.assign(value);
+    if (name == "EXPORT_SCHEMA_VERSION_MAJOR") major.assign(value);
+    if (name == "EXPORT_PRODUCT_VERSION") f.trace_name = "Nsight Systems " + std::string(value);
+  }
+  if (r.failed()) return false;
+  if (major.empty()) major = f.schema_version.substr(0, f.schema_version.find('.'));
+  if (major.empty() || std::atoi(major.c_str()) != kSchemaMajor)
+    c.trace->diagnostics.add(Diag::kNsysSchemaVersion, 0,
+                             f.schema_version.empty() ? "(none)" : f.schema_version);
+  return true;
+}
+
+bool read_session_start(Context& c) {
+  const char* table = "TARGET_INFO_SESSION_START_TIME";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  RowReader r;
+  if (!r.prepare(c.db, table, {"utcEpochNs"}, &c.trace->diagnostics, c.error)) return false;
+  if (r.next() && !r.null(0) && r.i64(0) > 0) {
+    c.trace->facts.has_base_time = true;
+    c.trace->facts.base_time_ns = r.i64(0);
+  }
+  return !r.failed();
+}
+
+bool read_names(Context& c) {
+  if (c.db.has_table("PROCESSES")) {
+    RowReader r;
+    if (!r.prepare(c.db, "PROCESSES", {"globalPid", "name"}, &c.trace->diagnostics, c.error))
+      return false;
+    while (r.next())
+      if (!r.null(0)) c.process_names[r.i64(0) & ~int64_t{0xFFFFFF}].assign(r.text(1));
+    if (r.failed()) return false;
+  } else {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "PROCESSES");
+  }
+  if (c.db.has_table("ThreadNames")) {
+    RowReader r;
+    if (!r.prepare(c.db, "ThreadNames", {"globalTid", "nameId"}, &c.trace->diagnostics, c.error))
+      return false;
+    while (r.next())
+      if (!r.null(0)) c.thread_names[r.i64(0)].assign(c.strings.get(r.i64(1)));
+    if (r.failed()) return false;
+  } else {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "ThreadNames");
+  }
+  return true;
+}
+
+bool read_devices(Context& c) {
+  const char* table = "TARGET_INFO_GPU";
+  if (!c.db.has_table(table)) {
+    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    return true;
+  }
+  RowReader r;
+  enum { kId, kName, kMem, kSms, kMajor, kMinor };
+  if (!r.prepare(c.db, table,
+                 {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  while (r.next()) {
+    DeviceProperties d;
+    d.id = r.i64(kId, 0);
+    d.name.assign(r.text(kName));
+    d.total_memory = r.i64(kMem);
+    d.num_sms = r.i64(kSms);
+    d.compute_major = r.i64(kMajor);
+    d.compute_minor = r.i64(kMinor);
+    if (d.num_sms > 0) c.device_sms[d.id] = d.num_sms;
+    c.trace->devices.push_back(std::move(d));
+  }
+  return !r.failed();
+}
+
+// The rank as the job launcher set it in the environment nsys recorded (TARGET_INFO_SYSTEM_ENV,
+// "DeviceEnvironment": NAME=value;NAME=value...). With `srun nsys profile` or `mpirun nsys
+// profile`, each rank's nsys runs in that rank's environment.
+bool read_rank_from_env(Context& c) {
+  const char* table = "TARGET_INFO_SYSTEM_ENV";
+  if (!c.db.has_table(table)) return true;
+  RowReader r;
+  if (!r.prepare(c.db, table, {"name", "value"}, &c.trace->diagnostics, c.error)) return false;
+  std::string env;
+  while (r.next())
+    if (r.text(0) == "DeviceEnvironment") env.assign(r.text(1));
+  if (r.failed()) return false;
+  if (env.empty()) return true;
+  auto lookup = [&env](std::string_view key) -> int64_t {
+    size_t at = 0;
+    while (at < env.size()) {
+      size_t end = env.find(';', at);
+      if (end == std::string::npos) end = env.size();
+      std::string_view item(env.data() + at, end - at);
+      if (item.size() > key.size() && item.compare(0, key.size(), key) == 0 &&
+          item[key.size()] == '=') {
+        std::string_view v = item.substr(key.size() + 1);
+        if (v.empty() || v.size() > 9) return -1;
+        int64_t n = 0;
+        for (char ch : v) {
+          if (ch < '0' || ch > '9') return -1;
+          n = n * 10 + (ch - '0');
+        }
+        return n;
+      }
+      at = end + 1;
+    }
+    return -1;
+  };
+  // torchrun / PyTorch, Open MPI, MPICH/PMI, PMIx, Slurm: the first one set wins.
+  static const char* const kRank[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                      "SLURM_PROCID"};
+  static const char* const kSize[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                      "SLURM_NTASKS"};
+  for (const char* key : kRank) {
+    int64_t rank = lookup(key);
+    if (rank < 0) continue;
+    DistributedInfo& d = c.trace->distributed;
+    d.present = true;
+    d.from_environment = true;
+    d.rank = rank;
+    for (const char* size_key : kSize) {
+      int64_t size = lookup(size_key);
+      if (size > 0) {
+        d.world_size = size;
+        break;
+      }
+    }
+    c.trace->diagnostics.add(Diag::kNsysRankFromEnv, 0,
+                             std::string(key) + "=" + std::to_string(rank));
+    break;
+  }
+  return true;
+}
+
+// The data tables an export has, with row counts, for "what it has instead".
+std::string describe_contents(const NsysDatabase& db) {
+  std::string out;
+  size_t shown = 0;
+  for (const std::string& t : db.tables()) {
+    if (t.rfind("ENUM_", 0) == 0 || t.rfind("TARGET_INFO_", 0) == 0 ||
+        t.rfind("META_DATA_", 0) == 0 || t == "StringIds" || t == "ThreadNames" ||
+        t == "PROCESSES" || t.rfind("ANALYSIS_", 0) == 0)
+      continue;
+    if (shown == 6) {
+      out += ", ...";
+      break;
+    }
+    std::string count = "?";
+    sqlite3_stmt* st = nullptr;
+    db.begin_query();
+    std::string sql = "SELECT count(*) FROM \"" + t + "\"";
+    if (t.find('"') == std::string::npos &&
+        sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      count = std::to_string(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    out += (shown++ ? ", " : "") + t + " (" + count + " rows)";
+  }
+  return out.empty() ? "no data tables" : out;
+}
+
+}  // namespace
+
+std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
+                                   ImportError* error) {
+  auto trace = std::make_unique<Trace>();
+  TraceFacts& f = trace->facts;
+  f.format = TraceFormat::kNsysSqlite;
+  f.source_name = options.source_name;
+  f.json_bytes = db.file_size();
+  for (const std::string& o : db.ignored_objects())
+    trace->diagnostics.add(Diag::kNsysObjectIgnored, 0, o);
+
+  const bool gpu_side = db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") ||
+                        db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY") ||
+                        db.has_table("CUPTI_ACTIVITY_KIND_MEMSET");
+  if (!gpu_side && !db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
+    error->code = ImportErrorCode::kNoCudaTrace;
+    error->message =
+        "no CUPTI_ACTIVITY_KIND_KERNEL table: was the capture run with --trace=cuda (and, with "
+        "--capture-range=cudaProfilerApi or nvtx, did the range ever open)? The export has: " +
+        describe_contents(db) +
+        (db.ignored_objects().empty() ? std::string()
+                                      : "; not read: " + db.ignored_objects().front());
+    error->offset = 0;
+    return nullptr;
+  }
+  if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL"))
+    trace->diagnostics.add(Diag::kNsysTableMissing, 0, "CUPTI_ACTIVITY_KIND_KERNEL");
+
+  Context c(db, trace.get(), error);
+  bool ok = read_export_meta(c) && read_session_start(c) &&
+            c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
+            read_rank_from_env(c) && nsys::read_runtime(c) && nsys::read_kernels(c) &&
+            nsys::read_memcpy(c) && nsys::read_memset(c) && nsys::read_sync(c) &&
+            nsys::read_nvtx(c) && nsys::read_osrt(c) && nsys::read_gpu_metrics(c);
+  if (!ok) return nullptr;
+  c.strings.report(&trace->diagnostics);
+  c.b.finalize();
+  // Tables are read one after another, so the rows are never in one time order: not news.
+  trace->diagnostics.clear(Diag::kTimestampsOutOfOrder);
+  return trace;
+}
+
+}  // namespace ks

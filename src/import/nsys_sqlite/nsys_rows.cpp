@@ -1,0 +1,196 @@
+#include "import/nsys_sqlite/nsys_rows.h"
+
+#include <climits>
+#include <string>
+
+namespace ks::nsys {
+
+RowReader::~RowReader() {
+  sqlite3_finalize(st_);
+}
+
+bool RowReader::prepare(const NsysDatabase& db, const char* table,
+                        std::initializer_list<const char*> cols, Diagnostics* diag,
+                        ImportError* error, bool required_note) {
+  db_ = &db;
+  error_ = error;
+  table_ = table;
+  std::string sql = "SELECT ";
+  int n = 0;
+  for (const char* col : cols) {
+    if (db.has_column(table, col)) {
+      if (n) sql += ", ";
+      sql.append("\"").append(col).append("\"");
+      index_.push_back(n++);
+    } else {
+      index_.push_back(-1);
+      if (required_note) diag->add(Diag::kNsysColumnMissing, 0, table_ + "." + col);
+    }
+  }
+  if (n == 0) sql += "NULL";
+  sql.append(" FROM \"").append(table).append("\"");
+  db.begin_query();
+  int rc = sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st_, nullptr);
+  if (rc != SQLITE_OK) {
+    *error = db.error_from(rc, "reading " + table_);
+    failed_ = true;
+    return false;
+  }
+  return true;
+}
+
+bool RowReader::next() {
+  if (failed_ || !st_) return false;
+  int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) {
+    ++row_;
+    return true;
+  }
+  if (rc != SQLITE_DONE) {
+    *error_ = db_->error_from(rc, "reading " + table_ + " (row " + std::to_string(row_ + 1) + ")");
+    failed_ = true;
+  }
+  return false;
+}
+
+std::string_view RowReader::text(int k) const {
+  if (null(k)) return {};
+  const unsigned char* p = sqlite3_column_text(st_, index_[k]);
+  int len = sqlite3_column_bytes(st_, index_[k]);
+  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(len))
+           : std::string_view();
+}
+
+bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* error) {
+  if (!db.has_table("StringIds")) {
+    diag->add(Diag::kNsysTableMissing, 0, "StringIds");
+    return true;
+  }
+  RowReader r;
+  if (!r.prepare(db, "StringIds", {"id", "value"}, diag, error)) return false;
+  while (r.next()) {
+    if (r.null(0)) continue;
+    int64_t id = r.i64(0);
+    std::string_view v = r.text(1);
+    // Dense while ids stay near the count of rows read (nsys numbers them 0..N).
+    if (id >= 0 && static_cast<uint64_t>(id) < 4 * (dense_.size() + 1024)) {
+      if (static_cast<size_t>(id) >= dense_.size()) {
+        dense_.resize(static_cast<size_t>(id) + 1);
+        present_.resize(static_cast<size_t>(id) + 1);
+      }
+      dense_[static_cast<size_t>(id)].assign(v);
+      present_[static_cast<size_t>(id)] = true;
+    } else {
+      sparse_[id].assign(v);
+    }
+  }
+  return !r.failed();
+}
+
+std::string_view StringCache::get(int64_t id) {
+  if (id >= 0 && static_cast<uint64_t>(id) < dense_.size() && present_[static_cast<size_t>(id)])
+    return dense_[static_cast<size_t>(id)];
+  auto it = sparse_.find(id);
+  if (it != sparse_.end()) return it->second;
+  if (unknown_++ == 0) first_unknown_ = id;
+  return "<unknown>";
+}
+
+void StringCache::report(Diagnostics* diag) const {
+  if (unknown_)
+    diag->add(Diag::kNsysUnknownStringId, 0, "id " + std::to_string(first_unknown_), unknown_);
+}
+
+std::string Context::process_text(int64_t global) {
+  std::string pid = std::to_string(pid_of(global));
+  uint32_t before = static_cast<uint32_t>(trace->processes.size());
+  uint32_t p = b.process(pid);
+  if (p == before) {  // new: name it from PROCESSES
+    auto it = process_names.find(global & ~int64_t{0xFFFFFF});
+    if (it != process_names.end() && !it->second.empty()) b.set_process_name(pid, it->second, 0);
+  }
+  return pid;
+}
+
+TrackId Context::cpu_track(int64_t global_tid, Row row) {
+  auto& cache = cpu_tracks[static_cast<int>(row)];
+  auto it = cache.find(global_tid);
+  if (it != cache.end()) return it->second;
+  static const char* const kRowNames[] = {"NVTX", "CUDA API", "OS runtime"};
+  const char* row_name = kRowNames[static_cast<int>(row)];
+  std::string pid = process_text(global_tid);
+  const int64_t tid = tid_of(global_tid);
+  std::string tid_text = std::to_string(tid) + " " + row_name;
+  TrackId id = b.track(pid, tid_text);
+  auto name = thread_names.find(global_tid);
+  std::string thread = name != thread_names.end() && !name->second.empty()
+                           ? name->second
+                           : "thread " + std::to_string(tid);
+  b.set_thread_name(pid, tid_text, thread + " " + row_name, 0);
+  // Nsight's order within a thread: NVTX, then CUDA API, then OS runtime.
+  b.set_thread_sort_index(pid, tid_text, tid * 4 + static_cast<int>(row));
+  cache.emplace(global_tid, id);
+  return id;
+}
+
+TrackId Context::nvtx_async_track(int64_t global_tid) {
+  const int64_t global_pid = global_tid & ~int64_t{0xFFFFFF};
+  auto it = nvtx_async_tracks.find(global_pid);
+  if (it != nvtx_async_tracks.end()) return it->second;
+  std::string pid = process_text(global_tid);
+  TrackId id = b.track(pid, "NVTX start/end");
+  b.set_thread_name(pid, "NVTX start/end", "NVTX start/end ranges", 0);
+  trace->tracks[id].kind = TrackKind::kAsync;
+  nvtx_async_tracks.emplace(global_pid, id);
+  return id;
+}
+
+TrackId Context::gpu_track(int64_t device, int64_t stream) {
+  const uint64_t key = (static_cast<uint64_t>(device) << 32) ^ static_cast<uint64_t>(stream);
+  auto it = gpu_tracks.find(key);
+  if (it != gpu_tracks.end()) return it->second;
+  // As Kineto writes them: pid = the device, tid = the stream.
+  std::string pid = gpu_process(device);
+  TrackId id = b.track(pid, std::to_string(stream));
+  Track& tr = trace->tracks[id];
+  tr.device = device;
+  tr.stream = stream;
+  gpu_tracks.emplace(key, id);
+  return id;
+}
+
+std::string Context::gpu_process(int64_t device) {
+  std::string pid = std::to_string(device);
+  uint32_t before = static_cast<uint32_t>(trace->processes.size());
+  if (b.process(pid) == before) b.set_process_name(pid, "GPU " + pid, 0);
+  return pid;
+}
+
+void Context::count(std::string_view cat, int64_t ts, int64_t end, const char* phase) {
+  TraceFacts& f = trace->facts;
+  ++f.events_total;
+  ++f.events_by_phase[phase];
+  scratch.assign(cat);
+  ++f.categories[scratch];
+  b.observe_time(ts, end);
+}
+
+bool Context::usable_times(int64_t start, int64_t end, Table t, uint64_t row) {
+  // Both present, in order, and a duration that fits (a crafted row must not overflow end-start).
+  int64_t dur;
+  if (start != RowReader::kNull && end != RowReader::kNull && end >= start &&
+      !__builtin_sub_overflow(end, start, &dur))
+    return true;
+  trace->diagnostics.add(Diag::kNsysBadRow, row_source(t, row).offset);
+  return false;
+}
+
+std::string_view strip_version_suffix(std::string_view name) {
+  size_t at = name.rfind("_v");
+  if (at == std::string_view::npos || at + 2 >= name.size()) return name;
+  for (size_t i = at + 2; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return name;
+  return name.substr(0, at);
+}
+
+}  // namespace ks::nsys

@@ -1,0 +1,137 @@
+// Internal to the nsys importer: one prepared SELECT per table by column name (columns an older
+// export lacks read as their default, with a diagnostic), the StringIds cache, and the state the
+// table readers share (tracks by thread and row, launches by correlation id).
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "import/nsys_sqlite/nsys_database.h"
+#include "model/trace_builder.h"
+
+namespace ks::nsys {
+
+// A SELECT of the wanted columns of one table; absent columns are left out of the statement and
+// read as "absent" (the caller's default).
+class RowReader {
+ public:
+  RowReader() = default;
+  RowReader(const RowReader&) = delete;
+  RowReader& operator=(const RowReader&) = delete;
+  ~RowReader();
+  // `where` is an optional SQL condition on present columns. Returns false (and fills *error)
+  // only on a SQLite failure; an absent table is the caller's to check first.
+  bool prepare(const NsysDatabase& db, const char* table, std::initializer_list<const char*> cols,
+               Diagnostics* diag, ImportError* error, bool required_note = true);
+  // SQLITE_ROW, SQLITE_DONE, or an error code (then *error is filled).
+  bool next();
+  bool failed() const { return failed_; }
+  bool has(int k) const { return index_[k] >= 0; }
+  bool null(int k) const {
+    return index_[k] < 0 || sqlite3_column_type(st_, index_[k]) == SQLITE_NULL;
+  }
+  // kNull: what i64() returns for NULL/absent when the caller must tell it from any value.
+  static constexpr int64_t kNull = INT64_MIN;
+  int64_t i64(int k, int64_t def = kNoValue) const {
+    return null(k) ? def : sqlite3_column_int64(st_, index_[k]);
+  }
+  double f64(int k, double def = 0) const {
+    return null(k) ? def : sqlite3_column_double(st_, index_[k]);
+  }
+  std::string_view text(int k) const;
+  uint64_t row() const { return row_; }
+
+ private:
+  const NsysDatabase* db_ = nullptr;
+  ImportError* error_ = nullptr;
+  sqlite3_stmt* st_ = nullptr;
+  std::string table_;
+  std::vector<int> index_;
+  uint64_t row_ = 0;
+  bool failed_ = false;
+};
+
+// StringIds, loaded once: id -> text. Dense ids (the usual 0..N) in a vector, others in a map.
+class StringCache {
+ public:
+  bool load(const NsysDatabase& db, Diagnostics* diag, ImportError* error);
+  // The text of `id`; "<unknown>" (counted) when there is no such row.
+  std::string_view get(int64_t id);
+  void report(Diagnostics* diag) const;
+
+ private:
+  std::vector<std::string> dense_;
+  std::vector<bool> present_;
+  std::unordered_map<int64_t, std::string> sparse_;
+  uint64_t unknown_ = 0;
+  int64_t first_unknown_ = 0;
+};
+
+// The rows of a thread, drawn like Nsight's GUI: one track each.
+enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2 };
+
+// Where a slice came from, for EventSource.offset: the table's code in the top byte and the
+// row's number (1-based, in SELECT order) below it. byte_len is 0: there are no JSON bytes to
+// re-read; a details view can re-query the row.
+enum class Table : uint64_t { kRuntime = 1, kKernel, kMemcpy, kMemset, kSync, kNvtx, kOsrt };
+inline EventSource row_source(Table t, uint64_t row) {
+  return EventSource{(static_cast<uint64_t>(t) << 56) | (row & ((uint64_t{1} << 56) - 1)), 0};
+}
+
+struct Launch {
+  TrackId track;
+  int64_t ts;
+};
+
+struct Context {
+  const NsysDatabase& db;
+  Trace* trace;
+  TraceBuilder b;
+  ImportError* error;
+  StringCache strings;
+  std::unordered_map<int64_t, std::string> process_names;  // by globalPid (tid bits zero)
+  std::unordered_map<int64_t, std::string> thread_names;   // by globalTid
+  std::unordered_map<int64_t, TrackId> cpu_tracks[3];      // by globalTid, per Row
+  std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
+  std::unordered_map<uint64_t, TrackId> gpu_tracks;        // by device << 32 | stream
+  std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
+  std::unordered_map<int64_t, int64_t> device_sms;         // device id -> SM count
+  std::string scratch;
+
+  Context(const NsysDatabase& d, Trace* t, ImportError* e) : db(d), trace(t), b(t), error(e) {}
+
+  static int64_t pid_of(int64_t global) { return (global >> 24) & 0xFFFFFF; }
+  static int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
+  std::string process_text(int64_t global);  // creates and names the process on first use
+  TrackId cpu_track(int64_t global_tid, Row row);
+  TrackId nvtx_async_track(int64_t global_tid);
+  TrackId gpu_track(int64_t device, int64_t stream);
+  std::string gpu_process(int64_t device);  // "0" for device 0, named "GPU 0" on first use
+  static uint64_t launch_key(int64_t global, int64_t correlation) {
+    return (static_cast<uint64_t>(pid_of(global)) << 40) ^ static_cast<uint64_t>(correlation);
+  }
+  // Counts the slice for the trace's facts and span.
+  void count(std::string_view cat, int64_t ts, int64_t end, const char* phase = "X");
+  // A row with a NULL or reversed time: counted and skipped.
+  bool usable_times(int64_t start, int64_t end, Table t, uint64_t row);
+};
+
+// The table families (nsys_cuda_rows.cpp, nsys_cpu_rows.cpp). Each returns false on a SQLite
+// failure (context.error filled).
+bool read_runtime(Context& c);
+bool read_kernels(Context& c);
+bool read_memcpy(Context& c);
+bool read_memset(Context& c);
+bool read_sync(Context& c);
+bool read_nvtx(Context& c);
+bool read_osrt(Context& c);
+bool read_gpu_metrics(Context& c);
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": Nsight's GUI drops the version suffix.
+std::string_view strip_version_suffix(std::string_view name);
+
+}  // namespace ks::nsys

@@ -1,0 +1,59 @@
+// cuda_api_sum, "CUDA API Summary". NVIDIA's definition (Nsight Systems User Guide, "Report
+// Scripts"): "This report provides a summary of CUDA API functions and their execution times.
+// Note that the "Time" column is calculated using a summation of the "Total Time" column, and
+// represents that function's percent of the execution time of the functions listed, and not a
+// percentage of the application wall or CPU execution time."
+//   Columns: Time (%), Total Time (ns), Num Calls, Avg (ns), Med (ns), Min (ns), Max (ns),
+//   StdDev (ns), Name. Rows of CUPTI_ACTIVITY_KIND_RUNTIME (the runtime and driver calls nsys
+//   traced; `eventClass` tells them apart) grouped by `nameId`, the name without nsys's version
+//   suffix ("cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the script strips a "_v" + 4 digits
+//   tail), duration = end - start. Ordered by total time descending. Med and StdDev as in
+//   cuda_gpu_kern_sum.cpp.
+#include <sqlite3.h>
+
+#include <unordered_map>
+
+#include "stats/stats_db.h"
+
+namespace ks {
+
+// "cudaMalloc_v3020" -> "cudaMalloc": the script's CASE substr(value, -6, 2) WHEN '_v' ... .
+std::string strip_nsys_api_version(const std::string& name) {
+  if (name.size() >= 6 && name.compare(name.size() - 6, 2, "_v") == 0)
+    return name.substr(0, name.size() - 6);
+  return name;
+}
+
+bool report_cuda_api_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "cuda_api_sum";
+  t->title = "CUDA API Summary";
+  const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!db.has_table(table) || !db.has_table("StringIds")) {
+    fill_time_summary({}, "Num Calls", {"Name"}, t);
+    t->note = db.has_table(table) ? "no StringIds table: the export has no API names"
+                                  : "no CUPTI_ACTIVITY_KIND_RUNTIME table: CUDA API calls were "
+                                    "not traced (capture with --trace=cuda)";
+    return true;
+  }
+  std::unordered_map<int64_t, size_t> by_id;
+  std::vector<SumGroup> groups;
+  bool ok = db.query(
+      std::string("SELECT r.start, r.end, r.nameId, s.value FROM ") + table +
+          " AS r LEFT JOIN StringIds AS s ON s.id = r.nameId",
+      [&](sqlite3_stmt* st) {
+        int64_t id = col_int(st, 2);
+        auto it = by_id.find(id);
+        if (it == by_id.end()) {
+          it = by_id.emplace(id, groups.size()).first;
+          groups.push_back({{strip_nsys_api_version(col_text(st, 3))}, {}});
+        }
+        groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
+      },
+      error);
+  if (!ok) return false;
+  fill_time_summary(std::move(groups), "Num Calls", {"Name"}, t);
+  if (t->rows.empty()) t->note = "CUPTI_ACTIVITY_KIND_RUNTIME has no rows";
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,72 @@
+// cuda_gpu_kern_sum, "CUDA GPU Kernel Summary". NVIDIA's definition (Nsight Systems User Guide /
+// Post-Collection Analysis Guide, "Report Scripts"; the script's own usage text): "This report
+// provides a summary of CUDA kernels and their execution times. Note that the "Time" column is
+// calculated using a summation of the "Total Time" column, and represents that kernel's percent of
+// the execution time of the kernels listed, and not a percentage of the application wall or CPU
+// execution time."
+//   Columns: Time (%), Total Time (ns), Instances, Avg (ns), Med (ns), Min (ns), Max (ns),
+//   StdDev (ns), Name. One row per kernel name: CUPTI_ACTIVITY_KIND_KERNEL grouped by the
+//   demangled name (StringIds value of `demangledName`; `shortName` where an older export has no
+//   demangled column), duration = end - start. Ordered by total time descending, then instances
+//   ascending, then name (the script's ORDER BY 2 DESC, 3, "Name").
+//   Med: the median (mean of the two middle values for an even count); StdDev: the sample
+//   standard deviation (n - 1), 0 for one instance, as nsys prints them (an osrt_sum of two calls
+//   2,971,823 and 333,015,608 ns shows StdDev 233,376,198.5 = |a - b| / sqrt(2)).
+#include <sqlite3.h>
+
+#include <unordered_map>
+
+#include "stats/stats_db.h"
+
+namespace ks {
+
+bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "cuda_gpu_kern_sum";
+  t->title = "CUDA GPU Kernel Summary";
+  const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!db.has_table(table) || !db.has_table("StringIds")) {
+    fill_time_summary({}, "Instances", {"Name"}, t);
+    t->note = db.has_table(table)
+                  ? "no StringIds table: the export has no names to give the kernels"
+                  : "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (capture "
+                    "with --trace=cuda, and check that the capture range covered GPU work)";
+    return true;
+  }
+  const std::string name_col =
+      db.has_column(table, "demangledName") ? "demangledName" : "shortName";
+  std::unordered_map<int64_t, size_t> by_id;
+  std::vector<SumGroup> groups;
+  bool ok = db.query(
+      "SELECT k.start, k.end, k." + name_col + ", s.value FROM " + table +
+          " AS k LEFT JOIN StringIds AS s ON s.id = k." + name_col,
+      [&](sqlite3_stmt* st) {
+        int64_t id = col_int(st, 2);
+        auto it = by_id.find(id);
+        if (it == by_id.end()) {
+          it = by_id.emplace(id, groups.size()).first;
+          groups.push_back({{col_text(st, 3)}, {}});
+        }
+        groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
+      },
+      error);
+  if (!ok) return false;
+  // Two string ids can carry the same text (nsys groups by the name text): merge them.
+  std::unordered_map<std::string, size_t> by_name;
+  std::vector<SumGroup> merged;
+  for (SumGroup& g : groups) {
+    auto it = by_name.find(g.labels[0]);
+    if (it == by_name.end()) {
+      by_name.emplace(g.labels[0], merged.size());
+      merged.push_back(std::move(g));
+    } else {
+      auto& v = merged[it->second].values;
+      v.insert(v.end(), g.values.begin(), g.values.end());
+    }
+  }
+  fill_time_summary(std::move(merged), "Instances", {"Name"}, t);
+  if (t->rows.empty())
+    t->note = "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,197 @@
+// cuda_gpu_trace, "CUDA GPU Trace". NVIDIA's definition (Nsight Systems User Guide, "Report
+// Scripts"): "This report displays a trace of CUDA kernels and memory operations. Items are
+// sorted by start time."
+//   Columns: Start (ns), Duration (ns), CorrId, GrdX, GrdY, GrdZ, BlkX, BlkY, BlkZ, Reg/Trd,
+//   StcSMem (MB), DymSMem (MB), Bytes (MB), Throughput (MBps), SrcMemKd, DstMemKd, Device, Ctx,
+//   [GreenCtx, where the export has greenContextId], Strm, Name. One row per GPU op: kernels
+//   (CUPTI_ACTIVITY_KIND_KERNEL, named by the demangled name), memcpys ("[CUDA memcpy <label>]",
+//   source/destination memory kinds from ENUM_CUDA_MEM_KIND) and memsets ("[CUDA memset]", the
+//   memory kind as SrcMemKd). Device = "<TARGET_INFO_GPU.name> (<deviceId>)". Throughput is the
+//   script's bytes * (1000000000 / duration), an integer division, so a copy shorter than 1 ns
+//   has none; memory columns in MB (1,000,000 B) as `nsys stats` prints them by default. Rows
+//   ordered by start; ops with the same start keep kernels, memcpys, memsets in that order.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+
+#include "stats/stats_db.h"
+
+namespace ks {
+
+namespace {
+
+struct GpuRow {
+  int64_t start;
+  std::vector<StatsCell> cells;
+};
+
+StatsCell int_or_null(sqlite3_stmt* st, int col) {
+  return col_null(st, col) ? cell_null() : cell_int(col_int(st, col));
+}
+StatsCell mb_or_null(sqlite3_stmt* st, int col) {
+  return col_null(st, col) ? cell_null() : cell_real(static_cast<double>(col_int(st, col)) / 1e6);
+}
+
+}  // namespace
+
+bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "cuda_gpu_trace";
+  t->title = "CUDA GPU Trace";
+  const bool kern = db.has_table("CUPTI_ACTIVITY_KIND_KERNEL");
+  const bool mcpy = db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY");
+  const bool mset = db.has_table("CUPTI_ACTIVITY_KIND_MEMSET");
+  // GreenCtx only where every present table has the column (exports before 2024 lack it).
+  bool green = kern || mcpy || mset;
+  if (kern) green = green && db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "greenContextId");
+  if (mcpy) green = green && db.has_column("CUPTI_ACTIVITY_KIND_MEMCPY", "greenContextId");
+  if (mset) green = green && db.has_column("CUPTI_ACTIVITY_KIND_MEMSET", "greenContextId");
+  t->columns = {"Start (ns)",   "Duration (ns)",
+                "CorrId",       "GrdX",
+                "GrdY",         "GrdZ",
+                "BlkX",         "BlkY",
+                "BlkZ",         "Reg/Trd",
+                "StcSMem (MB)", "DymSMem (MB)",
+                "Bytes (MB)",   "Throughput (MBps)",
+                "SrcMemKd",     "DstMemKd",
+                "Device",       "Ctx"};
+  if (green) t->columns.push_back("GreenCtx");
+  t->columns.push_back("Strm");
+  t->columns.push_back("Name");
+  if (!kern && !mcpy && !mset) {
+    t->note =
+        "no CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY or _MEMSET table: no GPU work was traced "
+        "(capture with --trace=cuda)";
+    return true;
+  }
+  std::map<int64_t, std::string> gpus;
+  if (db.has_table("TARGET_INFO_GPU")) {
+    if (!db.query(
+            "SELECT id, name FROM TARGET_INFO_GPU",
+            [&](sqlite3_stmt* st) { gpus.emplace(col_int(st, 0), col_text(st, 1)); }, error))
+      return false;
+  }
+  auto device = [&](int64_t id) {
+    auto it = gpus.find(id);
+    return cell_text((it == gpus.end() ? std::string() : it->second) + " (" + std::to_string(id) +
+                     ")");
+  };
+  const bool has_names = db.has_table("StringIds");
+  const bool kinds = db.has_table("ENUM_CUDA_MEM_KIND");
+  const std::string g = green ? ", greenContextId" : "";
+  std::vector<GpuRow> rows;
+  // The common tail: device, ctx, [green], stream, name. Columns from `base` on in the result.
+  auto tail = [&](sqlite3_stmt* st, int base, std::string name, std::vector<StatsCell>* c) {
+    c->push_back(device(col_int(st, base)));
+    c->push_back(int_or_null(st, base + 1));
+    int next = base + 2;
+    if (green) {
+      // The script shows NULLIF(greenContext, 0): no green context is an empty cell.
+      c->push_back(col_null(st, next) || col_int(st, next) == 0 ? cell_null()
+                                                                : cell_int(col_int(st, next)));
+      ++next;
+    }
+    c->push_back(int_or_null(st, next));
+    c->push_back(cell_text(std::move(name)));
+  };
+  if (kern) {
+    const std::string nc = db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName")
+                               ? "demangledName"
+                               : "shortName";
+    std::string sql =
+        "SELECT k.start, k.end, k.correlationId, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, "
+        "k.blockZ, k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory, " +
+        std::string(has_names ? "s.value" : "NULL") + ", k.deviceId, k.contextId" +
+        (green ? ", k.greenContextId" : "") + ", k.streamId FROM CUPTI_ACTIVITY_KIND_KERNEL AS k" +
+        (has_names ? " LEFT JOIN StringIds AS s ON s.id = k." + nc : "");
+    if (!db.query(
+            sql,
+            [&](sqlite3_stmt* st) {
+              GpuRow r;
+              r.start = col_int(st, 0);
+              auto& c = r.cells;
+              c.push_back(cell_int(r.start));
+              c.push_back(cell_int(col_int(st, 1) - r.start));
+              c.push_back(int_or_null(st, 2));
+              for (int k = 3; k <= 9; ++k) c.push_back(int_or_null(st, k));
+              c.push_back(mb_or_null(st, 10));
+              c.push_back(mb_or_null(st, 11));
+              c.push_back(cell_null());  // bytes
+              c.push_back(cell_null());  // throughput
+              c.push_back(cell_null());
+              c.push_back(cell_null());
+              tail(st, 13, col_text(st, 12), &c);
+              rows.push_back(std::move(r));
+            },
+            error))
+      return false;
+  }
+  auto mem_cells = [&](sqlite3_stmt* st, GpuRow* r, int64_t bytes, StatsCell src, StatsCell dst) {
+    auto& c = r->cells;
+    int64_t dur = col_int(st, 1) - r->start;
+    c.push_back(cell_int(r->start));
+    c.push_back(cell_int(dur));
+    c.push_back(int_or_null(st, 2));
+    for (int k = 0; k < 9; ++k) c.push_back(cell_null());  // grid, block, regs, smem
+    c.push_back(cell_real(static_cast<double>(bytes) / 1e6));
+    c.push_back(dur > 0 ? cell_real(static_cast<double>(bytes * (1000000000 / dur)) / 1e6)
+                        : cell_null());
+    c.push_back(std::move(src));
+    c.push_back(std::move(dst));
+  };
+  if (mcpy) {
+    const bool ops = db.has_table("ENUM_CUDA_MEMCPY_OPER");
+    std::string sql = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
+                      std::string(ops ? "o.label" : "NULL") + ", m.copyKind, " +
+                      (kinds ? "sk.label, dk.label" : "NULL, NULL") + ", m.deviceId, m.contextId" +
+                      (green ? ", m.greenContextId" : "") +
+                      ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m" +
+                      (ops ? " LEFT JOIN ENUM_CUDA_MEMCPY_OPER AS o ON o.id = m.copyKind" : "") +
+                      (kinds ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS sk ON sk.id = m.srcKind"
+                               " LEFT JOIN ENUM_CUDA_MEM_KIND AS dk ON dk.id = m.dstKind"
+                             : "");
+    if (!db.query(
+            sql,
+            [&](sqlite3_stmt* st) {
+              GpuRow r;
+              r.start = col_int(st, 0);
+              auto txt = [&](int k) {
+                return col_null(st, k) ? cell_null() : cell_text(col_text(st, k));
+              };
+              mem_cells(st, &r, col_int(st, 3), txt(6), txt(7));
+              std::string label =
+                  col_null(st, 4) ? "kind " + std::to_string(col_int(st, 5)) : col_text(st, 4);
+              tail(st, 8, "[CUDA memcpy " + label + "]", &r.cells);
+              rows.push_back(std::move(r));
+            },
+            error))
+      return false;
+  }
+  if (mset) {
+    const bool mk = kinds && db.has_column("CUPTI_ACTIVITY_KIND_MEMSET", "memKind");
+    std::string sql = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
+                      std::string(mk ? "k.label" : "NULL") + ", m.deviceId, m.contextId" +
+                      (green ? ", m.greenContextId" : "") +
+                      ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMSET AS m" +
+                      (mk ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS k ON k.id = m.memKind" : "");
+    if (!db.query(
+            sql,
+            [&](sqlite3_stmt* st) {
+              GpuRow r;
+              r.start = col_int(st, 0);
+              mem_cells(st, &r, col_int(st, 3),
+                        col_null(st, 4) ? cell_null() : cell_text(col_text(st, 4)), cell_null());
+              tail(st, 5, "[CUDA memset]", &r.cells);
+              rows.push_back(std::move(r));
+            },
+            error))
+      return false;
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const GpuRow& a, const GpuRow& b) { return a.start < b.start; });
+  for (GpuRow& r : rows) t->rows.push_back(std::move(r.cells));
+  if (t->rows.empty()) t->note = "no GPU operations in the capture window";
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,78 @@
+// What the report files share: a thin reader over an open `sqlite3*` (tables and columns asked by
+// name, since they differ between Nsight Systems versions), the summary builder every `*_sum`
+// report uses, and the entry point that runs reports on a bare handle. The public entry point
+// (nsys_stats.h) takes an NsysDatabase; tests and tools that open a database themselves
+// (sqlite3_open_v2 on a file or ":memory:") call run_nsys_stats_on_handle() directly.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stats/nsys_stats.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace ks {
+
+class StatsDb {
+ public:
+  explicit StatsDb(sqlite3* db) : db_(db) {}
+  sqlite3* handle() const { return db_; }
+  // Real tables only (a view under a known name is not read).
+  bool has_table(const std::string& table) const;
+  bool has_column(const std::string& table, const std::string& column) const;
+  // Runs `sql`, calling `row` for each result row. False (and *error set) on an SQL error.
+  bool query(const std::string& sql, const std::function<void(sqlite3_stmt*)>& row,
+             std::string* error) const;
+  // The first value of a one-value query as text ("" if none).
+  std::string scalar_text(const std::string& sql) const;
+
+ private:
+  sqlite3* db_;
+};
+
+// Column helpers for a result row.
+std::string col_text(sqlite3_stmt* st, int col);  // "" for NULL
+int64_t col_int(sqlite3_stmt* st, int col);
+bool col_null(sqlite3_stmt* st, int col);
+
+StatsCell cell_int(int64_t v);
+StatsCell cell_real(double v);
+StatsCell cell_text(std::string v);
+StatsCell cell_null();
+// SQLite's round(x, 1) as the report scripts apply it: half away from zero.
+double round1(double v);
+
+// One group of a `*_sum` report: its label cells (e.g. {Style, Range} or {Name}) and its values.
+struct SumGroup {
+  std::vector<std::string> labels;
+  std::vector<int64_t> values;
+};
+
+// The nsys summary columns over each group's durations: Time (%), Total Time (ns), <count_column>,
+// Avg (ns), Med (ns), Min (ns), Max (ns), StdDev (ns), then the label columns. Rows ordered as
+// cuda_gpu_kern_sum orders them: total time descending, then count ascending, then the labels
+// (nsys's other summaries order by total only; the tie-breakers make ours deterministic).
+// Avg, Med and StdDev rounded to 0.1 ns and Time (%) to 0.1, as the scripts' round(x, 1) does.
+void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_column,
+                       const std::vector<std::string>& label_columns, StatsTable* table);
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys's API names lose their version suffix.
+std::string strip_nsys_api_version(const std::string& name);
+
+// The reports, one file each (definitions at the top of each).
+bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_gpu_mem_time_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_gpu_mem_size_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_api_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_osrt_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error);
+
+// run_nsys_stats() on a bare handle (the database must stay open while this runs).
+bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports,
+                              std::vector<StatsTable>* out, std::string* error);
+
+}  // namespace ks

@@ -1,0 +1,163 @@
+// Steps from NVTX / user annotation ranges when a trace has no ProfilerStep#N (Nsight Systems
+// exports, PyTorch runs without prof.step()), and from a user-named range (--step-range).
+// Traces BUILT here as Kineto-style JSON, read through the importer's TraceBuilder; the ranges
+// carry cat "user_annotation", as NVTX ranges land in the model (docs/report-schema.md).
+#include <catch2/catch.hpp>
+
+#include "analysis/analyze.h"
+#include "analysis/steps.h"
+#include "helpers.h"
+
+namespace {
+
+ks::StepsResult steps_of(const ks::Trace& t, const std::string& range = "") {
+  return ks::find_steps(t, ks::build_launch_join(t), false, range);
+}
+
+// Three "train_step" ranges of 100 us on thread 1; step 1 launches a kernel that runs past the
+// range's end, step 2 a device-to-host copy; a "forward" range inside each step.
+const char* kNvtxSteps = R"JSON([
+  {"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,"ts":100,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,"ts":200,"dur":100},
+  {"ph":"X","cat":"user_annotation","name":"forward","pid":1,"tid":1,"ts":5,"dur":50},
+  {"ph":"X","cat":"user_annotation","name":"forward","pid":1,"tid":1,"ts":105,"dur":50},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,
+   "args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":130,
+   "args":{"correlation":1,"stream":7,"device":0}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":160,"dur":5,
+   "args":{"correlation":2}},
+  {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":7,
+   "ts":165,"dur":10,"args":{"correlation":2,"stream":7,"device":0,"bytes":4096}}
+])JSON";
+
+}  // namespace
+
+TEST_CASE("Step-like range names: the documented patterns, case-insensitive, numbered or not",
+          "[analysis][steps][nvtx_steps]") {
+  std::string base;
+  int64_t n = 0;
+  for (const char* yes : {"train_step", "step", "Step", "iteration", "iter", "TRAIN_STEP",
+                          "training_step", "train-step", "train_iter"}) {
+    INFO(yes);
+    CHECK(ks::is_step_like_name(yes, &base, &n));
+    CHECK(n == -1);
+  }
+  CHECK(ks::is_step_like_name("Step 12", &base, &n));
+  CHECK(base == "step");
+  CHECK(n == 12);
+  CHECK(ks::is_step_like_name("train_step_3", &base, &n));
+  CHECK(base == "train_step");
+  CHECK(n == 3);
+  CHECK(ks::is_step_like_name("iteration#7", &base, &n));
+  CHECK(n == 7);
+  for (const char* no : {"forward", "ProfilerStep#1", "steps", "stepper", "aten::step", "12",
+                         "optimizer.step", "step_back"}) {
+    INFO(no);
+    CHECK_FALSE(ks::is_step_like_name(no, &base, &n));
+  }
+}
+
+TEST_CASE("Without ProfilerStep, NVTX ranges named like a step are the steps",
+          "[analysis][steps][nvtx_steps]") {
+  auto t = ks_test::load(kNvtxSteps);
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 3);
+  CHECK(r.source == ks::StepSource::kStepLikeRange);
+  CHECK(r.range_name == "train_step");
+  CHECK(r.steps[0].number == 0);
+  CHECK(r.steps[2].number == 2);
+  // Device-adjusted as for ProfilerStep: k1 (launched in step 0) ends at 150 us.
+  CHECK(r.steps[0].end == 150000);
+  CHECK(r.steps[1].begin == 150000);
+  CHECK(ks::steps_note(r, true).find("train_step") != std::string::npos);
+
+  // The analyses that need steps now run on them: GPU idle within steps, DtoH inside a step.
+  ks::Analyses a = ks::analyze(*t, ks::AnalysisOptions{});
+  CHECK(a.steps.steps.size() == 3);
+  CHECK(a.gpu_idle.window_is_steps);
+  CHECK(a.sync.dtoh_in_steps_count == 1);
+}
+
+TEST_CASE("Step-like ranges count only when repeated, on one thread, without overlaps",
+          "[analysis][steps][nvtx_steps]") {
+  SECTION("one instance is no series of steps") {
+    auto t = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,"ts":0,"dur":100}
+    ])");
+    CHECK(steps_of(*t).steps.empty());
+  }
+  SECTION("overlapping instances are not steps") {
+    auto t = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":50,"dur":20},
+      {"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":200,"dur":100}
+    ])");
+    CHECK(steps_of(*t).steps.empty());
+  }
+  SECTION("instances split over two threads are not one series") {
+    auto t = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"iteration","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"iteration","pid":1,"tid":2,"ts":200,"dur":100}
+    ])");
+    CHECK(steps_of(*t).steps.empty());
+  }
+  SECTION("numbered names are one series, numbered by their names") {
+    auto t = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"Step 4","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"Step 5","pid":1,"tid":1,"ts":100,"dur":100}
+    ])");
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.steps[0].number == 4);
+    CHECK(r.steps[1].number == 5);
+    CHECK(r.range_name == "step");
+  }
+  SECTION("ProfilerStep wins when it exists") {
+    auto t = ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":300},
+      {"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":100,"dur":100}
+    ])");
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.source == ks::StepSource::kProfilerStep);
+    CHECK(ks::steps_note(r, true).empty());
+  }
+}
+
+TEST_CASE("--step-range names the steps' range, even over ProfilerStep",
+          "[analysis][steps][nvtx_steps]") {
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":400},
+    {"ph":"X","cat":"user_annotation","name":"fwd_bwd","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"fwd_bwd","pid":1,"tid":1,"ts":100,"dur":120},
+    {"ph":"X","cat":"user_annotation","name":"fwd_bwd","pid":1,"tid":1,"ts":10,"dur":20},
+    {"ph":"X","cat":"user_annotation","name":"fwd_bwd","pid":1,"tid":2,"ts":0,"dur":100}
+  ])");
+  ks::StepsResult r = steps_of(*t, "fwd_bwd");
+  // Thread 1 has three; the one nested in the first is dropped.
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.source == ks::StepSource::kUserRange);
+  CHECK(r.steps[1].host_end - r.steps[1].host_begin == 120000);
+  CHECK(ks::steps_note(r, false).find("--step-range") != std::string::npos);
+
+  ks::StepsResult none = steps_of(*t, "train");
+  CHECK(none.steps.empty());
+  CHECK(ks::steps_note(none, false).find("no CPU-side range named \"train\"") != std::string::npos);
+
+  ks::AnalysisOptions o;
+  o.step_range = "fwd_bwd";
+  CHECK(ks::analyze(*t, o).steps.steps.size() == 2);
+}
+
+TEST_CASE("An nsys export without steps says how to add them; a PyTorch trace reads as before",
+          "[analysis][steps][nvtx_steps]") {
+  ks::StepsResult none;
+  CHECK(ks::steps_note(none, false).empty());
+  std::string how = ks::steps_note(none, true);
+  CHECK(how.find("torch.cuda.nvtx.range(\"train_step\")") != std::string::npos);
+  CHECK(how.find("nvtx.annotate") != std::string::npos);
+  CHECK(how.find("--step-range") != std::string::npos);
+}

@@ -1,0 +1,229 @@
+// Browser tests of Nsight Systems exports in the page (web/worker.js "Nsight Systems exports",
+// web/views/stats.js), run by run.mjs:
+//  - the real export (../shared/nsys: Nsight Systems 2024.5, CloverLeaf on an A100) through the
+//    file input: the CLI's report, the `nsys stats` tables of `kinetoscope stats`, the timeline's
+//    CUDA API, OS runtime and GPU stream rows with the launch -> kernel arrows;
+//  - a built export with NVTX ranges (tests/nsys/make_exports.py, following NVIDIA's documented
+//    schema; not written by nsys): its NVTX rows in the timeline;
+//  - four rank exports (built) dropped together: the ranks of one job, the straggler named, the
+//    CLI's multi-rank JSON byte for byte;
+//  - a damaged export and a non-nsys SQLite file: the CLI's error (code, message), then a good
+//    export still loads.
+import { existsSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, CLI, check, skip, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot } from './lib.mjs';
+import { diffJson } from './diff.mjs';
+
+const REAL = join(ROOT, '..', 'shared', 'nsys', 'perlmutter-cloverleaf-cuda.sqlite');
+const BUILT = join(ROOT, 'build', 'nsys');
+
+function needReal() {
+  if (!existsSync(REAL)) skip(`${REAL} is absent (the real export lives in ../shared/nsys)`);
+}
+
+// The exports tests/nsys/make_exports.py writes (built here when absent).
+function built() {
+  const script = join(ROOT, 'tests', 'nsys', 'make_exports.py');
+  if (!existsSync(BUILT) && existsSync(script)) spawnSync('/usr/bin/python3', [script, BUILT], { stdio: 'inherit' });
+  if (!existsSync(BUILT)) skip(`${BUILT} is absent (/usr/bin/python3 tests/nsys/make_exports.py)`);
+  return readdirSync(BUILT).filter((f) => f.endsWith('.sqlite')).sort();
+}
+
+function cli(args) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first`);
+  return spawnSync(CLI, args, { maxBuffer: 1 << 28, encoding: 'utf8' });
+}
+
+const api = (page, body, arg) => page.evaluate(body, arg);
+
+async function timelineLayout(page) {
+  await page.click('#tabs button[data-tab="timeline"]');
+  await api(page, () => window.kinetoscope.timeline.show());
+  await api(page, () => window.kinetoscope.timeline.settled());
+  return api(page, () => window.kinetoscope.timeline.state().layout);
+}
+
+const trackNames = (layout) => layout.groups.flatMap((g) => g.tracks.map((t) => ({ group: g.name, gpu: g.gpu, ...t })));
+
+export function nsysTests() {
+  return {
+    async 'nsys: the real export gives the CLI report, the stats tables and the timeline rows'({ ctx, origin }) {
+      needReal();
+      const { page, log } = await openPage(ctx, origin);
+      const state = await loadFile(page, REAL);
+      check(state === 'ready', `the export did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, REAL);
+      check(report.kernels && report.kernels.count === 1312, `${report.kernels && report.kernels.count} kernels, the export has 1,312`);
+      check(await page.isVisible('#findings'), 'no findings section');
+      check(await page.isVisible('#kernels'), 'no kernel table');
+      // The `nsys stats` tables: the page's object is the CLI's JSON, and each report is a table.
+      const r = cli(['stats', '--format', 'json', REAL]);
+      check(r.status === 0, `kinetoscope stats failed: ${r.stderr}`);
+      const expected = JSON.parse(r.stdout);
+      // The tables follow the report (worker.js computes them after it): <body data-stats="1">.
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
+      const stats = await page.evaluate(() => window.kinetoscope.stats());
+      const diffs = diffJson(expected, stats);
+      check(!diffs.length, `the page's stats differ from kinetoscope stats:\n  ${diffs.slice(0, 10).join('\n  ')}`);
+      for (const rep of expected.reports) {
+        const sel = `#nsys-stats .stats-report[data-report="${rep.report}"]`;
+        check(await page.isVisible(sel), `no ${rep.report} table`);
+        if (rep.rows.length) {
+          const shown = await page.locator(`${sel} tbody tr`).count();
+          check(shown === Math.min(500, rep.rows.length), `${rep.report}: ${shown} rows shown, the CLI has ${rep.rows.length}`);
+          const heads = await page.locator(`${sel} thead th`).allTextContents();
+          check(JSON.stringify(heads) === JSON.stringify(rep.columns), `${rep.report}: columns ${heads.join('|')}, nsys's are ${rep.columns.join('|')}`);
+        }
+      }
+      const kern = expected.reports.find((x) => x.report === 'cuda_gpu_kern_sum');
+      check(kern && kern.rows.length > 0, 'cuda_gpu_kern_sum is empty');
+      const firstName = await page.textContent('#nsys-stats .stats-report[data-report="cuda_gpu_kern_sum"] tbody tr:first-child td:last-child');
+      check(firstName === kern.rows[0][kern.rows[0].length - 1], `the kernel summary's first row is ${firstName}, the CLI's ${kern.rows[0].at(-1)}`);
+      await shot(page, 'nsys-report');
+      await page.locator('#nsys-stats').scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300); // let the scrolled-to part paint
+      await shot(page, 'nsys-stats');
+      // The report header says what was read: an export, not JSON.
+      const head = await page.textContent('.report-head p');
+      check(/of SQLite \(Nsight Systems export\)/.test(head), `the report header says: ${head}`);
+      // Findings' events name the table they came from (their offsets are not byte offsets).
+      const events = await page.textContent('#findings');
+      check(!/byte [\d,]+ of the file/.test(events) && /a row of CUPTI_ACTIVITY_KIND_RUNTIME/.test(events), 'the findings show nsys row ids as byte offsets');
+      // The timeline: CUDA API and OS runtime rows per thread, GPU stream rows, and the arrows.
+      const layout = await timelineLayout(page);
+      const tracks = trackNames(layout);
+      check(tracks.some((t) => /CUDA API$/.test(t.name) && t.slices > 0), `no CUDA API row: ${tracks.map((t) => t.name).join(', ')}`);
+      check(tracks.some((t) => /OS runtime$/.test(t.name) && t.slices > 0), 'no OS runtime row');
+      const gpuSlices = tracks.filter((t) => t.gpu).reduce((s, t) => s + t.slices, 0);
+      check(gpuSlices >= 1312 + 279, `the GPU rows hold ${gpuSlices} slices: fewer than the kernels and copies`);
+      const kernel = report.kernels.rows[0].name;
+      const n = await api(page, (k) => window.kinetoscope.timeline.search(k), kernel);
+      check(n > 0, `searching the timeline for ${kernel} found nothing`);
+      const slice = await api(page, () => window.kinetoscope.timeline.nextHit(1));
+      await api(page, (i) => window.kinetoscope.timeline.select(i), slice);
+      await page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return s.selection === i && s.details; }, slice, { timeout: 10_000 });
+      const st = await api(page, () => window.kinetoscope.timeline.state());
+      check(st.links.some((l) => l.kind === 'launch' && l.to === slice), `no launch arrow to the kernel: ${JSON.stringify(st.links)}`);
+      check(st.details.partner && /^cuda/.test(st.details.partner.name), `the kernel's launch is not linked: ${JSON.stringify(st.details.partner)}`);
+      await shot(page, 'nsys-timeline');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: a built export with NVTX ranges shows them as rows of their own'({ ctx, origin }) {
+      const files = built();
+      // The built export with the most NVTX ranges (the CLI's report says which).
+      let best = null;
+      for (const f of files) {
+        const r = cli(['report', '--format', 'json', join(BUILT, f)]);
+        if (r.status !== 0) continue;
+        const rep = JSON.parse(r.stdout);
+        const n = rep.annotations && Array.isArray(rep.annotations.rows) ? rep.annotations.rows.length : 0;
+        if (n && (!best || n > best.n)) best = { f, n };
+      }
+      check(best, `no built export in ${BUILT} has NVTX ranges`);
+      const file = join(BUILT, best.f);
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `${best.f} did not load: ${await page.textContent('#error')}`);
+      sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
+      const stats = await page.evaluate(() => window.kinetoscope.stats());
+      const nvtx = stats.reports.find((x) => x.report === 'nvtx_sum');
+      check(nvtx && nvtx.rows.length > 0, `nvtx_sum is empty for ${best.f}: ${nvtx && nvtx.note}`);
+      const tracks = trackNames(await timelineLayout(page));
+      check(tracks.some((t) => /NVTX$/.test(t.name) && t.slices > 0), `no NVTX row: ${tracks.map((t) => t.name).join(', ')}`);
+      await shot(page, 'nsys-timeline-nvtx');
+      // The step-range box: steps from the ranges of a name, as `kinetoscope report --step-range`.
+      const rangeFile = join(BUILT, 'train_step_ranges.sqlite');
+      if (existsSync(rangeFile)) {
+        check((await loadFile(page, rangeFile)) === 'ready', `train_step_ranges.sqlite did not load: ${await page.textContent('#error')}`);
+        await page.click('#tabs button[data-tab="report"]');
+        const r = cli(['report', '--format', 'json', '--step-range', 'train_step', rangeFile]);
+        check(r.status === 0, `kinetoscope report --step-range failed: ${r.stderr}`);
+        const before = await loads(page);
+        await page.fill('#step-range', 'train_step');
+        await page.click('.step-range button');
+        check((await settled(page, before)) === 'ready', `the step range did not apply: ${await page.textContent('#error')}`);
+        const got = await page.evaluate(() => window.kinetoscope.report());
+        const d = diffJson(JSON.parse(r.stdout), got);
+        check(!d.length, `the page's report with the step range differs from the CLI's:\n  ${d.slice(0, 10).join('\n  ')}`);
+        check(got.steps.count > 0 && got.steps.source === 'step_range', `no steps from train_step: ${JSON.stringify(got.steps).slice(0, 200)}`);
+        check(await page.isVisible('#steps'), 'no steps section after the step range');
+        await shot(page, 'nsys-step-range');
+      }
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: four rank exports dropped together name the straggler, as the CLI does'({ ctx, origin }) {
+      const files = built().filter((f) => /rank\d+\.sqlite$/.test(f));
+      if (files.length < 2) skip(`no rank exports in ${BUILT}`);
+      const paths = files.map((f) => join(BUILT, f));
+      const r = cli(['report', '--format', 'json', ...paths]);
+      check(r.stdout, `the CLI wrote no multi-rank report: ${r.stderr}`);
+      const expected = JSON.parse(r.stdout);
+      const { page, log } = await openPage(ctx, origin);
+      const bytes = paths.map((p) => [...readFileSync(p)]);
+      const before = await loads(page);
+      await page.evaluate(({ names, bytes }) => {
+        const files = names.map((n, i) => new File([new Uint8Array(bytes[i])], n));
+        const d = new DataTransfer();
+        for (const f of files) d.items.add(f);
+        const drop = new Event('drop', { bubbles: true, cancelable: true });
+        Object.defineProperty(drop, 'dataTransfer', { value: { types: ['Files'], files: d.files, items: d.items } });
+        document.body.dispatchEvent(drop);
+      }, { names: files, bytes });
+      check((await settled(page, before)) === 'ready', `the rank exports did not load: ${await page.textContent('#error')}`);
+      const got = await page.evaluate(() => window.kinetoscope.exports().json);
+      check(got === r.stdout, `the page's multi-rank JSON differs from the CLI's:\n  ${diffJson(expected, JSON.parse(got)).slice(0, 10).join('\n  ')}`);
+      const f = (expected.findings || []).find((x) => x.id === 'ranks.straggler');
+      check(f, `the CLI names no straggler for ${files.join(', ')}`);
+      check((await page.textContent('#findings')).includes(`Rank ${f.evidence.rank} is the straggler`), `the page does not name rank ${f.evidence.rank} as the straggler`);
+      await shot(page, 'nsys-ranks');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: a damaged export and a foreign SQLite file show the CLI error, then a good export loads'({ ctx, origin, tmp }) {
+      needReal();
+      // Damaged: the real export cut at 1 MB (its pages past that point are gone); foreign: an
+      // SQLite database with no Nsight Systems tables. Plus the built damaged exports, if any.
+      const real = readFileSync(REAL);
+      const cut = join(tmp, 'cut.sqlite');
+      writeFileSync(cut, real.subarray(0, 1 << 20));
+      const foreign = join(tmp, 'foreign.sqlite');
+      spawnSync('/usr/bin/python3', ['-c', 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("create table t(x)"); c.execute("insert into t values (1)"); c.commit()', foreign]);
+      const zeroed = join(tmp, 'zeroed.sqlite');
+      const z = Buffer.from(real);
+      z.fill(0, 4096, 4096 * 64); // the schema's pages and the first tables' roots
+      writeFileSync(zeroed, z);
+      const bad = [cut, foreign, zeroed];
+      if (existsSync(BUILT)) for (const f of readdirSync(BUILT)) if (/^(damaged_|not_an_export|not_sqlite|empty_capture)/.test(f)) bad.push(join(BUILT, f));
+      const { page, log } = await openPage(ctx, origin);
+      const problems = [];
+      for (const file of bad) {
+        const r = cli(['report', '--format', 'json', file]);
+        const state = await loadFile(page, file);
+        if (r.status === 0) {
+          if (state !== 'ready') problems.push(`${file}: the CLI reads it, the page: ${await page.textContent('#error')}`);
+          else sameAsCli(await page.evaluate(() => window.kinetoscope.report()), file);
+        } else {
+          const m = /^kinetoscope: .*?: (\w+) at byte (\d+): (.*)$/m.exec(r.stderr);
+          const text = (await page.textContent('#error')) || '';
+          if (!m) problems.push(`${file}: unexpected CLI error: ${r.stderr}`);
+          else if (state !== 'error') problems.push(`${file}: the page ${state}, the CLI refuses it (${m[1]})`);
+          else if (!text.includes(m[1]) || !text.includes(m[3])) problems.push(`${file}: the page says "${text}", the CLI "${m[1]}: ${m[3]}"`);
+        }
+        const after = await loadFile(page, REAL);
+        if (after !== 'ready' || !(await page.isHidden('#error'))) problems.push(`${file}: the good export after it did not load cleanly`);
+      }
+      check(!problems.length, problems.join('\n  '));
+      await loadFile(page, cut);
+      await shot(page, 'nsys-damaged');
+      noErrors(log);
+      await page.close();
+    },
+  };
+}

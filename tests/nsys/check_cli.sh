@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The CLI on the built Nsight Systems exports (tests/nsys/make_exports.py -> build/nsys-cli/):
+# each bad file exits 1 with one stderr line naming its error code; each good one exits 0, and
+# the four rank exports make a multi-rank report naming rank 2 the straggler. Then
+# `kinetoscope stats`: an unknown report name exits 2 listing the known names; a missing file,
+# non-SQLite, non-nsys SQLite and damaged/cut-off exports exit 1 with one stderr line; a good
+# export prints the asked report.
+#   KINETOSCOPE_CLI=build/sanitize/kinetoscope bash tests/nsys/check_cli.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+CLI=${KINETOSCOPE_CLI:-build/native/kinetoscope}
+DIR=build/nsys-cli
+/usr/bin/python3 tests/nsys/make_exports.py "$DIR" >/dev/null || exit 1
+pass=0 fail=0
+bad() {  # bad FILE CODE
+  local err rc lines
+  err=$("$CLI" report "$DIR/$1" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [ "$rc" = 1 ] && [ "$lines" = 1 ] && [[ "$err" == "kinetoscope: $DIR/$1: $2 at byte "* ]]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $1: exit $rc, $lines lines, expected $2: $err"; fail=$((fail + 1))
+  fi
+}
+good() {  # good FILE... [grep pattern last]
+  local pattern=${!#} out rc
+  out=$("$CLI" report "${@:1:$#-1}" 2>&1); rc=$?
+  if [ "$rc" = 0 ] && grep -q -- "$pattern" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL ${*:1:$#-1}: exit $rc, no '$pattern' in the report"; fail=$((fail + 1))
+  fi
+}
+bad empty_capture.sqlite no_cuda_trace
+bad not_an_export.sqlite not_nsys_export
+bad not_sqlite.sqlite not_sqlite
+bad damaged_truncated.sqlite damaged_database
+bad damaged_garbage.sqlite damaged_database
+good "$DIR/training_steps.sqlite" "Steps (6)"
+good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
+good "$DIR/old_schema.sqlite" "nsys_column_missing"
+good "$DIR/process_start.sqlite" "capture.warmup_ops"
+good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
+good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
+
+# kinetoscope stats
+stats_bad() {  # stats_bad FILE CODE
+  local err rc lines
+  err=$("$CLI" stats "$DIR/$1" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [ "$rc" = 1 ] && [ "$lines" = 1 ] && [[ "$err" == "kinetoscope: $DIR/$1: $2"* ]]; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL stats $1: exit $rc, $lines lines, expected $2: $err"; fail=$((fail + 1))
+  fi
+}
+stats_bad not_an_export.sqlite "not_nsys_export at byte "
+stats_bad not_sqlite.sqlite "not_sqlite at byte "
+stats_bad damaged_truncated.sqlite "damaged_database at byte "
+stats_bad damaged_garbage.sqlite "damaged_database at byte "
+stats_bad no_such_file.sqlite ""
+err=$("$CLI" stats "$DIR/training_steps.sqlite" --report cuda_gpu_kernsum 2>&1 >/dev/null); rc=$?
+known="cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum cuda_gpu_trace"
+missing=""
+for k in $known; do grep -q -- "$k" <<<"$err" || missing="$missing $k"; done
+if [ "$rc" = 2 ] && [[ "$err" == *"unknown report 'cuda_gpu_kernsum' (known: "* ]] && [ -z "$missing" ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL stats unknown report: exit $rc, missing:$missing: $err"; fail=$((fail + 1))
+fi
+out=$("$CLI" stats "$DIR/training_steps.sqlite" --report nvtx_sum --format csv 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -q "ProfilerStep#0" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL stats nvtx_sum: exit $rc: $out"; fail=$((fail + 1))
+fi
+
+echo "nsys CLI: $pass passed, $fail failed"
+[ "$fail" = 0 ]

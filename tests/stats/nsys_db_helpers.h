@@ -1,0 +1,113 @@
+// Test helpers for Nsight Systems exports: open the real export read-only, or build a small one in
+// memory with CREATE TABLE / INSERT following the real file's schema (the tables and columns of
+// ../shared/nsys/perlmutter-cloverleaf-cuda.sqlite, Nsight Systems 2024.5, schema 3.13.2).
+// Header-only: CMake builds only tests/**/*_test.cpp.
+#pragma once
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+namespace ks_test {
+
+inline std::string shared_nsys_path(const std::string& file) {
+  return std::string(KS_SOURCE_DIR) + "/../shared/nsys/" + file;
+}
+
+inline bool file_exists(const std::string& path) {
+  return std::ifstream(path).good();
+}
+
+// Owns a sqlite3* for one test.
+struct Db {
+  sqlite3* db = nullptr;
+  Db() = default;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  ~Db() { sqlite3_close(db); }
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    INFO(sql << ": " << (err ? err : ""));
+    sqlite3_free(err);
+    REQUIRE(rc == SQLITE_OK);
+  }
+};
+
+// An empty in-memory database.
+inline void open_memory(Db* d) {
+  REQUIRE(sqlite3_open(":memory:", &d->db) == SQLITE_OK);
+}
+
+// The real export, read-only; false (after a visible WARN) when ../shared/nsys lacks it.
+inline bool open_real_export(Db* d) {
+  const std::string path = shared_nsys_path("perlmutter-cloverleaf-cuda.sqlite");
+  if (!file_exists(path)) {
+    WARN("SKIPPED: ../shared/nsys/perlmutter-cloverleaf-cuda.sqlite is absent");
+    return false;
+  }
+  REQUIRE(sqlite3_open_v2(path.c_str(), &d->db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  return true;
+}
+
+// The tables of the real export's schema that the reports read (columns as in the real file;
+// NVTX_EVENTS and CUPTI_ACTIVITY_KIND_MEMSET, absent there, as NVIDIA's export schema documents
+// them), and the enum rows they join.
+inline void create_nsys_schema(Db* d) {
+  d->exec(R"(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),
+  (1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),
+  (8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer');
+CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),
+  (1,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'),(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device');
+CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT);
+INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA H100 80GB HBM3');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL,
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+  localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL,
+  gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER,
+  sharedMemoryLimitConfig INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,
+  copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER,
+  srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER,
+  migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER);
+)");
+}
+
+inline void create_memset_table(Db* d) {
+  d->exec(R"(CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL,
+  end INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL,
+  greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);)");
+}
+
+inline void create_nvtx_table(Db* d) {
+  d->exec(R"(CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER,
+  eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER, color INTEGER, text TEXT,
+  globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER,
+  uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER,
+  int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT);)");
+}
+
+inline void create_osrt_table(Db* d) {
+  d->exec(R"(CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, nestingLevel INTEGER, callchainId INTEGER NOT NULL);)");
+}
+
+}  // namespace ks_test

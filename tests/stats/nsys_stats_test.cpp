@@ -1,0 +1,461 @@
+// The `nsys stats` reports (src/stats/). Each is checked against numbers computed here
+// independently: plain SQL over the same tables plus a full sort for medians and a two-pass sample
+// standard deviation, on the real export (../shared/nsys/perlmutter-cloverleaf-cuda.sqlite: REAL
+// data, skipped with a visible message when absent), whose per-kernel, per-copy-kind and per-API
+// totals must also equal the independent CSVs of the same run; and by hand on tiny exports BUILT
+// here (NVTX, OS runtime, memsets, which the real file lacks) following the real file's schema.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "stats/nsys_db_helpers.h"
+#include "stats/nsys_stats.h"
+#include "stats/stats_db.h"
+
+namespace {
+
+using ks_test::Db;
+
+std::vector<ks::StatsTable> run(Db& d, std::vector<std::string> reports) {
+  std::vector<ks::StatsTable> out;
+  std::string err;
+  INFO(err);
+  REQUIRE(ks::run_nsys_stats_on_handle(d.db, reports, &out, &err));
+  REQUIRE(out.size() == reports.size());
+  return out;
+}
+
+size_t col(const ks::StatsTable& t, const std::string& name) {
+  auto it = std::find(t.columns.begin(), t.columns.end(), name);
+  REQUIRE(it != t.columns.end());
+  return static_cast<size_t>(it - t.columns.begin());
+}
+
+// The row whose text cell in `column` is `label`; fails the test when absent.
+const std::vector<ks::StatsCell>& row_named(const ks::StatsTable& t, const std::string& column,
+                                            const std::string& label) {
+  size_t c = col(t, column);
+  for (const auto& r : t.rows)
+    if (r[c].text == label) return r;
+  FAIL("no row " << label << " in " << t.report);
+  return t.rows.front();
+}
+
+struct Expect {
+  int64_t total = 0, count = 0, min = 0, max = 0;
+  double avg = 0, med = 0, stddev = 0;
+};
+
+// Independent of src/: a full sort for the median, two passes for the sample deviation.
+Expect expect_of(std::vector<int64_t> v) {
+  Expect e;
+  std::sort(v.begin(), v.end());
+  e.count = static_cast<int64_t>(v.size());
+  for (int64_t x : v) e.total += x;
+  e.min = v.front();
+  e.max = v.back();
+  e.avg = static_cast<double>(e.total) / static_cast<double>(v.size());
+  size_t n = v.size();
+  e.med = n % 2 ? static_cast<double>(v[n / 2])
+                : (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2])) / 2;
+  double sq = 0;
+  for (int64_t x : v) sq += (static_cast<double>(x) - e.avg) * (static_cast<double>(x) - e.avg);
+  e.stddev = n > 1 ? std::sqrt(sq / static_cast<double>(n - 1)) : 0;
+  return e;
+}
+
+// The row's summary columns equal `e` (reals as the scripts' round(x, 1)).
+void check_summary_row(const ks::StatsTable& t, const std::vector<ks::StatsCell>& r,
+                       const std::string& count_col, const Expect& e) {
+  CHECK(r[col(t, "Total Time (ns)")].i == e.total);
+  CHECK(r[col(t, count_col)].i == e.count);
+  CHECK(r[col(t, "Min (ns)")].i == e.min);
+  CHECK(r[col(t, "Max (ns)")].i == e.max);
+  CHECK(r[col(t, "Avg (ns)")].r == Approx(e.avg).margin(0.05 + 1e-9));
+  CHECK(r[col(t, "Med (ns)")].r == Approx(e.med).margin(0.05 + 1e-9));
+  CHECK(r[col(t, "StdDev (ns)")].r == Approx(e.stddev).margin(0.05 + 1e-6));
+}
+
+// Plain SQL: label -> the durations (or any value) of its rows.
+std::map<std::string, std::vector<int64_t>> group_sql(Db& d, const std::string& sql) {
+  std::map<std::string, std::vector<int64_t>> g;
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(d.db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    g[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))].push_back(
+        sqlite3_column_int64(st, 1));
+  sqlite3_finalize(st);
+  return g;
+}
+
+int64_t sum(const std::vector<int64_t>& v) {
+  int64_t s = 0;
+  for (int64_t x : v) s += x;
+  return s;
+}
+
+// Totals descending, as every *_sum report orders its rows.
+void check_total_order(const ks::StatsTable& t, const std::string& total_col) {
+  size_t c = col(t, total_col);
+  for (size_t i = 1; i < t.rows.size(); ++i) {
+    double a = t.rows[i - 1][c].kind == ks::StatsCell::Kind::kInt ? t.rows[i - 1][c].i
+                                                                  : t.rows[i - 1][c].r;
+    double b = t.rows[i][c].kind == ks::StatsCell::Kind::kInt ? t.rows[i][c].i : t.rows[i][c].r;
+    CHECK(a >= b);
+  }
+}
+
+// The independent reader's CSV (pipit): Enter rows carry their Leave time in _matching_timestamp.
+// Returns name -> durations, for rows whose `type_column` (index) equals `type` ("" = any).
+std::map<std::string, std::vector<int64_t>> csv_durations(const std::string& path, int type_column,
+                                                          const std::string& type) {
+  std::map<std::string, std::vector<int64_t>> out;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::string> head;
+  {
+    std::stringstream ss(line);
+    std::string f;
+    while (std::getline(ss, f, ',')) head.push_back(f);
+  }
+  size_t ev = std::find(head.begin(), head.end(), "Event Type") - head.begin();
+  size_t ts = std::find(head.begin(), head.end(), "Timestamp (ns)") - head.begin();
+  size_t mt = std::find(head.begin(), head.end(), "_matching_timestamp") - head.begin();
+  REQUIRE(mt < head.size());
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string x;
+    while (std::getline(ss, x, ',')) f.push_back(x);
+    if (f.size() <= mt || f[ev] != "Enter") continue;
+    if (type_column >= 0 && f[static_cast<size_t>(type_column)] != type) continue;
+    out[f[0]].push_back(std::stoll(f[mt]) - std::stoll(f[ts]));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("nsys stats: cuda_gpu_kern_sum on the real export equals SQL and the other reader's CSV",
+          "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  auto t = run(d, {"cuda_gpu_kern_sum"})[0];
+  CHECK(t.columns == std::vector<std::string>{"Time (%)", "Total Time (ns)", "Instances",
+                                              "Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)",
+                                              "StdDev (ns)", "Name"});
+  auto by_name = group_sql(d,
+                           "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                           "JOIN StringIds s ON s.id = k.demangledName");
+  REQUIRE(t.rows.size() == by_name.size());
+  REQUIRE(t.rows.size() == 102);
+  int64_t grand = 0, instances = 0;
+  for (auto& kv : by_name) grand += sum(kv.second);
+  for (auto& kv : by_name) {
+    const auto& r = row_named(t, "Name", kv.first);
+    check_summary_row(t, r, "Instances", expect_of(kv.second));
+    CHECK(r[0].r == Approx(sum(kv.second) * 100.0 / grand).margin(0.05 + 1e-9));
+    instances += r[col(t, "Instances")].i;
+  }
+  CHECK(instances == 1312);
+  check_total_order(t, "Total Time (ns)");
+  // Ties on total are ordered by instances, then name (the script's ORDER BY 2 DESC, 3, "Name").
+  for (size_t i = 1; i < t.rows.size(); ++i)
+    if (t.rows[i - 1][1].i == t.rows[i][1].i)
+      CHECK(std::make_pair(t.rows[i - 1][2].i, t.rows[i - 1][8].text) <=
+            std::make_pair(t.rows[i][2].i, t.rows[i][8].text));
+
+  // The other reader names kernels by their short name: sum our rows per short name.
+  const std::string csv = ks_test::shared_nsys_path("cloverleaf_gpu_trace.csv");
+  if (!ks_test::file_exists(csv)) {
+    WARN("SKIPPED: ../shared/nsys/cloverleaf_gpu_trace.csv is absent");
+    return;
+  }
+  auto short_of = group_sql(d,
+                            "SELECT DISTINCT d.value || char(9) || s.value, 0 FROM "
+                            "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds d ON d.id = "
+                            "k.demangledName JOIN StringIds s ON s.id = k.shortName");
+  std::map<std::string, std::string> demangled_to_short;
+  for (auto& kv : short_of) {
+    size_t tab = kv.first.find('\t');
+    demangled_to_short[kv.first.substr(0, tab)] = kv.first.substr(tab + 1);
+  }
+  std::map<std::string, int64_t> ours_total, ours_count;
+  for (const auto& r : t.rows) {
+    ours_total[demangled_to_short.at(r[8].text)] += r[1].i;
+    ours_count[demangled_to_short.at(r[8].text)] += r[2].i;
+  }
+  auto theirs = csv_durations(csv, 2, "kernel");
+  REQUIRE(theirs.size() == ours_total.size());
+  for (auto& kv : theirs) {
+    INFO(kv.first);
+    CHECK(ours_total[kv.first] == sum(kv.second));
+    CHECK(ours_count[kv.first] == static_cast<int64_t>(kv.second.size()));
+  }
+}
+
+TEST_CASE("nsys stats: memcpy summaries on the real export equal SQL and the other reader's CSV",
+          "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  auto tables = run(d, {"cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"});
+  const auto& time = tables[0];
+  const auto& size = tables[1];
+  auto durs = group_sql(d,
+                        "SELECT '[CUDA memcpy ' || e.label || ']', m.end - m.start FROM "
+                        "CUPTI_ACTIVITY_KIND_MEMCPY m JOIN ENUM_CUDA_MEMCPY_OPER e ON e.id = "
+                        "m.copyKind");
+  auto bytes = group_sql(d,
+                         "SELECT '[CUDA memcpy ' || e.label || ']', m.bytes FROM "
+                         "CUPTI_ACTIVITY_KIND_MEMCPY m JOIN ENUM_CUDA_MEMCPY_OPER e ON e.id = "
+                         "m.copyKind");
+  REQUIRE(time.rows.size() == 2);
+  REQUIRE(size.rows.size() == 2);
+  CHECK(time.rows[0][col(time, "Operation")].text == "[CUDA memcpy Host-to-Device]");
+  for (auto& kv : durs)
+    check_summary_row(time, row_named(time, "Operation", kv.first), "Count", expect_of(kv.second));
+  for (auto& kv : bytes) {
+    const auto& r = row_named(size, "Operation", kv.first);
+    Expect e = expect_of(kv.second);
+    CHECK(r[col(size, "Total (MB)")].r == Approx(e.total / 1e6));
+    CHECK(r[col(size, "Count")].i == e.count);
+    CHECK(r[col(size, "Med (MB)")].r == Approx(e.med / 1e6));
+    CHECK(r[col(size, "StdDev (MB)")].r == Approx(e.stddev / 1e6));
+  }
+  check_total_order(time, "Total Time (ns)");
+  check_total_order(size, "Total (MB)");
+  const std::string csv = ks_test::shared_nsys_path("cloverleaf_gpu_trace.csv");
+  if (!ks_test::file_exists(csv)) return;
+  auto htod = csv_durations(csv, 2, "CUDA_MEMCPY_KIND_HTOD");
+  auto dtoh = csv_durations(csv, 2, "CUDA_MEMCPY_KIND_DTOH");
+  const auto& h = row_named(time, "Operation", "[CUDA memcpy Host-to-Device]");
+  const auto& g = row_named(time, "Operation", "[CUDA memcpy Device-to-Host]");
+  CHECK(h[1].i == sum(htod["CUDA_MEMCPY_KIND_HTOD"]));
+  CHECK(h[2].i == 254);
+  CHECK(g[1].i == sum(dtoh["CUDA_MEMCPY_KIND_DTOH"]));
+  CHECK(g[2].i == 25);
+}
+
+TEST_CASE("nsys stats: cuda_api_sum on the real export equals SQL and the other reader's CSV",
+          "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  auto t = run(d, {"cuda_api_sum"})[0];
+  CHECK(t.columns[2] == "Num Calls");
+  auto by_name = group_sql(d,
+                           "SELECT s.value, r.end - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+                           "JOIN StringIds s ON s.id = r.nameId");
+  REQUIRE(t.rows.size() == by_name.size());
+  for (auto& kv : by_name) {
+    // Names without nsys's version suffix, as the GUI and the script show them.
+    std::string shown = kv.first;
+    if (shown.size() > 6 && shown.compare(shown.size() - 6, 2, "_v") == 0)
+      shown.resize(shown.size() - 6);
+    check_summary_row(t, row_named(t, "Name", shown), "Num Calls", expect_of(kv.second));
+  }
+  CHECK(t.rows[0][col(t, "Name")].text == "cudaDeviceSynchronize");
+  CHECK(t.rows[0][col(t, "Num Calls")].i == 1312);
+  check_total_order(t, "Total Time (ns)");
+  const std::string csv = ks_test::shared_nsys_path("cloverleaf-cuda_api_trace.csv");
+  if (!ks_test::file_exists(csv)) return;
+  auto theirs = csv_durations(csv, -1, "");
+  REQUIRE(theirs.size() == t.rows.size());
+  for (auto& kv : theirs) {
+    INFO(kv.first);
+    const auto& r = row_named(t, "Name", ks::strip_nsys_api_version(kv.first));
+    CHECK(r[1].i == sum(kv.second));
+    CHECK(r[2].i == static_cast<int64_t>(kv.second.size()));
+  }
+}
+
+TEST_CASE(
+    "nsys stats: osrt_sum and cuda_gpu_trace on the real export; nvtx_sum says why it is "
+    "empty",
+    "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  auto tables = run(d, {"osrt_sum", "cuda_gpu_trace", "nvtx_sum"});
+  const auto& osrt = tables[0];
+  auto by_name = group_sql(d,
+                           "SELECT s.value, o.end - o.start FROM OSRT_API o JOIN StringIds s ON "
+                           "s.id = o.nameId WHERE o.eventClass = 27");
+  REQUIRE(osrt.rows.size() == by_name.size());
+  int64_t calls = 0;
+  for (auto& kv : by_name) {
+    check_summary_row(osrt, row_named(osrt, "Name", kv.first), "Num Calls", expect_of(kv.second));
+    calls += static_cast<int64_t>(kv.second.size());
+  }
+  CHECK(calls == 1828);  // the 3 start/finish markers (eventClass 31, 32) are not calls
+  check_total_order(osrt, "Total Time (ns)");
+
+  const auto& trace = tables[1];
+  REQUIRE(trace.rows.size() == 1312 + 279);
+  for (size_t i = 1; i < trace.rows.size(); ++i)
+    CHECK(trace.rows[i - 1][0].i <= trace.rows[i][0].i);
+  const size_t name = col(trace, "Name"), dev = col(trace, "Device"),
+               bytes = col(trace, "Bytes (MB)");
+  size_t copies = 0;
+  for (const auto& r : trace.rows) {
+    if (r[name].text.rfind("[CUDA memcpy", 0) == 0) {
+      ++copies;
+      CHECK(r[bytes].kind == ks::StatsCell::Kind::kReal);
+    }
+  }
+  CHECK(copies == 279);
+  CHECK(trace.rows[0][dev].text == "NVIDIA A100-SXM4-80GB (0)");
+
+  const auto& nvtx = tables[2];
+  CHECK(nvtx.rows.empty());
+  CHECK(nvtx.note.find("--trace=nvtx") != std::string::npos);
+  CHECK(nvtx.note.find("torch.cuda.nvtx.range") != std::string::npos);
+}
+
+TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains, textId)",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  ks_test::create_nsys_schema(&d);
+  ks_test::create_nvtx_table(&d);
+  // BUILT data. train_step x3 (push/pop: 10, 20, 40 ns), "load" as a start/end range (textId)
+  // twice (5, 15), a range in domain "io" (7), a mark (eventType 34) and an unclosed range.
+  d.exec(R"(
+INSERT INTO StringIds VALUES (1, 'load');
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES
+  (100, 110, 59, 'train_step', 1, 0), (200, 220, 59, 'train_step', 1, 0),
+  (300, 340, 59, 'train_step', 1, 0), (400, NULL, 59, 'unclosed', 1, 0),
+  (50, NULL, 34, 'a mark', 1, 0), (0, NULL, 75, 'io', 1, 5), (500, 507, 59, 'read', 1, 5);
+INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid, domainId) VALUES
+  (10, 15, 60, 1, 1, 0), (20, 35, 60, 1, 2, 0);
+)");
+  auto t = run(d, {"nvtx_sum"})[0];
+  CHECK(t.columns.back() == "Range");
+  CHECK(t.columns[t.columns.size() - 2] == "Style");
+  REQUIRE(t.rows.size() == 3);
+  // By hand: train_step total 70, avg 23.3, median 20, sample stddev sqrt(233.33) = 15.3.
+  const auto& ts = t.rows[0];
+  CHECK(ts[9].text == "train_step");
+  CHECK(ts[8].text == "PushPop");
+  CHECK(ts[1].i == 70);
+  CHECK(ts[2].i == 3);
+  CHECK(ts[3].r == Approx(23.3));
+  CHECK(ts[4].r == Approx(20.0));
+  CHECK(ts[7].r == Approx(15.3));
+  CHECK(ts[0].r == Approx(72.2));  // 70 / 97
+  const auto& load = row_named(t, "Range", "load");
+  CHECK(load[8].text == "StartEnd");
+  CHECK(load[4].r == Approx(10.0));  // median of an even count: (5 + 15) / 2
+  CHECK(load[7].r == Approx(7.1));   // sqrt(50) = 7.07
+  CHECK(row_named(t, "Range", "io:read")[1].i == 7);
+}
+
+TEST_CASE("nsys stats: osrt_sum and memsets on a built export", "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  ks_test::create_nsys_schema(&d);
+  ks_test::create_osrt_table(&d);
+  ks_test::create_memset_table(&d);
+  // BUILT data: 2 poll calls (100, 300 ns), 1 ioctl (1000 ns), and a start marker (class 31)
+  // that is no call; memsets of 4096 and 8192 B, and one HtoD copy of 1,000,000 B.
+  d.exec(R"(
+INSERT INTO StringIds VALUES (1, 'poll'), (2, 'ioctl'), (3, 'marker');
+INSERT INTO OSRT_API VALUES (0, 100, 27, 1, 1, 0, 0, 0), (200, 500, 27, 1, 1, 0, 0, 0),
+  (600, 1600, 27, 1, 2, 0, 0, 0), (0, 99999, 31, 1, 3, 0, 0, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1000, 1010, 0, 1, NULL, 7, 11, 1, 0, 4096, NULL, 2),
+  (2000, 2030, 0, 1, NULL, 7, 12, 1, 0, 8192, NULL, 2);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId,
+  bytes, copyKind, srcKind, dstKind) VALUES (1500, 1600, 0, 1, 7, 13, 1000000, 1, 0, 2);
+)");
+  auto tables =
+      run(d, {"osrt_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "cuda_gpu_trace"});
+  const auto& osrt = tables[0];
+  REQUIRE(osrt.rows.size() == 2);
+  CHECK(osrt.rows[0][8].text == "ioctl");  // 1000 ns > 400 ns
+  CHECK(osrt.rows[0][0].r == Approx(71.4));
+  const auto& poll = osrt.rows[1];
+  CHECK(poll[1].i == 400);
+  CHECK(poll[4].r == Approx(200.0));
+  CHECK(poll[7].r == Approx(141.4));  // |300 - 100| / sqrt(2)
+  const auto& mt = tables[1];
+  REQUIRE(mt.rows.size() == 2);
+  CHECK(mt.rows[0][8].text == "[CUDA memcpy Host-to-Device]");  // 100 ns > 40 ns
+  CHECK(mt.rows[1][8].text == "[CUDA memset]");
+  CHECK(mt.rows[1][1].i == 40);
+  const auto& ms = tables[2];
+  CHECK(ms.rows[0][7].text == "[CUDA memcpy Host-to-Device]");
+  CHECK(ms.rows[0][0].r == Approx(1.0));
+  CHECK(row_named(ms, "Operation", "[CUDA memset]")[0].r == Approx(0.012288));
+  const auto& tr = tables[3];
+  REQUIRE(tr.rows.size() == 3);
+  CHECK(tr.rows[1][col(tr, "Name")].text == "[CUDA memcpy Host-to-Device]");
+  CHECK(tr.rows[1][col(tr, "SrcMemKd")].text == "Pageable");
+  CHECK(tr.rows[1][col(tr, "DstMemKd")].text == "Device");
+  // bytes * (1e9 / 100 ns) = 1e13 B/s = 1e7 MB/s.
+  CHECK(tr.rows[1][col(tr, "Throughput (MBps)")].r == Approx(1e7));
+  CHECK(tr.rows[0][col(tr, "SrcMemKd")].text == "Device");  // the memset's memory kind
+  CHECK(tr.rows[0][col(tr, "Device")].text == "NVIDIA H100 80GB HBM3 (0)");
+  CHECK(tr.rows[0][col(tr, "GreenCtx")].kind == ks::StatsCell::Kind::kNull);
+}
+
+TEST_CASE("nsys stats: absent tables give empty tables with the capture flag to use",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  d.exec("CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);");
+  auto tables = run(d, ks::nsys_stats_report_names());
+  for (const auto& t : tables) {
+    INFO(t.report);
+    CHECK(t.rows.empty());
+    CHECK(!t.note.empty());
+    CHECK(!t.columns.empty());
+  }
+  CHECK(tables[1].note.find("--trace=osrt") != std::string::npos);
+  CHECK(tables[3].note.find("--trace=cuda") != std::string::npos);
+  std::string text = ks::nsys_stats_text(tables);
+  CHECK(text.find("SKIPPED: no OSRT_API table") != std::string::npos);
+}
+
+TEST_CASE("nsys stats: unknown report names are an error that lists the known ones",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  std::vector<ks::StatsTable> out;
+  std::string err;
+  CHECK_FALSE(ks::run_nsys_stats_on_handle(d.db, {"cuda_gpu_kern_sum", "kern_sum"}, &out, &err));
+  CHECK(err.find("unknown report 'kern_sum'") != std::string::npos);
+  CHECK(err.find("cuda_gpu_trace") != std::string::npos);
+  CHECK(ks::nsys_stats_default_reports() ==
+        std::vector<std::string>{"nvtx_sum", "osrt_sum", "cuda_api_sum", "cuda_gpu_kern_sum",
+                                 "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum"});
+}
+
+TEST_CASE("nsys stats: the writers (nsys's column layout, quoted CSV, kinetoscope.stats/1)",
+          "[nsys_stats][built]") {
+  ks::StatsTable t;
+  t.report = "osrt_sum";
+  t.title = "OS Runtime Summary";
+  t.columns = {"Time (%)", "Total Time (ns)", "Num Calls", "Avg (ns)", "Name"};
+  t.rows.push_back({ks::cell_real(67.3), ks::cell_int(335987431), ks::cell_int(2),
+                    ks::cell_real(167993715.5), ks::cell_text("sem_wait")});
+  t.rows.push_back({ks::cell_real(0.0), ks::cell_int(0), ks::cell_int(1), ks::cell_real(0),
+                    ks::cell_text("say \"hi\"")});
+  CHECK(ks::nsys_stats_text({t}) ==
+        "\n ** OS Runtime Summary (osrt_sum):\n\n"
+        " Time (%)  Total Time (ns)  Num Calls    Avg (ns)       Name  \n"
+        " --------  ---------------  ---------  -------------  --------\n"
+        "     67.3      335,987,431          2  167,993,715.5  sem_wait\n"
+        "      0.0                0          1            0.0  say \"hi\"\n\n");
+  CHECK(ks::nsys_stats_csv({t}) ==
+        "\"Time (%)\",\"Total Time (ns)\",\"Num Calls\",\"Avg (ns)\",\"Name\"\n"
+        "\"67.3\",\"335987431\",\"2\",\"167993715.5\",\"sem_wait\"\n"
+        "\"0.0\",\"0\",\"1\",\"0.0\",\"say \"\"hi\"\"\"\n");
+  std::string json = ks::nsys_stats_json({t});
+  CHECK(json.find("\"schema\": \"kinetoscope.stats/1\"") != std::string::npos);
+  CHECK(json.find("335987431") != std::string::npos);
+  CHECK(json.find("\"note\": null") != std::string::npos);
+}

@@ -1,0 +1,57 @@
+// The `nsys stats` reports of an Nsight Systems export (src/stats/, `kinetoscope stats --format
+// json`, schema kinetoscope.stats/1): one table per report, with nsys's own column names and
+// numbers (integers are nanoseconds or bytes, exact; reals as the CLI writes them). The rows come
+// in nsys's order; each table can be re-sorted, filtered and downloaded like the report's tables.
+import { h, section, note } from './dom.js';
+import { fmtAny, fmtInt, isNum } from './format.js';
+import { dataTable } from './table.js';
+
+function cell(v) {
+  if (Number.isInteger(v)) return fmtInt(v);
+  if (isNum(v)) {
+    // The decimals the CLI wrote (1 for % and ns averages, 6 for MB), with thousands separators.
+    const d = Math.min(20, (String(v).split('.')[1] || '').length);
+    return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
+  return fmtAny(v);
+}
+
+function reportTable(r) {
+  const columns = (r.columns || []).map((label, i) => {
+    const num = (r.rows || []).some((row) => typeof row[i] === 'number');
+    return { key: `c${i}`, label, num, fmt: cell };
+  });
+  const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
+  const nameCol = (r.columns || []).findIndex((c) => c === 'Name' || c === 'Operation' || c === 'Range');
+  const body = rows.length
+    ? dataTable({ columns, rows, sortKey: null, filterKeys: nameCol >= 0 ? [`c${nameCol}`] : null, label: r.report })
+    : note(r.note || 'No rows.');
+  return h(
+    'div',
+    { className: 'stats-report', dataset: { report: r.report } },
+    h('h3', null, `${r.title || r.report} `, h('code', null, r.report)),
+    rows.length && r.note ? note(r.note) : null,
+    body,
+  );
+}
+
+// `stats`: the parsed kinetoscope.stats/1 object, or {error: {code, message}}.
+export function statsView(stats) {
+  if (!stats) return null;
+  if (stats.error) return section('nsys-stats', 'Nsight Systems stats', note(`The stats could not be computed: ${stats.error.message} (${stats.error.code})`));
+  const reports = Array.isArray(stats.reports) ? stats.reports : [];
+  return section(
+    'nsys-stats',
+    'Nsight Systems stats',
+    h(
+      'p',
+      { className: 'muted' },
+      'The reports ',
+      h('code', null, 'nsys stats'),
+      ' prints by default, computed from the export’s own tables with NVIDIA’s definitions: the tables of ',
+      h('code', null, 'kinetoscope stats'),
+      '. Times in ns.',
+    ),
+    reports.map(reportTable),
+  );
+}
