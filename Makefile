@@ -54,9 +54,10 @@ test-sanitize: setup
 fuzz: setup
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(FUZZ_BUILD) bash tests/fuzz/run_fuzz.sh
 
+# A failing report stops make demo with the CLI's message and exit status (no page after a broken run).
 demo: native wasm
 	@echo "== kinetoscope report $(DEMO_TRACE)"
-	@$(NATIVE)/kinetoscope report $(DEMO_TRACE) || true
+	@$(NATIVE)/kinetoscope report $(DEMO_TRACE)
 	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=examples/demo/cpu_transformer.pt.trace.json.gz"
 
 bench: native wasm

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffJson } from './diff.mjs';
+import { CHROMIUM, requireBrowsers } from './browsers.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const TRACES = resolve(ROOT, '../shared/traces');
@@ -54,7 +55,8 @@ export function startServer(extra = []) {
 }
 
 export async function startBrowser(profile) {
-  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  const executablePath = CHROMIUM;
+  requireBrowsers(['chromium']);  // absent or older than playwright-core needs: say so, and stop
   return chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,

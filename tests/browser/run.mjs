@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { diffJson } from './diff.mjs';
+import { requireBrowsers } from './browsers.mjs';
 import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
@@ -33,6 +34,25 @@ const REAL = [
   'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json',
   'kineto__gpu_metrics_input.json',
 ];
+
+// `kinetoscope report --format json FILE`: { ok, report } or, when it refuses the file, { ok: false,
+// code, offset } from its one stderr line "kinetoscope: FILE: CODE at byte N: message".
+function cliRun(file) {
+  const r = spawnSync(CLI, ['report', '--format', 'json', file], { maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (r.error) throw new Error(`${CLI}: ${r.error.message} (build the CLI first: make native)`);
+  if (r.status === 0) return { ok: true, report: JSON.parse(r.stdout) };
+  const m = /: (\w+) at byte (\d+): /.exec(r.stderr);
+  if (r.status !== 1 || !m) throw new Error(`\`kinetoscope report ${file}\` exited ${r.status} without a refusal message: ${r.stderr}`);
+  return { ok: false, code: m[1], offset: Number(m[2]), stderr: r.stderr };
+}
+
+// The page's error box (web/app.js showError): the code in <code class="error-code">, the offset in
+// "(at byte offset 1,234)".
+function pageError(html) {
+  const code = /<code class="error-code">(\w+)<\/code>/.exec(html);
+  const offset = /at byte offset ([\d,]+)/.exec(html);
+  return { code: code ? code[1] : null, offset: offset ? Number(offset[1].replace(/,/g, '')) : null };
+}
 
 const tests = {
   async 'welcome page renders with a strict CSP and no errors'({ ctx, origin }) {
@@ -71,23 +91,26 @@ const tests = {
     const { page, log } = await openPage(ctx, origin);
     const names = readdirSync(TRACES).filter((f) => /\.json(\.gz)?$/.test(f) && f !== 'MANIFEST.json');
     const problems = [];
+    let refused = 0;
     for (const name of names) {
       const file = join(TRACES, name);
       const state = await loadFile(page, file);
-      let cli = null;
-      try {
-        cli = cliReport(file);
-      } catch {
-        cli = null; // the CLI refused the file too
-      }
-      if (state === 'ready' && cli) {
-        const diffs = diffJson(cli, await page.evaluate(() => window.kinetoscope.report()));
+      const cli = cliRun(file);
+      if (state === 'ready' && cli.ok) {
+        const diffs = diffJson(cli.report, await page.evaluate(() => window.kinetoscope.report()));
         if (diffs.length) problems.push(`${name}: ${diffs.slice(0, 3).join('; ')}`);
-      } else if (state === 'ready' || cli) {
-        problems.push(`${name}: page ${state}, CLI ${cli ? 'ok' : 'failed'} (${await page.textContent('#error')})`);
+      } else if (state === 'error' && !cli.ok) {
+        // Both refuse it: with the same error code at the same byte offset.
+        refused++;
+        const page_ = pageError(await page.innerHTML('#error'));
+        if (page_.code !== cli.code || page_.offset !== cli.offset) {
+          problems.push(`${name}: the page says ${page_.code} at byte ${page_.offset}, the CLI ${cli.code} at byte ${cli.offset} (${cli.stderr.trim()})`);
+        }
+      } else {
+        problems.push(`${name}: page ${state}, CLI ${cli.ok ? 'ok' : `failed: ${cli.stderr.trim()}`} (${await page.textContent('#error')})`);
       }
     }
-    console.log(`      ${names.length} traces`);
+    console.log(`      ${names.length} traces, ${refused} refused by both`);
     check(!problems.length, problems.join('\n  '));
     noErrors(log);
     await page.close();
@@ -357,6 +380,13 @@ Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROO
 async function main() {
   const only = process.argv.slice(2);
   const selected = Object.entries(tests).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
+  // Before anything starts: an absent or too old chromium stops here, saying what to upgrade.
+  try {
+    requireBrowsers(['chromium']);
+  } catch (e) {
+    console.error(`FAIL  ${e.message}`);
+    process.exit(1);
+  }
   if (!existsSync(join(WASM_DIR, 'kinetoscope_wasm.js'))) {
     console.error(`${join(WASM_DIR, 'kinetoscope_wasm.js')} is missing: run \`make wasm\` first`);
     process.exit(1);

@@ -6,14 +6,14 @@
 //
 //   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
 import { chromium, firefox } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SHOTS, TEST_TIMEOUT_MS, check, startServer } from './lib.mjs';
 import { GEMM, PY_FRAMES, diffPair, rankTrace, stackTrace } from './ux_traces.mjs';
 
-const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter(Boolean);
 const VIEWPORT = { width: 1400, height: 900 };
 // Playwright's screenshot in Firefox adds a <style> the strict CSP refuses (dist.mjs says more).
@@ -24,7 +24,7 @@ async function launch(name, profile) {
     return chromium.launchPersistentContext(profile, {
       viewport: VIEWPORT,
       acceptDownloads: true,
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      executablePath: CHROMIUM,
       headless: true,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
@@ -544,13 +544,15 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-ux-'));
   const all = tests(tmp);
   const selected = Object.entries(all).filter(([name]) => !only.length || only.some((o) => name.includes(o)));
-  const browsers = BROWSERS.filter((b) => {
-    if (b === 'firefox' && !existsSync(FIREFOX)) {
-      console.log(`WARN: ${FIREFOX} is absent (apt-get install firefox-esr): the Firefox runs are skipped`);
-      return false;
-    }
-    return true;
-  });
+  // Each browser of BROWSERS there and new enough for playwright-core (browsers.mjs), or a failure
+  // naming what to install or upgrade (an absent Firefox is no longer skipped with a WARN).
+  const browsers = BROWSERS;
+  try {
+    requireBrowsers(browsers, { chromium: CHROMIUM, firefox: FIREFOX });
+  } catch (e) {
+    console.error(`FAIL  ${e.message}`);
+    process.exit(1);
+  }
   const server = await startServer();
   let passed = 0;
   let failed = 0;

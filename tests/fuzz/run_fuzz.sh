@@ -3,7 +3,8 @@
 # clang (fuzzer + address + undefined sanitizers) in FUZZ_BUILD, builds the seed corpus from
 # ../shared/traces and the bad-input catalogue, fuzzes, and prints executions and crashes.
 # A crash does not end the run: the input is saved under FUZZ_BUILD/artifacts/TARGET/ and fuzzing
-# goes on for the time left. Keep each crash input as tests/fuzz/regressions/<name> once fixed.
+# goes on for the time left; the script then exits 1. Keep each crash input as
+# tests/fuzz/regressions/<name> once fixed.
 #   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer" run_fuzz.sh
 # (nsys_fuzzer, the Nsight Systems SQLite path, runs when named: FUZZ_TARGETS=nsys_fuzzer.)
 set -uo pipefail
@@ -80,3 +81,5 @@ for target in $TARGETS; do
   total_crashes=$((total_crashes + crashes))
 done
 echo "fuzz: total $total_execs executions, $total_crashes crashes (inputs under $BUILD/artifacts/)"
+# A crash found is a failure of `make fuzz` (exit 1), not a line to be missed in the output.
+[ "$total_crashes" = 0 ]

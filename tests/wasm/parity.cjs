@@ -100,7 +100,11 @@ async function main() {
   const createKinetoscope = require(path.join(wasmDir, 'kinetoscope_wasm.js'));
   const Module = await createKinetoscope({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kinetoscope_wasm.wasm')) });
   let passed = 0, failed = 0;
-  if (all && typeof Module.diffTraces === 'function') {
+  if (all && typeof Module.diffTraces !== 'function') {
+    // A build without the multi-file entry points would skip those cases without a word.
+    failed++;
+    console.log(`FAIL ${wasmDir}/kinetoscope_wasm.js has no diffTraces: a stale WASM build (make wasm)`);
+  } else if (all) {
     for (const [name, got, args] of multiFileCases(Module)) {
       // The CLI exits 0 here (every file is readable); its bytes must be the WASM's.
       const expected = execFileSync(cli, args, { maxBuffer: 1 << 30 }).toString();
@@ -142,6 +146,7 @@ async function main() {
     }
   }
   console.log(`wasm parity: ${passed} passed, ${failed} failed`);
-  if (failed) process.exitCode = 1;
+  if (passed + failed === 0) console.log('FAIL wasm parity ran no case: nothing was compared');
+  if (failed || passed + failed === 0) process.exitCode = 1;
 }
 main().catch((e) => { console.error(e); process.exitCode = 1; });
