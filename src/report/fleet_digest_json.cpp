@@ -131,6 +131,29 @@ void write_collectives(JsonWriter& w, const RankDigest& d) {
   w.key("stream").begin_array();
   for (const CommKernel& c : d.comm) w.value(c.stream);
   w.end_array();
+  // The process group each collective ran in (Kineto's "Process Group Name"), so the reducer
+  // matches per communicator as the in-process multi-rank report does: "groups" lists the names,
+  // "group" indexes them (-1: none). Left out when no collective names one.
+  std::map<std::string, int64_t> groups;
+  std::vector<const std::string*> group_list;
+  std::vector<int64_t> group_idx;
+  for (const CommKernel& c : d.comm) {
+    if (c.process_group.empty()) {
+      group_idx.push_back(-1);
+      continue;
+    }
+    auto g = groups.emplace(c.process_group, static_cast<int64_t>(groups.size()));
+    if (g.second) group_list.push_back(&g.first->first);
+    group_idx.push_back(g.first->second);
+  }
+  if (!group_list.empty()) {
+    w.key("groups").begin_array();
+    for (const std::string* g : group_list) w.value(std::string_view(*g));
+    w.end_array();
+    w.key("group").begin_array();
+    for (int64_t v : group_idx) w.value(v);
+    w.end_array();
+  }
   w.key("start_delta_ns").begin_array();
   int64_t prev = 0;
   for (const CommKernel& c : d.comm) {
