@@ -24,6 +24,9 @@ suite "Nsight Systems exports (CLI)" bash tests/nsys/check_cli.sh
 # The whole Catch2 suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize):
 # ~4 min of build and ~4 min of run on 2 cores (docs/hardening.md).
 suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-sanitize
+# The fleet on a Dask LocalCluster of 2 worker processes (fleet/, docs/fleet.md): Debian's python3,
+# which has python3-distributed (scripts/setup.sh). ~1-2 min.
+suite "fleet: digests on Dask, planted 64/512-rank jobs" /usr/bin/python3 tests/fleet/test_fleet.py
 if [ -f examples/pathologies/check_generated.py ]; then
   suite "planted pathology traces" python3 examples/pathologies/check_generated.py
 fi

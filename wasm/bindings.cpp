@@ -62,6 +62,9 @@ class Session {
     source_name_ = name;
     importer_.set_source(std::move(name), gzip);
   }
+  // The gzip stream ended early after `compressed` bytes (web/worker.js, gunzip()): the trace is
+  // what was decoded before the cut, with a diagnostic, as in the CLI (importer.h).
+  void setGzipCut(double compressed) { importer_.set_gzip_cut(static_cast<uint64_t>(compressed)); }
   void setStepRange(std::string name) {
     options_.step_range = std::move(name);
     report_.reset();  // as setDropLastStep: the next report*() call analyzes again
@@ -395,6 +398,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .constructor<>()
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
+      .function("setGzipCut", &Session::setGzipCut)
       .function("setStepRange", &Session::setStepRange)
       .function("feedBuffer", &Session::feedBuffer)
       .function("feedCommit", &Session::feedCommit)

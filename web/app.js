@@ -23,6 +23,7 @@ import { initTimelineTab } from './timeline/tab.js';
 import { initRanks } from './ranks/mode.js';
 import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
 import { initCompare } from './compare/mode.js';
+import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
 
 const $ = (id) => document.getElementById(id);
@@ -271,11 +272,13 @@ function begin(fields) {
 }
 
 function showProgress(p) {
-  const parts = [`Reading ${job.name}`];
+  // The worker names its stage: a long build or analysis must not look like a stuck read.
+  const verb = { building: 'Building the model of', analysing: 'Analysing' }[p.stage] || 'Reading';
+  const parts = [`${verb} ${job.name}`];
   parts.push(p.total ? `${fmtBytes(p.read)} of ${fmtBytes(p.total)}` : `${fmtBytes(p.read)}`);
   if (p.bytes && p.bytes !== p.read) parts.push(`${fmtBytes(p.bytes)} of JSON`);
   if (p.events) parts.push(`${fmtInt(p.events)} events`);
-  ui.statusText.textContent = parts.join(' · ');
+  ui.statusText.textContent = neutral(parts.join(' · '));
   if (p.total) {
     ui.progress.max = p.total;
     ui.progress.value = Math.min(p.read, p.total);
@@ -437,11 +440,13 @@ function otherView(report) {
 const shared = { ui, settled, showError, setCurrent: otherView, shown: reportShown };
 const ranks = initRanks({ ...shared, stopSingle: () => { cancel(); compare.cancel(); } });
 const compare = initCompare({ ...shared, stopOthers: () => { cancel(); ranks.cancel(); ranks.close(); } });
+// A fleet.json (python3 -m fleet; docs/fleet.md) opens the fleet view instead of the analyzer.
+const fleet = initFleet({ ...shared, stopOthers: () => { cancel(); ranks.cancel(); ranks.close(); compare.cancel(); } });
 
 // One file is one trace; several are the ranks of one job; on the compare panel, BASE and TEST.
 function openFiles(files) {
   if (compare.takes(files)) return;
-  if (files.length === 1) open(files[0]).catch(ignore);
+  if (files.length === 1) isFleetFile(files[0]).then((yes) => (yes ? fleet.open(files[0]) : open(files[0]))).catch(ignore);
   else ranks.open(files).catch(ignore); // none: says that no trace was found
 }
 

@@ -12,7 +12,8 @@
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
 //               {type:'step-range', id, name}   the last loaded trace's report with steps from the
 //                                                ranges named `name` (see stepRange())
-// Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
+// Messages out: {type:'progress', id, stage, read, total, bytes, events}   at most every ~100 ms;
+//               stage 'reading', 'building' or 'analysing'
 //               {type:'report', id, json, markdown, timings[, nsys]} the report as JSON and Markdown text
 //               {type:'stats', id, json, ms}                       after the report of an Nsight Systems
 //                                                                  export: its `nsys stats` tables
@@ -112,9 +113,15 @@ async function openSource(msg) {
   if (msg.blob) return { stream: msg.blob.stream(), total: msg.blob.size };
   let resp;
   try {
-    resp = await fetch(msg.url);
+    // redirect: 'error': a same-origin URL that redirects elsewhere must not bring in another
+    // origin's file (the page's <meta> CSP does not bind this worker on hosts that send no CSP
+    // header, e.g. GitHub Pages). The check of resp.url is for browsers that ignore the option.
+    resp = await fetch(msg.url, { redirect: 'error', credentials: 'same-origin' });
   } catch (e) {
-    throw new JobError('fetch_failed', `could not fetch ${msg.name}: ${e.message}`);
+    throw new JobError('fetch_failed', `could not fetch ${msg.name}: ${e.message} (redirects are refused)`);
+  }
+  if (resp.redirected || (resp.url && new URL(resp.url).origin !== new URL(msg.url, self.location.href).origin)) {
+    throw new JobError('fetch_failed', `could not fetch ${msg.name}: it redirected to another address (refused)`);
   }
   if (!resp.ok || !resp.body) {
     throw new JobError('fetch_failed', `could not fetch ${msg.name}: HTTP ${resp.status} ${resp.statusText}`.trim());
@@ -130,26 +137,58 @@ async function openSource(msg) {
 // still queued when the stream errors at its end is dropped. Here each compressed piece is small,
 // and an empty write before close() returns only once the reader has taken all queued output (a
 // transform stream runs the next write only after its readable side is drained).
+// A stream that is only cut off (every piece was taken, the end is missing: close() fails) ends as
+// a whole one would, and says so: its gzipCut is then the compressed bytes read, which the loader
+// passes on (Session.setGzipCut), as the CLI does, so that the readable part is shown with a
+// diagnostic. Damaged bytes (a write fails) end it with the error.
 const GZIP_PIECE = 64 * 1024;
 function gunzip(input) {
   const ds = new DecompressionStream('gzip');
   const writer = ds.writable.getWriter();
   const reader = input.getReader();
-  (async () => {
+  let compressed = 0;
+  const pumped = (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        compressed += value.length;
         for (let at = 0; at < value.length; at += GZIP_PIECE) await writer.write(value.subarray(at, at + GZIP_PIECE));
       }
       await writer.write(new Uint8Array(0));
-      await writer.close();
     } catch (e) {
       writer.abort(e).catch(() => {});
       reader.cancel(e).catch(() => {});
+      return false;
     }
+    try {
+      await writer.close();
+    } catch (e) {
+      return true; // all the input was taken, the stream's end is missing: cut off
+    }
+    return false;
   })();
-  return ds.readable;
+  const out = ds.readable.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      let got;
+      try {
+        got = await out.read();
+      } catch (e) {
+        if (!(await pumped)) throw e;
+        stream.gzipCut = compressed;
+        controller.close();
+        return;
+      }
+      if (got.done) controller.close();
+      else controller.enqueue(got.value);
+    },
+    cancel(reason) {
+      reader.cancel(reason).catch(() => {});
+      return out.cancel(reason);
+    },
+  });
+  return stream;
 }
 
 // --- Limits (docs/hardening.md) --------------------------------------------------------------------
@@ -252,10 +291,12 @@ async function run(msg) {
   let session = null;
   let gzip = false;
   let total = 0;
-  const progress = () => {
+  // stage: 'reading', then 'building' (finish(): pairing, sorting, the model) and 'analysing'
+  // (the report), each said before the call that can take long on a large or degenerate trace.
+  const progress = (stage = 'reading') => {
     const p = session ? parseJson(session.progressJson(), {}) : {};
     const h = helper && !helper.done ? helper : { read: 0, events: 0 }; // the helper's part so far
-    self.postMessage({ type: 'progress', id: job.id, read: read + h.read, total, bytes: (p.bytes || 0) + h.read, events: (p.events || 0) + h.events });
+    self.postMessage({ type: 'progress', id: job.id, stage, read: read + h.read, total, bytes: (p.bytes || 0) + h.read, events: (p.events || 0) + h.events });
   };
   let M = null;
   try {
@@ -427,13 +468,16 @@ async function run(msg) {
       await feedStream(data || msg.blob.stream());
     }
     if (job.cancelled) return;
+    // A gzip file cut off: its readable part is the trace, with a diagnostic (gunzip()).
+    if (data && data.gzipCut !== undefined) session.setGzipCut(data.gzipCut);
     mark('fed');
     timings.read_wait_ms = Math.round(timings.read_wait_ms);
     timings.feed_ms = Math.round(timings.feed_ms);
     if (job.unzip && job.unzip.helperMs) timings.unzip_ms = job.unzip.helperMs;
+    progress('building');
     const ok = session.finish();
     mark('finished');
-    progress();
+    progress('analysing');
     const json = ok ? session.reportJson() : '';
     mark('report_json');
     if (ok && json) {
@@ -696,7 +740,8 @@ async function runUnzip(msg) {
     filled = 0;
   };
   try {
-    reader = gunzip(counted).getReader();
+    const decoded = gunzip(counted);
+    reader = decoded.getReader();
     for (;;) {
       const { value, done } = await reader.read();
       if (done || stopped) break;
@@ -713,7 +758,7 @@ async function runUnzip(msg) {
       }
     }
     send();
-    port.postMessage({ type: 'end', read, ms: Math.round(performance.now() - t0) });
+    port.postMessage({ type: 'end', read, ms: Math.round(performance.now() - t0), gzipCut: decoded.gzipCut });
   } catch (e) {
     send(); // what was decoded before the error
     port.postMessage({ type: 'end', read, error: String((e && e.message) || e) });
@@ -753,6 +798,7 @@ function relayed(port, onRead) {
       if (end.lost) throw new JobError('worker_failed', 'the worker that decompresses the file stopped: open the file again');
       onRead(end.read);
       if (end.error) throw new Error(end.error);
+      source.gzipCut = end.gzipCut; // cut off: gunzip()
       return { done: true, value: undefined };
     },
     cancel() {

@@ -1,6 +1,7 @@
 // kinetoscope: the command-line face of the same core the page runs as WebAssembly.
 //   kinetoscope report TRACE [TRACE...] [--format text|md|json] [--drop-last-step] [-o FILE]
 //   kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]
+//   kinetoscope digest TRACE... -o DIR|-   (cli/digest_command.h)
 // Exit status: 0 report written, 1 an input could not be read as a trace, 2 usage error.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/digest_command.h"
 #include "cli/stats_command.h"
 #include "import/file_reader.h"
 #include "import/nsys_sqlite/nsys_file.h"
@@ -54,6 +56,8 @@ const char kUsage[] =
     "`nsys stats` reports of an Nsight Systems SQLite export; --help for more)\n"
     "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
     "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
+    "      kinetoscope digest TRACE... -o DIR  (one small mergeable digest per trace, for\n"
+    "python3 -m fleet: many ranks on Dask; docs/fleet.md)\n"
     "\n"
     "Several files (or a folder of *.json / *.json.gz / *.sqlite) are the ranks of one job: the\n"
     "report compares them (per-rank table, collectives, stragglers) and includes each rank's\n"
@@ -220,6 +224,8 @@ int main(int argc, char** argv) {
   bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                 return a == "-h" || a == "--help" || a == "--version";
               }) != args.end();
+  if (args[0] == "digest")  // one fleet digest per trace (cli/digest_command.h)
+    return ks::digest_command(std::vector<std::string>(args.begin() + 1, args.end()));
   // The `nsys stats` reports of an Nsight Systems export (src/cli/stats_command.h).
   if (args[0] == "stats")
     return ks::cli::stats_command(std::vector<std::string>(args.begin() + 1, args.end()));

@@ -18,6 +18,9 @@ namespace {
 using S = DiagSeverity;
 // Order matches enum Diag.
 const DiagInfo kInfos[] = {
+    {"gzip_truncated", S::kWarning,
+     "The gzip file ends early (cut off): the events decoded before the cut are read, the rest "
+     "are missing."},
     {"trailing_comma", S::kInfo, "A trailing comma before the closing bracket was accepted."},
     {"extra_comma", S::kWarning, "Empty elements (',,') between events were skipped."},
     {"missing_array_close", S::kInfo,
@@ -73,6 +76,9 @@ const DiagInfo kInfos[] = {
      "Name ids with no StringIds row were shown as '<unknown>'."},
     {"nsys_rank_from_env", S::kInfo,
      "The rank was read from the process environment the export recorded."},
+    {"lone_surrogate", S::kWarning,
+     "Escapes of half a UTF-16 surrogate pair (\\ud800) were read as U+FFFD; the events were "
+     "kept."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");
@@ -89,6 +95,13 @@ void Diagnostics::add(Diag d, uint64_t offset, std::string_view excerpt, uint64_
     e.excerpt.assign(excerpt.substr(0, 80));
   }
   e.count += times;
+}
+
+std::string Diagnostics::message(Diag d) const {
+  std::string m = diag_info(d).message;
+  const std::string& detail = get(d).detail;
+  if (!detail.empty()) m += " " + detail;
+  return m;
 }
 
 bool Diagnostics::any() const {

@@ -13,6 +13,7 @@ enum class DiagSeverity { kInfo, kWarning, kError };
 const char* diag_severity_name(DiagSeverity s);
 
 enum class Diag {
+  kGzipTruncated,            // the gzip stream ends early: what was decoded before the cut is read
   kTrailingComma,            // "[..., {...},]" accepted
   kExtraComma,               // ",," between events skipped
   kMissingArrayClose,        // traceEvents array never closed (a trace cut off while writing)
@@ -50,6 +51,7 @@ enum class Diag {
   kNsysBadRow,           // a row without a usable start/end (NULL, or end before start)
   kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
   kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
+  kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
   kCount
 };
 
@@ -64,12 +66,18 @@ struct DiagEntry {
   uint64_t count = 0;
   uint64_t first_offset = 0;
   std::string excerpt;  // up to 80 bytes of the first occurrence
+  // A sentence about this trace's occurrence that the reports append to the kind's message
+  // (gzip_truncated: where the compressed file ends and how much JSON it gave).
+  std::string detail;
 };
 
 class Diagnostics {
  public:
   Diagnostics() : entries_(static_cast<size_t>(Diag::kCount)) {}
   void add(Diag d, uint64_t offset, std::string_view excerpt = {}, uint64_t times = 1);
+  void set_detail(Diag d, std::string detail) { entries_[static_cast<size_t>(d)].detail = detail; }
+  // The kind's message, then the detail when there is one.
+  std::string message(Diag d) const;
   const DiagEntry& get(Diag d) const { return entries_[static_cast<size_t>(d)]; }
   uint64_t count(Diag d) const { return get(d).count; }
   // Forgets a kind: for an importer whose input order says nothing (nsys tables are read one

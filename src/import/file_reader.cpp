@@ -70,16 +70,15 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
       return false;
     }
   }
-  // gzread returns 0 at a truncated gzip end; zlib reports it as Z_BUF_ERROR.
+  // gzread returns 0 at a truncated gzip end; zlib reports it as Z_BUF_ERROR. What was decoded
+  // before the cut is kept, as a plain JSON file cut off while writing is (the importer's
+  // diagnostics say where the file ends and what was read).
   int errnum = 0;
   gzerror(in, &errnum);
   gzclose(in);
   if (gzip && errnum == Z_BUF_ERROR) {
-    error->code = ImportErrorCode::kGzipCorrupt;
-    error->offset = importer->bytes_read();
-    error->message = "the gzip stream ends early (file cut off); " +
-                     std::to_string(importer->bytes_read()) + " bytes of JSON were read";
-    return false;
+    struct stat st;
+    importer->set_gzip_cut(::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0);
   }
   if (!importer->finish()) {
     *error = importer->error();

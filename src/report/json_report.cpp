@@ -162,7 +162,8 @@ void write_kernels(W& w, const Trace& t, const KernelSummary& k) {
   w.field("count", k.count);
   w.field_micros("total_us", k.total_ns);
   w.key("rows").begin_array();
-  for (const KernelRow& r : k.rows) {
+  for (size_t i = 0; i < k.rows.size() && i < kMaxTableRows; ++i) {
+    const KernelRow& r = k.rows[i];
     w.begin_object();
     w.field("name", t.str(r.name));
     w.field("category", hta_category_name(r.category));
@@ -173,6 +174,7 @@ void write_kernels(W& w, const Trace& t, const KernelSummary& k) {
     w.end_object();
   }
   w.end_array();
+  write_omitted_rows(w, k.rows, [](const KernelRow& r) { return r.stats.total_ns; });
   w.end_object();
 }
 
@@ -232,7 +234,8 @@ void write_diagnostics(W& w, const Diagnostics& d) {
     w.begin_object();
     w.field("code", info.code);
     w.field("severity", diag_severity_name(info.severity));
-    w.field("message", info.message);
+    const std::string message = d.message(static_cast<Diag>(i));
+    w.field("message", std::string_view(message));
     w.field("count", e.count);
     w.field("first_offset", e.first_offset);
     w.field("excerpt", std::string_view(e.excerpt));

@@ -172,7 +172,8 @@ std::string report_text(const Report& r) {
     const DiagInfo& info = diag_info(static_cast<Diag>(i));
     append_line(&o, "  %-8s %-26s x%llu (first at byte %llu) %s", diag_severity_name(info.severity),
                 info.code, static_cast<unsigned long long>(e.count),
-                static_cast<unsigned long long>(e.first_offset), info.message);
+                static_cast<unsigned long long>(e.first_offset),
+                t.diagnostics.message(static_cast<Diag>(i)).c_str());
   }
   if (!any) append_line(&o, "  none: the input was read as written");
   return o;

@@ -113,6 +113,7 @@ std::string format_micros(int64_t ns) {
 }
 
 void JsonWriter::newline() {
+  if (compact_) return;
   out_.push_back('\n');
   out_.append(first_.size() * 2, ' ');
 }
@@ -163,7 +164,7 @@ JsonWriter& JsonWriter::end_array() {
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
   append_json_escaped(&out_, k);
-  out_.append(": ");
+  out_.append(compact_ ? ":" : ": ");
   after_key_ = true;
   return *this;
 }

@@ -45,12 +45,16 @@ class JsonWriter {
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
 
+  // No indentation or spaces: for machine-read output whose size matters (fleet digests).
+  void set_compact(bool compact) { compact_ = compact; }
+
  private:
   void before_value();
   void newline();
   std::string out_;
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
+  bool compact_ = false;
 };
 
 void append_json_escaped(std::string* out, std::string_view s);

@@ -235,6 +235,42 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
+    async '2. in the ranks view\'s stacked timelines too, a merged box has its tooltip and a click selects the run'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
+      await loadFiles(page, Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /line up/.test(document.querySelector('#stacked [aria-live]').textContent), null, { timeout: 60_000 });
+      const canvas = page.locator('#stacked canvas').first();
+      await canvas.scrollIntoViewIfNeeded();
+      // Sweep the pointer over the first stacked timeline (in the page: one event per point) until
+      // it is over a merged box.
+      const at = await canvas.evaluate((c) => {
+        const r = c.getBoundingClientRect();
+        const tip = c.closest('.stacked-timeline').querySelector('.tl-tip');
+        for (let y = r.top + 40; y < r.bottom - 4; y += 4) {
+          for (let x = r.left + 220; x < r.right - 4; x += 3) {
+            window.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
+            if (tip && !tip.hidden) return { x, y };
+          }
+        }
+        return null;
+      });
+      check(at, 'no merged box found under the pointer in the stacked timeline');
+      await page.mouse.move(at.x, at.y);
+      await page.waitForFunction(() => { const t = document.querySelector('#stacked .tl-tip'); return t && !t.hidden && /click: the whole run/.test(t.textContent); }, null, { timeout: 10_000 });
+      const tip = await page.textContent('#stacked .tl-tip');
+      check(/^×[\d,]+ slices merged/.test(tip) && tip.split('\n').length >= 3, `the stacked tooltip: ${tip}`);
+      await shot(page, '2-stacked-tooltip');
+      await page.mouse.click(at.x, at.y);
+      await page.waitForFunction(() => document.querySelectorAll('#stacked .tl-drawer:not([hidden]) .tl-run tbody tr').length > 0, null, { timeout: 10_000 });
+      const head = await page.textContent('#stacked .tl-drawer:not([hidden]) .tl-name');
+      check(/^×[\d,]+ slices merged/.test(head), `the stacked drawer: ${head}`);
+      check(await inViewport(page, '#stacked .tl-drawer:not([hidden]) .tl-run'), 'the run\'s table is not in view');
+      await shot(page, '2-stacked-run');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
     async '3. the ranks overview rolls up every rank\'s findings, cross-rank first, the straggler marked'({ ctx, origin }) {
       const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
       const { page, errors } = await openPage(ctx, origin);
@@ -460,21 +496,31 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
-    async '7. a truncated .gz: a plain message that says what to do'({ ctx, origin }) {
+    async '7. a truncated .gz: the part that could be read, with a diagnostic that says where it was cut'({ ctx, origin }) {
       const file = trace('stack', () => stackTrace(tmp));
       const gz = gzipSync(readFileSync(file));
       const cut = join(tmp, 'ux_stack_cut.pt.trace.json.gz');
-      writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+      const at = Math.floor(gz.length * 0.6);
+      writeFileSync(cut, gz.subarray(0, at));
       const { page, errors } = await openPage(ctx, origin);
       const before = await loads(page);
       await page.setInputFiles('#file', cut);
       const state = await settled(page, before);
       const text = state === 'error' ? await page.textContent('#error') : await page.textContent('#report');
       check(!/WritableStream|ReadableStream|TypeError|DOMException|input is ended/.test(text), `a browser internal on the page: ${text.slice(0, 300)}`);
-      // Refused, as the CLI refuses it (gzip_corrupt), with what to do: the readable part opens as
-      // plain JSON (a cut JSON file is read up to its end, with diagnostics).
-      check(state === 'error' && /cut off/.test(text) && /gzip -dc/.test(text), `the message: ${text.slice(0, 300)}`);
+      // Not refused: the report of what was decoded before the cut, as the CLI gives it.
+      check(state === 'ready', `the cut file was refused: ${text.slice(0, 300)}`);
+      const r = await page.evaluate(() => window.kinetoscope.report());
+      const d = r.diagnostics.find((x) => x.code === 'gzip_truncated');
+      check(d && d.message.includes(`Cut off at byte ${at} of the compressed file`), `the diagnostic: ${JSON.stringify(d)}`);
+      check(r.steps && r.steps.rows.length >= 1, 'no steps in the readable part');
+      const row = page.locator('#diagnostics tr', { hasText: 'gzip_truncated' });
+      check((await row.count()) === 1 && (await row.textContent()).includes(`Cut off at byte ${at}`), 'the Diagnostics table does not say where the file was cut');
       await shot(page, '7-truncated-gz');
+      await page.locator('#diagnostics').evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.waitForTimeout(300);
+      check(await inViewport(page, '#diagnostics tr:has-text("gzip_truncated")'), 'the gzip_truncated row is not in view');
+      await shot(page, '7-truncated-gz-diagnostic');
       check(errors.length === 0, errors.join('\n'));
     },
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -56,16 +57,74 @@ class ChromeJsonImporter::Impl : public FramerSink {
 
   void on_event(const char* data, size_t len, uint64_t offset) override {
     ++events_;
+    const std::string_view original(data, len);
     ReadStatus st = reader_.read(data, len, &ev_);
+    if (st == ReadStatus::kMalformed && replace_lone_surrogates(data, len)) {
+      // Same length: "\ud800" and "\ufffd" are six bytes each, so offsets stay true.
+      const ReadStatus again = reader_.read(surrogates_.data(), len, &ev_);
+      if (again != ReadStatus::kMalformed) {
+        trace_->diagnostics.add(Diag::kLoneSurrogate, offset, original);
+        st = again;
+        data = surrogates_.data();
+      }
+    }
     if (st == ReadStatus::kControlChars || st == ReadStatus::kInvalidUtf8) {
       st = read_repaired(data, len, offset, st);
     }
     if (st != ReadStatus::kOk) {
-      trace_->diagnostics.add(Diag::kMalformedEvent, offset, std::string_view(data, len));
+      trace_->diagnostics.add(Diag::kMalformedEvent, offset, original);
       return;
     }
     cap_strings(offset, std::string_view(data, len));
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+  }
+
+  // A "\ud800" escape (half of a UTF-16 surrogate pair, without the other half) makes simdjson
+  // refuse the whole event; JavaScript's JSON.stringify writes them for lone surrogates in
+  // strings. Copies the event into surrogates_ with each lone half written as "\ufffd" (U+FFFD)
+  // and says whether there was one.
+  bool replace_lone_surrogates(const char* data, size_t len) {
+    auto hex4 = [data, len](size_t at, uint32_t* v) {
+      if (at + 4 > len) return false;
+      uint32_t x = 0;
+      for (size_t k = at; k < at + 4; ++k) {
+        const char c = data[k];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0) return false;
+        x = x * 16 + static_cast<uint32_t>(d);
+      }
+      *v = x;
+      return true;
+    };
+    bool found = false;
+    for (size_t i = 0; i + 1 < len; ++i) {
+      if (data[i] != '\\') continue;
+      uint32_t v = 0;
+      if (data[i + 1] != 'u' || !hex4(i + 2, &v)) {
+        ++i;  // any other escape, "\\" included: skip its second character
+        continue;
+      }
+      uint32_t low = 0;
+      const bool high = v >= 0xD800 && v <= 0xDBFF;
+      if (high && i + 7 < len && data[i + 6] == '\\' && data[i + 7] == 'u' && hex4(i + 8, &low) &&
+          low >= 0xDC00 && low <= 0xDFFF) {
+        i += 11;  // a whole pair
+        continue;
+      }
+      if (high || (v >= 0xDC00 && v <= 0xDFFF)) {
+        if (!found) {
+          surrogates_.assign(data, len);
+          surrogates_.append(kFramerPadding, ' ');
+          found = true;
+        }
+        surrogates_.replace(i + 2, 4, "fffd");
+      }
+      i += 5;
+    }
+    return found;
   }
 
   size_t on_event_fast(const char* data, size_t avail, uint64_t offset) override {
@@ -329,6 +388,27 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   bool finish() {
+    if (gzip_cut_) {
+      std::string at = std::to_string(*gzip_cut_);
+      std::string json = std::to_string(framer_.bytes_fed());
+      trace_->diagnostics.add(Diag::kGzipTruncated, framer_.bytes_fed());
+      trace_->diagnostics.set_detail(
+          Diag::kGzipTruncated, "Cut off at byte " + at + " of the compressed file; the " + json +
+                                    " bytes of JSON decoded before the cut were kept.");
+      if (finish_json()) return true;
+      // Nothing usable before the cut: the cut is what the user must hear about.
+      const ImportError& why = framer_.error().ok() ? error_ : framer_.error();
+      cut_error_.code = ImportErrorCode::kGzipCorrupt;
+      cut_error_.offset = framer_.bytes_fed();
+      cut_error_.message = "the gzip stream ends early (file cut off at byte " + at + "); the " +
+                           json + " bytes of JSON decoded before the cut hold no trace (" +
+                           why.message + ")";
+      return false;
+    }
+    return finish_json();
+  }
+
+  bool finish_json() {
     if (!framer_.finish()) return false;
     TraceFacts& f = trace_->facts;
     f.json_bytes = framer_.bytes_fed();
@@ -371,7 +451,9 @@ class ChromeJsonImporter::Impl : public FramerSink {
   RawEvent ev_;
   KernelLaunchInfo launch_;
   ImportError error_;
-  std::string repaired_, series_, last_pid_, last_tid_;
+  std::optional<uint64_t> gzip_cut_;  // set_gzip_cut(): compressed bytes before the cut
+  ImportError cut_error_;             // finish() after a cut that left no trace
+  std::string repaired_, surrogates_, series_, last_pid_, last_tid_;
   CounterCache phase_counts_, cat_counts_;
   TrackId last_track_ = 0;
   bool has_last_track_ = false;
@@ -428,11 +510,16 @@ bool ChromeJsonImporter::commit_feed(size_t len) {
   return impl_->framer_.commit(len);
 }
 
+void ChromeJsonImporter::set_gzip_cut(uint64_t compressed_bytes) {
+  impl_->gzip_cut_ = compressed_bytes;
+}
+
 bool ChromeJsonImporter::finish() {
   return impl_->finish();
 }
 
 const ImportError& ChromeJsonImporter::error() const {
+  if (!impl_->cut_error_.ok()) return impl_->cut_error_;
   return impl_->framer_.error().ok() ? impl_->error_ : impl_->framer_.error();
 }
 

@@ -31,6 +31,11 @@ class ChromeJsonImporter {
   // feed() in two steps (Framer::prepare/commit): where to write `len` bytes, then take them.
   char* prepare_feed(size_t len);
   bool commit_feed(size_t len);
+  // The input was a gzip stream that ends early (cut off) after `compressed_bytes` bytes: every
+  // byte decoded before the cut has been fed. Call before finish(): the trace is then what those
+  // bytes hold, with a gzip_truncated diagnostic that says where the file was cut; when they hold
+  // no trace, finish() fails with gzip_corrupt (the cut file, not the empty JSON, is the story).
+  void set_gzip_cut(uint64_t compressed_bytes);
   // Returns false when the input is not a usable trace.
   bool finish();
 

@@ -1,0 +1,283 @@
+"""Findings across a fleet of ranks.
+
+Two sets, each finding naming what it accuses in `ranks` and `nodes`:
+- the seed's rules (ids `ranks.*`), ported from src/findings/multi_rank_rules.cpp with the same
+  thresholds, so a small job gets the in-process report's findings: the straggler (shortest
+  communication time), data-loader and compute skew against the median of the other ranks, extra
+  GPU idle gaps, collectives that do not match, guessed rank identities, and HTA's late-start
+  rule (the rank that reaches the most variable collective last in most steps).
+- the fleet's rules (ids `fleet.*`): robust outliers by the median absolute deviation (MAD), so
+  one slow node among 64 stands out and the ranks of that node are told as one node, not as
+  eight ranks; and the ranks whose collectives leave the majority's sequence (a desync).
+
+Robust outlier: x is high when (x - median) > 3.5 x 1.4826 x MAD (the usual "modified z-score"
+cut of Iglewicz and Hoaglin) and by more than 5% of the median. The
+MAD's scale is floored at 1% of the median, so ranks that agree to the nanosecond (synthetic
+jobs) do not turn noise into outliers.
+"""
+
+import bisect
+
+Z_CUT = 3.5
+MAD_SCALE = 1.4826
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return 0.0
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def _fmt(ns):
+    """A duration as src/util/format.cpp's format_duration writes it (from whole nanoseconds,
+    truncated as the C++ casts do)."""
+    n = int(ns)
+    a = abs(n)
+    if a >= 1000000000:
+        return "%.2f s" % (n / 1e9)
+    if a >= 1000000:
+        return "%.2f ms" % (n / 1e6)
+    return "%.1f \u00b5s" % (n / 1e3)
+
+
+def _finding(fid, severity, title, meaning, fix, ranks=(), nodes=(), **evidence):
+    ev = {"ranks": list(ranks), "nodes": list(nodes)}
+    ev.update(evidence)
+    return {"id": fid, "severity": severity, "title": title, "meaning": meaning, "fix": fix,
+            "evidence": ev}
+
+
+def robust_high(values, floor_rel=0.01):
+    """Indexes of robust high outliers in `values`, with the median and the scale used."""
+    med = median(values)
+    mad = median([abs(x - med) for x in values])
+    scale = max(MAD_SCALE * mad, floor_rel * abs(med), 1.0)
+    return [k for k, x in enumerate(values) if (x - med) / scale > Z_CUT and x - med > 0.05 * abs(med)], med, scale
+
+
+# -- the seed's rules ---------------------------------------------------------------------------
+
+_SORTED = {}  # (id(rows), key) -> the key's values over all ranks, sorted (one fleet at a time)
+
+
+def _others(rows, skip, key):
+    """The median of a per-rank value over every rank but `skip` (multi_rank_rules.cpp's
+    median_of_others), from the sorted values of all ranks: O(log n) a rank, not O(n log n), so
+    the per-rank rules stay linear at thousands of ranks."""
+    cache_key = (id(rows), key)
+    v = _SORTED.get(cache_key)
+    if v is None:
+        _SORTED.clear() if len(_SORTED) > 64 else None
+        v = _SORTED[cache_key] = sorted(r["_ns"][key] for r in rows)
+    m = len(v) - 1
+    if m <= 0:
+        return 0.0
+    p = bisect.bisect_left(v, rows[skip]["_ns"][key])  # one occurrence of its value, removed
+
+    def at(i):  # the i-th of the others, in order
+        return v[i] if i < p else v[i + 1]
+    return float(at(m // 2)) if m % 2 else (at(m // 2 - 1) + at(m // 2)) / 2.0
+
+
+def _typical_step(rows):
+    return median([r["_ns"]["step_median_ns"] for r in rows if r["_ns"]["steps"]])
+
+
+def seed_rules(result, rows):
+    out = []
+    coll = result["collectives"]
+    if not (coll["counts_match"] and coll["names_match"]):
+        counts = [r["collectives"] for r in rows]
+        if not coll["counts_match"]:
+            title = "Ranks ran different numbers of collectives (%d to %d)" % (min(counts), max(counts))
+        else:
+            title = "Ranks ran different collectives at position %d" % coll["first_mismatch"]
+        out.append(_finding(
+            "ranks.collective_mismatch", "critical", title,
+            "Every rank of a data-parallel job must issue the same collectives in the same order; "
+            "when they do not, the job hangs or silently desynchronizes (or the traces cover "
+            "different windows of the run).",
+            "Check that every rank takes the same code path (no rank-dependent branches around "
+            "collectives) and that the traces were captured over the same steps.",
+            ranks=[d["rank"] for d in coll["desync"]]))
+    step = _typical_step(rows)
+    if len(rows) >= 2 and coll["matched"]:
+        s = min(range(len(rows)), key=lambda k: (rows[k]["_ns"]["collective_sum_ns"], k))
+        row = rows[s]
+        comm = row["_ns"]["collective_sum_ns"]
+        others = _others(rows, s, "collective_sum_ns")
+        steps = max(1.0, row["_ns"]["steps"])
+        if others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step):
+            cause = "unknown from the traces (look at its timeline against another rank's)"
+            loader_o = _others(rows, s, "dataloader_ns")
+            compute_o = _others(rows, s, "compute_ns")
+            if row["_ns"]["dataloader_ns"] - loader_o > 0.05 * step * steps:
+                cause = "data loading (%s vs %s on the others)" % (_fmt(row["_ns"]["dataloader_ns"]), _fmt(loader_o))
+            elif row["_ns"]["compute_ns"] > 1.1 * compute_o:
+                cause = "compute (%s of kernels vs %s on the others)" % (_fmt(row["_ns"]["compute_ns"]), _fmt(compute_o))
+            elif row["_ns"]["idle_gap_ns"] - _others(rows, s, "idle_gap_ns") > 0.05 * step * steps:
+                cause = "GPU idle gaps inside its steps (%d gaps, %s idle)" % (row["idle_gaps"], _fmt(row["_ns"]["idle_gap_ns"]))
+            out.append(_finding(
+                "ranks.straggler", "warning",
+                "Rank %d is the straggler: its collectives take %s, the others %s" % (row["rank"], _fmt(comm), _fmt(others)),
+                "The other ranks reach each collective first and wait inside it for this rank, so their "
+                "communication kernels run long and its run short: the whole job moves at this rank's pace.",
+                "Compare this rank's timeline with a fast rank's in the same step.",
+                ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
+                its_communication_us=round(comm / 1e3, 3), others_median_us=round(others / 1e3, 3),
+                rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause))
+            ls = result.get("late_start", {})
+            if ls.get("computed"):
+                out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]
+    ls = result.get("late_start", {})
+    if ls.get("computed") and ls["flagged_steps"]:
+        fl = ls["flagged_steps"]
+        best = 0
+        for k in range(1, len(fl)):
+            if fl[k] > fl[best]:
+                best = k
+        steps = rows[best]["_ns"]["steps"]
+        if all(k == best or fl[k] * 2 <= fl[best] for k in range(len(fl))) and steps and fl[best] * 2 >= steps:
+            row = rows[best]
+            out.append(_finding(
+                "ranks.late_start", "info",
+                "Rank %d starts its collectives last (HTA's late-start rule)" % row["rank"],
+                "In most steps this rank reaches the most variable collective later than the others "
+                "(start time relative to its step), which is what a straggler does.",
+                "Read together with the straggler finding; the rank's timeline before the collective "
+                "shows what delays it.", ranks=[row["rank"]], nodes=[row["node"]], kernel=ls["kernel"],
+                rank=row["rank"], steps_flagged=fl[best], steps=steps))
+    if len(rows) >= 2:
+        for k, row in enumerate(rows):
+            ns = row["_ns"]
+            steps = max(1.0, ns["steps"])
+            loader_o = _others(rows, k, "dataloader_ns")
+            if step > 0 and (ns["dataloader_ns"] - loader_o) / steps > 0.05 * step:
+                out.append(_finding(
+                    "ranks.dataloader_skew", "warning",
+                    "Rank %d waits for data longer than the others (%s vs %s)" % (row["rank"], _fmt(ns["dataloader_ns"]), _fmt(loader_o)),
+                    "One rank's input pipeline is slower, and every collective waits for it.",
+                    "More DataLoader workers on that rank; check its storage path and the sharding.",
+                    ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
+                    dataloader_us=round(ns["dataloader_ns"] / 1e3, 3), others_median_us=round(loader_o / 1e3, 3)))
+            compute_o = _others(rows, k, "compute_ns")
+            if compute_o > 0 and ns["compute_ns"] > 1.2 * compute_o and (ns["compute_ns"] - compute_o) / steps > 0.05 * step:
+                out.append(_finding(
+                    "ranks.compute_skew", "warning",
+                    "Rank %d computes longer than the others (%s vs %s of kernels)" % (row["rank"], _fmt(ns["compute_ns"]), _fmt(compute_o)),
+                    "The same model step takes this rank's GPU longer: uneven work (batch shapes) or a "
+                    "slower, throttled or shared GPU.",
+                    "Balance the work per rank; check the GPU's clocks and temperature.",
+                    ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
+                    compute_us=round(ns["compute_ns"] / 1e3, 3), others_median_us=round(compute_o / 1e3, 3)))
+        if step > 0:
+            for k, row in enumerate(rows):
+                ns = row["_ns"]
+                steps = max(1.0, ns["steps"])
+                idle_o = _others(rows, k, "idle_gap_ns")
+                gaps_o = _others(rows, k, "idle_gaps")
+                idle = ns["idle_gap_ns"]
+                if idle <= 2 * idle_o or (idle - idle_o) / steps < 0.05 * step or ns["idle_gaps"] <= gaps_o:
+                    continue
+                out.append(_finding(
+                    "ranks.idle_gap_straggler", "warning",
+                    "Rank %d has extra GPU idle gaps inside its steps (%d gaps, %s idle; the others' "
+                    "median %.0f gaps, %s)" % (row["rank"], ns["idle_gaps"], _fmt(idle), gaps_o, _fmt(idle_o)),
+                    "Between two GPU ops of the same step this rank's GPU waits for its host more often "
+                    "and longer than the other ranks' do, and the collectives after each stall wait for it.",
+                    "Open this rank's timeline at a gap and see what its CPU does there.",
+                    ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
+                    idle_gaps=ns["idle_gaps"], idle_gap_us=round(idle / 1e3, 3)))
+    dup = len({r["rank"] for r in rows}) != len(rows)
+    if rows and (dup or any(r["rank_source"] != "distributedInfo" for r in rows)):
+        out.append(_finding(
+            "ranks.identity", "warning" if dup else "info",
+            "Two files claim the same rank" if dup else "Some ranks were taken from the file name or load order",
+            "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong guess "
+            "misaligns the comparison.",
+            "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or name files rank-N."))
+    return out
+
+
+# -- the fleet's rules --------------------------------------------------------------------------
+
+_METRICS = (
+    ("compute_ns", "compute", "fleet.slow_compute",
+     "computes longer than the fleet", "a slower, throttled or shared GPU, or more work on it",
+     "Check the GPU's clocks, temperature and ECC state (nvidia-smi -q -d CLOCK,PERFORMANCE); "
+     "balance the work per rank."),
+    ("dataloader_ns", "data loading", "fleet.slow_dataloader",
+     "waits for data longer than the fleet", "a slower input pipeline: storage, network or sharding",
+     "More DataLoader workers; check the storage path and the shard sizes."),
+)
+
+
+def fleet_rules(result, rows):
+    out = []
+    if len(rows) < 3:
+        return out
+    nodes = {}
+    for row in rows:
+        nodes.setdefault(row["node"], []).append(row)
+    for key, label, fid, verb, cause, fix in _METRICS:
+        flagged_nodes = set()
+        if len(nodes) >= 3:
+            names = sorted(nodes)
+            vals = [median([r["_ns"][key] for r in nodes[n]]) for n in names]
+            hi, med, scale = robust_high(vals)
+            for k in hi:
+                n = names[k]
+                flagged_nodes.add(n)
+                rks = [r["rank"] for r in nodes[n]]
+                out.append(_finding(
+                    fid + "_node", "warning",
+                    "Node %s %s: %s of %s per rank vs %s (median of nodes), its %d ranks" % (
+                        n, verb, _fmt(vals[k]), label, _fmt(med), len(rks)),
+                    "Every rank of this node is slow the same way, so the cause is the node: %s." % cause,
+                    fix, ranks=rks, nodes=[n], value_us=round(vals[k] / 1e3, 3),
+                    fleet_median_us=round(med / 1e3, 3), robust_z=round((vals[k] - med) / scale, 1)))
+        vals = [r["_ns"][key] for r in rows]
+        hi, med, scale = robust_high(vals)
+        for k in hi:
+            row = rows[k]
+            steps = max(1.0, row["_ns"]["steps"])
+            if row["node"] in flagged_nodes:
+                # Told as its node; named alone only when it stands out among its node's ranks too.
+                peers = [r["_ns"][key] for r in nodes[row["node"]] if r is not row]
+                pm = median(peers) if peers else 0
+                if not peers or vals[k] - pm <= 0.1 * pm or (vals[k] - pm) / steps < 0.05 * step:
+                    continue
+            out.append(_finding(
+                fid, "warning",
+                "Rank %d %s: %s of %s vs %s (fleet median)" % (row["rank"], verb, _fmt(vals[k]), label, _fmt(med)),
+                "One rank is slow and every collective waits for it: %s." % cause,
+                fix, ranks=[row["rank"]], nodes=[row["node"]], value_us=round(vals[k] / 1e3, 3),
+                fleet_median_us=round(med / 1e3, 3), robust_z=round((vals[k] - med) / scale, 1)))
+    desync = result["collectives"]["desync"]
+    if desync:
+        first = desync[0]
+        out.append(_finding(
+            "fleet.collective_desync", "critical",
+            "%d rank%s left the collective sequence of the others (rank %d at position %d: %s, "
+            "the others %s)" % (len(desync), "" if len(desync) == 1 else "s", first["rank"],
+                                first["position"], first["found"], first["expected"]),
+            "A rank issued a different collective than its peers at the same point: the job hangs "
+            "there, or it pairs the wrong buffers and silently computes garbage.",
+            "Look for a rank-dependent branch around collectives; run with "
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL to have it checked at run time.",
+            ranks=[d["rank"] for d in desync], nodes=sorted({r["node"] for r in rows if r["rank"] in {d["rank"] for d in desync}}),
+            positions=[d["position"] for d in desync]))
+    return out
+
+
+_ORDER = {"critical": 0, "warning": 1, "info": 2}
+
+
+def run(result, ranks_internal):
+    rows = ranks_internal
+    _SORTED.clear()
+    found = fleet_rules(result, rows) + seed_rules(result, rows)
+    found.sort(key=lambda f: _ORDER.get(f["severity"], 3))  # stable: rule order within a severity
+    return found

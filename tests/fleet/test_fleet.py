@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""The fleet (fleet/, kinetoscope digest) on a Dask LocalCluster of 2 worker processes.
+
+- the fleet result equals the in-process multi-rank report (kinetoscope report FILES --format
+  json) on the real 8-rank set, number for number;
+- a digest alone equals its trace's own report (kernel moments, findings), and the merged
+  quantile sketch gives the exact fleet-wide kernel medians within its 1% bound;
+- jobs of 64 and 512 ranks with planted problems (examples/fleet/generate.py): the findings
+  name exactly the planted ranks and node;
+- a file that is not a trace is listed with its error, the rest still reported;
+- --report as text and Markdown.
+
+Run: /usr/bin/python3 tests/fleet/test_fleet.py (needs build/native/kinetoscope and Debian's
+python3-distributed). Prints "N passed, M failed" last.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "examples", "fleet"))
+
+from fleet import graph, reduce, write  # noqa: E402
+
+EXE = os.path.join(ROOT, "build", "native", "kinetoscope")
+TRACES = os.path.join(ROOT, "..", "shared", "traces")
+DLRM = sorted(glob.glob(os.path.join(TRACES, "param__dlrm_kineto__worker*.json")))
+CLIENT = None
+CLUSTER = None
+
+
+def client():
+    global CLIENT, CLUSTER
+    if CLIENT is None:
+        from distributed import Client, LocalCluster
+        CLUSTER = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        CLIENT = Client(CLUSTER)
+    return CLIENT
+
+
+def fleet_of(paths):
+    r = reduce.Reducer()
+    facts = graph.run(paths, r, exe=EXE, progress=False, client=client())
+    doc = reduce.finish(r.result(inputs=len(paths)))
+    doc["run"] = facts
+    # What python3 -m fleet writes is JSON: the test reads it back as the page would.
+    return json.loads(json.dumps(doc))
+
+
+def named(doc):
+    ranks, nodes = set(), set()
+    for f in doc["findings"]:
+        ranks.update(f["evidence"].get("ranks", []))
+        if f["id"].endswith("_node"):
+            nodes.update(f["evidence"].get("nodes", []))
+    return ranks, nodes
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class SameAsInProcess(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        out = subprocess.run([EXE, "report"] + DLRM + ["--format", "json"], stdout=subprocess.PIPE,
+                             check=True).stdout
+        cls.mr = json.loads(out)
+        cls.fleet = fleet_of(DLRM)
+
+    def test_rank_rows(self):
+        keys = [k for k in self.mr["ranks"][0] if k not in ("step_mean",)]
+        self.assertEqual(len(self.fleet["ranks"]), 8)
+        for a, b in zip(self.mr["ranks"], self.fleet["ranks"]):
+            for k in keys:
+                self.assertEqual(a[k], b[k], "rank %s %s" % (a["rank"], k))
+
+    def test_collectives(self):
+        a, b = self.mr["collectives"], self.fleet["collectives"]
+        for k in ("counts_match", "names_match", "matched"):
+            self.assertEqual(a[k], b[k], k)
+        self.assertEqual(len(a["rows"]), len(b["rows"]))
+        for x, y in zip(a["rows"], b["rows"]):
+            for k in ("index", "name", "transfer_us", "collective", "dtype", "bytes", "algbw_gbps", "busbw_gbps"):
+                self.assertEqual(x[k], y[k], "collective %d %s" % (x["index"], k))
+            self.assertAlmostEqual(sum(d - x["transfer_us"] for d in x["dur_us"]), y["wait_sum_us"], places=3)
+        for x, y in zip(a["by_name"], b["by_name"]):
+            for k in ("name", "collective", "count", "sized", "bytes", "transfer_us", "wait_us", "busbw_gbps"):
+                self.assertEqual(x[k], y[k], "group %s %s" % (x["name"], k))
+
+    def test_late_start(self):
+        a, b = self.mr["late_start"], self.fleet["late_start"]
+        self.assertTrue(a["computed"])
+        for k in ("computed", "kernel", "flagged_steps"):
+            self.assertEqual(a[k], b[k], k)
+
+    def test_heatmap(self):
+        a, b = self.mr["heatmap"], self.fleet["heatmap"]
+        self.assertEqual(a["steps"], b["steps"])
+        for key_a, key_b in (("step_time_us", "step_time"), ("collective_wait_us", "collective_wait"),
+                             ("compute_us", "compute"), ("dataloader_us", "dataloader")):
+            for ra, rb in zip(a[key_a], b[key_b]):
+                self.assertEqual([None if v is None else round(v) for v in ra], rb, key_a)
+
+    def test_findings(self):
+        def key(f):
+            ev = f["evidence"]
+            return (f["id"], f["severity"], f["title"], ev.get("rank"), ev.get("late_start_flags"), ev.get("steps_flagged"))
+        a = [key(f) for f in self.mr["findings"]]
+        b = [key(f) for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
+        self.assertTrue(a, "the 8-rank set has multi-rank findings to compare")
+        self.assertEqual(a, b)
+
+    def test_kernel_sketch_medians(self):
+        # Exact per-name kernel durations over the 8 traces, read here from the raw JSON.
+        durs = {}
+        for p in DLRM:
+            with open(p) as f:
+                for e in json.load(f)["traceEvents"]:
+                    if e.get("ph") == "X" and e.get("cat") == "kernel":
+                        durs.setdefault(e["name"], []).append(int(round(float(e["dur"]) * 1000)))
+        rows = {r["name"]: r for r in self.fleet["kernels"]["rows"]}
+        checked = 0
+        for name, v in durs.items():
+            if name not in rows:
+                continue
+            v.sort()
+            exact = v[(len(v) - 1) // 2]  # the sketch's lower median
+            r = rows[name]
+            self.assertEqual(r["count"], len(v), name)
+            self.assertAlmostEqual(r["total_us"], sum(v) / 1e3, places=3)
+            self.assertLessEqual(abs(r["median_us"] * 1e3 - exact), 0.0101 * exact + 1, name)
+            checked += 1
+        self.assertGreater(checked, 10)
+
+    def test_digest_alone_equals_its_report(self):
+        p = DLRM[3]
+        d = json.loads(subprocess.run([EXE, "digest", p, "-o", "-"], stdout=subprocess.PIPE, check=True).stdout)
+        rep = json.loads(subprocess.run([EXE, "report", p, "--format", "json"], stdout=subprocess.PIPE,
+                                        check=True).stdout)
+        kern = {r["name"]: r for r in rep["kernels"]["rows"]}
+        self.assertEqual(sum(r[1] for r in d["kernels"]), rep["kernels"]["count"])
+        for name, count, total, lo, hi, sum_sq, sketch in d["kernels"]:
+            k = kern[name]
+            self.assertEqual((count, total / 1e3, lo / 1e3, hi / 1e3),
+                             (k["count"], k["total_us"], k["min_us"], k["max_us"]), name)
+            self.assertEqual(sum(sketch["n"]) + sketch["zero"], count)
+            if count > 1:
+                var = (sum_sq - total * total / count) / (count - 1)
+                self.assertAlmostEqual(var ** 0.5 / 1e3, k["stddev_us"], places=2)
+        self.assertEqual([f["id"] for f in d["findings"]], [f["id"] for f in rep["findings"]])
+        # Its steps and step time are the report's.
+        st = rep["steps"]
+        self.assertEqual(d["steps"], st["count"])
+        self.assertEqual([s[0] for s in d["step_spans"]], [r["number"] for r in st["rows"]])
+        self.assertEqual([(s[2] - s[1]) / 1e3 for s in d["step_spans"]], [r["dur_us"] for r in st["rows"]])
+        self.assertEqual(d["step_median_2ns"] / 2e3, st["median_us"])
+        # Small: a digest is a fraction of its trace.
+        self.assertLess(len(json.dumps(d)), os.path.getsize(p) / 5)
+
+
+class Planted(unittest.TestCase):
+    def check_job(self, n):
+        tmp = tempfile.mkdtemp(prefix="ks_fleet_")
+        try:
+            import generate
+            plan, _ = generate.write_job(tmp, n, seed=7, steps=4, layers=2)
+            doc = fleet_of(graph.expand([tmp]))
+            self.assertEqual(doc["ranks_read"], n)
+            self.assertEqual(doc["failed"], [])
+            want_ranks = {plan["slow_gpu"]["rank"], plan["dataloader_stall"]["rank"], plan["desync"]["rank"]}
+            want_ranks |= set(plan["slow_node"]["ranks"])
+            ranks, nodes = named(doc)
+            self.assertEqual(ranks, want_ranks)
+            self.assertEqual(nodes, {plan["slow_node"]["node"]})
+            by = {}
+            for f in doc["findings"]:
+                by.setdefault(f["id"], []).append(f["evidence"])
+            self.assertEqual([e["ranks"] for e in by["fleet.slow_compute"]], [[plan["slow_gpu"]["rank"]]])
+            self.assertEqual([e["nodes"] for e in by["fleet.slow_compute_node"]], [[plan["slow_node"]["node"]]])
+            self.assertEqual([e["ranks"] for e in by["fleet.slow_dataloader"]], [[plan["dataloader_stall"]["rank"]]])
+            self.assertEqual([e["ranks"] for e in by["fleet.collective_desync"]], [[plan["desync"]["rank"]]])
+            self.assertEqual(by["fleet.collective_desync"][0]["positions"], [plan["desync"]["position"]])
+            self.assertEqual(len(doc["nodes"]), n // 8)
+            self.assertEqual(len(doc["heatmap"]["step_time"]), n)
+            return doc
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_64_ranks(self):
+        self.check_job(64)
+
+    def test_512_ranks(self):
+        self.check_job(512)
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set is absent")
+class Failures(unittest.TestCase):
+    def test_bad_file_listed_rest_reported(self):
+        tmp = tempfile.mkdtemp(prefix="ks_fleet_")
+        try:
+            bad = os.path.join(tmp, "rank-9.json")
+            with open(bad, "w") as f:
+                f.write("hello")
+            doc = fleet_of(DLRM[:3] + [bad])
+            self.assertEqual(doc["ranks_read"], 3)
+            self.assertEqual(len(doc["failed"]), 1)
+            self.assertEqual(doc["failed"][0]["path"], bad)
+            self.assertIn("not_json at byte 0", doc["failed"][0]["error"])
+            text = write.text(doc)
+            self.assertIn("Files that failed (1)", text)
+            self.assertIn("| rank | node |", write.markdown(doc))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_limit_memory_gives_an_error_not_a_crash(self):
+        big = glob.glob(os.path.join(TRACES, "tracelens__xdit_flux.1__*.json.gz"))  # needs ~60 MB
+        if big:
+            ok, msg = graph.digest_task(big[0], EXE, limit_bytes=16 * 2 ** 20)
+            self.assertFalse(ok)
+            self.assertIn("out of memory under --limit-memory 17 MB", msg)
+        ok, text = graph.digest_task(DLRM[0], EXE, limit_bytes=2 * 2 ** 30)
+        self.assertTrue(ok, text)
+        self.assertEqual(json.loads(text)["schema"], "kinetoscope.digest/1")
+
+    def test_cli_on_a_running_cluster_with_relative_paths(self):
+        # --scheduler tcp://...: a cluster started elsewhere (here, the tests' LocalCluster), run
+        # from another directory than the workers': the files must still be found.
+        here = os.path.join(ROOT, "tests", "fleet")
+        rel = [os.path.relpath(p, here) for p in DLRM[:3]]
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        p = subprocess.run([sys.executable, "-m", "fleet"] + rel + ["--scheduler", CLUSTER.scheduler_address if
+                            client() else "", "-o", os.path.join(tempfile.gettempdir(), "ks_fleet_tcp.json"),
+                            "--no-progress", "--kinetoscope", EXE], env=env, cwd=here,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        self.assertIn(b"3 ranks read, 0 failed", p.stderr)
+        os.unlink(os.path.join(tempfile.gettempdir(), "ks_fleet_tcp.json"))
+
+    def test_cli_end_to_end(self):
+        tmp = tempfile.mkdtemp(prefix="ks_fleet_")
+        try:
+            out = os.path.join(tmp, "fleet.json")
+            env = dict(os.environ, PYTHONPATH=ROOT)
+            p = subprocess.run([sys.executable, "-m", "fleet"] + DLRM[:4] + ["--scheduler", "local:2", "-o", out,
+                                "--limit-memory", "2GB", "--kinetoscope", EXE], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self.assertEqual(p.returncode, 0, p.stderr.decode())
+            self.assertIn(b"4 ranks read, 0 failed", p.stderr)
+            rep = subprocess.run([sys.executable, "-m", "fleet", "--report", out, "--format", "md"], env=env,
+                                 stdout=subprocess.PIPE, check=True).stdout.decode()
+            self.assertIn("# Fleet: 4 ranks", rep)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if not os.path.exists(EXE):
+        print("tests/fleet: build/native/kinetoscope is missing (make native first)")
+        sys.exit(1)
+    res = unittest.main(exit=False, verbosity=1).result
+    bad = len(res.failures) + len(res.errors)
+    if CLIENT is not None:
+        CLIENT.close()
+        CLUSTER.close()
+    print("%d passed, %d failed" % (res.testsRun - bad - len(res.skipped), bad))
+    sys.exit(1 if bad else 0)
