@@ -139,9 +139,10 @@ class Session {
   // (as worker.js projects a JSON trace's events after its first 16 MB), not minutes later when
   // memory runs out. The events are estimated from the event tables' largest rowid (exports are
   // written once, so rowids are 1..rows; max(rowid) is one B-tree descent, not a scan) at
-  // kModelBytesPerNsysEvent each: measured 1.85 GB of WASM heap for 8,474,598 events of the real
-  // CloverLeaf mix (docs/performance.md, "Nsight Systems exports").
-  static constexpr uint64_t kModelBytesPerNsysEvent = 220;
+  // kModelBytesPerNsysEvent each: measured 2.75 GB of WASM heap (127 bytes per event) for
+  // 21,602,832 events of the real CloverLeaf mix, report and stats tables (docs/performance.md,
+  // "Nsight Systems exports"), with ~10% to spare; 220 before the import reserved its columns.
+  static constexpr uint64_t kModelBytesPerNsysEvent = 140;
   static constexpr uint64_t kWasmMaxBytes = uint64_t{4} << 30;
   // Only files of kProbeFromBytes or more are probed: a smaller one cannot hold that many rows
   // (~20 bytes a row at the least), and the probe fills SQLite's page cache, which would change

@@ -81,7 +81,18 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
   bool refilling = false;
   int32_t refill_call = -1;
   int64_t refill_until_ns = INT64_MIN;
-  std::vector<CausedGap> all;
+  // The longest gaps (the first of equal ones first, as a stable sort by length would give), kept
+  // while the gaps are found rather than all gaps gathered and sorted: a trace of millions of
+  // kernels has millions of gaps, and that vector was a large share of a report's peak memory.
+  constexpr size_t kExamples = 5;
+  auto keep_longest = [](std::vector<CausedGap>* top, const CausedGap& g, size_t n) {
+    if (top->size() == n && g.length() <= top->back().length()) return;
+    auto at = std::upper_bound(top->begin(), top->end(), g.length(),
+                               [](int64_t len, const CausedGap& x) { return len > x.length(); });
+    top->insert(at, g);
+    if (top->size() > n) top->pop_back();
+  };
+  std::vector<CausedGap> largest;
   for (const Interval& w : windows) {
     r.window_ns += w.length();
     // Does the CPU get ahead of the GPU in this window at all?
@@ -143,21 +154,13 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
       }
       r.idle_ns[static_cast<int>(g.cause)] += g.length();
       ++r.gaps[static_cast<int>(g.cause)];
-      all.push_back(g);
+      keep_longest(&largest, g, 10);
+      keep_longest(&r.examples[static_cast<int>(g.cause)], g, kExamples);
+      if (g.cause == GapCause::kHostWait && g.length() < kLaunchGapNs)
+        keep_longest(&r.short_host_wait_examples, g, kExamples);
     }
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const CausedGap& a, const CausedGap& b) { return a.length() > b.length(); });
-  constexpr size_t kExamples = 5;
-  for (const CausedGap& g : all) {
-    std::vector<CausedGap>& of_cause = r.examples[static_cast<int>(g.cause)];
-    if (of_cause.size() < kExamples) of_cause.push_back(g);
-    if (g.cause == GapCause::kHostWait && g.length() < kLaunchGapNs &&
-        r.short_host_wait_examples.size() < kExamples)
-      r.short_host_wait_examples.push_back(g);
-  }
-  if (all.size() > 10) all.resize(10);
-  r.largest = std::move(all);
+  r.largest = std::move(largest);
   return r;
 }
 

@@ -85,21 +85,10 @@ StepRole role_of(const Trace& t, uint32_t i, KernelCache& comm_kernel, CpuCache&
 StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
   const SliceTable& s = t.slices;
   StepBreakdown r;
-  std::vector<Interval> by_role[kStepRoles - 1];
   auto comm_kernel = make_name_cache(t, [](std::string_view n) {
     return hta_category(SliceKind::kKernel, n) == HtaCategory::kCommunication ? 1 : 0;
   });
   auto cpu = make_name_cache(t, [](std::string_view n) { return static_cast<int>(cpu_role(n)); });
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    StepRole role = role_of(t, i, comm_kernel, cpu);
-    if (role != StepRole::kOther) by_role[static_cast<int>(role)].push_back({s.ts[i], s.end(i)});
-  }
-  // claimed[k]: the union of roles 0..k, so role k's share is |claimed[k]| - |claimed[k-1]|.
-  std::vector<Interval> claimed[kStepRoles - 1];
-  for (int k = 0; k < kStepRoles - 1; ++k) {
-    std::vector<Interval> role = merge_intervals(std::move(by_role[k]));
-    claimed[k] = k == 0 ? std::move(role) : unite(claimed[k - 1], role);
-  }
   if (steps.steps.empty()) {
     r.whole_trace = true;
     StepParts p;
@@ -115,14 +104,32 @@ StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
       r.steps.push_back(p);
     }
   }
-  for (StepParts& p : r.steps) {
-    int64_t before = 0;
-    for (int k = 0; k < kStepRoles - 1; ++k) {
-      int64_t upto = length_within(claimed[k], p.begin_ns, p.end_ns);
-      p.ns[k] = upto - before;
-      before = upto;
+  // claimed: the union of roles 0..k, so role k's share is |claimed[k]| - |claimed[k-1]|. One
+  // role at a time, and only the last union kept: holding every role's intervals and every union
+  // at once was the largest allocation of a report (263 MB of 1.38 GB at 8.5 M slices).
+  std::vector<int64_t> before(r.steps.size(), 0);
+  std::vector<Interval> claimed;
+  for (int k = 0; k < kStepRoles - 1; ++k) {
+    std::vector<Interval> role;
+    size_t n = 0;  // counted first: reserved exactly, not grown to up to twice the size
+    for (uint32_t i = 0; i < s.size(); ++i)
+      n += static_cast<int>(role_of(t, i, comm_kernel, cpu)) == k;
+    role.reserve(n);
+    for (uint32_t i = 0; i < s.size(); ++i)
+      if (static_cast<int>(role_of(t, i, comm_kernel, cpu)) == k)
+        role.push_back({s.ts[i], s.end(i)});
+    role = merge_intervals(std::move(role));
+    claimed = k == 0 ? std::move(role) : unite(claimed, role);
+    for (size_t j = 0; j < r.steps.size(); ++j) {
+      StepParts& p = r.steps[j];
+      int64_t upto = length_within(claimed, p.begin_ns, p.end_ns);
+      p.ns[k] = upto - before[j];
+      before[j] = upto;
     }
-    p.ns[kStepRoles - 1] = (p.end_ns - p.begin_ns) - before;
+  }
+  for (size_t j = 0; j < r.steps.size(); ++j) {
+    StepParts& p = r.steps[j];
+    p.ns[kStepRoles - 1] = (p.end_ns - p.begin_ns) - before[j];
     for (int k = 0; k < kStepRoles; ++k) r.total_ns[k] += p.ns[k];
     r.window_ns += p.end_ns - p.begin_ns;
   }

@@ -65,6 +65,11 @@ class TraceBuilder {
     f.phase.push_back(ph);
     f.binds_enclosing.push_back(binds_enclosing);
   }
+  // Room for this many more slices and flows, for importers that know their row counts up front
+  // (Nsight Systems exports; launch_infos: kernels and copies): columns grown by push_back hold up
+  // to twice what they use, and each doubling briefly holds old and new, which set the peak memory
+  // of a large import.
+  void reserve(size_t slices, size_t flows, size_t launch_infos);
   void add_counter(std::string_view pid_text, int64_t ts, std::string_view series, double value);
   void add_instant(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
                    char scope, int64_t mem_bytes, int64_t total_allocated, int64_t total_reserved,

@@ -148,23 +148,23 @@ async function main() {
     reports.delete();
     imported.forEach((r) => r.close());
   }
-  // Too large for a page: an export whose event tables' rowids say ~25 million events is refused
+  // Too large for a page: an export whose event tables' rowids say ~40 million events is refused
   // before it is read (wasm/bindings.cpp too_large_export), not minutes later out of memory. Built
-  // here: the real export with one runtime row at rowid 25,000,000, padded (sparse) to 300 MB,
+  // here: the real export with one runtime row at rowid 40,000,000, padded (sparse) to 300 MB,
   // the size from which the page probes.
   if (fs.existsSync(realExport)) {
-    const big = path.join(root, 'build', 'nsys_rowid_25m.sqlite');
+    const big = path.join(root, 'build', 'nsys_rowid_40m.sqlite');
     const py = `import sqlite3,sys,os
 src=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro',uri=True); dst=sqlite3.connect(sys.argv[2]); src.backup(dst)
-dst.execute('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (rowid, start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId) SELECT 25000000, start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1')
+dst.execute('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (rowid, start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId) SELECT 40000000, start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1')
 dst.commit(); dst.close(); os.truncate(sys.argv[2], 300 << 20)`;
     if (fs.existsSync(big)) fs.unlinkSync(big);
     const made = spawnSync('/usr/bin/python3', ['-c', py, realExport, big]);
     if (made.status !== 0) throw new Error(`could not build ${big}: ${made.stderr}`);
     const r = importFile(Module, big);
     const err = r.ok ? null : JSON.parse(r.session.errorJson());
-    check('rowid 25M export refused as too_large', err && err.code, 'too_large');
-    check('too_large says to use the CLI', String(err && /about 25 million events.*kinetoscope report nsys_rowid_25m\.sqlite$/.test(err.message)), 'true');
+    check('rowid 40M export refused as too_large', err && err.code, 'too_large');
+    check('too_large says to use the CLI', String(err && /about 40 million events.*kinetoscope report nsys_rowid_40m\.sqlite$/.test(err.message)), 'true');
     check('too_large before reading the file', String(r.st.bytes < 32 << 20), 'true');
     r.close();
     fs.unlinkSync(big);

@@ -14,8 +14,10 @@
 // noted in Diagnostics, never fatal, since the schema changes between nsys versions.
 #include "import/nsys_sqlite/nsys_importer.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
@@ -205,6 +207,39 @@ std::string describe_contents(const NsysDatabase& db) {
   return out.empty() ? "no data tables" : out;
 }
 
+// The slices and flows a large export will add, reserved before reading it: the columns then hold
+// what they use instead of up to twice that (push_back doubles), and no doubling briefly holds
+// old and new. Rows are counted as max(rowid) (exports are written once, rowids 1..rows: one
+// B-tree descent, not a scan), bounded by the file's size (a row takes more than 16 bytes) so a
+// hostile rowid cannot ask for more. Only files of kReserveFromBytes or more are probed: the probe
+// reads pages, which would change the "last page read" a small damaged file's error names.
+void reserve_rows(Context& c) {
+  static constexpr uint64_t kReserveFromBytes = uint64_t{64} << 20;
+  const uint64_t size = c.db.file_size();
+  if (size < kReserveFromBytes) return;
+  auto rows = [&](const char* table) -> uint64_t {
+    if (!c.db.has_table(table)) return 0;
+    sqlite3_stmt* st = nullptr;
+    uint64_t n = 0;
+    c.db.begin_query();
+    const std::string sql = std::string("SELECT max(rowid) FROM \"") + table + "\"";
+    if (sqlite3_prepare_v2(c.db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      n = static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
+    sqlite3_finalize(st);  // a failure here is the table reader's to report, with its context
+    return std::min(n, size / 16);
+  };
+  const uint64_t kernels = rows("CUPTI_ACTIVITY_KIND_KERNEL");
+  const uint64_t gpu_ops =
+      kernels + rows("CUPTI_ACTIVITY_KIND_MEMCPY") + rows("CUPTI_ACTIVITY_KIND_MEMSET");
+  const uint64_t slices = gpu_ops + rows("CUPTI_ACTIVITY_KIND_RUNTIME") +
+                          rows("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") + rows("NVTX_EVENTS") +
+                          rows("OSRT_API");
+  // Each GPU op with a launch gets a flow pair; finalize() gives back what was not used.
+  c.b.reserve(std::min(slices, size / 16), std::min(2 * gpu_ops, size / 8),
+              std::min(gpu_ops, size / 16));
+}
+
 }  // namespace
 
 std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
@@ -237,10 +272,14 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   Context c(db, trace.get(), error);
   bool ok = read_export_meta(c) && read_session_start(c) &&
             c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
-            read_rank_from_env(c) && nsys::read_runtime(c) && nsys::read_kernels(c) &&
-            nsys::read_memcpy(c) && nsys::read_memset(c) && nsys::read_sync(c) &&
-            nsys::read_nvtx(c) && nsys::read_osrt(c) && nsys::read_gpu_metrics(c);
+            read_rank_from_env(c) && (reserve_rows(c), true) && nsys::read_runtime(c) &&
+            nsys::read_kernels(c) && nsys::read_memcpy(c) && nsys::read_memset(c) &&
+            nsys::read_sync(c) && nsys::read_nvtx(c) && nsys::read_osrt(c) &&
+            nsys::read_gpu_metrics(c);
   if (!ok) return nullptr;
+  // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
+  // finalize() sorts, the peak of the import.
+  std::unordered_map<uint64_t, nsys::Launch>().swap(c.launches);
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
