@@ -534,7 +534,7 @@ function tests(tmp) {
       await openTimeline(page);
       const names = async () => (await tl(page, () => window.kinetoscope.timeline.state().lanes)).map((l) => l.name);
       const before = await names();
-      const bookkeeping = (n) => /^Spans|^Traces|^PyTorch Profiler$|^Trace PyTorch Profiler$|^Process  ?\(\)|^ \(\)/.test(n);
+      const bookkeeping = (n) => /^Process (Spans|Traces)?$|PyTorch Profiler|^thread $/.test(n);
       check(!before.some(bookkeeping), `bookkeeping lanes drawn: ${before.filter(bookkeeping).join(', ')}`);
       check(before.some((n) => /^stream /.test(n)), `the real lanes are gone too: ${before.join(', ')}`);
       const button = page.locator('.tl-sparse');
@@ -548,8 +548,7 @@ function tests(tmp) {
       await tl(page, () => window.kinetoscope.timeline.settled());
       const after = await names();
       check(after.length >= before.length + 3, `show brought back ${after.length - before.length} lanes`);
-      check(after.some((n) => n === 'PyTorch Profiler') && after.some((n) => /Spans/.test(n)), `no Spans lane after show: ${after.join(', ')}`);
-      check(after.some((n) => /Traces/.test(n)), `no Traces lane after show: ${after.join(', ')}`);
+      for (const want of ['Process Spans', 'thread PyTorch Profiler', 'Process Traces', 'thread Trace PyTorch Profiler', 'Process ']) check(after.includes(want), `no "${want}" lane after show: ${after.join(', ')}`);
       check(/^hide 3 sparse tracks$/.test((await button.textContent()).trim()), `after show the control says "${await button.textContent()}"`);
       await shot(page, '7-sparse-shown');
       await button.click();
