@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/: the page as a static site any team can host (make dist; docs/sharing.md).
 //
-//   node scripts/dist.mjs [--wasm build/dist-wasm/wasm] [--web web] [--out dist]
+//   node scripts/dist.mjs [--wasm build/dist-wasm/wasm] [--web web] [--out dist] [--embed-origin ORIGIN]...
 //
 // dist/index.html ...   web/ as it is (ES modules, relative paths only) with the WASM build in
 //                       wasm/: works from any static host and any sub-path, no build step there
@@ -11,6 +11,12 @@
 //                       Blob worker. Its CSP allows exactly its own inline script and style (sha256
 //                       hashes), blob: workers and WebAssembly.
 // dist/examples/demo/   the bundled example trace (the welcome page links to it)
+// dist/_headers         frame-ancestors for hosts that read a _headers file (Netlify, Cloudflare
+//                       Pages); other hosts must send it themselves (docs/sharing.md, "Embedding")
+//
+// --embed-origin (repeatable): an origin allowed to embed the page and drive it by postMessage,
+// written into both pages as <meta name="kinetoscope-embed-origins"> (web/share/embed.js) and
+// into _headers' frame-ancestors.
 //
 // Node 20, no dependencies. It prints the size of every file (raw and gzipped).
 import { createHash } from 'node:crypto';
@@ -31,15 +37,24 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const opts = { wasm: 'build/dist-wasm/wasm', web: 'web', out: 'dist' };
+  const opts = { wasm: 'build/dist-wasm/wasm', web: 'web', out: 'dist', embedOrigins: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${a} needs a value`));
     if (a === '--wasm') opts.wasm = value();
     else if (a === '--web') opts.web = value();
     else if (a === '--out') opts.out = value();
-    else if (a === '-h' || a === '--help') {
-      console.log('usage: node scripts/dist.mjs [--wasm DIR] [--web DIR] [--out DIR]');
+    else if (a === '--embed-origin') {
+      let o = null;
+      try {
+        o = new URL(value()).origin;
+      } catch {
+        // below
+      }
+      if (!o || o === 'null' || !/^https?:/.test(o)) fail('--embed-origin takes an http(s) origin, e.g. https://host.example');
+      opts.embedOrigins.push(o);
+    }    else if (a === '-h' || a === '--help') {
+      console.log('usage: node scripts/dist.mjs [--wasm DIR] [--web DIR] [--out DIR] [--embed-origin ORIGIN]...');
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -313,7 +328,13 @@ function main() {
   cpSync(opts.web, opts.out, { recursive: true });
   mkdirSync(join(opts.out, 'wasm'));
   for (const f of ['kinetoscope_wasm.js', 'kinetoscope_wasm.wasm']) cpSync(join(opts.wasm, f), join(opts.out, 'wasm', f));
-  const indexHtml = readFileSync(join(opts.web, 'index.html'), 'utf8');
+  let indexHtml = readFileSync(join(opts.web, 'index.html'), 'utf8');
+  if (opts.embedOrigins.length) {
+    const meta = `<meta name="kinetoscope-embed-origins" content="${opts.embedOrigins.join(' ')}">`;
+    const withMeta = indexHtml.replace(/(<meta http-equiv="Content-Security-Policy"[^>]*>)/, (m) => `${m}\n${meta}`);
+    if (withMeta === indexHtml) fail('index.html has no <meta http-equiv="Content-Security-Policy"> to put the embed origins after');
+    indexHtml = withMeta;
+  }
   let offline = '<p>Offline: <a href="kinetoscope.html" download>kinetoscope.html</a> is this page as one file that works without a network (open it by double-click).';
   if (existsSync(join(ROOT, DEMO))) {
     cpSync(join(ROOT, DEMO), join(opts.out, DEMO));
@@ -321,6 +342,8 @@ function main() {
   }
   writeFileSync(join(opts.out, 'index.html'), indexHtml.replace(/<!-- dist:offline-link[^>]*-->/, () => `${offline}</p>`));
   writeFileSync(join(opts.out, '.nojekyll'), ''); // GitHub Pages: serve every file as it is
+  const ancestors = ["'self'", ...opts.embedOrigins].join(' ');
+  writeFileSync(join(opts.out, '_headers'), `/*\n  Content-Security-Policy: frame-ancestors ${ancestors}\n  X-Content-Type-Options: nosniff\n`);
 
   // The single file carries the example trace itself (it cannot fetch one): web/views/welcome.js.
   let single = singleFile(opts, indexHtml);

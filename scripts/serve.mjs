@@ -3,6 +3,7 @@
 //
 //   node scripts/serve.mjs [--port 8000] [--host 127.0.0.1] [--root web]
 //                          [--map /wasm=build/wasm] [--map /examples=examples] [--open-path /?url=...]
+//                          [--embed-origin https://host.example]...
 //
 // The page lives in web/; built files stay in build/ and are mapped in (/wasm -> build/wasm), so
 // nothing generated is ever written into web/. Files are served byte for byte: a .gz is sent as
@@ -18,6 +19,9 @@ import { resolve, sep, extname, join } from 'node:path';
 const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self' blob:; " +
   "img-src 'self' data: blob:; style-src 'self'; object-src 'none'; base-uri 'none'";
+// Who may frame the page: this origin, and each --embed-origin (docs/sharing.md, "Embedding").
+// frame-ancestors only works as a header (a <meta> policy ignores it), so static hosts must send it.
+const frameAncestors = (origins) => `frame-ancestors 'self'${origins.map((o) => ' ' + o).join('')}`;
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -35,7 +39,7 @@ const MIME = {
 };
 
 function parseArgs(argv) {
-  const opts = { port: 8000, host: '127.0.0.1', root: 'web', maps: [], openPath: '/' };
+  const opts = { port: 8000, host: '127.0.0.1', root: 'web', maps: [], openPath: '/', embedOrigins: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -46,12 +50,21 @@ function parseArgs(argv) {
     else if (a === '--host') opts.host = value();
     else if (a === '--root') opts.root = value();
     else if (a === '--open-path') opts.openPath = value();
-    else if (a === '--map') {
+    else if (a === '--embed-origin') {
+      let o = null;
+      try {
+        o = new URL(value()).origin;
+      } catch {
+        // below
+      }
+      if (!o || o === 'null' || !/^https?:/.test(o)) fail('--embed-origin takes an http(s) origin, e.g. https://host.example');
+      opts.embedOrigins.push(o);
+    }    else if (a === '--map') {
       const m = /^(\/[^=]*)=(.+)$/.exec(value());
       if (!m) fail('--map takes /PREFIX=DIR');
       opts.maps.push({ prefix: m[1].replace(/\/+$/, ''), dir: resolve(m[2]) });
     } else if (a === '-h' || a === '--help') {
-      console.log('usage: node scripts/serve.mjs [--port N] [--host H] [--root DIR] [--map /PREFIX=DIR]... [--open-path PATH]');
+      console.log('usage: node scripts/serve.mjs [--port N] [--host H] [--root DIR] [--map /PREFIX=DIR]... [--open-path PATH] [--embed-origin ORIGIN]...');
       process.exit(0);
     } else fail(`unknown argument ${a}`);
   }
@@ -123,7 +136,7 @@ async function handle(req, res, opts) {
     // Development server: always revalidate, so a rebuilt .wasm is never served stale.
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': CSP,
+    'Content-Security-Policy': `${CSP}; ${frameAncestors(opts.embedOrigins)}`,
   });
   if (req.method === 'HEAD') return res.end();
   const stream = createReadStream(file);

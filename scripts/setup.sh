@@ -14,7 +14,7 @@ need_pkgs=()
 want() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$1"); }
 # firefox-esr: the dist tests run the page in Firefox too (playwright-core drives it over WebDriver BiDi).
 # libsqlite3-dev: Nsight Systems exports natively; tcl builds SQLite's amalgamation for the WASM build.
-for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev libsqlite3-dev sqlite3 tcl catch2 emscripten chromium firefox-esr dpkg-dev nodejs; do want "$p"; done
+for p in g++ make cmake ninja-build pkg-config zlib1g-dev libsimdjson-dev libsqlite3-dev sqlite3 tcl catch2 emscripten chromium firefox-esr dpkg-dev nodejs cmark-gfm; do want "$p"; done
 # The fleet (fleet/, docs/fleet.md): Dask's scheduler and workers, for Debian's python3.
 want python3-distributed
 # Debian's nodejs comes without npm (NodeSource's includes it).

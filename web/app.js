@@ -272,11 +272,13 @@ function begin(fields) {
 }
 
 function showProgress(p) {
-  const parts = [`Reading ${job.name}`];
+  // The worker names its stage: a long build or analysis must not look like a stuck read.
+  const verb = { building: 'Building the model of', analysing: 'Analysing' }[p.stage] || 'Reading';
+  const parts = [`${verb} ${job.name}`];
   parts.push(p.total ? `${fmtBytes(p.read)} of ${fmtBytes(p.total)}` : `${fmtBytes(p.read)}`);
   if (p.bytes && p.bytes !== p.read) parts.push(`${fmtBytes(p.bytes)} of JSON`);
   if (p.events) parts.push(`${fmtInt(p.events)} events`);
-  ui.statusText.textContent = parts.join(' · ');
+  ui.statusText.textContent = neutral(parts.join(' · '));
   if (p.total) {
     ui.progress.max = p.total;
     ui.progress.value = Math.min(p.read, p.total);

@@ -12,7 +12,8 @@
 //               {type:'combine'|'diff', ...}    several files at once (see combinable() below)
 //               {type:'step-range', id, name}   the last loaded trace's report with steps from the
 //                                                ranges named `name` (see stepRange())
-// Messages out: {type:'progress', id, read, total, bytes, events}   at most every ~100 ms
+// Messages out: {type:'progress', id, stage, read, total, bytes, events}   at most every ~100 ms;
+//               stage 'reading', 'building' or 'analysing'
 //               {type:'report', id, json, markdown, timings[, nsys]} the report as JSON and Markdown text
 //               {type:'stats', id, json, ms}                       after the report of an Nsight Systems
 //                                                                  export: its `nsys stats` tables
@@ -112,9 +113,15 @@ async function openSource(msg) {
   if (msg.blob) return { stream: msg.blob.stream(), total: msg.blob.size };
   let resp;
   try {
-    resp = await fetch(msg.url);
+    // redirect: 'error': a same-origin URL that redirects elsewhere must not bring in another
+    // origin's file (the page's <meta> CSP does not bind this worker on hosts that send no CSP
+    // header, e.g. GitHub Pages). The check of resp.url is for browsers that ignore the option.
+    resp = await fetch(msg.url, { redirect: 'error', credentials: 'same-origin' });
   } catch (e) {
-    throw new JobError('fetch_failed', `could not fetch ${msg.name}: ${e.message}`);
+    throw new JobError('fetch_failed', `could not fetch ${msg.name}: ${e.message} (redirects are refused)`);
+  }
+  if (resp.redirected || (resp.url && new URL(resp.url).origin !== new URL(msg.url, self.location.href).origin)) {
+    throw new JobError('fetch_failed', `could not fetch ${msg.name}: it redirected to another address (refused)`);
   }
   if (!resp.ok || !resp.body) {
     throw new JobError('fetch_failed', `could not fetch ${msg.name}: HTTP ${resp.status} ${resp.statusText}`.trim());
@@ -284,10 +291,12 @@ async function run(msg) {
   let session = null;
   let gzip = false;
   let total = 0;
-  const progress = () => {
+  // stage: 'reading', then 'building' (finish(): pairing, sorting, the model) and 'analysing'
+  // (the report), each said before the call that can take long on a large or degenerate trace.
+  const progress = (stage = 'reading') => {
     const p = session ? parseJson(session.progressJson(), {}) : {};
     const h = helper && !helper.done ? helper : { read: 0, events: 0 }; // the helper's part so far
-    self.postMessage({ type: 'progress', id: job.id, read: read + h.read, total, bytes: (p.bytes || 0) + h.read, events: (p.events || 0) + h.events });
+    self.postMessage({ type: 'progress', id: job.id, stage, read: read + h.read, total, bytes: (p.bytes || 0) + h.read, events: (p.events || 0) + h.events });
   };
   let M = null;
   try {
@@ -465,9 +474,10 @@ async function run(msg) {
     timings.read_wait_ms = Math.round(timings.read_wait_ms);
     timings.feed_ms = Math.round(timings.feed_ms);
     if (job.unzip && job.unzip.helperMs) timings.unzip_ms = job.unzip.helperMs;
+    progress('building');
     const ok = session.finish();
     mark('finished');
-    progress();
+    progress('analysing');
     const json = ok ? session.reportJson() : '';
     mark('report_json');
     if (ok && json) {

@@ -6,6 +6,10 @@
 'use strict';
 
 const kinetoscope = new URL(new URLSearchParams(location.search).get('kinetoscope') || '../../dist/', location.href);
+// Kinetoscope answers only origins it allows: its own, those its host configured, and ?embed=.
+// A host at an opaque origin (this page opened from file://) is never answered: serve it over
+// http(s) (node scripts/serve.mjs) to try it.
+if (location.origin !== 'null' && location.origin !== kinetoscope.origin) kinetoscope.searchParams.append('embed', location.origin);
 // A file:// Kinetoscope has an opaque origin ('null'), which postMessage can only reach with '*'.
 const targetOrigin = kinetoscope.origin === 'null' ? '*' : kinetoscope.origin;
 const $ = (id) => document.getElementById(id);

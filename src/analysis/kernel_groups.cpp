@@ -9,11 +9,20 @@ namespace ks {
 
 namespace {
 
-StringId innermost_gpu_annotation(const Trace& t, uint32_t slice) {
-  for (int32_t p = t.slices.parent[slice]; p >= 0; p = t.slices.parent[static_cast<size_t>(p)])
-    if (t.slices.kind[static_cast<size_t>(p)] == SliceKind::kGpuUserAnnotation)
-      return t.slices.name[static_cast<size_t>(p)];
-  return 0;
+// The innermost enclosing gpu_user_annotation of every slice (0: none), in one pass: slices are
+// sorted per track by start, longer first, so a parent's index is below its children's and its
+// answer is ready. Walking each kernel's parent chain instead costs depth per kernel: N nested
+// identical kernels (one stream, one timestamp) took N^2 steps, minutes for a 92 KB file.
+std::vector<StringId> innermost_gpu_annotations(const Trace& t) {
+  const SliceTable& s = t.slices;
+  std::vector<StringId> note(s.size(), 0);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const int32_t p = s.parent[i];
+    if (p < 0) continue;
+    const size_t u = static_cast<size_t>(p);
+    note[i] = s.kind[u] == SliceKind::kGpuUserAnnotation ? s.name[u] : note[u];
+  }
+  return note;
 }
 
 }  // namespace
@@ -30,13 +39,14 @@ KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
     return static_cast<int>(kernel_class(SliceKind::kKernel, name)) |
            static_cast<int>(hta_category(SliceKind::kKernel, name)) << 4;
   });
+  const std::vector<StringId> notes = innermost_gpu_annotations(t);
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kKernel || !op_counted(included, i)) continue;
     const int code = classify(s.name[i]);
     const KernelClass k = static_cast<KernelClass>(code & 15);
     by_class[static_cast<size_t>(k)].push_back(s.dur[i]);
     category[static_cast<size_t>(k)] = static_cast<HtaCategory>(code >> 4);
-    const StringId note = innermost_gpu_annotation(t, i);
+    const StringId note = notes[i];
     if (note != 0) r.has_annotations = true;
     by_annotation.add(note, s.dur[i]);
     r.total_ns += s.dur[i];

@@ -52,4 +52,32 @@ std::vector<StringId> enclosing_cpu_ops(const Trace& t, uint32_t slice, size_t m
   return chain;
 }
 
+const std::vector<StringId>& EnclosingCpuOps::of(uint32_t slice) {
+  auto found = memo_.find(slice);
+  if (found != memo_.end()) return found->second;
+  // Up the chain to the first slice already known (or the top), then back down filling in.
+  std::vector<uint32_t> path;
+  const std::vector<StringId>* known = nullptr;
+  static const std::vector<StringId> kNone;
+  for (int32_t at = static_cast<int32_t>(slice); at >= 0;
+       at = t_.slices.parent[static_cast<size_t>(at)]) {
+    auto it = memo_.find(static_cast<uint32_t>(at));
+    if (it != memo_.end()) {
+      known = &it->second;
+      break;
+    }
+    path.push_back(static_cast<uint32_t>(at));
+  }
+  std::vector<StringId> chain = known ? *known : kNone;
+  for (size_t k = path.size(); k-- > 0;) {
+    const uint32_t x = path[k];
+    const int32_t p = t_.slices.parent[x];
+    if (p >= 0 && chain.size() < max_depth_ &&
+        t_.slices.kind[static_cast<size_t>(p)] == SliceKind::kCpuOp)
+      chain.push_back(t_.slices.name[static_cast<size_t>(p)]);
+    memo_[x] = chain;
+  }
+  return memo_[slice];
+}
+
 }  // namespace ks

@@ -61,6 +61,7 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   if (steps.steps.empty()) return r;
   std::map<std::string, CopyOrigin> origins;
   std::vector<bool> step_has(steps.steps.size(), false);
+  EnclosingCpuOps enclosing(t, 4);
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (s.kind[g] != SliceKind::kMemcpy) continue;
     if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;
@@ -68,9 +69,8 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     if (si < 0) continue;
     step_has[static_cast<size_t>(si)] = true;
     int32_t launcher = join.partner[g];
-    std::string key = launcher >= 0
-                          ? chain_text(t, enclosing_cpu_ops(t, static_cast<uint32_t>(launcher), 4))
-                          : std::string("(launch not recorded)");
+    std::string key = launcher >= 0 ? chain_text(t, enclosing.of(static_cast<uint32_t>(launcher)))
+                                    : std::string("(launch not recorded)");
     CopyOrigin& o = origins[key];
     o.cpu_ops = key;
     ++o.count;

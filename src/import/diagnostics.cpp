@@ -76,6 +76,9 @@ const DiagInfo kInfos[] = {
      "Name ids with no StringIds row were shown as '<unknown>'."},
     {"nsys_rank_from_env", S::kInfo,
      "The rank was read from the process environment the export recorded."},
+    {"lone_surrogate", S::kWarning,
+     "Escapes of half a UTF-16 surrogate pair (\\ud800) were read as U+FFFD; the events were "
+     "kept."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

@@ -51,6 +51,7 @@ enum class Diag {
   kNsysBadRow,           // a row without a usable start/end (NULL, or end before start)
   kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
   kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
+  kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
   kCount
 };
 

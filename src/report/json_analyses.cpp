@@ -299,7 +299,8 @@ void write_memory(W& w, const Trace& t, const MemoryUsage& m) {
 
 void write_named_rows(W& w, const Trace& t, const NamedStatsTable& table, const char* empty_name) {
   w.key("rows").begin_array();
-  for (const NamedStatsRow& r : table.rows) {
+  for (size_t i = 0; i < table.rows.size() && i < kMaxTableRows; ++i) {
+    const NamedStatsRow& r = table.rows[i];
     w.begin_object();
     if (r.grouped)
       w.field("name", kProfilerStepGroup);
@@ -312,6 +313,7 @@ void write_named_rows(W& w, const Trace& t, const NamedStatsTable& table, const 
     w.end_object();
   }
   w.end_array();
+  write_omitted_rows(w, table.rows, [](const NamedStatsRow& r) { return r.stats.total_ns; });
 }
 
 void write_named_table(W& w, const Trace& t, const char* key, const NamedStatsTable& table) {
@@ -351,7 +353,8 @@ void write_cpu_ops(W& w, const Trace& t, const CpuOpSummary& c) {
   w.field("count", c.count);
   w.field_micros("self_us", c.self_ns);
   w.key("rows").begin_array();
-  for (const CpuOpRow& r : c.rows) {
+  for (size_t i = 0; i < c.rows.size() && i < kMaxTableRows; ++i) {
+    const CpuOpRow& r = c.rows[i];
     w.begin_object();
     if (r.grouped)
       w.field("name", kProfilerStepGroup);
@@ -364,6 +367,7 @@ void write_cpu_ops(W& w, const Trace& t, const CpuOpSummary& c) {
     w.end_object();
   }
   w.end_array();
+  write_omitted_rows(w, c.rows, [](const CpuOpRow& r) { return r.self_ns; });
   w.end_object();
 }
 

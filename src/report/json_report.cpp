@@ -162,7 +162,8 @@ void write_kernels(W& w, const Trace& t, const KernelSummary& k) {
   w.field("count", k.count);
   w.field_micros("total_us", k.total_ns);
   w.key("rows").begin_array();
-  for (const KernelRow& r : k.rows) {
+  for (size_t i = 0; i < k.rows.size() && i < kMaxTableRows; ++i) {
+    const KernelRow& r = k.rows[i];
     w.begin_object();
     w.field("name", t.str(r.name));
     w.field("category", hta_category_name(r.category));
@@ -173,6 +174,7 @@ void write_kernels(W& w, const Trace& t, const KernelSummary& k) {
     w.end_object();
   }
   w.end_array();
+  write_omitted_rows(w, k.rows, [](const KernelRow& r) { return r.stats.total_ns; });
   w.end_object();
 }
 

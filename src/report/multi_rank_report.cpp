@@ -433,8 +433,8 @@ std::string multi_rank_markdown(const MultiRankReport& m, const std::vector<std:
                   " ranks\n\n## Findings\n\n";
   if (m.findings.empty()) o += "None: the ranks behave alike.\n\n";
   for (const Finding& f : m.findings) {
-    o += "### " + std::string(severity_name(f.severity)) + ": " + f.title + "\n\n" + f.meaning +
-         "\n\n";
+    o += "### " + std::string(severity_name(f.severity)) + ": " + markdown_text(f.title) + "\n\n" +
+         f.meaning + "\n\n";
     if (!f.fix.empty()) o += "**Fix:** " + f.fix + "\n\n";
   }
   o += "## Ranks\n\n" + markdown_table(rank_table(r), 2) + "\n";

@@ -268,22 +268,10 @@ void text_table(std::string& o, const char* title, const TraceDiff& d, const Dif
   o += "\n";
 }
 
+// Names joined as prose: every punctuation character escaped (util/markdown.h), so no name
+// becomes a link, an image or a tag in a pasted comment.
 std::string md_cell(const std::string& raw) {
-  std::string out;
-  // Hostile names (docs/hardening.md): controls, bidi overrides and bad UTF-8 become '?', and
-  // no HTML tag survives into a pasted Markdown comment (a tag needs '<'; "2 -> 3" keeps '>').
-  const std::string s = display_safe(raw);
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
+  return markdown_text(raw);
 }
 
 void md_table(std::string& o, const char* title, const TraceDiff& d, const DiffTable& t) {
@@ -328,8 +316,10 @@ std::string trace_diff_text(const TraceDiff& d) {
 
 std::string trace_diff_markdown(const TraceDiff& d) {
   std::string o = "# Kinetoscope trace diff\n\n";
-  o += "- base: `" + md_cell(d.base_file) + "` (" + std::to_string(d.base_steps) + " steps)\n";
-  o += "- test: `" + md_cell(d.test_file) + "` (" + std::to_string(d.test_steps) + " steps)\n\n";
+  o += "- base: " + markdown_code_cell(d.base_file) + " (" + std::to_string(d.base_steps) +
+       " steps)\n";
+  o += "- test: " + markdown_code_cell(d.test_file) + " (" + std::to_string(d.test_steps) +
+       " steps)\n\n";
   o += "**Step time (median):** " + step_line(d) + "\n\n";
   o += "**Compared:** " + compared_line(d) + ".\n\n";
   if (d.step_counts_differ) o += "> **Warning:** " + step_count_warning(d) + ".\n\n";

@@ -1,69 +1,108 @@
 #include "util/markdown.h"
 
+#include <algorithm>
+
 #include "util/safe_text.h"
 
 namespace ks {
 
-// '<' and '>' are backslash-escaped (CommonMark: any ASCII punctuation), not written as HTML
-// entities: the text stays readable where the Markdown is read as it is ("Device -> Pageable"
-// read "Device -&gt; Pageable"), and no tag can come alive where it is rendered.
+namespace {
+
+// The characters that can start Markdown syntax inside a line: links and images ([ ] ( ) !),
+// HTML and autolinks (< >), entities (&), code spans (`), emphasis (* _ ~), table cells (|),
+// a heading's closing #s, and the backslash itself. Others ('-', ':', '.', ...) stay as they are
+// so names read naturally ("aten::mm", "Device -> Pageable"), except where they would make a
+// GFM autolink (below).
+bool needs_escape(char c) {
+  switch (c) {
+    case '\\':
+    case '`':
+    case '*':
+    case '_':
+    case '~':
+    case '[':
+    case ']':
+    case '(':
+    case ')':
+    case '!':
+    case '<':
+    case '>':
+    case '&':
+    case '|':
+    case '#':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ends_with_www(const std::string& out) {
+  if (out.size() < 3) return false;
+  for (size_t k = out.size() - 3; k < out.size(); ++k)
+    if (out[k] != 'w' && out[k] != 'W') return false;
+  return true;
+}
+
+// The longest run of backticks in `s`.
+size_t longest_backtick_run(std::string_view s) {
+  size_t best = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  return best;
+}
+
+}  // namespace
+
 std::string markdown_text(std::string_view text, size_t max_bytes) {
+  const std::string safe = display_safe(text, max_bytes);
   std::string out;
-  for (char c : display_safe(text, max_bytes)) {
-    if (c == '<')
-      out += "\\<";
-    else if (c == '>')
-      out += "\\>";
-    else if (c == '|')
-      out += "\\|";
-    else if (c == '`')
-      out += "'";
-    else if (c == '\n' || c == '\r')
+  for (size_t i = 0; i < safe.size(); ++i) {
+    const char c = safe[i];
+    if (c == '\n' || c == '\r') {
       out += ' ';
-    else
+    } else if (c == '@') {
+      // GFM links "user@host.tld" even when the '@' is escaped (and GitHub turns "@name" into a
+      // mention): a one-character code span splits the text node the autolinker looks at.
+      out += "`@`";
+    } else if (needs_escape(c) || (c == ':' && safe.compare(i + 1, 2, "//") == 0) ||
+               (c == '.' && ends_with_www(out))) {
+      // CommonMark: an escaped ASCII punctuation character means itself. An escaped ':' in
+      // "http://" or '.' in "www." also stops GFM's extended autolinks.
+      out += '\\';
+      out += c;
+    } else {
       out.push_back(c);
+    }
   }
   return out;
 }
 
 std::string markdown_cell(std::string_view raw, size_t max_len) {
-  std::string out;
-  for (char c : display_safe(raw)) {
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '|')
-      out += "\\|";
-    else if (c == '`')
-      out += "'";
-    else if (c == '<')
-      out += "\\<";
-    else if (c == '>')
-      out += "\\>";
-    else
-      out.push_back(c);
-  }
-  if (max_len && out.size() > max_len) {
-    std::string cut(utf8_prefix(out, max_len - 3));
-    size_t slashes = 0;
-    while (slashes < cut.size() && cut[cut.size() - 1 - slashes] == '\\') ++slashes;
-    if (slashes % 2) cut.pop_back();
-    out = cut + "...";
-  }
-  return out;
+  // Cut the text first, then escape, so no cut lands inside an escape.
+  return markdown_text(raw, max_len);
 }
 
 std::string markdown_code_cell(std::string_view name, size_t max_bytes) {
   std::string safe = display_safe(name, max_bytes);
-  if (safe.find('`') != std::string::npos) return markdown_text(safe);
-  std::string out = "`";
+  for (char& c : safe)
+    if (c == '\n' || c == '\r') c = ' ';
+  // A code span shows its text literally (no link, image, HTML, entity or autolink) when its
+  // fence is longer than any backtick run inside it; spaces keep a leading or trailing backtick
+  // off the fence (CommonMark strips one space from each side).
+  const std::string fence(longest_backtick_run(safe) + 1, '`');
+  const bool pad = !safe.empty() && (safe.front() == '`' || safe.back() == '`' ||
+                                     (safe.front() == ' ' && safe.back() == ' '));
+  std::string out = fence + (pad ? " " : "");
+  if (safe.empty()) out += ' ';  // "``" alone is not a code span
   for (char c : safe) {
     if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
+      out += "\\|";  // GFM splits table cells before code spans; its escaped pipe is a pipe
     else
       out.push_back(c);
   }
-  return out + "`";
+  return out + (pad ? " " : "") + fence;
 }
 
 }  // namespace ks

@@ -29,7 +29,9 @@ size_t utf8_seq(std::string_view s, size_t i, uint32_t* cp) {
 bool is_unsafe(uint32_t cp) {
   return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) ||  // C0, DEL, C1
          cp == 0x061C ||                                           // Arabic letter mark
-         cp == 0x200E || cp == 0x200F ||                           // LRM, RLM
+         (cp >= 0x200B && cp <= 0x200F) ||  // zero-width space, ZWNJ, ZWJ, LRM, RLM
+         (cp >= 0x2060 && cp <= 0x2064) ||  // word joiner, invisible operators
+         cp == 0xFEFF ||                    // zero-width no-break space (BOM)
          (cp >= 0x2028 && cp <= 0x202E) ||  // line/paragraph separators, LRE RLE PDF LRO RLO
          (cp >= 0x2066 && cp <= 0x2069);    // LRI RLI FSI PDI
 }

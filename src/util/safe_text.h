@@ -1,8 +1,9 @@
 // Text from a trace (names, categories, keys, file names) made safe to show in a terminal or in
 // Markdown: a name is data, and must not move the cursor, recolour the terminal (ESC sequences),
 // ring the bell, or reorder what is printed after it (Unicode bidi overrides such as U+202E, the
-// "Trojan Source" trick). Each such character becomes '?', as does any invalid UTF-8 byte.
-// Everything else (any other printable UTF-8) is kept as written.
+// "Trojan Source" trick), or hide inside it (zero-width characters). Each such character becomes
+// '?', as does any invalid UTF-8 byte. Everything else (any other printable UTF-8) is kept as
+// written.
 #pragma once
 #include <cstddef>
 #include <string>

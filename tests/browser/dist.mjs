@@ -447,7 +447,7 @@ const tests = {
     const reply = await host2.evaluate(
       (k) =>
         new Promise((done) => {
-          const w = window.open(k, '_blank');
+          const w = window.open(`${k}?embed=${encodeURIComponent(location.origin)}`, '_blank'); // ?embed: Kinetoscope answers allowed origins only
           window.addEventListener('message', (e) => {
             if (e.source !== w) return;
             if (e.data.type === 'kinetoscope-ready') {

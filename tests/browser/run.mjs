@@ -17,6 +17,7 @@ import { timelineTests } from './timeline.mjs';
 import { rankTests } from './ranks.mjs';
 import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
+import { securityTests } from './security.mjs';
 import { overviewTests } from './overview.mjs';
 import { nsysTests } from './nsys.mjs';
 import { fleetTests } from './fleet.mjs';
@@ -343,6 +344,8 @@ const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, 
 Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 // Bad inputs, hostile names, cancelled loads and memory limits (bad_inputs.mjs, docs/hardening.md).
 Object.assign(tests, badInputTests());
+// Hostile hosts (embedding, redirects) and hidden characters in every view (security.mjs, issue 17).
+Object.assign(tests, securityTests());
 // The overview and the summary tables with their CSV downloads (overview.mjs).
 Object.assign(tests, overviewTests());
 // Nsight Systems exports (nsys.mjs): the real export, built ones (NVTX, ranks), damaged ones.

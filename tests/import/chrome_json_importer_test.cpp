@@ -192,6 +192,28 @@ TEST_CASE("Importer repairs strings and counts the repairs", "[import][json]") {
     CHECK(diag_count(*t, Diag::kInvalidUtf8) == 1);
     CHECK(diag_offset(*t, Diag::kInvalidUtf8) == 1);
   }
+  SECTION("a lone surrogate escape keeps its event, read as U+FFFD and counted") {
+    // JSON.stringify writes "\ud800" for a lone surrogate; simdjson refuses the whole event.
+    std::string json =
+        R"([{"ph":"X","name":"a\ud800b","pid":1,"tid":1,"ts":0,"dur":1},)"
+        R"({"ph":"X","name":"\udc00\u00e9","cat":"c\uDBFF","pid":1,"tid":1,"ts":2,"dur":1},)"
+        R"({"ph":"X","name":"pair \ud83d\ude00 \\ud800","pid":1,"tid":1,"ts":4,"dur":1}])";
+    for (size_t chunk : ks_test::chunk_sizes()) {
+      INFO("chunk " << chunk);
+      auto t = load(json, chunk);
+      REQUIRE(t->slices.size() == 3);
+      CHECK(t->str(t->slices.name[0]) ==
+            "a\xEF\xBF\xBD"
+            "b");
+      CHECK(t->str(t->slices.name[1]) == "\xEF\xBF\xBD\xC3\xA9");
+      CHECK(t->str(t->slices.cat[1]) == "c\xEF\xBF\xBD");
+      // A whole pair is one character; an escaped backslash before "ud800" is plain text.
+      CHECK(t->str(t->slices.name[2]) == "pair \xF0\x9F\x98\x80 \\ud800");
+      CHECK(diag_count(*t, Diag::kLoneSurrogate) == 2);
+      CHECK(diag_offset(*t, Diag::kLoneSurrogate) == 1);
+      CHECK(diag_count(*t, Diag::kMalformedEvent) == 0);
+    }
+  }
   SECTION("both in one event: both repaired, both counted") {
     std::string json =
         "[{\"ph\":\"X\",\"name\":\"a\x01\xFF\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1}]";

@@ -5,7 +5,7 @@
 //
 // app.js wires it: const compare = initCompare({ui, settled, showError, setCurrent, shown,
 // stopOthers}); its drop handler first offers the files to compare.takes(files).
-import { h } from '../views/dom.js';
+import { h, neutral, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../ranks/pool.js';
 import { renderDiff } from './view.js';
@@ -40,7 +40,7 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
     });
     box.show = () => {
       const f = chosen[which];
-      name.textContent = f ? `${f.name || `${which}.json`} (${fmtBytes(f.size)})` : 'none yet: drop a trace here';
+      setText(name, f ? `${f.name || `${which}.json`} (${fmtBytes(f.size)})` : 'none yet: drop a trace here');
       box.classList.toggle('filled', !!f);
     };
     box.show();
@@ -125,7 +125,7 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
     job = me;
     const onProgress = (p) => {
       if (me !== job) return;
-      ui.statusText.textContent = `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`;
+      setText(ui.statusText, `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`);
       ui.progress.max = p.total || 1;
       ui.progress.value = Math.min(p.read, p.total || 1);
     };
@@ -158,7 +158,7 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
       const { head, sections } = renderDiff(diff, { secs, reports });
       ui.report.replaceChildren(panel, head, ...sections);
       document.body.dataset.view = 'compare';
-      document.title = `${names[0]} → ${names[1]} · Kinetoscope`;
+      document.title = neutral(`${names[0]} → ${names[1]} · Kinetoscope`);
       setCurrent(diff);
       shown({ name: `${names[0].replace(/\.json(\.gz)?$/i, '')}-vs-${names[1]}`, report: diff, json: out.json, markdown: out.markdown });
       settled('ready');

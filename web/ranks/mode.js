@@ -7,7 +7,7 @@
 // app.js owns the page's status line, error box and report area and passes them in:
 //   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
-import { h } from '../views/dom.js';
+import { h, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from './pool.js';
@@ -30,7 +30,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     const parts = [`Reading ${fmtInt(names.length)} traces in ${workers} worker${workers === 1 ? '' : 's'}`];
     parts.push(`${fmtInt(p.done)} of ${fmtInt(p.files)} done`);
     if (p.total) parts.push(`${fmtBytes(p.read)} of ${fmtBytes(p.total)}`);
-    ui.statusText.textContent = parts.join(' · ');
+    setText(ui.statusText, parts.join(' · '));
     if (p.total) {
       ui.progress.max = p.total;
       ui.progress.value = Math.min(p.read, p.total);

@@ -95,7 +95,7 @@ export function initSharing({ open, report, firstNode }) {
   reportEl.addEventListener('click', onReportClick);
   document.addEventListener('click', onJumpClick);
   onViewChange(apply);
-  initEmbedding({ open });
+  initEmbedding({ open, shown: () => (loaded ? loaded.report : null) });
   showLinkPrompt(currentView());
 }
 

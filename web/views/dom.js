@@ -2,11 +2,19 @@
 // innerHTML anywhere in the page, so a kernel named "<img onerror=...>" is only ever text.
 
 // Bidi controls in a trace's names (U+202E RIGHT-TO-LEFT OVERRIDE and kin) would reorder the text
-// after them, so that a name can pass for another: every text node and attribute shows them as
-// U+FFFD instead (hardening, docs/hardening.md; the CLI does the same with '?').
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// after them, so that a name can pass for another; zero-width and invisible characters hide inside
+// a name; a lone surrogate is not text. Every text node and attribute, the status line, the
+// compare labels and document.title show each as U+FFFD instead (hardening, docs/hardening.md; the
+// CLI does the same with '?'). Line breaks and tabs are kept (code hints span lines).
+const INVISIBLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 export function neutral(text) {
-  return text.replace(BIDI_CONTROLS, '\ufffd');
+  return String(text).replace(INVISIBLE, '\ufffd');
+}
+
+// el.textContent = text, made neutral: for text set outside h() (status lines, labels).
+export function setText(el, text) {
+  el.textContent = neutral(text);
 }
 
 // h('td', {className: 'num', title: 'x'}, 'text', childNode, [more, children])

@@ -57,16 +57,74 @@ class ChromeJsonImporter::Impl : public FramerSink {
 
   void on_event(const char* data, size_t len, uint64_t offset) override {
     ++events_;
+    const std::string_view original(data, len);
     ReadStatus st = reader_.read(data, len, &ev_);
+    if (st == ReadStatus::kMalformed && replace_lone_surrogates(data, len)) {
+      // Same length: "\ud800" and "\ufffd" are six bytes each, so offsets stay true.
+      const ReadStatus again = reader_.read(surrogates_.data(), len, &ev_);
+      if (again != ReadStatus::kMalformed) {
+        trace_->diagnostics.add(Diag::kLoneSurrogate, offset, original);
+        st = again;
+        data = surrogates_.data();
+      }
+    }
     if (st == ReadStatus::kControlChars || st == ReadStatus::kInvalidUtf8) {
       st = read_repaired(data, len, offset, st);
     }
     if (st != ReadStatus::kOk) {
-      trace_->diagnostics.add(Diag::kMalformedEvent, offset, std::string_view(data, len));
+      trace_->diagnostics.add(Diag::kMalformedEvent, offset, original);
       return;
     }
     cap_strings(offset, std::string_view(data, len));
     add_event(EventSource{offset, static_cast<uint32_t>(len)}, std::string_view(data, len));
+  }
+
+  // A "\ud800" escape (half of a UTF-16 surrogate pair, without the other half) makes simdjson
+  // refuse the whole event; JavaScript's JSON.stringify writes them for lone surrogates in
+  // strings. Copies the event into surrogates_ with each lone half written as "\ufffd" (U+FFFD)
+  // and says whether there was one.
+  bool replace_lone_surrogates(const char* data, size_t len) {
+    auto hex4 = [data, len](size_t at, uint32_t* v) {
+      if (at + 4 > len) return false;
+      uint32_t x = 0;
+      for (size_t k = at; k < at + 4; ++k) {
+        const char c = data[k];
+        const int d = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+        if (d < 0) return false;
+        x = x * 16 + static_cast<uint32_t>(d);
+      }
+      *v = x;
+      return true;
+    };
+    bool found = false;
+    for (size_t i = 0; i + 1 < len; ++i) {
+      if (data[i] != '\\') continue;
+      uint32_t v = 0;
+      if (data[i + 1] != 'u' || !hex4(i + 2, &v)) {
+        ++i;  // any other escape, "\\" included: skip its second character
+        continue;
+      }
+      uint32_t low = 0;
+      const bool high = v >= 0xD800 && v <= 0xDBFF;
+      if (high && i + 7 < len && data[i + 6] == '\\' && data[i + 7] == 'u' && hex4(i + 8, &low) &&
+          low >= 0xDC00 && low <= 0xDFFF) {
+        i += 11;  // a whole pair
+        continue;
+      }
+      if (high || (v >= 0xDC00 && v <= 0xDFFF)) {
+        if (!found) {
+          surrogates_.assign(data, len);
+          surrogates_.append(kFramerPadding, ' ');
+          found = true;
+        }
+        surrogates_.replace(i + 2, 4, "fffd");
+      }
+      i += 5;
+    }
+    return found;
   }
 
   size_t on_event_fast(const char* data, size_t avail, uint64_t offset) override {
@@ -395,7 +453,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
   ImportError error_;
   std::optional<uint64_t> gzip_cut_;  // set_gzip_cut(): compressed bytes before the cut
   ImportError cut_error_;             // finish() after a cut that left no trace
-  std::string repaired_, series_, last_pid_, last_tid_;
+  std::string repaired_, surrogates_, series_, last_pid_, last_tid_;
   CounterCache phase_counts_, cat_counts_;
   TrackId last_track_ = 0;
   bool has_last_track_ = false;

@@ -1,0 +1,292 @@
+// Hostile hosts and hostile names (issue 17; docs/hardening.md, docs/sharing.md), run by run.mjs:
+//  - embedding: a host at an origin the page does not allow gets nothing (no ready, no report, no
+//    load); an allowed one (?embed=ORIGIN) gets its report at its exact origin; a trace the user
+//    opened is not replaced (and the reply does not name it); an opaque (file://) host is refused
+//    even when listed; a host that navigates away during a load gets nothing at its next page and
+//    the page throws nothing; the served pages send frame-ancestors;
+//  - ?url= refuses a same-origin URL that redirects to another origin (nothing fetched there);
+//  - hostile names (bidi controls, zero-width and invisible characters) reach no text node,
+//    attribute, status line or document.title, in the report, the timeline, ranks and compare.
+import { createServer, request } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { check, openPage, loadFile, loads, settled, noErrors, startServeMjs } from './lib.mjs';
+
+// Bidi controls, zero-width and invisible characters a name may hide.
+const HIDDEN = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff\u2060\u061c]/;
+const RLO = '\u202e';
+
+function hostileTrace(tag) {
+  const k = (name, ts, corr) => ({ ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts, dur: 40, args: { stream: 7, device: 0, correlation: corr } });
+  const r = (ts, corr) => ({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts, dur: 5, args: { correlation: corr } });
+  const names = [`gemm_${RLO}txt.exe`, `zero\u200bwidth\ufeff`, `iso\u2066late\u2069 ${tag}`, `mark\u200e\u200f\u061c`];
+  const events = [
+    { ph: 'M', name: 'process_name', pid: 0, tid: 0, args: { name: `gpu${RLO}0` } },
+    { ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: `main\u200b${RLO}` } },
+    { ph: 'X', cat: 'user_annotation', name: `ProfilerStep#1`, pid: 1, tid: 1, ts: 0, dur: 1000 },
+    { ph: 'X', cat: 'cpu_op', name: `aten::${RLO}mm\u200d`, pid: 1, tid: 1, ts: 10, dur: 500 },
+  ];
+  names.forEach((n, i) => events.push(r(20 + 100 * i, i + 1), k(n, 30 + 100 * i, i + 1)));
+  return JSON.stringify({ traceEvents: events });
+}
+
+// Every text node, attribute value, the title and the status line, joined.
+const pageText = (page) =>
+  page.evaluate(() => {
+    const out = [document.title];
+    const walk = (node) => {
+      if (node.nodeType === Node.TEXT_NODE) out.push(node.nodeValue);
+      if (node.attributes) for (const a of node.attributes) out.push(a.value);
+      if (node.shadowRoot) walk(node.shadowRoot);
+      for (const c of node.childNodes) walk(c);
+    };
+    walk(document.documentElement);
+    for (const el of document.querySelectorAll('input, textarea')) out.push(el.value || '');
+    return out.join('\n');
+  });
+
+function checkNoHidden(text, where) {
+  const m = HIDDEN.exec(text);
+  check(!m, `${where}: a raw U+${m && m[0].charCodeAt(0).toString(16).toUpperCase()} reached the page: …${m && JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 40))}…`);
+}
+
+// A host page's messages, recorded from its first script on (also after it navigates).
+async function hostPage(ctx, url) {
+  const page = await ctx.newPage();
+  await page.addInitScript(() => {
+    window.__got = [];
+    window.addEventListener('message', (e) => window.__got.push({ origin: e.origin, type: e.data && e.data.type, data: e.data }));
+  });
+  await page.goto(url);
+  return page;
+}
+
+// In the host: opens Kinetoscope at `url` (window.__k) and returns its page.
+function openFromHost(host, url) {
+  return Promise.all([host.context().waitForEvent('page'), host.evaluate((u) => void (window.__k = window.open(u, '_blank')), url)]).then(([p]) => p);
+}
+
+const got = (host) => host.evaluate(() => window.__got.map((m) => ({ origin: m.origin, type: m.type, ok: m.data && m.data.ok, error: m.data && m.data.error, name: m.data && m.data.name, report: !!(m.data && m.data.report) })));
+
+function postOpen(host, kOrigin, name, text, wantReport = true) {
+  return host.evaluate(
+    ([o, n, t, w]) => {
+      const buffer = new TextEncoder().encode(t).buffer;
+      window.__k.postMessage({ type: 'kinetoscope-open', name: n, buffer, wantReport: w }, o, [buffer]);
+    },
+    [kOrigin, name, text, wantReport],
+  );
+}
+
+async function waitFor(page, fn, arg, ms = 30_000) {
+  await page.waitForFunction(fn, arg, { timeout: ms });
+}
+
+// A proxy in front of the page's server, at its own origin, with one extra path: /go redirects to
+// `to`. Another server counts what reaches it (it allows any origin, so only the redirect rule
+// keeps its file out).
+async function redirectRig(origin, trace) {
+  let hits = 0;
+  const other = createServer((req, res) => {
+    hits++;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' });
+    res.end(trace);
+  });
+  await new Promise((r) => other.listen(0, '127.0.0.1', r));
+  const otherUrl = `http://127.0.0.1:${other.address().port}/x.json`;
+  const proxy = createServer((req, res) => {
+    if (req.url.startsWith('/go')) {
+      res.writeHead(302, { Location: otherUrl });
+      return res.end();
+    }
+    const up = request(`${origin}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+      // As GitHub Pages: no CSP header, so only the page's <meta> policy, which binds no worker.
+      const headers = { ...r.headers };
+      delete headers['content-security-policy'];
+      res.writeHead(r.statusCode, headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    origin: `http://127.0.0.1:${proxy.address().port}`,
+    hits: () => hits,
+    close: () => Promise.all([new Promise((r) => proxy.close(r)), new Promise((r) => other.close(r))]),
+  };
+}
+
+export function securityTests() {
+  return {
+    async 'embedding: unlisted and opaque hosts get nothing, a listed one its report, the user trace stays'({ ctx, origin, tmp }) {
+      const other = origin.replace('127.0.0.1', 'localhost'); // another origin, same server
+      const good = hostileTrace('embed');
+      // The served page says who may frame it (serve.mjs; static hosts: docs/sharing.md).
+      const csp = (await fetch(`${origin}/`)).headers.get('content-security-policy') || '';
+      check(/frame-ancestors 'self'/.test(csp), `serve.mjs sends no frame-ancestors: ${csp}`);
+
+      // 1. Not listed: no ready, no answer, nothing loaded.
+      const h1 = await hostPage(ctx, `${other}/examples/embed/host.html`);
+      const k1 = await openFromHost(h1, `${origin}/`);
+      await waitFor(k1, () => !!window.kinetoscope);
+      await postOpen(h1, origin, 'forged.json', good);
+      await k1.waitForTimeout(1500);
+      check((await got(h1)).length === 0, `an unlisted origin was answered: ${JSON.stringify(await got(h1))}`);
+      check((await loads(k1)) === 0, 'an unlisted origin loaded a trace');
+      await k1.close();
+
+      // 2. Listed with ?embed=: ready and the report, at that exact origin.
+      const k2 = await openFromHost(h1, `${origin}/?embed=${encodeURIComponent(other)}`);
+      const log2 = [];
+      k2.on('pageerror', (e) => log2.push(e.message));
+      await waitFor(h1, () => window.__got.some((m) => m.type === 'kinetoscope-ready'));
+      await postOpen(h1, origin, 'host.json', good);
+      await waitFor(h1, () => window.__got.some((m) => m.type === 'kinetoscope-loaded'));
+      let replies = (await got(h1)).filter((m) => m.type === 'kinetoscope-loaded');
+      check(replies.length === 1 && replies[0].ok && replies[0].report && replies[0].origin === origin, `listed host: ${JSON.stringify(replies)}`);
+      // The host may replace its own trace.
+      await postOpen(h1, origin, 'host2.json', good);
+      await waitFor(h1, () => window.__got.filter((m) => m.type === 'kinetoscope-loaded').length === 2);
+      replies = (await got(h1)).filter((m) => m.type === 'kinetoscope-loaded');
+      check(replies[1].ok, `the host could not replace its own trace: ${JSON.stringify(replies[1])}`);
+
+      // 3. The user opens their own file: the host can no longer replace it, nor learn its name.
+      const mine = join(tmp, 'secret-project-name.json');
+      writeFileSync(mine, hostileTrace('mine'));
+      check((await loadFile(k2, mine)) === 'ready', 'the user file did not load');
+      await postOpen(h1, origin, 'forged.json', good);
+      await waitFor(h1, () => window.__got.filter((m) => m.type === 'kinetoscope-loaded').length === 3);
+      replies = (await got(h1)).filter((m) => m.type === 'kinetoscope-loaded');
+      check(!replies[2].ok && replies[2].error.code === 'busy', `the user's trace was replaced: ${JSON.stringify(replies[2])}`);
+      check(!JSON.stringify(await got(h1)).includes('secret-project-name'), "a reply named the user's file");
+      check((await k2.title()).includes('secret-project-name'), `the page no longer shows the user's trace: ${await k2.title()}`);
+      check(!log2.length, `errors: ${log2.join('; ')}`);
+      await k2.close();
+      await h1.close();
+
+      // 4. An opaque origin (a file:// host) is refused, even when it lists itself.
+      const hostFile = join(tmp, 'opaque-host.html');
+      writeFileSync(hostFile, '<!doctype html><title>host</title><p>host</p>');
+      const h3 = await hostPage(ctx, pathToFileURL(hostFile).href);
+      const k3 = await openFromHost(h3, `${origin}/?embed=null&embed=file://`);
+      await waitFor(k3, () => !!window.kinetoscope);
+      await h3.evaluate(
+        ([t]) => {
+          const buffer = new TextEncoder().encode(t).buffer;
+          window.__k.postMessage({ type: 'kinetoscope-open', name: 'opaque.json', buffer, wantReport: true }, '*', [buffer]);
+        },
+        [good],
+      );
+      await k3.waitForTimeout(1500);
+      check((await got(h3)).length === 0, `an opaque host was answered: ${JSON.stringify(await got(h3))}`);
+      check((await loads(k3)) === 0, 'an opaque host loaded a trace');
+      await k3.close();
+      await h3.close();
+    },
+
+    async 'embedding: a host that navigates away during a load gets nothing at its next page, and nothing throws'({ ctx, origin, tmp }) {
+      const other = origin.replace('127.0.0.1', 'localhost');
+      // A third origin for the page the host goes to.
+      const third = await startServeMjs(['--root', 'examples']);
+      try {
+        const host = await hostPage(ctx, `${other}/examples/embed/host.html`);
+        const k = await openFromHost(host, `${origin}/?embed=${encodeURIComponent(other)}`);
+        const errors = [];
+        k.on('pageerror', (e) => errors.push(e.message));
+        k.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+        await waitFor(host, () => window.__got.some((m) => m.type === 'kinetoscope-ready'));
+        // A trace big enough to still be loading when the host leaves.
+        const events = [];
+        for (let i = 0; i < 200_000; i++) events.push(`{"ph":"X","cat":"kernel","name":"k${i % 50}","pid":0,"tid":7,"ts":${i * 3},"dur":2}`);
+        const big = `{"traceEvents":[${events.join(',')}]}`;
+        const before = await loads(k);
+        await postOpen(host, origin, 'big.json', big);
+        await host.goto(`${third.origin}/embed/host.html`);
+        check((await settled(k, before)) === 'ready', 'the load did not finish');
+        await k.waitForTimeout(1000);
+        const after = await host.evaluate(() => window.__got);
+        check(after.length === 0, `the host's next page got ${JSON.stringify(after).slice(0, 200)}`);
+        check(!errors.length, `the page threw after its host left: ${errors.join('; ')}`);
+        await k.close();
+        await host.close();
+
+        // The same from a file:// host (opaque: it could only be answered with '*'), which
+        // leaves for another site during the load: that site must not receive the report.
+        const hostFile = join(tmp, 'leaving-host.html');
+        writeFileSync(hostFile, '<!doctype html><title>host</title><p>host</p>');
+        const fh = await hostPage(ctx, pathToFileURL(hostFile).href);
+        const fk = await openFromHost(fh, `${origin}/?embed=null`);
+        fk.on('pageerror', (e) => errors.push(e.message));
+        await waitFor(fk, () => !!window.kinetoscope);
+        await fh.evaluate(
+          ([t]) => {
+            const buffer = new TextEncoder().encode(t).buffer;
+            window.__k.postMessage({ type: 'kinetoscope-open', name: 'big.json', buffer, wantReport: true }, '*', [buffer]);
+          },
+          [big],
+        );
+        await fh.goto(`${third.origin}/embed/host.html`);
+        await fk.waitForTimeout(3000);
+        const leaked = await fh.evaluate(() => window.__got.filter((m) => m.type === 'kinetoscope-loaded'));
+        check(leaked.length === 0, `the next site got the report of a file:// host's load: ${JSON.stringify(leaked).slice(0, 200)}`);
+        check(!errors.length, `the page threw after its file:// host left: ${errors.join('; ')}`);
+        await fk.close();
+        await fh.close();
+      } finally {
+        third.proc.kill();
+      }
+    },
+
+    async '?url= refuses a same-origin URL that redirects to another origin'({ ctx, origin }) {
+      const rig = await redirectRig(origin, hostileTrace('redirected'));
+      try {
+        const { page, log } = await openPage(ctx, rig.origin, '/?url=/go%3Fto%3Dother');
+        await waitFor(page, () => ['ready', 'error'].includes(document.body.dataset.state), null, 30_000);
+        const state = await page.evaluate(() => document.body.dataset.state);
+        const error = await page.textContent('#error');
+        check(state === 'error', `a redirect to another origin was followed (state ${state})`);
+        check(/redirect/i.test(error), `unclear message for a redirect: ${error}`);
+        check(rig.hits() === 0, `the other origin was fetched ${rig.hits()} times`);
+        log.errors = log.errors.filter((e) => !/redirect|Failed to fetch|ERR_/.test(e));
+        noErrors(log);
+        await page.close();
+      } finally {
+        await rig.close();
+      }
+    },
+
+    async 'hidden characters in names reach no text, attribute, status line or title, in any view'({ ctx, origin, tmp }) {
+      const a = join(tmp, `rank-0 ${RLO}evil\u200b.json`);
+      const b = join(tmp, `rank-1 ${RLO}evil\u2066.json`);
+      writeFileSync(a, hostileTrace('a'));
+      writeFileSync(b, hostileTrace('b'));
+      const { page, log } = await openPage(ctx, origin);
+      // The report.
+      check((await loadFile(page, a)) === 'ready', 'the hostile trace did not load');
+      checkNoHidden(await pageText(page), 'report');
+      // The timeline tab, when this build has one.
+      const tab = await page.$('[data-tab="timeline"], #tab-timeline, button:has-text("Timeline")');
+      if (tab) {
+        await tab.click();
+        await page.waitForTimeout(500);
+        checkNoHidden(await pageText(page), 'timeline');
+      }
+      // Two ranks.
+      let before = await loads(page);
+      await page.setInputFiles('#file', [a, b]);
+      check((await settled(page, before)) === 'ready', `the ranks did not load: ${await page.textContent('#error')}`);
+      checkNoHidden(await pageText(page), 'ranks');
+      // Compare.
+      before = await loads(page);
+      await page.click('#compare-open');
+      await page.setInputFiles('#compare-base', a);
+      await page.setInputFiles('#compare-test', b);
+      check((await settled(page, before)) === 'ready', `the comparison did not finish: ${await page.textContent('#error')}`);
+      checkNoHidden(await pageText(page), 'compare');
+      noErrors(log);
+      await page.close();
+    },
+  };
+}

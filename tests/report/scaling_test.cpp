@@ -1,0 +1,191 @@
+// Worst cases: degenerate traces a hostile (or just odd) file can hold. Each shape is generated
+// at N and 2N events and run through what the CLI does (import, build_report, the JSON, text
+// and Markdown writers); the test fails when 2N takes more than 2.5 times as long as N (a
+// quadratic walk gives ~4x). Times are this thread's CPU time, best of 3 runs each, so other work
+// on a busy machine does not count. Run them alone with
+// `ks_tests "[scaling]"`.
+#include <algorithm>
+#include <ctime>
+#include <functional>
+#include <string>
+
+#include "helpers.h"
+
+namespace {
+
+using Gen = std::function<std::string(size_t)>;
+
+std::string wrap(const std::string& events) {
+  return "{\"traceEvents\":[" + events + "]}";
+}
+
+void add(std::string* out, const std::string& event) {
+  if (!out->empty()) *out += ",\n";
+  *out += event;
+}
+
+std::string x_event(const char* cat, const std::string& name, int pid, int tid, long long ts,
+                    long long dur, const std::string& args = "") {
+  std::string e = std::string("{\"ph\":\"X\",\"cat\":\"") + cat + "\",\"name\":\"" + name +
+                  "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+                  ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur);
+  if (!args.empty()) e += ",\"args\":{" + args + "}";
+  return e + "}";
+}
+
+// The issue's file: N identical kernels on one stream, each nested in the previous one.
+std::string nested_identical_kernels(size_t n) {
+  std::string ev;
+  for (size_t i = 0; i < n; ++i) add(&ev, x_event("kernel", "k", 0, 7, 1, 1));
+  return wrap(ev);
+}
+
+// A step holding a stack N/2 CPU ops deep with N/2 device-to-host copies launched from its
+// bottom, and a stack of N/2 GPU annotations with N/2 kernels inside the innermost one.
+std::string deep_nesting(size_t n) {
+  const size_t d = n / 2;
+  const long long span = 10 * static_cast<long long>(n);
+  std::string ev;
+  add(&ev, x_event("user_annotation", "ProfilerStep#1", 1, 1, 0, span + 100));
+  for (size_t i = 0; i < d; ++i)
+    add(&ev, x_event("cpu_op", "op", 1, 1, 1 + static_cast<long long>(i),
+                     span - 2 * static_cast<long long>(i)));
+  for (size_t i = 0; i < d; ++i)
+    add(&ev, x_event("gpu_user_annotation", "ga", 0, 8, 1 + static_cast<long long>(i),
+                     span - 2 * static_cast<long long>(i)));
+  const long long base = static_cast<long long>(d) + 10;
+  for (size_t j = 0; j < n - d; ++j) {
+    const long long at = base + 2 * static_cast<long long>(j);
+    const std::string corr = "\"correlation\":" + std::to_string(j);
+    add(&ev, x_event("cuda_runtime", "cudaMemcpyAsync", 1, 1, at, 1, corr));
+    add(&ev, x_event("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 0, 7, at + 1, 1,
+                     corr + ",\"stream\":7,\"device\":0,\"bytes\":4"));
+    add(&ev, x_event("kernel", "k", 0, 8, at, 1, "\"stream\":8,\"device\":0"));
+  }
+  return wrap(ev);
+}
+
+// One huge track: N kernels one after another on one stream, each launched from one thread,
+// inside a few steps.
+std::string one_huge_track(size_t n) {
+  std::string ev;
+  const long long span = 4 * static_cast<long long>(n);
+  for (int st = 0; st < 4; ++st)
+    add(&ev, x_event("user_annotation", "ProfilerStep#" + std::to_string(st), 1, 1, st * span / 4,
+                     span / 4));
+  for (size_t i = 0; i < n; ++i) {
+    const long long at = 4 * static_cast<long long>(i);
+    const std::string corr = "\"correlation\":" + std::to_string(i);
+    add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", 1, 1, at, 1, corr));
+    add(&ev, x_event("kernel", "k", 0, 7, at + 1, 2, corr + ",\"stream\":7,\"device\":0"));
+  }
+  return wrap(ev);
+}
+
+// Every event at one timestamp: steps, CPU ops, runtime calls, kernels, copies, annotations.
+std::string one_timestamp(size_t n) {
+  static const char* kCats[] = {"kernel",     "cpu_op",          "cuda_runtime",
+                                "gpu_memcpy", "user_annotation", "gpu_user_annotation"};
+  std::string ev;
+  for (size_t i = 0; i < n; ++i) {
+    const char* cat = kCats[i % 6];
+    const bool gpu = i % 6 == 0 || i % 6 == 3 || i % 6 == 5;
+    std::string name = i % 6 == 4   ? "ProfilerStep#" + std::to_string(i % 5)
+                       : i % 6 == 3 ? std::string("Memcpy DtoH (Device -> Pinned)")
+                       : i % 6 == 2 ? std::string("cudaLaunchKernel")
+                                    : "n" + std::to_string(i % 7);
+    std::string args = "\"correlation\":" + std::to_string(i / 6);
+    if (gpu) args += ",\"stream\":7,\"device\":0";
+    add(&ev, x_event(cat, name, gpu ? 0 : 1, gpu ? 7 : 1, 5, static_cast<long long>(i % 2), args));
+  }
+  return wrap(ev);
+}
+
+// Distinct names: N/2 kernels and N/2 CPU ops, no two named alike.
+std::string distinct_names(size_t n) {
+  std::string ev;
+  for (size_t i = 0; i < n / 2; ++i) {
+    const long long at = 2 * static_cast<long long>(i);
+    add(&ev,
+        x_event("kernel", "kernel_" + std::to_string(i), 0, 7, at, 1, "\"stream\":7,\"device\":0"));
+    add(&ev, x_event("cpu_op", "op_" + std::to_string(i), 1, 1, at, 1));
+  }
+  return wrap(ev);
+}
+
+struct Run {
+  double seconds = 0;
+  size_t json_bytes = 0, text_bytes = 0, md_bytes = 0;
+};
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+Run run_once(const std::string& json) {
+  const double t0 = cpu_seconds();
+  std::unique_ptr<ks::Trace> trace = ks_test::load(json);
+  ks::Report report = ks::build_report(*trace, ks::AnalysisOptions());
+  Run r;
+  r.json_bytes = ks::report_json(report).size();
+  r.text_bytes = ks::report_text(report).size();
+  r.md_bytes = ks::report_markdown(report).size();
+  r.seconds = cpu_seconds() - t0;
+  return r;
+}
+
+Run best_of_3(const std::string& json) {
+  Run best = run_once(json);
+  for (int k = 0; k < 2; ++k) {
+    Run r = run_once(json);
+    if (r.seconds < best.seconds) best = r;
+  }
+  return best;
+}
+
+// Times N and 2N; returns the two runs after checking the ratio. A ratio above the bound is
+// measured once more (a busy machine's caches can cost one run 10-20%); quadratic work stays
+// near 4x however often it is measured.
+std::pair<Run, Run> check_scaling(const Gen& gen, size_t n) {
+  const std::string small = gen(n), large = gen(2 * n);
+  Run a = best_of_3(small), b = best_of_3(large);
+  if (b.seconds > 2.5 * a.seconds) {
+    const Run a2 = best_of_3(small), b2 = best_of_3(large);
+    if (b2.seconds / a2.seconds < b.seconds / a.seconds) a = a2, b = b2;
+  }
+  INFO("N=" << n << ": " << a.seconds << " s; 2N: " << b.seconds << " s; ratio "
+            << b.seconds / a.seconds);
+  CHECK(b.seconds <= 2.5 * a.seconds);
+  return {a, b};
+}
+
+}  // namespace
+
+TEST_CASE("N identical kernels nested on one stream scale linearly", "[scaling]") {
+  check_scaling(nested_identical_kernels, 400000);
+}
+
+TEST_CASE("deep CPU and GPU-annotation stacks scale linearly", "[scaling]") {
+  check_scaling(deep_nesting, 160000);
+}
+
+TEST_CASE("one huge track scales linearly", "[scaling]") {
+  check_scaling(one_huge_track, 100000);
+}
+
+TEST_CASE("every event at one timestamp scales linearly", "[scaling]") {
+  check_scaling(one_timestamp, 300000);
+}
+
+TEST_CASE("distinct names scale linearly and the reports stay bounded", "[scaling]") {
+  const auto runs = check_scaling(distinct_names, 100000);
+  // Tables list the top rows and say how many more there are: doubling the names must not
+  // double the reports (10^6 names gave a 365 MB JSON report).
+  INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
+  CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
+  CHECK(runs.second.json_bytes < 2000000);
+  CHECK(runs.second.text_bytes < runs.first.text_bytes * 11 / 10);
+  CHECK(runs.second.md_bytes < runs.first.md_bytes * 11 / 10);
+}
