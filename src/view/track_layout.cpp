@@ -40,6 +40,14 @@ const char* kind_name(TrackKind k) {
 
 }  // namespace
 
+bool sparse_track(const TrackRows& rows, size_t instants, int64_t span_ns) {
+  if (rows.slices == 0) return instants <= 2;
+  if (rows.slices != 1 || instants > 2 || rows.rows.empty() || rows.rows[0].size() != 1)
+    return false;
+  // 90%: the profiler's own span starts and ends a little inside the first and last events.
+  return span_ns > 0 && rows.rows[0].dur[0] * 10 >= span_ns * 9;
+}
+
 std::vector<LayoutGroup> track_layout(const ViewIndex& index) {
   const Trace& t = index.trace();
   std::vector<LayoutGroup> groups(t.processes.size());
@@ -74,6 +82,7 @@ std::vector<LayoutGroup> track_layout(const ViewIndex& index) {
     lt.rows = static_cast<uint32_t>(rows.rows.size());
     lt.slices = rows.slices;
     lt.instants = instants;
+    lt.sparse = sparse_track(rows, instants, index.span());
     if (tr.kind == TrackKind::kGpuStream) groups[tr.process].gpu = true;
     groups[tr.process].tracks.push_back(std::move(lt));
   }
@@ -127,6 +136,7 @@ std::string track_layout_json(const ViewIndex& index) {
       w.field("rows", static_cast<uint64_t>(lt.rows));
       w.field("slices", lt.slices);
       w.field("instants", lt.instants);
+      if (lt.sparse) w.field("sparse", true);
       w.end_object();
     }
     w.end_array();

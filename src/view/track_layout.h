@@ -19,6 +19,7 @@ struct LayoutTrack {
   uint32_t rows = 0;  // slice rows (max depth + 1)
   uint64_t slices = 0;
   uint64_t instants = 0;
+  bool sparse = false;  // nothing worth a lane by default (sparse_track); the page can show it
 };
 
 struct LayoutCounter {
@@ -36,6 +37,12 @@ struct LayoutGroup {
   std::vector<LayoutTrack> tracks;
   std::vector<LayoutCounter> counters;
 };
+
+// A track with nothing worth drawing: one or two instants and no slices, or a single slice with
+// nothing nested that covers (nearly) the whole trace. Kineto's bookkeeping lanes are like this
+// ("Spans": one "PyTorch Profiler (0)" slice over the window; "Traces": one "Iteration Start";
+// a pid "" with one "Record Window End"). Decided from the data, not by name.
+bool sparse_track(const TrackRows& rows, size_t instants, int64_t span_ns);
 
 std::vector<LayoutGroup> track_layout(const ViewIndex& index);
 

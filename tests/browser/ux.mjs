@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SHOTS, TEST_TIMEOUT_MS, check, startServer } from './lib.mjs';
+import { ROOT, SHOTS, TEST_TIMEOUT_MS, TRACES, check, startServer } from './lib.mjs';
 import { GEMM, PY_FRAMES, diffPair, rankTrace, stackTrace } from './ux_traces.mjs';
 
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter(Boolean);
@@ -521,6 +521,38 @@ function tests(tmp) {
       await page.waitForTimeout(300);
       check(await inViewport(page, '#diagnostics tr:has-text("gzip_truncated")'), 'the gzip_truncated row is not in view');
       await shot(page, '7-truncated-gz-diagnostic');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '7. tracks with nothing worth drawing are hidden behind "N tracks hidden · show"'({ ctx, origin }) {
+      // A real Kineto trace: "Spans" (one "PyTorch Profiler (0)" slice over the window), "Traces"
+      // (one "Iteration Start" instant) and pid "" (one "Record Window End" instant).
+      const file = join(TRACES, 'hta__benchmark_simple_add_trace.json.gz');
+      if (!existsSync(file)) return console.log(`      skipped: ${file} is absent`);
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      const names = async () => (await tl(page, () => window.kinetoscope.timeline.state().lanes)).map((l) => l.name);
+      const before = await names();
+      const bookkeeping = (n) => /^Process (Spans|Traces)?$|PyTorch Profiler|^thread $/.test(n);
+      check(!before.some(bookkeeping), `bookkeeping lanes drawn: ${before.filter(bookkeeping).join(', ')}`);
+      check(before.some((n) => /^stream /.test(n)), `the real lanes are gone too: ${before.join(', ')}`);
+      const button = page.locator('.tl-sparse');
+      check(await button.isVisible(), 'no "tracks hidden" control');
+      const text = (await button.textContent()).trim();
+      const hidden = await tl(page, () => window.kinetoscope.timeline.state().hiddenTracks);
+      check(hidden === 3 && text === '3 tracks hidden · show', `the control says "${text}" (${hidden} hidden)`);
+      check(await inViewport(page, '.tl-sparse', 10), 'the control is not in view');
+      await shot(page, '7-sparse-hidden');
+      await button.click();
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const after = await names();
+      check(after.length >= before.length + 3, `show brought back ${after.length - before.length} lanes`);
+      for (const want of ['Process Spans', 'thread PyTorch Profiler', 'Process Traces', 'thread Trace PyTorch Profiler', 'Process ']) check(after.includes(want), `no "${want}" lane after show: ${after.join(', ')}`);
+      check(/^hide 3 sparse tracks$/.test((await button.textContent()).trim()), `after show the control says "${await button.textContent()}"`);
+      await shot(page, '7-sparse-shown');
+      await button.click();
+      check((await names()).length === before.length, 'hide did not hide them again');
       check(errors.length === 0, errors.join('\n'));
     },
 

@@ -145,3 +145,36 @@ TEST_CASE("Flow links: launch to kernel by correlation, and flow events by id", 
     CHECK(ks::view::slice_at(index, t->slices.track[kernel], 0, 0, 10000) == -1);
   }
 }
+
+TEST_CASE("Track layout: bookkeeping lanes are marked sparse from the data, not the name",
+          "[view][sparse]") {
+  auto t = ks_test::load(R"J({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":980,"dur":20},
+    {"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"Profiler","ts":2,"dur":995},
+    {"ph":"i","s":"t","name":"Iteration Start","pid":"Traces","tid":"Trace 0","ts":3},
+    {"ph":"X","cat":"user_annotation","name":"whole","pid":2,"tid":1,"ts":0,"dur":1000},
+    {"ph":"X","cat":"cpu_op","name":"inside","pid":2,"tid":1,"ts":5,"dur":5},
+    {"ph":"X","cat":"cpu_op","name":"short","pid":3,"tid":1,"ts":100,"dur":5},
+    {"ph":"i","s":"t","name":"m","pid":4,"tid":1,"ts":1},
+    {"ph":"i","s":"t","name":"m","pid":4,"tid":1,"ts":2},
+    {"ph":"i","s":"t","name":"m","pid":4,"tid":1,"ts":3}
+  ]})J");
+  ViewIndex index(*t);
+  auto sparse_of = [&](const char* pid) {
+    for (const auto& g : ks::view::track_layout(index))
+      if (g.pid == pid) {
+        REQUIRE(g.tracks.size() == 1);
+        return g.tracks[0].sparse;
+      }
+    FAIL("no process " << pid);
+    return false;
+  };
+  CHECK(sparse_of("Spans"));    // one slice over 99.5% of the trace, nothing nested
+  CHECK(sparse_of("Traces"));   // one instant, no slices
+  CHECK_FALSE(sparse_of("1"));  // real work
+  CHECK_FALSE(sparse_of("2"));  // a whole-trace slice with something inside it
+  CHECK_FALSE(sparse_of("3"));  // one short slice: drawn
+  CHECK_FALSE(sparse_of("4"));  // three instants: drawn
+  CHECK(ks::view::track_layout_json(index).find("\"sparse\": true") != std::string::npos);
+}

@@ -3,6 +3,9 @@
 // per track one lane whose slice rows are `ROW_H` tall (depth 0 on top, a strip for instants above
 // when the track has any), then one lane per counter series. Collapsed groups keep only their header.
 // Empty tracks (no slices, no instants) get no lane, and a process with nothing to draw no header.
+// Sparse tracks (the worker marks them from the data: one or two instants, or a single slice over
+// the whole trace, as Kineto's "Spans"/"Traces" lanes) are hidden unless `showSparse`; `hidden`
+// counts them for the "N tracks hidden · show" control.
 
 export const RULER_H = 28;
 export const GROUP_H = 22;
@@ -12,13 +15,16 @@ export const TRACK_PAD = 3;
 export const COUNTER_H = 42;
 export const LABEL_W = 210;
 
-export function buildLanes(layout, collapsed) {
+export function buildLanes(layout, collapsed, showSparse = false) {
   const lanes = [];
   const trackLane = new Map(); // track id -> lane
   let y = 0;
+  let hidden = 0;
   for (const g of layout.groups) {
     // Tracks with nothing to draw (a thread named in metadata only) are left out: clutter.
-    const shown = g.tracks.filter((t) => t.rows > 0 || t.instants);
+    const drawable = g.tracks.filter((t) => t.rows > 0 || t.instants);
+    const shown = showSparse ? drawable : drawable.filter((t) => !t.sparse);
+    hidden += drawable.length - shown.length;
     if (!shown.length && !g.counters.length) continue;
     const key = `p${g.process}`;
     const closed = collapsed.has(key);
@@ -38,7 +44,7 @@ export function buildLanes(layout, collapsed) {
       y += COUNTER_H;
     }
   }
-  return { lanes, trackLane, height: y };
+  return { lanes, trackLane, height: y, hidden };
 }
 
 // The first lane whose bottom is below `y` (binary search: lanes are in y order).

@@ -39,6 +39,7 @@ export function createTimeline({ post, section, onShow }) {
     layout: null,
     geo: null,
     collapsed: new Set(),
+    showSparse: false, // sparse tracks (layout.js) are hidden until the toolbar's control shows them
     data: null,
     names: new Map(),
     hues: new Map(),
@@ -83,6 +84,9 @@ export function createTimeline({ post, section, onShow }) {
   const themeButton = h('button', { type: 'button', className: 'button tl-theme' }, '');
   const fitButton = h('button', { type: 'button', className: 'button', title: 'Fit the whole trace (0)' }, 'Fit');
   const status = h('span', { className: 'muted tl-status' });
+  // "N tracks hidden · show": lanes with nothing worth drawing (the worker decides from the data)
+  // stay out of the way, and one click brings them back (issue 18, item 7).
+  const sparseButton = h('button', { type: 'button', className: 'button tl-sparse', hidden: true, onclick: () => { st.showSparse = !st.showSparse; relayout(); } }, '');
   const detailsBox = h('div', { className: 'tl-details' });
   // The selected slice's details open in a drawer over the bottom of the canvas, where the eye
   // is (issue 18, item 1); the wheel over it scrolls it, not the tracks.
@@ -99,6 +103,7 @@ export function createTimeline({ post, section, onShow }) {
     hitCount,
     h('span', { className: 'tl-spacer' }),
     status,
+    sparseButton,
     fitButton,
     themeButton,
   );
@@ -205,6 +210,7 @@ export function createTimeline({ post, section, onShow }) {
       const g = st.layout.groups.find((x) => x.tracks.some((t) => t.id === track));
       if (g) {
         st.collapsed.delete(`p${g.process}`);
+        if (g.tracks.some((t) => t.id === track && t.sparse)) st.showSparse = true;
         relayout();
         lane = st.geo.trackLane.get(track);
       }
@@ -215,7 +221,11 @@ export function createTimeline({ post, section, onShow }) {
     clampScroll();
   }
   function relayout() {
-    st.geo = buildLanes(st.layout, st.collapsed);
+    st.geo = buildLanes(st.layout, st.collapsed, st.showSparse);
+    const sparse = st.layout.groups.reduce((a, g) => a + g.tracks.filter((t) => t.sparse).length, 0);
+    sparseButton.hidden = sparse === 0;
+    sparseButton.textContent = st.showSparse ? `hide ${sparse} sparse track${sparse === 1 ? '' : 's'}` : `${st.geo.hidden} track${st.geo.hidden === 1 ? '' : 's'} hidden · show`;
+    sparseButton.title = 'Tracks with only one or two instants, or one slice over the whole trace';
     clampScroll();
     requestDraw();
   }
@@ -881,6 +891,7 @@ export function createTimeline({ post, section, onShow }) {
         }
         st.layout = r.layout;
         st.collapsed = new Set();
+        st.showSparse = false;
         st.scrollY = 0;
         relayout();
         fit();
@@ -994,6 +1005,7 @@ export function createTimeline({ post, section, onShow }) {
       scroll_y: st.scrollY,
       ruler_h: RULER_H,
       // The lanes as laid out (y in lane space: the screen's is ruler_h + y - scroll_y).
+      hiddenTracks: st.geo ? st.geo.hidden : 0,
       lanes: st.geo ? st.geo.lanes.map((l) => ({ kind: l.kind, key: l.key, y: l.y, h: l.h, closed: !!l.closed, name: l.kind === 'group' ? l.group.name : l.kind === 'track' ? l.track.name : l.counter.name })) : [],
       layout: st.layout,
     };
