@@ -1,6 +1,5 @@
 #include "cli/digest_command.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <memory>
 
 #include "analysis/rank_identity.h"
+#include "cli/trace_files.h"
 #include "import/file_reader.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "report/fleet_digest_json.h"
@@ -34,30 +34,6 @@ const char kDigestUsage[] =
     "\n"
     "Exit status: 0 all written; 1 a trace could not be read (one line on standard error with\n"
     "the byte offset; the others are still written); 2 usage error.\n";
-
-bool is_trace_file(const std::string& n) {
-  auto ends = [&n](const char* suffix) {
-    size_t l = std::strlen(suffix);
-    return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
-  };
-  return (ends(".json") || ends(".json.gz") || ends(".sqlite")) && !ends(".digest.json");
-}
-
-void expand(const std::string& path, std::vector<std::string>* out) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    out->push_back(path);
-    return;
-  }
-  std::vector<std::string> names;
-  if (DIR* d = opendir(path.c_str())) {
-    while (dirent* e = readdir(d))
-      if (is_trace_file(e->d_name)) names.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) out->push_back(path + "/" + n);
-}
 
 std::string digest_name(const std::string& file) {
   std::string stem = base_name(file);
@@ -93,7 +69,7 @@ int digest_command(const std::vector<std::string>& args) {
     } else if (a.size() > 1 && a[0] == '-') {
       return usage("unknown option '" + a + "'");
     } else {
-      expand(a, &files);
+      expand_path(a, &files);
     }
   }
   if (files.empty()) return usage("no trace file given");

@@ -3,8 +3,6 @@
 //   kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]
 //   kinetoscope digest TRACE... -o DIR|-   (cli/digest_command.h)
 // Exit status: 0 report written, 1 an input could not be read as a trace, 2 usage error.
-#include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +16,7 @@
 
 #include "cli/digest_command.h"
 #include "cli/stats_command.h"
+#include "cli/trace_files.h"
 #include "import/file_reader.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "report/multi_rank_report.h"
@@ -67,31 +66,6 @@ const char kUsage[] =
     "\n"
     "Exit status: 0 report written; 1 an input is not a readable trace (a one-line error with\n"
     "the byte offset goes to standard error); 2 usage error.\n";
-
-bool is_trace_name(const std::string& n) {
-  auto ends = [&n](const char* suffix) {
-    size_t l = std::strlen(suffix);
-    return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
-  };
-  return ends(".json") || ends(".json.gz") || ends(".sqlite");
-}
-
-// A folder stands for the trace files in it (not recursive), in name order.
-void expand_path(const std::string& path, std::vector<std::string>* out) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    out->push_back(path);
-    return;
-  }
-  std::vector<std::string> names;
-  if (DIR* d = opendir(path.c_str())) {
-    while (dirent* e = readdir(d))
-      if (is_trace_name(e->d_name)) names.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) out->push_back(path + "/" + n);
-}
 
 struct Loaded {
   ks::ChromeJsonImporter importer;
@@ -269,7 +243,7 @@ int main(int argc, char** argv) {
     } else if (a.size() > 1 && a[0] == '-') {
       return usage_error("unknown option '" + a + "'");
     } else {
-      expand_path(a, &files);
+      ks::expand_path(a, &files);
     }
   }
   if (format == "markdown") format = "md";
