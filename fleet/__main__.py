@@ -71,6 +71,8 @@ def main(argv=None):
                       batch_bytes=int(a.batch_mb * 1e6))
     doc = reduce.finish(r.result(inputs=len(paths)))
     doc["run"] = facts
+    # The output's folder is made if missing: a run of minutes must not end on a missing folder.
+    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
     tmp = a.output + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(doc, f, separators=(",", ":"))

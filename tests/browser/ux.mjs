@@ -7,7 +7,7 @@
 //   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
 import { chromium, firefox } from 'playwright-core';
 import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,9 +68,18 @@ async function shot(page, name) {
 }
 
 // Whether the element's box lies inside the viewport (all of it, or its top `min` pixels).
+// The page scrolls the selection into view smoothly: on a busy machine that can take a moment,
+// so the check polls for up to 3 s before it says no.
 async function inViewport(page, selector, min = 40) {
-  const box = await page.locator(selector).first().boundingBox();
-  return !!box && box.y >= 0 && box.y + Math.min(box.height, min) <= VIEWPORT.height && box.x >= 0 && box.x < VIEWPORT.width && box.height > 0;
+  const visible = async () => {
+    const box = await page.locator(selector).first().boundingBox();
+    return !!box && box.y >= 0 && box.y + Math.min(box.height, min) <= VIEWPORT.height && box.x >= 0 && box.x < VIEWPORT.width && box.height > 0;
+  };
+  for (let waited = 0; waited < 3000; waited += 100) {
+    if (await visible()) return true;
+    await page.waitForTimeout(100);
+  }
+  return visible();
 }
 
 // Non-background pixels of a PNG (a data: URL or bytes), counted in the page: how blank it is.
