@@ -268,7 +268,14 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
       await settle(page);
       const r = withRange.ranges[0];
-      const s = await state(page);
+      // The jump may still be moving the window on a busy machine: read it once it holds still.
+      let s = await state(page);
+      for (let i = 0; i < 30; ++i) {
+        await page.waitForTimeout(100);
+        const next = await state(page);
+        if (next.start_ns === s.start_ns && next.end_ns === s.end_ns) break;
+        s = next;
+      }
       const rs = r.start_us * 1e3;
       const re = r.end_us * 1e3;
       check(s.start_ns <= rs && s.end_ns >= re, `the window ${s.start_ns}..${s.end_ns} does not hold ${rs}..${re}`);
