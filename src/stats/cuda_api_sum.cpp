@@ -35,21 +35,12 @@ bool report_cuda_api_sum(const StatsDb& db, StatsTable* t, std::string* error) {
                                     "not traced (capture with --trace=cuda)";
     return true;
   }
-  std::unordered_map<int64_t, size_t> by_id;
   std::vector<SumGroup> groups;
-  bool ok = db.query(
-      std::string("SELECT r.start, r.end, r.nameId, s.value FROM ") + table +
-          " AS r LEFT JOIN StringIds AS s ON s.id = r.nameId",
-      [&](sqlite3_stmt* st) {
-        int64_t id = col_int(st, 2);
-        auto it = by_id.find(id);
-        if (it == by_id.end()) {
-          it = by_id.emplace(id, groups.size()).first;
-          groups.push_back({{strip_nsys_api_version(col_text(st, 3))}, {}});
-        }
-        groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
-      },
-      error);
+  bool ok =
+      group_durations_by_name_id(db,
+                                 std::string("SELECT r.start, r.end, r.nameId, s.value FROM ") +
+                                     table + " AS r LEFT JOIN StringIds AS s ON s.id = r.nameId",
+                                 strip_nsys_api_version, &groups, error);
   if (!ok) return false;
   fill_time_summary(std::move(groups), "Num Calls", {"Name"}, t);
   if (t->rows.empty()) t->note = "CUPTI_ACTIVITY_KIND_RUNTIME has no rows";

@@ -34,21 +34,12 @@ bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* err
   }
   const std::string name_col =
       db.has_column(table, "demangledName") ? "demangledName" : "shortName";
-  std::unordered_map<int64_t, size_t> by_id;
   std::vector<SumGroup> groups;
-  bool ok = db.query(
+  bool ok = group_durations_by_name_id(
+      db,
       "SELECT k.start, k.end, k." + name_col + ", s.value FROM " + table +
           " AS k LEFT JOIN StringIds AS s ON s.id = k." + name_col,
-      [&](sqlite3_stmt* st) {
-        int64_t id = col_int(st, 2);
-        auto it = by_id.find(id);
-        if (it == by_id.end()) {
-          it = by_id.emplace(id, groups.size()).first;
-          groups.push_back({{col_text(st, 3)}, {}});
-        }
-        groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
-      },
-      error);
+      [](std::string n) { return n; }, &groups, error);
   if (!ok) return false;
   // Two string ids can carry the same text (nsys groups by the name text): merge them.
   std::unordered_map<std::string, size_t> by_name;

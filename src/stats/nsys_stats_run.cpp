@@ -15,8 +15,8 @@ bool run_nsys_stats(const NsysDatabase& db, const std::vector<std::string>& repo
   // A damaged or cut-off export often opens fine and fails only in a report's query: say so as
   // the importer does (damaged_database at byte N, with the file and header sizes), not as a
   // bare SQL error. The handle still holds the failed query's code (finalize keeps it).
-  ImportError e = db.error_from(sqlite3_extended_errcode(db.handle()),
-                                error->substr(0, error->find(':')));
+  ImportError e =
+      db.error_from(sqlite3_extended_errcode(db.handle()), error->substr(0, error->find(':')));
   if (e.code == ImportErrorCode::kDamagedDatabase || e.code == ImportErrorCode::kQueryBudget)
     *error = e.to_line();
   return false;

@@ -29,22 +29,13 @@ bool report_osrt_sum(const StatsDb& db, StatsTable* t, std::string* error) {
     return true;
   }
   const bool has_class = db.has_column("OSRT_API", "eventClass");
-  std::unordered_map<int64_t, size_t> by_id;
   std::vector<SumGroup> groups;
-  bool ok = db.query(
+  bool ok = group_durations_by_name_id(
+      db,
       std::string("SELECT o.start, o.end, o.nameId, s.value FROM OSRT_API AS o LEFT JOIN "
                   "StringIds AS s ON s.id = o.nameId") +
           (has_class ? " WHERE o.eventClass = 27" : ""),
-      [&](sqlite3_stmt* st) {
-        int64_t id = col_int(st, 2);
-        auto it = by_id.find(id);
-        if (it == by_id.end()) {
-          it = by_id.emplace(id, groups.size()).first;
-          groups.push_back({{col_text(st, 3)}, {}});
-        }
-        groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
-      },
-      error);
+      [](std::string n) { return n; }, &groups, error);
   if (!ok) return false;
   fill_time_summary(std::move(groups), "Num Calls", {"Name"}, t);
   if (t->rows.empty()) t->note = "OSRT_API has no OS runtime calls";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/duration_stats.h"
 
@@ -147,6 +148,24 @@ void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_co
     for (const std::string& l : r.labels) cells.push_back(cell_text(l));
     t->rows.push_back(std::move(cells));
   }
+}
+
+bool group_durations_by_name_id(const StatsDb& db, const std::string& sql,
+                                const std::function<std::string(std::string)>& label,
+                                std::vector<SumGroup>* groups, std::string* error) {
+  std::unordered_map<int64_t, size_t> by_id;
+  return db.query(
+      sql,
+      [&](sqlite3_stmt* st) {
+        int64_t id = col_int(st, 2);
+        auto it = by_id.find(id);
+        if (it == by_id.end()) {
+          it = by_id.emplace(id, groups->size()).first;
+          groups->push_back({{label(col_text(st, 3))}, {}});
+        }
+        (*groups)[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
+      },
+      error);
 }
 
 }  // namespace ks

@@ -51,6 +51,12 @@ struct SumGroup {
   std::vector<int64_t> values;
 };
 
+// Durations (end - start) of the rows `sql` returns as (start, end, name id, name text), one group
+// per name id, in order of first appearance; `label` turns the name text into the group's label.
+bool group_durations_by_name_id(const StatsDb& db, const std::string& sql,
+                                const std::function<std::string(std::string)>& label,
+                                std::vector<SumGroup>* groups, std::string* error);
+
 // The nsys summary columns over each group's durations: Time (%), Total Time (ns), <count_column>,
 // Avg (ns), Med (ns), Min (ns), Max (ns), StdDev (ns), then the label columns. Rows ordered as
 // cuda_gpu_kern_sum orders them: total time descending, then count ascending, then the labels
