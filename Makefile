@@ -17,7 +17,7 @@ SANITIZE_BUILD ?= build/sanitize
 FUZZ_BUILD ?= build/fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup native wasm test test-native test-browser test-sanitize fuzz demo serve bench bench-timeline clean format dist test-dist serve-dist
+.PHONY: all setup native wasm wasm-scalar test test-native test-browser test-sanitize fuzz demo serve bench bench-real bench-timeline clean format dist test-dist serve-dist
 
 all: native wasm
 
@@ -33,6 +33,14 @@ wasm: setup
 	@cmake --build $(WASM_BUILD)
 	@mkdir -p $(WASM_OUT)
 	@cp $(WASM_BUILD)/wasm/kinetoscope_wasm.js $(WASM_BUILD)/wasm/kinetoscope_wasm.wasm $(WASM_OUT)/
+
+# The scalar fallback of the byte scanning (KS_WASM_SIMD=OFF: no -msimd128), for the parity test
+# (tests/run_all.sh) and for browsers without WebAssembly SIMD; not what the page loads.
+wasm-scalar: setup
+	@emcmake cmake -S . -B build/wasm-scalar-cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DKS_WASM_SIMD=OFF >/dev/null
+	@cmake --build build/wasm-scalar-cmake
+	@mkdir -p build/wasm-scalar
+	@cp build/wasm-scalar-cmake/wasm/kinetoscope_wasm.js build/wasm-scalar-cmake/wasm/kinetoscope_wasm.wasm build/wasm-scalar/
 
 test: native wasm
 	@bash tests/run_all.sh
@@ -60,7 +68,14 @@ demo: native wasm
 	@$(NATIVE)/kinetoscope report $(DEMO_TRACE)
 	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=examples/demo/cpu_transformer.pt.trace.json.gz"
 
+# make bench (issue #19): the five trace shapes of bench/shapes/ at 200 MB and 1 GB through the CLI,
+# WASM in Node, the page cold and warm and the peers, interleaved, with a reference workload
+# (bench/run_shapes.py; SIZES=200 REPS=3 SHAPES="resnet amd" PEERS=0 override). ~5 GB in /tmp.
 bench: native wasm
+	@python3 bench/run_shapes.py
+
+# The earlier ingest benchmark: two real files, ResNet-50 repeated and a gzip file (bench/run.sh).
+bench-real: native wasm
 	@bash bench/run.sh
 
 # The timeline under load (bench/timeline/run.mjs; results in docs/performance.md): a 2M-event trace,

@@ -5,9 +5,9 @@
 // sampled every 100 ms) above what it used before the file was given. Prints one JSON line.
 // With --warm the file is given once the page has warmed up its next loader (web/app.js, "spare"),
 // as when a user opens the page and then picks a file; without, the moment the page has loaded.
-// --split=on|off goes to the page's URL (web/app.js: whether a large file is read by two workers;
-// by default only on a machine with 4 cores or more).
-//   node bench/ingest_browser.mjs TRACE [--warm] [--split=on|off]
+// --split=on|off and --workers=N go to the page's URL (web/worker/helpers.js: whether a large
+// file is read by two workers, or by N; by default one per core, only with 4 cores or more).
+//   node bench/ingest_browser.mjs TRACE [--warm] [--split=on|off] [--workers=N]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,16 +31,35 @@ function browserRssBytes(rootPid) {
   return total;
 }
 
+function browserCpuSeconds(rootPid) {
+  // user + system time of the same processes (/proc/PID/stat fields 14 and 15, in 1/100 s): the
+  // browser's CPU time, which a loaded machine does not inflate as it does the wall clock.
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(rootPid)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // processes come and go
+    }
+  }
+  return ticks / 100;
+}
+
 const file = process.argv[2];
 const warm = process.argv.includes('--warm');
 const profile = mkdtempSync(join(tmpdir(), 'ks-bench-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const query = process.argv.filter((a) => /^--split=/.test(a)).map((a) => a.slice(2)).join('&');
+  const query = process.argv.filter((a) => /^--(split|workers)=/.test(a)).map((a) => a.slice(2)).join('&');
   const { page } = await openPage(ctx, server.origin, query ? `/?${query}` : '/');
   if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   const base = browserRssBytes(profile);
+  const cpu0 = browserCpuSeconds(profile);
   let peak = base;
   const timer = setInterval(() => { peak = Math.max(peak, browserRssBytes(profile)); }, 100);
   // The page's own clock from the moment the file input hands the file over (its change event).
@@ -50,6 +69,7 @@ try {
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
   const t1 = performance.now();
   clearInterval(timer);
+  const cpuSeconds = browserCpuSeconds(profile) - cpu0;
   const state = await page.evaluate(() => document.body.dataset.state);
   const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
   if (state === 'ready') await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
@@ -63,7 +83,7 @@ try {
     file: basename(file), file_bytes: statSync(file).size, warm, state, ...facts,
     to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
     page_s: pageSeconds, page_mb_per_s: pageSeconds ? json / 1e6 / pageSeconds : null,
-    timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, rss_growth_over_json: json ? (peak - base) / json : null,
+    timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, browser_cpu_s: cpuSeconds, rss_growth_over_json: json ? (peak - base) / json : null,
   }));
 } finally {
   await ctx.close();

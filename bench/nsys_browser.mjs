@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // An Nsight Systems export in the real page (headless Chromium): the file goes through the file
 // input, the worker reads it in place (SQLite pulling pages through the block cache, each miss one
-// FileReaderSync slice of 1 MiB: web/worker.js, "Nsight Systems exports") and the clock stops when
+// FileReaderSync slice of 1 MiB: web/worker/nsys.js) and the clock stops when
 // the report is painted; then, separately, until its stats tables are shown. Peak memory is the browser's total RSS (all its
 // processes, sampled every 100 ms) above what it used before; the worker also says how large its
 // WASM memory grew and how many bytes it read from the File. Then the CLI on the same file (wall
@@ -70,7 +70,7 @@ try {
   const t1 = performance.now();
   cpuAtReport = browserCpuSeconds(profile) - cpu0;
   const state = await page.evaluate(() => document.body.dataset.state);
-  // The stats tables follow the report (web/worker.js): the clock runs on until they are shown.
+  // The stats tables follow the report (web/worker/nsys.js): the clock runs on until they are shown.
   if (state === 'ready') await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 1_800_000, polling: 100 });
   const t2 = performance.now();
   const cpuAtStats = browserCpuSeconds(profile) - cpu0;

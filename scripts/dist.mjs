@@ -6,9 +6,9 @@
 // dist/index.html ...   web/ as it is (ES modules, relative paths only) with the WASM build in
 //                       wasm/: works from any static host and any sub-path, no build step there
 // dist/kinetoscope.html one file that does everything the hosted page does, from file:// and
-//                       offline: CSS and the ES modules inlined (a small bundler below), the worker,
-//                       the WASM glue and the WASM (base64) in a data block the page starts as a
-//                       Blob worker. Its CSP allows exactly its own inline script and style (sha256
+//                       offline: CSS and the ES modules inlined (a small bundler below), the worker
+//                       (web/worker/main.js and its modules, bundled the same way), the WASM glue
+//                       and the WASM (base64) in a data block the page starts as a Blob worker. Its CSP allows exactly its own inline script and style (sha256
 //                       hashes), blob: workers and WebAssembly.
 // dist/examples/demo/   the bundled example trace (the welcome page links to it)
 // dist/_headers         frame-ancestors for hosts that read a _headers file (Netlify, Cloudflare
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const WORKER_BLOCK_ID = 'kinetoscope-worker-source'; // web/share/worker-source.js looks for it
+const WORKER_BLOCK_ID = 'kinetoscope-worker-source'; // web/worker/start.js looks for it
 const DEMO = 'examples/demo/cpu_transformer.pt.trace.json.gz';
 
 function fail(msg) {
@@ -264,12 +264,14 @@ function singleFile(opts, indexHtml) {
   if (leftover && isRelative(leftover[1])) fail(`index.html refers to ${leftover[1]}, which the single file cannot carry`);
   html = html.replace(/<!--KS-SCRIPT-(\d+)-->/g, (whole, i) => scripts[Number(i)]);
 
-  // The worker: glue + WASM (base64) + worker.js, in a block that is data, not script (type=text/x-...).
+  // The worker: glue + WASM (base64) + the worker's modules (worker/main.js and its imports,
+  // bundled into one classic script as the page's are), in a block that is data, not script
+  // (type=text/x-...). The hosted page's web/worker.js is not used: it only loads the same modules.
   const glue = readFileSync(join(opts.wasm, 'kinetoscope_wasm.js'), 'utf8');
   const wasm = readFileSync(join(opts.wasm, 'kinetoscope_wasm.wasm'));
-  const workerJs = readFileSync(join(web, 'worker.js'), 'utf8');
+  const workerJs = bundle(join(web, 'worker/main.js')).code;
   const workerSource = [
-    '// Kinetoscope analyzer worker, single-file build: Emscripten glue, the WASM as base64, worker.js.',
+    '// Kinetoscope analyzer worker, single-file build: Emscripten glue, the WASM as base64, worker/main.js bundled.',
     glue.trim(),
     `self.kinetoscopeWasmBase64 = '${wasm.toString('base64')}';`,
     workerJs.trim(),

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "import/chrome_json/importer.h"
-#include "import/diagnostics.h"
+#include "model/diagnostics.h"
 #include "model/trace.h"
 #include "report/report.h"
 

@@ -24,11 +24,28 @@ run_file() {  # run_file FILE COMMAND...: COMMAND when FILE exists
 }
 [ -d ../shared/traces ] || echo "NOTE: ../shared/traces is absent: corpus, golden and browser tests on real traces are skipped"
 suite "unit and corpus tests (Catch2)" run_file build/native/ks_tests build/native/ks_tests
+# The timeline's parts alone (web/timeline/: state, layout, hit testing, search, highlights, link
+# ids) in Node's test runner: no browser, no WASM.
+suite "timeline parts (node --test)" run_file tests/web/timeline_parts.test.mjs node --test tests/web/timeline_state.test.mjs tests/web/timeline_parts.test.mjs
+# The worker's message protocol named once (web/worker/protocol.js), imports from the page to the
+# worker, web/worker/ modules within size (no build needed).
+suite "worker protocol and module sizes (node)" run_file tests/web/protocol.mjs node tests/web/protocol.mjs
 suite "WASM/CLI parity (node)" run_file tests/wasm/parity.cjs node tests/wasm/parity.cjs
+# The same with the scalar byte scanning (make wasm-scalar, KS_WASM_SIMD=OFF): the fallback of the
+# SIMD128 scanning the page uses (src/import/chrome_json/byte_scan.h) gives the same reports.
+suite "WASM/CLI parity, scalar byte scanning (node)" run_file tests/wasm/parity.cjs bash -c 'make --no-print-directory wasm-scalar >/dev/null && KINETOSCOPE_WASM_DIR=build/wasm-scalar node tests/wasm/parity.cjs'
 suite "WASM out of memory: too_large, not a crash (node)" run_file tests/wasm/limits.cjs node tests/wasm/limits.cjs
 # Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
 suite "Nsight Systems exports, WASM/CLI parity (node)" run_file tests/wasm/nsys_parity.cjs bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
+# Real traces rewritten the ways real Kineto traces differ (number spelling, order, metadata, ids,
+# B/E, flows, newer torch names, gzip members): the same findings and main numbers; and problems
+# planted into real traces: the right finding, step and numbers (tests/corpus/). ~20 s of CPU.
+suite "Kineto rewrites keep the report (metamorphic)" run_file tests/corpus/metamorphic.py /usr/bin/python3 tests/corpus/metamorphic.py --cli build/native/kinetoscope
+suite "problems planted in real traces" run_file tests/corpus/planted.py /usr/bin/python3 tests/corpus/planted.py --cli build/native/kinetoscope
 suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh
+suite "golden math tables (kinetoscope math)" run_file tests/golden/math.sh bash tests/golden/math.sh
+# Every command's bad options: exit 2 and the command's own message (src/cli/options.h).
+suite "CLI usage errors" run_file tests/cli/usage.sh bash tests/cli/usage.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
@@ -40,6 +57,9 @@ suite "sanitizers: ASan + UBSan Catch2 suite" make --no-print-directory test-san
 # The fleet on a Dask LocalCluster of 2 worker processes (fleet/, docs/fleet.md): Debian's python3,
 # which has python3-distributed (scripts/setup.sh). ~1-2 min.
 suite "fleet: digests on Dask, planted 64/512-rank jobs" run_file tests/fleet/test_fleet.py /usr/bin/python3 tests/fleet/test_fleet.py
+# make bench's trace shapes (bench/shapes/), each at ~2 MB read by the CLI, so the generators
+# cannot rot (make bench itself is not part of make test). ~3 s of CPU.
+suite "bench trace shapes (generators + CLI)" run_file tests/bench/check_shapes.py python3 tests/bench/check_shapes.py --cli build/native/kinetoscope
 suite "planted pathology traces" run_file examples/pathologies/check_generated.py python3 examples/pathologies/check_generated.py
 suite "browser (headless chromium)" run_file tests/browser/run.mjs node tests/browser/run.mjs
 # Issue 18 (the page as an expert's tool), in chromium and firefox-esr, at 1400x900.

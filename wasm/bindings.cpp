@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/rank_identity.h"
 #include "file_source.h"
 #include "import/block_cache_source.h"
 #include "import/chrome_json/importer.h"
 #include "import/chrome_json/split_point.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_importer.h"
+#include "report/critical_path_report.h"
 #include "report/diff_digest_json.h"
 #include "report/multi_rank_report.h"
 #include "report/rank_digest_json.h"
@@ -76,7 +78,11 @@ class Session {
 
   // Two workers on one file (importer.h; web/worker.js, "Two workers on one file"). The second
   // reads the event array from `offset` on into a model of its own ...
-  void startPart(double offset) { importer_.start_part(static_cast<uint64_t>(offset)); }
+  // stop < 0: the part reads to the end of the event array; else up to the next part's start.
+  void startPart(double offset, double stop) {
+    importer_.start_part(static_cast<uint64_t>(offset),
+                         stop < 0 ? UINT64_MAX : static_cast<uint64_t>(stop));
+  }
   bool partEnded() const { return importer_.part_ended(); }
   bool partFailed() const { return g_out_of_memory || importer_.part_failed(); }
   // ... and hands it over as bytes: a view into WASM memory, valid until the Session is deleted
@@ -129,11 +135,40 @@ class Session {
     if (db_ && !g_out_of_memory) {
       ks::NsysImportOptions options;
       options.source_name = source_name_;
+      options.only_pid = only_pid_;
       trace_ = ks::import_nsys(*db_, options, &sqlite_error_);
     }
     ok_ = trace_ && !g_out_of_memory;
     if (!ok_) trace_.reset();
+    if (ok_ && only_pid_ >= 0) {
+      // One process of several, as import_nsys_file_by_process (nsys_file.cpp) marks it for the
+      // CLI: its place among the export's GPU processes is its rank.
+      ks::DistributedInfo& d = trace_->distributed;
+      d.present = true;
+      d.from_environment = true;
+      d.rank = process_rank_;
+      d.world_size = process_count_;
+    }
     return ok_;
+  }
+  // Before importSqlite: read only process `pid`, rank `rank` of `count` GPU processes (the
+  // order gpuProcessesJson gives), as `kinetoscope report FILE.sqlite` reads each rank.
+  void setNsysProcess(double pid, int rank, int count) {
+    only_pid_ = static_cast<int64_t>(pid);
+    process_rank_ = rank;
+    process_count_ = count;
+  }
+  // After importSqlite: the export's processes with GPU work, lowest GPU first (the CLI's rank
+  // order, nsys_gpu_processes): [{"pid": P, "device": D}, ...]; two or more are ranks.
+  std::string gpuProcessesJson() const {
+    if (!db_) return "[]";
+    std::string out = "[";
+    for (const ks::NsysGpuProcess& p : ks::nsys_gpu_processes(*db_)) {
+      if (out.size() > 1) out += ",";
+      out += "{\"pid\":" + std::to_string(p.pid) + ",\"device\":" + std::to_string(p.first_device) +
+             "}";
+    }
+    return out + "]";
   }
   // An export whose model cannot fit the 4 GB a page's WASM may use is refused before it is read
   // (as worker.js projects a JSON trace's events after its first 16 MB), not minutes later when
@@ -271,8 +306,10 @@ class Session {
     const ks::Report* r = report();
     if (!r) return std::string();
     const std::string& file = trace_->facts.source_name;
-    return ks::rank_digest_json(ks::make_rank_digest(*trace_, r->analyses, file,
-                                                     ks::identify_rank(*trace_, file, loadIndex)));
+    const ks::RankIdentity id =
+        only_pid_ >= 0 ? ks::RankIdentity{process_rank_, ks::RankSource::kExportProcess}
+                       : ks::identify_rank(*trace_, file, loadIndex);
+    return ks::rank_digest_json(ks::make_rank_digest(*trace_, r->analyses, file, id));
   }
 
   // What the trace diff needs from this trace (see diffTraces below).
@@ -297,6 +334,23 @@ class Session {
   emscripten::val slicesWithNames(std::string ids) {
     return tl() ? tl()->slicesWithNames(ids) : emscripten::val::null();
   }
+  emscripten::val slicesWithIds(std::string ids) {
+    return tl() ? tl()->slicesWithIds(ids) : emscripten::val::null();
+  }
+  // The critical path (src/analysis/critical_path.h) as `kinetoscope critical-path --format json`
+  // writes it, with every edge: of the report's window when `annotation` is "" and `whole` false
+  // (computed once, with the report), else of that window.
+  std::string criticalPathJson(std::string annotation, double instance, bool whole) {
+    const ks::Report* r = report();
+    if (!r) return "{}";
+    if (annotation.empty() && !whole)
+      return ks::critical_path_json(*trace_, r->analyses.critical_path);
+    ks::CriticalPathOptions o;
+    o.annotation = annotation;
+    o.instance = instance >= 0 ? static_cast<int64_t>(instance) : 0;
+    o.whole_trace = whole;
+    return ks::critical_path_json(*trace_, ks::critical_path(*trace_, r->analyses.join, o));
+  }
   std::string slicesAtOffsetsJson(std::string offsets) {
     return tl() ? tl()->slicesAtOffsetsJson(offsets) : "[]";
   }
@@ -317,6 +371,9 @@ class Session {
   }
 
   std::string source_name_;
+  int64_t only_pid_ = -1;  // setNsysProcess: one process of an export, else all
+  int64_t process_rank_ = 0;
+  int64_t process_count_ = 0;
   std::string part_;
   // An Nsight Systems export: the File, the block cache over it, the open database (in this
   // order: each refers to the one before it, and is destroyed first).
@@ -411,6 +468,8 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("resumeOffset", &Session::resumeOffset)
       .function("finish", &Session::finish)
       .function("importSqlite", &Session::importSqlite)
+      .function("setNsysProcess", &Session::setNsysProcess)
+      .function("gpuProcessesJson", &Session::gpuProcessesJson)
       .function("sqliteReadsJson", &Session::sqliteReadsJson)
       .function("statsJson", &Session::statsJson)
       .function("errorJson", &Session::errorJson)
@@ -425,6 +484,8 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("sliceDetailsJson", &Session::sliceDetailsJson)
       .function("sliceNamesJson", &Session::sliceNamesJson)
       .function("slicesWithNames", &Session::slicesWithNames)
+      .function("slicesWithIds", &Session::slicesWithIds)
+      .function("criticalPathJson", &Session::criticalPathJson)
       .function("slicesAtOffsetsJson", &Session::slicesAtOffsetsJson)
       .function("sliceBriefJson", &Session::sliceBriefJson)
       .function("aggregateJson", &Session::aggregateJson)

@@ -1,5 +1,6 @@
-// Kinetoscope page, main thread: UI only. The worker (worker.js) owns the WASM analyzer, reads the
-// file as a stream and sends back progress and, at the end, the report as a JSON string.
+// Kinetoscope page, main thread: UI only. The worker (worker/main.js, started by worker/start.js)
+// owns the WASM analyzer, reads the file as a stream and sends back progress and, at the end, the
+// report as a JSON string; worker/protocol.js names every message between the two.
 //
 // Public API for scripts and tests:
 //   window.kinetoscope.open(fileOrBlobOrArrayBuffer[, name]) -> Promise<report object>
@@ -14,17 +15,21 @@
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
 import { h, neutral, note, section } from './views/dom.js';
-import { fmtBytes, fmtInt } from './views/format.js';
+import { fmtBytes } from './views/format.js';
 import { renderReport } from './views/report.js';
+import { reportLead } from './views/glance.js';
 import { statsView } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
-import { startAnalyzerWorker } from './share/worker-source.js';
+import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
+import { startAnalyzerWorker } from './worker/start.js';
+import { UNZIP_MIN, startHelpers, startsGzip } from './worker/helpers.js';
 import { initTimelineTab } from './timeline/tab.js';
 import { initRanks } from './ranks/mode.js';
 import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
 import { initCompare } from './compare/mode.js';
 import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
+import { initDropZone, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -45,28 +50,12 @@ const ui = {
 // ends it with terminate(): a stuck load (a huge file, a read that never ends, a long WASM call)
 // never keeps a worker running, whatever the timing. A load that succeeds makes its loader the new
 // `worker` (the old one is ended); a load that fails is ended and the report on screen keeps its
-// worker. Beside them: the `helper` of a large file (below), only while that file loads, and the
-// warmed-up `spare` that becomes the next loader.
+// worker. Beside them: the `helpers` of a large file (worker/helpers.js), only while that file
+// loads, and the warmed-up `spare` that becomes the next loader.
 let worker = null;
 let loader = null;
-// A plain file of SPLIT_MIN..SPLIT_MAX bytes is read by two workers (worker.js, "Two workers on
-// one file"): the loader and this helper, which talk through a MessagePort and end with the load.
-// Smaller files gain too little to pay for a second module; larger ones would hold two large
-// models in memory at once, so they are read by the loader alone, as before. Only on a machine
-// with SPLIT_CORES logical cores or more: on the project's 2-core machine reading the file already
-// keeps the second core partly busy, and two workers were no faster than one (docs/performance.md).
-// ?split=on or ?split=off overrides that (tests, benchmarks).
-const SPLIT_MIN = 32 * 2 ** 20;
-const SPLIT_MAX = 1.5 * 2 ** 30;
-const SPLIT_CORES = 4;
-// A gzip file of UNZIP_MIN bytes or more gets a helper that decompresses it while the loader parses
-// (worker.js, "A large gzip file"): on any machine, since decompressing and parsing otherwise add up
-// on one thread.
-const UNZIP_MIN = 2 * 2 ** 20;
-const splitParam = new URLSearchParams(location.search).get('split');
-const splitFiles = splitParam === 'on' || (splitParam !== 'off' && (navigator.hardwareConcurrency || 1) >= SPLIT_CORES);
-let helper = null;
-// The next loader, started ahead of time and warmed up (worker.js, "Warming up"): a file opened
+let helpers = []; // the workers helping the loader read a large file
+// The next loader, started ahead of time and warmed up (worker/warm.js): a file opened
 // after the page has been open a moment is read by optimized code from its first byte.
 // <body data-warm="1"> once it is ready (tests and the benchmark wait for it).
 let spare = null;
@@ -75,7 +64,7 @@ const SPARE_DELAY_MS = 300;
 function startSpare() {
   if (spare) return;
   spare = startWorker();
-  spare.postMessage({ type: 'warm' });
+  spare.postMessage(warmMsg());
   document.body.dataset.spare = '1';
 }
 
@@ -102,15 +91,10 @@ let timings = null; // where the last load's time went (ms), for bench/ingest_br
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
 const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
 
-function jobError(err) {
-  const e = new Error(err.message || 'the trace could not be read');
-  e.code = err.code || 'unknown';
-  if (err.offset !== undefined && err.offset !== null) e.offset = err.offset;
-  return e;
-}
+const jobError = (err) => new WorkerError(err, 'the trace could not be read');
 
 function startWorker() {
-  const w = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
+  const w = startAnalyzerWorker();
   w.onmessage = (e) => onMessage(e, w);
   w.onerror = (e) => {
     // The worker script itself failed; a fresh one starts for the next file.
@@ -133,56 +117,23 @@ function endLoader() {
 }
 
 function endHelper() {
-  if (helper) helper.terminate();
-  helper = null;
-}
-
-// Whether a Blob starts with the gzip magic bytes.
-async function isGzip(blob) {
-  if (!blob || blob.size < 2) return false;
-  try {
-    const b = new Uint8Array(await blob.slice(0, 2).arrayBuffer());
-    return b[0] === 0x1f && b[1] === 0x8b;
-  } catch {
-    return false; // the loader reads the file itself and says what is wrong
-  }
-}
-
-// The helper for a large file, or null: {type, port}, the port for the loader. 'unzip' for a
-// gzip file, 'part' for a plain one (two workers on one file).
-function startHelper(fields, id, gzip) {
-  const blob = fields.blob;
-  if (!blob || typeof MessageChannel !== 'function') return null;
-  const type = gzip ? 'unzip' : 'part';
-  if (gzip && blob.size < UNZIP_MIN) return null;
-  if (!gzip && (!splitFiles || blob.size < SPLIT_MIN || blob.size > SPLIT_MAX)) return null;
-  const channel = new MessageChannel();
-  helper = startAnalyzerWorker(() => new Worker(new URL('worker.js', import.meta.url)));
-  const h = helper;
-  h.onerror = (e) => {
-    // The helper's script failed: the loader reads on by itself.
-    e.preventDefault();
-    if (h !== helper) return;
-    endHelper();
-    if (loader && job && job.id === id) loader.postMessage({ type: 'part-lost', id });
-  };
-  h.postMessage({ type, name: fields.name, blob, port: channel.port2 }, [channel.port2]);
-  return { type, port: channel.port1 };
+  for (const h of helpers) h.terminate();
+  helpers = [];
 }
 
 function onMessage(e, from) {
   const m = e.data;
-  if (m.type === 'warm') {
+  if (m.type === Msg.warmed) {
     if (from === spare) document.body.dataset.warm = '1';
     return;
   }
-  if (m.type === 'tl') return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
-  if (m.type === 'stats') return from === worker && showStats(m); // after an Nsight Systems export's report
-  if (m.type === 'report-update' || (m.type === 'error' && stepRangeJob && m.id === stepRangeJob.id)) return from === worker && onStepRange(m);
+  if (m.type === Msg.timelineReply) return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
+  if (m.type === Msg.stats) return from === worker && showStats(m); // after an Nsight Systems export's report
+  if (m.type === Msg.reportUpdate || (m.type === Msg.error && stepRangeJob && m.id === stepRangeJob.id)) return from === worker && onStepRange(m);
   if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
-  if (m.type === 'progress') showProgress(m);
-  else if (m.type === 'error') fail(m.error);
-  else if (m.type === 'report') {
+  if (m.type === Msg.progress) showProgress(m);
+  else if (m.type === Msg.error) fail(m.error);
+  else if (m.type === Msg.report) {
     const received = performance.now();
     let report;
     try {
@@ -193,8 +144,17 @@ function onMessage(e, from) {
     }
     const done = job;
     done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (showStats)
+    done.gpuProcesses = m.gpuProcesses || null;
     job = null;
     endHelper();
+    // An export of several processes with GPU work (nsys profile torchrun): its ranks, each
+    // process read on its own, as `kinetoscope report FILE.sqlite` does. A URL's export has no
+    // File here: it is shown whole, with the note that says so (show()).
+    if (done.gpuProcesses && done.blob) {
+      endLoader();
+      ranks.openExport(done.blob, done.name, done.gpuProcesses).then(done.resolve, done.reject);
+      return;
+    }
     if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
     worker = loader;
     loader = null;
@@ -225,13 +185,7 @@ function fail(err) {
 }
 
 function showError(name, err) {
-  const offset = err.offset !== undefined && err.offset !== null ? ` (at byte offset ${fmtInt(err.offset)})` : '';
-  ui.error.replaceChildren(
-    h('strong', null, `Could not read ${name}: `),
-    `${err.message || 'unknown error'}${offset}`,
-    err.code ? h('code', { className: 'error-code' }, err.code) : null,
-  );
-  ui.error.hidden = false;
+  showErrorBox(ui.error, name, err);
 }
 
 // <body data-state="loading|ready|error" data-loads="N">: N counts finished loads, so a test (or a
@@ -254,41 +208,29 @@ function begin(fields) {
   loader = takeSpare() || startWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    job = { id, name: fields.name, size: fields.size, t0: performance.now(), resolve, reject };
+    job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, t0: performance.now(), resolve, reject };
     ui.error.hidden = true;
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
     showProgress({ read: 0, total: fields.size, bytes: 0, events: 0 });
     const post = (gzip) => {
       if (!job || job.id !== id) return; // replaced or cancelled meanwhile
-      const h = startHelper(fields, id, gzip);
-      if (!h) loader.postMessage({ type: 'open', id, ...fields });
-      else if (h.type === 'unzip') loader.postMessage({ type: 'open', id, ...fields, unzipPort: h.port }, [h.port]);
-      else loader.postMessage({ type: 'open', id, ...fields, partPort: h.port }, [h.port]);
+      // A helper whose script fails: the loader reads its part itself.
+      const h = startHelpers(fields, gzip, (k) => loader && job && job.id === id && loader.postMessage(partLostMsg(id, k)));
+      if (h) helpers = h.workers;
+      loader.postMessage(openMsg(id, { ...fields, ...(h ? h.extra : {}) }), h ? h.transfer : []);
     };
-    if (fields.blob && fields.blob.size >= UNZIP_MIN) isGzip(fields.blob).then(post);
+    if (fields.blob && fields.blob.size >= UNZIP_MIN) startsGzip(fields.blob).then(post);
     else post(false);
   });
 }
 
 function showProgress(p) {
-  // The worker names its stage: a long build or analysis must not look like a stuck read.
-  const verb = { building: 'Building the model of', analysing: 'Analysing' }[p.stage] || 'Reading';
-  const parts = [`${verb} ${job.name}`];
-  parts.push(p.total ? `${fmtBytes(p.read)} of ${fmtBytes(p.total)}` : `${fmtBytes(p.read)}`);
-  if (p.bytes && p.bytes !== p.read) parts.push(`${fmtBytes(p.bytes)} of JSON`);
-  if (p.events) parts.push(`${fmtInt(p.events)} events`);
-  ui.statusText.textContent = neutral(parts.join(' · '));
-  if (p.total) {
-    ui.progress.max = p.total;
-    ui.progress.value = Math.min(p.read, p.total);
-  } else {
-    ui.progress.removeAttribute('value'); // indeterminate
-  }
+  showStatusProgress(ui, job.name, p);
 }
 
-// The `nsys stats` tables of the Nsight Systems export on screen (worker.js sends them after its
-// report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
+// The `nsys stats` tables of the Nsight Systems export on screen (worker/nsys.js sends them after
+// its report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
 function showStats(m) {
   if (!current || shownId !== m.id) return;
   try {
@@ -310,30 +252,20 @@ function showStats(m) {
 // (`kinetoscope report --step-range NAME`); the worker analyzes the same trace again.
 let stepRangeJob = null;
 let shownDone = null;
-function stepRangeForm(done, report) {
-  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.source === 'step_range' ? report.steps.range : '' });
-  const form = h(
-    'form',
-    { className: 'step-range', title: 'kinetoscope report --step-range NAME: steps are the NVTX ranges of this name (empty: found by itself)' },
-    h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
-    input,
-    h('button', { type: 'submit', className: 'button' }, 'Apply'),
-  );
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
+function stepRangeBox(done, report) {
+  return stepRangeForm(report, (name) => {
     if (!worker || stepRangeJob) return;
     stepRangeJob = { id: done.id, done };
     document.body.dataset.state = 'loading';
-    worker.postMessage({ type: 'step-range', id: done.id, name: input.value.trim() });
+    worker.postMessage(stepRangeMsg(done.id, name));
   });
-  return form;
 }
 
 function onStepRange(m) {
   const job = stepRangeJob;
   stepRangeJob = null;
   if (!job || shownId !== m.id) return;
-  if (m.type === 'error') {
+  if (m.type === Msg.error) {
     showError(job.done.name, m.error);
     settled('error');
     return;
@@ -376,11 +308,19 @@ function show(report, done) {
     { className: 'report-head' },
     h('h2', null, done.name),
     h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
-    done.nsys ? stepRangeForm(done, report) : null,
+    done.nsys ? stepRangeBox(done, report) : null,
+    done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null,
+    reportLead(report),
     nav,
   );
   ui.report.replaceChildren(head, ...sections);
   document.title = `${neutral(done.name)} · Kinetoscope`;
+}
+
+// An export of several GPU processes shown whole (opened by URL): its numbers are the processes'
+// summed; the CLI compares them as ranks.
+function summedNote(name, n) {
+  return h('p', { className: 'note', dataset: { summed: String(n) } }, `This export holds ${n} GPU processes, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
 }
 
 function open(source, name) {
@@ -461,43 +401,16 @@ if (ui.folder) {
   });
 }
 if (ui.compare) ui.compare.addEventListener('click', () => compare.showPanel());
-ui.cancel.addEventListener('click', () => {
-  ranks.cancel();
-  compare.cancel();
-  cancel();
-});
+ui.cancel.addEventListener('click', () => [ranks.cancel, compare.cancel, cancel].forEach((stop) => stop()));
 
-// The whole window is a drop zone.
-let dragDepth = 0;
-const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
-window.addEventListener('dragenter', (e) => {
-  if (!hasFiles(e)) return;
-  e.preventDefault();
-  dragDepth++;
-  ui.drop.hidden = false;
-});
-window.addEventListener('dragover', (e) => {
-  if (!hasFiles(e)) return;
-  e.preventDefault();
-  e.dataTransfer.dropEffect = 'copy';
-});
-window.addEventListener('dragleave', () => {
-  dragDepth = Math.max(0, dragDepth - 1);
-  if (!dragDepth) ui.drop.hidden = true;
-});
-window.addEventListener('drop', (e) => {
-  if (!hasFiles(e)) return;
-  e.preventDefault();
-  dragDepth = 0;
-  ui.drop.hidden = true;
-  filesFromDrop(e.dataTransfer).then(openFiles, ignore);
-});
+initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
 initExample({ open, openUrl, ignore });
 
-// ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this).
+// ?url=path or ?demo=path: open a trace served by this same origin (make demo uses this); an
+// Nsight Systems export too (the worker fetches it whole: it is read in place, worker/nsys.js).
 const params = new URLSearchParams(location.search);
 const start = params.get('url') || params.get('demo');
 if (start) openUrl(start).catch(ignore);

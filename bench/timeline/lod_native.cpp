@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "import/file_reader.h"
-#include "view/lod_query.h"
-#include "view/view_index.h"
+#include "timeline_query/lod_query.h"
+#include "timeline_query/view_index.h"
 
 namespace {
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -34,25 +34,26 @@ int main(int argc, char** argv) {
   }
   const double load_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  ks::view::ViewIndex index(importer.trace());
+  ks::timeline_query::ViewIndex index(importer.trace());
   const double index_ms = ms_since(t0);
-  std::printf("%zu slices; import %.0f ms, view index %.0f ms\n", importer.trace().slices.size(),
-              load_ms, index_ms);
+  std::printf("%zu slices; import %.0f ms, view index %.0f ms, %.1f MB\n",
+              importer.trace().slices.size(), load_ms, index_ms,
+              static_cast<double>(index.memory_bytes()) / (1 << 20));
   std::vector<ks::TrackId> tracks;
   for (ks::TrackId t = 0; t < index.tracks().size(); ++t) tracks.push_back(t);
   const int64_t span = index.span();
   for (double frac : {1.0, 0.1, 0.01, 0.001, 0.0001}) {
     std::vector<double> times;
-    ks::view::LodResult r;
+    ks::timeline_query::LodResult r;
     for (int rep = 0; rep < 21; ++rep) {
       const int64_t w = static_cast<int64_t>(static_cast<double>(span) * frac);
       const int64_t mid = span / 3 + rep * (w / 50);  // pan a little between repeats
-      ks::view::Viewport vp;
+      ks::timeline_query::Viewport vp;
       vp.start = mid - w / 2 - w;
       vp.end = mid + w / 2 + w;
       vp.pixels = 3 * 1070;
       t0 = std::chrono::steady_clock::now();
-      r = ks::view::query_viewport(index, vp, tracks, {});
+      r = ks::timeline_query::query_viewport(index, vp, tracks, {});
       times.push_back(ms_since(t0));
     }
     std::sort(times.begin(), times.end());

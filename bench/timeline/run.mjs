@@ -27,7 +27,9 @@ const TRACE = resolve(ROOT, opt('--trace', `build/bench/timeline_${Math.round(EV
 // --js-only: leave rasterization out of the frame time (to see what the drawing code itself costs).
 const RASTER = !args.includes('--js-only');
 const CPU_TIME = args.includes('--cpu-time');
-const OUT = join(ROOT, `build/bench/timeline${RASTER ? '' : '-js-only'}.json`);
+// The 2M run keeps its file name (docs/performance.md quotes it); others say their size (and are
+// not named as their trace, build/bench/timeline_Nm.json).
+const OUT = join(ROOT, `build/bench/timeline${EVENTS === 2_000_000 ? '' : `_${Math.round(EVENTS / 1e6)}m_result`}${RASTER ? '' : '-js-only'}.json`);
 
 // Starts a Chromium performance trace of the page; stop() resolves to its events.
 async function startCpuTrace(ctx, page) {
@@ -136,6 +138,9 @@ async function main() {
     // Animation frames on the page's main thread: wall time (dur) and CPU time (tdur), in µs.
     const frames = cpuTrace ? (await cpuTrace.stop()).filter((e) => e.name === 'FireAnimationFrame' && e.ph === 'X' && e.dur > 0) : [];
     const st = await page.evaluate(() => window.kinetoscope.timeline.stats(true));
+    // The timeline's own memory: the worker's view index (beside the model) and the page's columns;
+    // and the page's whole JS heap (Chromium's performance.memory), for scale.
+    const memory = await page.evaluate(() => ({ ...window.kinetoscope.timeline.memory(), page_js_heap_bytes: performance.memory ? performance.memory.usedJSHeapSize : null }));
     await page.evaluate(() => window.kinetoscope.timeline.measureRaster(false));
     await shot(page, 'timeline-bench');
 
@@ -164,6 +169,7 @@ async function main() {
             raf_cpu_ms: summary(frames.filter((e) => e.tdur !== undefined).map((e) => e.tdur / 1000)),
           }
         : {}),
+      memory_mb: Object.fromEntries(Object.entries(memory).map(([k, v]) => [k.replace(/_bytes$/, ''), v === null ? null : Math.round((v / 2 ** 20) * 10) / 10])),
       errors: log.errors,
     };
     mkdirSync(join(ROOT, 'build/bench'), { recursive: true });
@@ -171,6 +177,7 @@ async function main() {
     console.log(`scripted pan/zoom: ${scriptS.toFixed(1)} s, ${st.draws.length} frames, ${st.queries.length} LOD queries (load average ${result.load_average.join(' -> ')} on ${cpus().length} cores)`);
     console.log(line(RASTER ? 'frame: draw + raster (main thread)' : 'frame: draw calls only (main thread)', result.frame_draw_ms));
     console.log(line('frame: interval while animating', result.frame_interval_ms));
+    console.log(`timeline memory: view index ${result.memory_mb.index} MB in the worker, ${result.memory_mb.page} MB of columns on the page (page JS heap ${result.memory_mb.page_js_heap} MB)`);
     if (CPU_TIME) {
       console.log(line('animation frame, wall (trace)', result.raf_wall_ms));
       console.log(line('animation frame, main-thread CPU', result.raf_cpu_ms));

@@ -60,6 +60,10 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.api_calls = summarize_api_calls(t);
   a.annotations = summarize_annotations(t);
   a.cpu_ops = summarize_cpu_ops(t);
+  a.math = compute_math_efficiency(t, a.join, a.steps);
+  CriticalPathOptions path_options;
+  path_options.max_window_slices = 1'000'000;
+  a.critical_path = critical_path(t, a.join, path_options);
   for (uint32_t i : a.join.runtime_by_ts)
     if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;
   a.gpu_expected = !t.devices.empty() || a.launch_calls > 0 || !a.join.gpu_ops_by_ts.empty();

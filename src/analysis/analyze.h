@@ -6,6 +6,7 @@
 #include "analysis/api_summary.h"
 #include "analysis/comm_overlap.h"
 #include "analysis/cpu_op_summary.h"
+#include "analysis/critical_path.h"
 #include "analysis/gpu_idle.h"
 #include "analysis/gpu_metrics.h"
 #include "analysis/gpu_op_summary.h"
@@ -15,6 +16,7 @@
 #include "analysis/kernel_type_breakdown.h"
 #include "analysis/launch_join.h"
 #include "analysis/launch_stats.h"
+#include "analysis/math_efficiency.h"
 #include "analysis/memory_usage.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/steps.h"
@@ -64,6 +66,11 @@ struct Analyses {
   NamedStatsTable api_calls;
   NamedStatsTable annotations;
   CpuOpSummary cpu_ops;
+  // FLOPs, achieved TFLOP/s and MFU from recorded shapes (one pass over kernels without them).
+  MathEfficiency math;
+  // HTA's critical path of one step (the first ProfilerStep, else the whole trace): what bounds
+  // it. One step only, to keep the report's cost low; `kinetoscope critical-path` picks others.
+  CriticalPathResult critical_path;
   // A trace of a GPU run: it names a GPU, or the CPU launched work on one.
   bool gpu_expected = false;
   uint64_t launch_calls = 0;

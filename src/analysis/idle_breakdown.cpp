@@ -21,7 +21,9 @@ IdleBreakdown compute_idle_breakdown(const Trace& t, const LaunchJoin& join,
                                      const std::vector<bool>* included) {
   const SliceTable& s = t.slices;
   IdleBreakdown r;
-  // GPU ops per track, in start order (gpu_ops_by_ts is sorted by ts, then index).
+  // GPU ops per track, in start order (gpu_ops_by_ts is sorted by ts; of two ops that start
+  // together, as a 0 us memset and the next kernel do in integer-microsecond traces, the shorter
+  // first: the order the stream ran them in).
   std::map<TrackId, std::vector<uint32_t>> by_track;
   for (uint32_t i : join.gpu_ops_by_ts)
     if (op_counted(included, i)) by_track[s.track[i]].push_back(i);

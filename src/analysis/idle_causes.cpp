@@ -106,12 +106,15 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
         ++queued_ahead;
     }
     const bool cpu_gets_ahead = in_window > 0 && queued_ahead * 10 >= in_window;
+    // The gaps of a window come in time order, so the first op at or after a gap's end only
+    // moves forward: a cursor from the window's first op instead of a binary search over all
+    // ops per gap (a million gaps on the tiny-kernels shape).
+    auto next = first;
     for (const Interval& gap : gaps_within(idle.busy, w.begin, w.end)) {
       CausedGap g;
       g.begin_ns = gap.begin;
       g.end_ns = gap.end;
-      auto next = std::lower_bound(ops.begin(), ops.end(), gap.end,
-                                   [&s](uint32_t i, int64_t ts) { return s.ts[i] < ts; });
+      while (next != ops.end() && s.ts[*next] < gap.end) ++next;
       if (next != ops.end() && s.ts[*next] == gap.end) g.next_op = static_cast<int32_t>(*next);
       // Syncs that returned before this gap ended start (or extend) a refill period.
       while (next_sync_end < syncs_by_end.size() && s.end(syncs_by_end[next_sync_end]) <= gap.end) {

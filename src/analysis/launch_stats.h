@@ -35,7 +35,10 @@ struct LaunchApiRow {
   uint64_t delay_outliers = 0;
   int64_t cpu_ns = 0, gpu_ns = 0;
   uint64_t before_launch = 0;  // GPU op started before its launch call began (clock skew)
-  DurationStats delay;         // launch delays floored at 0
+  // GPU ops after the first of one launch call (a CUDA graph's kernels share the
+  // cudaGraphLaunch's correlation id): their GPU time counts, not as launches or delays.
+  uint64_t graph_ops = 0;
+  DurationStats delay;  // launch delays floored at 0
 };
 
 struct QueuePoint {

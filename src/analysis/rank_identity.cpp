@@ -14,6 +14,8 @@ const char* rank_source_name(RankSource s) {
       return "load order";
     case RankSource::kEnvironment:
       return "process environment";
+    case RankSource::kExportProcess:
+      return "process in the export (by GPU)";
   }
   return "load order";
 }

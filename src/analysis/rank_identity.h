@@ -10,7 +10,9 @@
 
 namespace ks {
 
-enum class RankSource { kDistributedInfo, kFileName, kLoadOrder, kEnvironment };
+// kExportProcess: one of several processes in one Nsight Systems export, ranked by the GPU it
+// drove (import/nsys_sqlite/nsys_file.h, import_nsys_file_by_process).
+enum class RankSource { kDistributedInfo, kFileName, kLoadOrder, kEnvironment, kExportProcess };
 const char* rank_source_name(RankSource s);
 
 struct RankIdentity {

@@ -209,12 +209,54 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
            s.ts[c.slices.front()] < s.ts[best->slices.front()]))
         best = &c;
     }
+    // Nsight Systems exports name their steps as the program did: with no step-like name, a
+    // range at the outermost level of its thread's NVTX row, repeated without overlap, is the
+    // step: two or more numbered in increasing order ("epoch_batch 7"), else three or more of
+    // one name; the group covering the most time wins. PyTorch's emit_nvtx operator ranges
+    // ("aten::mm, seq = 12") are operators, not steps. Kineto traces have ProfilerStep#N.
+    std::map<std::pair<TrackId, std::string>, Candidate> outer;
+    if (!best && t.facts.format == TraceFormat::kNsysSqlite) {
+      for (uint32_t i = 0; i < s.size(); ++i) {
+        if (s.kind[i] != SliceKind::kUserAnnotation || s.depth[i] != 0) continue;
+        std::string_view name = t.str(s.name[i]), stem;
+        int64_t n;
+        split_number(name, &stem, &n);
+        if (name.find(", seq = ") != std::string_view::npos) continue;
+        Candidate& c = outer[{s.track[i], std::string(n >= 0 ? stem : name)}];
+        if (c.slices.empty()) c.shown = std::string(name);
+        c.slices.push_back(i);
+      }
+      int64_t best_cover = 0;
+      for (const auto& kv : outer) {
+        const Candidate& c = kv.second;
+        bool overlapped;
+        std::vector<uint32_t> kept = without_overlaps(s, c.slices, &overlapped);
+        if (overlapped || kept.size() < 2) continue;
+        int64_t prev = -1, cover = 0;
+        bool numbered = true;
+        for (uint32_t i : kept) {
+          std::string_view stem;
+          int64_t n;
+          split_number(t.str(s.name[i]), &stem, &n);
+          if (n <= prev) numbered = false;
+          prev = n;
+          cover += s.dur[i];
+        }
+        if (!numbered && kept.size() < 3) continue;
+        if (cover > best_cover) best_cover = cover, best = &c;
+      }
+    }
     if (best) {
       r.source = StepSource::kStepLikeRange;
       std::string base;
       int64_t n;
-      is_step_like_name(best->shown, &base, &n);
-      r.range_name = n >= 0 ? base : best->shown;
+      if (is_step_like_name(best->shown, &base, &n)) {
+        r.range_name = n >= 0 ? base : best->shown;
+      } else {  // an outermost range of the program's own name
+        std::string_view stem;
+        split_number(best->shown, &stem, &n);
+        r.range_name = std::string(n >= 0 ? stem : std::string_view(best->shown));
+      }
       int64_t ordinal = 0;
       bool overlapped;
       for (uint32_t i : without_overlaps(s, best->slices, &overlapped)) {

@@ -8,12 +8,13 @@
 #include <memory>
 
 #include "analysis/rank_identity.h"
+#include "cli/loaded_trace.h"
+#include "cli/options.h"
 #include "cli/trace_files.h"
 #include "import/file_reader.h"
-#include "import/nsys_sqlite/nsys_file.h"
 #include "report/fleet_digest_json.h"
 
-namespace ks {
+namespace ks::cli {
 
 namespace {
 
@@ -46,8 +47,7 @@ std::string digest_name(const std::string& file) {
 }
 
 int usage(const std::string& msg) {
-  std::fprintf(stderr, "kinetoscope digest: %s\n(see kinetoscope digest --help)\n", msg.c_str());
-  return 2;
+  return usage_error("digest", msg);
 }
 
 }  // namespace
@@ -56,17 +56,17 @@ int digest_command(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string output;
   AnalysisOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
+  ArgWalker w(args);
+  while (w.next()) {
+    const std::string& a = w.arg();
+    if (w.flag({"-h", "--help"})) {
       std::fputs(kDigestUsage, stdout);
       return 0;
-    } else if (a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return usage(a + " needs a folder (or - for standard output)");
-      output = args[++i];
-    } else if (a == "--drop-last-step") {
+    } else if (w.value({"-o", "--output"}, &output)) {
+      if (w.missing()) return usage(a + " needs a folder (or - for standard output)");
+    } else if (w.flag({"--drop-last-step"})) {
       options.drop_last_step = true;
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else if (w.unknown_option()) {
       return usage("unknown option '" + a + "'");
     } else {
       expand_path(a, &files);
@@ -82,23 +82,12 @@ int digest_command(const std::vector<std::string>& args) {
   // runs one process per file on each worker).
   for (const std::string& path : files) {
     // A SQLite file (by its header) is an Nsight Systems export, as `kinetoscope report` reads it.
-    ChromeJsonImporter importer;
-    std::unique_ptr<Trace> nsys;
-    ImportError error;
-    const bool named_sqlite = path.size() > 7 && path.compare(path.size() - 7, 7, ".sqlite") == 0;
-    bool ok = false;
-    if (named_sqlite || file_is_sqlite(path)) {
-      nsys = import_nsys_file(path, &error);
-      ok = nsys != nullptr;
-    } else {
-      ok = import_file(path, &importer, &error);
-    }
-    if (!ok) {
-      std::fprintf(stderr, "kinetoscope: %s: %s\n", path.c_str(), error.to_line().c_str());
+    LoadedTrace loaded;
+    if (!load_trace_or_say(path, &loaded)) {
       status = 1;
       continue;
     }
-    const Trace& t = nsys ? *nsys : importer.trace();
+    const Trace& t = loaded.trace();
     Report report = build_report(t, options);
     std::string file = base_name(path);
     RankDigest d = make_rank_digest(t, report.analyses, file, identify_rank(t, file, 0));
@@ -106,15 +95,9 @@ int digest_command(const std::vector<std::string>& args) {
     uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     std::string json = fleet_digest_json(report, d, path, bytes);
     std::string target = to_stdout ? "" : output + "/" + digest_name(path);
-    FILE* f = to_stdout ? stdout : std::fopen(target.c_str(), "wb");
-    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size()) {
-      std::fprintf(stderr, "kinetoscope: cannot write %s\n", target.c_str());
-      status = 1;
-    }
-    if (f && f != stdout) std::fclose(f);
-    if (f == stdout) std::fflush(stdout);  // whole lines, even if a later file aborts
+    if (!write_output(json, target)) status = 1;
   }
   return status;
 }
 
-}  // namespace ks
+}  // namespace ks::cli

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-namespace ks {
+namespace ks::cli {
 
 // `args` are the words after "digest". Returns the exit status (0; 1 an input could not be read,
 // the others are still written; 2 usage).
 int digest_command(const std::vector<std::string>& args);
 
-}  // namespace ks
+}  // namespace ks::cli

@@ -2,6 +2,8 @@
 //   kinetoscope report TRACE [TRACE...] [--format text|md|json] [--drop-last-step] [-o FILE]
 //   kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]
 //   kinetoscope digest TRACE... -o DIR|-   (cli/digest_command.h)
+//   kinetoscope critical-path TRACE [--annotation NAME] [--instance N]
+//   (cli/critical_path_command.h)
 // Exit status: 0 report written, 1 an input could not be read as a trace, 2 usage error.
 
 #include <algorithm>
@@ -14,7 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "cli/aggregate_command.h"
+#include "cli/critical_path_command.h"
 #include "cli/digest_command.h"
+#include "cli/loaded_trace.h"
+#include "cli/math_command.h"
+#include "cli/options.h"
 #include "cli/stats_command.h"
 #include "cli/trace_files.h"
 #include "import/file_reader.h"
@@ -22,7 +29,6 @@
 #include "report/multi_rank_report.h"
 #include "report/report.h"
 #include "report/trace_diff_report.h"
-#include "view/aggregate_command.h"
 
 namespace {
 
@@ -55,6 +61,10 @@ const char kUsage[] =
     "`nsys stats` reports of an Nsight Systems SQLite export; --help for more)\n"
     "      kinetoscope diff BASE TEST [--format text|md|json] [-o FILE]  (two traces compared:\n"
     "step-time delta, GPU and CPU ops by name with count and time deltas, added/removed names)\n"
+    "      kinetoscope math TRACE [--format text|md|json]  (FLOPs per op from the recorded\n"
+    "shapes, achieved TFLOP/s and % of the GPU's peak, MFU per step; --help for more)\n"
+    "      kinetoscope critical-path TRACE [--annotation NAME] [--instance N] [--format\n"
+    "text|md|json]  (what bounds the step: HTA's critical path; --help for more)\n"
     "      kinetoscope digest TRACE... -o DIR  (one small mergeable digest per trace, for\n"
     "python3 -m fleet: many ranks on Dask; docs/fleet.md)\n"
     "\n"
@@ -67,31 +77,13 @@ const char kUsage[] =
     "Exit status: 0 report written; 1 an input is not a readable trace (a one-line error with\n"
     "the byte offset goes to standard error); 2 usage error.\n";
 
-struct Loaded {
-  ks::ChromeJsonImporter importer;
-  std::unique_ptr<ks::Trace> nsys;  // an Nsight Systems export
-  ks::ImportError error;
-  bool ok = false;
-  const ks::Trace& trace() const { return nsys ? *nsys : importer.trace(); }
-};
-
-// A SQLite file (by its 16-byte header, whatever its name) is an Nsight Systems export; a file
-// named *.sqlite that is not SQLite gets the SQLite reader's error (its first bytes), not JSON's.
-bool load_one(const std::string& file, Loaded* l) {
-  const bool named_sqlite = file.size() > 7 && file.compare(file.size() - 7, 7, ".sqlite") == 0;
-  if (named_sqlite || ks::file_is_sqlite(file)) {
-    l->nsys = ks::import_nsys_file(file, &l->error);
-    return l->nsys != nullptr;
-  }
-  return ks::import_file(file, &l->importer, &l->error);
-}
+using Loaded = ks::cli::LoadedTrace;
 
 // Files are independent: read them on several threads (2 cores here, more elsewhere).
 void load_all(const std::vector<std::string>& files, std::vector<Loaded>* loaded) {
   std::atomic<size_t> next{0};
   auto work = [&]() {
-    for (size_t i; (i = next++) < files.size();)
-      (*loaded)[i].ok = load_one(files[i], &(*loaded)[i]);
+    for (size_t i; (i = next++) < files.size();) ks::cli::load_trace(files[i], &(*loaded)[i]);
   };
   size_t n = std::min<size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
@@ -101,32 +93,7 @@ void load_all(const std::vector<std::string>& files, std::vector<Loaded>* loaded
 }
 
 int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "kinetoscope: %s\n(see kinetoscope --help)\n", msg.c_str());
-  return 2;
-}
-
-// Whether args[*i] is an option that takes a value, spelled as one of `names` with the value in
-// the next argument, or as `attached` with the value in the same one ("--format=md"; nullptr for
-// an option without that spelling). If it is, the value goes to *value and *i to the last argument
-// used; a name with nothing after it sets *missing instead, for the caller's usage error.
-bool take_option(const std::vector<std::string>& args, size_t* i,
-                 std::initializer_list<const char*> names, const char* attached, std::string* value,
-                 bool* missing) {
-  const std::string& a = args[*i];
-  for (const char* name : names) {
-    if (a != name) continue;
-    if (*i + 1 >= args.size()) {
-      *missing = true;
-    } else {
-      *value = args[++*i];
-    }
-    return true;
-  }
-  if (attached && a.rfind(attached, 0) == 0) {
-    *value = a.substr(std::strlen(attached));
-    return true;
-  }
-  return false;
+  return ks::cli::usage_error("", msg);
 }
 
 bool write_output(const std::string& output, const std::string& out) {
@@ -144,14 +111,14 @@ bool write_output(const std::string& output, const std::string& out) {
 int diff_command(const std::vector<std::string>& args) {
   std::string format = "text", output;
   std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool missing = false;
-    if (take_option(args, &i, {"--format", "-f"}, "--format=", &format, &missing)) {
-      if (missing) return usage_error("--format needs a value");
-    } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
-      if (missing) return usage_error(a + " needs a file name");
-    } else if (a.size() > 1 && a[0] == '-') {
+  ks::cli::ArgWalker w(args);
+  while (w.next()) {
+    const std::string& a = w.arg();
+    if (w.value({"--format", "-f"}, &format, "--format=")) {
+      if (w.missing()) return usage_error("--format needs a value");
+    } else if (w.value({"-o", "--output"}, &output)) {
+      if (w.missing()) return usage_error(a + " needs a file name");
+    } else if (w.unknown_option()) {
       return usage_error("unknown option '" + a + "'");
     } else {
       files.push_back(a);
@@ -192,17 +159,23 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  // The timeline's area-selection table for a range (src/view/aggregate_command.h).
+  // The timeline's area-selection table for a range (src/cli/aggregate_command.h).
   if (args[0] == "aggregate")
-    return ks::view::aggregate_command(std::vector<std::string>(args.begin() + 1, args.end()));
+    return ks::cli::aggregate_command(std::vector<std::string>(args.begin() + 1, args.end()));
   bool help = std::find_if(args.begin(), args.end(), [](const std::string& a) {
                 return a == "-h" || a == "--help" || a == "--version";
               }) != args.end();
   if (args[0] == "digest")  // one fleet digest per trace (cli/digest_command.h)
-    return ks::digest_command(std::vector<std::string>(args.begin() + 1, args.end()));
+    return ks::cli::digest_command(std::vector<std::string>(args.begin() + 1, args.end()));
   // The `nsys stats` reports of an Nsight Systems export (src/cli/stats_command.h).
+  // What bounds a step: HTA's critical path (src/cli/critical_path_command.h).
+  if (args[0] == "critical-path")
+    return ks::cli::critical_path_command(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "stats")
     return ks::cli::stats_command(std::vector<std::string>(args.begin() + 1, args.end()));
+  // FLOPs, achieved TFLOP/s and MFU from the recorded shapes (src/cli/math_command.h).
+  if (args[0] == "math")
+    return ks::cli::math_command(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args[0] == "diff" && !help)
     return diff_command(std::vector<std::string>(args.begin() + 1, args.end()));
   for (const std::string& a : args) {
@@ -222,28 +195,28 @@ int main(int argc, char** argv) {
   bool separate = false;
   ks::AlignMode align = ks::AlignMode::kStep;
   std::string align_name;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    bool missing = false;
-    if (take_option(args, &i, {"--format", "-f"}, "--format=", &format, &missing)) {
-      if (missing) return usage_error("--format needs a value");
-    } else if (a == "--separate") {
+  ks::cli::ArgWalker w(args, 1);
+  while (w.next()) {
+    const std::string& a = w.arg();
+    if (w.value({"--format", "-f"}, &format, "--format=")) {
+      if (w.missing()) return usage_error("--format needs a value");
+    } else if (w.flag({"--separate"})) {
       separate = true;
-    } else if (take_option(args, &i, {"--align"}, "--align=", &align_name, &missing)) {
-      if (missing) return usage_error("--align needs a value");
+    } else if (w.value({"--align"}, &align_name, "--align=")) {
+      if (w.missing()) return usage_error("--align needs a value");
       if (!ks::parse_align_mode(align_name, &align))
         return usage_error("unknown alignment '" + align_name + "' (step or global-min)");
-    } else if (a == "--drop-last-step") {
+    } else if (w.flag({"--drop-last-step"})) {
       options.drop_last_step = true;
-    } else if (take_option(args, &i, {"--step-range"}, "--step-range=", &options.step_range,
-                           &missing)) {
-      if (missing || options.step_range.empty()) return usage_error("--step-range needs a name");
-    } else if (take_option(args, &i, {"-o", "--output"}, nullptr, &output, &missing)) {
-      if (missing) return usage_error(a + " needs a file name");
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else if (w.value({"--step-range"}, &options.step_range, "--step-range=")) {
+      if (w.missing() || options.step_range.empty())
+        return usage_error("--step-range needs a name");
+    } else if (w.value({"-o", "--output"}, &output)) {
+      if (w.missing()) return usage_error(a + " needs a file name");
+    } else if (w.unknown_option()) {
       return usage_error("unknown option '" + a + "'");
     } else {
-      ks::expand_path(a, &files);
+      ks::cli::expand_path(a, &files);
     }
   }
   if (format == "markdown") format = "md";
@@ -261,19 +234,38 @@ int main(int argc, char** argv) {
                  loaded[i].error.to_line().c_str());
     status = 1;
   }
-  if (files.size() > 1 && !separate) {
+  // An Nsight Systems export of several processes with GPU work (nsys profile torchrun
+  // --nproc_per_node=N) is N ranks: each is read on its own and the report compares them, as it
+  // does for one file per rank. --separate keeps the one whole-file report.
+  std::vector<std::vector<std::unique_ptr<ks::Trace>>> split(files.size());
+  size_t units = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!loaded[i].ok) continue;
+    if (loaded[i].nsys && !separate) {
+      ks::ImportError ignored;  // the whole file was read: a failure here keeps that reading
+      split[i] = ks::import_nsys_file_by_process(files[i], &ignored);
+    }
+    units += split[i].empty() ? 1 : split[i].size();
+  }
+  if ((files.size() > 1 || units > 1) && !separate) {
     std::vector<ks::RankDigest> digests;
     std::vector<std::string> reports;
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (!loaded[i].ok) continue;
-      const ks::Trace& t = loaded[i].trace();
+    auto add_rank = [&](const ks::Trace& t, const std::string& file, const ks::RankIdentity& id) {
       ks::Report report = ks::build_report(t, options);
-      std::string file = ks::base_name(files[i]);
-      digests.push_back(ks::make_rank_digest(t, report.analyses, file,
-                                             ks::identify_rank(t, file, digests.size())));
+      digests.push_back(ks::make_rank_digest(t, report.analyses, file, id));
       reports.push_back(format == "json" ? ks::report_json(report)
                         : format == "md" ? ks::report_markdown(report)
                                          : ks::report_text(report));
+    };
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!loaded[i].ok) continue;
+      for (const std::unique_ptr<ks::Trace>& t : split[i])
+        add_rank(*t, t->facts.source_name,
+                 ks::RankIdentity{t->distributed.rank, ks::RankSource::kExportProcess});
+      if (!split[i].empty()) continue;
+      const ks::Trace& t = loaded[i].trace();
+      std::string file = ks::base_name(files[i]);
+      add_rank(t, file, ks::identify_rank(t, file, digests.size()));
     }
     ks::MultiRankReport m = ks::combine_ranks(digests, align);
     out = format == "json" ? ks::multi_rank_json(m, reports)

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/options.h"
 #include "import/file_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "stats/nsys_stats.h"
@@ -34,8 +35,7 @@ const char kStatsUsage[] =
     "Exit status: 0 written; 1 the file is not a readable Nsight Systems export; 2 usage error.\n";
 
 int usage(const std::string& msg) {
-  std::fprintf(stderr, "kinetoscope stats: %s\n(see kinetoscope stats --help)\n", msg.c_str());
-  return 2;
+  return usage_error("stats", msg);
 }
 
 int input_error(const std::string& path, const std::string& msg) {
@@ -48,19 +48,15 @@ int input_error(const std::string& path, const std::string& msg) {
 int stats_command(const std::vector<std::string>& args) {
   std::string format = "text", output, path;
   std::vector<std::string> reports;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
+  ArgWalker w(args);
+  while (w.next()) {
+    const std::string& a = w.arg();
+    std::string r;
+    if (w.flag({"-h", "--help"})) {
       std::fputs(kStatsUsage, stdout);
       return 0;
-    } else if (a == "--report" || a == "-r") {
-      std::string r;
-      if (!value(&r)) return usage(a + " needs a report name");
+    } else if (w.value({"--report", "-r"}, &r)) {
+      if (w.missing()) return usage(a + " needs a report name");
       // nsys accepts a comma-separated list too.
       size_t s = 0;
       while (s <= r.size()) {
@@ -69,15 +65,13 @@ int stats_command(const std::vector<std::string>& args) {
         if (c > s) reports.push_back(r.substr(s, c - s));
         s = c + 1;
       }
-    } else if (a.rfind("--report=", 0) == 0) {
-      reports.push_back(a.substr(9));
-    } else if (a == "--format" || a == "-f") {
-      if (!value(&format)) return usage(a + " needs a value");
-    } else if (a.rfind("--format=", 0) == 0) {
-      format = a.substr(9);
-    } else if (a == "-o" || a == "--output") {
-      if (!value(&output)) return usage(a + " needs a file name");
-    } else if (a.size() > 1 && a[0] == '-') {
+    } else if (w.value({}, &r, "--report=")) {
+      reports.push_back(r);
+    } else if (w.value({"--format", "-f"}, &format, "--format=")) {
+      if (w.missing()) return usage(a + " needs a value");
+    } else if (w.value({"-o", "--output"}, &output)) {
+      if (w.missing()) return usage(a + " needs a file name");
+    } else if (w.unknown_option()) {
       return usage("unknown option '" + a + "'");
     } else if (path.empty()) {
       path = a;

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace ks {
+namespace ks::cli {
 
 bool is_trace_name(const std::string& n) {
   auto ends = [&n](const char* suffix) {
@@ -32,4 +32,4 @@ void expand_path(const std::string& path, std::vector<std::string>* out) {
   for (const std::string& n : names) out->push_back(path + "/" + n);
 }
 
-}  // namespace ks
+}  // namespace ks::cli

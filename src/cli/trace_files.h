@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ks {
+namespace ks::cli {
 
 // *.json, *.json.gz (PyTorch/Chrome traces) and *.sqlite (Nsight Systems exports); a fleet
 // digest (*.digest.json) is not a trace.
@@ -13,4 +13,4 @@ bool is_trace_name(const std::string& name);
 // Appends `path` itself, or, for a folder, the trace files in it in name order.
 void expand_path(const std::string& path, std::vector<std::string>* out);
 
-}  // namespace ks
+}  // namespace ks::cli

@@ -275,7 +275,11 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   Finding f;
   f.id = "ranks.identity";
   f.severity = r.duplicate_ranks ? Severity::kWarning : Severity::kInfo;
+  bool export_process = false;  // processes of one Nsight Systems export, ranked by their GPU
+  for (const RankRow& row : r.ranks)
+    if (row.source == RankSource::kExportProcess) export_process = true;
   f.title = r.duplicate_ranks ? "Two files claim the same rank"
+            : export_process  ? "Ranks were taken from the processes' GPUs in the export"
                               : "Some ranks were taken from the file name or load order";
   f.meaning =
       "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "

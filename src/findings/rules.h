@@ -35,6 +35,10 @@ void rule_item_per_step(const RuleInput&, std::vector<Finding>*);
 void rule_math_share(const RuleInput&, std::vector<Finding>*);
 void rule_launch_bound(const RuleInput&, std::vector<Finding>*);
 void rule_no_tensor_cores(const RuleInput&, std::vector<Finding>*);
+// math_rules.cpp: math efficiency from recorded shapes
+void rule_slow_math(const RuleInput&, std::vector<Finding>*);
+// critical_path_rules.cpp: what bounds the step, when one side dominates its critical path
+void rule_critical_path_bound(const RuleInput&, std::vector<Finding>*);
 // memcpy_rules.cpp
 void rule_pageable_copies(const RuleInput&, std::vector<Finding>*);
 // gpu_metric_rules.cpp

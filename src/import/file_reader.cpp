@@ -4,7 +4,6 @@
 #include <zlib.h>
 
 #include <cstdio>
-#include <vector>
 
 namespace ks {
 
@@ -45,9 +44,16 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
     return false;
   }
   gzbuffer(in, 256 * 1024);
-  std::vector<char> chunk(kReadChunkBytes);
   for (;;) {
-    int n = gzread(in, chunk.data(), static_cast<unsigned>(chunk.size()));
+    // Straight into the framer's buffer (one copy of the whole file fewer: 4% of the CLI's
+    // time on a 50 MB trace); zlib reads a plain file's large reads directly into it.
+    char* at = importer->prepare_feed(kReadChunkBytes);
+    if (!at) {
+      *error = importer->error();
+      gzclose(in);
+      return false;
+    }
+    int n = gzread(in, at, static_cast<unsigned>(kReadChunkBytes));
     if (n < 0) {
       int errnum = 0;
       const char* msg = gzerror(in, &errnum);
@@ -64,7 +70,7 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
       return false;
     }
     if (n == 0) break;
-    if (!importer->feed(chunk.data(), static_cast<size_t>(n))) {
+    if (!importer->commit_feed(static_cast<size_t>(n))) {
       *error = importer->error();
       gzclose(in);
       return false;

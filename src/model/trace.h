@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "import/diagnostics.h"
+#include "model/diagnostics.h"
 #include "model/slice_kind.h"
 #include "model/string_pool.h"
 
@@ -65,6 +65,24 @@ struct CollectiveArgs {
   StringId process_group = 0;
 };
 
+// The shape args Kineto writes with record_shapes=True, as their raw JSON text ("[[2, 3], [3]]"),
+// kept only for the ops src/model/math_op_names.h names; parsed on demand by
+// src/analysis/op_flops.cpp. 0 ("") when absent.
+struct OpShapeArgs {
+  StringId dims = 0;      // "Input Dims"
+  StringId types = 0;     // "Input type"
+  StringId concrete = 0;  // "Concrete Inputs" (scalars and int lists: stride, padding, flags)
+};
+
+// What Kineto writes on a cuda_sync "Event Sync" / "Stream Wait Event" slice about the CUDA
+// event it waits on: the stream the event was recorded on and the correlation id of the
+// cudaEventRecord call that recorded it. Kept only for slices that carry a stream >= 0 (the
+// critical path follows them from the waiting side back to the GPU op the event marks).
+struct SyncWaitArgs {
+  int64_t wait_on_stream = kNoValue;
+  int64_t record_correlation = kNoValue;
+};
+
 struct SliceTable {
   std::vector<int64_t> ts;
   std::vector<int64_t> dur;
@@ -85,6 +103,10 @@ struct SliceTable {
   std::vector<std::pair<uint32_t, StringId>> call_stacks;
   // Collective args, sparse: (slice, args), sorted by slice.
   std::vector<std::pair<uint32_t, CollectiveArgs>> collective_args;
+  // Shape args of math ops, sparse: (slice, args), sorted by slice.
+  std::vector<std::pair<uint32_t, OpShapeArgs>> op_shapes;
+  // cuda_sync wait args, sparse: (slice, args), sorted by slice.
+  std::vector<std::pair<uint32_t, SyncWaitArgs>> sync_waits;
 
   size_t size() const { return ts.size(); }
   // The slice's "Call stack" string, 0 ("") when it has none.
@@ -99,6 +121,20 @@ struct SliceTable {
         collective_args.begin(), collective_args.end(), i,
         [](const std::pair<uint32_t, CollectiveArgs>& e, uint32_t k) { return e.first < k; });
     return it != collective_args.end() && it->first == i ? &it->second : nullptr;
+  }
+  // The slice's shape args, nullptr when it has none.
+  const OpShapeArgs* op_shape(uint32_t i) const {
+    auto it = std::lower_bound(
+        op_shapes.begin(), op_shapes.end(), i,
+        [](const std::pair<uint32_t, OpShapeArgs>& e, uint32_t k) { return e.first < k; });
+    return it != op_shapes.end() && it->first == i ? &it->second : nullptr;
+  }
+  // The slice's sync wait args, nullptr when it has none.
+  const SyncWaitArgs* sync_wait(uint32_t i) const {
+    auto it = std::lower_bound(
+        sync_waits.begin(), sync_waits.end(), i,
+        [](const std::pair<uint32_t, SyncWaitArgs>& e, uint32_t k) { return e.first < k; });
+    return it != sync_waits.end() && it->first == i ? &it->second : nullptr;
   }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
 };

@@ -20,10 +20,15 @@ struct SliceArgs {
   int64_t device = kNoValue;
   const KernelLaunchInfo* launch = nullptr;
   std::string_view call_stack;  // kept (interned) only when present
+  // Shape args (raw JSON), kept when `has_shapes` (math ops: model/math_op_names.h).
+  bool has_shapes = false;
+  std::string_view input_dims, input_types, concrete_inputs;
   // Collective args, kept only when `has_collective`.
   bool has_collective = false;
   int64_t in_nelems = kNoValue, out_nelems = kNoValue, group_size = kNoValue;
   std::string_view collective, dtype, process_group;
+  // cuda_sync wait args, kept only when wait_on_stream >= 0.
+  int64_t wait_on_stream = kNoValue, wait_on_record_correlation = kNoValue;
 };
 
 struct EventSource {  // where the event sits in the input, for diagnostics and details views
@@ -49,7 +54,7 @@ class TraceBuilder {
   }
   void add_begin(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
                  const SliceArgs& args, EventSource src);
-  void add_end(TrackId track, int64_t ts, EventSource src);
+  void add_end(TrackId track, int64_t ts, std::string_view name, EventSource src);
   void add_async(char ph, std::string_view pid_text, int64_t ts, std::string_view name,
                  std::string_view cat, std::string_view id, EventSource src);
   void add_flow(TrackId track, char ph, int64_t ts, std::string_view id, std::string_view cat,

@@ -162,6 +162,17 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.value(a.second.dtype);
     c.value(a.second.process_group);
   });
+  c.list(s.op_shapes, [&c](std::pair<uint32_t, OpShapeArgs>& o) {
+    c.value(o.first);
+    c.value(o.second.dims);
+    c.value(o.second.types);
+    c.value(o.second.concrete);
+  });
+  c.list(s.sync_waits, [&c](std::pair<uint32_t, SyncWaitArgs>& w) {
+    c.value(w.first);
+    c.value(w.second.wait_on_stream);
+    c.value(w.second.record_correlation);
+  });
   FlowTable& f = t.flows;
   c.column(f.ts);
   c.column(f.track);
@@ -235,6 +246,12 @@ bool consistent(const Trace& t, const PartState& st) {
     if (ca.first >= n || ca.second.collective >= strings || ca.second.dtype >= strings ||
         ca.second.process_group >= strings)
       return false;
+  for (const auto& o : s.op_shapes)
+    if (o.first >= n || o.second.dims >= strings || o.second.types >= strings ||
+        o.second.concrete >= strings)
+      return false;
+  for (const auto& w : s.sync_waits)
+    if (w.first >= n) return false;
   const FlowTable& f = t.flows;
   const CounterTable& k = t.counters;
   const InstantTable& in = t.instants;

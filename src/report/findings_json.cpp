@@ -1,5 +1,7 @@
 #include "report/findings_json.h"
 
+#include "util/exact_id.h"
+
 namespace ks {
 
 void write_findings_json(JsonWriter& w, const Trace* trace, const std::vector<Finding>& findings) {
@@ -37,6 +39,7 @@ void write_findings_json(JsonWriter& w, const Trace* trace, const std::vector<Fi
       w.field_micros("ts_us", t.slices.ts[i] - t0);
       w.field_micros("dur_us", t.slices.dur[i]);
       w.field("byte_offset", t.slices.file_offset[i]);
+      write_exact_id(&w, "event_id", t.slices.file_offset[i]);
       w.end_object();
     }
     w.end_array();

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/quantile_sketch.h"
 #include "report/findings_json.h"
+#include "report/report_table.h"
 #include "util/json_writer.h"
 
 namespace ks {
@@ -50,15 +52,20 @@ std::string u128_decimal(unsigned __int128 v) {
   return s;
 }
 
-// [[name, count, sum, min, max, sum_sq, sketch], ...] by total time, then name.
-void write_moments(JsonWriter& w, const Trace& t, const std::unordered_map<StringId, Moments>& m) {
+// KEY: [[name, count, sum, min, max, sum_sq, sketch], ...] by total time, then name: the first
+// kMaxTableRows (report_table.h; a rank of 10^6 distinct names must not make a digest of
+// hundreds of MB), then KEY_omitted_rows and KEY_omitted_ns (their summed time) when some are
+// left out. The fleet's totals come from the totals fields, not from these rows.
+void write_moments(JsonWriter& w, const char* key, const Trace& t,
+                   const std::unordered_map<StringId, Moments>& m) {
   std::vector<std::pair<std::string_view, const Moments*>> rows;
   for (const auto& kv : m) rows.push_back({t.str(kv.first), &kv.second});
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return a.second->sum != b.second->sum ? a.second->sum > b.second->sum : a.first < b.first;
   });
-  w.begin_array();
-  for (const auto& r : rows) {
+  w.key(key).begin_array();
+  for (size_t i = 0; i < rows.size() && i < kMaxTableRows; ++i) {
+    const auto& r = rows[i];
     const Moments& x = *r.second;
     w.begin_array().value(r.first).value(x.count).value(x.sum).value(x.min).value(x.max);
     w.raw(u128_decimal(x.sum_sq));  // JSON numbers have no size limit; Python reads it exactly
@@ -66,6 +73,12 @@ void write_moments(JsonWriter& w, const Trace& t, const std::unordered_map<Strin
     w.end_array();
   }
   w.end_array();
+  if (rows.size() > kMaxTableRows) {
+    int64_t ns = 0;
+    for (size_t i = kMaxTableRows; i < rows.size(); ++i) ns += rows[i].second->sum;
+    w.field(std::string(key) + "_omitted_rows", static_cast<uint64_t>(rows.size() - kMaxTableRows));
+    w.field(std::string(key) + "_omitted_ns", ns);
+  }
 }
 
 void write_totals(JsonWriter& w, const RankDigest& d) {
@@ -228,10 +241,8 @@ std::string fleet_digest_json(const Report& report, const RankDigest& d, std::st
   }
   w.end_array();
   write_collectives(w, d);
-  w.key("kernels");
-  write_moments(w, t, kernels);
-  w.key("cpu_ops");
-  write_moments(w, t, cpu_ops);
+  write_moments(w, "kernels", t, kernels);
+  write_moments(w, "cpu_ops", t, cpu_ops);
   write_findings_json(w, &t, report.findings);
   w.end_object();
   return w.take();  // ends with a newline

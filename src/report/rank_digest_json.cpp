@@ -90,7 +90,9 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       !get_i64(root, "host_wait_ns", &d->host_wait_ns) || !get(root, "idle_gaps", &d->idle_gaps) ||
       !get_i64(root, "idle_gap_ns", &d->idle_gap_ns))
     return false;
-  if (source < 0 || source > 2) return false;
+  // Every RankSource survives the trip: the page's workers send digests of environment ranks and
+  // of an export's processes (kExportProcess) to the worker that combines them.
+  if (source < 0 || source > static_cast<int64_t>(RankSource::kExportProcess)) return false;
   d->source = static_cast<RankSource>(source);
   d->file = std::string(file);
   d->steps = steps;

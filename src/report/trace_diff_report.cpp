@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/report.h"
+#include "report/report_table.h"
 #include "util/json_writer.h"
 #include "util/markdown.h"
 #include "util/safe_text.h"
@@ -19,7 +20,7 @@ const char* diff_row_status(const DiffRow& r) {
 
 namespace {
 
-// Rows shown in the text and Markdown reports per table; the JSON has them all.
+// Rows shown in the text and Markdown reports per table; the JSON has the first kMaxTableRows.
 constexpr size_t kTopRows = 25;
 // Names listed as added/removed in the text and Markdown reports.
 constexpr size_t kTopNames = 20;
@@ -29,6 +30,19 @@ bool delta_pct(double base, double test, double* pct) {
   if (base == 0) return false;
   *pct = (test - base) / base * 100.0;
   return true;
+}
+
+// The names of the rows `is(row)` picks, at most kMaxTableRows of them; `KEY_omitted` says how
+// many more there are (only when there are).
+template <class Is>
+void write_names(JsonWriter& w, const char* key, const DiffTable& t, Is is) {
+  size_t n = 0;
+  w.key(key).begin_array();
+  for (const DiffRow& r : t.rows)
+    if (is(r) && n++ < kMaxTableRows) w.value(std::string_view(r.name));
+  w.end_array();
+  if (n > kMaxTableRows)
+    w.field(std::string(key) + "_omitted", static_cast<uint64_t>(n - kMaxTableRows));
 }
 
 void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
@@ -45,16 +59,14 @@ void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
   w.field("added", t.added);
   w.field("removed", t.removed);
   w.field("changed", t.changed);
-  w.key("added_names").begin_array();
-  for (const DiffRow& r : t.rows)
-    if (is_added(r)) w.value(std::string_view(r.name));
-  w.end_array();
-  w.key("removed_names").begin_array();
-  for (const DiffRow& r : t.rows)
-    if (is_removed(r)) w.value(std::string_view(r.name));
-  w.end_array();
+  // Bounded like the report's name tables (report_table.h): two traces of 10^6 distinct names
+  // each must not make a diff of hundreds of MB. The first kMaxTableRows names of each list (the
+  // rows are by the size of their time change), then what was left out.
+  write_names(w, "added_names", t, is_added);
+  write_names(w, "removed_names", t, is_removed);
   w.key("rows").begin_array();
-  for (const DiffRow& r : t.rows) {
+  for (size_t i = 0; i < t.rows.size() && i < kMaxTableRows; ++i) {
+    const DiffRow& r = t.rows[i];
     w.begin_object();
     w.field("name", std::string_view(r.name));
     w.field("status", diff_row_status(r));
@@ -77,6 +89,16 @@ void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
     w.end_object();
   }
   w.end_array();
+  if (t.rows.size() > kMaxTableRows) {
+    int64_t base_ns = 0, test_ns = 0;
+    for (size_t i = kMaxTableRows; i < t.rows.size(); ++i) {
+      base_ns += t.rows[i].base_ns;
+      test_ns += t.rows[i].test_ns;
+    }
+    w.field("omitted_rows", static_cast<uint64_t>(t.rows.size() - kMaxTableRows));
+    w.field_micros("omitted_base_total_us", base_ns);
+    w.field_micros("omitted_test_total_us", test_ns);
+  }
   w.end_object();
 }
 

@@ -138,6 +138,18 @@ TEST_CASE("A rank digest survives its JSON round trip", "[analysis][ranks][repor
   CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(d));
   CHECK(back.comm.size() == 2);
   CHECK(back.comm[1].dur_ns == 200000);
+  // Each rank source, the last ones included (an export's process, the page's workers send it).
+  for (ks::RankSource s : {ks::RankSource::kEnvironment, ks::RankSource::kExportProcess}) {
+    ks::RankDigest e = d;
+    e.source = s;
+    REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(e), &back));
+    CHECK(back.source == s);
+  }
+  std::string bad = ks::rank_digest_json(d);
+  const size_t at = bad.find("\"source\": ");
+  REQUIRE(at != std::string::npos);
+  bad.replace(at, std::string("\"source\": 2").size(), "\"source\": 9");
+  CHECK_FALSE(ks::parse_rank_digest_json(bad, &back));
   CHECK_FALSE(ks::parse_rank_digest_json("{\"schema\": \"something else\"}", &back));
   CHECK_FALSE(ks::parse_rank_digest_json("not json", &back));
 }

@@ -175,7 +175,7 @@ export function badInputTests() {
         await startSlow(`slow-${how}.json`);
         await page.waitForFunction(() => document.body.dataset.state === 'loading');
         // The trace on screen's, the loader's, and (a plain file of 32 MB or more) the helper that
-        // reads the second half (web/worker.js, "Two workers on one file").
+        // reads the second half (web/worker/split.js).
         await waitWorkers(3, `while loading (${how})`);
         if (how === 'cancel button') {
           await page.click('#cancel');

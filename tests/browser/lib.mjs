@@ -2,7 +2,7 @@
 // playwright-core (never a downloaded browser), page helpers and the CLI's report for comparison.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffJson } from './diff.mjs';
@@ -147,4 +147,14 @@ export function noErrors(log) {
 export async function shot(page, name, fullPage = false) {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+}
+
+// A trace of `bytes` bytes of B/E pairs (DevTools-style), written to `file`: its events pair
+// across the file, so a helper's part of it is never used (web/worker/split.js). Returns file.
+export function writeBeginEndTrace(file, bytes) {
+  const pair = (i) => `{"ph":"B","name":"step ${i % 97}","cat":"x","pid":1,"tid":${i % 3},"ts":${i * 10}},\n{"ph":"E","pid":1,"tid":${i % 3},"ts":${i * 10 + 7}}`;
+  const pairs = [];
+  for (let i = 0, n = 0; n < bytes; i++) n += (pairs[i] = pair(i)).length + 2;
+  writeFileSync(file, `{"traceEvents":[\n${pairs.join(',\n')}\n]}`);
+  return file;
 }

@@ -1,4 +1,4 @@
-// Browser tests of Nsight Systems exports in the page (web/worker.js "Nsight Systems exports",
+// Browser tests of Nsight Systems exports in the page (web/worker/nsys.js,
 // web/views/stats.js), run by run.mjs:
 //  - the real export (../shared/nsys: Nsight Systems 2024.5, CloverLeaf on an A100) through the
 //    file input: the CLI's report, the `nsys stats` tables of `kinetoscope stats`, the timeline's
@@ -11,8 +11,8 @@
 //    export still loads.
 import { existsSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { ROOT, CLI, check, skip, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot } from './lib.mjs';
+import { dirname, join } from 'node:path';
+import { ROOT, CLI, check, skip, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, startServer } from './lib.mjs';
 import { diffJson } from './diff.mjs';
 
 const REAL = join(ROOT, '..', 'shared', 'nsys', 'perlmutter-cloverleaf-cuda.sqlite');
@@ -62,7 +62,7 @@ export function nsysTests() {
       const r = cli(['stats', '--format', 'json', REAL]);
       check(r.status === 0, `kinetoscope stats failed: ${r.stderr}`);
       const expected = JSON.parse(r.stdout);
-      // The tables follow the report (worker.js computes them after it): <body data-stats="1">.
+      // The tables follow the report (worker/nsys.js computes them after it): <body data-stats="1">.
       await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
       const stats = await page.evaluate(() => window.kinetoscope.stats());
       const diffs = diffJson(expected, stats);
@@ -157,6 +157,56 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: a finding event of a built export shows on the timeline, selected, its row as args'({ ctx, origin }) {
+      if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'training_steps.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `training_steps.sqlite did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      // An export's event ids are past 2^53: the report gives each as an exact string too.
+      const f = (report.findings || []).find((x) => x.events && x.events.length > 1 && x.events.every((e) => typeof e.event_id === 'string'));
+      check(f, `no finding's events carry event_id: ${JSON.stringify((report.findings || []).map((x) => x.events && x.events[0]))}`);
+      const k = 1;
+      const ev = f.events[k];
+      check(String(ev.byte_offset) !== ev.event_id, `${ev.event_id} is exact as a JS number: the test proves nothing`);
+      const card = page.locator('#findings article.finding', { has: page.locator(`.finding-id:text-is("${f.id}")`) });
+      const events = card.locator('.listed', { has: page.locator('h4', { hasText: /^Events/ }) });
+      await events.locator('li').nth(k).locator('.tl-show').click();
+      await page
+        .waitForFunction((id) => { const s = window.kinetoscope.timeline.state(); return s.details && s.details.event_id === id; }, ev.event_id, { timeout: 15_000 })
+        .catch(async (e) => {
+          throw new Error(`${e.message}: the event ${ev.event_id} (${ev.name}) was not selected; details: ${JSON.stringify(await api(page, () => window.kinetoscope.timeline.state().details)).slice(0, 300)}`);
+        });
+      const d = await api(page, () => window.kinetoscope.timeline.state().details);
+      check(d.name === ev.name && d.dur_ns === Math.round(ev.dur_us * 1e3), `selected ${d.name} (${d.dur_ns} ns), the event is ${ev.name} (${ev.dur_us} µs)`);
+      // The details drawer shows the row's facts as args (an export has no event text).
+      const table = { kernel: 'CUPTI_ACTIVITY_KIND_KERNEL', gpu_memcpy: 'CUPTI_ACTIVITY_KIND_MEMCPY', cuda_runtime: 'CUPTI_ACTIVITY_KIND_RUNTIME' }[d.cat];
+      check(d.args && d.args.table === table, `the args of ${d.name} (${d.cat}): ${JSON.stringify(d.args)}`);
+      check(d.args.correlationId === d.correlation && d.args.row > 0, `the args miss the row or correlation id: ${JSON.stringify(d.args)}`);
+      if (d.cat === 'gpu_memcpy') check(d.args.bytes === d.bytes && /^DtoH/.test(d.args.copyKind), `the copy's args: ${JSON.stringify(d.args)}`);
+      const drawer = await page.textContent('.tl-drawer');
+      check(drawer.includes(table) && !drawer.includes('No args.'), `the drawer does not show the row as args: ${drawer.slice(0, 300)}`);
+      // The link carries the exact id, not a rounded number.
+      check(page.url().includes(`s=${ev.event_id}`), `the link does not carry s=${ev.event_id}: ${page.url()}`);
+      // And a link with it selects the event again (the id goes back to the worker as text).
+      await api(page, () => window.kinetoscope.timeline.select(null));
+      await page.evaluate((id) => { location.hash = `v=timeline&s=${id}`; }, ev.event_id);
+      await page
+        .waitForFunction((id) => { const s = window.kinetoscope.timeline.state(); return s.details && s.details.event_id === id; }, ev.event_id, { timeout: 15_000 })
+        .catch((e) => {
+          throw new Error(`${e.message}: the link #s=${ev.event_id} did not select the event`);
+        });
+      // An NVTX range: its text among the args.
+      check((await api(page, () => window.kinetoscope.timeline.search('ProfilerStep'))) > 0, 'no ProfilerStep NVTX range found');
+      const slice = await api(page, () => window.kinetoscope.timeline.nextHit(1));
+      await api(page, (i) => window.kinetoscope.timeline.select(i), slice);
+      const n = await api(page, () => window.kinetoscope.timeline.state().details);
+      check(n.args && n.args.table === 'NVTX_EVENTS' && n.args.text === n.name, `the NVTX range's args: ${JSON.stringify(n.args)}`);
+      await shot(page, 'nsys-details-args');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: four rank exports dropped together name the straggler, as the CLI does'({ ctx, origin }) {
       const files = built().filter((f) => /rank\d+\.sqlite$/.test(f));
       if (files.length < 2) skip(`no rank exports in ${BUILT}`);
@@ -184,6 +234,59 @@ export function nsysTests() {
       await shot(page, 'nsys-ranks');
       noErrors(log);
       await page.close();
+    },
+
+    async 'nsys: one export of four GPU processes (torchrun) opens as four ranks, as the CLI reads it; one process opens as one trace'({ ctx, origin }) {
+      const files = built();
+      if (!files.includes('torchrun_4procs.sqlite') || !files.includes('training_steps.sqlite')) skip(`no torchrun_4procs.sqlite or training_steps.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'torchrun_4procs.sqlite');
+      const r = cli(['report', '--format', 'json', file]);
+      check(r.status === 0 && r.stdout, `the CLI wrote no report: ${r.stderr}`);
+      const expected = JSON.parse(r.stdout);
+      check(expected.schema === 'kinetoscope.multirank/1' && expected.ranks.length === 4, `the CLI does not read ${file} as 4 ranks: ${expected.schema}`);
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `the export did not load: ${await page.textContent('#error')}`);
+      check((await page.evaluate(() => document.body.dataset.view)) === 'ranks', 'the ranks view is not shown');
+      const got = await page.evaluate(() => window.kinetoscope.exports().json);
+      check(got === r.stdout, `the page's multi-rank JSON differs from the CLI's:\n  ${diffJson(expected, JSON.parse(got)).slice(0, 10).join('\n  ')}`);
+      const names = (await page.evaluate(() => window.kinetoscope.report())).ranks.map((x) => x.file);
+      check(JSON.stringify(names) === JSON.stringify(expected.ranks.map((x) => x.file)), `ranks ${names.join(', ')}`);
+      check(names.every((n) => /^torchrun_4procs\.sqlite pid \d+$/.test(n)), `rank names ${names.join(', ')}`);
+      const f = (expected.findings || []).find((x) => x.id === 'ranks.straggler');
+      check(f, 'the CLI names no straggler for torchrun_4procs.sqlite');
+      check((await page.textContent('#findings')).includes(`Rank ${f.evidence.rank} is the straggler`), `the page does not name rank ${f.evidence.rank} as the straggler`);
+      check(await page.isVisible('[data-export-ranks="4"]'), 'no line saying the export holds 4 processes read as ranks');
+      await shot(page, 'nsys-export-ranks');
+      // An export of one GPU process opens as before: one trace, the CLI's single report.
+      const one = join(BUILT, 'training_steps.sqlite');
+      check((await loadFile(page, one)) === 'ready', `training_steps.sqlite did not load: ${await page.textContent('#error')}`);
+      check((await page.evaluate(() => document.body.dataset.view)) === undefined, 'training_steps.sqlite opened in a ranks view');
+      sameAsCli(await page.evaluate(() => window.kinetoscope.report()), one);
+      check(!(await page.isVisible('[data-summed]')), 'a one-process export says its processes are summed');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: ?url= of an export of four GPU processes shows it whole and says the processes are summed'({ ctx }) {
+      const files = built();
+      if (!files.includes('torchrun_4procs.sqlite')) skip(`no torchrun_4procs.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'torchrun_4procs.sqlite');
+      const r = cli(['report', '--separate', '--format', 'json', file]);
+      check(r.status === 0, `kinetoscope report --separate failed: ${r.stderr}`);
+      const { proc, origin } = await startServer(['--map', `/nsys=${BUILT}`]);
+      try {
+        const { page, log } = await openPage(ctx, origin, '/?url=nsys/torchrun_4procs.sqlite');
+        await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+        check((await page.evaluate(() => document.body.dataset.state)) === 'ready', `did not load: ${await page.textContent('#error')}`);
+        const diffs = diffJson(JSON.parse(r.stdout), await page.evaluate(() => window.kinetoscope.report()));
+        check(!diffs.length, `the page's whole-file report differs from --separate's:\n  ${diffs.slice(0, 5).join('\n  ')}`);
+        const note = await page.textContent('[data-summed="4"]');
+        check(note.includes('4 GPU processes') && note.includes('kinetoscope report torchrun_4procs.sqlite'), `the note says: ${note}`);
+        noErrors(log);
+        await page.close();
+      } finally {
+        proc.kill();
+      }
     },
 
     async 'nsys: a damaged export and a foreign SQLite file show the CLI error, then a good export loads'({ ctx, origin, tmp }) {
@@ -224,6 +327,49 @@ export function nsysTests() {
       await shot(page, 'nsys-damaged');
       noErrors(log);
       await page.close();
+    },
+    async 'nsys: ?url= opens an export served by the origin, with its stats, and says the CLI error for a bad one'({ ctx }) {
+      const files = built();
+      // A server of its own that also serves the built exports (and the real one, when present).
+      const maps = ['--map', `/nsys=${BUILT}`];
+      if (existsSync(REAL)) maps.push('--map', `/nsys-real=${dirname(REAL)}`);
+      const { proc, origin } = await startServer(maps);
+      try {
+        const good = ['training_steps.sqlite', 'trace_rank0.sqlite'].filter((f) => files.includes(f)).map((f) => [`nsys/${f}`, join(BUILT, f)]);
+        if (existsSync(REAL)) good.push([`nsys-real/${REAL.split('/').pop()}`, REAL]);
+        check(good.length >= 2, `too few exports to open by URL: ${files.join(', ')}`);
+        for (const [path, file] of good) {
+          const { page, log } = await openPage(ctx, origin, `/?url=${encodeURIComponent(path)}`);
+          await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+          check((await page.evaluate(() => document.body.dataset.state)) === 'ready', `?url=${path} did not load: ${await page.textContent('#error')}`);
+          const report = await page.evaluate(() => window.kinetoscope.report());
+          check(report.trace.format === 'nsys_sqlite', `?url=${path} was not read as an Nsight Systems export (${report.trace.format})`);
+          sameAsCli(report, file);
+          // The stats tables follow, as for the file itself; the timeline reads the export too.
+          await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
+          const r = cli(['stats', '--format', 'json', file]);
+          check(r.status === 0, `kinetoscope stats failed: ${r.stderr}`);
+          const diffs = diffJson(JSON.parse(r.stdout), await page.evaluate(() => window.kinetoscope.stats()));
+          check(!diffs.length, `?url=${path}: the stats differ from kinetoscope stats:\n  ${diffs.slice(0, 5).join('\n  ')}`);
+          const layout = await timelineLayout(page);
+          check(trackNames(layout).length > 0, `?url=${path}: no timeline rows`);
+          noErrors(log);
+          await page.close();
+        }
+        // A damaged export by URL: the CLI's code and message, as for the file.
+        for (const f of ['damaged_truncated.sqlite', 'not_sqlite.sqlite'].filter((x) => files.includes(x))) {
+          const r = cli(['report', '--format', 'json', join(BUILT, f)]);
+          const m = /^kinetoscope: .*?: (\w+) at byte (\d+): (.*)$/m.exec(r.stderr);
+          check(r.status !== 0 && m, `the CLI reads ${f}: expected a refusal (${r.stderr})`);
+          const { page } = await openPage(ctx, origin, `/?url=${encodeURIComponent(`nsys/${f}`)}`);
+          await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+          const text = (await page.textContent('#error')) || '';
+          check(text.includes(m[1]) && text.includes(m[3]), `?url=nsys/${f}: the page says "${text}", the CLI "${m[1]}: ${m[3]}"`);
+          await page.close();
+        }
+      } finally {
+        proc.kill();
+      }
     },
   };
 }

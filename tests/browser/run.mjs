@@ -20,11 +20,14 @@ import { compareTests } from './compare.mjs';
 import { badInputTests } from './bad_inputs.mjs';
 import { securityTests } from './security.mjs';
 import { overviewTests } from './overview.mjs';
+import { criticalPathTests } from './critical_path.mjs';
 import { nsysTests } from './nsys.mjs';
 import { fleetTests } from './fleet.mjs';
+import { workerTests } from './workers.mjs';
+import { mathTests } from './math.mjs';
 
 import {
-  ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers,
+  ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers, writeBeginEndTrace,
 } from './lib.mjs';
 
 // --- the tests ----------------------------------------------------------------------------------------
@@ -273,16 +276,12 @@ const tests = {
   async 'a large plain file is read by two workers and gives the CLI report'({ ctx, origin, tmp }) {
     needTraces();
     // The largest shared trace, unzipped (87 MB): the page splits it between two workers
-    // (web/worker.js, "Two workers on one file") and merges the second's part.
+    // (web/worker/split.js) and merges the second's part.
     const mtia = join(tmp, 'mtia_rank_0.json');
     writeFileSync(mtia, gunzipSync(readFileSync(join(TRACES, 'hta__mtia_rank_0.json.gz'))));
     // 40 MB of B/E pairs (DevTools-style): they pair across the file, so the helper's part is
     // not used and the loader reads on alone; the report must be the CLI's all the same.
-    const be = join(tmp, 'begin_end_40mb.json');
-    const pair = (i) => `{"ph":"B","name":"step ${i % 97}","cat":"x","pid":1,"tid":${i % 3},"ts":${i * 10}},\n{"ph":"E","pid":1,"tid":${i % 3},"ts":${i * 10 + 7}}`;
-    const pairs = [];
-    for (let i = 0, bytes = 0; bytes < 40e6; i++) bytes += (pairs[i] = pair(i)).length + 2;
-    writeFileSync(be, `{"traceEvents":[\n${pairs.join(',\n')}\n]}`);
+    const be = writeBeginEndTrace(join(tmp, 'begin_end_40mb.json'), 40e6);
     // ?split=on: the page splits files only with 4 cores or more, unless told to.
     const { page, log } = await openPage(ctx, origin, '/?split=on');
     for (const [file, merged] of [[mtia, true], [be, false]]) {
@@ -300,9 +299,9 @@ const tests = {
 
   async 'a large gzip file is decompressed by a helper worker; cut off, it is read up to the cut as in the CLI'({ ctx, origin, tmp }) {
     needTraces();
-    // 87 MB of JSON gzipped (about 4 MB): a helper decompresses while the loader parses (web/worker.js,
-    // "A large gzip file"). Cut at 60%, the page must give the CLI's code and JSON offset: all that
-    // was decoded before the cut reaches the loader before the error.
+    // 87 MB of JSON gzipped (about 4 MB): a helper decompresses while the loader parses
+    // (web/worker/unzip.js). Cut at 60%, the page must give the CLI's code and JSON offset: all
+    // that was decoded before the cut reaches the loader before the error.
     const json = gunzipSync(readFileSync(join(TRACES, 'hta__mtia_rank_0.json.gz')));
     const gz = gzipSync(json, { level: 1 });
     const whole = join(tmp, 'mtia_rank_0.json.gz');
@@ -374,9 +373,13 @@ Object.assign(tests, badInputTests());
 Object.assign(tests, securityTests());
 // The overview and the summary tables with their CSV downloads (overview.mjs).
 Object.assign(tests, overviewTests());
+Object.assign(tests, criticalPathTests());
 // Nsight Systems exports (nsys.mjs): the real export, built ones (NVTX, ranks), damaged ones.
 Object.assign(tests, nsysTests());
+Object.assign(tests, mathTests());
 Object.assign(tests, fleetTests({ check, openPage, loadFile, shot, noErrors, ROOT, TRACES }));
+// Several workers on one file (workers.mjs): 1..8 workers, byte-identical reports.
+Object.assign(tests, workerTests());
 
 // --- runner -----------------------------------------------------------------------------------------
 

@@ -3,12 +3,18 @@
 //    load); an allowed one (?embed=ORIGIN) gets its report at its exact origin; a trace the user
 //    opened is not replaced (and the reply does not name it); an opaque (file://) host is refused
 //    even when listed; a host that navigates away during a load gets nothing at its next page and
-//    the page throws nothing; the served pages send frame-ancestors;
+//    the page throws nothing (also a sandboxed frame, origin 'null', sent elsewhere mid-load: the
+//    code before the fix answered it with '*' and the next site got the report; the test fails
+//    on that code); the served pages send frame-ancestors;
+//  - the Markdown export (the "Markdown" button's file and "Copy findings") of a trace of hostile
+//    names renders through cmark-gfm with no <img> and no <a> (fails when the escaping leaves
+//    [ ( ! raw and code spans use a one-backtick fence);
 //  - ?url= refuses a same-origin URL that redirects to another origin (nothing fetched there);
 //  - hostile names (bidi controls, zero-width and invisible characters) reach no text node,
 //    attribute, status line or document.title, in the report, the timeline, ranks and compare.
 import { createServer, request } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { check, openPage, loadFile, loads, settled, noErrors, startServeMjs } from './lib.mjs';
@@ -79,6 +85,19 @@ function postOpen(host, kOrigin, name, text, wantReport = true) {
   );
 }
 
+// Holds every message the page sends its workers for `ms` from now on, so a load the page starts
+// stays running that long whatever the machine's speed. (Playwright's routes do not see a
+// worker's own requests, so delaying the WebAssembly there does not work.)
+function holdWorkerMessages(page, ms) {
+  return page.evaluate((delay) => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (...args) {
+      setTimeout(() => post.apply(this, args), delay);
+    };
+    window.__releaseWorkers = () => (Worker.prototype.postMessage = post);
+  }, ms);
+}
+
 async function waitFor(page, fn, arg, ms = 30_000) {
   await page.waitForFunction(fn, arg, { timeout: ms });
 }
@@ -114,12 +133,80 @@ async function redirectRig(origin, trace) {
   return {
     origin: `http://127.0.0.1:${proxy.address().port}`,
     hits: () => hits,
-    close: () => Promise.all([new Promise((r) => proxy.close(r)), new Promise((r) => other.close(r))]),
+    close: () => {
+      proxy.closeAllConnections(); // else close() waits for the browser's keep-alive connections
+      other.closeAllConnections();
+      return Promise.all([new Promise((r) => proxy.close(r)), new Promise((r) => other.close(r))]);
+    },
   };
+}
+
+// Names that GitHub-flavoured Markdown would turn into an image, a link or an HTML tag if they
+// reached it raw (issue 17): the exported Markdown must render with none of them.
+const MARKDOWN_HOSTILE = [
+  '![x](http://h.example/x.png)',
+  '[click](javascript:alert(1))',
+  'gemm`_![y](http://h.example/y.png)',
+  '``a``[z](http://h.example/z)`',
+  'see https://evil.example/p?q=1 now',
+  'www.evil.example',
+  '<img src=http://h.example/i.png>',
+  '<http://evil.example/auto>',
+];
+
+function markdownHostileTrace() {
+  const events = [
+    { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 1, tid: 1, ts: 0, dur: 5000 },
+    { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#2', pid: 1, tid: 1, ts: 5000, dur: 5000 },
+  ];
+  MARKDOWN_HOSTILE.forEach((name, i) => {
+    const ts = 100 + 1000 * i;
+    events.push({ ph: 'X', cat: 'cpu_op', name, pid: 1, tid: 1, ts, dur: 300 });
+    events.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: ts + 10, dur: 5, args: { correlation: i + 1 } });
+    // Long idle gaps: findings that quote the names.
+    events.push({ ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts: ts + 20, dur: 40 + i, args: { stream: 7, device: 0, correlation: i + 1 } });
+  });
+  return JSON.stringify({ traceEvents: events });
+}
+
+// GFM's HTML of `markdown` (Debian's cmark-gfm with GitHub's extensions); a missing cmark-gfm
+// fails the test (scripts/setup.sh installs it).
+function gfmHtml(markdown) {
+  const r = spawnSync('cmark-gfm', ['--extension', 'table', '--extension', 'autolink', '--extension', 'strikethrough'], { input: markdown, encoding: 'utf8' });
+  check(!r.error && r.status === 0, `cmark-gfm failed (scripts/setup.sh installs it): ${r.error || r.stderr}`);
+  return r.stdout;
+}
+
+// The tags GFM made of `markdown`: an image or a link is a finding.
+export function activeTags(markdown) {
+  const html = gfmHtml(markdown);
+  return html.match(/<img\b[^>]*>|<a [^>]*>/g) || [];
 }
 
 export function securityTests() {
   return {
+    async 'Markdown export: hostile names render through cmark-gfm with no image and no link'({ ctx, origin, tmp }) {
+      // The check itself finds what raw names make (so it can fail): one <img> and one <a> at least.
+      const raw = activeTags(MARKDOWN_HOSTILE.map((n) => `| ${n} |`).join('\n'));
+      check(raw.some((t) => t.startsWith('<img')) && raw.some((t) => t.startsWith('<a ')), `raw names made no tags: ${raw}`);
+      const { page, log } = await openPage(ctx, origin);
+      const file = join(tmp, 'markdown-hostile.json');
+      writeFileSync(file, markdownHostileTrace());
+      check((await loadFile(page, file)) === 'ready', 'the hostile trace did not load');
+      // The "Markdown" button's download, as a user saves it.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="markdown"]')]);
+      const saved = readFileSync(await download.path(), 'utf8');
+      check(MARKDOWN_HOSTILE.every((n) => saved.includes(n.slice(0, 4))), 'the names are not in the exported Markdown');
+      const tags = activeTags(saved);
+      check(tags.length === 0, `the exported Markdown renders active tags: ${tags.slice(0, 5).join(' ')}`);
+      // "Copy findings" copies this text (exports() is what the buttons save).
+      const findings = await page.evaluate(() => window.kinetoscope.exports().findingsMarkdown);
+      check(findings.includes('## Findings'), 'no findings section to copy');
+      const ftags = activeTags(findings);
+      check(ftags.length === 0, `the copied findings render active tags: ${ftags.slice(0, 5).join(' ')}`);
+      noErrors(log);
+    },
+
     async 'embedding: unlisted and opaque hosts get nothing, a listed one its report, the user trace stays'({ ctx, origin, tmp }) {
       const other = origin.replace('127.0.0.1', 'localhost'); // another origin, same server
       const good = hostileTrace('embed');
@@ -186,6 +273,70 @@ export function securityTests() {
       await h3.close();
     },
 
+    async 'embedding: a comparison, the ranks view and a load the user started are not replaced by the host'({ ctx, origin, tmp }) {
+      const other = origin.replace('127.0.0.1', 'localhost');
+      const host = await hostPage(ctx, `${other}/examples/embed/host.html`);
+      const k = await openFromHost(host, `${origin}/?embed=${encodeURIComponent(other)}`);
+      const errors = [];
+      k.on('pageerror', (e) => errors.push(e.message));
+      await waitFor(host, () => window.__got.some((m) => m.type === 'kinetoscope-ready'));
+      const replies = async (n) => {
+        await waitFor(host, (c) => window.__got.filter((m) => m.type === 'kinetoscope-loaded').length >= c, n);
+        return (await got(host)).filter((m) => m.type === 'kinetoscope-loaded');
+      };
+      const a = hostileTrace('a');
+      const b = hostileTrace('b');
+      let answered = 0;
+      // First, on a page that shows nothing yet: a load the user started and that is still
+      // running, which the host's open would cancel.
+      const events = [];
+      for (let i = 0; i < 20_000; i++) events.push(`{"ph":"X","cat":"kernel","name":"k${i % 50}","pid":0,"tid":7,"ts":${i * 3},"dur":2}`);
+      const bigFile = join(tmp, 'user-big.json');
+      writeFileSync(bigFile, `{"traceEvents":[${events.join(',')}]}`);
+      const before = await loads(k);
+      // The worker gets the file 8 s late: the load is certainly still running when the host's
+      // open comes (a big file alone raced a fast machine).
+      await holdWorkerMessages(k, 8000);
+      await k.setInputFiles('#file', bigFile);
+      // The page sniffs the file's head (a fleet.json?) before the load starts: wait for it.
+      await waitFor(k, () => document.body.dataset.state === 'loading', null, 5000).catch(() => {});
+      check((await k.evaluate(() => document.body.dataset.state)) === 'loading', 'the user load was not running');
+      await postOpen(host, origin, 'forged.json', a);
+      const r = (await replies(++answered))[answered - 1];
+      check(!r.ok && r.error && r.error.code === 'busy', `the host's open was taken during the user's load: ${JSON.stringify(r)}`);
+      await k.evaluate(() => window.__releaseWorkers()); // the views below load at full speed
+      check((await settled(k, before)) === 'ready', 'the user load did not finish');
+      check(/user-big/.test(await k.title()), `the user's trace is not on screen: ${await k.title()}`);
+      // Each view the user made, then an open from the host: `busy`, and the view stays.
+      const views = {
+        comparison: () => k.evaluate(([x, y]) => window.kinetoscope.compare(new File([x], 'before.json'), new File([y], 'after.json')).then(() => true), [a, b]),
+        ranks: async () => {
+          const files = ['rank0.json', 'rank1.json'].map((n, i) => {
+            const f = join(tmp, n);
+            writeFileSync(f, i ? b : a);
+            return f;
+          });
+          const before = await loads(k);
+          await k.setInputFiles('#file', files);
+          return (await settled(k, before)) === 'ready';
+        },
+      };
+      for (const [what, make] of Object.entries(views)) {
+        check(await make(), `the ${what} did not load`);
+        const title = await k.title();
+        const before = await loads(k);
+        await postOpen(host, origin, 'forged.json', a);
+        const r = (await replies(++answered))[answered - 1];
+        check(!r.ok && r.error && r.error.code === 'busy', `the host replaced the user's ${what}: ${JSON.stringify(r)}`);
+        await k.waitForTimeout(500);
+        check((await loads(k)) === before, `a load started over the user's ${what}`);
+        check((await k.title()) === title, `the ${what} is no longer on screen: ${await k.title()}`);
+      }
+      check(!errors.length, `the page threw: ${errors.join('; ')}`);
+      await k.close();
+      await host.close();
+    },
+
     async 'embedding: a host that navigates away during a load gets nothing at its next page, and nothing throws'({ ctx, origin, tmp }) {
       const other = origin.replace('127.0.0.1', 'localhost');
       // A third origin for the page the host goes to.
@@ -234,6 +385,56 @@ export function securityTests() {
         check(!errors.length, `the page threw after its file:// host left: ${errors.join('; ')}`);
         await fk.close();
         await fh.close();
+
+        // A sandboxed frame (an opaque origin, 'null') inside an allowed host opens the page,
+        // sends a trace, and is sent to another site while the page loads it. A reply to '*' (the
+        // only way to answer an opaque origin; the code before the fix did) reaches whatever
+        // document that frame shows by then: here the other site. The page's messages to its
+        // workers are held 4 s, so the load (of a small trace: the delay is what keeps it
+        // running) is certainly still running when the frame has moved on.
+        // Plain pages with no CSP (a frame may go anywhere, anyone may frame them): the outer
+        // host at one origin, the site the frame goes to at another.
+        const plain = createServer((req, res) => {
+          res.writeHead(200, { 'Content-Type': 'text/html' });
+          res.end('<!doctype html><title>plain</title><p>plain</p>');
+        });
+        await new Promise((r) => plain.listen(0, '127.0.0.1', r));
+        const plainPort = plain.address().port;
+        try {
+          const outer = await hostPage(ctx, `http://127.0.0.1:${plainPort}/outer.html`);
+          await outer.evaluate(() => {
+            const f = document.createElement('iframe');
+            f.name = 'sandboxed';
+            f.setAttribute('sandbox', 'allow-scripts allow-popups allow-popups-to-escape-sandbox');
+            f.srcdoc = '<!doctype html><p>sandboxed host</p>';
+            document.body.append(f);
+          });
+          const frame = await (await outer.waitForSelector('iframe[name="sandboxed"]')).contentFrame();
+          check(frame, 'no sandboxed frame');
+          await frame.waitForLoadState();
+          const [sk] = await Promise.all([ctx.waitForEvent('page'), frame.evaluate((u) => void (window.__k = window.open(u, '_blank')), `${origin}/?embed=${encodeURIComponent(`http://127.0.0.1:${plainPort}`)}`)]);
+          sk.on('pageerror', (e) => errors.push(e.message));
+          await waitFor(sk, () => !!window.kinetoscope);
+          await holdWorkerMessages(sk, 4000);
+          await frame.evaluate(
+            ([t, o]) => {
+              const buffer = new TextEncoder().encode(t).buffer;
+              window.__k.postMessage({ type: 'kinetoscope-open', name: 'big.json', buffer, wantReport: true }, o, [buffer]);
+            },
+            [hostileTrace('sandboxed'), origin],
+          );
+          await frame.goto(`http://localhost:${plainPort}/next.html`);
+          await sk.waitForTimeout(9000);
+          const got = await frame.evaluate(() => (window.__got || []).map((m) => ({ origin: m.origin, type: m.type })));
+          check(!got.some((m) => m.type === 'kinetoscope-loaded'), `the site the sandboxed host's frame went to got the report: ${JSON.stringify(got).slice(0, 200)}`);
+          check(!errors.length, `the page threw after its sandboxed host left: ${errors.join('; ')}`);
+          await sk.close();
+          await outer.close();
+        } finally {
+          // close() alone waits for the browser's idle keep-alive connections (80+ s measured).
+          plain.closeAllConnections();
+          await new Promise((r) => plain.close(r));
+        }
       } finally {
         third.proc.kill();
       }

@@ -370,6 +370,43 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       await page.close();
     },
 
+    async 'timeline: setHighlight outlines the given slices in their own color until cleared'({ ctx, origin }) {
+      needTraces();
+      const { page, log } = await openTimeline(ctx, origin, join(TRACES, DLRM));
+      const n = await api(page, () => window.kinetoscope.timeline.search('aten::mm'));
+      check(n >= 3, `only ${n} aten::mm slices`);
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push(await api(page, () => window.kinetoscope.timeline.nextHit(1)));
+      await api(page, () => window.kinetoscope.timeline.search('')); // no hit outlines in the way
+      await api(page, () => window.kinetoscope.timeline.select(null));
+      const found = await api(page, (x) => window.kinetoscope.timeline.setHighlight([...x].reverse(), { label: 'critical path' }), ids);
+      check(found === 3, `setHighlight found ${found} of 3`);
+      const hl = (await state(page)).highlight;
+      check(hl && hl.count === 3 && hl.label === 'critical path' && [...hl.slices].sort().join() === [...ids].sort().join(), `state().highlight: ${JSON.stringify(hl)}`);
+      // Drawn: the top edge of the first slice's box is the highlight color.
+      const where = await api(page, (i) => window.kinetoscope.timeline.locate(i), ids[0]);
+      check(where, `slice ${ids[0]} is not on screen`);
+      const edge = () =>
+        api(page, (w) => {
+          const c = document.querySelector('.tl-canvas');
+          const r = c.getBoundingClientRect();
+          const k = window.devicePixelRatio || 1;
+          const [red, green, blue] = c.getContext('2d').getImageData(Math.round((w.x - r.left) * k), Math.round((w.y - r.top - 9) * k), 1, 1).data;
+          return [red, green, blue];
+        }, where);
+      await settle(page);
+      // The light theme's highlight, #0b8a5a (colors.js), give or take the edge's blending.
+      const isHighlight = (c) => Math.abs(c[0] - 11) + Math.abs(c[1] - 138) + Math.abs(c[2] - 90) < 60;
+      const on = await edge();
+      check(isHighlight(on), `the highlighted slice's edge is rgb(${on.join()}), not the highlight color`);
+      check((await api(page, () => window.kinetoscope.timeline.setHighlight(null))) === 0 && (await state(page)).highlight === null, 'setHighlight(null) did not clear');
+      await settle(page);
+      const off = await edge();
+      check(!isHighlight(off), `the outline stayed after clearing: rgb(${off.join()})`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'timeline: overlapping kernels on one stream are drawn on extra rows'({ ctx, origin, tmp }) {
       const file = join(tmp, 'overlap.json');
       const k = (name, ts, dur) => ({ ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts, dur, args: { stream: 7, correlation: ts } });
@@ -506,6 +543,14 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       const { page, log } = await openTimeline(ctx, origin, join(TRACES, DLRM));
       const box = await page.locator('.tl-canvas').boundingBox();
       await api(page, () => window.kinetoscope.timeline.setWindow(2e6, 6e6));
+      // Deep threads show their top rows at first and the lanes fit: each unfolded from its label
+      // (the fold control) gives lanes taller than the canvas to scroll.
+      const fits = (s) => s.lanes.length && s.lanes[s.lanes.length - 1].y + s.lanes[s.lanes.length - 1].h <= box.height - s.ruler_h;
+      for (let s = await state(page), l; fits(s) && (l = s.lanes.find((x) => x.folded > 0)); s = await state(page)) {
+        await page.mouse.click(box.x + 60, box.y + s.ruler_h + l.y - s.scroll_y + 30);
+        await settle(page);
+        check(!(await state(page)).lanes.find((x) => x.key === l.key).folded, `a click on ${l.name}'s label did not unfold it`);
+      }
       const s0 = await state(page);
       const perPx = (s0.end_ns - s0.start_ns) / s0.plot_width;
       const mx = s0.plot_left + Math.round(s0.plot_width * 0.3);

@@ -525,6 +525,10 @@ function tests(tmp) {
       check(r.steps && r.steps.rows.length >= 1, 'no steps in the readable part');
       const row = page.locator('#diagnostics tr', { hasText: 'gzip_truncated' });
       check((await row.count()) === 1 && (await row.textContent()).includes(`Cut off at byte ${at}`), 'the Diagnostics table does not say where the file was cut');
+      // Said above the report too, with where the file was cut: not only in Diagnostics at the bottom.
+      check(await inViewport(page, '.report-head .read-problems'), 'the read problems are not on the first screen');
+      const problems = await page.textContent('.report-head .read-problems');
+      check(problems.includes('gzip_truncated') && problems.includes(`Cut off at byte ${at} of the compressed file`), `the read problems: ${problems}`);
       await shot(page, '7-truncated-gz');
       await page.locator('#diagnostics').evaluate((e) => e.scrollIntoView({ block: 'center' }));
       await page.waitForTimeout(300);
@@ -562,6 +566,151 @@ function tests(tmp) {
       await shot(page, '7-sparse-shown');
       await button.click();
       check((await names()).length === before.length, 'hide did not hide them again');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '9. at 1366x768: one-line header, the run at a glance and the read problems on the first screen, no "null", ranges that differ'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const small = { width: 1366, height: 768 };
+      await page.setViewportSize(small);
+      const onScreen = async (selector) => {
+        if (!(await page.locator(selector).count())) return false;
+        const box = await page.locator(selector).first().boundingBox();
+        return !!box && box.height > 0 && box.y >= 0 && box.y + box.height <= small.height;
+      };
+      // The sticky header's buttons on one line each (a wrapped "Open trace…" doubled its height).
+      const buttons = await page.locator('header.top .button').evaluateAll((bs) => bs.map((b) => [b.textContent, b.getBoundingClientRect().height]));
+      check(buttons.length === 3 && buttons.every(([, hgt]) => hgt < 40), `header buttons: ${JSON.stringify(buttons)}`);
+      check((await page.locator('header.top').boundingBox()).height < 70, 'the header is taller than 70 px');
+      // A file cut off mid-event: what was repaired, and where, above the report.
+      const cut = join(tmp, 'ux_cut_mid_event.json');
+      writeFileSync(cut, '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1},{"ph":');
+      await loadFiles(page, cut);
+      check(await onScreen('.report-head .read-problems'), 'the read problems are not on the first screen');
+      const problems = await page.textContent('.report-head .read-problems');
+      check(/truncated_event The last event is cut off mid-object and was dropped\. \(at byte 69\)/.test(problems), `the read problems: ${problems}`);
+      await shot(page, '9-cut-mid-event-1366');
+      // A real H100 trace: steps, GPU idle, top kernel, copies and utilization in the first screen.
+      const file = join(TRACES, 'tracelens__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz');
+      if (!existsSync(file)) return console.log(`      skipped the rest: ${file} is absent`);
+      await loadFiles(page, file);
+      check(!(await page.isVisible('.report-head .read-problems')), 'read problems shown for a whole file');
+      check(await onScreen('.report-head .glance'), 'the run at a glance is not on the first screen');
+      // Each number as the report has it, with its unit (the values come from the report, so a change
+      // in the analysis does not break this test; the labels and units are what it holds).
+      const glance = await page.locator('.report-head .glance > div').allTextContents();
+      const r = await page.evaluate(() => window.kinetoscope.report());
+      const labels = glance.map((g) => /^(Steps|GPU idle|Top kernel|Memcpy \/ memset|GPU utilization)/.exec(g)).map((m) => m && m[1]);
+      check(labels.join() === 'Steps,GPU idle,Top kernel,Memcpy / memset,GPU utilization', `at a glance: ${glance.join(' | ')}`);
+      const [steps, idle, top, copies, util] = glance;
+      check(/^Steps1 step, [\d.]+ ms$/.test(steps) && r.steps.count === 1, `steps: ${steps}`);
+      check(idle.startsWith(`GPU idle${r.gpu.idle_pct.toFixed(1)}% of step time, `) && / waiting on the CPU \(launches late\)$/.test(idle), `GPU idle: ${idle}`);
+      check(top.startsWith(`Top kernel${r.kernels.rows[0].name.slice(0, 60)}…${r.kernels.rows[0].percent.toFixed(1)}% of kernel time, `) && / ms$/.test(top), `top kernel: ${top}`);
+      check(copies === `Memcpy / memset${(r.memory_ops.total_us / 1e3).toFixed(2)} ms in ${r.memory_ops.count} ops`, `copies: ${copies}`);
+      check(/^GPU utilization[\d.]+% · SM efficiency [\d.]+%$/.test(util), `utilization: ${util}`);
+      // The top kernel's long name on one line, all of it in the tooltip.
+      const code = page.locator('.report-head .glance code');
+      check((await code.boundingBox()).height < 24 && (await code.evaluate((c) => c.parentElement.title)) === r.kernels.rows[0].name, 'the top kernel\'s name is not clamped to one line with a tooltip');
+      await shot(page, '9-h100-1366');
+      // A finding with one example has its button and no stray text beside it.
+      const heads = await page.locator('#findings article.finding > header').allTextContents();
+      check(heads.length >= 4 && heads.every((t) => !/null/.test(t)), `finding headers: ${heads.join(' | ')}`);
+      const tall = await page.locator('#findings .tl-show-finding').evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().height).filter((hgt) => hgt > 30));
+      check(!tall.length, `"Show on timeline" wraps: ${tall.length} buttons taller than 30 px`);
+      // Each listed range's two ends read differently (not "225 ms → 225 ms").
+      const ranges = (await page.locator('#findings .listed li').allTextContents()).map((t) => /^(.+?) → (\S+ \S+)/.exec(t)).filter(Boolean);
+      check(ranges.length >= 5, `${ranges.length} ranges listed`);
+      const same = ranges.filter((m) => m[1] === m[2]).map((m) => m[0]);
+      check(!same.length, `ranges whose ends read the same: ${same.join(' | ')}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '10. the timeline\'s first screen shows the GPU streams and the CPU thread launching them; a deep stack unfolds from its label'({ ctx, origin }) {
+      const file = join(TRACES, 'tracelens__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz');
+      if (!existsSync(file)) return console.log(`      skipped: ${file} is absent`);
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      const box = await page.locator('.tl-canvas').boundingBox();
+      const state = () => tl(page, () => window.kinetoscope.timeline.state());
+      const s0 = await state();
+      const bottom = (l, s) => s.ruler_h + l.y - s.scroll_y + l.h;
+      const streams = s0.lanes.filter((l) => l.kind === 'track' && l.gpu);
+      check(streams.length > 0, `no GPU stream lanes: ${s0.lanes.map((l) => l.name).join(', ')}`);
+      const off = streams.filter((l) => bottom(l, s0) > box.height);
+      check(!off.length, `GPU streams below the first screen (${box.height} px): ${off.map((l) => `${l.name} ends at ${bottom(l, s0)}`).join(', ')}`);
+      // A deep CPU stack (the Python thread) shows its top 3 rows, on the first screen too.
+      const deep = s0.lanes.filter((l) => l.kind === 'track' && !l.gpu && l.folded > 0);
+      check(deep.length > 0, `no CPU thread folded: ${JSON.stringify(s0.lanes.filter((l) => !l.gpu).map((l) => [l.name, l.h]))}`);
+      const lane = deep[0];
+      check(lane.h <= 2 * 3 + 10 + 3 * 18 && bottom(lane, s0) <= box.height, `the deep thread ${lane.name}: ${lane.h} px, ends at ${bottom(lane, s0)} of ${box.height}`);
+      await shot(page, '10-timeline-first-screen');
+      // Its label is the control: a click shows every row, another folds them again.
+      const labelY = (l, s) => box.y + s.ruler_h + l.y - s.scroll_y + 30;
+      await page.mouse.click(box.x + 60, labelY(lane, s0));
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const s1 = await state();
+      const open = s1.lanes.find((l) => l.key === lane.key);
+      check(open.folded === 0 && open.h === lane.h + lane.folded * 18, `after a click on its label the thread has ${open.folded} rows folded, ${open.h} px`);
+      await shot(page, '10-timeline-unfolded');
+      await page.mouse.click(box.x + 60, labelY(open, s1));
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      check((await state()).lanes.find((l) => l.key === lane.key).folded === lane.folded, 'a second click did not fold the stack again');
+      // The thread that launches the kernels (its slices include cudaLaunchKernel) was among those
+      // on the first screen.
+      const launchers = [];
+      for (const l of s0.lanes.filter((x) => x.kind === 'track' && !x.gpu)) {
+        const agg = await tl(page, ([id, span]) => window.kinetoscope.timeline.aggregate(0, span, [id]), [Number(l.key.slice(1)), s0.span_ns]);
+        if (agg && agg.rows.some((r) => r.name === 'cudaLaunchKernel')) launchers.push(l);
+      }
+      check(launchers.length > 0 && launchers.every((l) => bottom(l, s0) <= box.height), `the launching threads: ${launchers.map((l) => `${l.name} ends at ${bottom(l, s0)}`).join(', ')} (first screen ${box.height} px)`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '11. a rank\'s own report has the run at a glance and, for a file cut off, the read problems'({ ctx, origin }) {
+      const whole = trace('rank0', () => rankTrace(tmp, 0));
+      // Rank 1 cut off inside its last event (distributedInfo comes first, so the rank is still known).
+      const text = readFileSync(trace('rank1', () => rankTrace(tmp, 1)), 'utf8');
+      const cut = join(tmp, 'rank-1-cut.json');
+      writeFileSync(cut, text.slice(0, text.lastIndexOf('{"ph"') + 12));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, [whole, cut]);
+      check(await page.evaluate(() => document.body.dataset.view === 'ranks'), 'not the ranks view');
+      await page.click('button[title="Open rank 0\'s own report"]');
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-0');
+      check(await inViewport(page, '.report-head .glance'), 'rank 0\'s report: no run at a glance on the first screen');
+      const glance = await page.locator('.report-head .glance > div').allTextContents();
+      check(/^Steps4 steps, median /.test(glance[0] || '') && glance.some((g) => /^GPU idle[\d.]+% of step time/.test(g)), `rank 0 at a glance: ${glance.join(' | ')}`);
+      check((await page.locator('.report-head .read-problems').count()) === 0, 'read problems shown for rank 0, a whole file');
+      check(!(await page.textContent('.report-head')).includes('null'), 'rank 0\'s head says "null"');
+      await shot(page, '11-rank0-report');
+      await page.click('.report-head button:has-text("next rank")');
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1');
+      check(await inViewport(page, '.report-head .read-problems'), 'rank 1\'s report: the read problems are not on the first screen');
+      const problems = await page.textContent('.report-head .read-problems');
+      check(/truncated_event The last event is cut off mid-object and was dropped\. \(at byte [\d,]+\)/.test(problems), `rank 1's read problems: ${problems}`);
+      check((await page.locator('.report-head .glance').count()) === 1, 'rank 1\'s report: no run at a glance');
+      check(!(await page.textContent('.report-head')).includes('null'), 'rank 1\'s head says "null"');
+      await shot(page, '11-rank1-cut-report');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '12. finding cards leave out idle causes that are zero; the JSON report keeps them'({ ctx, origin }) {
+      // Rank 0 alone: GPU idle waiting on the CPU, with no DataLoader and no sync time at all.
+      const file = trace('rank0', () => rankTrace(tmp, 0));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      const ev = await page.evaluate(() => window.kinetoscope.report().findings.find((f) => f.id === 'gpu.idle').evidence);
+      check(ev.dataloader_us === 0 && ev.dataloader_gaps === 0 && ev.sync_us === 0 && ev.sync_gaps === 0 && ev.other_us > 0, `gpu.idle evidence in the report: ${JSON.stringify(ev)}`);
+      const card = page.locator('#findings article.finding', { has: page.locator('.finding-id', { hasText: /^gpu\.idle$/ }) });
+      check((await card.count()) === 1, 'no gpu.idle card');
+      const rows = await card.locator('.evidence > div').evaluateAll((ds) => ds.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]));
+      const labels = rows.map(([k]) => k);
+      for (const gone of ['DataLoader', 'DataLoader gaps', 'Sync', 'Sync gaps']) check(!labels.includes(gone), `the card shows "${gone}": ${JSON.stringify(rows)}`);
+      for (const kept of ['Idle', 'Window', 'Other', 'Other gaps']) check(labels.includes(kept), `the card lost "${kept}": ${JSON.stringify(rows)}`);
+      const zeros = rows.filter(([k, v]) => /^(DataLoader|Sync|Host wait|Other|Short host wait)( gaps)?$/.test(k) && /^0(\.0+)?( µs)?$/.test(v.trim()));
+      check(!zeros.length, `zero-valued cause rows shown: ${JSON.stringify(zeros)}`);
+      await shot(page, '12-finding-no-zero-causes');
       check(errors.length === 0, errors.join('\n'));
     },
 

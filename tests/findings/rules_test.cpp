@@ -320,3 +320,49 @@ TEST_CASE("Findings come most severe first, in catalogue order within a severity
   for (size_t i = 3; i < r.findings.size(); ++i)
     CHECK(r.findings[i].severity == ks::Severity::kInfo);
 }
+
+// Two GPUs (kernels on devices 0 and 1) and DataParallel's forward under the three names the
+// rule knows; the rule tests each distinct name once (a cache by string id), so the same name
+// repeated must still count every call.
+TEST_CASE("parallel.data_parallel: DataParallel driving several GPUs", "[findings]") {
+  auto trace = [](const char* forward_a, const char* forward_b, bool two_gpus) {
+    return std::string(R"([
+      {"ph":"X","cat":"cpu_op","name":")") +
+           forward_a + R"(","pid":1,"tid":1,"ts":10,"dur":50},
+      {"ph":"X","cat":"cpu_op","name":")" +
+           forward_b + R"(","pid":1,"tid":1,"ts":100,"dur":50},
+      {"ph":"X","cat":"python_function","name":")" +
+           forward_a + R"(","pid":1,"tid":1,"ts":200,"dur":50},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":30,"dur":20,
+       "args":{"correlation":1,"stream":7,"device":0}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,
+       "args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k2","pid":)" +
+           (two_gpus ? "1" : "0") + R"(,"tid":7,"ts":120,"dur":20,
+       "args":{"correlation":2,"stream":7,"device":)" +
+           (two_gpus ? "1" : "0") + R"(}}
+    ])";
+  };
+  SECTION("DataParallel.forward, twice, and its Python frame") {
+    Run r = run(trace("DataParallel.forward", "DataParallel.forward", true));
+    const ks::Finding* f = find(r, "parallel.data_parallel");
+    REQUIRE(f);
+    CHECK(number(*f, "gpus") == 2.0);
+    CHECK(number(*f, "forward_calls") == 3.0);
+  }
+  SECTION("the module and the data_parallel.py frame names") {
+    Run r = run(trace("nn.Module: DataParallel_0",
+                      "torch/nn/parallel/data_parallel.py(180): forward", true));
+    const ks::Finding* f = find(r, "parallel.data_parallel");
+    REQUIRE(f);
+    CHECK(number(*f, "forward_calls") == 3.0);
+  }
+  SECTION("clean twins: another module's forward, or one GPU") {
+    CHECK(find(run(trace("Module.forward", "data_parallel.py(1): backward", true)),
+               "parallel.data_parallel") == nullptr);
+    CHECK(find(run(trace("DataParallel.forward", "DataParallel.forward", false)),
+               "parallel.data_parallel") == nullptr);
+  }
+}

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Runs both libFuzzer targets for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=N): builds them with
+# Runs the libFuzzer targets for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=N): builds them with
 # clang (fuzzer + address + undefined sanitizers) in FUZZ_BUILD, builds the seed corpus from
 # ../shared/traces and the bad-input catalogue, fuzzes, and prints executions and crashes.
 # A crash does not end the run: the input is saved under FUZZ_BUILD/artifacts/TARGET/ and fuzzing
 # goes on for the time left; the script then exits 1. Keep each crash input as
 # tests/fuzz/regressions/<name> once fixed.
-#   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer" run_fuzz.sh
+#   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer scan_fuzzer" run_fuzz.sh
+# (scan_fuzzer: the byte scanning layer's SIMD functions against its scalar fallback.)
 # (nsys_fuzzer, the Nsight Systems SQLite path, runs when named: FUZZ_TARGETS=nsys_fuzzer.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 BUILD=${FUZZ_BUILD:-build/fuzz}
-TARGETS=${FUZZ_TARGETS:-import_fuzzer chunked_fuzzer}
+TARGETS=${FUZZ_TARGETS:-import_fuzzer chunked_fuzzer scan_fuzzer}
 MAX_LEN=${FUZZ_MAX_LEN:-65536}
 
 if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then

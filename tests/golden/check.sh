@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Golden reports: `kinetoscope report` (text) of fixed traces compared with approved files.
+# Golden reports: `kinetoscope report` (text) of fixed traces compared with approved files
+# (`cmd=NAME` in traces.list runs `kinetoscope NAME` instead, e.g. critical-path).
 # What is checked, per trace of traces.list:
 #   - the CLI's exit status: 0, or the `exit=N` that traces.list gives (never approved by UPDATE);
 #   - stdout, against reports/NAME.txt;
@@ -37,20 +38,20 @@ approve() {
   fi
 }
 
-check() {  # check NAME TRACE EXPECTED_EXIT [extra CLI args...]
-  local name=$1 trace=$2 want_rc=$3; shift 3
+check() {  # check NAME TRACE EXPECTED_EXIT COMMAND [extra CLI args...]
+  local name=$1 trace=$2 want_rc=$3 command=$4; shift 4
   if [ ! -e "$trace" ]; then  # a trace, or a folder of ranks
     echo "SKIP golden $name: $trace is absent"; skip=$((skip + 1)); return
   fi
   local out err rc errfile
   errfile=$(mktemp)
-  out=$("$CLI" report "$trace" "$@" 2>"$errfile")
+  out=$("$CLI" "$command" "$trace" "$@" 2>"$errfile")
   rc=$?
   err=$(cat "$errfile")
   rm -f "$errfile"
   if [ "$rc" != "$want_rc" ]; then
     # A changed exit status is a failure even under UPDATE=1: it is no output to approve.
-    echo "FAIL golden $name: \`kinetoscope report $trace $*\` exited $rc, expected $want_rc"
+    echo "FAIL golden $name: \`kinetoscope $command $trace $*\` exited $rc, expected $want_rc"
     [ -z "$err" ] || printf '%s\n' "$err" | head -10 | sed 's/^/  stderr: /'
     fail=$((fail + 1)); return
   fi
@@ -94,8 +95,12 @@ while read -r name file args; do
   case " $args " in  # exit=N: the exit status this trace must give (default 0)
     *" exit="*) want_rc=$(sed -E 's/.*(^| )exit=([0-9]+).*/\2/' <<<"$args"); args=$(sed -E 's/(^| )exit=[0-9]+//' <<<"$args") ;;
   esac
+  command=report
+  case " $args " in  # cmd=NAME: another subcommand than `report`
+    *" cmd="*) command=$(sed -E 's/.*(^| )cmd=([a-z-]+).*/\2/' <<<"$args"); args=$(sed -E 's/(^| )cmd=[a-z-]+//' <<<"$args") ;;
+  esac
   # shellcheck disable=SC2086
-  check "$name" "$path" "$want_rc" $args
+  check "$name" "$path" "$want_rc" "$command" $args
 done < tests/golden/traces.list
 echo "golden: $pass passed, $fail failed, $skip skipped$([ "${UPDATE:-0}" = 1 ] && echo ", $approved file(s) approved")"
 [ "$fail" = 0 ]

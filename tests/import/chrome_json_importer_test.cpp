@@ -347,6 +347,22 @@ TEST_CASE("Importer turns complete and begin/end events into slices", "[import][
     CHECK(t->slices.dur[slice_named(*t, "b")] == 0);
     CHECK(diag_count(*t, Diag::kEndBeforeBegin) == 1);
   }
+  SECTION("a named E closes the open B of its name when slices cross (Perfetto's rule)") {
+    // Kineto's python_function "enter" [0, 7] and ProfilerStep [3, 100] cross on one thread
+    // (the X events of tests/corpus/metamorphic.py's bert trace). As B/E the E of "enter" at 7
+    // must close "enter", not the step: the step keeps its 97 us, as its X event says.
+    auto t = load(R"([{"ph":"B","name":"enter","pid":1,"tid":1,"ts":0},
+                      {"ph":"B","name":"ProfilerStep#6","pid":1,"tid":1,"ts":3},
+                      {"ph":"E","name":"enter","pid":1,"tid":1,"ts":7},
+                      {"ph":"B","name":"aten::mm","pid":1,"tid":1,"ts":10},
+                      {"ph":"E","pid":1,"tid":1,"ts":20},
+                      {"ph":"E","name":"ProfilerStep#6","pid":1,"tid":1,"ts":100}])");
+    CHECK(t->slices.dur[slice_named(*t, "enter")] == 7000);
+    CHECK(t->slices.dur[slice_named(*t, "ProfilerStep#6")] == 97000);
+    CHECK(t->slices.dur[slice_named(*t, "aten::mm")] == 10000);  // unnamed E: the innermost
+    CHECK(diag_count(*t, Diag::kUnmatchedEnd) == 0);
+    CHECK(diag_count(*t, Diag::kUnclosedBegin) == 0);
+  }
 }
 
 TEST_CASE("Importer reads async, flow, counter and instant events", "[import][json]") {
@@ -617,4 +633,25 @@ TEST_CASE("Importer reads kernel args into the model", "[import][json]") {
   CHECK(stream.kind == ks::TrackKind::kGpuStream);
   CHECK(stream.stream == 7);
   CHECK(stream.name == "stream 7");
+}
+
+TEST_CASE("Importer reads XPU and PrivateUse1 runtime/driver categories as CUDA's",
+          "[import][json]") {
+  // Kineto's ActivityType names on Intel XPU builds and out-of-tree (PrivateUse1) backends:
+  // the launches, syncs and driver calls are what cuda_runtime / cuda_driver / cuda_sync are
+  // on CUDA (tests/corpus/metamorphic.py: renaming them changed launches and syncs to 0).
+  auto t = load(R"([
+    {"ph":"X","cat":"xpu_runtime","name":"urEnqueueKernelLaunch","pid":1,"tid":1,"ts":0,"dur":5},
+    {"ph":"X","cat":"xpu_driver","name":"zeCommandListAppendLaunchKernel","pid":1,"tid":1,
+     "ts":6,"dur":2},
+    {"ph":"X","cat":"xpu_sync","name":"urQueueFinish","pid":1,"tid":1,"ts":9,"dur":2},
+    {"ph":"X","cat":"privateuse1_runtime","name":"Launch","pid":1,"tid":2,"ts":0,"dur":5},
+    {"ph":"X","cat":"privateuse1_driver","name":"drvLaunch","pid":1,"tid":2,"ts":6,"dur":2}
+  ])");
+  CHECK(t->slices.kind[slice_named(*t, "urEnqueueKernelLaunch")] == ks::SliceKind::kRuntime);
+  CHECK(t->slices.kind[slice_named(*t, "zeCommandListAppendLaunchKernel")] ==
+        ks::SliceKind::kDriver);
+  CHECK(t->slices.kind[slice_named(*t, "urQueueFinish")] == ks::SliceKind::kSync);
+  CHECK(t->slices.kind[slice_named(*t, "Launch")] == ks::SliceKind::kRuntime);
+  CHECK(t->slices.kind[slice_named(*t, "drvLaunch")] == ks::SliceKind::kDriver);
 }

@@ -32,7 +32,8 @@ std::string describe(const ks::RawEvent& e) {
     << " block=" << e.has_block << ":" << e.block[0] << "," << e.block[1] << "," << e.block[2]
     << " bps=" << e.blocks_per_sm << " wps=" << e.warps_per_sm << " occ=" << e.occupancy_pct
     << " bw=" << e.bandwidth_gbps << " stack=" << e.has_call_stack << s(e.call_stack)
-    << " dims=" << e.has_input_dims << " meta=" << s(e.meta_name) << s(e.meta_labels)
+    << " dims=" << e.has_input_dims << s(e.input_dims_json) << s(e.input_types_json)
+    << s(e.concrete_inputs_json) << " meta=" << s(e.meta_name) << s(e.meta_labels)
     << " sort=" << e.has_sort_index << "/" << e.sort_index
     << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
     << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device
@@ -116,6 +117,12 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       R"({"ph":"X","name":"aten::cat","ts":1,"dur":1,"args":{"Input Dims":[[2,3],[]],"Input type":["float","\"q\"\\"],)"
       R"("Concrete Inputs":["", "\u00e9\n"],"flag":true,"off":false,"none":null,"neg":-0.5e-7,)"
       R"("obj":{"k":{"k":[{}]}},"Call stack":"a.py(1): f;b.py(2): g"}})",
+      // Shape args are kept as raw text (math ops): spaces inside and before the comma, and
+      // values that are not arrays (kept as "").
+      R"({"ph":"X","name":"aten::mm","ts":1,"args":{"Input Dims" : [ [2, 3] , [3,4] ]  ,)"
+      R"("Input type":["float" ,"float"] ,"Concrete Inputs":[]}})",
+      R"({"ph":"X","name":"aten::mm","ts":1,"args":{"Input Dims":5,"Input type":"float",)"
+      R"("Concrete Inputs":{"a":[1]}}})",
       // Non-ASCII text, kept and skipped: valid UTF-8 of 2, 3 and 4 bytes.
       "{\"ph\":\"X\",\"name\":\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\",\"ts\":1,"
       "\"args\":{\"x\":\"\xE6\x97\xA5\"}}",

@@ -2,6 +2,7 @@
 // and the real export's tables; no nsys ran) for what the real file lacks: NVTX steps, OS runtime,
 // GPU metrics, a capture from process start, older schemas, four ranks with a straggler, and the
 // files that must be refused with a clear error.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -227,6 +228,59 @@ TEST_CASE("nsys built: four ranks, rank 2 the straggler", "[nsys][built][multira
     CHECK(f.title.find("Rank 2 ") != std::string::npos);
   }
   CHECK(straggler);
+}
+
+TEST_CASE("nsys built: one export of four torchrun processes reads as four ranks",
+          "[nsys][built][multirank]") {
+  // The whole file is one trace with all four GPUs; per process, each rank has its own GPU, its
+  // own five steps and its own launches (correlation ids repeat across processes).
+  auto whole = load_built("torchrun_4procs.sqlite");
+  CHECK(whole->devices.size() == 4);
+  ks::ImportError error;
+  auto ranks = ks::import_nsys_file_by_process(built("torchrun_4procs.sqlite"), &error);
+  REQUIRE(ranks.size() == 4);
+  std::vector<ks::RankDigest> digests;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const ks::Trace& t = *ranks[r];
+    INFO("rank " << r);
+    CHECK(t.distributed.rank == static_cast<int64_t>(r));
+    CHECK(t.distributed.world_size == 4);
+    CHECK(t.facts.source_name == "torchrun_4procs.sqlite pid " + std::to_string(6001 + r));
+    auto kernels = by_name(t, ks::SliceKind::kKernel);
+    size_t n = 0;
+    for (const auto& kv : kernels) n += kv.second.count;
+    CHECK(n == 10);  // 5 steps x (GEMM + all-reduce), this process's only
+    for (size_t i = 0; i < t.slices.size(); ++i)
+      if (t.slices.kind[i] == ks::SliceKind::kKernel)
+        CHECK(t.tracks[t.slices.track[i]].device == static_cast<int64_t>(r));
+    ks::Report report = ks::build_report(t, ks::AnalysisOptions{});
+    CHECK(report.analyses.steps.steps.size() == 5);
+    CHECK(report.analyses.launches.total.launches == 10);
+    digests.push_back(
+        ks::make_rank_digest(t, report.analyses, t.facts.source_name,
+                             ks::RankIdentity{t.distributed.rank, ks::RankSource::kExportProcess}));
+  }
+  auto findings = ks::run_multi_rank_findings(ks::compare_ranks(digests));
+  bool straggler = false;
+  for (const auto& f : findings)
+    if (f.id == "ranks.straggler") straggler = f.title.find("Rank 2 ") != std::string::npos;
+  CHECK(straggler);
+  // A one-process export is not split.
+  CHECK(ks::import_nsys_file_by_process(built("training_steps.sqlite"), &error).empty());
+}
+
+TEST_CASE("nsys built: a CUDA graph launch counts once, its kernels' GPU time all counts",
+          "[nsys][built]") {
+  auto t = load_built("cuda_graphs.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::LaunchApiRow& l = report.analyses.launches.total;
+  CHECK(l.launches == 16);   // 12 eager cudaLaunchKernel + 4 cudaGraphLaunch
+  CHECK(l.graph_ops == 44);  // 4 x 12 graph kernels, less the first of each
+  CHECK(l.gpu_ns == 60 * 30000);
+  CHECK(l.delay_outliers == 0);  // graph kernels are 1 us apart: no delay grows along the graph
+  int64_t max_queue = 0;
+  for (const auto& q : report.analyses.launches.queues) max_queue = std::max(max_queue, q.max_len);
+  CHECK(max_queue == 1);
 }
 
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {

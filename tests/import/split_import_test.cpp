@@ -80,7 +80,7 @@ std::string whole_import(const std::string& json) {
 
 enum class Split { kTaken, kNotABoundary, kPartNotUsable };
 
-// What the page does (web/worker.js): a guess at `from`, the part read from there by a second
+// What the page does with two workers (web/worker/split.js): a guess at `from`, the part read from there by a second
 // importer, the first fed up to it, checked, then given the part's log in pieces, then the rest.
 // When the guess is not a boundary or the part cannot be used, the first reads on by itself.
 std::string split_import_at(const std::string& json, size_t start, Split* how) {
@@ -164,6 +164,44 @@ void check_every_split(const std::string& path, SplitCounts* counts) {
     CHECK(split_import_at(json, start, &how) == reference);
     (how == Split::kTaken ? counts->taken : counts->declined)++;
   }
+}
+
+// What the page does with N workers (web/worker/split.js readSplit): guesses near k/N, part k read
+// from guess k up to guess k+1 by an importer of its own, the first fed up to guess 1, given part
+// 1, resumed where it ended, given part 2 when that is where part 2 starts, and so on; a part it
+// cannot take it reads itself. `taken` counts the parts merged.
+std::string n_way_import(const std::string& json, int readers, int* taken) {
+  std::vector<size_t> starts;
+  for (int k = 1; k < readers; ++k) {
+    const size_t from = json.size() * k / readers;
+    if (!starts.empty() && from <= starts.back()) continue;
+    const size_t at = guess_start(json, from);
+    if (at != std::string::npos && (starts.empty() || at > starts.back())) starts.push_back(at);
+  }
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    ks::ChromeJsonImporter part;
+    part.start_part(starts[k], k + 1 < starts.size() ? starts[k + 1] : UINT64_MAX);
+    for (size_t pos = starts[k]; pos < json.size() && !part.part_ended() && !part.part_failed();
+         pos += kChunk)
+      part.feed(json.data() + pos, std::min(kChunk, json.size() - pos));
+    parts.push_back(part.take_part());
+  }
+  ks::ChromeJsonImporter first;
+  size_t pos = 0;
+  *taken = 0;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    if (pos > starts[k]) continue;
+    feed_range(&first, json, pos, starts[k]);
+    pos = starts[k];
+    if (first.at_part_boundary() && !parts[k].empty() &&
+        first.apply_part(parts[k].data(), parts[k].size())) {
+      pos = first.resume_offset();
+      ++*taken;
+    }
+  }
+  feed_range(&first, json, pos, json.size());
+  return outcome(&first);
 }
 
 }  // namespace
@@ -264,4 +302,60 @@ TEST_CASE("split import: a damaged part is refused and changes nothing", "[impor
   REQUIRE(first.apply_part(bytes.data(), bytes.size()));
   feed_range(&first, json, first.resume_offset(), json.size());
   CHECK(outcome(&first) == reference);
+}
+
+TEST_CASE("split import: N importers give what one gives", "[import][split][corpus]") {
+  // The planted traces always; the shared traces when present. 2..8 readers, as the page uses
+  // (one per core, at most 8); every report and model must be the one importer's.
+  std::vector<std::string> files;
+  for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})
+    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
+      if (f.find(".json") != std::string::npos) files.push_back(f);
+  for (const std::string& f : ks_test::shared_trace_files()) files.push_back(f);
+  int taken = 0, offered = 0;
+  for (const std::string& f : files) {
+    std::string json;
+    INFO(f);
+    if (!ks_test::read_file_maybe_gzip(f, &json)) continue;
+    const std::string reference = whole_import(json);
+    for (int readers : {3, 4, 8}) {
+      INFO(readers << " readers");
+      int t = 0;
+      CHECK(n_way_import(json, readers, &t) == reference);
+      taken += t;
+      offered += readers - 1;
+    }
+  }
+  WARN(taken << " of " << offered << " parts taken over");
+  // Real traces split: most parts must be merged, or the page gains nothing.
+  CHECK(taken * 10 >= offered * 7);
+}
+
+TEST_CASE("split import: a part with a stop ends at the next part's start", "[import][split]") {
+  const std::string json =
+      "{\"traceEvents\":[\n{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+      "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},\n"
+      "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},\n"
+      "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1}\n]}";
+  const size_t b = json.find("{\"ph\":\"X\",\"name\":\"b\"");
+  const size_t d = json.find("{\"ph\":\"X\",\"name\":\"d\"");
+  ks::ChromeJsonImporter part1, part2, first;
+  part1.start_part(b, d);
+  part1.feed(json.data() + b, json.size() - b);
+  REQUIRE(part1.part_ended());
+  part2.start_part(d);
+  part2.feed(json.data() + d, json.size() - d);
+  REQUIRE(part2.part_ended());
+  const std::string p1 = part1.take_part(), p2 = part2.take_part();
+  first.feed(json.data(), b);
+  REQUIRE(first.apply_part(p1.data(), p1.size()));
+  CHECK(first.resume_offset() == d);
+  REQUIRE(first.at_part_boundary());
+  REQUIRE(first.apply_part(p2.data(), p2.size()));
+  const size_t end = first.resume_offset();
+  CHECK(json[end] == ']');
+  first.feed(json.data() + end, json.size() - end);
+  int taken = 0;
+  CHECK(outcome(&first) == whole_import(json));
+  CHECK(n_way_import(json, 4, &taken) == whole_import(json));
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI on the built Nsight Systems exports (tests/nsys/make_exports.py -> build/nsys-cli/):
 # each bad file exits 1 with one stderr line naming its error code; each good one exits 0, and
-# the four rank exports make a multi-rank report naming rank 2 the straggler. Then
+# the four rank exports, and the one export of four processes, make a multi-rank report naming
+# rank 2 the straggler. Then
 # `kinetoscope stats`: an unknown report name exits 2 listing the known names; a missing file,
 # non-SQLite, non-nsys SQLite and damaged/cut-off exports exit 1 with one stderr line; a good
 # export prints the asked report.
@@ -37,10 +38,17 @@ bad not_sqlite.sqlite not_sqlite
 bad damaged_truncated.sqlite damaged_database
 bad damaged_garbage.sqlite damaged_database
 good "$DIR/training_steps.sqlite" "Steps (6)"
+# Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
+good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 good "$DIR/process_start.sqlite" "capture.warmup_ops"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
+# One export of four processes (nsys profile torchrun): four ranks by GPU, rank 2 the straggler.
+good "$DIR/torchrun_4procs.sqlite" "Rank 2 is the straggler"
+good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
+# CUDA graphs: 12 eager launches + 4 cudaGraphLaunch of 12 kernels each are 16 launches, not 60.
+good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 more GPU ops started by the same launches"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
 
 # kinetoscope stats

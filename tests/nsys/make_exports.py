@@ -20,6 +20,8 @@ Files (deterministic: same bytes every run):
                              cudaStreamSynchronize inside each step; NVTX marks and a start/end
                              range; OS runtime rows; GPU metrics (SM Active, Tensor Active, ...)
   train_step_ranges.sqlite   the same run with NVTX ranges named train_step (no step number)
+  own_step_name.sqlite       the same run with NVTX ranges named fwd_bwd_opt (a name of the
+                             program's own: steps by rule, outermost repeated range)
   process_start.sqlite       a capture from process start: driver init, context creation, a
                              cudaMalloc storm, then a few kernels and a memset
   empty_capture.sqlite       --capture-range=cudaProfilerApi whose range never opened: no CUDA
@@ -28,6 +30,14 @@ Files (deterministic: same bytes every run):
                              NCCL all-reduce/all-gather kernels; rank 2 computes longest, so it
                              arrives last at every collective and its NCCL kernels are the
                              shortest (the straggler); DeviceEnvironment has RANK/WORLD_SIZE
+  torchrun_4procs.sqlite     `nsys profile torchrun --nproc_per_node=4`: one export, the launcher
+                             and four worker processes (GPU r each, the same correlation ids in
+                             each), rank 2 the straggler; no RANK in the recorded environment
+  cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
+                             correlationId 12 kernels carry (--cuda-graph-trace=node)
+  nvtx_domains.sqlite        NVTX names by textId, domains (trainer, PyTorch emit_nvtx ranges
+                             'aten::mm, seq = N'), nested ranges, train_step with an int64
+                             payload, a start/end range ending on another thread
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables
   view_named_kernel.sqlite   an export whose CUPTI_ACTIVITY_KIND_KERNEL is a VIEW over another
@@ -149,11 +159,21 @@ class Export:
         self.strings = {}
         self.rows = {name: [] for name in TABLES}
         self.corr = 0
+        self.corrs = {}
         self.schema = schema
         self.with_enums = with_enums
         self.process = process
         self.env = {}
         self.rows['PROCESSES'].append((gpid(pid), pid, process))
+
+    def switch_process(self, pid, name):
+        """Switches the rows that follow to another process of the same report (nsys profile
+        torchrun ...: one export, several processes); CUPTI's correlation ids are per process."""
+        self.corrs[self.pid] = self.corr
+        self.pid = pid
+        self.corr = self.corrs.get(pid, 0)
+        if not any(r[0] == gpid(pid) for r in self.rows['PROCESSES']):
+            self.rows['PROCESSES'].append((gpid(pid), pid, name))
 
     def sid(self, text):
         if text not in self.strings:
@@ -392,6 +412,126 @@ def rank(r, world=4, steps=5):
     return e
 
 
+def torchrun(world=4, steps=5):
+    """`nsys profile torchrun --nproc_per_node=4 train.py`: ONE export holding the launcher (no
+    CUDA) and four worker processes, each driving its own GPU (deviceId = local rank), with the
+    same correlation ids in every process. Rank 2 computes longest (the straggler), as in
+    trace_rank{0..3}. The recorded environment is the launcher's: no RANK in it."""
+    e = Export(pid=6000, process='torchrun')
+    e.thread(6000, 'torchrun')
+    for r in range(world):
+        e.gpu(r)
+    e.env = {'MASTER_ADDR': 'node001'}
+    for r in range(world):
+        e.switch_process(6001 + r, "python3")
+        tid = 6001 + r
+        e.thread(tid, 'python3')
+        t = 100_000_000 + 7_000 * r  # the workers start a little apart
+        compute = 2_000_000 + (900_000 if r == 2 else 50_000 * r)
+        slowest = 2_000_000 + 900_000
+        base = t
+        for s in range(steps):
+            step_start = t
+            t += 100_000
+            corr = e.api(tid, 'cudaLaunchKernel_v7000', t, 8_000)
+            e.kernel(corr, 'ampere_sgemm_128x128_nn', t + 20_000, compute, dev=r, stream=7)
+            ar_start = t + 20_000 + compute + 5_000
+            # Everybody's all-reduce ends when rank 2 arrives (times from rank 0's clock).
+            ar_end = base - 7_000 * r + (step_start - base) + 100_000 + 20_000 + slowest + 605_000
+            ar_end = max(ar_end, ar_start + 50_000)
+            corr = e.api(tid, 'cudaLaunchKernel_v7000', t + 12_000, 8_000)
+            e.kernel(corr, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, '
+                     'ncclWork *)', ar_start, ar_end - ar_start, dev=r, stream=20,
+                     grid=(24, 1, 1), block=(640, 1, 1),
+                     short='ncclDevKernel_AllReduce_Sum_f32_RING_LL')
+            corr = e.api(tid, 'cudaStreamSynchronize_v3020', t + 40_000, ar_end + 10_000 - t - 40_000)
+            e.sync(corr, STREAM_SYNC, t + 40_000, ar_end + 10_000 - t - 40_000, dev=r, stream=20)
+            t = ar_end + 50_000
+            e.nvtx(tid, 'ProfilerStep#%d' % s, step_start, t)
+            t += 20_000
+    return e
+
+
+def cuda_graphs(steps=4, kernels=12):
+    """A loop captured into a CUDA graph and replayed with cudaGraphLaunch (nsys profile
+    --cuda-graph-trace=node): each launch is ONE runtime row whose correlationId every kernel
+    of that replay carries (graphNodeId set per node). A step is one cudaGraphLaunch of 12 kernels
+    plus a cudaStreamSynchronize; before the replays, one eager warm-up step of 12
+    cudaLaunchKernel calls."""
+    e = Export(pid=3100, process='python3')
+    e.thread(3100, 'python3')
+    e.gpu(0)
+    t = 10_000_000
+    names = ['void at::native::elementwise_kernel<128, 4>(int)', 'ampere_sgemm_64x64_nn',
+             'void at::native::reduce_kernel<256, 2>(at::native::ReduceOp<float>)']
+    step_start = t
+    for k in range(kernels):  # eager warm-up
+        corr = e.api(3100, 'cudaLaunchKernel_v7000', t, 7_000)
+        e.kernel(corr, names[k % 3], t + 10_000, 30_000)
+        t += 45_000
+    e.nvtx(3100, 'warmup', step_start, t)
+    t += 100_000
+    for s in range(steps):
+        step_start = t
+        corr = e.api(3100, 'cudaGraphLaunch_v10000', t, 15_000)
+        gpu_t = t + 20_000
+        for k in range(kernels):
+            e.kernel(corr, names[k % 3], gpu_t, 30_000)
+            e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1][:26] + (
+                1000 + k, 0)  # graphNodeId
+            gpu_t += 31_000  # back to back: 1 us between a graph's kernels
+        corr = e.api(3100, 'cudaStreamSynchronize_v3020', t + 16_000, gpu_t - t - 16_000 + 2_000)
+        e.sync(corr, STREAM_SYNC, t + 16_000, gpu_t - t - 16_000 + 1_000)
+        t = gpu_t + 50_000
+        e.nvtx(3100, 'ProfilerStep#%d' % s, step_start, t)
+        t += 10_000
+    return e
+
+
+def nvtx_domains(steps=4):
+    """NVTX as newer nsys writes it: names registered in StringIds (textId, text NULL), a domain
+    per library (domain-create rows, eventType 75, carry the domain's name in text), PyTorch's
+    emit_nvtx ranges ('aten::mm, seq = 12') in their own domain, the user's train_step ranges in
+    a 'trainer' domain with the step number as an int64 payload, nested push/pop ranges, and a
+    start/end range that starts on one thread and ends on another (endGlobalTid)."""
+    e = Export(pid=4500, process='python3')
+    e.thread(4500, 'python3')
+    e.thread(4510, 'pt_autograd_0')
+    e.gpu(0)
+    rows = e.rows['NVTX_EVENTS']
+    def ev(start, end, kind, text_id, domain, tid=4500, end_tid=None, i64=None):
+        rows.append((start, end, kind, None, None, None, None, gtid(e.pid, tid),
+                     gtid(e.pid, end_tid) if end_tid else None, text_id, domain, None, i64, None,
+                     None, None, None, None, None))
+    DOMAIN_CREATE = 75
+    rows.append((0, None, DOMAIN_CREATE, None, None, None, 'trainer', gtid(e.pid, 4500), None,
+                 None, 1, None, None, None, None, None, None, None, None))
+    rows.append((0, None, DOMAIN_CREATE, None, None, None, 'PyTorch', gtid(e.pid, 4500), None,
+                 None, 2, None, None, None, None, None, None, None, None))
+    t = 5_000_000
+    seq = 0
+    for s in range(steps):
+        step_start = t
+        t += 50_000
+        for op in ('aten::linear', 'aten::gelu', 'aten::linear'):
+            op_start = t
+            seq += 1
+            inner = t + 5_000
+            corr = e.api(4500, 'cudaLaunchKernel_v7000', inner, 6_000)
+            e.kernel(corr, 'ampere_sgemm_64x64_nn' if 'linear' in op else 'gelu_kernel',
+                     inner + 10_000, 200_000)
+            ev(inner - 2_000, inner + 8_000, PUSHPOP, e.sid('aten::mm, seq = %d' % seq), 2)
+            t += 230_000
+            ev(op_start, t, PUSHPOP, e.sid('%s, seq = %d' % (op, seq)), 2)
+        # backward runs on the autograd thread; its range is started there and ended here
+        ev(t, t + 300_000, STARTEND, e.sid('backward'), 1, tid=4510, end_tid=4500)
+        t += 300_000
+        t += 20_000
+        ev(step_start, t, PUSHPOP, e.sid('train_step'), 1, i64=s)
+        t += 40_000
+    return e
+
+
 def seeds(out):
     """Small exports for the fuzzer (-max_len 64 KiB): 512-byte pages, few rows."""
     os.makedirs(out, exist_ok=True)
@@ -459,10 +599,14 @@ def main():
     p = lambda name: os.path.join(OUT, name)
     training().save(p('training_steps.sqlite'))
     training('train_step').save(p('train_step_ranges.sqlite'))
+    training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     process_start().save(p('process_start.sqlite'))
     empty_capture().save(p('empty_capture.sqlite'))
     for r in range(4):
         rank(r).save(p('trace_rank%d.sqlite' % r))
+    torchrun().save(p('torchrun_4procs.sqlite'))
+    cuda_graphs().save(p('cuda_graphs.sqlite'))
+    nvtx_domains().save(p('nvtx_domains.sqlite'))
     training(steps=2).save(
         p('old_schema.sqlite'),
         drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName', 'greenContextId'),

@@ -1,6 +1,7 @@
 // Worst cases: degenerate traces a hostile (or just odd) file can hold. Each shape is generated
 // at N and 2N events and run through what the CLI does (import, build_report, the JSON, text
-// and Markdown writers); the test fails when 2N takes more than 2.5 times as long as N (a
+// and Markdown writers, and the critical path of the whole trace: analysis/critical_path.h); the
+// test fails when 2N takes more than 2.5 times as long as N (a
 // quadratic walk gives ~4x). Times are this thread's CPU time, best of 3 runs each, so other work
 // on a busy machine does not count. Run them alone with
 // `ks_tests "[scaling]"`.
@@ -9,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "analysis/critical_path.h"
 #include "helpers.h"
 
 namespace {
@@ -132,6 +134,12 @@ Run run_once(const std::string& json) {
   r.json_bytes = ks::report_json(report).size();
   r.text_bytes = ks::report_text(report).size();
   r.md_bytes = ks::report_markdown(report).size();
+  // The critical path over every event (the report's default is one step): graph, longest
+  // path, attribution.
+  ks::CriticalPathOptions whole;
+  whole.whole_trace = true;
+  const ks::CriticalPathResult cp = ks::critical_path(*trace, ks::build_launch_join(*trace), whole);
+  CHECK(cp.ok);
   r.seconds = cpu_seconds() - t0;
   return r;
 }

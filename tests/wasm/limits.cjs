@@ -18,7 +18,7 @@ function trace(events, from = 0) {
   return parts.join(',');
 }
 
-// Feeds text as the worker does (web/worker.js feedPiece): straight into the importer's buffer.
+// Feeds text as the worker does (web/worker/module.js feed): straight into the importer's buffer.
 // False once the session has stopped (feedBuffer gives no address, or the commit fails).
 function feedText(M, session, text) {
   const bytes = Buffer.from(text);

@@ -20,7 +20,7 @@ const realExport = path.resolve(root, '..', 'shared', 'nsys', 'perlmutter-clover
 const built = path.join(root, 'build', 'nsys');
 
 let nextId = 1;
-// Registers `file` as the worker registers a File (web/worker.js importSqlite) and imports it.
+// Registers `file` as the worker registers a File (web/worker/nsys.js importSqlite) and imports it.
 // Returns {session, ok, calls}: calls counts the reads of the file (the block cache's misses).
 function importFile(Module, file) {
   const fd = fs.openSync(file, 'r');
@@ -80,7 +80,9 @@ async function main() {
   const good = [];
   for (const file of files) {
     const base = path.basename(file);
-    const report = runCli(['report', '--format', 'json', file]);
+    // --separate: an export of several GPU processes (torchrun_4procs.sqlite) is read by the CLI's
+    // report as that many ranks; the page reads it as one trace, which --separate gives.
+    const report = runCli(['report', '--separate', '--format', 'json', file]);
     const head = Buffer.alloc(16);
     const hfd = fs.openSync(file, 'r');
     fs.readSync(hfd, head, 0, 16, 0);
@@ -118,7 +120,7 @@ async function main() {
       }
       good.push(file);
       check(`${base} report json`, r.session.reportJson(), report.stdout);
-      check(`${base} report md`, r.session.reportMarkdown(), runCli(['report', '--format', 'md', file]).stdout);
+      check(`${base} report md`, r.session.reportMarkdown(), runCli(['report', '--separate', '--format', 'md', file]).stdout);
       check(`${base} stats json`, r.session.statsJson(''), runCli(['stats', '--format', 'json', file]).stdout);
       check(`${base} stats cuda_gpu_trace`, r.session.statsJson('cuda_gpu_trace'), runCli(['stats', '--format', 'json', '--report', 'cuda_gpu_trace', file]).stdout);
       const bad = JSON.parse(r.session.statsJson('no_such_report'));
@@ -132,7 +134,7 @@ async function main() {
       r.close();
     }
   }
-  // Several exports: the ranks of one job, as the page's pool combines them (worker.js combine).
+  // Several exports: the ranks of one job, as the page's pool combines them (web/worker/combine.js).
   const rankFiles = good.filter((f) => /rank\d+\.sqlite$/.test(f));
   if (rankFiles.length >= 2) {
     const imported = rankFiles.map((f) => importFile(Module, f));

@@ -26,7 +26,7 @@ const defaults = [
   'kineto__resnet50_nw0__worker0.1623143089861.pt.trace.json.gz',
 ];
 
-// Feeds bytes as the worker does (web/worker.js feedPiece): straight into the importer's buffer.
+// Feeds bytes as the worker does (web/worker/module.js feed): straight into the importer's buffer.
 function feedBytes(Module, s, bytes) {
   const ptr = s.feedBuffer(bytes.length);
   if (ptr) Module.HEAPU8.set(bytes, ptr);

@@ -1,5 +1,5 @@
 // "Compare two traces": the user picks (or drops) BASE and TEST; both are read at once in two
-// workers (ranks/pool.js), each sends its diff digest, and one worker writes the trace diff, the
+// workers (worker/pool.js), each sends its diff digest, and one worker writes the trace diff, the
 // bytes `kinetoscope diff BASE TEST --format json` writes. window.kinetoscope.compare(base, test)
 // does the same from a script and resolves to the diff object (report() returns it too).
 //
@@ -7,8 +7,85 @@
 // stopOthers}); its drop handler first offers the files to compare.takes(files).
 import { h, neutral, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
-import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../ranks/pool.js';
+import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
+import { diffMsg } from '../worker/protocol.js';
 import { renderDiff } from './view.js';
+
+// One of the panel's two places for a trace: its name once chosen, a Choose… button, a drop
+// target. chosen: {base, test}; set(which, file) when a file is picked; onDrop(which) when one is
+// dropped on it (app.js's window handler then hands the files to takes()).
+function slot(which, title, hint, chosen, set, onDrop) {
+  const input = h('input', { type: 'file', className: 'visually-hidden', id: `compare-${which}`, accept: '.json,.gz' });
+  const name = h('p', { className: 'compare-file' });
+  const box = h(
+    'div',
+    { className: 'compare-slot', dataset: { slot: which } },
+    h('h3', null, title),
+    h('p', { className: 'muted' }, hint),
+    name,
+    h('label', { className: 'button small', for: `compare-${which}` }, 'Choose…'),
+    input,
+  );
+  input.addEventListener('change', () => {
+    if (input.files[0]) set(which, input.files[0]);
+    input.value = '';
+  });
+  box.addEventListener('dragover', () => box.classList.add('over'));
+  box.addEventListener('dragleave', () => box.classList.remove('over'));
+  box.addEventListener('drop', () => {
+    box.classList.remove('over');
+    onDrop(which);
+  });
+  box.show = () => {
+    const f = chosen[which];
+    setText(name, f ? `${f.name || `${which}.json`} (${fmtBytes(f.size)})` : 'none yet: drop a trace here');
+    box.classList.toggle('filled', !!f);
+  };
+  box.show();
+  return box;
+}
+
+// BASE and TEST read at once in the pool, then the trace diff of their diff digests:
+// {json, markdown, reports} (reports: each file's result, with its own report's JSON).
+async function readAndDiff(pool, [base, test], names, onProgress) {
+  const items = [
+    { blob: base, name: names[0], diffDigest: true },
+    { blob: test, name: names[1], diffDigest: true },
+  ];
+  const results = await pool.readAll(items, onProgress);
+  results.forEach((r, i) => {
+    if (!r.ok) throw Object.assign(new PoolError(r.error), { file: names[i] });
+  });
+  const out = await pool.call(diffMsg(results[0].diffDigest, results[1].diffDigest));
+  return { ...out, reports: results };
+}
+
+// Each trace's own findings, for "new in TEST / gone from BASE" (compare/view.js), or null.
+function ownReports(out) {
+  try {
+    return { base: JSON.parse(out.reports[0].json), test: JSON.parse(out.reports[1].json) };
+  } catch {
+    return null;
+  }
+}
+
+// The status line while BASE and TEST are read.
+function showProgress(ui, names, p) {
+  setText(ui.statusText, `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`);
+  ui.progress.max = p.total || 1;
+  ui.progress.value = Math.min(p.read, p.total || 1);
+}
+
+// A File or Blob as it is; an ArrayBuffer (or a view) as a File named `name`; else null.
+const asBlob = (x, name) => (x instanceof Blob ? x : x instanceof ArrayBuffer || ArrayBuffer.isView(x) ? new File([x], name) : null);
+
+// The diff on screen, below the panel.
+function showDiff(ui, panel, diff, reports, names, secs) {
+  const { head, sections } = renderDiff(diff, { secs, reports });
+  ui.report.replaceChildren(panel, head, ...sections);
+  document.body.dataset.view = 'compare';
+  document.title = neutral(`${names[0]} → ${names[1]} · Kinetoscope`);
+}
 
 export function initCompare({ ui, settled, showError, setCurrent, shown, stopOthers }) {
   const chosen = { base: null, test: null };
@@ -16,40 +93,10 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
   let job = null; // the running job (startPoolJob), or null
   let dropSlot = null; // the slot a drop landed on (set before app.js's window handler runs)
 
-  function slot(which, title, hint) {
-    const input = h('input', { type: 'file', className: 'visually-hidden', id: `compare-${which}`, accept: '.json,.gz' });
-    const name = h('p', { className: 'compare-file' });
-    const box = h(
-      'div',
-      { className: 'compare-slot', dataset: { slot: which } },
-      h('h3', null, title),
-      h('p', { className: 'muted' }, hint),
-      name,
-      h('label', { className: 'button small', for: `compare-${which}` }, 'Choose…'),
-      input,
-    );
-    input.addEventListener('change', () => {
-      if (input.files[0]) set(which, input.files[0]);
-      input.value = '';
-    });
-    box.addEventListener('dragover', () => box.classList.add('over'));
-    box.addEventListener('dragleave', () => box.classList.remove('over'));
-    box.addEventListener('drop', () => {
-      box.classList.remove('over');
-      dropSlot = which;
-    });
-    box.show = () => {
-      const f = chosen[which];
-      setText(name, f ? `${f.name || `${which}.json`} (${fmtBytes(f.size)})` : 'none yet: drop a trace here');
-      box.classList.toggle('filled', !!f);
-    };
-    box.show();
-    return box;
-  }
-
   function buildPanel() {
-    const base = slot('base', 'BASE (before)', 'The trace to compare against.');
-    const test = slot('test', 'TEST (after)', 'The trace after the change.');
+    const onDrop = (which) => (dropSlot = which);
+    const base = slot('base', 'BASE (before)', 'The trace to compare against.', chosen, set, onDrop);
+    const test = slot('test', 'TEST (after)', 'The trace after the change.', chosen, set, onDrop);
     const swap = h('button', { type: 'button', className: 'button small', onclick: () => {
       [chosen.base, chosen.test] = [chosen.test, chosen.base];
       refresh();
@@ -123,42 +170,16 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
     const me = startPoolJob(poolSize(2), ui);
     const { pool, t0 } = me;
     job = me;
-    const onProgress = (p) => {
-      if (me !== job) return;
-      setText(ui.statusText, `Comparing ${names[0]} and ${names[1]} · ${fmtBytes(p.read)} of ${fmtBytes(p.total)} · ${fmtInt(p.done)} of 2 read`);
-      ui.progress.max = p.total || 1;
-      ui.progress.value = Math.min(p.read, p.total || 1);
-    };
+    const onProgress = (p) => me === job && showProgress(ui, names, p);
     onProgress({ read: 0, total: base.size + test.size, done: 0 });
     try {
-      const work = (async () => {
-        const items = [
-          { blob: base, name: names[0], diffDigest: true },
-          { blob: test, name: names[1], diffDigest: true },
-        ];
-        const results = await pool.readAll(items, onProgress);
-        results.forEach((r, i) => {
-          if (!r.ok) throw Object.assign(new PoolError(r.error), { file: names[i] });
-        });
-        const out = await pool.call({ type: 'diff', base: results[0].diffDigest, test: results[1].diffDigest });
-        return { ...out, reports: results };
-      })();
+      const work = readAndDiff(pool, [base, test], names, onProgress);
       const out = await Promise.race([work, me.whenCancelled]);
-      // Each trace's own findings, for "new in TEST / gone from BASE" (compare/view.js).
-      let reports = null;
-      try {
-        reports = { base: JSON.parse(out.reports[0].json), test: JSON.parse(out.reports[1].json) };
-      } catch {
-        reports = null;
-      }
+      const reports = ownReports(out);
       const diff = JSON.parse(out.json);
       job = null;
       ui.status.hidden = true;
-      const secs = ((performance.now() - t0) / 1000).toFixed(2);
-      const { head, sections } = renderDiff(diff, { secs, reports });
-      ui.report.replaceChildren(panel, head, ...sections);
-      document.body.dataset.view = 'compare';
-      document.title = neutral(`${names[0]} → ${names[1]} · Kinetoscope`);
+      showDiff(ui, panel, diff, reports, names, ((performance.now() - t0) / 1000).toFixed(2));
       setCurrent(diff);
       shown({ name: `${names[0].replace(/\.json(\.gz)?$/i, '')}-vs-${names[1]}`, report: diff, json: out.json, markdown: out.markdown });
       settled('ready');
@@ -177,9 +198,8 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
 
   // The script API: Files or Blobs (or ArrayBuffers, named base.json / test.json).
   function compare(base, test) {
-    const blob = (x, name) => (x instanceof Blob ? x : x instanceof ArrayBuffer || ArrayBuffer.isView(x) ? new File([x], name) : null);
-    const b = blob(base, 'base.json');
-    const t = blob(test, 'test.json');
+    const b = asBlob(base, 'base.json');
+    const t = asBlob(test, 'test.json');
     if (!b || !t) return Promise.reject(new TypeError('kinetoscope.compare takes two Files, Blobs or ArrayBuffers: BASE, TEST'));
     chosen.base = b;
     chosen.test = t;

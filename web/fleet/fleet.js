@@ -151,6 +151,34 @@ function renderFleet(doc, name) {
   return root;
 }
 
+// The heat map's colour scale per metric: scaleOf(metric) -> [lo, hi], the 1st to 99th
+// percentile, so one extreme cell does not flatten it (computed once per metric, from a sample of
+// at most ~200k cells, sorted).
+function heatScales(heat, steps) {
+  const scales = new Map();
+  return function scaleOf(m) {
+    if (scales.has(m)) return scales.get(m);
+    const all = [];
+    const rows = heat[m] || [];
+    const stride = Math.max(1, Math.floor((rows.length * steps.length) / 200000));
+    let c = 0;
+    for (const row of rows) for (const v of row) if (v !== null && (c++ % stride === 0)) all.push(v);
+    all.sort((a, b) => a - b);
+    const lo = all.length ? all[Math.floor(all.length * 0.01)] : 0;
+    const hi = all.length ? all[Math.min(all.length - 1, Math.floor(all.length * 0.99))] : 1;
+    scales.set(m, [lo, hi]);
+    return [lo, hi];
+  };
+}
+
+// Colours as one 32-bit pixel each (ImageData is RGBA bytes; little-endian: ABGR as a word).
+const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const word = ([r, g, b]) => (little ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0);
+const LUT = Array.from({ length: 256 }, (_, i) => word(colorAt(i / 255).match(/\d+/g).map(Number)));
+const MISSING = word([205, 205, 205]);
+const RED = word([214, 40, 40]);
+const BLUE = word([40, 90, 220]);
+
 // The canvas heat map. Rows: ranks in the chosen order; columns: step numbers. Each cell is
 // cw x rh pixels, rh shrinking to 1 px for thousands of ranks (the canvas scrolls).
 function heatMap(doc, bad, onPick) {
@@ -197,29 +225,7 @@ function heatMap(doc, bad, onPick) {
     }
   }
 
-  // The colour scale spans the 1st to 99th percentile, so one extreme cell does not flatten it
-  // (per metric, computed once: a sample of at most ~200k cells, sorted).
-  const scales = new Map();
-  function scaleOf(m) {
-    if (scales.has(m)) return scales.get(m);
-    const all = [];
-    const rows = heat[m] || [];
-    const stride = Math.max(1, Math.floor((rows.length * steps.length) / 200000));
-    let c = 0;
-    for (const row of rows) for (const v of row) if (v !== null && (c++ % stride === 0)) all.push(v);
-    all.sort((a, b) => a - b);
-    const lo = all.length ? all[Math.floor(all.length * 0.01)] : 0;
-    const hi = all.length ? all[Math.min(all.length - 1, Math.floor(all.length * 0.99))] : 1;
-    scales.set(m, [lo, hi]);
-    return [lo, hi];
-  }
-  // Colours as one 32-bit pixel each (ImageData is RGBA bytes; little-endian: ABGR as a word).
-  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-  const word = ([r, g, b]) => (little ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0);
-  const LUT = Array.from({ length: 256 }, (_, i) => word(colorAt(i / 255).match(/\d+/g).map(Number)));
-  const MISSING = word([205, 205, 205]);
-  const RED = word([214, 40, 40]);
-  const BLUE = word([40, 90, 220]);
+  const scaleOf = heatScales(heat, steps);
 
   function draw() {
     const ctx = canvas.getContext('2d');

@@ -1,5 +1,5 @@
 // Several traces opened together are the ranks of one job. Each file is read in a pool of
-// workers (ranks/pool.js) and sends back its own report and its rank digest; one worker then
+// workers (worker/pool.js) and sends back its own report and its rank digest; one worker then
 // combines the digests into the multi-rank report, the bytes `kinetoscope report --format json
 // FILES...` writes for the same files in the same order. The page shows it (ranks/view.js) and
 // window.kinetoscope.report() returns it.
@@ -7,14 +7,100 @@
 // app.js owns the page's status line, error box and report area and passes them in:
 //   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
+//   ranks.openExport(blob, name, gpuProcesses) -> the same, for the processes of one export
 import { h, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
-import { PoolError, cancelPoolJob, poolSize, startPoolJob } from './pool.js';
+import { reportLead } from '../views/glance.js';
+import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
+import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
+
+// The report on screen for one loaded job: the all-ranks view, or one rank's own report. ctx:
+// initRanks's {ui, setCurrent, shown} and setStacked(section) for the stacked timelines.
+// `files` is null for the processes of one Nsight Systems export: a rank is no file of its own,
+// so there is no rank timeline nor stacked timelines (they would read the whole export).
+function present(ctx, multi, results, files, secs) {
+  const { ui, setCurrent, shown } = ctx;
+  const openRank = (k) => showRank(k);
+  const fileOf = files ? (k) => (perRank[k] ? files[results.indexOf(perRank[k])] : null) : null;
+  // The exact bytes of each rank's own report (for its export bar): by file name, in load order.
+  const used = new Set();
+  const rankJson = (file) => {
+    const i = results.findIndex((r, j) => r.ok && !used.has(j) && r.name === file);
+    return i < 0 ? null : results[i];
+  };
+  const perRank = multi.ranks.map((row) => {
+    const r = rankJson(row.file);
+    if (r) used.add(results.indexOf(r));
+    return r;
+  });
+  const { head, sections } = renderRanks(multi, { secs, openRank, fileOf });
+  if (!files) head.append(h('p', { className: 'muted', dataset: { exportRanks: String(multi.ranks.length) } }, `One Nsight Systems export holding ${multi.ranks.length} processes with GPU work, read as ranks (one per process, lowest GPU first), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`));
+  ctx.setStacked(sections.find((s) => s.id === 'stacked') || null);
+  const all = [head, ...sections];
+  const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
+
+  function showAll() {
+    ui.report.replaceChildren(...all);
+    document.title = `${multi.ranks.length} ranks · Kinetoscope`;
+    document.body.dataset.view = 'ranks';
+    shown(exported);
+  }
+  function showRank(k) {
+    const row = multi.ranks[k];
+    const report = multi.reports[k];
+    if (!row || !report) return;
+    const head = rankHead(row, {
+      secs,
+      back: () => {
+        showAll();
+        window.scrollTo(0, 0);
+      },
+      prev: k > 0 ? () => showRank(k - 1) : null,
+      next: k + 1 < multi.ranks.length ? () => showRank(k + 1) : null,
+    });
+    // Its timeline: the rank's file opened as a single trace (the Report and Timeline tabs),
+    // with the way back to all ranks (issue 18, item 7: rank reports had no timeline).
+    const file = fileOf ? fileOf(k) : null;
+    if (file && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
+      head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title: 'Open this rank alone, with its Timeline tab', onclick: () => openAlone(k, file) }, 'Timeline of this rank…'));
+    }
+    // The read problems and the run at a glance, as a single trace's report has them.
+    head.append(...reportLead(report));
+    ui.report.replaceChildren(head, ...renderReport(report));
+    document.title = `rank ${row.rank} · Kinetoscope`;
+    document.body.dataset.view = `rank-${row.rank}`;
+    const own = perRank[k];
+    shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
+    window.scrollTo(0, 0);
+  }
+  // One rank alone, as a single trace; its report head gets "← All ranks", which shows this
+  // job's ranks again (the stacked timelines rebuilt: opening the rank closed them).
+  async function openAlone(k, file) {
+    const row = multi.ranks[k];
+    await window.kinetoscope.open(file, row.file).catch(() => null);
+    const head = ui.report.querySelector('.report-head');
+    if (!head || document.body.dataset.view) return;
+    head.prepend(
+      h('button', {
+        type: 'button',
+        className: 'button small',
+        dataset: { action: 'all-ranks' },
+        onclick: () => {
+          setCurrent(multi);
+          present(ctx, multi, results, files, secs);
+          window.scrollTo(0, 0);
+        },
+      }, `← All ${multi.ranks.length} ranks`),
+      h('p', { className: 'muted' }, `Rank ${row.rank} of the ${multi.ranks.length} ranks opened together, alone here with its timeline.`),
+    );
+  }
+  showAll();
+}
 
 export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingle }) {
   let job = null; // the running job (startPoolJob), or null
@@ -46,82 +132,6 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     return true;
   }
 
-  // The report on screen for one loaded job: the all-ranks view, or one rank's own report.
-  function present(multi, results, files, secs) {
-    const openRank = (k) => showRank(k);
-    const fileOf = (k) => (perRank[k] ? files[results.indexOf(perRank[k])] : null);
-    // The exact bytes of each rank's own report (for its export bar): by file name, in load order.
-    const used = new Set();
-    const rankJson = (file) => {
-      const i = results.findIndex((r, j) => r.ok && !used.has(j) && r.name === file);
-      return i < 0 ? null : results[i];
-    };
-    const perRank = multi.ranks.map((row) => {
-      const r = rankJson(row.file);
-      if (r) used.add(results.indexOf(r));
-      return r;
-    });
-    const { head, sections } = renderRanks(multi, { secs, openRank, fileOf });
-    stacked = sections.find((s) => s.id === 'stacked') || null;
-    const all = [head, ...sections];
-    const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
-
-    function showAll() {
-      ui.report.replaceChildren(...all);
-      document.title = `${multi.ranks.length} ranks · Kinetoscope`;
-      document.body.dataset.view = 'ranks';
-      shown(exported);
-    }
-    function showRank(k) {
-      const row = multi.ranks[k];
-      const report = multi.reports[k];
-      if (!row || !report) return;
-      const head = rankHead(row, {
-        secs,
-        back: () => {
-          showAll();
-          window.scrollTo(0, 0);
-        },
-        prev: k > 0 ? () => showRank(k - 1) : null,
-        next: k + 1 < multi.ranks.length ? () => showRank(k + 1) : null,
-      });
-      // Its timeline: the rank's file opened as a single trace (the Report and Timeline tabs),
-      // with the way back to all ranks (issue 18, item 7: rank reports had no timeline).
-      const file = fileOf(k);
-      if (file && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
-        head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title: 'Open this rank alone, with its Timeline tab', onclick: () => openAlone(k, file) }, 'Timeline of this rank…'));
-      }
-      ui.report.replaceChildren(head, ...renderReport(report));
-      document.title = `rank ${row.rank} · Kinetoscope`;
-      document.body.dataset.view = `rank-${row.rank}`;
-      const own = perRank[k];
-      shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
-      window.scrollTo(0, 0);
-    }
-    // One rank alone, as a single trace; its report head gets "← All ranks", which shows this
-    // job's ranks again (the stacked timelines rebuilt: opening the rank closed them).
-    async function openAlone(k, file) {
-      const row = multi.ranks[k];
-      await window.kinetoscope.open(file, row.file).catch(() => null);
-      const head = ui.report.querySelector('.report-head');
-      if (!head || document.body.dataset.view) return;
-      head.prepend(
-        h('button', {
-          type: 'button',
-          className: 'button small',
-          dataset: { action: 'all-ranks' },
-          onclick: () => {
-            setCurrent(multi);
-            present(multi, results, files, secs);
-            window.scrollTo(0, 0);
-          },
-        }, `← All ${multi.ranks.length} ranks`),
-        h('p', { className: 'muted' }, `Rank ${row.rank} of the ${multi.ranks.length} ranks opened together, alone here with its timeline.`),
-      );
-    }
-    showAll();
-  }
-
   async function open(files) {
     files = Array.from(files || []);
     if (!files.length) {
@@ -130,18 +140,30 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       settled('error');
       throw new PoolError(err);
     }
+    const names = files.map((f, i) => f.name || `rank-${i}.json`);
+    return run(files.map((blob, i) => ({ blob, name: names[i], loadIndex: i })), files);
+  }
+
+  // One Nsight Systems export of several processes with GPU work (`gpus`: [{pid, device}], the
+  // CLI's rank order): each process is a rank, named "FILE pid P" as the CLI names it.
+  function openExport(blob, name, gpus) {
+    const count = gpus.length;
+    return run(gpus.map((g, i) => ({ blob, name: `${name} pid ${g.pid}`, loadIndex: i, nsysProcess: { pid: g.pid, rank: i, count } })), null);
+  }
+
+  // items: [{blob, name, loadIndex, ...}] as the pool reads them; files: the Files, or null.
+  async function run(items, files) {
     cancel();
     close();
     stopSingle();
-    const names = files.map((f, i) => f.name || `rank-${i}.json`);
-    const me = startPoolJob(poolSize(files.length), ui);
+    const names = items.map((it) => it.name);
+    const me = startPoolJob(poolSize(items.length), ui);
     const { pool, t0 } = me;
     job = me;
     const onProgress = (p) => me === job && progress(names, pool.workers.length, p);
-    onProgress({ read: 0, total: files.reduce((s, f) => s + f.size, 0), done: 0, files: files.length });
+    onProgress({ read: 0, total: items.reduce((s, it) => s + it.blob.size, 0), done: 0, files: items.length });
     try {
       const work = (async () => {
-        const items = files.map((blob, i) => ({ blob, name: names[i], loadIndex: i }));
         const results = await pool.readAll(items, onProgress);
         results.forEach((r, i) => (r.name = names[i]));
         const ok = results.filter((r) => r.ok);
@@ -150,12 +172,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         ui.statusText.textContent = `Comparing ${fmtInt(ok.length)} ranks…`;
         // The CLI numbers ranks by load order among the files it could read: so do we.
         const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));
-        results.combined = await pool.call({
-          type: 'combine',
-          digests,
-          reports: ok.map((r) => r.json),
-          markdowns: ok.map((r) => r.markdown),
-        });
+        results.combined = await pool.call(combineMsg(digests, ok.map((r) => r.json), ok.map((r) => r.markdown)));
         return { results, failed };
       })();
       const { results, failed } = await Promise.race([work, me.whenCancelled]);
@@ -164,10 +181,10 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
-      present(multi, results, files, secs);
+      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x) }, multi, results, files, secs);
       if (failed.length) {
         showError(
-          `${fmtInt(failed.length)} of ${fmtInt(files.length)} files`,
+          `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,
           { code: failed[0].error.code, message: failed.map((f) => `${f.name}: ${f.error.message}`).join('; ') + ' (the other ranks are shown)' },
         );
       }
@@ -177,7 +194,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       if (me.cancelled) throw e;
       job = null;
       ui.status.hidden = true;
-      showError(e.file || `the ${fmtInt(files.length)} traces`, { code: e.code, message: e.message, offset: e.offset });
+      showError(e.file || `the ${fmtInt(items.length)} traces`, { code: e.code, message: e.message, offset: e.offset });
       settled('error');
       throw e;
     } finally {
@@ -185,5 +202,5 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     }
   }
 
-  return { open, cancel, close, busy: () => !!job };
+  return { open, openExport, cancel, close, busy: () => !!job };
 }

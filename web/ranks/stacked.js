@@ -11,7 +11,8 @@
 //     (µs from its first event) on that clock.
 import { h, note, section } from '../views/dom.js';
 import { fmtUs } from '../views/format.js';
-import { startAnalyzerWorker } from '../share/worker-source.js';
+import { Msg, openMsg } from '../worker/protocol.js';
+import { startAnalyzerWorker } from '../worker/start.js';
 import { createTimeline } from '../timeline/timeline.js';
 
 const MAX_RANKS = 4;
@@ -39,26 +40,26 @@ function stepOf(multi, k, number) {
 // One rank's timeline: a worker reading `file`, then createTimeline() bound to it.
 function rankTimeline(file, name, box, onError) {
   const id = nextId++;
-  const worker = startAnalyzerWorker(() => new Worker(new URL('../worker.js', import.meta.url)));
+  const worker = startAnalyzerWorker();
   const panel = h('section', { className: 'card timeline stacked-timeline' });
   box.append(panel);
   const tl = createTimeline({ post: (m) => worker.postMessage(m), section: panel, onShow: null });
   const ready = new Promise((resolve, reject) => {
     worker.onmessage = (e) => {
       const m = e.data;
-      if (m.type === 'tl') tl.onReply(m);
+      if (m.type === Msg.timelineReply) tl.onReply(m);
       else if (m.id !== id) return;
-      else if (m.type === 'report') {
+      else if (m.type === Msg.report) {
         tl.loaded(id);
         resolve();
-      } else if (m.type === 'error') reject(new Error(m.error.message));
+      } else if (m.type === Msg.error) reject(new Error(m.error.message));
     };
     worker.onerror = (e) => {
       e.preventDefault();
       reject(new Error(e.message || 'the analyzer stopped'));
     };
   });
-  worker.postMessage({ type: 'open', id, blob: file, name });
+  worker.postMessage(openMsg(id, { blob: file, name }));
   ready.catch(onError);
   return { ready, api: tl.api, panel, dispose: () => worker.terminate() };
 }

@@ -99,7 +99,12 @@ export function initEmbedding({ open, shown = () => null }) {
     if (m.type !== 'kinetoscope-open') return;
     const name = typeof m.name === 'string' && m.name ? m.name : 'trace.json';
     const current = shown();
-    if (loading || (current && current !== embedded)) {
+    // The user's own work wins: a report on screen that the host did not open (a trace, the
+    // ranks of a job, a comparison: each view calls shown()), and a load the user started that
+    // is still running (<body data-state="loading"> while it is not the host's), which an open
+    // from here would cancel.
+    const userLoading = !loading && document.body.dataset.state === 'loading';
+    if (loading || userLoading || (current && current !== embedded)) {
       const error = { code: 'busy', message: 'the page shows a trace the user opened (or is loading one); it is not replaced without the user' };
       reply({ type: 'kinetoscope-loaded', ok: false, name, error });
       return;

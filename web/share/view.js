@@ -22,6 +22,15 @@ let view = parseFragment(location.hash) || {};
 
 const round3 = (x) => String(Number(x.toFixed(3)));
 
+// A slice id (`s`): a byte offset, a number; or an Nsight Systems export's row id, past 2^53 and so
+// kept as its decimal string (up to 2^64 - 1) to stay exact. null for anything else.
+export function sliceId(v) {
+  if (Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v !== 'string' || !/^\d{1,20}$/.test(v)) return null;
+  if (v.length <= 15) return Number(v);
+  return BigInt(v) < 2n ** 64n ? String(BigInt(v)) : null;
+}
+
 // '#f=a&t=1,2&r=0' -> {f:'a', t:[1,2], r:0}; null when the fragment holds no view. Unknown keys and
 // malformed values are dropped, so a mangled link still opens the page.
 export function parseFragment(hash) {
@@ -41,7 +50,7 @@ export function parseFragment(hash) {
     if (key === 'f' && value) out.f = value;
     else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
-    else if (key === 's' && /^\d{1,15}$/.test(value)) out.s = Number(value);
+    else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n' && value) out.n = value.slice(0, 512);
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
@@ -81,7 +90,7 @@ function normalize(change) {
     else if (key === 'f') out.f = String(value);
     else if (key === 'r' && Number.isInteger(value) && value >= 0) out.r = value;
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
-    else if (key === 's' && Number.isInteger(value) && value >= 0) out.s = value;
+    else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n') out.n = String(value);
     else if (key === 't' && Array.isArray(value) && value.length === 2 && value.every(Number.isFinite)) {
       out.t = value[0] <= value[1] ? [value[0], value[1]] : [value[1], value[0]];

@@ -1,5 +1,5 @@
 // The area-selection table: per slice name in the selected time range and tracks, count, total,
-// self, avg, min, max (the worker's aggregateJson, src/view/aggregate.h: the same JSON as
+// self, avg, min, max (the worker's aggregateJson, src/timeline_query/aggregate.h: the same JSON as
 // `kinetoscope aggregate`). Sortable and filterable like the report's tables; a row's button shows
 // that name's occurrences on the timeline.
 import { h } from '../views/dom.js';

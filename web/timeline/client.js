@@ -1,6 +1,9 @@
-// Requests to the worker's timeline half (web/worker.js, message type 'tl'), as promises. Each
-// request names the trace it is about (the load id the report came with); the worker answers
-// 'stale' when that trace is no longer the one it keeps.
+// Requests to the worker's timeline half (web/worker/timeline.js; the message is
+// worker/protocol.js's Msg.timeline), as promises. Each request names the trace it is about (the
+// load id the report came with); the worker answers 'stale' when that trace is no longer the one
+// it keeps.
+import { timelineMsg } from '../worker/protocol.js';
+
 export class TimelineClient {
   constructor(post) {
     this.post = post; // (message) => void: app.js's current worker
@@ -20,11 +23,11 @@ export class TimelineClient {
     const req = this.nextReq++;
     return new Promise((resolve, reject) => {
       this.pending.set(req, { resolve, reject });
-      this.post({ type: 'tl', id: this.session, req, op, args });
+      this.post(timelineMsg(this.session, req, op, args));
     });
   }
 
-  // app.js hands every {type:'tl'} message here.
+  // app.js hands every Msg.timelineReply message here.
   onReply(m) {
     const p = this.pending.get(m.req);
     if (!p) return;

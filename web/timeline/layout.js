@@ -6,6 +6,11 @@
 // Sparse tracks (the worker marks them from the data: one or two instants, or a single slice over
 // the whole trace, as Kineto's "Spans"/"Traces" lanes) are hidden unless `showSparse`; `hidden`
 // counts them for the "N tracks hidden · show" control.
+// GPU processes come first (the worker orders CPU first, as Kineto's sort indices do): users read the
+// GPU's streams first, and the CPU thread that launched the work right under them. A CPU thread
+// deeper than FOLD_ROWS (a Python stack of ten rows fills the first screen) shows its top
+// FOLDED_ROWS rows until `expanded` has its id; its lane's `folded` counts the rows not shown, and
+// its label is the control that unfolds it (selection.js).
 
 export const RULER_H = 28;
 export const GROUP_H = 22;
@@ -14,13 +19,25 @@ export const INSTANT_H = 10;
 export const TRACK_PAD = 3;
 export const COUNTER_H = 42;
 export const LABEL_W = 210;
+export const FOLD_ROWS = 4;
+export const FOLDED_ROWS = 3;
 
-export function buildLanes(layout, collapsed, showSparse = false) {
+// Whether a track folds: a thread (not a GPU stream) deeper than FOLD_ROWS. Kineto puts some CPU
+// threads (a tqdm monitor's Python stack) under the GPU's pid, so this goes by the track's kind.
+export const foldable = (track) => track.kind !== 'stream' && track.rows > FOLD_ROWS;
+
+// The rows a track lane shows: all, or the top FOLDED_ROWS of a deep thread not expanded.
+export function shownRows(track, expanded) {
+  return foldable(track) && !(expanded && expanded.has(track.id)) ? FOLDED_ROWS : track.rows;
+}
+
+export function buildLanes(layout, collapsed, showSparse = false, expanded = null) {
   const lanes = [];
   const trackLane = new Map(); // track id -> lane
   let y = 0;
   let hidden = 0;
-  for (const g of layout.groups) {
+  const groups = [...layout.groups.filter((g) => g.gpu), ...layout.groups.filter((g) => !g.gpu)];
+  for (const g of groups) {
     // Tracks with nothing to draw (a thread named in metadata only) are left out: clutter.
     const drawable = g.tracks.filter((t) => t.rows > 0 || t.instants);
     const shown = showSparse ? drawable : drawable.filter((t) => !t.sparse);
@@ -31,10 +48,13 @@ export function buildLanes(layout, collapsed, showSparse = false) {
     lanes.push({ kind: 'group', key, y, h: GROUP_H, group: g, closed });
     y += GROUP_H;
     if (closed) continue;
+    // In a GPU process, its streams before any CPU thread filed under the same pid.
+    if (g.gpu) shown.sort((a, b) => (a.kind === 'stream' ? 0 : 1) - (b.kind === 'stream' ? 0 : 1));
     for (const t of shown) {
       const instantH = t.instants ? INSTANT_H : 0;
-      const h = TRACK_PAD * 2 + instantH + Math.max(1, t.rows) * ROW_H;
-      const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH };
+      const rows = shownRows(t, expanded);
+      const h = TRACK_PAD * 2 + instantH + Math.max(1, rows) * ROW_H;
+      const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH, rows, folded: t.rows - rows };
       lanes.push(lane);
       trackLane.set(t.id, lane);
       y += h;

@@ -14,7 +14,10 @@ function showButton(label, title, onclick) {
   return h('button', { type: 'button', className: 'button tl-show-finding', title, onclick }, label);
 }
 
-const offsetsOf = (events) => events.filter((e) => Number.isFinite(e.byte_offset)).map((e) => e.byte_offset);
+// The ids the worker finds events by: the byte offset, or (an Nsight Systems export, whose ids are
+// past 2^53 and so not exact as JS numbers) the exact decimal string the report adds as event_id.
+export const eventIdOf = (e) => (typeof e.event_id === 'string' && /^\d+$/.test(e.event_id) ? e.event_id : Number.isSafeInteger(e.byte_offset) && e.byte_offset >= 0 ? e.byte_offset : null);
+export const offsetsOf = (events) => events.map(eventIdOf).filter((x) => x !== null);
 
 function extent(events) {
   let lo = Infinity;
@@ -57,18 +60,19 @@ function decorateFindings(root, report, tl) {
       const range = it.range ? { start_ns: it.range.start_us * 1e3, end_ns: it.range.end_us * 1e3 } : null;
       return tl.showEvidence(range, { offsets: offsetsOf(it.events), names: names.length <= 3 ? names : [] });
     };
-    head.append(
-      showButton('Show on timeline', 'Open the timeline on this finding’s first example, in context; the gap is marked', () => go(0)),
-      items.length > 1
-        ? h(
-            'span',
-            { className: 'tl-evidence-nav' },
-            h('button', { type: 'button', className: 'button small', title: 'The previous example', 'aria-label': 'Previous example', dataset: { evidence: 'prev' }, onclick: () => go(at - 1) }, '◀'),
-            where,
-            h('button', { type: 'button', className: 'button small', title: `The next example (of ${items.length})`, 'aria-label': 'Next example', dataset: { evidence: 'next' }, onclick: () => go(at + 1) }, '▶'),
-          )
-        : null,
-    );
+    // append() writes a null argument as the text "null": the arrows go in only when there are several.
+    head.append(showButton('Show on timeline', 'Open the timeline on this finding’s first example, in context; the gap is marked', () => go(0)));
+    if (items.length > 1) {
+      head.append(
+        h(
+          'span',
+          { className: 'tl-evidence-nav' },
+          h('button', { type: 'button', className: 'button small', title: 'The previous example', 'aria-label': 'Previous example', dataset: { evidence: 'prev' }, onclick: () => go(at - 1) }, '◀'),
+          where,
+          h('button', { type: 'button', className: 'button small', title: `The next example (of ${items.length})`, 'aria-label': 'Next example', dataset: { evidence: 'next' }, onclick: () => go(at + 1) }, '▶'),
+        ),
+      );
+    }
     where.textContent = items.length > 1 ? `all ${items.length}` : '';
     for (const block of card.querySelectorAll('.listed')) {
       const title = (block.querySelector('h4') || {}).textContent || '';
@@ -104,9 +108,54 @@ function decorateNameCells(table, tl) {
   observers.push(obs);
 }
 
+// "What bounds the step" (views/critical_path.js): a toggle that opens the timeline on the step and
+// highlights every event on its critical path (N steps through them), or takes the highlight off.
+function decorateCriticalPath(root, report, tl) {
+  const sec = root.querySelector('#critical-path');
+  const cp = report.critical_path;
+  if (!sec || !cp || cp.ok === false || typeof tl.setHighlight !== 'function' || sec.querySelector('.cp-toggle')) return;
+  let on = false;
+  let busy = false;
+  const label = (v) => (v ? 'Hide the path on the timeline' : 'Highlight the path on the timeline');
+  const status = h('span', { className: 'muted cp-status' });
+  const btn = h('button', {
+    type: 'button',
+    className: 'button cp-toggle',
+    'aria-pressed': 'false',
+    title: 'Open the timeline on this step and highlight the events on its critical path',
+    onclick: async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        if (!on) {
+          const full = await tl.criticalPath();
+          const slices = (full && Array.isArray(full.path) ? full.path : []).map((e) => e.slice).filter((i) => Number.isInteger(i) && i >= 0);
+          await tl.showRange(cp.window_begin_us * 1e3, cp.window_end_us * 1e3);
+          const n = await tl.setHighlight(slices, { label: 'critical path' });
+          status.textContent = `${n.toLocaleString('en-US')} events highlighted`;
+          on = true;
+        } else {
+          await tl.setHighlight(null);
+          status.textContent = '';
+          on = false;
+        }
+      } catch (e) {
+        status.textContent = `could not highlight the path: ${e.message || e}`;
+      } finally {
+        btn.setAttribute('aria-pressed', String(on));
+        btn.textContent = label(on);
+        busy = false;
+      }
+    },
+  }, label(false));
+  const head = sec.querySelector('h2');
+  (head || sec).after(h('p', { className: 'cp-actions' }, btn, ' ', status));
+}
+
 export function decorateReport(root, report, tl) {
   while (observers.length) observers.pop().disconnect();
   decorateFindings(root, report, tl);
+  decorateCriticalPath(root, report, tl);
   decorateNameCells(root.querySelector('#kernels table.data'), tl);
   decorateNameCells(root.querySelector('#sync table.data'), tl); // the first: calls by name
   decorateNameCells(root.querySelector('#cpu-ops table.data'), tl);

@@ -6,64 +6,20 @@
 //
 // Coordinate spaces: trace time (ns from the first event), CSS pixels (x, y below), device pixels
 // (the canvas backing store, CSS px x devicePixelRatio; the context is scaled once per frame).
+//
+// Coordinates are in geometry.js, text cutting in text.js, overlays (hits, selection, ranges) in
+// overlays.js, the labels and ruler in chrome.js.
 import { COUNTER_H, GROUP_H, INSTANT_H, LABEL_W, ROW_H, RULER_H, laneIndexAt } from './layout.js';
 import { THEMES } from './colors.js';
-import { fmtDur, fmtTick, niceStep } from './units.js';
+import { niceStep } from './units.js';
+import { lowerBound, plotWidth, screenY, xOf } from './geometry.js';
+import { FONT, charPx, measureChar, truncate } from './text.js';
+import { drawHits, drawRange, drawSelection } from './overlays.js';
+import { drawLabels, drawRuler } from './chrome.js';
 
-const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
-const BOLD = `600 ${FONT}`;
+export { lowerBound, plotWidth, rowY, screenY, timeAt, xOf } from './geometry.js';
+
 const MIN_TEXT_PX = 28;
-
-let charWidth = 0;
-
-// First index in [from, to) of a sorted Float64Array with value >= x.
-export function lowerBound(arr, from, to, x) {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-export function plotWidth(st) {
-  return Math.max(1, st.width - LABEL_W);
-}
-
-export function xOf(st, t) {
-  return LABEL_W + ((t - st.view.start) * plotWidth(st)) / (st.view.end - st.view.start);
-}
-
-export function timeAt(st, x) {
-  return st.view.start + ((x - LABEL_W) * (st.view.end - st.view.start)) / plotWidth(st);
-}
-
-// Screen y (CSS px) of a lane-space y.
-export function screenY(st, y) {
-  return RULER_H + y - st.scrollY;
-}
-
-// Screen rectangle of a slice row, or null when the track is not laid out (collapsed).
-export function rowY(st, track, depth) {
-  const lane = st.geo.trackLane.get(track);
-  if (!lane) return null;
-  return screenY(st, lane.rowsTop + depth * ROW_H);
-}
-
-// The average character width of FONT, measured once: text is cut by it, with no measureText per
-// label per frame.
-function measureChar(ctx) {
-  if (!charWidth) charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
-}
-
-function truncate(ctx, text, px) {
-  measureChar(ctx);
-  const fits = Math.floor((px - 6) / charWidth);
-  if (fits <= 1) return '';
-  return text.length <= fits ? text : `${text.slice(0, fits - 1)}…`;
-}
 
 function drawSteps(ctx, st, theme, top, bottom) {
   const steps = st.layout.steps;
@@ -100,6 +56,7 @@ function drawTrackSlices(ctx, st, lane, buckets, texts) {
   const x1 = st.view.end;
   const scale = plotWidth(st) / (x1 - x0);
   for (const [depth, from, to] of rows) {
+    if (depth >= lane.rows) continue; // folded away
     const y = Math.round(screenY(st, lane.rowsTop + depth * ROW_H));
     if (y + ROW_H < RULER_H || y > st.height) continue;
     // Rows are in start order and never overlap, so ends are sorted too.
@@ -178,7 +135,7 @@ function countLabel(n, px) {
     countLabels.set(n, s);
   }
   // "×" says it is a count of slices, not a duration or an id (issue 18, item 2).
-  const fits = Math.floor((px - 6) / charWidth);
+  const fits = Math.floor((px - 6) / charPx());
   if (s.length + 8 <= fits) return `×${s} slices`;
   return s.length + 1 <= fits ? `×${s}` : '';
 }
@@ -293,172 +250,6 @@ function drawCounter(ctx, st, theme, lane) {
   ctx.globalAlpha = 1;
 }
 
-function outline(ctx, st, brief, color, width) {
-  const y = rowY(st, brief.track, brief.depth);
-  if (y === null) return null;
-  const x0 = xOf(st, brief.start_ns);
-  const x1 = xOf(st, brief.start_ns + brief.dur_ns);
-  if (x1 < LABEL_W - 4 || x0 > st.width + 4) return { x0, x1, y };
-  ctx.strokeStyle = color;
-  ctx.lineWidth = width;
-  ctx.strokeRect(Math.max(x0, LABEL_W - 4), y + 0.5, Math.max(2, Math.min(x1, st.width + 4) - Math.max(x0, LABEL_W - 4)), ROW_H - 1);
-  return { x0, x1, y };
-}
-
-function drawHits(ctx, st, theme) {
-  const h = st.hits;
-  if (!h || !h.slice.length) return;
-  const n = h.slice.length;
-  let k = lowerBound(h.start, 0, n, st.view.start - h.maxDur);
-  let drawn = 0;
-  ctx.strokeStyle = theme.hit;
-  ctx.lineWidth = 2;
-  for (; k < n && drawn < 4000; k++) {
-    if (h.start[k] > st.view.end) break;
-    if (h.end[k] < st.view.start) continue;
-    const y = rowY(st, h.track[k], h.depth[k]);
-    if (y === null || y + ROW_H < RULER_H || y > st.height) continue;
-    const x0 = xOf(st, h.start[k]);
-    const w = Math.max(3, xOf(st, h.end[k]) - x0);
-    ctx.strokeRect(x0 - 1, y, w + 2, ROW_H);
-    drawn++;
-  }
-}
-
-function arrow(ctx, from, to, color) {
-  const midX = (from.x + to.x) / 2;
-  ctx.strokeStyle = color;
-  ctx.fillStyle = color;
-  ctx.lineWidth = 1.5;
-  ctx.beginPath();
-  ctx.moveTo(from.x, from.y);
-  ctx.bezierCurveTo(midX, from.y, midX, to.y, to.x, to.y);
-  ctx.stroke();
-  const dir = to.x >= midX ? 1 : -1;
-  ctx.beginPath();
-  ctx.moveTo(to.x, to.y);
-  ctx.lineTo(to.x - 7 * dir, to.y - 4);
-  ctx.lineTo(to.x - 7 * dir, to.y + 4);
-  ctx.closePath();
-  ctx.fill();
-}
-
-function drawSelection(ctx, st, theme) {
-  const sel = st.selection;
-  if (!sel || !sel.brief) return;
-  const anchor = (b) => {
-    const y = rowY(st, b.track, b.depth);
-    return y === null ? null : { x: xOf(st, b.start_ns), y: y + ROW_H / 2 };
-  };
-  for (const l of sel.links || []) {
-    const a = sel.briefs.get(l.from);
-    const b = sel.briefs.get(l.to);
-    if (!a || !b) continue;
-    const other = l.from === sel.slice ? b : a;
-    outline(ctx, st, other, theme.link, 2);
-    const pa = anchor(a);
-    const pb = anchor(b);
-    if (pa && pb) arrow(ctx, pa, pb, theme.link);
-  }
-  outline(ctx, st, sel.brief, theme.select, 2.5);
-}
-
-function drawRange(ctx, st, fill, line, start, end, top, bottom) {
-  const x0 = Math.max(LABEL_W, xOf(st, start));
-  const x1 = Math.min(st.width, xOf(st, end));
-  if (x1 < LABEL_W || x0 > st.width) return;
-  ctx.fillStyle = fill;
-  ctx.fillRect(x0, top, Math.max(1, x1 - x0), bottom - top);
-  ctx.fillStyle = line;
-  ctx.fillRect(x0, top, 1, bottom - top);
-  ctx.fillRect(x1 - 1, top, 1, bottom - top);
-}
-
-function drawLabels(ctx, st, theme, visible) {
-  ctx.fillStyle = theme.bg;
-  ctx.fillRect(0, RULER_H, LABEL_W, st.height - RULER_H);
-  ctx.textBaseline = 'middle';
-  for (const lane of visible) {
-    const y = screenY(st, lane.y);
-    if (lane.kind === 'group') {
-      ctx.fillStyle = theme.group;
-      ctx.fillRect(0, y, LABEL_W, GROUP_H);
-      ctx.fillStyle = theme.groupInk;
-      ctx.font = BOLD;
-      const mark = lane.closed ? '▸' : '▾';
-      const tag = lane.group.gpu ? 'GPU · ' : '';
-      ctx.fillText(truncate(ctx, `${mark} ${tag}${lane.group.name}`, LABEL_W - 4), 6, y + GROUP_H / 2);
-    } else {
-      ctx.font = FONT;
-      ctx.fillStyle = theme.ink;
-      const name = lane.kind === 'track' ? lane.track.name : lane.counter.name;
-      ctx.fillText(truncate(ctx, name, LABEL_W - 18), 16, y + Math.min(lane.h, 22) / 2 + 1);
-      if (lane.kind === 'counter') {
-        ctx.fillStyle = theme.muted;
-        ctx.fillText(truncate(ctx, `max ${lane.counter.max.toPrecision(4)}`, LABEL_W - 18), 16, y + 26);
-      }
-    }
-    ctx.fillStyle = theme.grid;
-    ctx.fillRect(0, y + lane.h - 1, st.width, 1);
-  }
-  ctx.fillStyle = theme.grid;
-  ctx.fillRect(LABEL_W - 1, RULER_H, 1, st.height - RULER_H);
-}
-
-function drawRuler(ctx, st, theme, step, ticks) {
-  ctx.fillStyle = theme.ruler;
-  ctx.fillRect(0, 0, st.width, RULER_H);
-  ctx.font = FONT;
-  ctx.textBaseline = 'middle';
-  measureChar(ctx);
-  // The mark's label ("1.20 ms · 3.4% of the capture") first: tick and step labels under it are
-  // left out rather than drawn through it.
-  let markBox = null;
-  if (st.mark) {
-    const x0 = Math.max(LABEL_W, xOf(st, st.mark.start));
-    const x1 = Math.min(st.width, xOf(st, st.mark.end));
-    const dur = st.mark.end - st.mark.start;
-    const pct = st.layout.span_ns > 0 ? (100 * dur) / st.layout.span_ns : 0;
-    const label = `${fmtDur(dur)} · ${pct.toFixed(pct < 1 ? 2 : 1)}% of the capture`;
-    ctx.font = BOLD;
-    const w = ctx.measureText(label).width + 10;
-    ctx.font = FONT;
-    markBox = { x: Math.min(Math.max(LABEL_W, (x0 + x1) / 2 - w / 2), st.width - w), w, label };
-  }
-  const free = (x, text) => !markBox || x + text.length * charWidth < markBox.x || x > markBox.x + markBox.w;
-  ctx.fillStyle = theme.muted;
-  ctx.fillText(`${fmtDur(st.view.end - st.view.start)} shown`, 8, RULER_H / 2);
-  ctx.fillStyle = theme.ink;
-  for (const t of ticks) {
-    const x = Math.round(xOf(st, t));
-    ctx.fillRect(x, RULER_H - 8, 1, 8);
-    // A label the right edge would cut ("0.01") is left out; its tick stays.
-    const label = fmtTick(t, step);
-    if (x + 3 + label.length * charWidth <= st.width && free(x + 3, label)) ctx.fillText(label, x + 3, 9);
-  }
-  // Step numbers where the band is wide enough.
-  ctx.fillStyle = theme.stepInk;
-  for (const s of st.layout.steps) {
-    const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
-    const x1 = Math.min(st.width, xOf(st, s.end_ns));
-    if (x1 - x0 <= 50) continue;
-    const label = truncate(ctx, `step ${s.number}`, x1 - x0);
-    if (label && free(x0 + 3, label)) ctx.fillText(label, x0 + 3, RULER_H - 7);
-  }
-  if (markBox) {
-    ctx.font = BOLD;
-    ctx.fillStyle = theme.markLine;
-    ctx.fillRect(markBox.x, RULER_H - 16, markBox.w, 15);
-    ctx.fillStyle = theme.bg;
-    ctx.fillText(markBox.label, markBox.x + 5, RULER_H - 8);
-  }
-  ctx.fillStyle = theme.grid;
-  ctx.fillRect(0, RULER_H - 1, st.width, 1);
-  if (st.mouse && st.mouse.inside && st.mouse.x > LABEL_W) {
-    ctx.fillStyle = theme.muted;
-    ctx.fillRect(st.mouse.x, RULER_H, 1, st.height - RULER_H);
-  }
-}
 
 const visibleLanes = []; // reused across frames
 

@@ -1,15 +1,21 @@
 // Findings: what is slow and what to do about it, most severe first. Times in `ranges` and
 // `events` count from the start of the trace (report.trace.start_ns).
 import { h, section, note, valueView } from './dom.js';
-import { fmtAny, fmtByKey, fmtInt, fmtUs, labelFor } from './format.js';
+import { fmtAny, fmtByKey, fmtInt, fmtUs, fmtUsRange, labelFor } from './format.js';
 
 const RANK = { critical: 0, warning: 1, info: 2 };
 const SHOWN = new Set(['id', 'severity', 'title', 'meaning', 'evidence', 'ranges', 'events', 'fix', 'fix_code']);
 const MAX_LISTED = 5;
 
+// A cause of GPU idle time (src/analysis/idle_causes.cpp names them) with its time, gap count or
+// share: at zero it is noise on a card ("DataLoader 0.00 µs", "DataLoader gaps 0") and is left
+// out here. The JSON and Markdown reports keep every number.
+const CAUSE_KEY = /^(dataloader|sync|host_wait|short_host_wait|launch_wait|other)_(us|gaps|pct)$/;
+export const zeroCause = (k, v) => CAUSE_KEY.test(k) && v === 0;
+
 function evidence(ev) {
   if (!ev || typeof ev !== 'object') return null;
-  const entries = Object.entries(ev);
+  const entries = Object.entries(ev).filter(([k, v]) => !zeroCause(k, v));
   if (!entries.length) return null;
   return h(
     'dl',
@@ -26,7 +32,7 @@ function listed(title, list, item) {
 }
 
 function range(r) {
-  const span = `${fmtUs(r.start_us)} → ${fmtUs(r.end_us)}`;
+  const span = fmtUsRange(r.start_us, r.end_us);
   return r.label ? [span, h('span', { className: 'muted' }, ` · ${r.label}`)] : `${span} (${fmtUs(r.end_us - r.start_us)})`;
 }
 

@@ -19,11 +19,27 @@ function digits(v, n) {
 
 // 0.42 µs, 12.3 µs, 4.56 ms, 1.23 s
 export function fmtUs(v) {
+  return usDigits(v, 3);
+}
+
+// fmtUs with n significant digits (fmtUs itself takes one argument: tables call it with more).
+function usDigits(v, n) {
   if (!isNum(v)) return fmtAny(v);
   const a = Math.abs(v);
-  if (a < 1000) return `${digits(v, 3)} µs`;
-  if (a < 1e6) return `${digits(v / 1e3, 3)} ms`;
-  return `${digits(v / 1e6, 3)} s`;
+  if (a < 1000) return `${digits(v, n)} µs`;
+  if (a < 1e6) return `${digits(v / 1e3, n)} ms`;
+  return `${digits(v / 1e6, n)} s`;
+}
+
+// A range's two ends, with as many digits as it takes to tell them apart (a 30 µs gap 225 ms into
+// the trace reads "225.12 ms → 225.15 ms", not "225 ms → 225 ms").
+export function fmtUsRange(a, b) {
+  for (let n = 3; n < 10; n++) {
+    const x = usDigits(a, n);
+    const y = usDigits(b, n);
+    if (x !== y || !isNum(a) || !isNum(b) || a === b) return `${x} → ${y}`;
+  }
+  return `${usDigits(a, 10)} → ${usDigits(b, 10)}`;
 }
 
 export function fmtBytes(v) {

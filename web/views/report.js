@@ -6,10 +6,12 @@ import { factsView } from './facts.js';
 import { findingsView } from './findings.js';
 import { stepsView } from './steps.js';
 import { kernelsView } from './kernels.js';
+import { mathView } from './math.js';
 import { memoryView } from './memory.js';
 import { diagnosticsView } from './diagnostics.js';
 import { gpuView } from './gpu.js';
 import { syncView } from './sync.js';
+import { criticalPathView } from './critical_path.js';
 import { overviewView } from './overview.js';
 import { annotationsView, apiCallsView, cpuOpsView, kernelGroupsView, launchesView } from './summaries.js';
 
@@ -24,8 +26,10 @@ const VIEWS = [
   ['steps', stepsView],
   ['gpu', gpuView],
   ['kernels', kernelsView],
+  ['math', mathView],
   ['memory_ops', memoryView],
   ['sync', syncView],
+  ['critical_path', criticalPathView],
   ['kernel_groups', kernelGroupsView],
   ['launch_stats', launchesView],
   ['api_calls', apiCallsView],

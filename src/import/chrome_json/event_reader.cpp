@@ -164,6 +164,18 @@ int64_t first_tensor_numel(od::value& v) {
   return -1;
 }
 
+// The raw JSON text of an array value ("[[2, 3], []]"), or "" when it is not an array.
+std::string_view raw_array(od::value& v) {
+  od::array arr;
+  std::string_view text;
+  if (v.get_array().get(arr) || arr.raw_json().get(text)) return {};
+  // raw_json() runs to the next token: drop the whitespace before it (the fast reader ends at ']').
+  while (!text.empty() &&
+         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return text;
+}
+
 // The first string of "Input type" (["float", ...]), or "".
 std::string_view first_string(od::value& v) {
   od::array items;
@@ -240,7 +252,12 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "grid") read_dim3(val, e->grid, &e->has_grid);
         break;
       case 'w':
-        if (key == "warps per SM") read_float(val, &e->warps_per_sm);
+        if (key == "warps per SM")
+          read_float(val, &e->warps_per_sm);
+        else if (key == "wait_on_stream")
+          read_int(val, &e->wait_on_stream);
+        else if (key == "wait_on_cuda_event_record_corr_id")
+          read_int(val, &e->wait_on_record_corr);
         break;
       case 'e':
         if (key == "est. achieved occupancy %") read_float(val, &e->occupancy_pct);
@@ -254,14 +271,22 @@ void read_args(od::value& v, RawEvent* e) {
           read_string(val, &e->call_stack);
         } else if (key == "Collective name") {
           e->has_collective |= read_string(val, &e->collective);
+        } else if (key == "Concrete Inputs") {
+          e->concrete_inputs_json = raw_array(val);
         }
         break;
       case 'I':
         if (key == "Input Dims" || key == "Input dims") {
           e->has_input_dims = true;
-          if (legacy_nccl) e->legacy_nelems = first_tensor_numel(val);
-        } else if (key == "Input type" && legacy_nccl) {
-          e->legacy_dtype = first_string(val);
+          if (legacy_nccl)
+            e->legacy_nelems = first_tensor_numel(val);
+          else
+            e->input_dims_json = raw_array(val);
+        } else if (key == "Input type") {
+          if (legacy_nccl)
+            e->legacy_dtype = first_string(val);
+          else
+            e->input_types_json = raw_array(val);
         } else if (key == "In msg nelems") {
           e->has_collective |= read_int(val, &e->in_nelems);
         }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "import/chrome_json/byte_scan.h"
 #include "util/decimal_time.h"
 
 namespace ks {
@@ -28,77 +29,9 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// The first byte at or after p that needs a look inside a string: '"', '\\', a control character
-// (< 0x20) or a non-ASCII byte (>= 0x80). May return a pointer at or past `end` (nothing found
-// before it); reads up to 7 bytes past `end`, which the framer's padding allows.
-// Portable SWAR, natively and in WebAssembly: a WASM SIMD128 version (16 bytes per step, built
-// with -msimd128) measured the same ingest speed within noise (docs/performance.md), so it
-// was not kept.
-inline const char* find_string_special(const char* p, const char* end) {
-  // 8 bytes at a time with the classic SWAR byte tests. In each term only bytes above a true hit
-  // can be flagged falsely (borrows run upwards), so the lowest flagged byte is the first hit.
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHighs = 0x8080808080808080ULL;
-  constexpr uint64_t kQuotes = kOnes * '"';
-  constexpr uint64_t kBackslashes = kOnes * '\\';
-  constexpr uint64_t kSpaces = kOnes * 0x20;
-  while (p < end) {
-    uint64_t x;
-    std::memcpy(&x, p, 8);
-    uint64_t q = x ^ kQuotes, s = x ^ kBackslashes;
-    uint64_t hit =
-        (((x - kSpaces) | x) & kHighs) | ((q - kOnes) & ~q & kHighs) | ((s - kOnes) & ~s & kHighs);
-    if (hit) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-      while (*p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20 &&
-             static_cast<unsigned char>(*p) < 0x80)
-        ++p;
-      return p;
-#else
-      return p + (__builtin_ctzll(hit) >> 3);
-#endif
-    }
-    p += 8;
-  }
-  return p;
-}
-
-// The number of ASCII digits at the start of the 8 bytes at p (0-8); reads 8 bytes. A byte is a
-// digit when its high nibble is 3 both before and after adding 6. A carry out of a byte (one of
-// 0xFA-0xFF, not a digit) only spoils the bytes after it, so the first non-digit is found.
-inline int leading_digits8(const char* p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  int n = 0;
-  while (n < 8 && is_digit(p[n])) ++n;
-  return n;
-#else
-  constexpr uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
-  constexpr uint64_t kThrees = 0x3030303030303030ULL;
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  const uint64_t not_digit =
-      ((x & kHighNibbles) ^ kThrees) | (((x + 0x0606060606060606ULL) & kHighNibbles) ^ kThrees);
-  return not_digit ? __builtin_ctzll(not_digit) >> 3 : 8;
-#endif
-}
-
-// The value of the n (1-8) digits at p, all at once (the first is the most significant): the
-// digits are moved to the top bytes, so the bytes below become leading zeros, then pairs, quads
-// and halves are combined. Reads 8 bytes.
-inline uint64_t digits_value8(const char* p, int n) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = v * 10 + static_cast<uint64_t>(p[i] - '0');
-  return v;
-#else
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  x = (x & 0x0F0F0F0F0F0F0F0FULL) << (8 * (8 - n));
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFULL;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFULL;
-  return (x * 10000 + (x >> 32)) & 0x00000000FFFFFFFFULL;
-#endif
-}
+using byte_scan::digits_value8;
+using byte_scan::find_string_special;
+using byte_scan::leading_digits8;
 
 constexpr uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
@@ -192,6 +125,8 @@ class Reader {
   }
 
   bool at(char c) const { return p_ < end_ && *p_ == c; }
+  // Byte by byte: between tokens there are one or a few spaces (", ", ": ", an indentation),
+  // fewer than a vector step's worth.
   void skip_space() {
     while (p_ < end_ && is_space(*p_)) ++p_;
   }
@@ -577,6 +512,8 @@ class Reader {
         break;
       case 'w':
         if (is(key, "warps per SM")) return read_float(&e->warps_per_sm);
+        if (is(key, "wait_on_stream")) return read_int(&e->wait_on_stream);
+        if (is(key, "wait_on_cuda_event_record_corr_id")) return read_int(&e->wait_on_record_corr);
         break;
       case 'e':
         if (is(key, "est. achieved occupancy %")) return read_float(&e->occupancy_pct);
@@ -590,6 +527,7 @@ class Reader {
           return read_plain_string(&e->call_stack);
         }
         if (is(key, "Collective name")) return false;  // a collective arg, below
+        if (is(key, "Concrete Inputs")) return read_raw(&e->concrete_inputs_json);
         break;
       case 'I':
         if (is(key, "In msg nelems") || (is(key, "Input type") && maybe_legacy_nccl()))
@@ -597,7 +535,9 @@ class Reader {
         if (is(key, "Input Dims") || is(key, "Input dims")) {
           if (maybe_legacy_nccl()) return false;  // its first tensor's size is read there
           e->has_input_dims = true;
+          return read_raw(&e->input_dims_json);
         }
+        if (is(key, "Input type")) return read_raw(&e->input_types_json);
         break;
       // Collective args (message sizes, src/analysis/multi_rank): a few events a step, so they
       // are left to EventReader rather than read twice over.
@@ -624,6 +564,16 @@ class Reader {
         break;
     }
     return skip_value(1);
+  }
+
+  // The raw text of a value (shape args: arrays), as EventReader's raw_array() gives it: the bytes
+  // from its first to its last character; not an array gives "" there, so here too.
+  bool read_raw(std::string_view* out) {
+    const char* begin = p_;
+    if (!skip_value(1)) return false;
+    *out = *begin == '[' ? std::string_view(begin, static_cast<size_t>(p_ - begin))
+                         : std::string_view();
+    return true;
   }
 
   // EventReader reads a legacy "nccl:<collective>" annotation's "Input Dims"/"Input type" as its

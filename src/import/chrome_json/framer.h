@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "import/diagnostics.h"
 #include "import/import_error.h"
+#include "model/diagnostics.h"
 
 namespace ks {
 
@@ -70,8 +70,10 @@ class Framer {
   // Parallel import of one file (split_import.h): a second importer reads a part of the event
   // array from an element boundary on, and the first takes its events over.
   // The part's framer: starts at `offset`, where an element begins after a comma, and stops,
-  // without taking it, at the byte that ends the event array (']', or a '}' standing for it).
-  void start_inside_array(uint64_t offset);
+  // without taking it, at the byte that ends the event array (']', or a '}' standing for it), or
+  // at the first element that begins at or past `stop` after a comma: where the next part starts,
+  // when the page reads a file with more than two workers (web/worker/split.js).
+  void start_inside_array(uint64_t offset, uint64_t stop = UINT64_MAX);
   // Where and how the part ended: the offset of that byte and the state before it. Meaningful
   // once part_ended() is true; a part that reaches the end of input without it has not ended.
   bool part_ended() const { return state_ == State::kPartEnd; }
@@ -151,7 +153,8 @@ class Framer {
   std::string oversized_excerpt_;  // the first bytes of the oversized value (a diagnostic)
   uint64_t skipped_bytes_ = 0;
 
-  bool part_ = false;  // start_inside_array(): stop at the end of the event array
+  bool part_ = false;                // start_inside_array(): stop at the end of the event array
+  uint64_t part_stop_ = UINT64_MAX;  // ... or at the first element at or past this offset
   PartEnd part_end_;
 
   std::string current_key_;

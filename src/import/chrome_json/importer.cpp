@@ -12,6 +12,7 @@
 #include "import/chrome_json/fast_event_reader.h"
 #include "import/chrome_json/framer.h"
 #include "import/chrome_json/top_level.h"
+#include "model/math_op_names.h"
 #include "model/trace_builder.h"
 #include "model/trace_part.h"
 #include "util/safe_text.h"
@@ -138,9 +139,9 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   // Two importers on one file (importer.h). The part: its framer starts inside the array.
-  void start_part(uint64_t offset) {
+  void start_part(uint64_t offset, uint64_t stop) {
     is_part_ = true;
-    framer_.start_inside_array(offset);
+    framer_.start_inside_array(offset, stop);
   }
 
   // The part as bytes: a header (the events read, where the array ended), then its model and
@@ -162,7 +163,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
   // The first importer: merges a part in, as if it had read the part's events itself, and
   // continues after them.
   bool apply_part(const char* data, size_t len) {
-    if (is_part_ || part_applied_ || len < kPartHeaderBytes) return false;
+    if (is_part_ || len < kPartHeaderBytes) return false;
     if (!framer_.at_element_boundary()) return false;
     Trace part;
     PartState state;
@@ -298,7 +299,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
         break;
       case 'E':
         builder_.observe_time(e.ts_ns, e.ts_ns);
-        builder_.add_end(track(pid, tid), e.ts_ns, src);
+        builder_.add_end(track(pid, tid), e.ts_ns, e.name, src);
         break;
       case 'b':
       case 'e':
@@ -343,6 +344,12 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.stream = e.stream;
     a.device = e.device;
     a.call_stack = e.call_stack;
+    if (!e.input_dims_json.empty() && is_math_op_name(e.name)) {
+      a.has_shapes = true;
+      a.input_dims = e.input_dims_json;
+      a.input_types = e.input_types_json;
+      a.concrete_inputs = e.concrete_inputs_json;
+    }
     // "dtype" alone is not a collective (other ops may carry it); a name or a size is.
     a.has_collective =
         e.has_collective && (!e.collective.empty() || e.in_nelems >= 0 || e.out_nelems >= 0);
@@ -352,6 +359,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.collective = e.collective;
     a.dtype = e.dtype;
     a.process_group = e.process_group;
+    a.wait_on_stream = e.wait_on_stream;
+    a.wait_on_record_correlation = e.wait_on_record_corr;
     if (!a.has_collective && e.legacy_nelems >= 0) {  // "nccl:all_reduce" with Input Dims
       a.has_collective = true;
       a.collective = e.name.substr(5);
@@ -470,8 +479,8 @@ void ChromeJsonImporter::set_source(std::string name, bool gzip) {
   impl_->trace_->facts.source_gzip = gzip;
 }
 
-void ChromeJsonImporter::start_part(uint64_t offset) {
-  impl_->start_part(offset);
+void ChromeJsonImporter::start_part(uint64_t offset, uint64_t stop) {
+  impl_->start_part(offset, stop);
 }
 bool ChromeJsonImporter::part_ended() const {
   return impl_->framer_.part_ended();

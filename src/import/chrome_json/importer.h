@@ -8,6 +8,7 @@
 // the framer's buffer into the same RawEvent; it leaves anything unusual to the path above.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -43,8 +44,12 @@ class ChromeJsonImporter {
   // a part: the event array from `offset` on, where an element begins after a comma, into a model
   // of its own. Call before the first feed(), then feed the bytes from `offset` on until
   // part_ended(); take_part() then gives the part as bytes (trace_part.h), or nothing when it
-  // cannot be merged (it holds B/E or async events, which pair across the file).
-  void start_part(uint64_t offset);
+  // cannot be merged (it holds B/E or async events, which pair across the file). With `stop`,
+  // the part ends before the first element at or past it: the next part's start, when more than
+  // two importers read the file (web/worker/split.js). The first importer takes such parts in
+  // order: after one is applied it is at the part's end, again an element boundary, where the
+  // next part starts when the guesses were right.
+  void start_part(uint64_t offset, uint64_t stop = UINT64_MAX);
   bool part_ended() const;
   bool part_failed() const;
   std::string take_part();

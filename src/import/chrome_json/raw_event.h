@@ -38,6 +38,8 @@ struct RawEventFields {
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
   bool has_call_stack = false, has_input_dims = false;
+  // Shape args as raw JSON text (arrays), kept by the builder for math ops only.
+  std::string_view input_dims_json, input_types_json, concrete_inputs_json;
   std::string_view call_stack;  // "Call stack" (with_stack, older Kineto): "file.py(12): fn;..."
   // Collective args (NCCL kernels, record_param_comms).
   bool has_collective = false;
@@ -46,6 +48,8 @@ struct RawEventFields {
   // Before Kineto's collective args (PyTorch < 2.2): the "nccl:<collective>" record_function
   // carries its input tensor's "Input Dims" and "Input type" (a C++ type name).
   int64_t legacy_nelems = -1;
+  // cuda_sync waits: "wait_on_stream", "wait_on_cuda_event_record_corr_id".
+  int64_t wait_on_stream = -1, wait_on_record_corr = -1;
   std::string_view legacy_dtype;
   // Metadata (M) args.
   std::string_view meta_name, meta_labels;

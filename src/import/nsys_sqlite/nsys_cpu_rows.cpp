@@ -5,7 +5,7 @@
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
-namespace ks::nsys {
+namespace ks::nsys_sqlite {
 
 namespace {
 // ENUM_NSYS_EVENT_TYPE values (stable across schema 3.x): NVTX and NVTXT (nvtx text file) kinds.
@@ -34,6 +34,7 @@ bool read_nvtx(Context& c) {
   std::string name;
   while (r.next()) {
     const int64_t type = r.i64(kType, 59);
+    if (c.skip_global(r.i64(kTid, 0))) continue;
     if (!is_push_pop(type) && !is_start_end(type) && !is_mark(type)) continue;  // domains, names
     const int64_t start = r.i64(kStart, RowReader::kNull);
     const int64_t end = r.i64(kEnd, RowReader::kNull);
@@ -84,6 +85,7 @@ bool read_osrt(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kOsrt, r.row())) continue;
+    if (c.skip_global(r.i64(kTid, 0))) continue;
     TrackId tr = c.cpu_track(r.i64(kTid, 0), Row::kOsRuntime);
     c.add(tr, start, end, c.strings.interned(r.i64(kName), &c.trace->strings), Context::kCatOsrt,
           SliceKind::kOther, SliceArgs(), row_source(Table::kOsrt, r.row()));
@@ -123,6 +125,7 @@ bool read_gpu_metrics(Context& c) {
     if (nit == names.end())
       nit = names.emplace(key(type, metric), "metric " + std::to_string(metric)).first;
     const int64_t device = type & 0xFF;
+    if (c.only_pid >= 0 && !c.used_devices.count(device)) continue;  // another rank's GPU
     auto pit = pids.find(device);
     if (pit == pids.end()) pit = pids.emplace(device, c.gpu_process(device)).first;
     c.b.add_counter(pit->second, ts, nit->second, r.f64(kValue));
@@ -133,4 +136,4 @@ bool read_gpu_metrics(Context& c) {
   return !r.failed();
 }
 
-}  // namespace ks::nsys
+}  // namespace ks::nsys_sqlite

@@ -8,7 +8,7 @@
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
-namespace ks::nsys {
+namespace ks::nsys_sqlite {
 
 namespace {
 
@@ -72,6 +72,7 @@ bool read_runtime(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kRuntime, r.row())) continue;
     const int64_t gtid = r.i64(kTid, 0);
+    if (c.skip_global(gtid)) continue;
     const StringId name = c.strings.interned(r.i64(kName), &c.trace->strings, true);
     bool driver;
     if (has_class) {
@@ -121,6 +122,8 @@ bool read_kernels(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
+    if (c.skip_global(r.i64(kPid, 0))) continue;
+    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     const StringId name = c.strings.interned(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled),
                                              &c.trace->strings);
@@ -216,6 +219,8 @@ bool read_memcpy(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemcpy, r.row())) continue;
+    if (c.skip_global(r.i64(kPid, 0))) continue;
+    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
                          (static_cast<uint64_t>(src & 0xFFFFF) << 20) ^
@@ -266,6 +271,8 @@ bool read_memset(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
+    if (c.skip_global(r.i64(kPid, 0))) continue;
+    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
     auto nit = names.find(kind);
     if (nit == names.end()) {
@@ -322,6 +329,8 @@ bool read_sync(Context& c) {
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
+    if (c.skip_global(r.i64(kPid, 0))) continue;
+    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
     auto nit = ids.find(r.i64(kType, 0));
     const StringId name = nit != ids.end() ? nit->second : unknown;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
@@ -336,4 +345,4 @@ bool read_sync(Context& c) {
   return read_done(r);
 }
 
-}  // namespace ks::nsys
+}  // namespace ks::nsys_sqlite

@@ -23,4 +23,29 @@ std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* er
   return import_nsys(*db, options, error);
 }
 
+std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::string& path,
+                                                                ImportError* error) {
+  std::vector<std::unique_ptr<Trace>> out;
+  auto source = FileByteSource::open(path, error);
+  if (!source) return out;
+  auto db = NsysDatabase::open(source.get(), error);
+  if (!db) return out;
+  const std::vector<NsysGpuProcess> procs = nsys_gpu_processes(*db);
+  if (procs.size() < 2) return out;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    NsysImportOptions options;
+    options.only_pid = procs[i].pid;
+    options.source_name = base_name(path) + " pid " + std::to_string(procs[i].pid);
+    std::unique_ptr<Trace> t = import_nsys(*db, options, error);
+    if (!t) return {};
+    DistributedInfo& d = t->distributed;
+    d.present = true;
+    d.from_environment = true;  // not Kineto's distributedInfo: a place in the export
+    d.rank = static_cast<int64_t>(i);
+    d.world_size = static_cast<int64_t>(procs.size());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace ks

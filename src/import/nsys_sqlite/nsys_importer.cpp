@@ -25,8 +25,8 @@ namespace ks {
 
 namespace {
 
-using nsys::Context;
-using nsys::RowReader;
+using nsys_sqlite::Context;
+using nsys_sqlite::RowReader;
 
 // The schema major version this reader follows (Nsight Systems 2021-2024 write 3.x).
 constexpr int kSchemaMajor = 3;
@@ -242,6 +242,29 @@ void reserve_rows(Context& c) {
 
 }  // namespace
 
+std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
+  std::vector<NsysGpuProcess> out;
+  std::string sql;
+  for (const char* t :
+       {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+    if (!db.has_table(t) || !db.has_column(t, "globalPid") || !db.has_column(t, "deviceId"))
+      continue;
+    sql += std::string(sql.empty() ? "" : " UNION ALL ") +
+           "SELECT globalPid AS g, deviceId AS d FROM \"" + t + "\"";
+  }
+  if (sql.empty()) return out;
+  sql = "SELECT (g >> 24) & 16777215 AS p, min(d) FROM (" + sql +
+        ") WHERE g IS NOT NULL GROUP BY p ORDER BY min(d), p";
+  sqlite3_stmt* st = nullptr;
+  db.begin_query();
+  if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW)
+      out.push_back({sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)});
+  }
+  sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
+  return out;
+}
+
 std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
                                    ImportError* error) {
   auto trace = std::make_unique<Trace>();
@@ -270,16 +293,17 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
     trace->diagnostics.add(Diag::kNsysTableMissing, 0, "CUPTI_ACTIVITY_KIND_KERNEL");
 
   Context c(db, trace.get(), error);
+  c.only_pid = options.only_pid;
   bool ok = read_export_meta(c) && read_session_start(c) &&
             c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
-            read_rank_from_env(c) && (reserve_rows(c), true) && nsys::read_runtime(c) &&
-            nsys::read_kernels(c) && nsys::read_memcpy(c) && nsys::read_memset(c) &&
-            nsys::read_sync(c) && nsys::read_nvtx(c) && nsys::read_osrt(c) &&
-            nsys::read_gpu_metrics(c);
+            read_rank_from_env(c) && (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
+            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_memcpy(c) &&
+            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) &&
+            nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.
-  std::unordered_map<uint64_t, nsys::Launch>().swap(c.launches);
+  std::unordered_map<uint64_t, nsys_sqlite::Launch>().swap(c.launches);
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "import/import_error.h"
 #include "import/nsys_sqlite/nsys_database.h"
@@ -14,7 +15,18 @@ namespace ks {
 
 struct NsysImportOptions {
   std::string source_name;  // the file's name, as the report shows it
+  // Read only this process (its CPU rows, its GPU ops, the metrics of its GPUs); negative: all.
+  int64_t only_pid = -1;
 };
+
+// The processes of an export that ran GPU work (kernels, copies or memsets), ordered by the
+// lowest GPU each used, then pid: with `nsys profile torchrun --nproc_per_node=N`, one export
+// holds N such processes, the ranks, each driving GPU LOCAL_RANK. Empty on a SQLite failure.
+struct NsysGpuProcess {
+  int64_t pid = 0;
+  int64_t first_device = 0;
+};
+std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
 
 // Returns nullptr and fills *error when the export cannot be used (e.g. no CUPTI kernel table and
 // nothing else to show); what was merely absent goes to the trace's Diagnostics.

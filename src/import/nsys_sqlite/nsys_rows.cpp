@@ -3,7 +3,7 @@
 #include <climits>
 #include <string>
 
-namespace ks::nsys {
+namespace ks::nsys_sqlite {
 
 RowReader::~RowReader() {
   sqlite3_finalize(st_);
@@ -247,4 +247,4 @@ std::string_view strip_version_suffix(std::string_view name) {
   return name.substr(0, at);
 }
 
-}  // namespace ks::nsys
+}  // namespace ks::nsys_sqlite

@@ -14,7 +14,7 @@
 #include "model/string_pool.h"
 #include "model/trace_builder.h"
 
-namespace ks::nsys {
+namespace ks::nsys_sqlite {
 
 // A SELECT of the wanted columns of one table; absent columns are left out of the statement and
 // read as "absent" (the caller's default).
@@ -107,6 +107,11 @@ struct Context {
   std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
   std::unordered_map<int64_t, int64_t> device_sms;         // device id -> SM count
   std::string scratch;
+  // Only this process's rows (pid, not globalPid), or all when negative: one rank of a report
+  // that profiled several (nsys profile torchrun ...).
+  int64_t only_pid = -1;
+  std::unordered_map<int64_t, bool> used_devices;  // devices this process's GPU ops ran on
+  bool skip_global(int64_t global) const { return only_pid >= 0 && pid_of(global) != only_pid; }
   StringId cat_ids[8] = {};  // interned categories, by Cat
   uint64_t cat_counts[8] = {};
   StringId ac2g = 0;  // the flows' category, interned
@@ -153,4 +158,4 @@ bool read_gpu_metrics(Context& c);
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": Nsight's GUI drops the version suffix.
 std::string_view strip_version_suffix(std::string_view name);
 
-}  // namespace ks::nsys
+}  // namespace ks::nsys_sqlite

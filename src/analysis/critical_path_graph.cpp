@@ -1,0 +1,479 @@
+// The critical path graph of one window (critical_path.h), following HTA's CPGraph rule for
+// rule (hta/analyzers/critical_path_analysis.py): which events are in the window, the CPU call
+// stack walk, the queue-length test that tells a launch delay from a kernel-kernel gap, and the
+// CUDA event bookkeeping behind cudaEventSynchronize and cudaStreamWaitEvent.
+// Every step is a sort or a linear pass: O(n log n) in the trace's slices.
+#include <algorithm>
+#include <climits>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/critical_path.h"
+#include "analysis/steps.h"
+#include "analysis/sync_names.h"
+
+namespace ks {
+namespace {
+
+// The runtime calls whose GPU op counts in the stream's launch queue (HTA's
+// get_runtime_launch_events_query).
+bool is_launch_call(std::string_view name) {
+  name = sync_base_name(name);
+  for (std::string_view l :
+       {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+        "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel",
+        "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream",
+        "runFunction - job_prep_and_submit_for_execution"})
+    if (name == l) return true;
+  return false;
+}
+
+// HTA's BLOCKING_SYNC_CALLS: the time from their last child to their end is the GPU's.
+// Without cudaMemcpyAsync, which HTA's newest source adds: the HTA that produced the shared
+// references charges it to the CPU (docs/hta-differences.md, "Critical path").
+bool is_blocking_call(std::string_view name) {
+  name = sync_base_name(name);
+  for (std::string_view b : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+                             "cudaEventSynchronize", "cudaMemcpy"})
+    if (name == b) return true;
+  return false;
+}
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const Trace& t, const LaunchJoin& j, int64_t begin, int64_t end, bool zero_launch)
+      : t_(t), s_(t.slices), j_(j), begin_(begin), end_(end), zero_launch_(zero_launch) {}
+
+  CpGraph build() {
+    const size_t n = s_.size();
+    link_syncs_to_runtime();
+    clip();
+    make_nodes();
+    for (size_t lo = 0; lo < n;) {  // slices are sorted by track: one run per track
+      size_t hi = lo;
+      while (hi < n && s_.track[hi] == s_.track[lo]) ++hi;
+      walk_call_stack(lo, hi);
+      lo = hi;
+    }
+    queue_lengths();
+    event_records();
+    stream_waits();
+    walk_gpu();
+    return std::move(g_);
+  }
+
+ private:
+  // HTA's `stream != -1`: GPU ops, GPU-side annotations and the syncs drawn on a stream.
+  bool on_stream(size_t i) const {
+    SliceKind k = s_.kind[i];
+    if (is_gpu_op(k) || k == SliceKind::kGpuUserAnnotation) return true;
+    return k == SliceKind::kSync && t_.tracks[s_.track[i]].stream >= 0;
+  }
+  int64_t stream_key(size_t i) const {
+    int64_t st = t_.tracks[s_.track[i]].stream;
+    return st >= 0 ? st : (int64_t{1} << 40) + s_.track[i];  // a stream-less GPU track: its own
+  }
+  bool name_is(size_t i, std::string_view n) const { return t_.str(s_.name[i]) == n; }
+
+  // The CPU call of each GPU op (the launch join) and of each cuda_sync slice (same correlation).
+  void link_syncs_to_runtime() {
+    const size_t n = s_.size();
+    partner_.assign(n, -1);
+    std::vector<std::pair<int64_t, uint32_t>> by_corr;
+    for (uint32_t i = 0; i < n; ++i) {
+      SliceKind k = s_.kind[i];
+      if ((k == SliceKind::kRuntime || k == SliceKind::kDriver) && s_.correlation[i] != kNoValue)
+        by_corr.emplace_back(s_.correlation[i], i);
+      if (j_.partner[i] >= 0) partner_[i] = j_.partner[i];
+    }
+    std::sort(by_corr.begin(), by_corr.end());
+    for (uint32_t i = 0; i < n; ++i) {
+      if (s_.kind[i] != SliceKind::kSync || s_.correlation[i] == kNoValue) continue;
+      auto it = std::lower_bound(by_corr.begin(), by_corr.end(),
+                                 std::make_pair(s_.correlation[i], uint32_t{0}));
+      if (it != by_corr.end() && it->first == s_.correlation[i]) {
+        partner_[i] = static_cast<int32_t>(it->second);
+        sync_of_call_.emplace(it->second, i);
+      }
+    }
+  }
+
+  bool in_window(int64_t ts) const { return ts >= begin_ && ts <= end_; }
+
+  // HTA's clipping: CPU-side events that start in the window and last > 0; GPU-side events whose
+  // CPU call starts in the window and lasts > 0; every "Stream Wait Event".
+  void clip() {
+    const size_t n = s_.size();
+    clipped_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (!on_stream(i)) {
+        clipped_[i] = in_window(s_.ts[i]) && s_.dur[i] > 0;
+      } else {
+        int32_t p = partner_[i];
+        clipped_[i] = (p >= 0 && in_window(s_.ts[p]) && s_.dur[p] > 0) ||
+                      (s_.kind[i] == SliceKind::kSync && name_is(i, "Stream Wait Event"));
+      }
+    }
+  }
+
+  bool is_node_slice(size_t i) const {
+    if (!clipped_[i]) return false;
+    SliceKind k = s_.kind[i];
+    // 2021 traces record ProfilerStep#N as an "Operator": it is the step's annotation, not an op
+    // (as a node it would make every step 100% CPU-bound).
+    int64_t step;
+    if (k == SliceKind::kCpuOp && parse_profiler_step(t_.str(s_.name[i]), &step)) return false;
+    if (k == SliceKind::kCpuOp || k == SliceKind::kRuntime || k == SliceKind::kDriver) return true;
+    return on_stream(i) && partner_[i] >= 0;
+  }
+
+  // Two nodes per event, numbered in time order (the order the topological sort prefers).
+  void make_nodes() {
+    const size_t n = s_.size();
+    start_.assign(n, -1);
+    end_node_.assign(n, -1);
+    std::vector<CpNode>& nodes = g_.nodes;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!is_node_slice(i)) continue;
+      nodes.push_back({s_.ts[i], i, true});
+      nodes.push_back({s_.ts[i] + std::max<int64_t>(s_.dur[i], 0), i, false});
+    }
+    std::sort(nodes.begin(), nodes.end(), [](const CpNode& a, const CpNode& b) {
+      if (a.ts != b.ts) return a.ts < b.ts;
+      if (a.slice != b.slice) return a.slice < b.slice;
+      return a.is_start > b.is_start;
+    });
+    for (uint32_t k = 0; k < nodes.size(); ++k)
+      (nodes[k].is_start ? start_ : end_node_)[nodes[k].slice] = static_cast<int32_t>(k);
+  }
+
+  uint32_t add_edge(int32_t from, int32_t to, CpEdgeType type, bool zero_weight = false) {
+    CpEdge e;
+    e.from = static_cast<uint32_t>(from);
+    e.to = static_cast<uint32_t>(to);
+    e.type = type;
+    const bool weightless =
+        zero_weight || type == CpEdgeType::kDependency || type == CpEdgeType::kSyncDependency;
+    e.weight = weightless ? 0 : g_.nodes[e.to].ts - g_.nodes[e.from].ts;
+    g_.edges.push_back(e);
+    return static_cast<uint32_t>(g_.edges.size() - 1);
+  }
+
+  // HTA's _attribute_edge: start->* is the source event's, *->end the destination's, and an
+  // end->start gap inside an op belongs to the op around both (the stack parent).
+  void attribute(uint32_t e, int32_t src_parent) {
+    CpEdge& edge = g_.edges[e];
+    if (edge.type != CpEdgeType::kOperator && edge.type != CpEdgeType::kKernelKernelDelay) return;
+    const CpNode& src = g_.nodes[edge.from];
+    const CpNode& dst = g_.nodes[edge.to];
+    if (edge.type == CpEdgeType::kKernelKernelDelay || src.is_start)
+      edge.attributed = static_cast<int32_t>(src.slice);
+    else if (!dst.is_start)
+      edge.attributed = static_cast<int32_t>(dst.slice);
+    else
+      edge.attributed = src_parent;
+  }
+
+  // One CPU thread: HTA's call stack (start/end events sorted, a start's parent is the top of the
+  // stack, an end pops the top), then a depth-first walk adding the operator edges.
+  void walk_call_stack(size_t lo, size_t hi) {
+    struct Ev {
+      int64_t time, dur;
+      uint32_t slice;
+      bool start;
+    };
+    std::vector<Ev> evs;
+    bool any_node = false;
+    for (size_t i = lo; i < hi; ++i) {
+      if (!clipped_[i] || on_stream(i)) continue;
+      any_node |= start_[i] >= 0;
+      const auto u = static_cast<uint32_t>(i);
+      evs.push_back({s_.ts[i], s_.dur[i], u, true});
+      evs.push_back({s_.ts[i] + s_.dur[i], s_.dur[i], u, false});
+    }
+    if (!any_node) return;
+    // HTA's compare_events for events of positive duration: by time; at one time ends first;
+    // starts longer first, ends shorter first; then by index (starts up, ends down).
+    std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+      if (a.slice == b.slice) return a.start && !b.start;
+      if (a.time != b.time) return a.time < b.time;
+      if (a.start != b.start) return !a.start;
+      if (a.dur != b.dur) return a.start ? a.dur > b.dur : a.dur < b.dur;
+      return a.start ? a.slice < b.slice : a.slice > b.slice;
+    });
+    // The tree, as first-child / next-sibling lists over local ids (-1 is the root).
+    std::unordered_map<uint32_t, int32_t> local;
+    std::vector<uint32_t> slice_of;
+    std::vector<int32_t> parent, first_child, last_child, next_sibling;
+    std::vector<int32_t> stack;
+    int32_t root_first = -1, root_last = -1;
+    for (const Ev& e : evs) {
+      if (!e.start) {
+        if (!stack.empty()) stack.pop_back();
+        continue;
+      }
+      const auto id = static_cast<int32_t>(slice_of.size());
+      slice_of.push_back(e.slice);
+      const int32_t p = stack.empty() ? -1 : stack.back();
+      parent.push_back(p);
+      first_child.push_back(-1);
+      last_child.push_back(-1);
+      next_sibling.push_back(-1);
+      int32_t& head = p < 0 ? root_first : first_child[p];
+      int32_t& tail = p < 0 ? root_last : last_child[p];
+      if (tail < 0)
+        head = id;
+      else
+        next_sibling[tail] = id;
+      tail = id;
+      stack.push_back(id);
+    }
+    // Depth-first, iteratively (stacks 100,000 deep are in the scaling tests).
+    int32_t last_node = -1, last_high = -1, last_parent = -1;
+    int depth = 0;
+    auto slice_parent = [&](int32_t id) {
+      return parent[id] < 0 ? -1 : static_cast<int32_t>(slice_of[parent[id]]);
+    };
+    auto enter = [&](int32_t id) {
+      const uint32_t sl = slice_of[id];
+      const int32_t st = start_[sl];
+      if (st < 0) return;
+      if (depth == 0 && last_high >= 0) add_edge(last_high, st, CpEdgeType::kDependency);
+      ++depth;
+      if (last_node >= 0) attribute(add_edge(last_node, st, CpEdgeType::kOperator), last_parent);
+      last_node = st;
+      last_parent = slice_parent(id);
+    };
+    auto exit = [&](int32_t id) {
+      const uint32_t sl = slice_of[id];
+      const int32_t en = end_node_[sl];
+      if (en < 0) return;
+      --depth;
+      if (last_node >= 0) {
+        const bool blocking = is_blocking_call(t_.str(s_.name[sl]));
+        g_.blocking_zeroed += blocking;
+        attribute(add_edge(last_node, en, CpEdgeType::kOperator, blocking), last_parent);
+      }
+      if (depth == 0) {
+        last_node = -1;
+        last_high = en;
+      } else {
+        last_node = en;
+        last_parent = slice_parent(id);
+      }
+    };
+    std::vector<std::pair<int32_t, bool>> todo;  // (id, children done)
+    for (int32_t r = root_first; r >= 0; r = next_sibling[r]) {
+      todo.push_back({r, false});
+      while (!todo.empty()) {
+        auto [id, done] = todo.back();
+        todo.pop_back();
+        if (done) {
+          exit(id);
+          continue;
+        }
+        enter(id);
+        todo.push_back({id, true});
+        // Children in order: push them reversed.
+        size_t mark = todo.size();
+        for (int32_t c = first_child[id]; c >= 0; c = next_sibling[c]) todo.push_back({c, false});
+        std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(mark), todo.end());
+      }
+    }
+  }
+
+  // HTA's queue length per stream over the whole trace: +1 at each launch call (of the
+  // is_launch_call kind, with its GPU op), -1 when that op starts. Kept after each change.
+  void queue_lengths() {
+    const size_t n = s_.size();
+    queue_.assign(n, INT_MIN);
+    struct QEv {
+      int64_t stream, ts;
+      int delta;
+      uint32_t slice;
+    };
+    std::vector<QEv> q;
+    for (uint32_t r : j_.runtime_by_ts) {
+      const int32_t g = j_.partner[r];
+      if (g < 0 || !is_launch_call(t_.str(s_.name[r]))) continue;
+      launches_.push_back(r);
+      q.push_back({stream_key(static_cast<size_t>(g)), s_.ts[r], +1, r});
+      q.push_back({stream_key(static_cast<size_t>(g)), s_.ts[g], -1, static_cast<uint32_t>(g)});
+    }
+    std::sort(q.begin(), q.end(), [](const QEv& a, const QEv& b) {
+      if (a.stream != b.stream) return a.stream < b.stream;
+      if (a.ts != b.ts) return a.ts < b.ts;
+      return a.delta > b.delta;  // a launch before an op start at the same time
+    });
+    int cur = 0;
+    for (size_t k = 0; k < q.size(); ++k) {
+      if (k == 0 || q[k].stream != q[k - 1].stream) cur = 0;
+      cur += q[k].delta;
+      queue_[q[k].slice] = cur;
+    }
+  }
+
+  // For each cudaEventRecord a sync waits on: the last launch on the event's (GPU, stream)
+  // before the record; that launch's GPU op is what the waiter waits for.
+  void event_records() {
+    struct Where {
+      uint32_t process;
+      int64_t stream;
+    };
+    std::unordered_map<int64_t, Where> stream_of_record;
+    for (const auto& [slice, w] : s_.sync_waits) {
+      if (w.wait_on_stream < 0 || w.record_correlation == kNoValue) continue;
+      stream_of_record.emplace(w.record_correlation,
+                               Where{t_.tracks[s_.track[slice]].process, w.wait_on_stream});
+    }
+    if (stream_of_record.empty()) return;
+    // Launches by (GPU process, stream), in time order (launches_ is).
+    std::vector<std::pair<std::pair<uint32_t, int64_t>, uint32_t>> by_stream;
+    for (uint32_t r : launches_) {
+      auto g = static_cast<size_t>(j_.partner[r]);
+      by_stream.push_back({{t_.tracks[s_.track[g]].process, stream_key(g)}, r});
+    }
+    std::stable_sort(by_stream.begin(), by_stream.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (uint32_t r : j_.runtime_by_ts) {
+      if (s_.correlation[r] == kNoValue || !name_is(r, "cudaEventRecord")) continue;
+      auto it = stream_of_record.find(s_.correlation[r]);
+      if (it == stream_of_record.end()) continue;
+      const std::pair<uint32_t, int64_t> key{it->second.process, it->second.stream};
+      auto lo = std::lower_bound(by_stream.begin(), by_stream.end(), key,
+                                 [](const auto& e, const auto& k) { return e.first < k; });
+      auto hi = std::upper_bound(lo, by_stream.end(), key,
+                                 [](const auto& k, const auto& e) { return k < e.first; });
+      // The last launch at or before the record.
+      auto at = std::upper_bound(
+          lo, hi, s_.ts[r], [this](int64_t ts, const auto& e) { return ts < s_.ts[e.second]; });
+      if (at == lo) continue;
+      previous_launch_.emplace(s_.correlation[r], (at - 1)->second);
+    }
+  }
+
+  // For each cudaStreamWaitEvent: the first launch after it from the same CPU thread onto the
+  // waiting stream; its GPU op is the one that waits.
+  void stream_waits() {
+    std::vector<std::pair<std::pair<TrackId, int64_t>, uint32_t>> by_thread;
+    for (uint32_t r : launches_)
+      by_thread.push_back({{s_.track[r], stream_key(static_cast<size_t>(j_.partner[r]))}, r});
+    std::stable_sort(by_thread.begin(), by_thread.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [call, sync] : sync_of_call_) {
+      if (!name_is(sync, "Stream Wait Event") || !on_stream(sync)) continue;
+      const std::pair<TrackId, int64_t> key{s_.track[call], stream_key(sync)};
+      auto lo = std::lower_bound(by_thread.begin(), by_thread.end(), key,
+                                 [](const auto& e, const auto& k) { return e.first < k; });
+      auto hi = std::upper_bound(lo, by_thread.end(), key,
+                                 [](const auto& k, const auto& e) { return k < e.first; });
+      auto at = std::lower_bound(
+          lo, hi, s_.ts[call], [this](const auto& e, int64_t ts) { return s_.ts[e.second] < ts; });
+      if (at != hi) next_launch_.emplace(call, at->second);
+    }
+  }
+
+  // The GPU op of the launch before the CUDA event a sync waits on, -1 when unknown.
+  int32_t waited_op(uint32_t sync) const {
+    const SyncWaitArgs* w = s_.sync_wait(sync);
+    if (!w) return -1;
+    auto it = previous_launch_.find(w->record_correlation);
+    return it == previous_launch_.end() ? -1 : j_.partner[it->second];
+  }
+
+  // HTA's _construct_graph_from_kernels: GPU ops in start order, syncs at their end.
+  void walk_gpu() {
+    std::vector<std::pair<int64_t, uint32_t>> rows;
+    for (uint32_t i = 0; i < s_.size(); ++i) {
+      if (!clipped_[i] || partner_[i] < 0) continue;
+      const bool sync = s_.kind[i] == SliceKind::kSync;
+      if (!on_stream(i) && !(sync && (name_is(i, "Event Sync") || name_is(i, "Context Sync"))))
+        continue;
+      rows.emplace_back(sync ? s_.ts[i] + s_.dur[i] : s_.ts[i], i);
+    }
+    std::sort(rows.begin(), rows.end());
+    std::unordered_map<int64_t, int32_t> last;           // stream -> end node of its last op
+    std::unordered_map<uint32_t, uint32_t> kernel_sync;  // waiting op -> op it waits for
+    for (const auto& row : rows) {
+      const uint32_t i = row.second;
+      const auto runtime = static_cast<uint32_t>(partner_[i]);
+      if (s_.kind[i] == SliceKind::kSync) {
+        if (name_is(i, "Stream Wait Event") || name_is(i, "Event Sync")) {
+          const int32_t src = waited_op(i);
+          if (src < 0) continue;
+          if (name_is(i, "Stream Wait Event")) {
+            auto next = next_launch_.find(runtime);
+            if (next != next_launch_.end())
+              kernel_sync[static_cast<uint32_t>(j_.partner[next->second])] =
+                  static_cast<uint32_t>(src);
+          } else if (end_node_[src] >= 0 && end_node_[runtime] >= 0) {
+            add_edge(end_node_[src], end_node_[runtime], CpEdgeType::kSyncDependency);
+          }
+          continue;
+        }
+        const bool context = name_is(i, "Context Sync");
+        if (!context && !name_is(i, "Stream Sync")) continue;
+        if (end_node_[runtime] < 0) continue;
+        if (context) {
+          for (const auto& kv : last)
+            add_edge(kv.second, end_node_[runtime], CpEdgeType::kSyncDependency);
+        } else {
+          auto it = last.find(stream_key(i));
+          if (it != last.end())
+            add_edge(it->second, end_node_[runtime], CpEdgeType::kSyncDependency);
+        }
+        continue;
+      }
+      const int32_t st = start_[i], en = end_node_[i];
+      if (st < 0 || en < 0) continue;
+      attribute(add_edge(st, en, CpEdgeType::kOperator), -1);
+      const int64_t stream = stream_key(i);
+      int32_t sync_end = -1;
+      auto ks = kernel_sync.find(i);
+      if (ks != kernel_sync.end()) {
+        sync_end = end_node_[ks->second];
+        if (sync_end >= 0) add_edge(sync_end, st, CpEdgeType::kSyncDependency);
+        kernel_sync.erase(ks);
+      }
+      auto lt = last.find(stream);
+      const int32_t prev = lt == last.end() ? -1 : lt->second;
+      const int64_t launch_ts = s_.ts[runtime];
+      bool launch_added = false;
+      if (queue_[runtime] == 1 && queue_[i] == 0 && (prev < 0 || g_.nodes[prev].ts < launch_ts) &&
+          (sync_end < 0 || g_.nodes[sync_end].ts < launch_ts) && start_[runtime] >= 0) {
+        add_edge(start_[runtime], st, CpEdgeType::kLaunchDelay);
+        launch_added = true;
+      } else if (prev >= 0 && (sync_end < 0 || g_.nodes[sync_end].ts < g_.nodes[prev].ts)) {
+        attribute(add_edge(prev, st, CpEdgeType::kKernelKernelDelay), -1);
+      }
+      if (zero_launch_ && !launch_added && start_[runtime] >= 0)
+        add_edge(start_[runtime], st, CpEdgeType::kLaunchDelay, true);
+      last[stream] = en;
+    }
+  }
+
+  const Trace& t_;
+  const SliceTable& s_;
+  const LaunchJoin& j_;
+  const int64_t begin_, end_;
+  const bool zero_launch_;
+  CpGraph g_;
+  std::vector<int32_t> partner_;  // GPU op / sync -> CPU call and back (launch join + syncs)
+  std::unordered_map<uint32_t, uint32_t> sync_of_call_;  // CPU call -> its cuda_sync slice
+  std::vector<char> clipped_;
+  std::vector<int32_t> start_, end_node_;  // slice -> node, -1 when it has none
+  std::vector<int> queue_;                 // slice -> queue length after it, INT_MIN: none
+  std::vector<uint32_t> launches_;         // launch calls with a GPU op, in time order
+  std::unordered_map<int64_t, uint32_t> previous_launch_;  // record correlation -> launch
+  std::unordered_map<uint32_t, uint32_t> next_launch_;     // cudaStreamWaitEvent -> launch
+};
+
+}  // namespace
+
+CpGraph build_cp_graph(const Trace& trace, const LaunchJoin& join, int64_t begin, int64_t end,
+                       bool zero_weight_launch_edges) {
+  return GraphBuilder(trace, join, begin, end, zero_weight_launch_edges).build();
+}
+
+}  // namespace ks

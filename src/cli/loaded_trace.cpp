@@ -1,0 +1,36 @@
+#include "cli/loaded_trace.h"
+
+#include <cstdio>
+
+#include "import/file_reader.h"
+#include "import/nsys_sqlite/nsys_file.h"
+
+namespace ks::cli {
+
+bool load_trace(const std::string& file, LoadedTrace* l) {
+  const bool named_sqlite = file.size() > 7 && file.compare(file.size() - 7, 7, ".sqlite") == 0;
+  if (named_sqlite || file_is_sqlite(file)) {
+    l->nsys = import_nsys_file(file, &l->error);
+    l->ok = l->nsys != nullptr;
+  } else {
+    l->ok = import_file(file, &l->importer, &l->error);
+  }
+  return l->ok;
+}
+
+bool load_trace_or_say(const std::string& file, LoadedTrace* l) {
+  if (load_trace(file, l)) return true;
+  std::fprintf(stderr, "kinetoscope: %s: %s\n", file.c_str(), l->error.to_line().c_str());
+  return false;
+}
+
+bool write_output(const std::string& text, const std::string& output) {
+  FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f && f != stdout) ok = std::fclose(f) == 0 && ok;
+  if (f == stdout) std::fflush(stdout);  // whole output, even if a later step aborts
+  if (!ok) std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
+  return ok;
+}
+
+}  // namespace ks::cli

@@ -1,0 +1,32 @@
+// One trace file read for a command: a PyTorch/Chrome JSON trace or an Nsight Systems export
+// (told by the file's 16-byte SQLite header, whatever its name), and the command's output
+// written to a file or standard output. Shared by every command that reads traces.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "import/chrome_json/importer.h"
+#include "model/trace.h"
+
+namespace ks::cli {
+
+struct LoadedTrace {
+  ChromeJsonImporter importer;
+  std::unique_ptr<Trace> nsys;  // an Nsight Systems export
+  ImportError error;
+  bool ok = false;
+  const Trace& trace() const { return nsys ? *nsys : importer.trace(); }
+};
+
+// Reads `file` into `l` (sets l->ok). A file named *.sqlite that is not SQLite gets the SQLite
+// reader's error (its first bytes), not JSON's.
+bool load_trace(const std::string& file, LoadedTrace* l);
+
+// load_trace, and on failure the one-line error with its byte offset on standard error
+// ("kinetoscope: FILE: ...").
+bool load_trace_or_say(const std::string& file, LoadedTrace* l);
+
+// Writes `text` to `output` ("" = standard output); says so on standard error when it cannot.
+bool write_output(const std::string& text, const std::string& output);
+
+}  // namespace ks::cli

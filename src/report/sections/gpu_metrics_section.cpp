@@ -1,0 +1,135 @@
+// GPU metrics per device (TensorBoard plugin): utilization, estimated SM efficiency and
+// achieved occupancy, tensor-core kernel time; on Nsight Systems exports with GPU metrics
+// samples also the hardware's measured SM Active and Tensor Active, said apart from the
+// estimates (JSON `measured`, only there, so PyTorch reports are unchanged).
+#include <string>
+
+#include "report/sections/sections.h"
+#include "util/format.h"
+
+namespace ks {
+
+namespace {
+
+std::string device_label(int64_t device) {
+  return device == kNoValue ? std::string("device ?") : "device " + std::to_string(device);
+}
+
+Cell pct_if(bool present, double v) {
+  return present ? Cell::number(v) : Cell::null();
+}
+
+Cell text_if(const std::string& s) {
+  return s.empty() ? Cell::null() : Cell::str(s);
+}
+
+std::string metric(bool present, double v) {
+  return present ? format_pct(v) : std::string("n/a");
+}
+
+// "SM Active 61.5% (in steps 61.5%), Tensor Active 21.5% (in steps 21.5%)", per sampled series.
+std::string measured_text(const DeviceMetrics& d) {
+  std::string out;
+  auto part = [&](const char* name, uint64_t n, double v, uint64_t n_steps, double v_steps) {
+    if (n == 0) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + " " + format_pct(v) + " (in steps " + metric(n_steps > 0, v_steps) +
+           ")";
+  };
+  part("SM Active", d.sm_active_samples, d.sm_active_pct, d.sm_active_step_samples,
+       d.sm_active_steps_pct);
+  part("Tensor Active", d.tensor_active_samples, d.tensor_active_pct, d.tensor_active_step_samples,
+       d.tensor_active_steps_pct);
+  return out;
+}
+
+Column pct_column(const char* key, const char* md_header = "") {
+  return Column(key).md(md_header, *md_header ? Show::kPct : Show::kNone).null_as("n/a");
+}
+
+}  // namespace
+
+ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
+  ReportSection s("gpu_metrics");
+  s.field("window", Cell::str(g.window_is_steps ? "steps" : "whole_trace"));
+  s.field("window_us", Cell::ns(g.window_end_ns - g.window_begin_ns));
+  s.field("absent", text_if(g.absent));
+  s.field("compute_capability", g.compute_major == kNoValue
+                                    ? Cell::null()
+                                    : Cell::str(s.own(std::to_string(g.compute_major) + "." +
+                                                      std::to_string(g.compute_minor))));
+  s.field("tensor_core_eligible_ops", Cell::count(g.eligible_ops));
+  s.field("tensor_core_eligible_us", Cell::ns(g.eligible_ops_ns));
+  s.field("top_eligible_op",
+          g.eligible_ops == 0 ? Cell::null() : Cell::str(t.str(g.top_eligible_op)));
+  if (!g.devices.empty()) s.paragraph("## GPU metrics\n\n");
+  Table& devices = s.table("devices");
+  devices.columns = {Column(nullptr).md("Device", Show::kPlain).left(),
+                     Column("device"),
+                     Column("kernels"),
+                     Column("kernel_us"),
+                     pct_column("utilization_pct", "Utilization"),
+                     pct_column("sm_efficiency_pct", "Est. SM efficiency"),
+                     Column("sm_efficiency_absent"),
+                     pct_column("occupancy_pct", "Est. occupancy"),
+                     Column("occupancy_absent"),
+                     Column("tensor_core_us"),
+                     pct_column("tensor_core_pct", "Tensor-core kernels")};
+  const char* measured[] = {"source",
+                            "sm_active_samples",
+                            "sm_active_pct",
+                            "sm_active_steps_pct",
+                            "tensor_active_samples",
+                            "tensor_active_pct",
+                            "tensor_active_steps_pct"};
+  for (const char* key : measured) devices.columns.push_back(Column(key).in("measured"));
+  for (const DeviceMetrics& d : g.devices) {
+    devices.row() = {Cell::str(s.own(device_label(d.device))),
+                     Cell::optional(d.device),
+                     Cell::count(d.kernels),
+                     Cell::ns(d.kernel_ns),
+                     pct_if(d.has_utilization, d.utilization_pct),
+                     pct_if(d.has_sm_efficiency, d.sm_efficiency_pct),
+                     text_if(d.sm_efficiency_absent),
+                     pct_if(d.has_occupancy, d.occupancy_pct),
+                     text_if(d.occupancy_absent),
+                     Cell::ns(d.tensor_core_ns),
+                     Cell::number(d.tensor_core_pct)};
+    std::vector<Cell>& row = devices.rows.back();
+    if (!d.measured()) {
+      row.resize(row.size() + std::size(measured), Cell::absent());
+      continue;
+    }
+    row.insert(row.end(), {Cell::str("nsys_gpu_metrics"), Cell::count(d.sm_active_samples),
+                           pct_if(d.sm_active_samples > 0, d.sm_active_pct),
+                           pct_if(d.sm_active_step_samples > 0, d.sm_active_steps_pct),
+                           Cell::count(d.tensor_active_samples),
+                           pct_if(d.tensor_active_samples > 0, d.tensor_active_pct),
+                           pct_if(d.tensor_active_step_samples > 0, d.tensor_active_steps_pct)});
+  }
+  for (const DeviceMetrics& d : g.devices)
+    s.linef(
+        "GPU metrics (%s, over %s): utilization %s, est. SM efficiency %s, est. achieved "
+        "occupancy %s, tensor-core kernels %s of kernel time",
+        device_label(d.device).c_str(), g.window_is_steps ? "the steps" : "the trace",
+        metric(d.has_utilization, d.utilization_pct).c_str(),
+        metric(d.has_sm_efficiency, d.sm_efficiency_pct).c_str(),
+        metric(d.has_occupancy, d.occupancy_pct).c_str(), format_pct(d.tensor_core_pct).c_str());
+  // Nsight Systems GPU metrics: measured by the hardware, said apart from the estimates above.
+  for (const DeviceMetrics& d : g.devices)
+    if (d.measured())
+      s.linef("GPU metrics measured (%s, nsys --gpu-metrics-devices): %s",
+              device_label(d.device).c_str(), measured_text(d).c_str());
+  if (g.devices.empty() || !g.measured) return s;
+  s.paragraph("Measured by Nsight Systems (`--gpu-metrics-devices`), mean of the samples:\n\n");
+  Table& m = s.table(nullptr);  // Markdown only: the measured devices
+  m.columns = {Column(nullptr).md("Device", Show::kPlain).left()};
+  for (const char* h :
+       {"SM Active", "SM Active in steps", "Tensor Active", "Tensor Active in steps"})
+    m.columns.push_back(Column(nullptr).md(h, Show::kPct).null_as("n/a"));
+  for (const std::vector<Cell>& r : devices.rows)
+    if (r.back().type != Cell::Type::kAbsent) m.row() = {r[0], r[13], r[14], r[16], r[17]};
+  return s;
+}
+
+}  // namespace ks

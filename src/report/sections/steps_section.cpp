@@ -1,0 +1,104 @@
+// Steps: where they came from, their duration statistics, and one row per step with its GPU
+// idle share (the `gpu` section's per-step idle). The GPU busy/idle summary is gpu_section.
+#include <string>
+
+#include "report/sections/sections.h"
+#include "util/format.h"
+#include "util/markdown.h"
+#include "util/safe_text.h"
+
+namespace ks {
+
+namespace {
+
+// The text and Markdown sentences above the table (none in JSON).
+void add_steps_prose(ReportSection* s, const StepsResult& r, const std::string& how) {
+  if (r.stats.count == 0) {
+    s->line(how.empty() ? "Steps: none (no ProfilerStep#N markers); the trace is one window"
+                        : "Steps: none (" + display_safe(how, 400) + "); the trace is one window");
+    s->paragraph(how.empty() ? "## Steps\n\nNo ProfilerStep markers: the trace is one window.\n\n"
+                             : "## Steps\n\nNo steps (" + markdown_cell(how, 400) +
+                                   "): the trace is one window.\n\n");
+    return;
+  }
+  s->linef("Steps (%llu%s): min %s, median %s, max %s, spread %.1f%%, CV %.1f%%",
+           static_cast<unsigned long long>(r.stats.count), r.dropped_last ? ", last dropped" : "",
+           format_duration(r.stats.min_ns).c_str(),
+           format_duration(static_cast<int64_t>(r.stats.median_ns)).c_str(),
+           format_duration(r.stats.max_ns).c_str(), r.spread_pct, r.cv_pct);
+  if (!how.empty()) s->line("  steps " + display_safe(how, 400));
+  s->paragraph("## Steps\n\n" + (how.empty() ? "" : "Steps " + markdown_cell(how, 400) + ".\n\n") +
+               "min " + format_duration(r.stats.min_ns) + ", median " +
+               format_duration(static_cast<int64_t>(r.stats.median_ns)) + ", max " +
+               format_duration(r.stats.max_ns) + ", spread " + format_fixed(r.spread_pct, 1) +
+               "%, CV " + format_fixed(r.cv_pct, 1) + "%" +
+               (r.dropped_last ? " (last step dropped)" : "") + "\n\n");
+}
+
+}  // namespace
+
+ReportSection steps_section(const Trace& t, const StepsResult& r, const GpuIdleResult& idle) {
+  const int64_t t0 = t.facts.start_ns;
+  ReportSection s("steps");
+  s.field("found", Cell::count(r.found));
+  // Only where steps are not ProfilerStep's (or an nsys export has none): PyTorch reports keep
+  // their bytes (docs/report-schema.md, `steps`).
+  const std::string how = steps_note(r, t.facts.format == TraceFormat::kNsysSqlite);
+  if (!how.empty()) {
+    s.field("source", Cell::str(step_source_name(r.source)));
+    s.field("range", Cell::str(r.range_name));
+    s.field("note", Cell::str(s.own(how)));
+  }
+  s.field("dropped_last", Cell::flag(r.dropped_last));
+  s.field("count", Cell::count(r.stats.count));
+  s.field("total_us", Cell::ns(r.stats.total_ns));
+  s.field("min_us", Cell::ns(r.stats.min_ns));
+  s.field("median_us", Cell::ns(r.stats.median_ns));
+  s.field("mean_us", Cell::ns(r.stats.avg_ns));
+  s.field("max_us", Cell::ns(r.stats.max_ns));
+  s.field("stddev_us", Cell::ns(r.stats.stddev_ns));
+  s.field("spread_pct", Cell::number(r.spread_pct));
+  s.field("cv_pct", Cell::number(r.cv_pct));
+  add_steps_prose(&s, r, how);
+
+  Table& tb = s.table();
+  tb.columns = {
+      Column("name").text("step", Show::kText, 22).md("Step", Show::kText).left().max_len(0, 120),
+      Column("number"),
+      Column("start_us").text("start (ms)", Show::kMs, 12).md("Start (ms)", Show::kMs).digits(3),
+      Column("end_us"),
+      Column("dur_us").text("dur (ms)", Show::kMs, 12).md("Duration (ms)", Show::kMs).digits(3),
+      Column("host_start_us"),
+      Column("host_end_us"),
+      Column("gpu_idle_pct").text("GPU idle", Show::kPct, 10).md("GPU idle", Show::kPct)};
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const Step& st = r.steps[i];
+    tb.row() = {
+        Cell::str(t.str(t.slices.name[st.slice])),
+        Cell::integer(st.number),
+        Cell::ns(st.begin - t0),
+        Cell::ns(st.end - t0),
+        Cell::ns(st.dur()),
+        Cell::ns(st.host_begin - t0),
+        Cell::ns(st.host_end - t0),
+        i < idle.idle_pct_per_step.size() ? Cell::number(idle.idle_pct_per_step[i]) : Cell::null()};
+  }
+  return s;
+}
+
+ReportSection gpu_section(const GpuIdleResult& g) {
+  ReportSection s("gpu");
+  s.field("has_gpu_ops", Cell::flag(g.has_gpu_ops));
+  s.field("window", Cell::str(g.window_is_steps ? "steps" : (g.has_gpu_ops ? "gpu_span" : "none")));
+  s.field("window_us", Cell::ns(g.window_ns));
+  s.field("busy_us", Cell::ns(g.busy_ns));
+  s.field("idle_pct", Cell::number(g.idle_pct));
+  if (g.has_gpu_ops)
+    s.linef("GPU: busy %s of %s (%s idle, window: %s)", format_duration(g.busy_ns).c_str(),
+            format_duration(g.window_ns).c_str(), format_pct(g.idle_pct).c_str(),
+            g.window_is_steps ? "steps" : "GPU span");
+  s.line("");
+  return s;
+}
+
+}  // namespace ks

@@ -1,0 +1,142 @@
+// The report's header: what the file is (format, size, events by phase and category, span),
+// its processes, threads and GPU streams, the device, the rank and how it was captured.
+#include <string>
+
+#include "report/report.h"
+#include "report/sections/sections.h"
+#include "util/format.h"
+#include "util/markdown.h"
+#include "util/safe_text.h"
+
+namespace ks {
+
+namespace {
+
+Cell text_or_null(std::string_view s) {
+  return s.empty() ? Cell::null() : Cell::str(s);
+}
+
+Cell capture_flag(int v) {  // -1: the trace does not say
+  return v < 0 ? Cell::null() : Cell::flag(v != 0);
+}
+
+void add_trace_prose(ReportSection* s, const Trace& t, const TrackCounts& c) {
+  const TraceFacts& f = t.facts;
+  std::string phases;
+  for (const auto& kv : f.events_by_phase)
+    phases += (phases.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
+  const std::string size = format_bytes(static_cast<int64_t>(f.json_bytes)) +
+                           (f.format == TraceFormat::kNsysSqlite ? " of SQLite" : " of JSON") +
+                           (f.source_gzip ? " (gzip)" : "");
+  const std::string counts = std::to_string(c.processes) + " processes, " +
+                             std::to_string(c.threads) + " threads, " +
+                             std::to_string(c.gpu_devices) + " GPU devices, " +
+                             std::to_string(c.gpu_streams) + " GPU streams";
+  std::string device = t.devices.empty()                ? "none named"
+                       : t.devices.front().name.empty() ? "(unnamed)"
+                                                        : display_safe(t.devices.front().name);
+  const DistributedInfo& d = t.distributed;
+  std::string rank = d.rank == kNoValue ? "-" : std::to_string(d.rank);
+  if (d.world_size != kNoValue) rank += "/" + std::to_string(d.world_size);
+  s->line("Kinetoscope report: " + display_safe(f.source_name));
+  s->linef("Trace: %s, %s, %llu events (%s), span %s", trace_format_name(f.format), size.c_str(),
+           static_cast<unsigned long long>(f.events_total), phases.c_str(),
+           format_duration(t.span_ns()).c_str());
+  s->line("       " + counts + "; device: " + device + "; rank: " + rank + "\n");
+  std::string md = "# Kinetoscope report: " + markdown_code_cell(f.source_name) +
+                   "\n\n- Format: " + trace_format_name(f.format) + ", " + size + ", " +
+                   std::to_string(f.events_total) + " events, span " +
+                   format_duration(t.span_ns()) + "\n- " + counts + "\n";
+  if (!t.devices.empty()) md += "- Device: " + markdown_cell(t.devices.front().name, 120) + "\n";
+  if (d.rank != kNoValue)
+    md += "- Rank: " + std::to_string(d.rank) +
+          (d.world_size != kNoValue ? " of " + std::to_string(d.world_size) : "") + "\n";
+  s->paragraph(md);
+}
+
+}  // namespace
+
+ReportSection trace_section(const Trace& t) {
+  const TraceFacts& f = t.facts;
+  const TrackCounts c = count_tracks(t);
+  ReportSection s("trace");
+  s.field("file", Cell::str(f.source_name));
+  s.field("gzip", Cell::flag(f.source_gzip));
+  s.field("format", Cell::str(trace_format_name(f.format)));
+  s.field("json_bytes", Cell::count(f.json_bytes));
+  s.field("events_total", Cell::count(f.events_total));
+  s.begin_object("events_by_phase");
+  for (const auto& kv : f.events_by_phase) s.field(kv.first, Cell::count(kv.second));
+  s.end_object();
+  s.begin_object("categories");
+  for (const auto& kv : f.categories)
+    s.field(kv.first.empty() ? "(none)" : kv.first, Cell::count(kv.second));
+  s.end_object();
+  s.field("span_us", Cell::ns(t.span_ns()));
+  s.field("start_ns", Cell::str(s.own(std::to_string(f.start_ns))));
+  s.field("slices", Cell::count(t.slices.size()));
+  s.field("processes", Cell::count(c.processes));
+  s.field("threads", Cell::count(c.threads));
+  s.field("gpu_devices", Cell::count(c.gpu_devices));
+  s.field("gpu_streams", Cell::count(c.gpu_streams));
+  if (t.devices.empty()) {
+    s.field("device", Cell::null());
+  } else {
+    const DeviceProperties& d = t.devices.front();
+    s.begin_object("device");
+    s.field("name", Cell::str(d.name));
+    s.field("total_memory_bytes", Cell::optional(d.total_memory));
+    s.field("num_sms", Cell::optional(d.num_sms));
+    s.field("compute_capability", d.compute_major == kNoValue
+                                      ? Cell::null()
+                                      : Cell::str(s.own(std::to_string(d.compute_major) + "." +
+                                                        std::to_string(d.compute_minor))));
+    s.field("count", Cell::count(t.devices.size()));
+    s.end_object();
+  }
+  s.field("rank", Cell::optional(t.distributed.rank));
+  s.field("world_size", Cell::optional(t.distributed.world_size));
+  s.field("backend", text_or_null(t.distributed.backend));
+  s.field("schema_version", text_or_null(f.schema_version));
+  s.begin_object("capture");
+  s.field("record_shapes", capture_flag(f.record_shapes));
+  s.field("profile_memory", capture_flag(f.profile_memory));
+  s.field("with_stack", capture_flag(f.with_stack));
+  s.field("with_flops", capture_flag(f.with_flops));
+  s.field("with_modules", capture_flag(f.with_modules));
+  s.field("call_stacks_seen", Cell::flag(f.saw_call_stack));
+  s.field("input_shapes_seen", Cell::flag(f.saw_input_dims));
+  s.end_object();
+  add_trace_prose(&s, t, c);
+  return s;
+}
+
+// Diagnostics: what the importer met and how it read it, with the byte offset of the first.
+ReportSection diagnostics_section(const Diagnostics& d) {
+  ReportSection s(nullptr);  // a top-level array
+  s.line("Diagnostics:");
+  Table& tb = s.table("diagnostics");
+  tb.columns = {Column("code").text("", Show::kPlain, 26).left(),
+                Column("severity").text("", Show::kPlain, 8).left(),
+                Column("message").text("", Show::kPlain),
+                Column("count").text("", Show::kPlain).prefix("x"),
+                Column("first_offset").text("", Show::kPlain).prefix("(first at byte ").suffix(")"),
+                Column("excerpt")};
+  tb.shown = {1, 0, 3, 4, 2};
+  tb.text_header = false;
+  for (int i = 0; i < static_cast<int>(Diag::kCount); ++i) {
+    const DiagEntry& e = d.get(static_cast<Diag>(i));
+    if (!e.count) continue;
+    const DiagInfo& info = diag_info(static_cast<Diag>(i));
+    tb.row() = {Cell::str(info.code),
+                Cell::str(diag_severity_name(info.severity)),
+                Cell::str(s.own(d.message(static_cast<Diag>(i)))),
+                Cell::count(e.count),
+                Cell::count(e.first_offset),
+                Cell::str(e.excerpt)};
+  }
+  if (tb.rows.empty()) s.line("  none: the input was read as written");
+  return s;
+}
+
+}  // namespace ks

@@ -1,0 +1,83 @@
+#include "timeline_query/aggregate.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "util/json_writer.h"
+
+namespace ks::timeline_query {
+
+Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
+                          const std::vector<TrackId>& tracks) {
+  Aggregate a;
+  a.from = from;
+  a.to = to;
+  a.tracks = tracks;
+  std::sort(a.tracks.begin(), a.tracks.end());
+  a.tracks.erase(std::unique(a.tracks.begin(), a.tracks.end()), a.tracks.end());
+  std::unordered_map<StringId, size_t> by_name;
+  const SliceTable& s = index.trace().slices;
+  for (TrackId track : a.tracks) {
+    if (track >= index.tracks().size()) continue;
+    for (const SliceRow& row : index.tracks()[track].rows) {
+      for (size_t k = row.first_ending_at_or_after(from); k < row.size() && row.start[k] < to;
+           ++k) {
+        const bool overlaps = row.dur[k] > 0 ? row.end(k) > from : row.start[k] >= from;
+        if (!overlaps) continue;
+        const uint32_t i = row.slice[k];
+        auto it = by_name.find(s.name[i]);
+        if (it == by_name.end()) {
+          it = by_name.emplace(s.name[i], a.rows.size()).first;
+          AggregateRow r;
+          r.name = s.name[i];
+          r.kind = s.kind[i];
+          r.min_ns = r.max_ns = s.dur[i];
+          a.rows.push_back(r);
+        }
+        AggregateRow& r = a.rows[it->second];
+        ++r.count;
+        r.total_ns += s.dur[i];
+        r.self_ns += index.self_time(i);
+        r.min_ns = std::min(r.min_ns, s.dur[i]);
+        r.max_ns = std::max(r.max_ns, s.dur[i]);
+        ++a.slices;
+      }
+    }
+  }
+  const Trace& t = index.trace();
+  std::sort(a.rows.begin(), a.rows.end(), [&t](const AggregateRow& x, const AggregateRow& y) {
+    if (x.total_ns != y.total_ns) return x.total_ns > y.total_ns;
+    return t.str(x.name) < t.str(y.name);
+  });
+  return a;
+}
+
+std::string aggregate_json(const ViewIndex& index, const Aggregate& a) {
+  const Trace& t = index.trace();
+  JsonWriter w;
+  w.begin_object();
+  w.field_micros("from_us", a.from);
+  w.field_micros("to_us", a.to);
+  w.key("tracks").begin_array();
+  for (TrackId id : a.tracks) w.value(static_cast<uint64_t>(id));
+  w.end_array();
+  w.field("slices", a.slices);
+  w.key("rows").begin_array();
+  for (const AggregateRow& r : a.rows) {
+    w.begin_object();
+    w.field("name", t.str(r.name));
+    w.field("count", r.count);
+    w.field_micros("total_us", r.total_ns);
+    w.field_micros("self_us", r.self_ns);
+    w.field("avg_us", static_cast<double>(r.total_ns) / static_cast<double>(r.count) / 1e3, 3);
+    w.field_micros("min_us", r.min_ns);
+    w.field_micros("max_us", r.max_ns);
+    w.field("kind", slice_kind_name(r.kind));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ks::timeline_query

@@ -1,0 +1,66 @@
+// Several workers on one file (web/worker/split.js): the page given ?workers=N reads a plain file
+// with N workers (the loader and N-1 helpers, each reading a part), and the report must be the
+// one worker's, byte for byte (the JSON the worker wrote, as the export bar saves it). Also prints
+// how long each N took, in the same run (on the project's 2-core machine N > 2 cannot be faster:
+// the curve here shows the cost of more workers than cores, not the scaling of a larger machine).
+import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { TRACES, check, needTraces, openPage, loadFile, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
+
+const READERS = [1, 2, 3, 4, 8];
+
+// The traces: the largest shared trace unzipped (87 MB, many parts merge), two plain JSON ones
+// of a few MB, and a file of B/E pairs (parts that pair across the file are not used: the loader
+// reads them itself).
+function traces(tmp) {
+  const mtia = join(tmp, 'mtia_rank_0.json');
+  writeFileSync(mtia, gunzipSync(readFileSync(join(TRACES, 'hta__mtia_rank_0.json.gz'))));
+  const resnet = join(tmp, 'resnet50_nw4.json');
+  writeFileSync(resnet, gunzipSync(readFileSync(join(TRACES, 'kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz'))));
+  const be = writeBeginEndTrace(join(tmp, 'begin_end_4mb.json'), 4e6);
+  return [
+    { file: mtia, merges: true },
+    { file: resnet, merges: true },
+    { file: join(TRACES, 'param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json'), merges: true },
+    { file: be, merges: false },
+  ];
+}
+
+export function workerTests() {
+  return {
+    async 'N workers on one file: 1, 2, 3, 4 and 8 give the same report, byte for byte'({ ctx, origin, tmp }) {
+      needTraces();
+      const list = traces(tmp);
+      const reference = new Map(); // file -> the one worker's JSON
+      const curve = [];
+      for (const n of READERS) {
+        const { page, log } = await openPage(ctx, origin, `/?workers=${n}`);
+        const row = [];
+        for (const { file, merges } of list) {
+          const name = file.split('/').pop();
+          check((await loadFile(page, file)) === 'ready', `${name} with ${n} workers did not load: ${await page.textContent('#error')}`);
+          const json = await page.evaluate(() => window.kinetoscope.exports().json);
+          const t = await page.evaluate(() => window.kinetoscope.timings());
+          if (n === 1) {
+            check(!t.worker.split, `${name}: ?workers=1 split the file`);
+            reference.set(file, json);
+            if (file.endsWith('mtia_rank_0.json')) sameAsCli(JSON.parse(json), file);
+          } else {
+            check(json === reference.get(file), `${name}: the report of ${n} workers differs from one worker's (${json.length} vs ${reference.get(file).length} bytes)`);
+            check(t.worker.readers >= 2 && t.worker.readers <= n, `${name}: read by ${t.worker.readers} workers, asked for ${n}`);
+            if (merges) check(t.worker.parts >= 1, `${name}: no part of ${n} workers was merged`);
+            else check(!t.worker.parts, `${name}: a part of B/E pairs was merged`);
+            if (file.endsWith('mtia_rank_0.json')) check(t.worker.parts === n - 1, `mtia with ${n} workers: ${t.worker.parts} of ${n - 1} parts merged`);
+          }
+          row.push(`${name.slice(0, 14)} ${(t.shown / 1000).toFixed(2)} s${n > 1 ? ` (${t.worker.parts || 0}/${t.worker.readers - 1} parts)` : ''}`);
+        }
+        curve.push(`${n} worker${n > 1 ? 's' : ' '}: ${row.join(', ')}`);
+        await waitForWorkers(page, 1, `after the loads with ${n} workers`);
+        noErrors(log);
+        await page.close();
+      }
+      console.log(`      report shown after (same run, this machine):\n      ${curve.join('\n      ')}`);
+    },
+  };
+}

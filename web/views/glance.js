@@ -1,0 +1,82 @@
+// The run at a glance, under the report's title: one line of numbers in the order an engineer reads
+// a GPU run (steps, GPU idle and why, the top kernel, copies, utilization), each with its unit and
+// a link to its section. Without it the first screen of a 1366x768 laptop held one finding card and
+// none of these numbers.
+import { h } from './dom.js';
+import { fmtInt, fmtPct, fmtUs, isNum } from './format.js';
+import { readProblems } from './diagnostics.js';
+
+// What the GPU waited on, as idle_causes splits it (docs/report-schema.md).
+const CAUSES = [
+  ['dataloader_us', 'waiting on data loading'],
+  ['sync_us', 'after CPU/GPU syncs'],
+  ['host_wait_us', 'waiting on the CPU (launches late)'],
+  ['other_us', 'for other reasons (not the CPU, syncs or data loading)'],
+];
+const MAX_NAME = 60;
+
+function item(label, href, value, title) {
+  return h('div', null, h('dt', null, h('a', { href }, label)), h('dd', title ? { title } : null, value));
+}
+
+function steps(s) {
+  if (!s || !isNum(s.count)) return null;
+  if (!s.count) return item('Steps', '#steps', 'none found: the whole trace is the window');
+  if (s.count === 1) return item('Steps', '#steps', `1 step, ${fmtUs(s.median_us)}`);
+  const spread = isNum(s.spread_pct) ? `, spread ${fmtPct(s.spread_pct)}` : '';
+  return item('Steps', '#steps', `${fmtInt(s.count)} steps, median ${fmtUs(s.median_us)}${spread}`);
+}
+
+function idle(g, c) {
+  if (!g) return null;
+  if (g.has_gpu_ops === false) return item('GPU idle', '#gpu', 'no GPU work in this trace');
+  if (!isNum(g.idle_pct)) return null;
+  const of = g.window === 'steps' ? 'of step time' : 'of the trace';
+  let why = '';
+  if (c && c.idle_us > 0) {
+    const [key, what] = CAUSES.reduce((a, b) => ((c[b[0]] || 0) > (c[a[0]] || 0) ? b : a));
+    if (c[key] > 0) why = `, ${fmtPct((100 * c[key]) / c.idle_us)} ${what}`;
+  }
+  return item('GPU idle', '#gpu', `${fmtPct(g.idle_pct)} ${of}${why}`);
+}
+
+function topKernel(k) {
+  const top = k && Array.isArray(k.rows) && k.rows[0];
+  if (!top || typeof top.name !== 'string') return null;
+  const name = top.name.length > MAX_NAME ? `${top.name.slice(0, MAX_NAME)}…` : top.name;
+  const share = isNum(top.percent) ? `${fmtPct(top.percent)} of kernel time, ` : '';
+  return item('Top kernel', '#kernels', [h('code', null, name), `${share}${fmtUs(top.total_us)}`], top.name);
+}
+
+function copies(m) {
+  if (!m || !isNum(m.count) || !m.count) return null;
+  return item('Memcpy / memset', '#memory', `${fmtUs(m.total_us)} in ${fmtInt(m.count)} ops`);
+}
+
+function utilization(gm) {
+  const d = gm && Array.isArray(gm.devices) && gm.devices[0];
+  if (!d || !isNum(d.utilization_pct)) return null;
+  const sm = isNum(d.sm_efficiency_pct) ? ` · SM efficiency ${fmtPct(d.sm_efficiency_pct)}` : '';
+  const more = gm.devices.length > 1 ? ` (GPU ${d.device} of ${gm.devices.length})` : '';
+  return item('GPU utilization', '#overview', `${fmtPct(d.utilization_pct)}${sm}${more}`);
+}
+
+export function glanceView(report) {
+  if (!report || typeof report !== 'object') return null;
+  const items = [
+    steps(report.steps),
+    idle(report.gpu, report.idle_causes),
+    topKernel(report.kernels),
+    copies(report.memory_ops),
+    utilization(report.gpu_metrics),
+  ].filter(Boolean);
+  return items.length ? h('dl', { className: 'glance', 'aria-label': 'The run at a glance' }, items) : null;
+}
+
+// What a report's head shows under its title, for a single trace (app.js) and a rank's own report
+// (ranks/mode.js) alike: the read problems, then the run at a glance. Only nodes: a caller's
+// `append(...)` would write a null as the text "null".
+export function reportLead(report) {
+  if (!report || typeof report !== 'object') return [];
+  return [readProblems(report.diagnostics, report.trace), glanceView(report)].filter(Boolean);
+}

@@ -1,0 +1,79 @@
+// The page's status line, its error box and the drop zone: what the user sees of a load while it
+// runs or when it fails (app.js drives them).
+import { h, neutral } from './dom.js';
+import { fmtBytes, fmtInt } from './format.js';
+
+// The status line and the progress bar for a worker's progress message (worker/protocol.js).
+export function showProgress(ui, name, p) {
+  // The worker names its stage: a long build or analysis must not look like a stuck read.
+  const verb = { building: 'Building the model of', analysing: 'Analysing' }[p.stage] || 'Reading';
+  const parts = [`${verb} ${name}`];
+  parts.push(p.total ? `${fmtBytes(p.read)} of ${fmtBytes(p.total)}` : `${fmtBytes(p.read)}`);
+  if (p.bytes && p.bytes !== p.read) parts.push(`${fmtBytes(p.bytes)} of JSON`);
+  if (p.events) parts.push(`${fmtInt(p.events)} events`);
+  ui.statusText.textContent = neutral(parts.join(' · '));
+  if (p.total) {
+    ui.progress.max = p.total;
+    ui.progress.value = Math.min(p.read, p.total);
+  } else {
+    ui.progress.removeAttribute('value'); // indeterminate
+  }
+}
+
+// The error box: what could not be read, why, where (a byte offset) and the error's code.
+export function showErrorBox(box, name, err) {
+  const offset = err.offset !== undefined && err.offset !== null ? ` (at byte offset ${fmtInt(err.offset)})` : '';
+  box.replaceChildren(
+    h('strong', null, `Could not read ${name}: `),
+    `${err.message || 'unknown error'}${offset}`,
+    err.code ? h('code', { className: 'error-code' }, err.code) : null,
+  );
+  box.hidden = false;
+}
+
+// The whole window is a drop zone: `drop` (the overlay) shows while files are dragged over it;
+// onDrop(dataTransfer) gets what was dropped.
+export function initDropZone(drop, onDrop) {
+  let dragDepth = 0;
+  const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
+  window.addEventListener('dragenter', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    dragDepth++;
+    drop.hidden = false;
+  });
+  window.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  window.addEventListener('dragleave', () => {
+    dragDepth = Math.max(0, dragDepth - 1);
+    if (!dragDepth) drop.hidden = true;
+  });
+  window.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    dragDepth = 0;
+    drop.hidden = true;
+    onDrop(e.dataTransfer);
+  });
+}
+
+// The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
+// (`kinetoscope report --step-range NAME`). onApply(name) when submitted.
+export function stepRangeForm(report, onApply) {
+  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.source === 'step_range' ? report.steps.range : '' });
+  const form = h(
+    'form',
+    { className: 'step-range', title: 'kinetoscope report --step-range NAME: steps are the NVTX ranges of this name (empty: found by itself)' },
+    h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
+    input,
+    h('button', { type: 'submit', className: 'button' }, 'Apply'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    onApply(input.value.trim());
+  });
+  return form;
+}

@@ -1,0 +1,37 @@
+// --- Limits (docs/hardening.md) --------------------------------------------------------------------
+// The module may grow to 4 GB (-sMAXIMUM_MEMORY=4GB). The model costs about MODEL_BYTES_PER_EVENT
+// per event (measured, docs/hardening.md), whatever the event's size in JSON. So:
+//  - a file above MAX_JSON_BYTES is refused before anything is read (no real trace that size fits:
+//    even at ~700 bytes of JSON per event it would need more than 4 GB);
+//  - once PROJECT_AFTER_BYTES of JSON are read, the events per byte so far give the events the
+//    whole file holds (its size, or for gzip the size its trailer gives); a load clearly above the
+//    limit (1.25 times) is stopped there, at once, instead of minutes later;
+//  - a load that runs out of memory anyway is stopped by the Session (wasm/bindings.cpp).
+// All three give the code too_large and say to use the CLI, which streams with no such limit.
+// An Nsight Systems export fetched by ?url= is read whole into a Blob first (it needs random
+// access): MAX_FETCHED_EXPORT_BYTES bounds that.
+import { JobError, parseJson } from './module.js';
+
+export const WASM_MAX_BYTES = 4 * 2 ** 30;
+const MODEL_BYTES_PER_EVENT = 100; // the CLI (64-bit) peaks at 123 per event on 10 million events
+export const MAX_JSON_BYTES = 32 * 2 ** 30;
+export const PROJECT_AFTER_BYTES = 16 * 2 ** 20;
+export const MAX_FETCHED_EXPORT_BYTES = 8 * 2 ** 30;
+
+export function gb(n) {
+  return `${(n / 2 ** 30).toFixed(1)} GB`;
+}
+
+export function tooLarge(name, what, offset) {
+  return new JobError('too_large', `${what}: more than the 4 GB of memory a web page can use. The command line has no such limit: kinetoscope report ${name}`, offset);
+}
+
+// After PROJECT_AFTER_BYTES more of JSON: the error to stop with when the whole file (jsonTotal
+// bytes) projects past the memory limit, else null.
+export function projectedTooLarge(session, name, jsonTotal) {
+  const p = parseJson(session.progressJson(), {});
+  const events = p.events ? (p.events * jsonTotal) / p.bytes : 0;
+  const projected = events * MODEL_BYTES_PER_EVENT;
+  if (projected <= 1.25 * WASM_MAX_BYTES) return null;
+  return tooLarge(name, `stopped after ${p.bytes} bytes of about ${gb(jsonTotal)} of JSON: at ${Math.round(p.bytes / p.events)} bytes per event it holds about ${(events / 1e6).toFixed(0)} million events, which need about ${gb(projected)}`, p.bytes);
+}

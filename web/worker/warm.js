@@ -1,0 +1,47 @@
+// --- Warming up ---------------------------------------------------------------------------------
+// The page starts its next loader ahead of time ({warm}): the module is fetched, compiled and
+// instantiated, then reads a small generated trace and writes its report, so that V8 has compiled
+// the hot functions with its optimizing tier before a real file arrives. (V8 first runs WebAssembly
+// in a baseline tier, and a call already running keeps that code: measured, the first 200 MB a cold
+// module reads take ~1.5 times as long as the next, docs/performance.md.) The work is that of
+// reading ~3 MB: about 0.1 s of one core, while the page waits for the user anyway.
+import { Msg } from './protocol.js';
+import { feed, loadModule, resetModule } from './module.js';
+
+function warmupTrace(steps) {
+  const ev = ['{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"python"}}'];
+  let corr = 1;
+  for (let s = 0, ts = 1000; s < steps; s++, ts += 6000) {
+    ev.push(`{"ph":"X","cat":"user_annotation","name":"ProfilerStep#${s}","pid":1,"tid":1,"ts":${ts},"dur":5000}`);
+    for (let k = 0; k < 100; k++, corr++) {
+      const t = ts + k * 50;
+      ev.push(
+        `{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":${t}.5,"dur":20,\n  "args":{"External id":${corr},"Sequence number":${k},"Input Dims":[[64,64],[64,64]]}}`,
+        `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":${t + 5},"dur":4,"args":{"External id":${corr},"cbid":211,"correlation":${corr}}}`,
+        `{"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":${t + 12},"dur":30,"args":{"External id":${corr},"device":0,"stream":7,"correlation":${corr},"registers per thread":128,"blocks per SM":1.5,"warps per SM":6,"grid":[80,1,1],"block":[128,1,1],"est. achieved occupancy %":12}}`,
+        `{"ph":"s","id":${corr},"pid":1,"tid":1,"ts":${t + 5},"cat":"ac2g","name":"ac2g"}`,
+        `{"ph":"f","id":${corr},"pid":0,"tid":7,"ts":${t + 12},"cat":"ac2g","name":"ac2g","bp":"e"}`,
+      );
+    }
+  }
+  return `{"schemaVersion":1,"traceEvents":[\n${ev.join(',\n')}\n]}`;
+}
+
+export async function warm() {
+  const t0 = performance.now();
+  let session = null;
+  try {
+    const M = await loadModule();
+    session = new M.Session();
+    feed(M, session, new TextEncoder().encode(warmupTrace(30)));
+    if (session.finish()) {
+      session.reportJson();
+      session.reportMarkdown();
+    }
+  } catch {
+    resetModule(); // the real load will say what is wrong
+  } finally {
+    if (session) session.delete();
+  }
+  self.postMessage({ type: Msg.warmed, ms: Math.round(performance.now() - t0) });
+}
