@@ -15,9 +15,8 @@
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
 import { h, neutral, note, section } from './views/dom.js';
-import { fmtBytes } from './views/format.js';
 import { renderReport } from './views/report.js';
-import { reportLead } from './views/glance.js';
+import { reportHead, summedNote } from './views/report_head.js';
 import { statsView } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
@@ -296,31 +295,10 @@ function show(report, done) {
   const sections = renderReport(report);
   // An Nsight Systems export: its stats tables follow (showStats); say so until they are here.
   if (done.nsys) sections.push(section('nsys-stats', 'Nsight Systems stats', note('Computing the `nsys stats` tables…')));
-  const nav = h(
-    'nav',
-    { className: 'jump', 'aria-label': 'Report sections' },
-    sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)),
-  );
-  const kind = report.trace && report.trace.format === 'nsys_sqlite' ? 'SQLite (Nsight Systems export)' : 'JSON';
-  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of ${kind}, ` : '';
-  const head = h(
-    'div',
-    { className: 'report-head' },
-    h('h2', null, done.name),
-    h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
-    done.nsys ? stepRangeBox(done, report) : null,
-    done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null,
-    reportLead(report),
-    nav,
-  );
+  const extras = [done.nsys ? stepRangeBox(done, report) : null, done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null];
+  const head = reportHead(report, done.name, secs, sections, extras);
   ui.report.replaceChildren(head, ...sections);
   document.title = `${neutral(done.name)} · Kinetoscope`;
-}
-
-// An export of several GPU processes shown whole (opened by URL): its numbers are the processes'
-// summed; the CLI compares them as ranks.
-function summedNote(name, n) {
-  return h('p', { className: 'note', dataset: { summed: String(n) } }, `This export holds ${n} GPU processes, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
 }
 
 function open(source, name) {

@@ -5,7 +5,7 @@
 //  - the bytes of a trace can be followed by imports alone: from web/app.js (input#file) to
 //    worker/start.js (which starts web/worker.js) and worker/protocol.js; from web/worker.js to
 //    worker/main.js, which reaches every worker module (job, stream, split, unzip, nsys, ...);
-//  - every module in web/worker/ stays small (at most 400 lines, no function over 120).
+//  - every module in web/ stays small (at most 400 lines, no function over 120; issue #20).
 //   node tests/web/protocol.mjs
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -69,10 +69,10 @@ for (const f of readdirSync(join(WEB, 'worker')).filter((x) => x.endsWith('.js')
   if (pageSide && fromWorker.has(join(WEB, 'worker', f))) fail(`web/worker/${f} is page code but the worker imports it`);
 }
 
-// Sizes: a module of web/worker/ at most 400 lines; a function at most 120 (from a line that
-// opens one to the line, at the same indentation, that closes it).
+// Sizes: a module of web/ at most 400 lines; a function at most 120 (from a line that opens one
+// to the line, at the same indentation, that closes it).
 const OPENS = /^(\s*)(?:export\s+)?(?:async\s+)?(?:function\b|[\w$]+\s*\([^)]*\)\s*\{$|(?:const|let)\s+[\w$]+\s*=\s*(?:async\s*)?\([^)]*\)\s*=>\s*\{$)/;
-for (const f of files(join(WEB, 'worker')).concat([join(WEB, 'worker.js')])) {
+for (const f of files(WEB)) {
   const lines = readFileSync(f, 'utf8').split('\n');
   if (lines.length > 400) fail(`${rel(f)} has ${lines.length} lines (at most 400)`);
   lines.forEach((line, i) => {
@@ -87,4 +87,4 @@ if (failures.length) {
   console.log(`worker protocol: ${failures.length} problem(s)\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`worker protocol: ${wire.size} message types named once in web/worker/protocol.js; ${scanned} other files spell none; imports reach the worker from app.js; web/worker/ modules within size`);
+console.log(`worker protocol: ${wire.size} message types named once in web/worker/protocol.js; ${scanned} other files spell none; imports reach the worker from app.js; modules of web/ within size`);

@@ -45,6 +45,23 @@ function slot(which, title, hint, chosen, set, onDrop) {
   return box;
 }
 
+// The panel: BASE and TEST slots, a swap button. onSwap() swaps them; onDrop(which) as in slot().
+function comparePanel(chosen, set, onSwap, onDrop) {
+  const base = slot('base', 'BASE (before)', 'The trace to compare against.', chosen, set, onDrop);
+  const test = slot('test', 'TEST (after)', 'The trace after the change.', chosen, set, onDrop);
+  const swap = h('button', { type: 'button', className: 'button small', onclick: onSwap }, '⇄ Swap');
+  const card = h(
+    'section',
+    { className: 'card compare-panel', id: 'compare' },
+    h('h2', null, 'Compare two traces'),
+    h('p', null, 'Two traces of the same job, before and after a change: the step-time change, and every kernel and CPU op by name with its count and time in each (HTA\'s trace diff). Both are read here; nothing is uploaded.'),
+    h('div', { className: 'compare-slots' }, base, test),
+    h('p', { className: 'compare-actions' }, swap),
+  );
+  card.slots = [base, test];
+  return card;
+}
+
 // BASE and TEST read at once in the pool, then the trace diff of their diff digests:
 // {json, markdown, reports} (reports: each file's result, with its own report's JSON).
 async function readAndDiff(pool, [base, test], names, onProgress) {
@@ -93,26 +110,11 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
   let job = null; // the running job (startPoolJob), or null
   let dropSlot = null; // the slot a drop landed on (set before app.js's window handler runs)
 
-  function buildPanel() {
-    const onDrop = (which) => (dropSlot = which);
-    const base = slot('base', 'BASE (before)', 'The trace to compare against.', chosen, set, onDrop);
-    const test = slot('test', 'TEST (after)', 'The trace after the change.', chosen, set, onDrop);
-    const swap = h('button', { type: 'button', className: 'button small', onclick: () => {
-      [chosen.base, chosen.test] = [chosen.test, chosen.base];
-      refresh();
-      maybeRun();
-    } }, '⇄ Swap');
-    const card = h(
-      'section',
-      { className: 'card compare-panel', id: 'compare' },
-      h('h2', null, 'Compare two traces'),
-      h('p', null, 'Two traces of the same job, before and after a change: the step-time change, and every kernel and CPU op by name with its count and time in each (HTA\'s trace diff). Both are read here; nothing is uploaded.'),
-      h('div', { className: 'compare-slots' }, base, test),
-      h('p', { className: 'compare-actions' }, swap),
-    );
-    card.slots = [base, test];
-    return card;
-  }
+  const buildPanel = () => comparePanel(chosen, set, () => {
+    [chosen.base, chosen.test] = [chosen.test, chosen.base];
+    refresh();
+    maybeRun();
+  }, (which) => (dropSlot = which));
 
   function refresh() {
     if (panel) for (const s of panel.slots) s.show();

@@ -1,0 +1,31 @@
+// The head of a single trace's report: its file name, what was read and how long it took, then
+// `extras` (the Nsight Systems step-range box, notes), the run at a glance and a link to each
+// section. app.js puts it above the sections renderReport() made.
+import { h } from './dom.js';
+import { fmtBytes } from './format.js';
+import { reportLead } from './glance.js';
+
+export function reportHead(report, name, secs, sections, extras) {
+  const nav = h(
+    'nav',
+    { className: 'jump', 'aria-label': 'Report sections' },
+    sections.map((s) => h('a', { href: `#${s.id}` }, s.querySelector('h2').textContent)),
+  );
+  const kind = report.trace && report.trace.format === 'nsys_sqlite' ? 'SQLite (Nsight Systems export)' : 'JSON';
+  const size = report.trace && typeof report.trace.json_bytes === 'number' ? `${fmtBytes(report.trace.json_bytes)} of ${kind}, ` : '';
+  return h(
+    'div',
+    { className: 'report-head' },
+    h('h2', null, name),
+    h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
+    ...extras,
+    reportLead(report),
+    nav,
+  );
+}
+
+// An export of several GPU processes shown whole (opened by URL): its numbers are the processes'
+// summed; the CLI compares them as ranks.
+export function summedNote(name, n) {
+  return h('p', { className: 'note', dataset: { summed: String(n) } }, `This export holds ${n} GPU processes, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
+}
