@@ -47,6 +47,7 @@ const Rule kRules[] = {
     rule_nsys_long_capture,
     rule_nsys_emit_nvtx,
     rule_nsys_metrics_sampling,
+    rule_nsys_graph_trace,
 };
 }  // namespace
 

@@ -50,6 +50,7 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
   int64_t compute_ns = g.total_ns;
   for (const KernelClassRow& r : g.by_class)
     if (r.category != HtaCategory::kComputation) compute_ns -= r.stats.total_ns;
+  compute_ns -= graph_trace_ns(t);  // graph replays traced whole: their kernels are unknown
   if (compute_ns <= 0) return;
   const double math_pct = 100.0 * static_cast<double>(g.math_ns) / static_cast<double>(compute_ns);
   const int64_t overhead_ns = compute_ns - g.math_ns;

@@ -10,6 +10,8 @@
 //   nsys.metrics_sampling   GPU metrics sampling (--gpu-metrics-devices) was on while steps were
 //                           timed: sampling adds overhead, so quote step times from a capture
 //                           without it
+//   nsys.graph_trace        CUDA graphs traced whole (--cuda-graph-trace=graph, nsys's default):
+//                           their GPU time counts, their kernels are not listed one by one
 // Each says what to pass to nsys instead.
 #include <algorithm>
 #include <cctype>
@@ -257,6 +259,57 @@ void rule_nsys_metrics_sampling(const RuleInput& in, std::vector<Finding>* out) 
       "capture without --gpu-metrics-devices.";
   f.number("samples", static_cast<double>(samples));
   f.text("series", series);
+  out->push_back(std::move(f));
+}
+
+int64_t graph_trace_ns(const Trace& t) {
+  auto it = t.facts.categories.find("cuda_graph");  // the nsys importer's graph-trace rows
+  if (it == t.facts.categories.end() || it->second == 0) return 0;
+  const StringId graph_cat = t.strings.find("cuda_graph");
+  int64_t ns = 0;
+  for (size_t i = 0; i < t.slices.size(); ++i)
+    if (t.slices.cat[i] == graph_cat && t.slices.kind[i] == SliceKind::kKernel)
+      ns += t.slices.dur[i];
+  return ns;
+}
+
+void rule_nsys_graph_trace(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!is_nsys(t)) return;
+  auto it = t.facts.categories.find("cuda_graph");  // the importer's graph-trace rows
+  if (it == t.facts.categories.end() || it->second == 0) return;
+  const SliceTable& s = t.slices;
+  const StringId graph_cat = t.strings.find("cuda_graph");
+  int64_t graph_ns = 0, kernel_ns = 0;
+  size_t first = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kKernel) continue;
+    kernel_ns += s.dur[i];
+    if (s.cat[i] != graph_cat) continue;
+    graph_ns += s.dur[i];
+    if (first == s.size()) first = i;
+  }
+  Finding f;
+  f.id = "nsys.graph_trace";
+  f.severity = Severity::kInfo;
+  f.title = strf(
+      "%llu CUDA graph replays were traced whole: their kernels (%.1f%% of kernel time) are not "
+      "listed",
+      static_cast<unsigned long long>(it->second),
+      kernel_ns > 0 ? 100.0 * static_cast<double>(graph_ns) / static_cast<double>(kernel_ns) : 0.0);
+  f.meaning =
+      "nsys traced each cudaGraphLaunch as one span on the GPU (--cuda-graph-trace=graph, its "
+      "default). Their time counts as GPU busy here, but the kernels inside are not listed: the "
+      "top-kernels table shows them as \"CUDA graph exec N\" rows, and idle gaps inside a replay "
+      "are not seen.";
+  f.fix = "To see the kernels of each replay, capture again with --cuda-graph-trace=node.";
+  f.fix_code = "nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node python train.py";
+  f.number("graph_replays", static_cast<double>(it->second));
+  f.number("graph_time_us", us_of(graph_ns), 3, "us");
+  if (first < s.size()) {
+    f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+    f.events.push_back(first);
+  }
   out->push_back(std::move(f));
 }
 

@@ -63,5 +63,10 @@ void rule_nsys_from_process_start(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_long_capture(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_emit_nvtx(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_metrics_sampling(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_graph_trace(const RuleInput&, std::vector<Finding>*);
+
+// The GPU time of CUDA graph replays traced whole (nsys --cuda-graph-trace=graph): kernels of
+// unknown names and grids, which the kernel-mix and SM-efficiency rules must not judge.
+int64_t graph_trace_ns(const Trace& t);
 
 }  // namespace ks

@@ -19,6 +19,7 @@ constexpr std::string_view kTables[] = {
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
     "NVTX_EVENTS",
     "OSRT_API",
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
 };
 constexpr uint64_t kRowMask = (uint64_t{1} << 56) - 1;
 

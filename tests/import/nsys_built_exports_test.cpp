@@ -283,6 +283,38 @@ TEST_CASE("nsys built: a CUDA graph launch counts once, its kernels' GPU time al
   CHECK(max_queue == 1);
 }
 
+TEST_CASE("nsys built: graphs traced whole are GPU time, counted once, and said so",
+          "[nsys][built][graphs]") {
+  auto t = load_built("graph_trace.sqlite");
+  auto kernels = by_name(*t, ks::SliceKind::kKernel);
+  // 4 replays of exec 5 from the graph-trace table; the 5th was traced node by node too, so its
+  // 12 kernels stand for it. Exec 6 once, on its own stream.
+  CHECK(kernels["CUDA graph exec 5 (graph 2)"].count == 4);
+  CHECK(kernels["CUDA graph exec 5 (graph 2)"].total == 4 * 371000);
+  CHECK(kernels["CUDA graph exec 6 (graph 3)"].count == 1);
+  CHECK(kernels["ampere_sgemm_64x64_nn"].count == 24);
+  CHECK(t->facts.categories["cuda_graph"] == 5);
+  CHECK(track_named(*t, "stream 13") != nullptr);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Every replay is linked to its cudaGraphLaunch: no GPU op without a launch.
+  const ks::LaunchApiRow& l = report.analyses.launches.total;
+  CHECK(l.launches == 12 + 6);
+  CHECK(l.gpu_ns == 24 * 30000 + 4 * 371000 + 200000);
+  auto has = [&](const char* id) {
+    return std::any_of(report.findings.begin(), report.findings.end(),
+                       [&](const ks::Finding& f) { return f.id == id; });
+  };
+  CHECK(has("nsys.graph_trace"));
+  // Their kernels are unknown: neither "overhead kernels" nor "small grids".
+  CHECK_FALSE(has("kernels.overhead_dominant"));
+  CHECK_FALSE(has("gpu.low_sm_efficiency"));
+  // Node by node (cuda_graphs.sqlite): nothing hidden, nothing said.
+  auto nodes = load_built("cuda_graphs.sqlite");
+  ks::Report node_report = ks::build_report(*nodes, ks::AnalysisOptions{});
+  CHECK(std::none_of(node_report.findings.begin(), node_report.findings.end(),
+                     [](const ks::Finding& f) { return f.id == "nsys.graph_trace"; }));
+}
+
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {
   ks::ImportError e = error_of("empty_capture.sqlite");
   CHECK(e.code == ks::ImportErrorCode::kNoCudaTrace);

@@ -35,6 +35,10 @@ Files (deterministic: same bytes every run):
                              each), rank 2 the straggler; no RANK in the recorded environment
   cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
+  graph_trace.sqlite         the same loop under nsys's default --cuda-graph-trace=graph: each
+                             replay is ONE CUPTI_ACTIVITY_KIND_GRAPH_TRACE row (no kernel rows);
+                             a second graph exec replayed once on another stream; and one replay
+                             traced both ways (its kernels carry graphNodeId) to be counted once
   nvtx_domains.sqlite        NVTX names by textId, domains (trainer, PyTorch emit_nvtx ranges
                              'aten::mm, seq = N'), nested ranges, train_step with an int64
                              payload, a start/end range ending on another thread
@@ -114,6 +118,11 @@ TABLES = {
                                             'greenContextId INTEGER, streamId INTEGER NOT NULL, '
                                             'correlationId INTEGER, globalPid INTEGER, '
                                             'syncType INTEGER NOT NULL, eventId INTEGER NOT NULL'),
+    'CUPTI_ACTIVITY_KIND_GRAPH_TRACE': ('start INTEGER NOT NULL, end INTEGER NOT NULL, '
+                                        'deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, '
+                                        'greenContextId INTEGER, streamId INTEGER NOT NULL, '
+                                        'correlationId INTEGER, globalPid INTEGER, '
+                                        'graphId INTEGER NOT NULL, graphExecId INTEGER NOT NULL'),
     'NVTX_EVENTS': ('start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, '
                     'rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, '
                     'globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, '
@@ -219,6 +228,11 @@ class Export:
         self.rows['CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'].append(
             (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), sync_type,
              0xFFFFFFFF))
+
+    def graph(self, corr, graph_id, exec_id, start, dur, dev=0, stream=7):
+        """A graph replay traced whole (--cuda-graph-trace=graph)."""
+        self.rows['CUPTI_ACTIVITY_KIND_GRAPH_TRACE'].append(
+            (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), graph_id, exec_id))
 
     def nvtx(self, tid, text, start, end, kind=PUSHPOP, by_id=False):
         self.rows['NVTX_EVENTS'].append(
@@ -488,6 +502,48 @@ def cuda_graphs(steps=4, kernels=12):
     return e
 
 
+def graph_trace(steps=4, kernels=12):
+    """cuda_graphs() as nsys records it by default (--cuda-graph-trace=graph): the eager warm-up's
+    12 kernels, then per step ONE graph-trace row (graph 2, exec 5) spanning what its 12 kernels
+    took (371 us), then a sync. After the steps: graph 3 (exec 6) replayed once on stream 13
+    (200 us), and one more replay of exec 5 whose 12 kernels were ALSO traced node by node
+    (graphNodeId set): its graph-trace row must not count a second time."""
+    e = Export(pid=3200, process='python3')
+    e.thread(3200, 'python3')
+    e.gpu(0)
+    t = 10_000_000
+    step_start = t
+    for k in range(kernels):  # eager warm-up
+        corr = e.api(3200, 'cudaLaunchKernel_v7000', t, 7_000)
+        e.kernel(corr, 'ampere_sgemm_64x64_nn', t + 10_000, 30_000)
+        t += 45_000
+    e.nvtx(3200, 'warmup', step_start, t)
+    t += 100_000
+    span = kernels * 31_000 - 1_000
+    for s in range(steps):
+        step_start = t
+        corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
+        e.graph(corr, 2, 5, t + 20_000, span)
+        gpu_end = t + 20_000 + span
+        corr = e.api(3200, 'cudaStreamSynchronize_v3020', t + 16_000, gpu_end - t - 16_000 + 2_000)
+        e.sync(corr, STREAM_SYNC, t + 16_000, gpu_end - t - 16_000 + 1_000)
+        t = gpu_end + 50_000
+        e.nvtx(3200, 'ProfilerStep#%d' % s, step_start, t)
+        t += 10_000
+    corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
+    e.graph(corr, 3, 6, t + 20_000, 200_000, stream=13)
+    t += 300_000
+    corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
+    e.graph(corr, 2, 5, t + 20_000, span)
+    gpu_t = t + 20_000
+    for k in range(kernels):
+        e.kernel(corr, 'ampere_sgemm_64x64_nn', gpu_t, 30_000)
+        row = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1]
+        e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = row[:26] + (2000 + k, 0)  # graphNodeId
+        gpu_t += 31_000
+    return e
+
+
 def nvtx_domains(steps=4):
     """NVTX as newer nsys writes it: names registered in StringIds (textId, text NULL), a domain
     per library (domain-create rows, eventType 75, carry the domain's name in text), PyTorch's
@@ -606,6 +662,7 @@ def main():
         rank(r).save(p('trace_rank%d.sqlite' % r))
     torchrun().save(p('torchrun_4procs.sqlite'))
     cuda_graphs().save(p('cuda_graphs.sqlite'))
+    graph_trace().save(p('graph_trace.sqlite'))
     nvtx_domains().save(p('nvtx_domains.sqlite'))
     training(steps=2).save(
         p('old_schema.sqlite'),

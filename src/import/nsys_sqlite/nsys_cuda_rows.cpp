@@ -111,14 +111,18 @@ bool read_kernels(Context& c) {
     kGz,
     kBx,
     kBy,
-    kBz
+    kBz,
+    kNode
   };
   if (!r.prepare(
           c.db, table,
           {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
-           "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"},
+           "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "?graphNodeId"},
           &c.trace->diagnostics, c.error))
     return false;
+  // A graph's kernels traced one by one (graphNodeId set): read_graph_trace() must not count the
+  // same replay again. Only kept when the export has graph-trace rows at all.
+  const bool note_graph_kernels = c.db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
@@ -157,7 +161,59 @@ bool read_kernels(Context& c) {
     c.add(tr, start, end, name, Context::kCatKernel, SliceKind::kKernel, a,
           row_source(Table::kKernel, r.row()));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
+    if (note_graph_kernels && !r.null(kNode) && a.correlation != kNoValue)
+      c.launches_with_kernels.insert(Context::launch_key(r.i64(kPid, 0), a.correlation));
   }
+  return read_done(r);
+}
+
+// CUDA graph launches traced as a whole (nsys profile --cuda-graph-trace=graph, the default):
+// one row per replay, from its first node's start to its last node's end, on the stream it was
+// launched into; its kernels are not in CUPTI_ACTIVITY_KIND_KERNEL. Each row is one GPU op
+// (SliceKind::kKernel, category cuda_graph) named after the executable graph, so the GPU's busy
+// time, idle gaps and launch delays count it; the nsys.graph_trace finding says what is hidden.
+bool read_graph_trace(Context& c) {
+  const char* table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+  if (!c.db.has_table(table)) return true;  // no graphs, or traced node by node
+  RowReader r;
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kGraph, kExec };
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId",
+                  "graphExecId"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  std::unordered_map<uint64_t, StringId> names;  // by graphExecId << 32 ^ graphId
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    // CUPTI writes 0 for both when it could not time the graph: nothing to place.
+    if (start == 0 && end == 0) continue;
+    if (!c.usable_times(start, end, Table::kGraphTrace, r.row())) continue;
+    const int64_t pid = r.i64(kPid, 0);
+    if (c.skip_global(pid)) continue;
+    const int64_t correlation = r.i64(kCorr);
+    if (correlation != kNoValue &&
+        c.launches_with_kernels.count(Context::launch_key(pid, correlation)))
+      continue;  // its kernels are in the kernel table already
+    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    if (c.only_pid >= 0) c.used_devices[device] = true;
+    const int64_t graph = r.i64(kGraph, -1), exec = r.i64(kExec, -1);
+    const uint64_t key = (static_cast<uint64_t>(exec) << 32) ^ static_cast<uint64_t>(graph);
+    auto nit = names.find(key);
+    if (nit == names.end()) {
+      std::string name = exec >= 0 ? "CUDA graph exec " + std::to_string(exec) : "CUDA graph";
+      if (graph >= 0) name += (exec >= 0 ? " (graph " : " ") + std::to_string(graph) + (exec >= 0 ? ")" : "");
+      nit = names.emplace(key, c.trace->strings.intern(name)).first;
+    }
+    TrackId tr = c.gpu_track(device, stream);
+    SliceArgs a;
+    a.correlation = correlation;
+    a.device = device;
+    a.stream = stream;
+    c.add(tr, start, end, nit->second, Context::kCatGraph, SliceKind::kKernel, a,
+          row_source(Table::kGraphTrace, r.row()));
+    link_launch(c, pid, correlation, tr, start);
+  }
+  std::unordered_set<uint64_t>().swap(c.launches_with_kernels);
   return read_done(r);
 }
 

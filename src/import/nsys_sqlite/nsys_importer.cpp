@@ -6,6 +6,8 @@
 //   CUPTI_ACTIVITY_KIND_RUNTIME -> cuda_runtime / cuda_driver slices (version suffix dropped);
 //   KERNEL / MEMCPY / MEMSET / SYNCHRONIZATION -> kernel / gpu_memcpy / gpu_memset / cuda_sync on
 //     (device, stream) tracks named and laid out as Kineto's, with ac2g flows from the launch;
+//   GRAPH_TRACE (graphs traced whole, --cuda-graph-trace=graph) -> one kernel-kind slice per
+//     replay, category cuda_graph, named "CUDA graph exec E (graph G)";
 //   NVTX_EVENTS -> user_annotation slices (push/pop on the thread, start/end on a per-process
 //     track of their own) and instants for marks; OSRT_API -> os_runtime slices;
 //   GPU_METRICS -> counters under the GPU's process; TARGET_INFO_GPU -> devices;
@@ -229,7 +231,8 @@ void reserve_rows(Context& c) {
     sqlite3_finalize(st);  // a failure here is the table reader's to report, with its context
     return std::min(n, size / 16);
   };
-  const uint64_t kernels = rows("CUPTI_ACTIVITY_KIND_KERNEL");
+  const uint64_t kernels =
+      rows("CUPTI_ACTIVITY_KIND_KERNEL") + rows("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
   const uint64_t gpu_ops =
       kernels + rows("CUPTI_ACTIVITY_KIND_MEMCPY") + rows("CUPTI_ACTIVITY_KIND_MEMSET");
   const uint64_t slices = gpu_ops + rows("CUPTI_ACTIVITY_KIND_RUNTIME") +
@@ -245,8 +248,8 @@ void reserve_rows(Context& c) {
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
   std::vector<NsysGpuProcess> out;
   std::string sql;
-  for (const char* t :
-       {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+  for (const char* t : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+                        "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
     if (!db.has_table(t) || !db.has_column(t, "globalPid") || !db.has_column(t, "deviceId"))
       continue;
     sql += std::string(sql.empty() ? "" : " UNION ALL ") +
@@ -276,6 +279,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
     trace->diagnostics.add(Diag::kNsysObjectIgnored, 0, o);
 
   const bool gpu_side = db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") ||
+                        db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") ||
                         db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY") ||
                         db.has_table("CUPTI_ACTIVITY_KIND_MEMSET");
   if (!gpu_side && !db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) {
@@ -297,7 +301,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   bool ok = read_export_meta(c) && read_session_start(c) &&
             c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
             read_rank_from_env(c) && (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
-            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_memcpy(c) &&
+            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
             nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) &&
             nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c);
   if (!ok) return nullptr;

@@ -18,13 +18,16 @@ bool RowReader::prepare(const NsysDatabase& db, const char* table,
   std::string sql = "SELECT ";
   int n = 0;
   for (const char* col : cols) {
+    // "?name": a column some versions lack and whose absence is no news (not noted).
+    const bool optional = col[0] == '?';
+    if (optional) ++col;
     if (db.has_column(table, col)) {
       if (n) sql += ", ";
       sql.append("\"").append(col).append("\"");
       index_.push_back(n++);
     } else {
       index_.push_back(-1);
-      if (required_note) diag->add(Diag::kNsysColumnMissing, 0, table_ + "." + col);
+      if (required_note && !optional) diag->add(Diag::kNsysColumnMissing, 0, table_ + "." + col);
     }
   }
   if (n == 0) sql += "NULL";
@@ -190,8 +193,10 @@ std::string Context::gpu_process(int64_t device) {
 }
 
 StringId Context::cat(Cat c) {
-  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",    "gpu_memcpy",
-                                       "gpu_memset",   "cuda_sync",   "os_runtime"};
+  // cuda_graph: a graph launch traced as a whole (nsys --cuda-graph-trace=graph); a kernel to
+  // the analyses (SliceKind), its own category so the findings can tell it apart.
+  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",     "gpu_memcpy",
+                                       "gpu_memset",   "cuda_sync",   "os_runtime", "cuda_graph"};
   StringId& id = cat_ids[c];
   if (id == 0) id = trace->strings.intern(kNames[c]);
   return id;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_database.h"
@@ -24,8 +25,9 @@ class RowReader {
   RowReader(const RowReader&) = delete;
   RowReader& operator=(const RowReader&) = delete;
   ~RowReader();
-  // `where` is an optional SQL condition on present columns. Returns false (and fills *error)
-  // only on a SQLite failure; an absent table is the caller's to check first.
+  // An absent column is noted in Diagnostics (when required_note), unless its name is written
+  // "?name": a column some versions lack, whose absence is no news. Returns false (and fills
+  // *error) only on a SQLite failure; an absent table is the caller's to check first.
   bool prepare(const NsysDatabase& db, const char* table, std::initializer_list<const char*> cols,
                Diagnostics* diag, ImportError* error, bool required_note = true);
   // SQLITE_ROW, SQLITE_DONE, or an error code (then *error is filled).
@@ -83,7 +85,16 @@ enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2 };
 // Where a slice came from, for EventSource.offset: the table's code in the top byte and the
 // row's number (1-based, in SELECT order) below it. byte_len is 0: there are no JSON bytes to
 // re-read; a details view can re-query the row.
-enum class Table : uint64_t { kRuntime = 1, kKernel, kMemcpy, kMemset, kSync, kNvtx, kOsrt };
+enum class Table : uint64_t {
+  kRuntime = 1,
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kSync,
+  kNvtx,
+  kOsrt,
+  kGraphTrace
+};
 inline EventSource row_source(Table t, uint64_t row) {
   return EventSource{(static_cast<uint64_t>(t) << 56) | (row & ((uint64_t{1} << 56) - 1)), 0};
 }
@@ -105,6 +116,9 @@ struct Context {
   std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
   std::unordered_map<uint64_t, TrackId> gpu_tracks;        // by device << 32 | stream
   std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
+  // The launches (launch_key) whose kernels were traced one by one: a graph-trace row of the
+  // same launch is then not counted again.
+  std::unordered_set<uint64_t> launches_with_kernels;
   std::unordered_map<int64_t, int64_t> device_sms;         // device id -> SM count
   std::string scratch;
   // Only this process's rows (pid, not globalPid), or all when negative: one rank of a report
@@ -118,7 +132,16 @@ struct Context {
   uint64_t flows =
       0;  // ac2g flow pairs added  // slices added by add(), by Cat (facts filled by flush_counts)
 
-  enum Cat { kCatRuntime, kCatDriver, kCatKernel, kCatMemcpy, kCatMemset, kCatSync, kCatOsrt };
+  enum Cat {
+    kCatRuntime,
+    kCatDriver,
+    kCatKernel,
+    kCatMemcpy,
+    kCatMemset,
+    kCatSync,
+    kCatOsrt,
+    kCatGraph
+  };
   StringId cat(Cat c);
   // A slice whose name and category are interned already; counted like count().
   void add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
@@ -151,6 +174,7 @@ bool read_kernels(Context& c);
 bool read_memcpy(Context& c);
 bool read_memset(Context& c);
 bool read_sync(Context& c);
+bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_gpu_metrics(Context& c);
