@@ -10,7 +10,7 @@
 //   nsys.metrics_sampling   GPU metrics sampling (--gpu-metrics-devices) was on while steps were
 //                           timed: sampling adds overhead, so quote step times from a capture
 //                           without it
-//   nsys.graph_trace        CUDA graphs traced whole (--cuda-graph-trace=graph, nsys's default):
+//   nsys.graph_trace        CUDA graphs traced whole (--cuda-graph-trace=graph):
 //                           their GPU time counts, their kernels are not listed one by one
 // Each says what to pass to nsys instead.
 #include <algorithm>
@@ -298,8 +298,8 @@ void rule_nsys_graph_trace(const RuleInput& in, std::vector<Finding>* out) {
       static_cast<unsigned long long>(it->second),
       kernel_ns > 0 ? 100.0 * static_cast<double>(graph_ns) / static_cast<double>(kernel_ns) : 0.0);
   f.meaning =
-      "nsys traced each cudaGraphLaunch as one span on the GPU (--cuda-graph-trace=graph, its "
-      "default). Their time counts as GPU busy here, but the kernels inside are not listed: the "
+      "nsys traced each cudaGraphLaunch as one span on the GPU (--cuda-graph-trace=graph). "
+      "Their time counts as GPU busy here, but the kernels inside are not listed: the "
       "top-kernels table shows them as \"CUDA graph exec N\" rows, and idle gaps inside a replay "
       "are not seen.";
   f.fix = "To see the kernels of each replay, capture again with --cuda-graph-trace=node.";

@@ -35,7 +35,7 @@ Files (deterministic: same bytes every run):
                              each), rank 2 the straggler; no RANK in the recorded environment
   cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
-  graph_trace.sqlite         the same loop under nsys's default --cuda-graph-trace=graph: each
+  graph_trace.sqlite         the same loop under nsys --cuda-graph-trace=graph: each
                              replay is ONE CUPTI_ACTIVITY_KIND_GRAPH_TRACE row (no kernel rows);
                              a second graph exec replayed once on another stream; and one replay
                              traced both ways (its kernels carry graphNodeId) to be counted once

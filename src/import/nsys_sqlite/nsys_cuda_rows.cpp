@@ -167,7 +167,7 @@ bool read_kernels(Context& c) {
   return read_done(r);
 }
 
-// CUDA graph launches traced as a whole (nsys profile --cuda-graph-trace=graph, the default):
+// CUDA graph launches traced as a whole (nsys profile --cuda-graph-trace=graph):
 // one row per replay, from its first node's start to its last node's end, on the stream it was
 // launched into; its kernels are not in CUPTI_ACTIVITY_KIND_KERNEL. Each row is one GPU op
 // (SliceKind::kKernel, category cuda_graph) named after the executable graph, so the GPU's busy
@@ -200,8 +200,10 @@ bool read_graph_trace(Context& c) {
     const uint64_t key = (static_cast<uint64_t>(exec) << 32) ^ static_cast<uint64_t>(graph);
     auto nit = names.find(key);
     if (nit == names.end()) {
-      std::string name = exec >= 0 ? "CUDA graph exec " + std::to_string(exec) : "CUDA graph";
-      if (graph >= 0) name += (exec >= 0 ? " (graph " : " ") + std::to_string(graph) + (exec >= 0 ? ")" : "");
+      std::string name = "CUDA graph";
+      if (exec >= 0) name += " exec " + std::to_string(exec);
+      if (graph >= 0)
+        name += exec >= 0 ? " (graph " + std::to_string(graph) + ")" : " " + std::to_string(graph);
       nit = names.emplace(key, c.trace->strings.intern(name)).first;
     }
     TrackId tr = c.gpu_track(device, stream);

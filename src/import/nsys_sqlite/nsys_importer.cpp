@@ -301,9 +301,10 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   bool ok = read_export_meta(c) && read_session_start(c) &&
             c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
             read_rank_from_env(c) && (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
-            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
-            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) &&
-            nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c);
+            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
+            nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
+            nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
+            nsys_sqlite::read_gpu_metrics(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

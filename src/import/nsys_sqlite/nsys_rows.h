@@ -119,7 +119,7 @@ struct Context {
   // The launches (launch_key) whose kernels were traced one by one: a graph-trace row of the
   // same launch is then not counted again.
   std::unordered_set<uint64_t> launches_with_kernels;
-  std::unordered_map<int64_t, int64_t> device_sms;         // device id -> SM count
+  std::unordered_map<int64_t, int64_t> device_sms;  // device id -> SM count
   std::string scratch;
   // Only this process's rows (pid, not globalPid), or all when negative: one rank of a report
   // that profiled several (nsys profile torchrun ...).
