@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "model/slice_kind.h"
-#include "util/exact_id.h"
 #include "timeline_query/nsys_args.h"
+#include "util/exact_id.h"
 
 namespace ks::timeline_query {
 

@@ -80,9 +80,10 @@ std::string whole_import(const std::string& json) {
 
 enum class Split { kTaken, kNotABoundary, kPartNotUsable };
 
-// What the page does with two workers (web/worker/split.js): a guess at `from`, the part read from there by a second
-// importer, the first fed up to it, checked, then given the part's log in pieces, then the rest.
-// When the guess is not a boundary or the part cannot be used, the first reads on by itself.
+// What the page does with two workers (web/worker/split.js): a guess at `from`, the part read from
+// there by a second importer, the first fed up to it, checked, then given the part's log in pieces,
+// then the rest. When the guess is not a boundary or the part cannot be used, the first reads on by
+// itself.
 std::string split_import_at(const std::string& json, size_t start, Split* how) {
   ks::ChromeJsonImporter first;
   ks::ChromeJsonImporter part;
