@@ -283,6 +283,35 @@ TEST_CASE("nsys built: a CUDA graph launch counts once, its kernels' GPU time al
   CHECK(max_queue == 1);
 }
 
+TEST_CASE("nsys built: NVTX kinds by the export's own ENUM_NSYS_EVENT_TYPE codes",
+          "[nsys][built]") {
+  // training_steps.sqlite with every NVTX eventType moved by 1000 and named in the enum table
+  // (code 59, schema 3.x's push/pop, now a domain row): read by name, not by fixed numbers.
+  const std::string path = std::string(KS_SOURCE_DIR) + "/build/nsys-tests/nvtx_codes.sqlite";
+  {
+    std::ifstream in(built("training_steps.sqlite"), std::ios::binary);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  const char* sql =
+      "UPDATE NVTX_EVENTS SET eventType = eventType + 1000;"
+      "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+      "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (1059, 'NvtxPushPopRange', ''),"
+      " (1060, 'NvtxStartEndRange', ''), (1034, 'NvtxMark', ''), (59, 'NvtxDomainCreate', '');";
+  REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  ks::ImportError error;
+  auto t = ks::import_nsys_file(path, &error);
+  REQUIRE(t);
+  auto nvtx = by_name(*t, ks::SliceKind::kUserAnnotation);
+  CHECK(nvtx["forward"].count == 6);
+  CHECK(nvtx["epoch 0"].count == 1);  // the start/end range
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  CHECK(report.analyses.steps.steps.size() == 6);
+}
+
 TEST_CASE("nsys built: graphs traced whole are GPU time, counted once, and said so",
           "[nsys][built][graphs]") {
   auto t = load_built("graph_trace.sqlite");

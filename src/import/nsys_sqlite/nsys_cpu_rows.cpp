@@ -8,16 +8,26 @@
 namespace ks::nsys_sqlite {
 
 namespace {
-// ENUM_NSYS_EVENT_TYPE values (stable across schema 3.x): NVTX and NVTXT (nvtx text file) kinds.
-bool is_push_pop(int64_t t) {
-  return t == 59 || t == 70;
-}
-bool is_start_end(int64_t t) {
-  return t == 60 || t == 71;
-}
-bool is_mark(int64_t t) {
-  return t == 34 || t == 65;
-}
+
+// The NVTX event kinds by ENUM_NSYS_EVENT_TYPE: the codes the export itself names (NVTX and
+// NVTXT, nvtx text file, kinds), else those of schema 3.x.
+struct NvtxKinds {
+  std::unordered_map<int64_t, char> kind;  // 'p' push/pop, 's' start/end, 'm' mark
+  explicit NvtxKinds(Context& c) {
+    for (const auto& kv : read_enum(c, "ENUM_NSYS_EVENT_TYPE", "name")) {
+      const std::string& n = kv.second;
+      if (n == "NvtxPushPopRange" || n == "NvtxtPushPopRange") kind[kv.first] = 'p';
+      if (n == "NvtxStartEndRange" || n == "NvtxtStartEndRange") kind[kv.first] = 's';
+      if (n == "NvtxMark" || n == "NvtxtMark") kind[kv.first] = 'm';
+    }
+    if (kind.empty()) kind = {{59, 'p'}, {70, 'p'}, {60, 's'}, {71, 's'}, {34, 'm'}, {65, 'm'}};
+  }
+  char of(int64_t type) const {
+    auto it = kind.find(type);
+    return it == kind.end() ? 0 : it->second;
+  }
+};
+
 }  // namespace
 
 bool read_nvtx(Context& c) {
@@ -31,11 +41,12 @@ bool read_nvtx(Context& c) {
   if (!r.prepare(c.db, table, {"start", "end", "eventType", "text", "textId", "globalTid"},
                  &c.trace->diagnostics, c.error))
     return false;
+  const NvtxKinds kinds(c);
   std::string name;
   while (r.next()) {
-    const int64_t type = r.i64(kType, 59);
     if (c.skip_global(r.i64(kTid, 0))) continue;
-    if (!is_push_pop(type) && !is_start_end(type) && !is_mark(type)) continue;  // domains, names
+    const char kind = r.null(kType) ? 'p' : kinds.of(r.i64(kType));
+    if (kind == 0) continue;  // domains, categories, names
     const int64_t start = r.i64(kStart, RowReader::kNull);
     const int64_t end = r.i64(kEnd, RowReader::kNull);
     if (start == RowReader::kNull) {
@@ -51,13 +62,13 @@ bool read_nvtx(Context& c) {
     }
     const int64_t gtid = r.i64(kTid, 0);
     const EventSource src = row_source(Table::kNvtx, r.row());
-    if (is_mark(type)) {
+    if (kind == 'm') {
       TrackId tr = c.cpu_track(gtid, Row::kNvtx);
       c.b.add_instant(tr, start, name, "user_annotation", 't', -1, -1, -1, -1);
       c.count("user_annotation", start, start, "i");
       continue;
     }
-    TrackId tr = is_push_pop(type) ? c.cpu_track(gtid, Row::kNvtx) : c.nvtx_async_track(gtid);
+    TrackId tr = kind == 'p' ? c.cpu_track(gtid, Row::kNvtx) : c.nvtx_async_track(gtid);
     if (end == RowReader::kNull) {
       // A range still open when the capture stopped: closed at the end of its track.
       c.b.add_begin(tr, start, name, "user_annotation", SliceArgs(), src);

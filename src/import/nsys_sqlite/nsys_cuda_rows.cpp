@@ -12,18 +12,6 @@ namespace ks::nsys_sqlite {
 
 namespace {
 
-// An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
-std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
-                                                   const char* column) {
-  std::unordered_map<int64_t, std::string> out;
-  if (!c.db.has_table(table)) return out;
-  RowReader r;
-  if (!r.prepare(c.db, table, {"id", column}, &c.trace->diagnostics, c.error, false)) return out;
-  while (r.next())
-    if (!r.null(0)) out[r.i64(0)] = std::string(r.text(1));
-  return out;
-}
-
 bool read_done(const RowReader& r) {
   return !r.failed();
 }

@@ -234,6 +234,18 @@ void Context::count(std::string_view cat, int64_t ts, int64_t end, const char* p
   b.observe_time(ts, end);
 }
 
+// An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
+std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
+                                                   const char* column) {
+  std::unordered_map<int64_t, std::string> out;
+  if (!c.db.has_table(table)) return out;
+  RowReader r;
+  if (!r.prepare(c.db, table, {"id", column}, &c.trace->diagnostics, c.error, false)) return out;
+  while (r.next())
+    if (!r.null(0)) out[r.i64(0)] = std::string(r.text(1));
+  return out;
+}
+
 bool Context::usable_times(int64_t start, int64_t end, Table t, uint64_t row) {
   // Both present, in order, and a duration that fits (a crafted row must not overflow end-start).
   int64_t dur;

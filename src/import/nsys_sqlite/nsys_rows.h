@@ -179,6 +179,10 @@ bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_gpu_metrics(Context& c);
 
+// An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
+std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
+                                                   const char* column);
+
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": Nsight's GUI drops the version suffix.
 std::string_view strip_version_suffix(std::string_view name);
 
