@@ -138,6 +138,7 @@ struct DeviceAcc {
   std::vector<ValueEdge> sm_edges;
   uint64_t kernels_count = 0, with_blocks = 0, with_occupancy = 0;
   int64_t kernel_ns = 0, tc_ns = 0;
+  int64_t with_blocks_ns = 0;  // kernel time of the kernels with a grid (blocks per SM known)
   double occupancy_weighted = 0;
   int64_t occupancy_time = 0;
 };
@@ -197,6 +198,7 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     }
     if (blocks_per_sm > 0) {
       ++a.with_blocks;
+      a.with_blocks_ns += s.dur[i];
       a.sm_edges.push_back({s.ts[i], std::min(blocks_per_sm, 1.0)});
       a.sm_edges.push_back({s.end(i), -std::min(blocks_per_sm, 1.0)});
     }
@@ -238,6 +240,10 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     }
     if (a.with_blocks == 0) {
       m.sm_efficiency_absent = "kernels carry no 'blocks per SM' (nor a grid with the SM count)";
+    } else if (a.with_blocks_ns < a.kernel_ns - a.kernel_ns / 4) {
+      // Kernels without a grid would count as SMs left empty: too many of them (CUDA graphs an
+      // nsys capture traced whole, say) and the estimate says nothing.
+      m.sm_efficiency_absent = "over a quarter of the kernel time is in kernels without a grid";
     } else if (window > 0) {
       m.has_sm_efficiency = true;
       m.sm_efficiency_pct = 100.0 * capped_integral(a.sm_edges, wb, we) / window;

@@ -45,11 +45,8 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
   // AMD traces record grid sizes in threads, and MTIA has no SM counts: NVIDIA only.
   if (gpu_vendor(in.trace, a) != GpuVendor::kNvidia) return;
   constexpr double kBusyPct = 30.0, kRatio = 0.5;
-  // Graph replays traced whole carry no grid: the estimate would count them as empty SMs.
-  const int64_t opaque_ns = graph_trace_ns(in.trace);
   for (const DeviceMetrics& d : a.gpu_metrics.devices) {
     if (!d.has_sm_efficiency || !d.has_utilization || d.utilization_pct < kBusyPct) continue;
-    if (opaque_ns > d.kernel_ns / 4) continue;
     const double ratio = d.sm_efficiency_pct / d.utilization_pct;
     if (ratio >= kRatio) continue;
     Finding f;

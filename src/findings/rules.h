@@ -66,7 +66,7 @@ void rule_nsys_metrics_sampling(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_graph_trace(const RuleInput&, std::vector<Finding>*);
 
 // The GPU time of CUDA graph replays traced whole (nsys --cuda-graph-trace=graph): kernels of
-// unknown names and grids, which the kernel-mix and SM-efficiency rules must not judge.
+// unknown names, which the kernel-mix rule must not judge.
 int64_t graph_trace_ns(const Trace& t);
 
 }  // namespace ks
