@@ -625,7 +625,7 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
-    async '10. the timeline\'s first screen shows the GPU streams and the CPU thread launching them; a deep stack unfolds from its label'({ ctx, origin }) {
+    async '10. the timeline\'s first screen shows the GPU streams and the CPU thread launching them; a deep stack unfolds from its label or the E key'({ ctx, origin }) {
       const file = join(TRACES, 'tracelens__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz');
       if (!existsSync(file)) return console.log(`      skipped: ${file} is absent`);
       const { page, errors } = await openPage(ctx, origin);
@@ -656,6 +656,15 @@ function tests(tmp) {
       await page.mouse.click(box.x + 60, labelY(open, s1));
       await tl(page, () => window.kinetoscope.timeline.settled());
       check((await state()).lanes.find((l) => l.key === lane.key).folded === lane.folded, 'a second click did not fold the stack again');
+      // From the keyboard: E shows every row of every deep thread, E again folds them back.
+      await page.locator('.tl-canvas').focus();
+      await page.keyboard.press('e');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const all = (await state()).lanes.filter((l) => l.kind === 'track' && !l.gpu);
+      check(all.every((l) => l.folded === 0), `after E some thread still has rows folded: ${JSON.stringify(all.filter((l) => l.folded).map((l) => [l.name, l.folded]))}`);
+      await page.keyboard.press('e');
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      check((await state()).lanes.find((l) => l.key === lane.key).folded === lane.folded, 'a second E did not fold the deep threads again');
       // The thread that launches the kernels (its slices include cudaLaunchKernel) was among those
       // on the first screen.
       const launchers = [];

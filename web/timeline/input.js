@@ -4,7 +4,8 @@
 //   trackpad swipe pans; drag pans (both ways); Shift+drag selects an area; a click selects the
 //   slice under the mouse; a click on a process header folds or unfolds it;
 //   F focus the selection (or area), 0 fit the whole trace, M mark the selection's (or area's)
-//   range, N / Shift+N next / previous search hit, / the search box, Esc clears.
+//   range, E all rows of every deep thread (or their top rows again), N / Shift+N next /
+//   previous search hit, / the search box, Esc clears.
 import { LABEL_W, RULER_H } from './layout.js';
 
 const ZOOM_PER_S = 2.4; // held W/S: the window shrinks or grows e^2.4 (about 11x) per second
@@ -49,6 +50,7 @@ export function attachInput(canvas, ctl) {
     if (k === 'f') ctl.focus();
     else if (k === '0') ctl.fit();
     else if (k === 'm') ctl.markRange();
+    else if (k === 'e') ctl.toggleFolds();
     else if (k === 'n') ctl.nextHit(e.shiftKey ? -1 : 1);
     else if (k === '/') ctl.focusSearch();
     else if (k === 'Escape') ctl.clear();

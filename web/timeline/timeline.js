@@ -21,7 +21,7 @@ import { plotWidth, xOf } from './geometry.js';
 import { renderAggregate } from './aggregate.js';
 import { createState, memoryOf } from './state.js';
 import { buildDom } from './toolbar.js';
-import { anchorTime, dragBy, fit, panBy, relayout, reveal, resize, setTheme, setWindow, zoomAt, clampScroll } from './viewport.js';
+import { anchorTime, dragBy, fit, panBy, relayout, reveal, resize, setTheme, setWindow, toggleFolds, zoomAt, clampScroll } from './viewport.js';
 import { createStats, requestDraw, settled, takeStats } from './frames.js';
 import { clear, clickAt, focus, markRange, select } from './selection.js';
 import { closeRun, hoverAt } from './runs.js';
@@ -105,6 +105,7 @@ function controls(tl) {
     focus: () => focus(tl),
     fit: () => fit(tl),
     markRange: () => markRange(tl),
+    toggleFolds: () => toggleFolds(tl),
     nextHit: (dir) => nextHit(tl, dir),
     focusSearch: () => tl.dom.searchInput.focus(),
     clear: () => clear(tl),

@@ -1,7 +1,7 @@
 // The viewport controller: the canvas's size, the window in time, the vertical scroll, which
 // processes are folded, and bringing a slice's row into view. Each function takes the timeline hub
 // `tl` (timeline.js: {st, dom, client, live}); the math is in state.js.
-import { LABEL_W, ROW_H, RULER_H, buildLanes } from './layout.js';
+import { LABEL_W, ROW_H, RULER_H, buildLanes, foldable } from './layout.js';
 import { palette } from './colors.js';
 import { plotWidth, timeAt } from './geometry.js';
 import { clampScrollY, clampWindow, fitWindow, scrollToShow, totalSpan, zoomWindow } from './state.js';
@@ -117,6 +117,18 @@ export function reveal(tl, track, depth) {
   }
   st.scrollY = scrollToShow(lane.rowsTop + depth * ROW_H, st.scrollY, viewH(tl));
   clampScroll(tl);
+}
+
+// The E key: every deep thread shows all its rows, or, when all do already, its top few again
+// (a click on one thread's label does the same for that thread, selection.js).
+export function toggleFolds(tl) {
+  const st = tl.st;
+  if (!st.layout) return;
+  const deep = st.layout.groups.flatMap((g) => g.tracks).filter(foldable);
+  if (!deep.length) return;
+  if (deep.every((t) => st.expanded.has(t.id))) for (const t of deep) st.expanded.delete(t.id);
+  else for (const t of deep) st.expanded.add(t.id);
+  relayout(tl);
 }
 
 // As reveal, but scrolls only when the row is out of view (under the drawer, above the top).
