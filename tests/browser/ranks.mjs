@@ -71,6 +71,11 @@ export function rankTests(t) {
       const mb = names.reduce((s, n) => s + statSync(join(TRACES, n)).size, 0) / 1e6;
       console.log(`      8 DLRM ranks (${mb.toFixed(1)} MB) in ${secs.toFixed(2)} s with ${workers} workers; the page says: ${said}`);
       check((await page.locator('#ranks table[aria-label="Per-rank table"] tbody tr').count()) === 8, 'the rank table does not have 8 rows');
+      // The job at a glance, on the first screen: step times across ranks and the straggler.
+      const glance = (await page.textContent('.ranks-head .glance')) || '';
+      check(/Step time \(median per rank\).*\(rank 7\) to .*\(rank 1\)/.test(glance) && /rank 7: collectives 1\.75 ms, others 6\.25 ms/.test(glance), `the job at a glance: ${glance}`);
+      const gbox = await page.locator('.ranks-head .glance').boundingBox();
+      check(gbox && gbox.y + gbox.height <= 800, `the job at a glance is below the first screen: ${JSON.stringify(gbox)}`);
       const report = await sameAsCliMulti(page, names.map((n) => join(TRACES, n)));
       check(report.schema === 'kinetoscope.multirank/1', `schema ${report.schema}`);
       const cells = await page.locator('#heatmap .heat-grid .heat-cell').count();

@@ -9,6 +9,7 @@ import { dataTable } from '../views/table.js';
 import { toCsv } from '../share/csv.js';
 import { heatMap } from './heatmap.js';
 import { stackedSection } from './stacked.js';
+import { ranksGlance } from './glance.js';
 
 const COLLECTIVE_ROWS = 200;
 
@@ -206,8 +207,9 @@ export function renderRanks(multi, { secs, openRank, fileOf }) {
     { className: 'report-head ranks-head' },
     h('h2', null, `${n} ranks`),
     h('p', { className: 'muted' }, `ranks from ${sources}; analyzed in ${secs} s${multi.generator ? ` by ${fmtAny(multi.generator)}` : ''}`),
-    nav,
     picker(multi, openRank),
+    ranksGlance(multi),
+    nav,
   );
   return { head, sections };
 }

@@ -15,21 +15,22 @@ const CAUSES = [
 ];
 const MAX_NAME = 60;
 
-function item(label, href, value, title) {
+// One entry: a label linking to its section, and the value (text or nodes; title: a tooltip).
+export function glanceItem(label, href, value, title) {
   return h('div', null, h('dt', null, h('a', { href }, label)), h('dd', title ? { title } : null, value));
 }
 
 function steps(s) {
   if (!s || !isNum(s.count)) return null;
-  if (!s.count) return item('Steps', '#steps', 'none found: the whole trace is the window');
-  if (s.count === 1) return item('Steps', '#steps', `1 step, ${fmtUs(s.median_us)}`);
+  if (!s.count) return glanceItem('Steps', '#steps', 'none found: the whole trace is the window');
+  if (s.count === 1) return glanceItem('Steps', '#steps', `1 step, ${fmtUs(s.median_us)}`);
   const spread = isNum(s.spread_pct) ? `, spread ${fmtPct(s.spread_pct)}` : '';
-  return item('Steps', '#steps', `${fmtInt(s.count)} steps, median ${fmtUs(s.median_us)}${spread}`);
+  return glanceItem('Steps', '#steps', `${fmtInt(s.count)} steps, median ${fmtUs(s.median_us)}${spread}`);
 }
 
 function idle(g, c) {
   if (!g) return null;
-  if (g.has_gpu_ops === false) return item('GPU idle', '#gpu', 'no GPU work in this trace');
+  if (g.has_gpu_ops === false) return glanceItem('GPU idle', '#gpu', 'no GPU work in this trace');
   if (!isNum(g.idle_pct)) return null;
   const of = g.window === 'steps' ? 'of step time' : 'of the trace';
   let why = '';
@@ -37,7 +38,7 @@ function idle(g, c) {
     const [key, what] = CAUSES.reduce((a, b) => ((c[b[0]] || 0) > (c[a[0]] || 0) ? b : a));
     if (c[key] > 0) why = `, ${fmtPct((100 * c[key]) / c.idle_us)} ${what}`;
   }
-  return item('GPU idle', '#gpu', `${fmtPct(g.idle_pct)} ${of}${why}`);
+  return glanceItem('GPU idle', '#gpu', `${fmtPct(g.idle_pct)} ${of}${why}`);
 }
 
 function topKernel(k) {
@@ -45,12 +46,12 @@ function topKernel(k) {
   if (!top || typeof top.name !== 'string') return null;
   const name = top.name.length > MAX_NAME ? `${top.name.slice(0, MAX_NAME)}…` : top.name;
   const share = isNum(top.percent) ? `${fmtPct(top.percent)} of kernel time, ` : '';
-  return item('Top kernel', '#kernels', [h('code', null, name), `${share}${fmtUs(top.total_us)}`], top.name);
+  return glanceItem('Top kernel', '#kernels', [h('code', null, name), `${share}${fmtUs(top.total_us)}`], top.name);
 }
 
 function copies(m) {
   if (!m || !isNum(m.count) || !m.count) return null;
-  return item('Memcpy / memset', '#memory', `${fmtUs(m.total_us)} in ${fmtInt(m.count)} ops`);
+  return glanceItem('Memcpy / memset', '#memory', `${fmtUs(m.total_us)} in ${fmtInt(m.count)} ops`);
 }
 
 function utilization(gm) {
@@ -58,7 +59,7 @@ function utilization(gm) {
   if (!d || !isNum(d.utilization_pct)) return null;
   const sm = isNum(d.sm_efficiency_pct) ? ` · SM efficiency ${fmtPct(d.sm_efficiency_pct)}` : '';
   const more = gm.devices.length > 1 ? ` (GPU ${d.device} of ${gm.devices.length})` : '';
-  return item('GPU utilization', '#overview', `${fmtPct(d.utilization_pct)}${sm}${more}`);
+  return glanceItem('GPU utilization', '#overview', `${fmtPct(d.utilization_pct)}${sm}${more}`);
 }
 
 export function glanceView(report) {
