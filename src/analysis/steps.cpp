@@ -1,6 +1,7 @@
 #include "analysis/steps.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace ks {
@@ -123,6 +124,24 @@ const char* step_source_name(StepSource s) {
   return "none";
 }
 
+namespace {
+
+// NVTX ranges a library or the framework pushes, not the program's loop: PyTorch operators
+// (emit_nvtx: "aten::mm, seq = 12", "aten::empty"; any C++ "ns::name"), NCCL/RCCL collectives
+// ("ncclAllReduce", which NCCL annotates on the calling thread), cuDNN, cuBLAS and CUDA calls.
+bool is_library_range(std::string_view name) {
+  if (name.find("::") != std::string_view::npos || name.find(", seq = ") != std::string_view::npos)
+    return true;
+  std::string lower;
+  for (size_t k = 0; k < name.size() && k < 6; ++k)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[k]))));
+  for (std::string_view p : {"nccl", "rccl", "cudnn", "cublas", "cuda", "hip"})
+    if (lower.compare(0, p.size(), p) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range) {
   const SliceTable& s = t.slices;
@@ -212,8 +231,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     // Nsight Systems exports name their steps as the program did: with no step-like name, a
     // range at the outermost level of its thread's NVTX row, repeated without overlap, is the
     // step: two or more numbered in increasing order ("epoch_batch 7"), else three or more of
-    // one name; the group covering the most time wins. PyTorch's emit_nvtx operator ranges
-    // ("aten::mm, seq = 12") are operators, not steps. Kineto traces have ProfilerStep#N.
+    // one name; the group covering the most time (and at least a tenth of the trace) wins.
+    // Ranges libraries push are never steps (is_library_range). Kineto traces have
+    // ProfilerStep#N.
     std::map<std::pair<TrackId, std::string>, Candidate> outer;
     if (!best && t.facts.format == TraceFormat::kNsysSqlite) {
       for (uint32_t i = 0; i < s.size(); ++i) {
@@ -221,7 +241,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
         std::string_view name = t.str(s.name[i]), stem;
         int64_t n;
         split_number(name, &stem, &n);
-        if (name.find(", seq = ") != std::string_view::npos) continue;
+        if (is_library_range(name)) continue;
         Candidate& c = outer[{s.track[i], std::string(n >= 0 ? stem : name)}];
         if (c.slices.empty()) c.shown = std::string(name);
         c.slices.push_back(i);
@@ -243,6 +263,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
           cover += s.dur[i];
         }
         if (!numbered && kept.size() < 3) continue;
+        // A training loop covers most of a capture; ranges covering a sliver of it are calls
+        // inside the loop, not its iterations.
+        if (cover < t.span_ns() / 10) continue;
         if (cover > best_cover) best_cover = cover, best = &c;
       }
     }

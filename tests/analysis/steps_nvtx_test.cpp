@@ -161,3 +161,42 @@ TEST_CASE("An nsys export without steps says how to add them; a PyTorch trace re
   CHECK(how.find("nvtx.annotate") != std::string::npos);
   CHECK(how.find("--step-range") != std::string::npos);
 }
+
+TEST_CASE("nsys: ranges libraries push are never steps; the program's own loop is",
+          "[analysis][steps][nvtx_steps]") {
+  // Thread 1 of an export without step-like names: NCCL's own ranges around each all-reduce
+  // call and emit_nvtx-style operator ranges, repeated at the outermost level, and (in the
+  // second trace) the program's loop, "fwd_bwd_opt", around them.
+  std::string library;
+  for (int i = 0; i < 6; ++i) {
+    const int at = i * 300;
+    library += R"({"ph":"X","cat":"user_annotation","name":"ncclAllReduce","pid":1,"tid":1,"ts":)" +
+               std::to_string(at + 250) + R"(,"dur":20},)";
+    library += R"({"ph":"X","cat":"user_annotation","name":"aten::empty","pid":1,"tid":1,"ts":)" +
+               std::to_string(at + 10) + R"(,"dur":200},)";
+  }
+  const std::string kernel =
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1800,)"
+      R"("args":{"stream":7,"device":0}})";
+  auto as_nsys = [](const std::string& json) {
+    auto t = ks_test::load(json);
+    t->facts.format = ks::TraceFormat::kNsysSqlite;
+    return t;
+  };
+  auto only_library = as_nsys("[" + library + kernel + "]");
+  CHECK(steps_of(*only_library).steps.empty());
+  std::string loop;
+  for (int i = 0; i < 6; ++i)
+    loop += R"({"ph":"X","cat":"user_annotation","name":"fwd_bwd_opt","pid":1,"tid":1,"ts":)" +
+            std::to_string(i * 300) + R"(,"dur":290},)";
+  auto with_loop = as_nsys("[" + loop + library + kernel + "]");
+  ks::StepsResult r = steps_of(*with_loop);
+  CHECK(r.steps.size() == 6);
+  CHECK(r.range_name == "fwd_bwd_opt");
+  // A repeated range of the program's own that covers a sliver of the trace is not the loop.
+  std::string sliver;
+  for (int i = 0; i < 6; ++i)
+    sliver += R"({"ph":"X","cat":"user_annotation","name":"log_metrics","pid":1,"tid":1,"ts":)" +
+              std::to_string(i * 300) + R"(,"dur":5},)";
+  CHECK(steps_of(*as_nsys("[" + sliver + kernel + "]")).steps.empty());
+}
