@@ -124,6 +124,7 @@ def digest_batch(paths, exe, limit_bytes=None, drop_last_step=False):
                 failed[q] = line.strip()
     lines = p.stdout.decode("utf-8").splitlines()
     good = [q for q in paths if q not in failed]
+    # More lines than files: an export gave one per process; each file alone tells whose.
     if p.returncode not in (0, 1) or len(lines) != len(good):
         return [digest_task(q, exe, limit_bytes, drop_last_step) for q in paths]
     it = iter(lines)
@@ -226,8 +227,12 @@ def run(paths, reducer, scheduler="local:2", exe=None, limit_bytes=None, drop_la
         for fut, results in as_completed(futures, with_results=True):
             for k, (ok, text) in zip(index[fut.key], results):
                 if ok:
+                    # One line per rank: an Nsight Systems export of several GPU processes
+                    # (nsys profile torchrun ...) is that many ranks, as `kinetoscope report`
+                    # reads it.
                     try:
-                        reducer.add(k, paths[k], json.loads(text), digest_bytes=len(text))
+                        for line in [x for x in text.splitlines() if x.strip()] or [text]:
+                            reducer.add(k, paths[k], json.loads(line), digest_bytes=len(line))
                     except (ValueError, KeyError, TypeError) as e:
                         ok = False
                         reducer.add_error(k, paths[k], "digest unreadable: %s" % e)

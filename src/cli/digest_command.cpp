@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/trace_files.h"
 #include "import/file_reader.h"
+#include "import/nsys_sqlite/nsys_file.h"
 #include "report/fleet_digest_json.h"
 
 namespace ks::cli {
@@ -32,18 +33,23 @@ const char kDigestUsage[] =
     "  -o -               write the digests to standard output, one line each (JSON Lines,\n"
     "                     in the order of the files; a file that fails has no line)\n"
     "  --drop-last-step   leave out the last ProfilerStep (HTA's convention)\n"
+    "  --separate         an Nsight Systems export of several GPU processes (nsys profile\n"
+    "                     torchrun ...) gives one digest, not one per process\n"
+    "\n"
+    "An export of several processes with GPU work is that many ranks, as `kinetoscope report`\n"
+    "reads it: DIR/<name>.rank<R>.digest.json each, R by the lowest GPU each process used.\n"
     "\n"
     "Exit status: 0 all written; 1 a trace could not be read (one line on standard error with\n"
     "the byte offset; the others are still written); 2 usage error.\n";
 
-std::string digest_name(const std::string& file) {
+std::string digest_name(const std::string& file, const std::string& part = "") {
   std::string stem = base_name(file);
   for (const char* suffix : {".gz", ".json", ".sqlite"}) {
     size_t l = std::strlen(suffix);
     if (stem.size() > l && stem.compare(stem.size() - l, l, suffix) == 0)
       stem.resize(stem.size() - l);
   }
-  return stem + ".digest.json";
+  return stem + part + ".digest.json";
 }
 
 int usage(const std::string& msg) {
@@ -56,6 +62,7 @@ int digest_command(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string output;
   AnalysisOptions options;
+  bool separate = false;
   ArgWalker w(args);
   while (w.next()) {
     const std::string& a = w.arg();
@@ -66,6 +73,8 @@ int digest_command(const std::vector<std::string>& args) {
       if (w.missing()) return usage(a + " needs a folder (or - for standard output)");
     } else if (w.flag({"--drop-last-step"})) {
       options.drop_last_step = true;
+    } else if (w.flag({"--separate"})) {
+      separate = true;
     } else if (w.unknown_option()) {
       return usage("unknown option '" + a + "'");
     } else {
@@ -87,15 +96,28 @@ int digest_command(const std::vector<std::string>& args) {
       status = 1;
       continue;
     }
-    const Trace& t = loaded.trace();
-    Report report = build_report(t, options);
-    std::string file = base_name(path);
-    RankDigest d = make_rank_digest(t, report.analyses, file, identify_rank(t, file, 0));
     struct stat st;
-    uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-    std::string json = fleet_digest_json(report, d, path, bytes);
-    std::string target = to_stdout ? "" : output + "/" + digest_name(path);
-    if (!write_output(json, target)) status = 1;
+    const uint64_t bytes = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    auto write_digest = [&](const Trace& t, const std::string& file, const RankIdentity& id,
+                            const std::string& part) {
+      Report report = build_report(t, options);
+      RankDigest d = make_rank_digest(t, report.analyses, file, id);
+      std::string json = fleet_digest_json(report, d, path, bytes);
+      if (!write_output(json, to_stdout ? "" : output + "/" + digest_name(path, part))) status = 1;
+    };
+    // Several processes with GPU work in one export: one digest per process, as report splits it.
+    std::vector<std::unique_ptr<Trace>> parts;
+    if (loaded.nsys && !separate) {
+      ImportError ignored;  // the whole file was read: a failure here keeps that reading
+      parts = import_nsys_file_by_process(path, &ignored);
+    }
+    for (const std::unique_ptr<Trace>& t : parts)
+      write_digest(*t, t->facts.source_name,
+                   RankIdentity{t->distributed.rank, RankSource::kExportProcess},
+                   ".rank" + std::to_string(t->distributed.rank));
+    if (!parts.empty()) continue;
+    const std::string file = base_name(path);
+    write_digest(loaded.trace(), file, identify_rank(loaded.trace(), file, 0), "");
   }
   return status;
 }

@@ -199,6 +199,27 @@ class Planted(unittest.TestCase):
         self.check_job(512)
 
 
+class NsysExportOfSeveralProcesses(unittest.TestCase):
+    def test_torchrun_export_is_four_ranks(self):
+        # One Nsight Systems export of `nsys profile torchrun --nproc_per_node=4` (built by
+        # tests/nsys/make_exports.py): four ranks, rank 2 the straggler, as kinetoscope report
+        # reads it; alone and batched with another file.
+        tmp = tempfile.mkdtemp(prefix="ks_fleet_nsys_")
+        try:
+            subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "nsys", "make_exports.py"), tmp],
+                           check=True, stdout=subprocess.PIPE)
+            export = os.path.join(tmp, "torchrun_4procs.sqlite")
+            doc = fleet_of([export])
+            self.assertEqual(doc["ranks_read"], 4, doc["failed"])
+            self.assertEqual([r["rank"] for r in doc["ranks"]], [0, 1, 2, 3])
+            straggler = [f for f in doc["findings"] if f["id"] == "ranks.straggler"]
+            self.assertTrue(straggler and straggler[0]["evidence"]["rank"] == 2, doc["findings"])
+            both = fleet_of([export, os.path.join(tmp, "training_steps.sqlite")])
+            self.assertEqual(both["ranks_read"], 5, both["failed"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set is absent")
 class Failures(unittest.TestCase):
     def test_bad_file_listed_rest_reported(self):
