@@ -317,18 +317,20 @@ TEST_CASE("nsys built: graphs traced whole are GPU time, counted once, and said 
   auto t = load_built("graph_trace.sqlite");
   auto kernels = by_name(*t, ks::SliceKind::kKernel);
   // 4 replays of exec 5 from the graph-trace table; the 5th was traced node by node too, so its
-  // 12 kernels stand for it. Exec 6 once, on its own stream.
+  // 12 kernels stand for it. Exec 6 twice, on its own stream.
   CHECK(kernels["CUDA graph exec 5 (graph 2)"].count == 4);
   CHECK(kernels["CUDA graph exec 5 (graph 2)"].total == 4 * 371000);
-  CHECK(kernels["CUDA graph exec 6 (graph 3)"].count == 1);
+  CHECK(kernels["CUDA graph exec 6 (graph 3)"].count == 2);
   CHECK(kernels["ampere_sgemm_64x64_nn"].count == 24);
-  CHECK(t->facts.categories["cuda_graph"] == 5);
+  CHECK(t->facts.categories["cuda_graph"] == 6);
+  // The replay whose first node ran on the host (deviceId INT_MAX) is on its stream's GPU.
+  for (const auto& tr : t->tracks) CHECK(tr.device < 0x7FFFFFFF);
   CHECK(track_named(*t, "stream 13") != nullptr);
   ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
   // Every replay is linked to its cudaGraphLaunch: no GPU op without a launch.
   const ks::LaunchApiRow& l = report.analyses.launches.total;
-  CHECK(l.launches == 12 + 6);
-  CHECK(l.gpu_ns == 24 * 30000 + 4 * 371000 + 200000);
+  CHECK(l.launches == 12 + 7);
+  CHECK(l.gpu_ns == 24 * 30000 + 4 * 371000 + 2 * 200000);
   auto has = [&](const char* id) {
     return std::any_of(report.findings.begin(), report.findings.end(),
                        [&](const ks::Finding& f) { return f.id == id; });

@@ -37,7 +37,8 @@ Files (deterministic: same bytes every run):
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
   graph_trace.sqlite         the same loop under nsys --cuda-graph-trace=graph: each
                              replay is ONE CUPTI_ACTIVITY_KIND_GRAPH_TRACE row (no kernel rows);
-                             a second graph exec replayed once on another stream; and one replay
+                             a second graph exec replayed twice on another stream (once with
+                             deviceId INT_MAX, a host node first); and one replay
                              traced both ways (its kernels carry graphNodeId) to be counted once
   nvtx_domains.sqlite        NVTX names by textId, domains (trainer, PyTorch emit_nvtx ranges
                              'aten::mm, seq = N'), nested ranges, train_step with an int64
@@ -506,7 +507,8 @@ def graph_trace(steps=4, kernels=12):
     """cuda_graphs() as nsys records it by default (--cuda-graph-trace=graph): the eager warm-up's
     12 kernels, then per step ONE graph-trace row (graph 2, exec 5) spanning what its 12 kernels
     took (371 us), then a sync. After the steps: graph 3 (exec 6) replayed once on stream 13
-    (200 us), and one more replay of exec 5 whose 12 kernels were ALSO traced node by node
+    (200 us), again with its first node on the host (deviceId INT_MAX), and one more replay of
+    exec 5 whose 12 kernels were ALSO traced node by node
     (graphNodeId set): its graph-trace row must not count a second time."""
     e = Export(pid=3200, process='python3')
     e.thread(3200, 'python3')
@@ -532,6 +534,10 @@ def graph_trace(steps=4, kernels=12):
         t += 10_000
     corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
     e.graph(corr, 3, 6, t + 20_000, 200_000, stream=13)
+    t += 300_000
+    # Exec 6 again, its first node on the host: CUPTI writes INT_MAX as the device.
+    corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
+    e.graph(corr, 3, 6, t + 20_000, 200_000, dev=0x7FFFFFFF, stream=13)
     t += 300_000
     corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
     e.graph(corr, 2, 5, t + 20_000, span)

@@ -155,6 +155,23 @@ bool read_kernels(Context& c) {
   return read_done(r);
 }
 
+namespace {
+
+// The lowest device with a GPU track on `stream` (the lowest: the map's order differs between
+// the native and the WASM standard library), else device 0.
+int64_t device_of_stream(const Context& c, int64_t stream) {
+  int64_t best = -1;
+  if (stream >= 0) {
+    for (const auto& kv : c.gpu_tracks) {
+      const Track& tr = c.trace->tracks[kv.second];
+      if (tr.stream == stream && tr.device >= 0 && (best < 0 || tr.device < best)) best = tr.device;
+    }
+  }
+  return best < 0 ? 0 : best;
+}
+
+}  // namespace
+
 // CUDA graph launches traced as a whole (nsys profile --cuda-graph-trace=graph):
 // one row per replay, from its first node's start to its last node's end, on the stream it was
 // launched into; its kernels are not in CUPTI_ACTIVITY_KIND_KERNEL. Each row is one GPU op
@@ -182,7 +199,10 @@ bool read_graph_trace(Context& c) {
     if (correlation != kNoValue &&
         c.launches_with_kernels.count(Context::launch_key(pid, correlation)))
       continue;  // its kernels are in the kernel table already
-    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    int64_t device = r.i64(kDev, 0);
+    const int64_t stream = stream_or_lane(r.i64(kStream, -1));
+    // INT_MAX: the graph's first node ran on the host (CUPTI); the stream's GPU, if one is known.
+    if (device >= 0x7FFFFFFF) device = device_of_stream(c, stream);
     if (c.only_pid >= 0) c.used_devices[device] = true;
     const int64_t graph = r.i64(kGraph, -1), exec = r.i64(kExec, -1);
     const uint64_t key = (static_cast<uint64_t>(exec) << 32) ^ static_cast<uint64_t>(graph);
