@@ -48,6 +48,7 @@ const Rule kRules[] = {
     rule_nsys_emit_nvtx,
     rule_nsys_metrics_sampling,
     rule_nsys_graph_trace,
+    rule_nsys_profiler_warnings,
 };
 }  // namespace
 

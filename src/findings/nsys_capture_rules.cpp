@@ -12,12 +12,15 @@
 //                           without it
 //   nsys.graph_trace        CUDA graphs traced whole (--cuda-graph-trace=graph):
 //                           their GPU time counts, their kernels are not listed one by one
+//   nsys.profiler_warnings  Nsight Systems itself warned during the capture (lost events, a
+//                           driver it does not support): the trace may miss activity
 // Each says what to pass to nsys instead.
 #include <algorithm>
 #include <cctype>
 
 #include "analysis/name_cache.h"
 #include "findings/rules.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -137,8 +140,12 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   f.id = "nsys.from_process_start";
   f.severity = Severity::kWarning;
   std::string what;
+  // Created lazily, the context's time is inside one of the first calls: named, so that the
+  // allocation total after it (which may hold that same call) reads as what it is.
+  const bool lazy = have_first && first_call_ns > ctx_ns;
   if (context)
-    what = "CUDA context creation (" + format_duration(std::max(ctx_ns, first_call_ns)) + ")";
+    what = "CUDA context creation (" + format_duration(startup) +
+           (lazy ? ", inside the first " + std::string(t.str(s.name[first])) : std::string()) + ")";
   if (allocs > 0)
     what += (what.empty() ? "" : ", ") + std::to_string(allocs) + " cudaMalloc/cudaFree (" +
             format_duration(alloc_ns) + ")";
@@ -155,7 +162,7 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
       "steps out when quoting times.";
   f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
   f.number("longest_early_cuda_call_us", us_of(first_call_ns), 3, "us");
-  f.number("context_creation_us", us_of(ctx_ns), 3, "us");
+  f.number("context_creation_us", us_of(startup), 3, "us");
   f.number("alloc_calls", static_cast<double>(allocs));
   f.number("alloc_us", us_of(alloc_ns), 3, "us");
   f.number("cudnn_find_calls", static_cast<double>(finds));
@@ -309,6 +316,53 @@ void rule_nsys_graph_trace(const RuleInput& in, std::vector<Finding>* out) {
   if (first < s.size()) {
     f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
     f.events.push_back(first);
+  }
+  out->push_back(std::move(f));
+}
+
+// Words of Nsight Systems' messages that say the trace may miss activity.
+bool says_data_lost(std::string text) {
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* w :
+       {"lost", "drop", "overflow", "not all", "discard", "incomplete", "truncat", "corrupt"})
+    if (text.find(w) != std::string::npos) return true;
+  return false;
+}
+
+void rule_nsys_profiler_warnings(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const auto& msgs = t.facts.profiler_warnings;
+  if (!is_nsys(t) || msgs.empty()) return;
+  size_t errors = 0, lost = 0;
+  const TraceFacts::ProfilerMessage* first = nullptr;  // the first that says data may be lost
+  for (const auto& m : msgs) {
+    errors += m.error;
+    if (says_data_lost(m.text) && !lost++) first = &m;
+  }
+  if (!first) first = &msgs.front();
+  Finding f;
+  f.id = "nsys.profiler_warnings";
+  f.severity = lost > 0 || errors > 0 ? Severity::kWarning : Severity::kInfo;
+  f.title = "Nsight Systems reported " +
+            (msgs.size() == 1 ? std::string("during the capture")
+                              : std::to_string(msgs.size()) + " warnings during the capture") +
+            ": " + display_safe(first->text, 160);
+  f.meaning =
+      "The profiler's own diagnostics (the export's DIAGNOSTIC_EVENT table, the GUI's "
+      "Diagnostics Summary). Lost or dropped events mean the trace misses activity: busy "
+      "time, idle gaps and counts read from it can be off.";
+  f.fix =
+      "Read the messages: for lost events, capture a shorter window (--capture-range, "
+      "--duration) so the buffers hold it; for an unsupported driver, profile with a newer "
+      "Nsight Systems.";
+  f.number("messages", static_cast<double>(msgs.size()));
+  f.number("errors", static_cast<double>(errors));
+  f.number("lost_data_messages", static_cast<double>(lost));
+  size_t shown = 0;
+  for (const auto& m : msgs) {
+    if (shown++ == 3) break;
+    const int64_t at = std::min(std::max(m.ts, t.facts.start_ns), t.facts.end_ns);
+    f.range(at, at, display_safe(m.text, 200));
   }
   out->push_back(std::move(f));
 }

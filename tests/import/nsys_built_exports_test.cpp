@@ -346,6 +346,42 @@ TEST_CASE("nsys built: graphs traced whole are GPU time, counted once, and said 
                      [](const ks::Finding& f) { return f.id == "nsys.graph_trace"; }));
 }
 
+TEST_CASE("nsys built: the profiler's own warnings, and a device sync typed as an event sync",
+          "[nsys][built]") {
+  auto t = load_built("lost_events.sqlite");
+  // Warnings and errors about the capture are kept, in time order; "No OpenGL events collected"
+  // and CPU sampling's settings are not; info messages are not.
+  const auto& msgs = t->facts.profiler_warnings;
+  REQUIRE(msgs.size() == 2);
+  CHECK(msgs[0].text.find("1834 CUDA events were lost") != std::string::npos);
+  CHECK(msgs[1].text.find("driver version") != std::string::npos);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::Finding* warned = nullptr;
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "nsys.profiler_warnings") warned = &f;
+  REQUIRE(warned);
+  CHECK(warned->severity == ks::Severity::kWarning);  // events were lost
+  CHECK(warned->title.find("2 warnings") != std::string::npos);
+  CHECK(warned->title.find("events were lost") != std::string::npos);
+  REQUIRE(warned->ranges.size() == 2);
+  // At its time on the trace's clock (the session's base time added, as to every row): the
+  // lost-events message came 50.6 ms into the session, during the second step.
+  CHECK(warned->ranges[0].begin_ns - t->facts.base_time_ns == 50'600'000);
+  CHECK(warned->ranges[0].begin_ns >= t->facts.start_ns);
+  // cudaDeviceSynchronize, typed 1 (event synchronize) on no stream and no event: the whole
+  // context, so the critical path waits for the kernel before the call returns.
+  auto syncs = by_name(*t, ks::SliceKind::kSync);
+  CHECK(syncs["Context Sync"].count == 1);
+  CHECK(syncs["Event Sync"].count == 0);
+  CHECK(syncs["Stream Sync"].count == 3);
+  // Without such messages, no such finding (the training export has none).
+  auto plain = load_built("training_steps.sqlite");
+  CHECK(plain->facts.profiler_warnings.empty());
+  ks::Report plain_report = ks::build_report(*plain, ks::AnalysisOptions{});
+  CHECK(std::none_of(plain_report.findings.begin(), plain_report.findings.end(),
+                     [](const ks::Finding& f) { return f.id == "nsys.profiler_warnings"; }));
+}
+
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {
   ks::ImportError e = error_of("empty_capture.sqlite");
   CHECK(e.code == ks::ImportErrorCode::kNoCudaTrace);

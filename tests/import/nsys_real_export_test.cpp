@@ -228,4 +228,22 @@ TEST_CASE("nsys real export: the report's tables match the reference CSVs", "[ns
     CHECK(trace->distributed.from_environment);
     CHECK(trace->distributed.rank == 0);
   }
+
+  SECTION("cudaDeviceSynchronize is a context sync, so the critical path waits for the GPU") {
+    // The export types all 1312 of them as 1 (event synchronize), with no event and no stream:
+    // read so, the critical path had no edge from the kernels to the call's end, and called a
+    // program whose GPU is busy 89% of its span "100% CPU-bound".
+    size_t context_syncs = 0;
+    for (size_t i = 0; i < trace->slices.size(); ++i)
+      context_syncs += trace->slices.kind[i] == ks::SliceKind::kSync &&
+                       trace->str(trace->slices.name[i]) == "Context Sync";
+    CHECK(context_syncs == 1312);
+    // Every kernel is followed by such a sync, so every kernel is on the path: all the GPU's
+    // busy time is its compute-bound share (it was 0).
+    auto cp = at(doc, "critical_path");
+    const double busy = dbl(at(doc, "gpu"), "busy_us");
+    CHECK(busy > 300000);
+    CHECK(dbl(at(cp, "bound_by_us"), "gpu_compute_bound") > 0.99 * busy);
+    CHECK(dbl(at(cp, "bound_by_pct"), "cpu_bound") < 50);
+  }
 }

@@ -53,6 +53,8 @@ good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 m
 # replay also traced node by node counts once (4 of exec 5 here, not 5); a replay whose first node ran on the host (deviceId INT_MAX) is on its stream's GPU.
 good "$DIR/graph_trace.sqlite" "6 CUDA graph replays were traced whole: their kernels (72.4% of kernel time) are not listed"
 good "$DIR/graph_trace.sqlite" "56.99  *1484.0  *4  *371.0 .* CUDA graph exec 5 (graph 2)"
+# Nsight Systems' own warning that it lost events: a finding that quotes it.
+good "$DIR/lost_events.sqlite" "\[WARNING\] Nsight Systems reported 2 warnings during the capture: CUPTI buffers overflowed: 1834 CUDA events were lost"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
 
 # kinetoscope stats

@@ -80,6 +80,10 @@ TABLES = {
     'ENUM_CUDA_MEMCPY_OPER': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
     'ENUM_CUDA_MEM_KIND': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
     'ENUM_CUPTI_SYNC_TYPE': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
+    'ENUM_DIAGNOSTIC_SEVERITY_LEVEL': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
+    'DIAGNOSTIC_EVENT': ('timestamp INTEGER NOT NULL, timestampType INTEGER NOT NULL, '
+                         'source INTEGER NOT NULL, severity INTEGER NOT NULL, text TEXT NOT NULL, '
+                         'globalPid INTEGER'),
     'CUPTI_ACTIVITY_KIND_RUNTIME': ('start INTEGER NOT NULL, end INTEGER NOT NULL, '
                                     'eventClass INTEGER NOT NULL, globalTid INTEGER, '
                                     'correlationId INTEGER, nameId INTEGER NOT NULL, '
@@ -230,6 +234,14 @@ class Export:
             (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), sync_type,
              0xFFFFFFFF))
 
+    def diagnostic(self, ts, severity, text):
+        """A message of Nsight Systems itself (1 info, 2 warning, 3 error), as in the GUI's
+        Diagnostics Summary."""
+        self.rows['DIAGNOSTIC_EVENT'].append((ts, 1, 1, severity, text, gpid(self.pid)))
+        self.rows['ENUM_DIAGNOSTIC_SEVERITY_LEVEL'] = [
+            (0, 'UnknownLevel', 'Unknown'), (1, 'Info', 'Info'), (2, 'Warning', 'Warning'),
+            (3, 'Error', 'Error'), (4, 'Verbose', 'Verbose')]
+
     def graph(self, corr, graph_id, exec_id, start, dur, dev=0, stream=7):
         """A graph replay traced whole (--cuda-graph-trace=graph)."""
         self.rows['CUPTI_ACTIVITY_KIND_GRAPH_TRACE'].append(
@@ -352,6 +364,26 @@ def training(step_name='ProfilerStep#%d', steps=6):
             e.metric(0, 2, 'Tensor Active', ts, 20 + k)
             e.metric(0, 3, 'DRAM Bandwidth', ts, 35)
         t += 50_000
+    return e
+
+
+def lost_events(steps=3):
+    """training() where nsys warned that it lost events, and each step ends with
+    cudaDeviceSynchronize typed as an event synchronize with no event and no stream (as the real
+    nsys 2024.5 export in ../shared types it): a context synchronize all the same."""
+    e = training(steps=steps)
+    e.diagnostic(0, 1, 'Profiling has started.')
+    e.diagnostic(1_000, 2, 'No OpenGL events collected. Does the process use OpenGL?')
+    e.diagnostic(2_000, 2, 'Unable to collect CPU kernel IP samples. perf event paranoid level is 2.')
+    e.diagnostic(50_600_000, 2, 'CUPTI buffers overflowed: 1834 CUDA events were lost. '
+                 'Try a shorter capture.')
+    e.diagnostic(50_700_000, 2, 'Installed CUDA driver version (12.0) is not supported by this '
+                 'build of Nsight Systems.')
+    t = max(r[1] for r in e.rows['CUPTI_ACTIVITY_KIND_KERNEL']) + 10_000
+    corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+    e.kernel(corr, 'ampere_sgemm_128x64_tn', t + 20_000, 500_000)
+    corr = e.api(4242, 'cudaDeviceSynchronize_v3020', t + 8_000, 520_000)
+    e.sync(corr, EVENT_SYNC, t + 8_000, 515_000, stream=0xFFFFFFFF)
     return e
 
 
@@ -663,6 +695,7 @@ def main():
     training('train_step').save(p('train_step_ranges.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     process_start().save(p('process_start.sqlite'))
+    lost_events().save(p('lost_events.sqlite'))
     empty_capture().save(p('empty_capture.sqlite'))
     for r in range(4):
         rank(r).save(p('trace_rank%d.sqlite' % r))

@@ -1,5 +1,6 @@
 // Rows on the CPU side and beside the GPU: NVTX ranges and marks (the user's steps), OS runtime
 // calls, and GPU metrics samples as counters under the GPU's process.
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -144,6 +145,41 @@ bool read_gpu_metrics(Context& c) {
     ++c.trace->facts.events_by_phase["C"];
     c.b.observe_time(ts, ts);
   }
+  return !r.failed();
+}
+
+// DIAGNOSTIC_EVENT: Nsight Systems' own messages (the GUI's Diagnostics Summary). Kept: warnings
+// and errors about the capture itself. Left out: "No NVTX events collected" and the like (an
+// option that found nothing, which the findings say in their own words) and CPU sampling's
+// settings (perf_event_paranoid, IP samples), which no analysis here reads.
+bool read_profiler_diagnostics(Context& c) {
+  const char* table = "DIAGNOSTIC_EVENT";
+  if (!c.db.has_table(table)) return true;  // older exports: no note
+  int64_t warning = 2, error = 3;
+  for (const auto& kv : read_enum(c, "ENUM_DIAGNOSTIC_SEVERITY_LEVEL", "name")) {
+    if (kv.second == "Warning") warning = kv.first;
+    if (kv.second == "Error") error = kv.first;
+  }
+  RowReader r;
+  enum { kTs, kSeverity, kText };
+  if (!r.prepare(c.db, table, {"timestamp", "severity", "text"}, &c.trace->diagnostics, c.error))
+    return false;
+  auto has = [](std::string_view text, std::string_view what) {
+    return text.find(what) != std::string_view::npos;
+  };
+  auto& out = c.trace->facts.profiler_warnings;
+  while (r.next()) {
+    const int64_t severity = r.i64(kSeverity, 0);
+    if (severity != warning && severity != error) continue;
+    std::string_view text = r.text(kText);
+    if ((text.substr(0, 3) == "No " && has(text, " collected")) || has(text, "paranoid") ||
+        has(text, "IP sample"))
+      continue;
+    if (out.size() >= 100) break;  // a file can hold any number: the first hundred tell
+    out.push_back({r.i64(kTs, 0), severity == error, std::string(text.substr(0, 1000))});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.ts < b.ts; });
   return !r.failed();
 }
 

@@ -386,10 +386,12 @@ bool read_sync(Context& c) {
   std::unordered_map<int64_t, StringId> ids;
   for (const auto& kv : names) ids[kv.first] = c.trace->strings.intern(kv.second);
   const StringId unknown = c.trace->strings.intern("Unknown");
+  const StringId context_sync = c.trace->strings.intern("Context Sync");
   RowReader r;
-  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kType };
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kType, kEvent };
   if (!r.prepare(c.db, table,
-                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType"},
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType",
+                  "?eventId"},
                  &c.trace->diagnostics, c.error))
     return false;
   while (r.next()) {
@@ -397,9 +399,17 @@ bool read_sync(Context& c) {
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
     if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
-    auto nit = ids.find(r.i64(kType, 0));
-    const StringId name = nit != ids.end() ? nit->second : unknown;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    // A synchronization on no stream and no event can only be of the whole context, whatever
+    // its type says: a real nsys 2024.5 export types every cudaDeviceSynchronize 1 (event
+    // synchronize) with both ids invalid. Named by its type, it waited for nothing (the
+    // critical path lost the GPU time behind every such call).
+    const int64_t event = r.i64(kEvent, RowReader::kNull);
+    const bool no_event = event != RowReader::kNull && stream_or_lane(event) < 0;
+    auto nit = ids.find(r.i64(kType, 0));
+    const StringId name = stream < 0 && no_event ? context_sync
+                          : nit != ids.end()     ? nit->second
+                                                 : unknown;
     TrackId tr = c.gpu_track(device, stream);
     SliceArgs a;
     a.correlation = r.i64(kCorr);

@@ -17,6 +17,7 @@
 #include "import/nsys_sqlite/nsys_importer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -304,7 +305,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
             nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
             nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
-            nsys_sqlite::read_gpu_metrics(c);
+            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.
@@ -312,6 +313,13 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
+  // The profiler's messages are on the session's clock, as the rows were before finalize()
+  // moved them by the base time.
+  if (trace->diagnostics.count(Diag::kBaseTimeApplied)) {
+    const int64_t base = trace->facts.base_time_ns;  // > 0 (read_session_start)
+    for (auto& m : trace->facts.profiler_warnings)
+      m.ts = m.ts > INT64_MAX - base ? INT64_MAX : m.ts + base;  // a hostile row cannot overflow
+  }
   // Tables are read one after another, so the rows are never in one time order: not news.
   trace->diagnostics.clear(Diag::kTimestampsOutOfOrder);
   return trace;

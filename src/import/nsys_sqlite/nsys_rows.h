@@ -178,6 +178,7 @@ bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_gpu_metrics(Context& c);
+bool read_profiler_diagnostics(Context& c);
 
 // An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
 std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
