@@ -301,7 +301,9 @@ function show(report, done) {
   document.title = `${neutral(done.name)} · Kinetoscope`;
 }
 
-function open(source, name) {
+// options.nsysProcess {pid, rank, count}: one process of an Nsight Systems export, read alone
+// (the ranks view's "Timeline of this rank…" for an export of several processes).
+function open(source, name, options) {
   if (Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList)) {
     const files = Array.from(source, (x, i) => (x instanceof Blob ? x : new File([x], `rank-${i}.json`)));
     return ranks.open(files);
@@ -309,7 +311,8 @@ function open(source, name) {
   let blob = source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) blob = new Blob([source]);
   else if (!(source instanceof Blob)) return Promise.reject(new TypeError('kinetoscope.open takes a File, a Blob or an ArrayBuffer'));
-  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size });
+  const nsysProcess = options && options.nsysProcess ? options.nsysProcess : undefined;
+  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, nsysProcess });
 }
 
 // Only the page's own origin: the page promises that nothing is fetched from elsewhere.

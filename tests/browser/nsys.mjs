@@ -257,6 +257,26 @@ export function nsysTests() {
       check((await page.textContent('#findings')).includes(`Rank ${f.evidence.rank} is the straggler`), `the page does not name rank ${f.evidence.rank} as the straggler`);
       check(await page.isVisible('[data-export-ranks="4"]'), 'no line saying the export holds 4 processes read as ranks');
       await shot(page, 'nsys-export-ranks');
+      // A rank's own report offers its timeline: that process read alone from the export, the
+      // same report as the CLI's for that rank (its part of the multi-rank JSON), and its rows.
+      const k = 2;
+      await page.locator('#ranks table button.link-button').nth(k).click();
+      await page.waitForFunction((r) => document.body.dataset.view === `rank-${r}`, expected.ranks[k].rank);
+      const before = await loads(page);
+      await page.click('[data-action="rank-timeline"]');
+      check((await settled(page, before)) === 'ready', `rank ${k} did not open alone: ${await page.textContent('#error')}`);
+      check((await page.evaluate(() => document.body.dataset.view)) === undefined, 'the rank opened in a ranks view again');
+      const alone = await page.evaluate(() => window.kinetoscope.report());
+      const diff = diffJson(expected.reports[k], alone);
+      check(diff.length === 0, `rank ${k} alone differs from the CLI's report of that rank:\n  ${diff.slice(0, 10).join('\n  ')}`);
+      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      const layout = await timelineLayout(page);
+      const pids = new Set(layout.groups.filter((g) => !g.gpu).map((g) => g.name));
+      check(pids.size === 1, `the rank's timeline shows ${pids.size} processes: ${[...pids].join(', ')}`);
+      await shot(page, 'nsys-export-rank-timeline');
+      await page.click('#tabs button[data-tab="report"]');
+      await page.click('.report-head [data-action="all-ranks"]');
+      await page.waitForFunction(() => document.body.dataset.view === 'ranks');
       // An export of one GPU process opens as before: one trace, the CLI's single report.
       const one = join(BUILT, 'training_steps.sqlite');
       check((await loadFile(page, one)) === 'ready', `training_steps.sqlite did not load: ${await page.textContent('#error')}`);

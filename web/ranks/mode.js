@@ -22,8 +22,9 @@ const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank"
 // The report on screen for one loaded job: the all-ranks view, or one rank's own report. ctx:
 // initRanks's {ui, setCurrent, shown} and setStacked(section) for the stacked timelines.
 // `files` is null for the processes of one Nsight Systems export: a rank is no file of its own,
-// so there is no rank timeline nor stacked timelines (they would read the whole export).
-function present(ctx, multi, results, files, secs) {
+// so there are no stacked timelines (each would read the whole export); a rank's own timeline
+// reads its process alone from the export (`items`: the pool's {blob, name, nsysProcess}).
+function present(ctx, multi, results, files, secs, items) {
   const { ui, setCurrent, shown } = ctx;
   const openRank = (k) => showRank(k);
   const fileOf = files ? (k) => (perRank[k] ? files[results.indexOf(perRank[k])] : null) : null;
@@ -66,8 +67,11 @@ function present(ctx, multi, results, files, secs) {
     // Its timeline: the rank's file opened as a single trace (the Report and Timeline tabs),
     // with the way back to all ranks (issue 18, item 7: rank reports had no timeline).
     const file = fileOf ? fileOf(k) : null;
-    if (file && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
-      head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title: 'Open this rank alone, with its Timeline tab', onclick: () => openAlone(k, file) }, 'Timeline of this rank…'));
+    const proc = !files && items ? items.find((it) => it.name === row.file) : null;
+    if ((file || proc) && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
+      const open = () => (file ? openAlone(k, file) : openAlone(k, proc.blob, { nsysProcess: proc.nsysProcess }));
+      const title = file ? 'Open this rank alone, with its Timeline tab' : 'Read this process alone from the export, with its Timeline tab';
+      head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title, onclick: open }, 'Timeline of this rank…'));
     }
     // The read problems and the run at a glance, as a single trace's report has them.
     head.append(...reportLead(report));
@@ -80,9 +84,9 @@ function present(ctx, multi, results, files, secs) {
   }
   // One rank alone, as a single trace; its report head gets "← All ranks", which shows this
   // job's ranks again (the stacked timelines rebuilt: opening the rank closed them).
-  async function openAlone(k, file) {
+  async function openAlone(k, file, options) {
     const row = multi.ranks[k];
-    await window.kinetoscope.open(file, row.file).catch(() => null);
+    await window.kinetoscope.open(file, row.file, options).catch(() => null);
     const head = ui.report.querySelector('.report-head');
     if (!head || document.body.dataset.view) return;
     head.prepend(
@@ -92,7 +96,7 @@ function present(ctx, multi, results, files, secs) {
         dataset: { action: 'all-ranks' },
         onclick: () => {
           setCurrent(multi);
-          present(ctx, multi, results, files, secs);
+          present(ctx, multi, results, files, secs, items);
           window.scrollTo(0, 0);
         },
       }, `← All ${multi.ranks.length} ranks`),
@@ -181,7 +185,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
-      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x) }, multi, results, files, secs);
+      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x) }, multi, results, files, secs, items);
       if (failed.length) {
         showError(
           `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,

@@ -73,7 +73,9 @@ export function readExport(job, blob) {
   }
   const markdown = session.reportMarkdown();
   job.mark('markdown');
-  const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest;
+  // A rank of a job (loadIndex), a side of a comparison, or one process of an export opened
+  // alone from its ranks (nsysProcess): no stats tables, and never read again as ranks.
+  const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest && !proc;
   // An export opened alone that holds two or more processes with GPU work (nsys profile torchrun
   // --nproc_per_node=N): the page reads it again as ranks, as `kinetoscope report` does; this
   // whole-file report is `--separate`'s.
