@@ -134,5 +134,7 @@ TEST_CASE("The rocprof output is refused with a clear error", "[corpus][import]"
   REQUIRE_FALSE(l.ok);
   CHECK(l.error.to_line() ==
         "not_a_trace at byte 0: JSON, but not a Chrome trace: the top-level object has no "
-        "traceEvents array (keys: rocprofiler-sdk-tool)");
+        "traceEvents array (keys: rocprofiler-sdk-tool): this is rocprofv3's own JSON "
+        "(--output-format json); open the same run's torch.profiler trace (export_chrome_trace) "
+        "here, or rocprofv3's pftrace output in Perfetto");
 }

@@ -19,6 +19,26 @@
 
 namespace ks {
 
+namespace {
+
+// What to do with JSON that another profiler wrote, known by its top-level keys.
+std::string known_other_format(const std::vector<std::string>& keys) {
+  auto has = [&keys](const char* k) {
+    for (const std::string& key : keys)
+      if (key == k) return true;
+    return false;
+  };
+  if (has("rocprofiler-sdk-tool"))
+    return ": this is rocprofv3's own JSON (--output-format json); open the same run's "
+           "torch.profiler trace (export_chrome_trace) here, or rocprofv3's pftrace output in "
+           "Perfetto";
+  if (has("nodes") && has("samples"))
+    return ": this is a sampled CPU profile (.cpuprofile), not an event trace";
+  return "";
+}
+
+}  // namespace
+
 // The counters of a std::map<std::string, uint64_t> last used, by key: a linear search of a few
 // short keys costs less than the map's string compares on every event.
 class CounterCache {
@@ -436,7 +456,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       error_.message =
           "JSON, but not a Chrome trace: the top-level object has no traceEvents "
           "array (keys: " +
-          (keys.empty() ? std::string("none") : keys) + ")";
+          (keys.empty() ? std::string("none") : keys) + ")" + known_other_format(f.top_level_keys);
       return false;
     }
     // No event object was read, only other values ("[1, 2, 3]"): not a trace. (The old test
