@@ -1,7 +1,6 @@
 // Capture mistakes: how the trace was taken makes some numbers unreliable. One-time work
 // recorded as steady state, diagnosis flags that slow the run, a capture far too long, errors
 // during the run, a multi-GPU trace without its rank, clocks the importer had to repair.
-#include <cctype>
 #include <map>
 
 #include "analysis/name_cache.h"
@@ -13,16 +12,6 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
-}
-
-bool icontains(std::string_view s, std::string_view lower) {
-  if (lower.size() > s.size()) return false;
-  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
-    size_t j = 0;
-    while (j < lower.size() && std::tolower(static_cast<unsigned char>(s[i + j])) == lower[j]) ++j;
-    if (j == lower.size()) return true;
-  }
-  return false;
 }
 
 // One-time work a steady-state step should not contain, by group.

@@ -321,11 +321,10 @@ void rule_nsys_graph_trace(const RuleInput& in, std::vector<Finding>* out) {
 }
 
 // Words of Nsight Systems' messages that say the trace may miss activity.
-bool says_data_lost(std::string text) {
-  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+bool says_data_lost(std::string_view text) {
   for (const char* w :
        {"lost", "drop", "overflow", "not all", "discard", "incomplete", "truncat", "corrupt"})
-    if (text.find(w) != std::string::npos) return true;
+    if (icontains(text, w)) return true;
   return false;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "analysis/analyze.h"
 #include "findings/finding.h"
@@ -10,6 +11,9 @@
 namespace ks {
 
 std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// `s` contains `lower` (lower case), whatever the case of `s`.
+bool icontains(std::string_view s, std::string_view lower);
 
 // Microseconds for evidence fields ("_us" keys).
 inline double us_of(int64_t ns) {
