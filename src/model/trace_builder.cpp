@@ -1,6 +1,7 @@
 #include "model/trace_builder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 namespace ks {
@@ -308,6 +309,10 @@ void TraceBuilder::apply_base_time() {
   for (auto& x : t_->flows.ts) x += base;
   for (auto& x : t_->counters.ts) x += base;
   for (auto& x : t_->instants.ts) x += base;
+  // The profiler's own messages hold any time a row held: saturated, never overflowed.
+  for (auto& m : f.profiler_warnings)
+    m.ts = base > 0 ? (m.ts > INT64_MAX - base ? INT64_MAX : m.ts + base)
+                    : (m.ts < INT64_MIN - base ? INT64_MIN : m.ts + base);
   if (any_time_) {
     f.start_ns += base;
     f.end_ns += base;

@@ -374,6 +374,14 @@ TEST_CASE("nsys built: the profiler's own warnings, and a device sync typed as a
   CHECK(syncs["Context Sync"].count == 1);
   CHECK(syncs["Event Sync"].count == 0);
   CHECK(syncs["Stream Sync"].count == 3);
+  // 250 warnings, written latest first: the earliest 100 are kept, in time order.
+  auto flood = load_built("diagnostics_flood.sqlite");
+  const auto& many = flood->facts.profiler_warnings;
+  REQUIRE(many.size() == 100);
+  CHECK(many.front().text == "CUPTI buffer 1 overflowed: events were lost.");
+  CHECK(many.back().text == "CUPTI buffer 100 overflowed: events were lost.");
+  CHECK(std::is_sorted(many.begin(), many.end(),
+                       [](const auto& a, const auto& b) { return a.ts < b.ts; }));
   // Without such messages, no such finding (the training export has none).
   auto plain = load_built("training_steps.sqlite");
   CHECK(plain->facts.profiler_warnings.empty());

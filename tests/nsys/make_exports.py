@@ -387,6 +387,14 @@ def lost_events(steps=3):
     return e
 
 
+def diagnostics_flood(count=250):
+    """training() with `count` warnings written latest first: the reader keeps the earliest 100."""
+    e = training(steps=2)
+    for k in range(count, 0, -1):
+        e.diagnostic(50_000_000 + k * 1_000, 2, 'CUPTI buffer %d overflowed: events were lost.' % k)
+    return e
+
+
 def process_start():
     e = Export(pid=777, process='train.py')
     e.thread(777, 'python')
@@ -696,6 +704,7 @@ def main():
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     process_start().save(p('process_start.sqlite'))
     lost_events().save(p('lost_events.sqlite'))
+    diagnostics_flood().save(p('diagnostics_flood.sqlite'))
     empty_capture().save(p('empty_capture.sqlite'))
     for r in range(4):
         rank(r).save(p('trace_rank%d.sqlite' % r))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
@@ -148,6 +149,18 @@ bool read_gpu_metrics(Context& c) {
   return !r.failed();
 }
 
+namespace {
+
+// The earliest hundred messages tell; a hostile file may hold millions.
+constexpr size_t kKept = 100;
+void keep_earliest(std::vector<TraceFacts::ProfilerMessage>* out) {
+  std::stable_sort(out->begin(), out->end(),
+                   [](const auto& a, const auto& b) { return a.ts < b.ts; });
+  if (out->size() > kKept) out->resize(kKept);
+}
+
+}  // namespace
+
 // DIAGNOSTIC_EVENT: Nsight Systems' own messages (the GUI's Diagnostics Summary). Kept: warnings
 // and errors about the capture itself. Left out: "No NVTX events collected" and the like (an
 // option that found nothing, which the findings say in their own words) and CPU sampling's
@@ -175,11 +188,10 @@ bool read_profiler_diagnostics(Context& c) {
     if ((text.substr(0, 3) == "No " && has(text, " collected")) || has(text, "paranoid") ||
         has(text, "IP sample"))
       continue;
-    if (out.size() >= 100) break;  // a file can hold any number: the first hundred tell
     out.push_back({r.i64(kTs, 0), severity == error, std::string(text.substr(0, 1000))});
+    if (out.size() == 2 * kKept) keep_earliest(&out);  // a file can hold any number of rows
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.ts < b.ts; });
+  keep_earliest(&out);
   return !r.failed();
 }
 

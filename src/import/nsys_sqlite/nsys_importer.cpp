@@ -17,7 +17,6 @@
 #include "import/nsys_sqlite/nsys_importer.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -313,13 +312,6 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
-  // The profiler's messages are on the session's clock, as the rows were before finalize()
-  // moved them by the base time.
-  if (trace->diagnostics.count(Diag::kBaseTimeApplied)) {
-    const int64_t base = trace->facts.base_time_ns;  // > 0 (read_session_start)
-    for (auto& m : trace->facts.profiler_warnings)
-      m.ts = m.ts > INT64_MAX - base ? INT64_MAX : m.ts + base;  // a hostile row cannot overflow
-  }
   // Tables are read one after another, so the rows are never in one time order: not news.
   trace->diagnostics.clear(Diag::kTimestampsOutOfOrder);
   return trace;
