@@ -21,6 +21,7 @@ MemoryUsage compute_memory_usage(const Trace& t) {
     }
     ++d.events;
     d.largest_allocation = std::max(d.largest_allocation, in.mem_bytes[i]);
+    d.has_allocated |= in.mem_total_allocated[i] >= 0;
     if (in.mem_total_allocated[i] > d.peak_allocated) {
       d.peak_allocated = in.mem_total_allocated[i];
       d.peak_allocated_ns = in.ts[i];
@@ -32,6 +33,8 @@ MemoryUsage compute_memory_usage(const Trace& t) {
   }
   for (auto& kv : by_device) {
     DeviceMemory d = kv.second;
+    // Nsight Systems' memory usage has the device's totals only (what was reserved from it).
+    if (!d.has_allocated) d.peak_allocated = kNoValue;
     for (const DeviceProperties& p : t.devices)
       if (d.device >= 0 && p.id == d.device) d.device_total = p.total_memory;
     r.devices.push_back(d);

@@ -2,7 +2,8 @@
 // plugin memory_parser.py): each allocation or free records the allocator's running totals,
 // `Total Allocated` (bytes in live tensors) and `Total Reserved` (bytes the caching allocator
 // holds from the device). Per device: the peaks, when they happened, and the device's memory
-// from deviceProperties when the trace names it.
+// from deviceProperties when the trace names it. Nsight Systems exports captured with
+// --cuda-memory-usage=true give the device's reserved total alone (import/nsys_sqlite).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -14,7 +15,8 @@ namespace ks {
 struct DeviceMemory {
   int64_t device = kNoValue;  // "Device Id"; -1 (absent) for the CPU
   uint64_t events = 0;
-  int64_t peak_allocated = 0, peak_allocated_ns = 0;
+  int64_t peak_allocated = 0, peak_allocated_ns = 0;  // kNoValue: no allocated totals
+  bool has_allocated = false;
   int64_t peak_reserved = kNoValue, peak_reserved_ns = 0;  // kNoValue: no reserved totals
   int64_t device_total = kNoValue;                         // deviceProperties totalGlobalMem
   int64_t largest_allocation = 0;  // the largest single allocation ("Bytes" > 0)

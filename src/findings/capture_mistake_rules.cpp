@@ -116,9 +116,12 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
   auto add = [&flags](bool on, const char* name) {
     if (on) flags += (flags.empty() ? "" : ", ") + std::string(name);
   };
+  // Nsight Systems' memory usage events come from its own flag, which NVIDIA documents as
+  // adding significant overhead; its exports have no stacks or shapes of PyTorch's kind.
+  const bool nsys = fa.format == TraceFormat::kNsysSqlite;
   add(stack, "with_stack");
   add(shapes, "record_shapes");
-  add(memory, "profile_memory");
+  add(memory, nsys ? "--cuda-memory-usage=true" : "profile_memory");
   add(fa.with_flops == 1, "with_flops");
   add(fa.with_modules == 1, "with_modules");
   Finding f;
@@ -131,7 +134,8 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
       "goes, and a capture without the flags to measure it.";
   f.fix = "Profile step times with the flags off; turn them on only to locate a problem.";
   f.fix_code =
-      "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
+      nsys ? "nsys profile --trace=cuda,nvtx,osrt --cuda-memory-usage=false ..."
+           : "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
   f.text("flags", flags);
   f.number("python_frames", static_cast<double>(python_frames));
   f.number("memory_events", static_cast<double>(in.analyses.memory.events));

@@ -359,7 +359,8 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
         "use_reentrant=False)";
     f.number("device", static_cast<double>(d.device));
     f.number("peak_bytes", static_cast<double>(peak), 0, "B");
-    f.number("peak_allocated_bytes", static_cast<double>(d.peak_allocated), 0, "B");
+    if (d.peak_allocated != kNoValue)
+      f.number("peak_allocated_bytes", static_cast<double>(d.peak_allocated), 0, "B");
     f.number("device_bytes", static_cast<double>(d.device_total), 0, "B");
     f.number("largest_allocation_bytes", static_cast<double>(d.largest_allocation), 0, "B");
     if (d.allocated_before != kNoValue)

@@ -157,6 +157,25 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: an export with --cuda-memory-usage=true shows the device peak and the flag'({ ctx, origin }) {
+      if (!built().includes('memory_usage.sqlite')) skip(`no memory_usage.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'memory_usage.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `memory_usage.sqlite did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, file);
+      const ids = (report.findings || []).map((f) => f.id);
+      check(ids.includes('memory.peak_high') && ids.includes('capture.diagnostic_flags'), `findings: ${ids.join(', ')}`);
+      // The overview's memory figure: the device's reserved peak, no allocator total to show.
+      const stat = page.locator('ul.stats li', { hasText: 'Peak memory, GPU 0' });
+      check((await stat.count()) === 1, 'no "Peak memory, GPU 0" in the overview');
+      const text = await stat.textContent();
+      check(/81\.6 GB/.test(text) && /95\.4%/.test(text), `the overview says: ${text}`);
+      check((await stat.getAttribute('title')) === 'reserved from the device', `its title: ${await stat.getAttribute('title')}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: a finding event of a built export shows on the timeline, selected, its row as args'({ ctx, origin }) {
       if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
       const file = join(BUILT, 'training_steps.sqlite');

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "analysis/analyze.h"
+#include "analysis/critical_path.h"
 #include "analysis/multi_rank.h"
 #include "analysis/rank_identity.h"
 #include "corpus/shared_traces.h"
@@ -388,6 +389,79 @@ TEST_CASE("nsys built: the profiler's own warnings, and a device sync typed as a
   ks::Report plain_report = ks::build_report(*plain, ks::AnalysisOptions{});
   CHECK(std::none_of(plain_report.findings.begin(), plain_report.findings.end(),
                      [](const ks::Finding& f) { return f.id == "nsys.profiler_warnings"; }));
+}
+
+TEST_CASE("nsys built: GPU memory usage gives the device's peak, as profile_memory does",
+          "[nsys][built]") {
+  auto t = load_built("memory_usage.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Eight 9.5 GiB segments of device memory. Left out: the 40 GiB pinned host buffer. The 1 GiB
+  // freed before them was allocated before the capture: the device held it, so the totals start
+  // at 1 GiB (never below 0), drop to 0 at its free, and peak at the eight segments.
+  const ks::MemoryUsage& m = report.analyses.memory;
+  REQUIRE(m.devices.size() == 1);
+  const ks::DeviceMemory& d = m.devices[0];
+  CHECK(d.device == 0);
+  CHECK(m.events == 10);
+  CHECK(d.peak_reserved == 8 * (int64_t{19} << 29));
+  CHECK(d.peak_allocated == ks::kNoValue);  // the export has no allocator totals
+  CHECK(d.largest_allocation == int64_t{19} << 29);
+  CHECK(d.device_total == 85520809984);
+  // At the 8th cudaMalloc: its event 150 us into the call, on the calling thread's CUDA API row.
+  bool on_api_row = false;
+  for (size_t i = 0; i < t->instants.size(); ++i)
+    if (t->instants.ts[i] == d.peak_reserved_ns)
+      on_api_row = t->tracks[t->instants.track[i]].name == "python3 CUDA API";
+  CHECK(on_api_row);
+  const ks::Finding* peak = nullptr;
+  const ks::Finding* flags = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    if (f.id == "memory.peak_high") peak = &f;
+    if (f.id == "capture.diagnostic_flags") flags = &f;
+  }
+  REQUIRE(peak);
+  CHECK(peak->severity == ks::Severity::kWarning);
+  CHECK(peak->title.find("Peak reserved memory") != std::string::npos);
+  CHECK(peak->title.find("% of the GPU's") != std::string::npos);
+  REQUIRE(flags);  // nsys's own flag, named as the user typed it
+  CHECK(flags->title.find("--cuda-memory-usage=true") != std::string::npos);
+  CHECK(flags->title.find("profile_memory") == std::string::npos);
+  // Captured without it: no memory events, no such findings.
+  auto plain = load_built("training_steps.sqlite");
+  ks::Report plain_report = ks::build_report(*plain, ks::AnalysisOptions{});
+  CHECK(plain_report.analyses.memory.events == 0);
+  CHECK(std::none_of(plain_report.findings.begin(), plain_report.findings.end(),
+                     [](const ks::Finding& f) { return f.id == "capture.diagnostic_flags"; }));
+}
+
+TEST_CASE("nsys built: event waits know the stream of the event they wait for",
+          "[nsys][built][critical_path]") {
+  auto t = load_built("event_waits.sqlite");
+  // Each step: the side stream waits for event 5 (recorded on stream 7 after the GEMM), the
+  // host for event 6 (recorded on stream 13 after the side kernel).
+  size_t stream_waits = 0, event_syncs = 0;
+  for (const auto& [slice, w] : t->slices.sync_waits) {
+    const std::string_view name = t->str(t->slices.name[slice]);
+    if (name == "Stream Wait Event" && w.wait_on_stream == 7) ++stream_waits;
+    if (name == "Event Sync" && w.wait_on_stream == 13) ++event_syncs;
+  }
+  CHECK(stream_waits == 3);
+  CHECK(event_syncs == 3);
+  // The critical path of a step then runs through the GEMM and the side kernel (2.6 ms of
+  // GPU compute): without the events, cudaEventSynchronize waited for nothing it could name
+  // and the step read as CPU-bound.
+  ks::CriticalPathOptions o;
+  o.annotation = "train_step";
+  auto traced = ks::critical_path(*t, ks::build_launch_join(*t), o);
+  REQUIRE(traced.ok);
+  CHECK(traced.bound[static_cast<int>(ks::CpBound::kGpuCompute)] >= 2'600'000);
+  CHECK(traced.dominant() == ks::CpBound::kGpuCompute);
+  auto u = load_built("event_waits_untraced.sqlite");
+  CHECK(u->slices.sync_waits.empty());
+  auto untraced = ks::critical_path(*u, ks::build_launch_join(*u), o);
+  REQUIRE(untraced.ok);
+  CHECK(untraced.bound[static_cast<int>(ks::CpBound::kGpuCompute)] <
+        traced.bound[static_cast<int>(ks::CpBound::kGpuCompute)]);
 }
 
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {

@@ -55,6 +55,11 @@ good "$DIR/graph_trace.sqlite" "6 CUDA graph replays were traced whole: their ke
 good "$DIR/graph_trace.sqlite" "56.99  *1484.0  *4  *371.0 .* CUDA graph exec 5 (graph 2)"
 # Nsight Systems' own warning that it lost events: a finding that quotes it.
 good "$DIR/lost_events.sqlite" "\[WARNING\] Nsight Systems reported 2 warnings during the capture: CUPTI buffers overflowed: 1834 CUDA events were lost"
+# --cuda-memory-usage=true: the device's peak from the allocation rows, and the flag named.
+good "$DIR/memory_usage.sqlite" "\[WARNING\] Peak reserved memory 76.00 GiB is 95.4% of the GPU's 79.65 GiB"
+good "$DIR/memory_usage.sqlite" "Diagnosis flags were on (--cuda-memory-usage=true)"
+# --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
+good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
 
 # kinetoscope stats

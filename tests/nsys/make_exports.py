@@ -142,6 +142,26 @@ TABLES = {
                                 'metricName TEXT NOT NULL'),
     'GPU_METRICS': ('typeId INTEGER NOT NULL, timestamp INTEGER, metricId INTEGER NOT NULL, '
                     'value INTEGER NOT NULL'),
+    # Not in the real export (captured without --cuda-event-trace=true): the columns of
+    # CUPTI's CUpti_ActivityCudaEvent, laid out as the synchronization table lays out its own.
+    'CUPTI_ACTIVITY_KIND_CUDA_EVENT': ('start INTEGER NOT NULL, end INTEGER NOT NULL, '
+                                       'deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, '
+                                       'greenContextId INTEGER, streamId INTEGER NOT NULL, '
+                                       'correlationId INTEGER, globalPid INTEGER, '
+                                       'eventId INTEGER NOT NULL'),
+    'ENUM_CUDA_DEV_MEM_EVENT_OPER': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
+    'CUDA_GPU_MEMORY_USAGE_EVENTS': ('start INTEGER NOT NULL, globalPid INTEGER, '
+                                     'deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, '
+                                     'address INTEGER NOT NULL, pc INTEGER NOT NULL, '
+                                     'bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, '
+                                     'memoryOperationType INTEGER NOT NULL, name TEXT, '
+                                     'correlationId INTEGER, streamId INTEGER, '
+                                     'localMemoryPoolAddress INTEGER, '
+                                     'localMemoryPoolReleaseThreshold INTEGER, '
+                                     'localMemoryPoolSize INTEGER, '
+                                     'localMemoryPoolUtilizedSize INTEGER, '
+                                     'importedMemoryPoolAddress INTEGER, '
+                                     'importedMemoryPoolProcessId INTEGER'),
 }
 
 MEMCPY_OPER = ['UNKNOWN', 'HTOD', 'DTOH', 'HTOA', 'ATOH', 'ATOA', 'ATOD', 'DTOA', 'DTOD', 'HTOH',
@@ -152,7 +172,7 @@ SYNC_TYPE = ['UNKNOWN', 'EVENT_SYNCHRONIZE', 'STREAM_WAIT_EVENT', 'STREAM_SYNCHR
              'CONTEXT_SYNCHRONIZE']
 HTOD, DTOH, DTOD = 1, 2, 8
 PAGEABLE, PINNED, DEVICE = 0, 1, 2
-STREAM_SYNC, EVENT_SYNC = 3, 1
+STREAM_SYNC, EVENT_SYNC, STREAM_WAIT_EVENT = 3, 1, 2
 RUNTIME, DRIVER = 0, 1
 PUSHPOP, STARTEND, MARK = 59, 60, 34
 
@@ -229,10 +249,14 @@ class Export:
             (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), 0, nbytes, None,
              DEVICE))
 
-    def sync(self, corr, sync_type, start, dur, dev=0, stream=7):
+    def sync(self, corr, sync_type, start, dur, dev=0, stream=7, event=0xFFFFFFFF):
         self.rows['CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'].append(
-            (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), sync_type,
-             0xFFFFFFFF))
+            (start, start + dur, dev, 1, None, stream, corr, gpid(self.pid), sync_type, event))
+
+    def event_record(self, corr, ts, event, dev=0, stream=7):
+        """The CUDA event a cudaEventRecord call (`corr`) recorded on `stream`."""
+        self.rows['CUPTI_ACTIVITY_KIND_CUDA_EVENT'].append(
+            (ts, ts, dev, 1, None, stream, corr, gpid(self.pid), event))
 
     def diagnostic(self, ts, severity, text):
         """A message of Nsight Systems itself (1 info, 2 warning, 3 error), as in the GUI's
@@ -263,6 +287,12 @@ class Export:
             self.rows['TARGET_INFO_GPU_METRICS'].append(
                 (type_id, 0, 'GPU Metrics for GPU %d' % dev, metric_id, name))
         self.rows['GPU_METRICS'].append((type_id, ts, metric_id, value))
+
+    def memory(self, corr, ts, nbytes, free=False, kind=DEVICE, dev=0, address=0x7f0000000000):
+        """A device allocation or free (--cuda-memory-usage=true), made by API call `corr`."""
+        self.rows['CUDA_GPU_MEMORY_USAGE_EVENTS'].append(
+            (ts, gpid(self.pid), dev, 1, address, 0, nbytes, kind, 1 if free else 0, None, corr,
+             None, None, None, None, None, None, None))
 
     def save(self, path, drop_columns=None, extra_sql=None, skip_tables=(), page_size=None):
         """Writes the tables that have rows (as nsys does), plus the fixed ones."""
@@ -296,6 +326,9 @@ class Export:
             self.rows['ENUM_CUDA_MEM_KIND'] = [
                 (i, 'CUDA_MEMOPR_MEMORY_KIND_' + n.upper().replace(' ', '_'), n)
                 for i, n in enumerate(MEM_KIND)]
+            self.rows['ENUM_CUDA_DEV_MEM_EVENT_OPER'] = [
+                (0, 'CUDA_DEV_MEM_EVENT_OPR_ALLOCATION', 'Allocation'),
+                (1, 'CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION', 'Deallocation')]
             self.rows['ENUM_CUPTI_SYNC_TYPE'] = [
                 (i, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_' + n, n.title()) for i, n in enumerate(SYNC_TYPE)]
         self.rows['StringIds'] = [(i, s) for s, i in sorted(self.strings.items(), key=lambda kv: kv[1])]
@@ -392,6 +425,66 @@ def diagnostics_flood(count=250):
     e = training(steps=2)
     for k in range(count, 0, -1):
         e.diagnostic(50_000_000 + k * 1_000, 2, 'CUPTI buffer %d overflowed: events were lost.' % k)
+    return e
+
+
+def memory_usage(steps=3):
+    """training() captured with --cuda-memory-usage=true on an 80 GB H100: the caching allocator
+    takes 8 segments of 9.5 GiB (95% of the device) in the first step. A pinned host buffer (not
+    device memory) and the free of a buffer allocated before the capture are in the table too."""
+    e = training(steps=steps)
+    t = 50_000_000 - 10_000_000
+    corr = e.api(4242, 'cudaHostAlloc_v3020', t, 900_000)
+    e.memory(corr, t + 100_000, 40 << 30, kind=PINNED)
+    t += 1_000_000
+    corr = e.api(4242, 'cudaFree_v3020', t, 50_000)
+    e.memory(corr, t + 10_000, 1 << 30, free=True, address=0x7e0000000000)
+    t += 100_000
+    for k in range(8):
+        corr = e.api(4242, 'cudaMalloc_v3020', t, 200_000)
+        e.memory(corr, t + 150_000, 19 << 29, address=0x7f0000000000 + (k << 36))
+        t += 250_000
+    end = max(r[1] for r in e.rows['CUPTI_ACTIVITY_KIND_KERNEL'])
+    corr = e.api(4242, 'cudaFree_v3020', end + 100_000, 60_000)
+    e.memory(corr, end + 120_000, 19 << 29, free=True, address=0x7f0000000000)
+    return e
+
+
+def event_waits(steps=3):
+    """A loop that orders its streams with CUDA events (--cuda-event-trace=true): the side
+    stream 13 waits (cudaStreamWaitEvent) for the GEMM on stream 7, and the host waits
+    (cudaEventSynchronize) for an event recorded after the side stream's kernel. Only the
+    events tell which GPU work each wait was for."""
+    e = Export(pid=4242, process='python3')
+    e.thread(4242, 'python3')
+    e.gpu(0)
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        t += 50_000  # Python before the first launch
+        corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 8_000)
+        gemm_start = t + 20_000
+        e.kernel(corr, 'ampere_sgemm_128x64_tn', gemm_start, 2_000_000, grid=(512, 2, 1))
+        t += 10_000
+        corr = e.api(4242, 'cudaEventRecord_v3020', t, 3_000)
+        e.event_record(corr, t, event=5, stream=7)
+        t += 4_000
+        corr = e.api(4242, 'cudaStreamWaitEvent_v3020', t, 3_000)
+        e.sync(corr, STREAM_WAIT_EVENT, t, 1_000, stream=13, event=5)
+        t += 4_000
+        corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 8_000)
+        side_start = gemm_start + 2_000_000 + 3_000
+        e.kernel(corr, 'void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)',
+                 side_start, 600_000, stream=13)
+        t += 10_000
+        corr = e.api(4242, 'cudaEventRecord_v3020', t, 3_000)
+        e.event_record(corr, t, event=6, stream=13)
+        t += 4_000
+        done = side_start + 600_000
+        corr = e.api(4242, 'cudaEventSynchronize_v3020', t, done - t + 5_000)
+        e.sync(corr, EVENT_SYNC, t, done - t + 2_000, stream=0xFFFFFFFF, event=6)
+        t = done + 5_000 + 100_000  # the host reads the result and loops
+        e.nvtx(4242, 'train_step', step_start, t)
     return e
 
 
@@ -704,6 +797,10 @@ def main():
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     process_start().save(p('process_start.sqlite'))
     lost_events().save(p('lost_events.sqlite'))
+    memory_usage().save(p('memory_usage.sqlite'))
+    event_waits().save(p('event_waits.sqlite'))
+    event_waits().save(p('event_waits_untraced.sqlite'),
+                       skip_tables=('CUPTI_ACTIVITY_KIND_CUDA_EVENT',))
     diagnostics_flood().save(p('diagnostics_flood.sqlite'))
     empty_capture().save(p('empty_capture.sqlite'))
     for r in range(4):

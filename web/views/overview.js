@@ -197,7 +197,8 @@ function extras(report) {
     for (const d of mem.devices) {
       if (d.device === null) continue;
       const of = isNum(d.peak_pct) ? ` (${fmtPct(d.peak_pct)})` : '';
-      items.push(stat(`Peak memory, GPU ${d.device}`, `${fmtBytes(d.peak_reserved_bytes ?? d.peak_allocated_bytes)}${of}`, `allocated ${fmtBytes(d.peak_allocated_bytes)}`));
+      const allocated = isNum(d.peak_allocated_bytes) ? `allocated ${fmtBytes(d.peak_allocated_bytes)}` : 'reserved from the device';
+      items.push(stat(`Peak memory, GPU ${d.device}`, `${fmtBytes(d.peak_reserved_bytes ?? d.peak_allocated_bytes)}${of}`, allocated));
     }
   }
   return items.length ? h('ul', { className: 'stats' }, items) : null;

@@ -2,9 +2,11 @@
 // memsets and synchronizations on (device, stream) tracks as Kineto lays them out, and the ac2g
 // flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
 // traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
@@ -34,6 +36,50 @@ void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gp
 // CUPTI's stream id is unsigned; 0xFFFFFFFF (and NULL) is "no stream": Kineto's device-wide lane.
 int64_t stream_or_lane(int64_t stream) {
   return stream < 0 || stream == 0xFFFFFFFFll ? -1 : stream;
+}
+
+// The cudaEventRecord calls of each CUDA event (CUPTI_ACTIVITY_KIND_CUDA_EVENT, nsys
+// --cuda-event-trace=true): by process and event id, the calls' times with the stream each
+// recorded on, in time order. A sync on an event then knows which stream's work it waited for.
+struct EventRecord {
+  int64_t ts, stream, correlation;
+};
+using EventRecords = std::unordered_map<uint64_t, std::vector<EventRecord>>;
+uint64_t event_key(int64_t global_pid, int64_t event) {
+  return (static_cast<uint64_t>(Context::pid_of(global_pid)) << 32) ^ static_cast<uint64_t>(event);
+}
+
+bool read_event_records(Context& c, EventRecords* out) {
+  const char* table = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+  if (!c.db.has_table(table)) return true;  // not traced: event syncs stay unlinked
+  RowReader r;
+  enum { kCorr, kPid, kStream, kEvent };
+  if (!r.prepare(c.db, table, {"correlationId", "globalPid", "streamId", "eventId"},
+                 &c.trace->diagnostics, c.error))
+    return false;
+  while (r.next()) {
+    const int64_t global = r.i64(kPid, 0), corr = r.i64(kCorr), event = r.i64(kEvent);
+    const int64_t stream = stream_or_lane(r.i64(kStream, -1));
+    if (c.skip_global(global) || corr == kNoValue || event == kNoValue || stream < 0) continue;
+    auto call = c.launches.find(Context::launch_key(global, corr));
+    if (call == c.launches.end()) continue;  // the record call itself was not captured
+    (*out)[event_key(global, event)].push_back({call->second.ts, stream, corr});
+  }
+  for (auto& kv : *out)
+    std::stable_sort(kv.second.begin(), kv.second.end(),
+                     [](const EventRecord& a, const EventRecord& b) { return a.ts < b.ts; });
+  return !r.failed();
+}
+
+// The record a wait that began at `ts` waits for: the event's last record before it.
+const EventRecord* record_before(const EventRecords& records, int64_t global_pid, int64_t event,
+                                 int64_t ts) {
+  auto it = records.find(event_key(global_pid, event));
+  if (it == records.end()) return nullptr;
+  const auto& v = it->second;
+  auto at = std::upper_bound(v.begin(), v.end(), ts,
+                             [](int64_t t, const EventRecord& e) { return t < e.ts; });
+  return at == v.begin() ? nullptr : &*(at - 1);
 }
 
 }  // namespace
@@ -387,6 +433,10 @@ bool read_sync(Context& c) {
   for (const auto& kv : names) ids[kv.first] = c.trace->strings.intern(kv.second);
   const StringId unknown = c.trace->strings.intern("Unknown");
   const StringId context_sync = c.trace->strings.intern("Context Sync");
+  const StringId event_sync = c.trace->strings.intern("Event Sync");
+  const StringId stream_wait = c.trace->strings.intern("Stream Wait Event");
+  EventRecords records;
+  if (!read_event_records(c, &records)) return false;
   RowReader r;
   enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kType, kEvent };
   if (!r.prepare(c.db, table,
@@ -415,6 +465,13 @@ bool read_sync(Context& c) {
     a.correlation = r.i64(kCorr);
     a.device = device;
     if (stream >= 0) a.stream = stream;
+    // Kineto's wait args: the stream the awaited event was recorded on and the record call.
+    if ((name == event_sync || name == stream_wait) && !no_event && event != RowReader::kNull) {
+      if (const EventRecord* rec = record_before(records, r.i64(kPid, 0), event, start)) {
+        a.wait_on_stream = rec->stream;
+        a.wait_on_record_correlation = rec->correlation;
+      }
+    }
     c.add(tr, start, end, name, Context::kCatSync, SliceKind::kSync, a,
           row_source(Table::kSync, r.row()));
   }

@@ -11,6 +11,7 @@
 //   NVTX_EVENTS -> user_annotation slices (push/pop on the thread, start/end on a per-process
 //     track of their own) and instants for marks; OSRT_API -> os_runtime slices;
 //   GPU_METRICS -> counters under the GPU's process; TARGET_INFO_GPU -> devices;
+//   CUDA_GPU_MEMORY_USAGE_EVENTS -> Kineto-style [memory] instants with the device's total;
 //   times are integer ns since the session start, plus TARGET_INFO_SESSION_START_TIME.
 // Every table is read with one prepared SELECT by column name; absent tables and columns are
 // noted in Diagnostics, never fatal, since the schema changes between nsys versions.
@@ -303,7 +304,8 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             read_rank_from_env(c) && (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
             nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
             nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
-            nsys_sqlite::read_sync(c) && nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
+            nsys_sqlite::read_sync(c) && nsys_sqlite::read_memory_usage(c) &&
+            nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
             nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before

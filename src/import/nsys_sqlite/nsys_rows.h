@@ -93,7 +93,8 @@ enum class Table : uint64_t {
   kSync,
   kNvtx,
   kOsrt,
-  kGraphTrace
+  kGraphTrace,
+  kMemoryUsage
 };
 inline EventSource row_source(Table t, uint64_t row) {
   return EventSource{(static_cast<uint64_t>(t) << 56) | (row & ((uint64_t{1} << 56) - 1)), 0};
@@ -179,6 +180,7 @@ bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_gpu_metrics(Context& c);
 bool read_profiler_diagnostics(Context& c);
+bool read_memory_usage(Context& c);  // nsys_memory_rows.cpp
 
 // An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
 std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,

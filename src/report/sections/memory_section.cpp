@@ -34,8 +34,8 @@ ReportSection memory_section(const Trace& t, const MemoryUsage& m) {
     const int64_t peak = d.peak_reserved != kNoValue ? d.peak_reserved : d.peak_allocated;
     tb.row() = {optional(d.device),
                 Cell::count(d.events),
-                Cell::integer(d.peak_allocated),
-                Cell::ns(d.peak_allocated_ns - t0),
+                optional(d.peak_allocated),
+                d.peak_allocated == kNoValue ? Cell::null() : Cell::ns(d.peak_allocated_ns - t0),
                 optional(d.peak_reserved),
                 d.peak_reserved == kNoValue ? Cell::null() : Cell::ns(d.peak_reserved_ns - t0),
                 optional(d.device_total),
@@ -45,10 +45,12 @@ ReportSection memory_section(const Trace& t, const MemoryUsage& m) {
                                    : Cell::null()};
     const std::string reserved =
         d.peak_reserved == kNoValue ? std::string("-") : format_bytes(d.peak_reserved);
+    const std::string allocated =
+        d.peak_allocated == kNoValue ? std::string("-") : format_bytes(d.peak_allocated);
     const std::string total = d.device_total > 0 ? " of " + format_bytes(d.device_total) : "";
     s.linef("Memory (%s): peak allocated %s, peak reserved %s%s",
             d.device == kNoValue ? "CPU" : ("device " + std::to_string(d.device)).c_str(),
-            format_bytes(d.peak_allocated).c_str(), reserved.c_str(), total.c_str());
+            allocated.c_str(), reserved.c_str(), total.c_str());
   }
   return s;
 }
