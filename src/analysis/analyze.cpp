@@ -63,6 +63,11 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.math = compute_math_efficiency(t, a.join, a.steps);
   CriticalPathOptions path_options;
   path_options.max_window_slices = 1'000'000;
+  // Steps from ranges (Nsight Systems exports' NVTX, --step-range): the first of them, as the
+  // first ProfilerStep is a Kineto trace's window.
+  if ((a.steps.source == StepSource::kStepLikeRange || a.steps.source == StepSource::kUserRange) &&
+      !a.steps.steps.empty())
+    path_options.window_slice = a.steps.steps.front().slice;
   a.critical_path = critical_path(t, a.join, path_options);
   for (uint32_t i : a.join.runtime_by_ts)
     if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;

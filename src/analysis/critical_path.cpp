@@ -152,6 +152,14 @@ bool pick_window(const Trace& t, const CriticalPathOptions& o, CriticalPathResul
     for (size_t i = 0; i < s.size(); ++i) r->window_end = std::max(r->window_end, s.end(i));
     return true;
   }
+  if (o.window_slice >= 0 && static_cast<uint64_t>(o.window_slice) < s.size()) {
+    const auto w = static_cast<uint32_t>(o.window_slice);
+    r->window_slice = static_cast<int32_t>(w);
+    r->annotation = r->window_label = std::string(t.str(s.name[w]));
+    r->window_begin = s.ts[w];
+    r->window_end = s.end(w);
+    return true;
+  }
   std::string annotation = o.annotation;
   int64_t instance = o.instance;
   if (annotation.empty()) {  // the first ProfilerStep, else the whole trace

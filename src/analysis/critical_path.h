@@ -62,6 +62,9 @@ struct CriticalPathOptions {
   std::string annotation;
   int64_t instance = 0;
   bool whole_trace = false;
+  // An explicit window, this slice's span, when >= 0: the report's first step when its steps
+  // come from NVTX / annotation ranges (analysis/steps.h), as it is the first ProfilerStep.
+  int64_t window_slice = -1;
   bool zero_weight_launch_edges = true;
   // 0: no limit. The report sets one: its graph costs ~220 bytes per event of the window, so a
   // window of millions of events (a whole trace without ProfilerStep) is left to the command.

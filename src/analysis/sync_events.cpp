@@ -6,6 +6,7 @@
 
 #include "analysis/gpu_op_summary.h"
 #include "analysis/name_cache.h"
+#include "analysis/nvtx_context.h"
 
 namespace ks {
 
@@ -17,7 +18,18 @@ std::string chain_text(const Trace& t, const std::vector<StringId>& chain) {
     if (!out.empty()) out += " > ";
     out += std::string(t.str(id));
   }
-  return out.empty() ? std::string("(no enclosing CPU op)") : out;
+  return out;
+}
+
+// The CPU ops around the call that issued a copy, else (Nsight Systems exports, which have no
+// CPU ops) the NVTX ranges around it.
+std::string origin_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvtxRanges& nvtx,
+                        uint32_t call) {
+  std::string out = chain_text(t, ops->of(call));
+  if (out.empty()) out = nvtx.text_of(call);
+  if (!out.empty()) return out;
+  return t.facts.format == TraceFormat::kNsysSqlite ? "(no enclosing NVTX range)"
+                                                    : "(no enclosing CPU op)";
 }
 
 // Index of the step whose device-adjusted range contains ts, or -1.
@@ -62,6 +74,7 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   std::map<std::string, CopyOrigin> origins;
   std::vector<bool> step_has(steps.steps.size(), false);
   EnclosingCpuOps enclosing(t, 4);
+  const EnclosingNvtxRanges nvtx(t, steps, 4);
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (s.kind[g] != SliceKind::kMemcpy) continue;
     if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;
@@ -69,8 +82,9 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     if (si < 0) continue;
     step_has[static_cast<size_t>(si)] = true;
     int32_t launcher = join.partner[g];
-    std::string key = launcher >= 0 ? chain_text(t, enclosing.of(static_cast<uint32_t>(launcher)))
-                                    : std::string("(launch not recorded)");
+    std::string key = launcher >= 0
+                          ? origin_text(t, &enclosing, nvtx, static_cast<uint32_t>(launcher))
+                          : std::string("(launch not recorded)");
     CopyOrigin& o = origins[key];
     o.cpu_ops = key;
     ++o.count;

@@ -2,7 +2,8 @@
 // sync_names.h: cudaDeviceSynchronize, cuStreamSynchronize, synchronous cudaMemcpy2D,
 // hipMemcpy, ...), and
 // device-to-host copies inside steps (what `.item()` / `.cpu()` / printing a tensor cause),
-// each with the CPU ops that issued it. Nsight Systems' "synchronization APIs" expert rule.
+// each with the CPU ops that issued it (in an Nsight Systems export, the NVTX ranges open
+// around the call: nvtx_context.h). Nsight Systems' "synchronization APIs" expert rule.
 #pragma once
 #include <string>
 #include <vector>

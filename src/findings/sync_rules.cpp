@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/nvtx_context.h"
 #include "analysis/steps.h"
 #include "analysis/sync_names.h"
 #include "findings/rules.h"
@@ -102,6 +103,8 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
     std::vector<StringId> ops = enclosing_cpu_ops(t, top.longest.front(), 4);
     std::string chain;
     for (StringId id : ops) chain += (chain.empty() ? "" : " > ") + std::string(t.str(id));
+    if (chain.empty())
+      chain = EnclosingNvtxRanges(t, in.analyses.steps, 4).text_of(top.longest.front());
     if (!chain.empty()) f.text("called_from", chain);
     add_python_source(t, top.longest.front(), &f);
   }

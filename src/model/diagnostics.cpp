@@ -46,7 +46,8 @@ const DiagInfo kInfos[] = {
     {"complete_without_dur", S::kInfo, "Complete (X) events without 'dur' kept as zero-length."},
     {"unmatched_end", S::kWarning, "End (E) events without an open Begin on their thread."},
     {"unclosed_begin", S::kWarning,
-     "Begin (B) events never ended: closed at their thread's last timestamp."},
+     "Ranges that began and never ended (B events, NVTX ranges without an end): closed at "
+     "their track's last timestamp."},
     {"end_before_begin", S::kWarning, "End (E) events earlier than their Begin: zero length."},
     {"partial_overlap", S::kInfo,
      "Slices on one track overlap without nesting; kept and drawn on an extra row."},

@@ -423,6 +423,27 @@ TEST_CASE("nsys built: GPU memory usage gives the device's peak, as profile_memo
   CHECK(peak->severity == ks::Severity::kWarning);
   CHECK(peak->title.find("Peak reserved memory") != std::string::npos);
   CHECK(peak->title.find("% of the GPU's") != std::string::npos);
+  // The loss copy's call is inside NVTX ranges of its thread (another track than the call's):
+  // they say where it came from, as the CPU ops do in a PyTorch trace.
+  const ks::Finding* dtoh = nullptr;
+  const ks::Finding* syncs = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    if (f.id == "sync.dtoh_in_step") dtoh = &f;
+    if (f.id == "sync.runtime_calls") syncs = &f;
+  }
+  REQUIRE(dtoh);
+  REQUIRE(syncs);
+  auto text_of = [](const ks::Finding& f, const std::string& key) {
+    for (const auto& e : f.evidence)
+      if (e.key == key) return e.text;
+    return std::string();
+  };
+  CHECK(text_of(*dtoh, "issued_by") == "log_loss > loss.item (NVTX)");
+  CHECK(text_of(*syncs, "called_from") == "log_loss (NVTX)");  // after loss.item ended
+  // Without such ranges, the export says so in its own terms.
+  ks::Report training = ks::build_report(*load_built("training_steps.sqlite"), {});
+  for (const ks::Finding& f : training.findings)
+    if (f.id == "sync.dtoh_in_step") CHECK(text_of(f, "issued_by") == "(no enclosing NVTX range)");
   REQUIRE(flags);  // nsys's own flag, named as the user typed it
   CHECK(flags->title.find("--cuda-memory-usage=true") != std::string::npos);
   CHECK(flags->title.find("profile_memory") == std::string::npos);
@@ -456,6 +477,13 @@ TEST_CASE("nsys built: event waits know the stream of the event they wait for",
   REQUIRE(traced.ok);
   CHECK(traced.bound[static_cast<int>(ks::CpBound::kGpuCompute)] >= 2'600'000);
   CHECK(traced.dominant() == ks::CpBound::kGpuCompute);
+  // The report's window is the first NVTX step, as it is the first ProfilerStep in Kineto's.
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::CriticalPathResult& in_report = report.analyses.critical_path;
+  REQUIRE(report.analyses.steps.steps.size() == 3);
+  CHECK(in_report.window_label == "train_step");
+  CHECK(in_report.window_slice == static_cast<int32_t>(report.analyses.steps.steps[0].slice));
+  CHECK(in_report.total == traced.total);
   auto u = load_built("event_waits_untraced.sqlite");
   CHECK(u->slices.sync_waits.empty());
   auto untraced = ks::critical_path(*u, ks::build_launch_join(*u), o);

@@ -58,6 +58,8 @@ good "$DIR/lost_events.sqlite" "\[WARNING\] Nsight Systems reported 2 warnings d
 # --cuda-memory-usage=true: the device's peak from the allocation rows, and the flag named.
 good "$DIR/memory_usage.sqlite" "\[WARNING\] Peak reserved memory 76.00 GiB is 95.4% of the GPU's 79.65 GiB"
 good "$DIR/memory_usage.sqlite" "Diagnosis flags were on (--cuda-memory-usage=true)"
+# The NVTX ranges around the call that issued the copy (a thread's other row) say where it came from.
+good "$DIR/memory_usage.sqlite" "issued_by=log_loss > loss.item (NVTX)"
 # --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"

@@ -348,8 +348,10 @@ class Export:
         db.close()
 
 
-def training(step_name='ProfilerStep#%d', steps=6):
-    """A PyTorch-like loop under nsys: NVTX step ranges, kernels, a DtoH copy and a sync per step."""
+def training(step_name='ProfilerStep#%d', steps=6, loss_range=False):
+    """A PyTorch-like loop under nsys: NVTX step ranges, kernels, a DtoH copy and a sync per step
+    (with loss_range, inside an NVTX range "log_loss" > "loss.item", as a program that marks its
+    logging would push them)."""
     e = Export(pid=4242, process='python3')
     e.thread(4242, 'python3')
     e.thread(4250, 'pt_data_worker')
@@ -380,6 +382,9 @@ def training(step_name='ProfilerStep#%d', steps=6):
             gpu_t += kdur + 1_000 * s + 2_000
             t += 9_000
         # The loss goes back to the host inside the step: a pageable DtoH copy, then a sync.
+        if loss_range:
+            e.nvtx(4242, 'log_loss', t - 1_000, t + 40_000)
+            e.nvtx(4242, 'loss.item', t - 500, t + 16_000)
         corr = e.api(4242, 'cudaMemcpyAsync_v3020', t, 15_000)
         e.memcpy(corr, DTOH, DEVICE, PAGEABLE, gpu_t, 4_000, 4096)
         gpu_t += 5_000
@@ -429,10 +434,11 @@ def diagnostics_flood(count=250):
 
 
 def memory_usage(steps=3):
-    """training() captured with --cuda-memory-usage=true on an 80 GB H100: the caching allocator
-    takes 8 segments of 9.5 GiB (95% of the device) in the first step. A pinned host buffer (not
-    device memory) and the free of a buffer allocated before the capture are in the table too."""
-    e = training(steps=steps)
+    """training() (its loss read inside NVTX ranges) captured with --cuda-memory-usage=true on an
+    80 GB H100: the caching allocator takes 8 segments of 9.5 GiB (95% of the device) in the
+    first step. A pinned host buffer (not device memory) and the free of a buffer allocated
+    before the capture are in the table too."""
+    e = training(steps=steps, loss_range=True)
     t = 50_000_000 - 10_000_000
     corr = e.api(4242, 'cudaHostAlloc_v3020', t, 900_000)
     e.memory(corr, t + 100_000, 40 << 30, kind=PINNED)

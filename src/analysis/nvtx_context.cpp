@@ -1,0 +1,76 @@
+#include "analysis/nvtx_context.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <utility>
+
+namespace ks {
+
+namespace {
+
+// "4242 CUDA API" -> "4242": the thread part of an export track's tid text, "" for others.
+std::string_view thread_part(std::string_view tid_text, std::string_view row) {
+  if (tid_text.size() <= row.size() + 1 ||
+      tid_text.compare(tid_text.size() - row.size(), row.size(), row) != 0 ||
+      tid_text[tid_text.size() - row.size() - 1] != ' ')
+    return {};
+  return tid_text.substr(0, tid_text.size() - row.size() - 1);
+}
+
+}  // namespace
+
+EnclosingNvtxRanges::EnclosingNvtxRanges(const Trace& t, const StepsResult& steps, size_t max_depth)
+    : t_(t), max_depth_(max_depth) {
+  if (t.facts.format != TraceFormat::kNsysSqlite) return;
+  std::map<std::pair<uint32_t, std::string_view>, TrackId> nvtx_by_thread;
+  for (TrackId k = 0; k < t.tracks.size(); ++k) {
+    std::string_view thread = thread_part(t.str(t.tracks[k].tid_text), "NVTX");
+    if (!thread.empty()) nvtx_by_thread[{t.tracks[k].process, thread}] = k;
+  }
+  if (nvtx_by_thread.empty()) return;
+  for (TrackId k = 0; k < t.tracks.size(); ++k) {
+    std::string_view thread = thread_part(t.str(t.tracks[k].tid_text), "CUDA API");
+    auto it =
+        thread.empty() ? nvtx_by_thread.end() : nvtx_by_thread.find({t.tracks[k].process, thread});
+    if (it != nvtx_by_thread.end()) nvtx_track_of_[k] = it->second;
+  }
+  const SliceTable& s = t.slices;
+  for (uint32_t i = 0; i < s.size(); ++i)
+    if (s.kind[i] == SliceKind::kUserAnnotation) ranges_[s.track[i]].push_back(i);
+  for (auto& kv : ranges_)
+    std::stable_sort(kv.second.begin(), kv.second.end(),
+                     [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  for (const Step& st : steps.steps)
+    if (steps.source != StepSource::kNone) step_slices_.insert(st.slice);
+}
+
+std::vector<StringId> EnclosingNvtxRanges::of(uint32_t slice) const {
+  std::vector<StringId> chain;
+  const SliceTable& s = t_.slices;
+  auto track = nvtx_track_of_.find(s.track[slice]);
+  if (track == nvtx_track_of_.end()) return chain;
+  auto list = ranges_.find(track->second);
+  if (list == ranges_.end()) return chain;
+  const int64_t ts = s.ts[slice];
+  // The last range that began at or before the call: the innermost open one, or one that ended
+  // before it, whose open ancestors (push/pop ranges nest) are the call's.
+  auto at = std::upper_bound(list->second.begin(), list->second.end(), ts,
+                             [&s](int64_t x, uint32_t r) { return x < s.ts[r]; });
+  if (at == list->second.begin()) return chain;
+  for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0; r = s.parent[static_cast<size_t>(r)]) {
+    const auto k = static_cast<uint32_t>(r);
+    if (s.end(k) > ts && !step_slices_.count(k)) chain.push_back(s.name[k]);
+  }
+  std::reverse(chain.begin(), chain.end());
+  if (chain.size() > max_depth_) chain.resize(max_depth_);
+  return chain;
+}
+
+std::string EnclosingNvtxRanges::text_of(uint32_t slice) const {
+  std::string out;
+  for (StringId id : of(slice)) out += (out.empty() ? "" : " > ") + std::string(t_.str(id));
+  return out.empty() ? out : out + " (NVTX)";
+}
+
+}  // namespace ks
