@@ -11,6 +11,7 @@ import { search } from '../../web/timeline/search.js';
 import { setHighlight } from '../../web/timeline/evidence.js';
 import { eventIdOf, offsetsOf } from '../../web/timeline/links.js';
 import { linkId } from '../../web/timeline/sharing.js';
+import { fmtCounter } from '../../web/timeline/units.js';
 import { fakeHub, laidOutState, layout } from './fixtures.mjs';
 
 test('buildLanes: headers, tracks by rows, counters; empty and sparse tracks left out; folds', () => {
@@ -173,4 +174,13 @@ test('links: `s` keeps an export row id exact through the fragment', async () =>
   assert.equal(sliceId('18446744073709551616'), null);
   assert.equal(sliceId(2 ** 60), null); // an inexact number is refused, not rounded
   assert.equal(sliceId(-1), null);
+});
+
+test('fmtCounter: a counter row\'s maximum reads as a number, large ones grouped, not in exponent form', () => {
+  assert.equal(fmtCounter(77824), '77,824');
+  assert.equal(fmtCounter(77823.6), '77,824');
+  assert.equal(fmtCounter(35), '35');
+  assert.equal(fmtCounter(61.53), '61.53');
+  assert.equal(fmtCounter(0.000123456), '0.0001235');
+  assert.equal(fmtCounter(NaN), '—');
 });

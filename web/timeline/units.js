@@ -46,3 +46,11 @@ export function fmtTick(t, step) {
   const decimals = Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9));
   return `${(t / scale).toFixed(decimals)} ${unit}`;
 }
+
+// A counter's value for its row label: four significant digits, whole numbers from 10,000 up
+// grouped by thousands ("77,824", not "7.782e+4").
+export function fmtCounter(v) {
+  if (!Number.isFinite(v)) return '—';
+  if (Math.abs(v) >= 1e4) return Math.round(v).toLocaleString('en-US');
+  return String(Number(v.toPrecision(4)));
+}

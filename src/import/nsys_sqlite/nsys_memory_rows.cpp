@@ -3,7 +3,8 @@
 // allocators; with PyTorch, the caching allocator's segments, not its tensors). Each becomes a
 // Kineto-style `[memory]` instant on the calling thread's CUDA API row, carrying the device's
 // running total as "Total Reserved" (memory taken from the device), so the memory analysis and
-// the peak-memory rule read an export as they read a trace written with profile_memory=True.
+// the peak-memory rule read an export as they read a trace written with profile_memory=True;
+// the same total is a counter under the GPU, for the timeline.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,8 @@ std::unordered_map<int64_t, bool> free_operations(Context& c) {
   if (out.empty()) out = {{0, false}, {1, true}};
   return out;
 }
+
+constexpr const char* kMemorySeries = "CUDA memory (MiB)";
 
 int64_t saturating_add(int64_t a, int64_t b) {
   int64_t r;
@@ -101,9 +104,15 @@ bool read_memory_usage(Context& c) {
     } else {
       track = c.cpu_track(m.global_pid | Context::pid_of(m.global_pid), Row::kCudaApi);
     }
-    c.b.add_instant(track, m.ts, "[memory]", "cpu_instant_event", 't', m.delta, -1,
-                    std::max<int64_t>(t, 0), m.device);
+    const int64_t held = std::max<int64_t>(t, 0);
+    c.b.add_instant(track, m.ts, "[memory]", "cpu_instant_event", 't', m.delta, -1, held,
+                    m.device);
     c.count("cpu_instant_event", m.ts, m.ts, "i");
+    // And as a counter under the GPU, the row Nsight's GUI draws ("CUDA memory usage").
+    c.b.add_counter(c.gpu_process(m.device), m.ts, kMemorySeries,
+                    static_cast<double>(held) / (1024.0 * 1024.0));
+    ++c.trace->facts.events_total;
+    ++c.trace->facts.events_by_phase["C"];
   }
   return true;
 }
