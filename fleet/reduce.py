@@ -126,6 +126,36 @@ class Moments:
                 "stddev_us": round(math.sqrt(max(var, 0.0)) / 1e3, 3)}
 
 
+EXPORT_PROCESS = "process in the export (by GPU)"
+
+
+def export_of(file):
+    """The Nsight Systems export a process's digest came from: its file without " pid P"."""
+    return file.rsplit(" pid ", 1)[0]
+
+
+def _number_export_processes(ranks):
+    """Processes of several exports (`nsys profile torchrun` on each node) each rank from 0: they
+    are numbered on across the exports in input order (src/analysis/multi_rank.cpp:
+    number_export_processes)."""
+    exports, count = [], {}
+    for r in ranks:
+        if r.rank_source == EXPORT_PROCESS:
+            e = export_of(r.file)
+            if e not in count:
+                exports.append(e)
+                count[e] = 0
+            count[e] = max(count[e], r.rank + 1)
+    if len(exports) < 2:
+        return
+    offset, at = {}, 0
+    for e in exports:
+        offset[e], at = at, at + count[e]
+    for r in ranks:
+        if r.rank_source == EXPORT_PROCESS:
+            r.rank += offset[export_of(r.file)]
+
+
 class _Rank:
     """What the reducer keeps of one rank after its digest is folded in."""
 
@@ -240,6 +270,7 @@ class Reducer:
         for k, r in enumerate(ranks):
             if r.rank_source == "load order":
                 r.rank = k
+        _number_export_processes(ranks)
         ranks.sort(key=lambda r: (r.rank, r.index))  # stable, as std::stable_sort
         rows = [self._row(r) for r in ranks]
         coll = self._match_collectives(ranks, rows)

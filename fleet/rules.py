@@ -192,12 +192,32 @@ def seed_rules(result, rows):
                     idle_gaps=ns["idle_gaps"], idle_gap_us=round(idle / 1e3, 3)))
     dup = len({r["rank"] for r in rows}) != len(rows)
     if rows and (dup or any(r["rank_source"] != "distributedInfo" for r in rows)):
-        out.append(_finding(
-            "ranks.identity", "warning" if dup else "info",
-            "Two files claim the same rank" if dup else "Some ranks were taken from the file name or load order",
-            "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong guess "
-            "misaligns the comparison.",
-            "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or name files rank-N."))
+        # As src/findings/multi_rank_rules.cpp (rank_source) words it.
+        exports = []
+        for r in rows:
+            e = r["file"].rsplit(" pid ", 1)[0]
+            if r["rank_source"] == "process in the export (by GPU)" and e not in exports:
+                exports.append(e)
+        if dup:
+            title = "Two files claim the same rank"
+        elif len(exports) > 1:
+            title = ("Ranks were taken from the processes' GPUs in %d exports, numbered on in the "
+                     "order the files were given" % len(exports))
+        elif exports:
+            title = "Ranks were taken from the processes' GPUs in the export"
+        else:
+            title = "Some ranks were taken from the file name or load order"
+        if exports:
+            meaning = ("An Nsight Systems export does not record the rank each process was given, so "
+                       "the ranks follow the GPUs each process used (and the order of the exports); a "
+                       "wrong guess misaligns the comparison.")
+            fix = ("Give the exports in node order, or write one report per rank (nsys profile -o "
+                   "report_%q{RANK} inside the command torchrun runs).")
+        else:
+            meaning = ("The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
+                       "guess misaligns the comparison.")
+            fix = "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or name files rank-N."
+        out.append(_finding("ranks.identity", "warning" if dup else "info", title, meaning, fix))
     return out
 
 

@@ -469,6 +469,38 @@ Alignment align_ranks(const std::vector<RankDigest>& in, AlignMode requested) {
 
 }  // namespace
 
+size_t number_export_processes(std::vector<RankDigest>* digests) {
+  // The export a process came from: its name without " pid P" (import_nsys_file_by_process).
+  auto export_of = [](const std::string& file) {
+    const size_t at = file.rfind(" pid ");
+    return at == std::string::npos ? file : file.substr(0, at);
+  };
+  std::vector<std::string> exports;
+  std::vector<int64_t> count;  // processes per export: its ranks are 0..count-1
+  for (const RankDigest& d : *digests) {
+    if (d.source != RankSource::kExportProcess) continue;
+    const std::string e = export_of(d.file);
+    auto it = std::find(exports.begin(), exports.end(), e);
+    if (it == exports.end()) {
+      exports.push_back(e);
+      count.push_back(0);
+      it = exports.end() - 1;
+    }
+    int64_t& c = count[static_cast<size_t>(it - exports.begin())];
+    c = std::max(c, d.rank + 1);
+  }
+  if (exports.size() < 2) return exports.size();
+  std::vector<int64_t> offset(exports.size(), 0);
+  for (size_t k = 1; k < exports.size(); ++k) offset[k] = offset[k - 1] + count[k - 1];
+  for (RankDigest& d : *digests) {
+    if (d.source != RankSource::kExportProcess) continue;
+    const size_t k = static_cast<size_t>(
+        std::find(exports.begin(), exports.end(), export_of(d.file)) - exports.begin());
+    d.rank += offset[k];
+  }
+  return exports.size();
+}
+
 MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),

@@ -182,6 +182,13 @@ struct MultiRankResult {
 // have, or a communicator whose counts differ, is (counts_match false).
 MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align = AlignMode::kStep);
 
+// Several Nsight Systems exports of several GPU processes each (`nsys profile torchrun ...` on
+// every node of a job) each rank their processes from 0 (kExportProcess, "FILE pid P"): as the
+// ranks of one job they are numbered on across the exports, in the order each export first
+// appears (the order the files were given), each keeping its own order. With one such export
+// nothing changes. Returns the number of exports seen.
+size_t number_export_processes(std::vector<RankDigest>* digests);
+
 // Bytes per element of a c10 scalar type name as Kineto writes "dtype" (Float, BFloat16, ...),
 // 0 when unknown.
 int dtype_size(std::string_view dtype);

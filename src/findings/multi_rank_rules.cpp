@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "findings/rule_helpers.h"
 #include "util/format.h"
 
 namespace ks {
@@ -275,18 +276,32 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   Finding f;
   f.id = "ranks.identity";
   f.severity = r.duplicate_ranks ? Severity::kWarning : Severity::kInfo;
-  bool export_process = false;  // processes of one Nsight Systems export, ranked by their GPU
-  for (const RankRow& row : r.ranks)
-    if (row.source == RankSource::kExportProcess) export_process = true;
-  f.title = r.duplicate_ranks ? "Two files claim the same rank"
-            : export_process  ? "Ranks were taken from the processes' GPUs in the export"
-                              : "Some ranks were taken from the file name or load order";
+  // Processes of Nsight Systems exports, ranked by their GPU (and numbered on across several
+  // exports in the order given: number_export_processes).
+  std::vector<std::string> exports;
+  for (const RankRow& row : r.ranks) {
+    if (row.source != RankSource::kExportProcess) continue;
+    std::string e = row.file.substr(0, row.file.rfind(" pid "));
+    if (std::find(exports.begin(), exports.end(), e) == exports.end()) exports.push_back(e);
+  }
+  f.title = r.duplicate_ranks      ? "Two files claim the same rank"
+            : exports.size() > 1   ? strf("Ranks were taken from the processes' GPUs in %zu "
+                                          "exports, numbered on in the order the files were given",
+                                          exports.size())
+            : !exports.empty()     ? "Ranks were taken from the processes' GPUs in the export"
+                                   : "Some ranks were taken from the file name or load order";
   f.meaning =
-      "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
-      "guess misaligns the comparison.";
-  f.fix =
-      "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or "
-      "name files rank-N.";
+      exports.empty()
+          ? "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
+            "guess misaligns the comparison."
+          : "An Nsight Systems export does not record the rank each process was given, so "
+            "the ranks follow the GPUs each process used (and the order of the exports); a "
+            "wrong guess misaligns the comparison.";
+  f.fix = exports.empty()
+              ? "Profile with torch.distributed initialized (Kineto then writes "
+                "distributedInfo), or name files rank-N."
+              : "Give the exports in node order, or write one report per rank (nsys profile -o "
+                "report_%q{RANK} inside the command torchrun runs).";
   for (const RankRow& row : r.ranks)
     f.text(row.file, rank_name(row) + " from " + rank_source_name(row.source));
   out->push_back(std::move(f));

@@ -754,3 +754,40 @@ TEST_CASE("A real mismatch inside one communicator is still found, and named",
     REQUIRE(find(m.findings, "ranks.collective_mismatch"));
   }
 }
+
+TEST_CASE("Multi-rank: processes of several nsys exports are numbered on across them",
+          "[analysis][multirank]") {
+  auto digest = [](const std::string& file, int64_t rank, ks::RankSource source) {
+    ks::RankDigest d;
+    d.file = file;
+    d.rank = rank;
+    d.source = source;
+    return d;
+  };
+  using S = ks::RankSource;
+  // Two nodes' exports (four processes each, given node1 first), and a Kineto rank file.
+  std::vector<ks::RankDigest> in = {
+      digest("node1.sqlite pid 7001", 0, S::kExportProcess),
+      digest("node1.sqlite pid 7002", 1, S::kExportProcess),
+      digest("node0.sqlite pid 6001", 0, S::kExportProcess),
+      digest("node1.sqlite pid 7003", 2, S::kExportProcess),
+      digest("node1.sqlite pid 7004", 3, S::kExportProcess),
+      digest("node0.sqlite pid 6002", 1, S::kExportProcess),
+      digest("rank-9.json", 9, S::kFileName),
+  };
+  CHECK(ks::number_export_processes(&in) == 2);
+  // The order the exports first appear: node1's processes 0-3, then node0's 4-5.
+  CHECK(in[0].rank == 0);
+  CHECK(in[1].rank == 1);
+  CHECK(in[2].rank == 4);
+  CHECK(in[3].rank == 2);
+  CHECK(in[4].rank == 3);
+  CHECK(in[5].rank == 5);
+  CHECK(in[6].rank == 9);  // not an export's process: as it was
+  // One export: its own numbering stands.
+  std::vector<ks::RankDigest> one = {digest("a.sqlite pid 5", 1, S::kExportProcess),
+                                     digest("a.sqlite pid 4", 0, S::kExportProcess)};
+  CHECK(ks::number_export_processes(&one) == 1);
+  CHECK(one[0].rank == 1);
+  CHECK(one[1].rank == 0);
+}

@@ -6,12 +6,14 @@
 //  - a built export with NVTX ranges (tests/nsys/make_exports.py, following NVIDIA's documented
 //    schema; not written by nsys): its NVTX rows in the timeline;
 //  - four rank exports (built) dropped together: the ranks of one job, the straggler named, the
-//    CLI's multi-rank JSON byte for byte;
+//    CLI's multi-rank JSON byte for byte; an export of four GPU processes opened alone, and two
+//    such exports (two nodes) dropped together: one rank per process, as the CLI numbers them;
 //  - a damaged export and a non-nsys SQLite file: the CLI's error (code, message), then a good
 //    export still loads.
-import { existsSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ROOT, CLI, check, skip, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, startServer } from './lib.mjs';
 import { diffJson } from './diff.mjs';
 
@@ -302,6 +304,48 @@ export function nsysTests() {
       check((await page.evaluate(() => document.body.dataset.view)) === undefined, 'training_steps.sqlite opened in a ranks view');
       sameAsCli(await page.evaluate(() => window.kinetoscope.report()), one);
       check(!(await page.isVisible('[data-summed]')), 'a one-process export says its processes are summed');
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: two nodes\' exports of four GPU processes each drop as the CLI reads them: eight ranks, numbered on across the exports'({ ctx, origin }) {
+      if (!built().includes('torchrun_4procs.sqlite')) skip(`no torchrun_4procs.sqlite in ${BUILT}`);
+      const dir = mkdtempSync(join(tmpdir(), 'ks-nodes-'));
+      const node0 = join(dir, 'node0.sqlite');
+      const node1 = join(dir, 'node1.sqlite');
+      copyFileSync(join(BUILT, 'torchrun_4procs.sqlite'), node0);
+      copyFileSync(join(BUILT, 'torchrun_4procs.sqlite'), node1);
+      const paths = [node0, node1];
+      const r = cli(['report', '--format', 'json', ...paths]);
+      check(r.status === 0 && r.stdout, `the CLI wrote no multi-rank report: ${r.stderr}`);
+      const expected = JSON.parse(r.stdout);
+      check(expected.ranks.length === 8 && expected.ranks.map((x) => x.rank).join() === '0,1,2,3,4,5,6,7', `the CLI's ranks: ${expected.ranks.map((x) => `${x.rank} ${x.file}`).join(', ')}`);
+      const { page, log } = await openPage(ctx, origin);
+      const names = paths.map((p) => basename(p));
+      const bytes = paths.map((p) => [...readFileSync(p)]);
+      const before = await loads(page);
+      await page.evaluate(({ names, bytes }) => {
+        const d = new DataTransfer();
+        names.forEach((n, i) => d.items.add(new File([new Uint8Array(bytes[i])], n)));
+        const drop = new Event('drop', { bubbles: true, cancelable: true });
+        Object.defineProperty(drop, 'dataTransfer', { value: { types: ['Files'], files: d.files, items: d.items } });
+        document.body.dispatchEvent(drop);
+      }, { names, bytes });
+      check((await settled(page, before)) === 'ready', `the exports did not load: ${await page.textContent('#error')}`);
+      const got = await page.evaluate(() => window.kinetoscope.exports().json);
+      check(got === r.stdout, `the page's multi-rank JSON differs from the CLI's:\n  ${diffJson(expected, JSON.parse(got)).slice(0, 10).join('\n  ')}`);
+      check(await page.isVisible('[data-export-ranks="8"]'), 'no line saying where the eight ranks came from');
+      check((await page.textContent('[data-export-ranks="8"]')).includes('2 Nsight Systems exports'), `the line says: ${await page.textContent('[data-export-ranks="8"]')}`);
+      // Rank 6 (node1's third process) opens its own timeline: that process alone.
+      const k = 6;
+      await page.locator('#ranks table button.link-button').nth(k).click();
+      await page.waitForFunction((x) => document.body.dataset.view === `rank-${x}`, expected.ranks[k].rank);
+      const opened = await loads(page);
+      await page.click('[data-action="rank-timeline"]');
+      check((await settled(page, opened)) === 'ready', `rank ${k} did not open alone: ${await page.textContent('#error')}`);
+      const diff = diffJson(expected.reports[k], await page.evaluate(() => window.kinetoscope.report()));
+      check(diff.length === 0, `rank ${k} alone differs from the CLI's report of that rank:\n  ${diff.slice(0, 10).join('\n  ')}`);
+      rmSync(dir, { recursive: true, force: true });
       noErrors(log);
       await page.close();
     },

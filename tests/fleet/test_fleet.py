@@ -216,6 +216,22 @@ class NsysExportOfSeveralProcesses(unittest.TestCase):
             self.assertTrue(straggler and straggler[0]["evidence"]["rank"] == 2, doc["findings"])
             both = fleet_of([export, os.path.join(tmp, "training_steps.sqlite")])
             self.assertEqual(both["ranks_read"], 5, both["failed"])
+            # Two nodes' exports (the same job's processes, four each): ranks 0-7, the second
+            # export's numbered on after the first's, as kinetoscope report numbers them.
+            node1 = os.path.join(tmp, "torchrun_node1.sqlite")
+            shutil.copy(export, node1)
+            nodes = fleet_of([export, node1])
+            self.assertEqual(nodes["ranks_read"], 8, nodes["failed"])
+            self.assertEqual([r["rank"] for r in nodes["ranks"]], list(range(8)))
+            self.assertEqual([r["file"].split(" pid ")[0] for r in nodes["ranks"]],
+                             ["torchrun_4procs.sqlite"] * 4 + ["torchrun_node1.sqlite"] * 4)
+            identity = [f for f in nodes["findings"] if f["id"] == "ranks.identity"]
+            self.assertTrue(identity and "in 2 exports" in identity[0]["title"], nodes["findings"])
+            cli = subprocess.run([EXE, "report", "--format", "json", export, node1], check=True,
+                                 stdout=subprocess.PIPE, text=True)
+            in_process = json.loads(cli.stdout)
+            self.assertEqual([(r["rank"], r["file"]) for r in in_process["ranks"]],
+                             [(r["rank"], r["file"]) for r in nodes["ranks"]])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -47,6 +47,10 @@ good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
 # One export of four processes (nsys profile torchrun): four ranks by GPU, rank 2 the straggler.
 good "$DIR/torchrun_4procs.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
+# Two nodes' exports of four processes each: one job of eight ranks, the second numbered on.
+cp "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite"
+good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "rank 7 (torchrun_node1.sqlite pid 6004)"
+good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes' GPUs in 2 exports"
 # CUDA graphs: 12 eager launches + 4 cudaGraphLaunch of 12 kernels each are 16 launches, not 60.
 good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 more GPU ops started by the same launches"
 # nsys --cuda-graph-trace=graph: each replay one GPU op, named after its graph; a

@@ -19,11 +19,55 @@ import { rankHead, renderRanks } from './view.js';
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
 
+// The ranks of one export's GPU processes (`gpus`: [{pid, device}], the CLI's order), as pool
+// items: each named "FILE pid P" as the CLI names it, read alone by its pid.
+function processItems(blob, name, gpus, loadIndex) {
+  const count = gpus.length;
+  return gpus.map((g, i) => ({ blob, name: `${name} pid ${g.pid}`, loadIndex: loadIndex + i, nsysProcess: { pid: g.pid, rank: i, count } }));
+}
+
+// After the pool read several files: those that were Nsight Systems exports of 2+ GPU processes
+// (result.gpuProcesses) are replaced by their processes, read now; the others keep their
+// results. {items, results} in the files' order, each export's processes at its place; null
+// when no file was such an export.
+async function splitExports(pool, items, results, onProgress) {
+  const plan = items.map((it, i) => (results[i].ok && results[i].gpuProcesses && !it.nsysProcess ? processItems(it.blob, it.name, results[i].gpuProcesses, i) : null));
+  const extra = plan.filter(Boolean).flat();
+  if (!extra.length) return null;
+  const read = await pool.readAll(extra, onProgress);
+  const out = { items: [], results: [] };
+  let e = 0;
+  items.forEach((it, i) => {
+    if (!plan[i]) {
+      out.items.push(it);
+      out.results.push(results[i]);
+    } else {
+      for (const p of plan[i]) {
+        out.items.push(p);
+        out.results.push(read[e++]);
+      }
+    }
+  });
+  return out;
+}
+
 // The report on screen for one loaded job: the all-ranks view, or one rank's own report. ctx:
 // initRanks's {ui, setCurrent, shown} and setStacked(section) for the stacked timelines.
 // `files` is null for the processes of one Nsight Systems export: a rank is no file of its own,
 // so there are no stacked timelines (each would read the whole export); a rank's own timeline
 // reads its process alone from the export (`items`: the pool's {blob, name, nsysProcess}).
+// The line that says where an export's ranks came from: one export's processes, or several
+// files of which some are exports read one rank per process.
+function exportNote(multi, items) {
+  const exports = new Set((items || []).filter((it) => it.nsysProcess).map((it) => it.name.slice(0, it.name.lastIndexOf(' pid '))));
+  const n = multi.ranks.length;
+  const text =
+    exports.size > 1 || (items || []).some((it) => !it.nsysProcess)
+      ? `${fmtInt(n)} ranks: ${exports.size === 1 ? 'one Nsight Systems export' : `${fmtInt(exports.size)} Nsight Systems exports`} among the files ${exports.size === 1 ? 'holds' : 'hold'} several processes with GPU work, read as one rank each (lowest GPU first, numbered on across the exports in the order given), as kinetoscope report does.`
+      : `One Nsight Systems export holding ${n} processes with GPU work, read as ranks (one per process, lowest GPU first), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
+  return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
+}
+
 function present(ctx, multi, results, files, secs, items) {
   const { ui, setCurrent, shown } = ctx;
   const openRank = (k) => showRank(k);
@@ -40,7 +84,7 @@ function present(ctx, multi, results, files, secs, items) {
     return r;
   });
   const { head, sections } = renderRanks(multi, { secs, openRank, fileOf });
-  if (!files) head.append(h('p', { className: 'muted', dataset: { exportRanks: String(multi.ranks.length) } }, `One Nsight Systems export holding ${multi.ranks.length} processes with GPU work, read as ranks (one per process, lowest GPU first), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`));
+  if (!files) head.append(exportNote(multi, items));
   ctx.setStacked(sections.find((s) => s.id === 'stacked') || null);
   const all = [head, ...sections];
   const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
@@ -151,8 +195,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
   // One Nsight Systems export of several processes with GPU work (`gpus`: [{pid, device}], the
   // CLI's rank order): each process is a rank, named "FILE pid P" as the CLI names it.
   function openExport(blob, name, gpus) {
-    const count = gpus.length;
-    return run(gpus.map((g, i) => ({ blob, name: `${name} pid ${g.pid}`, loadIndex: i, nsysProcess: { pid: g.pid, rank: i, count } })), null);
+    return run(processItems(blob, name, gpus, 0), null);
   }
 
   // items: [{blob, name, loadIndex, ...}] as the pool reads them; files: the Files, or null.
@@ -168,7 +211,16 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     onProgress({ read: 0, total: items.reduce((s, it) => s + it.blob.size, 0), done: 0, files: items.length });
     try {
       const work = (async () => {
-        const results = await pool.readAll(items, onProgress);
+        let results = await pool.readAll(items, onProgress);
+        // Exports among the files that hold several GPU processes: one rank per process, read
+        // again alone (as kinetoscope report splits them); no file of their own, so no stacked
+        // timelines, and a rank's timeline reads its process from the export.
+        const split = await splitExports(pool, items, results, onProgress);
+        if (split) {
+          ({ items, results } = split);
+          files = null;
+          names.splice(0, names.length, ...items.map((it) => it.name));
+        }
         results.forEach((r, i) => (r.name = names[i]));
         const ok = results.filter((r) => r.ok);
         const failed = results.filter((r) => !r.ok);

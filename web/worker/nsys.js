@@ -76,10 +76,11 @@ export function readExport(job, blob) {
   // A rank of a job (loadIndex), a side of a comparison, or one process of an export opened
   // alone from its ranks (nsysProcess): no stats tables, and never read again as ranks.
   const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest && !proc;
-  // An export opened alone that holds two or more processes with GPU work (nsys profile torchrun
-  // --nproc_per_node=N): the page reads it again as ranks, as `kinetoscope report` does; this
-  // whole-file report is `--separate`'s.
-  const gpu = withStats && typeof session.gpuProcessesJson === 'function' ? parseJson(session.gpuProcessesJson(), []) : [];
+  // An export that holds two or more processes with GPU work (nsys profile torchrun
+  // --nproc_per_node=N), opened alone or among several files: the page reads it again as ranks,
+  // one per process, as `kinetoscope report` does; this whole-file report is `--separate`'s.
+  const probe = !msg.diffDigest && !proc;
+  const gpu = probe && typeof session.gpuProcessesJson === 'function' ? parseJson(session.gpuProcessesJson(), []) : [];
   const gpuProcesses = gpu.length >= 2 ? gpu : undefined;
   self.postMessage(reportMsg(job.id, { json, markdown, timings, nsys: withStats, gpuProcesses, ...combinable(session, msg) }));
   adoptSession(job.id, session, new ByteKeeper(null, SQLITE_NO_ARGS));

@@ -97,7 +97,8 @@ export class AnalyzerPool {
 
   // Reads every item ({blob, name} plus fields for the open message (protocol.js): loadIndex,
   // diffDigest); resolves to one result per item, in item order: {ok: true, json, markdown,
-  // digest, diffDigest} or {ok: false, error: {code, message, offset}}. A file that fails does
+  // digest, diffDigest, gpuProcesses} or {ok: false, error: {code, message, offset}}
+  // (gpuProcesses: an Nsight Systems export's 2+ processes with GPU work, else null). A file that fails does
   // not stop the others.
   readAll(items, onProgress) {
     const read = new Array(items.length).fill(0);
@@ -117,7 +118,7 @@ export class AnalyzerPool {
             } else if (msg.type === Msg.report) done(msg);
           });
           read[i] = blob.size || read[i];
-          results[i] = { ok: true, json: m.json, markdown: m.markdown || '', digest: m.digest || '', diffDigest: m.diffDigest || '' };
+          results[i] = { ok: true, json: m.json, markdown: m.markdown || '', digest: m.digest || '', diffDigest: m.diffDigest || '', gpuProcesses: m.gpuProcesses || null };
         } catch (e) {
           if (this.closed) throw e;
           results[i] = { ok: false, error: { code: e.code || 'unknown', message: e.message, offset: e.offset } };

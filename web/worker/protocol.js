@@ -25,7 +25,8 @@
 //   progress      {id, stage, read, total, bytes, events}  at most every ~100 ms; stage 'reading',
 //                 'building' or 'analysing'
 //   report        {id, json, markdown, timings[, nsys][, gpuProcesses][, digest][, diffDigest]}
-//                 gpuProcesses [{pid, device}]: an export opened alone holds 2+ GPU processes (ranks)
+//                 gpuProcesses [{pid, device}]: an export opened alone or as one of several
+//                 files holds 2+ GPU processes (read again as ranks, one per process)
 //   stats         {id, json, ms}          after an Nsight Systems export's report: `nsys stats`
 //   report-update {id, json, markdown}    the answer to step-range
 //   combined      {id, json, markdown}    the answer to combine or diff
