@@ -284,12 +284,13 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
     std::string e = row.file.substr(0, row.file.rfind(" pid "));
     if (std::find(exports.begin(), exports.end(), e) == exports.end()) exports.push_back(e);
   }
-  f.title = r.duplicate_ranks      ? "Two files claim the same rank"
-            : exports.size() > 1   ? strf("Ranks were taken from the processes' GPUs in %zu "
-                                          "exports, numbered on in the order the files were given",
-                                          exports.size())
-            : !exports.empty()     ? "Ranks were taken from the processes' GPUs in the export"
-                                   : "Some ranks were taken from the file name or load order";
+  f.title = r.duplicate_ranks    ? "Two files claim the same rank"
+            : exports.size() > 1 ? strf(
+                                       "Ranks were taken from the processes' GPUs in %zu "
+                                       "exports, numbered on in the order the files were given",
+                                       exports.size())
+            : !exports.empty() ? "Ranks were taken from the processes' GPUs in the export"
+                               : "Some ranks were taken from the file name or load order";
   f.meaning =
       exports.empty()
           ? "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
