@@ -7,11 +7,12 @@
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
+#include "analysis/step_breakdown.h"
 
 namespace ks {
 
 bool is_dataloader_slice(std::string_view n) {
-  if (n.rfind("enumerate(DataPipe)#", 0) == 0) return true;
+  if (is_dataloader_range(n)) return true;  // the report's rule (step_breakdown.h)
   return n.rfind("enumerate(DataLoader)#", 0) == 0 && n.find("__next__") != std::string_view::npos;
 }
 
@@ -183,7 +184,8 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
     }
   }
   for (uint32_t i = 0; i < s.size(); ++i)
-    if (!is_gpu_side(s.kind[i]) && is_dataloader_slice(t.str(s.name[i])))
+    if ((s.kind[i] == SliceKind::kUserAnnotation || s.kind[i] == SliceKind::kCpuOp) &&
+        is_dataloader_slice(t.str(s.name[i])))
       loader.push_back({s.ts[i], s.end(i)});
   all = merge_intervals(std::move(all));
   compute = merge_intervals(std::move(compute));

@@ -198,7 +198,7 @@ int dtype_size(std::string_view dtype);
 double bus_factor(std::string_view collective, int64_t n);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
-// enumerate(DataPipe)#...
+// enumerate(DataPipe)#..., and ranges named for data loading (is_dataloader_range).
 bool is_dataloader_slice(std::string_view name);
 
 }  // namespace ks

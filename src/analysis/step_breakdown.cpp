@@ -1,5 +1,8 @@
 #include "analysis/step_breakdown.h"
 
+#include <cctype>
+#include <string>
+
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
@@ -37,9 +40,33 @@ bool ends_with(std::string_view s, std::string_view p) {
 }
 }  // namespace
 
+namespace {
+
+// A range the program named for loading its input ("data_loading", "load_batch", "DataLoad",
+// "next batch", "fetch-data", ...): NVTX ranges in an Nsight Systems export, record_function
+// in a Kineto trace. Compared lower-case with separators dropped, so spellings agree.
+bool named_like_data_loading(std::string_view name) {
+  // A sentence, a signature or a Python frame ("torch/utils/data/dataloader.py(630): __next__",
+  // whose range is the iterator's own) is not such a name.
+  if (name.size() > 64 || name.find_first_of("/(") != std::string_view::npos) return false;
+  std::string k;
+  for (char c : name) {
+    if (c == '_' || c == ' ' || c == '-' || c == '.' || c == ':') continue;
+    k.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  static const char* const kStems[] = {"dataload",  "loaddata", "loadbatch",  "batchload",
+                                       "nextbatch", "getbatch", "fetchbatch", "datafetch",
+                                       "fetchdata", "waitdata", "datawait",   "waitfordata"};
+  for (const char* stem : kStems)
+    if (k.find(stem) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 bool is_dataloader_range(std::string_view name) {
   return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
-         starts_with(name, "enumerate(DataPipe)#");
+         starts_with(name, "enumerate(DataPipe)#") || named_like_data_loading(name);
 }
 
 bool is_communication_cpu_op(std::string_view name) {

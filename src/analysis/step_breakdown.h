@@ -35,6 +35,9 @@ enum class StepRole {
 constexpr int kStepRoles = 8;
 const char* step_role_name(StepRole r);  // "kernel", "memcpy", ..., "cpu_exec", "other"
 
+// Data loading: DataLoader/DataPipe iterator ranges (enumerate(DataLoader)#...__next__), or a
+// range the program named for it ("data_loading", "load_batch", "next batch", ...: NVTX ranges
+// in an Nsight Systems export, record_function in a Kineto trace).
 bool is_dataloader_range(std::string_view name);
 bool is_communication_cpu_op(std::string_view name);
 

@@ -85,6 +85,13 @@ TEST_CASE("DataLoader and communication names", "[analysis][step_breakdown]") {
   CHECK(ks::is_dataloader_range("enumerate(DataPipe)#ShardingFilterIterDataPipe"));
   CHECK_FALSE(
       ks::is_dataloader_range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__iter__"));
+  // Ranges the program named for loading its input (NVTX, record_function), however spelled.
+  for (const char* n : {"data_loading", "DataLoad", "load_batch", "Load Data", "next-batch",
+                        "get_batch", "fetch_batch 12", "wait_for_data", "data.wait"})
+    CHECK(ks::is_dataloader_range(n));
+  for (const char* n : {"train_step", "forward", "load_checkpoint", "upload_metrics", "batchnorm",
+                        "torch/utils/data/dataloader.py(630): __next__", "optimizer.step"})
+    CHECK_FALSE(ks::is_dataloader_range(n));
   CHECK(ks::is_communication_cpu_op("nccl:all_reduce"));
   CHECK(ks::is_communication_cpu_op("gloo:broadcast"));
   CHECK_FALSE(ks::is_communication_cpu_op("c10d::allreduce_"));

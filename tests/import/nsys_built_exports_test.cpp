@@ -492,6 +492,23 @@ TEST_CASE("nsys built: event waits know the stream of the event they wait for",
         traced.bound[static_cast<int>(ks::CpBound::kGpuCompute)]);
 }
 
+TEST_CASE("nsys built: NVTX ranges named for data loading are the input pipeline's time",
+          "[nsys][built]") {
+  auto t = load_built("data_stall.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Each step waits 3 ms in "data_loading" with the GPU idle, then runs 1 ms of GEMMs.
+  const ks::IdleCauses& idle = report.analyses.idle_causes;
+  CHECK(idle.gaps[static_cast<int>(ks::GapCause::kDataLoader)] == 4);
+  CHECK(idle.idle_ns[static_cast<int>(ks::GapCause::kDataLoader)] >
+        0.9 * static_cast<double>(idle.idle_total_ns()));
+  const ks::Finding* slow = nullptr;
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "dataloader.slow") slow = &f;
+  REQUIRE(slow);
+  CHECK(slow->severity == ks::Severity::kCritical);
+  CHECK(slow->title.find("Data loading (\"data_loading\" ranges) takes 73.") == 0);
+}
+
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {
   ks::ImportError e = error_of("empty_capture.sqlite");
   CHECK(e.code == ks::ImportErrorCode::kNoCudaTrace);

@@ -64,6 +64,9 @@ good "$DIR/memory_usage.sqlite" "\[WARNING\] Peak reserved memory 76.00 GiB is 9
 good "$DIR/memory_usage.sqlite" "Diagnosis flags were on (--cuda-memory-usage=true)"
 # The NVTX ranges around the call that issued the copy (a thread's other row) say where it came from.
 good "$DIR/memory_usage.sqlite" "issued_by=log_loss > loss.item (NVTX)"
+# NVTX ranges the program named for loading data: the GPU's idle time and the finding say so.
+good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idle time)"
+good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" ranges) takes 73.4% of step time"
 # --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"

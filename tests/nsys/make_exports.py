@@ -494,6 +494,33 @@ def event_waits(steps=3):
     return e
 
 
+def data_stall(steps=4):
+    """A loop that waits for its input: each step's NVTX "data_loading" range (the main thread
+    blocked in poll on the workers' pipe) is 3 ms, its GPU work 1 ms."""
+    e = Export(pid=4242, process='python3')
+    e.thread(4242, 'python3')
+    e.gpu(0)
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        e.nvtx(4242, 'data_loading', t, t + 3_000_000)
+        e.osrt(4242, 'poll', t + 10_000, 2_950_000)
+        t += 3_000_000
+        corr = e.api(4242, 'cudaMemcpyAsync_v3020', t, 20_000)
+        e.memcpy(corr, HTOD, PINNED, DEVICE, t + 10_000, 60_000, 8 << 20)
+        t += 30_000
+        gpu_t = t + 70_000
+        for k in range(4):
+            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+            e.kernel(corr, 'ampere_sgemm_128x64_tn', max(gpu_t, t + 10_000), 240_000)
+            gpu_t = max(gpu_t, t + 10_000) + 242_000
+            t += 8_000
+        t = gpu_t + 20_000
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
 def process_start():
     e = Export(pid=777, process='train.py')
     e.thread(777, 'python')
@@ -805,6 +832,7 @@ def main():
     lost_events().save(p('lost_events.sqlite'))
     memory_usage().save(p('memory_usage.sqlite'))
     event_waits().save(p('event_waits.sqlite'))
+    data_stall().save(p('data_stall.sqlite'))
     event_waits().save(p('event_waits_untraced.sqlite'),
                        skip_tables=('CUPTI_ACTIVITY_KIND_CUDA_EVENT',))
     diagnostics_flood().save(p('diagnostics_flood.sqlite'))
