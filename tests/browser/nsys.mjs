@@ -58,6 +58,11 @@ export function nsysTests() {
       const report = await page.evaluate(() => window.kinetoscope.report());
       sameAsCli(report, REAL);
       check(report.kernels && report.kernels.count === 1312, `${report.kernels && report.kernels.count} kernels, the export has 1,312`);
+      // At a glance, each share over the window the report measured it over: idle over the GPU's
+      // span (no steps), utilization over the whole trace (its 234 ms of startup included).
+      const glance = await page.locator('.report-head .glance > div').allTextContents();
+      check(report.gpu.window === 'gpu_span' && glance.some((g) => g.startsWith(`GPU idle${report.gpu.idle_pct.toFixed(1)}% of the GPU span`)), `at a glance: ${glance.join(' | ')}`);
+      check(glance.some((g) => /^GPU utilization[\d.]+% of the trace · SM efficiency/.test(g)), `at a glance: ${glance.join(' | ')}`);
       check(await page.isVisible('#findings'), 'no findings section');
       check(await page.isVisible('#kernels'), 'no kernel table');
       // The `nsys stats` tables: the page's object is the CLI's JSON, and each report is a table.

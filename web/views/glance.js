@@ -32,7 +32,9 @@ function idle(g, c) {
   if (!g) return null;
   if (g.has_gpu_ops === false) return glanceItem('GPU idle', '#gpu', 'no GPU work in this trace');
   if (!isNum(g.idle_pct)) return null;
-  const of = g.window === 'steps' ? 'of step time' : 'of the trace';
+  // The window the report measured idle over: the steps, else the GPU's span (first GPU op to
+  // last), not the whole trace (startup before the first op would count as idle).
+  const of = g.window === 'steps' ? 'of step time' : g.window === 'gpu_span' ? 'of the GPU span' : 'of the trace';
   let why = '';
   if (c && c.idle_us > 0) {
     const [key, what] = CAUSES.reduce((a, b) => ((c[b[0]] || 0) > (c[a[0]] || 0) ? b : a));
@@ -59,7 +61,10 @@ function utilization(gm) {
   if (!d || !isNum(d.utilization_pct)) return null;
   const sm = isNum(d.sm_efficiency_pct) ? ` · SM efficiency ${fmtPct(d.sm_efficiency_pct)}` : '';
   const more = gm.devices.length > 1 ? ` (GPU ${d.device} of ${gm.devices.length})` : '';
-  return glanceItem('GPU utilization', '#overview', `${fmtPct(d.utilization_pct)}${sm}${more}`);
+  // Without steps it is kernel time over the whole trace, startup included: say so, or it reads
+  // as contradicting the GPU's idle share over its span.
+  const over = gm.window === 'steps' ? '' : ' of the trace';
+  return glanceItem('GPU utilization', '#overview', `${fmtPct(d.utilization_pct)}${over}${sm}${more}`);
 }
 
 export function glanceView(report) {
