@@ -88,6 +88,11 @@ export function nsysTests() {
       check(kern && kern.rows.length > 0, 'cuda_gpu_kern_sum is empty');
       const firstName = await page.textContent('#nsys-stats .stats-report[data-report="cuda_gpu_kern_sum"] tbody tr:first-child td:last-child');
       check(firstName === kern.rows[0][kern.rows[0].length - 1], `the kernel summary's first row is ${firstName}, the CLI's ${kern.rows[0].at(-1)}`);
+      // Each cell as the CLI prints it: reals with their decimals, 0.0 too (JSON reads it as 0).
+      const osrt = cli(['stats', REAL, '--report', 'osrt_sum']).stdout.trim().split('\n');
+      const lastCli = osrt.at(-1).trim().split(/\s{2,}/);
+      const lastPage = await page.locator('#nsys-stats .stats-report[data-report="osrt_sum"] tbody tr:last-child td').allTextContents();
+      check(JSON.stringify(lastPage) === JSON.stringify(lastCli), `osrt_sum's last row: page ${lastPage.join(' | ')}, CLI ${lastCli.join(' | ')}`);
       await shot(page, 'nsys-report');
       await page.locator('#nsys-stats').scrollIntoViewIfNeeded();
       await page.waitForTimeout(300); // let the scrolled-to part paint

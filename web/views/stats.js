@@ -6,20 +6,24 @@ import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, isNum } from './format.js';
 import { dataTable } from './table.js';
 
-function cell(v) {
-  if (Number.isInteger(v)) return fmtInt(v);
-  if (isNum(v)) {
-    // The decimals the CLI wrote (1 for % and ns averages, 6 for MB), with thousands separators.
-    const d = Math.min(20, (String(v).split('.')[1] || '').length);
-    return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-  }
-  return fmtAny(v);
+const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
+
+// A number as the CLI wrote it: the decimals it wrote (1 for % and ns averages, 6 for MB), with
+// thousands separators. JSON reads the CLI's "0.0" back as 0, so a column of reals (`digits`: the
+// most decimals any of its values has) shows every value with that many, as nsys stats does.
+function cellOf(digits) {
+  return (v) => {
+    if (!isNum(v)) return fmtAny(v);
+    const d = Number.isInteger(v) ? digits : Math.max(digits, decimals(v));
+    return d ? v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }) : fmtInt(v);
+  };
 }
 
 function reportTable(r) {
   const columns = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
-    return { key: `c${i}`, label, num, fmt: cell };
+    const digits = Math.max(0, ...(r.rows || []).map((row) => (isNum(row[i]) && !Number.isInteger(row[i]) ? decimals(row[i]) : 0)));
+    return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
   const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
   const nameCol = (r.columns || []).findIndex((c) => c === 'Name' || c === 'Operation' || c === 'Range');
