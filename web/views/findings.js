@@ -20,7 +20,8 @@ function evidence(ev) {
   return h(
     'dl',
     { className: 'evidence' },
-    entries.map(([k, v]) => h('div', null, h('dt', null, labelFor(k)), h('dd', null, fmtByKey(k, v)))),
+    // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
+    entries.map(([k, v]) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labelFor(k)), h('dd', null, fmtByKey(k, v)))),
   );
 }
 
