@@ -185,24 +185,39 @@ class Session {
   static constexpr uint64_t kProbeFromBytes = uint64_t{256} << 20;
   bool too_large_export() {
     if (file_->size() < kProbeFromBytes) return false;
-    static const char* const kTables[] = {"CUPTI_ACTIVITY_KIND_RUNTIME",
-                                          "CUPTI_ACTIVITY_KIND_KERNEL",
-                                          "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                          "CUPTI_ACTIVITY_KIND_MEMSET",
-                                          "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                                          "NVTX_EVENTS",
-                                          "OSRT_API"};
-    uint64_t rows = 0;
-    for (const char* table : kTables) {
-      if (!db_->has_table(table)) continue;
+    // Every table the importer turns into rows of the model, with the share of an event's cost
+    // its row takes: GPU metrics samples are counters (~35 bytes, a quarter), CUDA event records
+    // only a lookup while reading (a quarter too); the others are slices or instants.
+    static const struct {
+      const char* table;
+      uint64_t quarters;
+    } kTables[] = {{"CUPTI_ACTIVITY_KIND_RUNTIME", 4},
+                   {"CUPTI_ACTIVITY_KIND_KERNEL", 4},
+                   {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE", 4},
+                   {"CUPTI_ACTIVITY_KIND_MEMCPY", 4},
+                   {"CUPTI_ACTIVITY_KIND_MEMSET", 4},
+                   {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", 4},
+                   {"CUDA_GPU_MEMORY_USAGE_EVENTS", 4},
+                   {"NVTX_EVENTS", 4},
+                   {"OSRT_API", 4},
+                   {"GPU_METRICS", 1},
+                   {"CUPTI_ACTIVITY_KIND_CUDA_EVENT", 1}};
+    uint64_t rows = 0, quarters = 0;
+    for (const auto& t : kTables) {
+      if (!db_->has_table(t.table)) continue;
       sqlite3_stmt* st = nullptr;
-      const std::string sql = std::string("SELECT max(rowid) FROM \"") + table + "\"";
+      const std::string sql = std::string("SELECT max(rowid) FROM \"") + t.table + "\"";
       if (sqlite3_prepare_v2(db_->handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-          sqlite3_step(st) == SQLITE_ROW)
-        rows += static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
+          sqlite3_step(st) == SQLITE_ROW) {
+        const auto n =
+            static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
+        const uint64_t bounded = std::min<uint64_t>(n, file_->size());  // a hostile rowid
+        rows += bounded;
+        quarters += bounded * t.quarters;
+      }
       sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
     }
-    const uint64_t need = rows * kModelBytesPerNsysEvent;
+    const uint64_t need = quarters / 4 * kModelBytesPerNsysEvent;
     if (need <= kWasmMaxBytes) return false;
     sqlite_error_.code = ks::ImportErrorCode::kTooLarge;
     sqlite_error_.offset = 0;

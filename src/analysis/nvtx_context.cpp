@@ -58,7 +58,12 @@ std::vector<StringId> EnclosingNvtxRanges::of(uint32_t slice) const {
   auto at = std::upper_bound(list->second.begin(), list->second.end(), ts,
                              [&s](int64_t x, uint32_t r) { return x < s.ts[r]; });
   if (at == list->second.begin()) return chain;
-  for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0; r = s.parent[static_cast<size_t>(r)]) {
+  // Up at most kMaxWalk levels: a hostile export nests ranges tens of thousands deep, and this
+  // runs once per copy or sync it is asked about.
+  constexpr int kMaxWalk = 256;
+  int walked = 0;
+  for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0 && walked++ < kMaxWalk;
+       r = s.parent[static_cast<size_t>(r)]) {
     const auto k = static_cast<uint32_t>(r);
     if (s.end(k) > ts && !step_slices_.count(k)) chain.push_back(s.name[k]);
   }
