@@ -771,6 +771,8 @@ def seeds(out):
         e.rows[table] = e.rows[table][:30]
     e.save(p('process_start'), page_size=512)
     empty_capture().save(p('empty_capture'), page_size=512)
+    memory_usage(steps=1).save(p('memory_usage'), page_size=512)
+    event_waits(steps=1).save(p('event_waits'), page_size=512)
     training(steps=1).save(p('old_schema'), page_size=512,
                            drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)},
                            skip_tables=('ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND'))
