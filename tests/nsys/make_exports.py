@@ -456,14 +456,20 @@ def memory_usage(steps=3):
     return e
 
 
+def one_gpu_process(pid=4242, name='python3'):
+    """An export of one process with its main thread, on one H100."""
+    e = Export(pid=pid, process=name)
+    e.thread(pid, name)
+    e.gpu(0)
+    return e
+
+
 def event_waits(steps=3):
     """A loop that orders its streams with CUDA events (--cuda-event-trace=true): the side
     stream 13 waits (cudaStreamWaitEvent) for the GEMM on stream 7, and the host waits
     (cudaEventSynchronize) for an event recorded after the side stream's kernel. Only the
     events tell which GPU work each wait was for."""
-    e = Export(pid=4242, process='python3')
-    e.thread(4242, 'python3')
-    e.gpu(0)
+    e = one_gpu_process()
     t = 10_000_000
     for s in range(steps):
         step_start = t
@@ -497,9 +503,7 @@ def event_waits(steps=3):
 def data_stall(steps=4):
     """A loop that waits for its input: each step's NVTX "data_loading" range (the main thread
     blocked in poll on the workers' pipe) is 3 ms, its GPU work 1 ms."""
-    e = Export(pid=4242, process='python3')
-    e.thread(4242, 'python3')
-    e.gpu(0)
+    e = one_gpu_process()
     t = 10_000_000
     for s in range(steps):
         step_start = t
