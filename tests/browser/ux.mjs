@@ -735,6 +735,23 @@ function tests(tmp) {
       await shot(page, '8-example-report');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '13. on a phone (390 px): the header wraps, its buttons and the privacy line on screen, nothing scrolls sideways'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const phone = { width: 390, height: 844 };
+      await page.setViewportSize(phone);
+      const before = await loads(page);
+      await page.click('#try-example');
+      check((await settled(page, before)) === 'ready', `the example did not open: ${await page.textContent('#error')}`);
+      // Each of the header's controls wholly inside the screen's width (the tagline is hidden).
+      const boxes = await page.locator('header.top .button, header.top .privacy, header.top h1').evaluateAll((els) => els.map((e) => [e.textContent.trim(), e.getBoundingClientRect().left, e.getBoundingClientRect().right]));
+      const outside = boxes.filter(([, l, r]) => l < 0 || r > phone.width);
+      check(boxes.length === 5 && !outside.length, `header items outside 390 px: ${JSON.stringify(outside)} of ${JSON.stringify(boxes)}`);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      check(wide <= phone.width, `the page scrolls sideways: ${wide} px wide`);
+      await shot(page, '13-phone');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
