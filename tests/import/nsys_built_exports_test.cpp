@@ -594,7 +594,25 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
       " 0, 1, 4, 1);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('soon', 'later', 'x', 'y', 'z', 123456);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (150, 180, -5, 4294967295, 1, 70368744177664,"
-      " 99999999, 4, -1, 9223372036854775807, 0, 1, 1, 1);";
+      " 99999999, 4, -1, 9223372036854775807, 0, 1, 1, 1);"
+      // Memory rows whose frees sum past INT64_MIN, a negative size and a NULL time; a wait on
+      // an event recorded by a call that is not there.
+      "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER, globalPid INTEGER,"
+      " deviceId INTEGER, bytes INTEGER, memKind INTEGER, memoryOperationType INTEGER,"
+      " correlationId INTEGER);"
+      "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (100, 70368744177664, 0,"
+      " 9223372036854775807, 2, 1, 1), (110, 70368744177664, 0, 9223372036854775807, 2, 1, 1),"
+      " (120, 70368744177664, 0, -5, 2, 0, 1), (NULL, 70368744177664, 0, 8, 2, 0, 1),"
+      " (130, 70368744177664, 0, 9223372036854775807, 2, 0, 99);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (correlationId INTEGER, globalPid INTEGER,"
+      " streamId INTEGER, eventId INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (77, 70368744177664, 7,"
+      " -9223372036854775807), (1, 70368744177664, -1, 5);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER,"
+      " deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,"
+      " syncType INTEGER, eventId INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (160, 170, 0, 7, 1, 70368744177664,"
+      " 2, -9223372036854775807);";
   REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
   ks::ImportError error;
@@ -604,7 +622,8 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
   // The good runtime row and the kernel are kept; NULL, reversed and overflowing times are not.
   CHECK(by_name(*t, ks::SliceKind::kRuntime)["name29"].count == 1);
   CHECK(by_name(*t, ks::SliceKind::kKernel)["<unknown>"].count == 1);
-  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 3);
+  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 5);  // and two memory rows
+  CHECK(t->slices.sync_waits.empty());                      // the record's call was not captured
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownStringId) >= 1);
   CHECK(!ks::report_json(ks::build_report(*t, ks::AnalysisOptions{})).empty());
 }

@@ -6,6 +6,7 @@
 // the peak-memory rule read an export as they read a trace written with profile_memory=True;
 // the same total is a counter under the GPU, for the timeline.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -90,7 +91,10 @@ bool read_memory_usage(Context& c) {
     t = saturating_add(t, m.delta);
     lowest[m.device] = std::min(lowest[m.device], t);
   }
-  for (auto& kv : total) kv.second = -lowest[kv.first];
+  for (auto& kv : total) {
+    const int64_t low = lowest[kv.first];
+    kv.second = low == INT64_MIN ? INT64_MAX : -low;  // a hostile dip saturates, never overflows
+  }
   for (const MemoryRow& m : rows) {
     int64_t& t = total[m.device];
     t = saturating_add(t, m.delta);
@@ -105,8 +109,7 @@ bool read_memory_usage(Context& c) {
       track = c.cpu_track(m.global_pid | Context::pid_of(m.global_pid), Row::kCudaApi);
     }
     const int64_t held = std::max<int64_t>(t, 0);
-    c.b.add_instant(track, m.ts, "[memory]", "cpu_instant_event", 't', m.delta, -1, held,
-                    m.device);
+    c.b.add_instant(track, m.ts, "[memory]", "cpu_instant_event", 't', m.delta, -1, held, m.device);
     c.count("cpu_instant_event", m.ts, m.ts, "i");
     // And as a counter under the GPU, the row Nsight's GUI draws ("CUDA memory usage").
     c.b.add_counter(c.gpu_process(m.device), m.ts, kMemorySeries,
