@@ -21,12 +21,18 @@ std::string chain_text(const Trace& t, const std::vector<StringId>& chain) {
   return out;
 }
 
-// The CPU ops around the call that issued a copy, else (Nsight Systems exports, which have no
-// CPU ops) the NVTX ranges around it.
+// The CPU ops around a call, else (Nsight Systems exports, which have no CPU ops) the NVTX
+// ranges around it; "" when neither.
+std::string enclosing_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvtxRanges& nvtx,
+                           uint32_t call) {
+  std::string out = chain_text(t, ops->of(call));
+  return out.empty() ? nvtx.text_of(call) : out;
+}
+
+// What issued a copy: enclosing_text, or what the trace lacks to say it.
 std::string origin_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvtxRanges& nvtx,
                         uint32_t call) {
-  std::string out = chain_text(t, ops->of(call));
-  if (out.empty()) out = nvtx.text_of(call);
+  std::string out = enclosing_text(t, ops, nvtx, call);
   if (!out.empty()) return out;
   return t.facts.format == TraceFormat::kNsysSqlite ? "(no enclosing NVTX range)"
                                                     : "(no enclosing CPU op)";
@@ -57,11 +63,14 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     row.max_ns = std::max(row.max_ns, s.dur[i]);
     row.longest.push_back(i);
   }
+  EnclosingCpuOps enclosing(t, 4);
+  const EnclosingNvtxRanges nvtx(t, steps, 4);
   for (auto& kv : calls) {
     SyncCallRow row = kv.second;
     std::stable_sort(row.longest.begin(), row.longest.end(),
                      [&s](uint32_t a, uint32_t b) { return s.dur[a] > s.dur[b]; });
     if (row.longest.size() > 5) row.longest.resize(5);
+    row.called_from = enclosing_text(t, &enclosing, nvtx, row.longest.front());
     r.total_ns += row.total_ns;
     r.count += row.count;
     r.calls.push_back(std::move(row));
@@ -73,8 +82,6 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   if (steps.steps.empty()) return r;
   std::map<std::string, CopyOrigin> origins;
   std::vector<bool> step_has(steps.steps.size(), false);
-  EnclosingCpuOps enclosing(t, 4);
-  const EnclosingNvtxRanges nvtx(t, steps, 4);
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (s.kind[g] != SliceKind::kMemcpy) continue;
     if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;

@@ -20,6 +20,9 @@ struct SyncCallRow {
   int64_t total_ns = 0;
   int64_t max_ns = 0;
   std::vector<uint32_t> longest;  // up to 5 slices, longest first
+  // The CPU ops (in an Nsight Systems export, the NVTX ranges) around the longest call,
+  // outermost first ("train > log_metrics"); "" when none.
+  std::string called_from;
 };
 
 struct CopyOrigin {     // DtoH copies grouped by the CPU ops that issued them

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/nvtx_context.h"
 #include "analysis/steps.h"
 #include "analysis/sync_names.h"
 #include "findings/rules.h"
@@ -100,12 +99,7 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.number("top_call_count", static_cast<double>(top.count));
   f.number("top_call_max_us", static_cast<double>(top.max_ns) / 1e3, 3, "us");
   if (!top.longest.empty()) {
-    std::vector<StringId> ops = enclosing_cpu_ops(t, top.longest.front(), 4);
-    std::string chain;
-    for (StringId id : ops) chain += (chain.empty() ? "" : " > ") + std::string(t.str(id));
-    if (chain.empty())
-      chain = EnclosingNvtxRanges(t, in.analyses.steps, 4).text_of(top.longest.front());
-    if (!chain.empty()) f.text("called_from", chain);
+    if (!top.called_from.empty()) f.text("called_from", top.called_from);
     add_python_source(t, top.longest.front(), &f);
   }
   for (uint32_t i : top.longest) {
