@@ -126,22 +126,14 @@ class Moments:
                 "stddev_us": round(math.sqrt(max(var, 0.0)) / 1e3, 3)}
 
 
-EXPORT_PROCESS = "process in the export (by GPU)"
-
-
-def export_of(file):
-    """The Nsight Systems export a process's digest came from: its file without " pid P"."""
-    return file.rsplit(" pid ", 1)[0]
-
-
 def _number_export_processes(ranks):
     """Processes of several exports (`nsys profile torchrun` on each node) each rank from 0: they
     are numbered on across the exports in input order (src/analysis/multi_rank.cpp:
     number_export_processes)."""
     exports, count = [], {}
     for r in ranks:
-        if r.rank_source == EXPORT_PROCESS:
-            e = export_of(r.file)
+        if r.rank_source == rules.EXPORT_PROCESS:
+            e = rules.export_of(r.file)
             if e not in count:
                 exports.append(e)
                 count[e] = 0
@@ -152,8 +144,8 @@ def _number_export_processes(ranks):
     for e in exports:
         offset[e], at = at, at + count[e]
     for r in ranks:
-        if r.rank_source == EXPORT_PROCESS:
-            r.rank += offset[export_of(r.file)]
+        if r.rank_source == rules.EXPORT_PROCESS:
+            r.rank += offset[rules.export_of(r.file)]
 
 
 class _Rank:

@@ -18,6 +18,16 @@ jobs) do not turn noise into outliers.
 
 import bisect
 
+# A rank that is one process of an Nsight Systems export (src/analysis/rank_identity.cpp).
+EXPORT_PROCESS = "process in the export (by GPU)"
+
+
+def export_of(file):
+    """The export a process's digest came from: its file without " pid P"
+    (src/analysis/multi_rank.cpp: export_of)."""
+    return file.rsplit(" pid ", 1)[0]
+
+
 Z_CUT = 3.5
 MAD_SCALE = 1.4826
 
@@ -195,8 +205,8 @@ def seed_rules(result, rows):
         # As src/findings/multi_rank_rules.cpp (rank_source) words it.
         exports = []
         for r in rows:
-            e = r["file"].rsplit(" pid ", 1)[0]
-            if r["rank_source"] == "process in the export (by GPU)" and e not in exports:
+            e = export_of(r["file"])
+            if r["rank_source"] == EXPORT_PROCESS and e not in exports:
                 exports.append(e)
         if dup:
             title = "Two files claim the same rank"

@@ -471,12 +471,12 @@ Alignment align_ranks(const std::vector<RankDigest>& in, AlignMode requested) {
 
 }  // namespace
 
+std::string export_of(const std::string& rank_file) {
+  const size_t at = rank_file.rfind(" pid ");
+  return at == std::string::npos ? rank_file : rank_file.substr(0, at);
+}
+
 size_t number_export_processes(std::vector<RankDigest>* digests) {
-  // The export a process came from: its name without " pid P" (import_nsys_file_by_process).
-  auto export_of = [](const std::string& file) {
-    const size_t at = file.rfind(" pid ");
-    return at == std::string::npos ? file : file.substr(0, at);
-  };
   std::vector<std::string> exports;
   std::vector<int64_t> count;  // processes per export: its ranks are 0..count-1
   for (const RankDigest& d : *digests) {

@@ -188,6 +188,9 @@ MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align =
 // appears (the order the files were given), each keeping its own order. With one such export
 // nothing changes. Returns the number of exports seen.
 size_t number_export_processes(std::vector<RankDigest>* digests);
+// The export a process's rank came from: its file without " pid P" (import_nsys_file_by_process
+// names them "FILE pid P").
+std::string export_of(const std::string& rank_file);
 
 // Bytes per element of a c10 scalar type name as Kineto writes "dtype" (Float, BFloat16, ...),
 // 0 when unknown.

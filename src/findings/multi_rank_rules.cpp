@@ -281,7 +281,7 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   std::vector<std::string> exports;
   for (const RankRow& row : r.ranks) {
     if (row.source != RankSource::kExportProcess) continue;
-    std::string e = row.file.substr(0, row.file.rfind(" pid "));
+    std::string e = export_of(row.file);
     if (std::find(exports.begin(), exports.end(), e) == exports.end()) exports.push_back(e);
   }
   f.title = r.duplicate_ranks    ? "Two files claim the same rank"

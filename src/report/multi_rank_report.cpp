@@ -15,7 +15,7 @@ namespace ks {
 MultiRankReport combine_ranks(const std::vector<RankDigest>& given, AlignMode align) {
   MultiRankReport m;
   std::vector<RankDigest> digests = given;
-  m.exports = number_export_processes(&digests);
+  number_export_processes(&digests);
   m.order.resize(digests.size());
   for (size_t i = 0; i < digests.size(); ++i) m.order[i] = i;
   // The same stable order compare_ranks uses.

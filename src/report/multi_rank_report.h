@@ -17,7 +17,6 @@ struct MultiRankReport {
   MultiRankResult result;
   std::vector<Finding> findings;
   std::vector<size_t> order;  // input index of each rank, in rank order
-  size_t exports = 0;         // Nsight Systems exports whose processes are ranks
 };
 
 // Compares the digests (in load order) and runs the multi-rank findings.
