@@ -93,6 +93,7 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
     if (top->size() > n) top->pop_back();
   };
   std::vector<CausedGap> largest;
+  std::vector<GapToFollow> long_host_waits;
   for (const Interval& w : windows) {
     r.window_ns += w.length();
     // Does the CPU get ahead of the GPU in this window at all?
@@ -150,6 +151,8 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
         if (gap.length() < kLaunchGapNs) {
           r.short_host_wait_ns += gap.length();
           ++r.short_host_wait_gaps;
+        } else {
+          long_host_waits.push_back({gap.begin, gap.end, static_cast<uint32_t>(g.next_op)});
         }
       } else if (launcher >= 0 &&
                  s.ts[static_cast<size_t>(launcher)] + kKernelWaitThresholdNs <= gap.begin) {
@@ -164,6 +167,10 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
     }
   }
   r.largest = std::move(largest);
+  constexpr size_t kGapsFollowed = 4096;
+  if (!long_host_waits.empty())
+    r.host_wait_activity =
+        activity_in_gaps(t, join, steps, std::move(long_host_waits), kGapsFollowed);
   return r;
 }
 

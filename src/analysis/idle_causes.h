@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/gap_activity.h"
 #include "analysis/gpu_idle.h"
 
 namespace ks {
@@ -54,6 +55,9 @@ struct IdleCauses {
   // which are often of another cause.
   std::vector<CausedGap> examples[kGapCauses];
   std::vector<CausedGap> short_host_wait_examples;
+  // What the launching thread did during the host waits of kLaunchGapNs or longer (the CPU away,
+  // not launch overhead): gap_activity.h, over the longest 4,096 of them.
+  GapActivity host_wait_activity;
   int64_t idle_total_ns() const { return idle_ns[0] + idle_ns[1] + idle_ns[2] + idle_ns[3]; }
 };
 

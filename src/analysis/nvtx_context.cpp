@@ -20,6 +20,14 @@ std::string_view thread_part(std::string_view tid_text, std::string_view row) {
 
 }  // namespace
 
+std::string_view export_thread_of(std::string_view tid_text) {
+  for (std::string_view row : {"CUDA API", "NVTX", "OS runtime"}) {
+    std::string_view thread = thread_part(tid_text, row);
+    if (!thread.empty()) return thread;
+  }
+  return {};
+}
+
 EnclosingNvtxRanges::EnclosingNvtxRanges(const Trace& t, const StepsResult& steps, size_t max_depth)
     : t_(t), max_depth_(max_depth) {
   if (t.facts.format != TraceFormat::kNsysSqlite) return;

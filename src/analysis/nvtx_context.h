@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "model/trace.h"
 
 namespace ks {
+
+// "4242 CUDA API", "4242 NVTX", "4242 OS runtime" -> "4242": the thread of an export's CPU
+// track, "" for other tracks.
+std::string_view export_thread_of(std::string_view tid_text);
 
 class EnclosingNvtxRanges {
  public:

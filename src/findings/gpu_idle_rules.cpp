@@ -1,6 +1,8 @@
 // GPU idle gaps: the GPU waiting is time the run pays for and does not use. Each gap has a
 // cause (idle_causes.h): the step waited for its batch, the CPU stopped at a synchronization,
 // the CPU launched too late, or something else.
+#include <algorithm>
+
 #include "findings/rules.h"
 
 namespace ks {
@@ -44,6 +46,56 @@ const CauseAdvice& advice(GapCause c) {
   return kAdvice[static_cast<int>(c)];
 }
 
+// What to do about long host waits, by what the launching thread was doing in them
+// (gap_activity.h): `what` names the activity.
+std::string cpu_away_fix(HostActivityKind kind, const std::string& what) {
+  switch (kind) {
+    case HostActivityKind::kSleep:
+      return "The thread that launches the GPU work was sleeping (" + what +
+             ") while the GPU waited: remove time.sleep and polling waits from the training "
+             "loop, or move them to another thread.";
+    case HostActivityKind::kBlocked:
+      return "The thread that launches the GPU work was blocked in " + what +
+             ", waiting on another thread or process: with DataLoader workers this is the main "
+             "process waiting for batches (more workers, prefetch_factor, pin_memory); otherwise "
+             "find the lock, queue or socket it waits on.";
+    case HostActivityKind::kFileIo:
+      return "The thread that launches the GPU work was reading or writing files (" + what +
+             ") in the loop: load and decode data in DataLoader workers, and write logs and "
+             "checkpoints from a background thread.";
+    case HostActivityKind::kLaunch:
+      return "The launch calls themselves were slow (" + what +
+             "): a kernel's first launches load its code (lazy loading, JIT), and a driver lock "
+             "held by another thread slows every launch. Leave warm-up steps out of the capture; "
+             "check for other threads calling into CUDA.";
+    case HostActivityKind::kCudaCall:
+      return "The thread that launches the GPU work was inside " + what +
+             ", a CUDA call that launches nothing (an allocation, a free, a query): PyTorch's "
+             "caching allocator calls cudaMalloc/cudaFree when it grows or after "
+             "torch.cuda.empty_cache(); keep shapes steady and empty_cache() out of the loop.";
+    case HostActivityKind::kNothingRecorded:
+      return std::string(kCpuAway.fix) +
+             " The profiler recorded nothing on that thread then (Python without operators, "
+             "time.sleep, file reads): profile with with_stack=True, or capture Nsight Systems "
+             "with --trace=osrt --python-sampling=true, to see it.";
+    case HostActivityKind::kCpuWork:
+      break;
+  }
+  return std::string(kCpuAway.fix) + " Most of that time it was in " + what + ".";
+}
+
+// "nanosleep (OS runtime) 92.0%, nothing recorded 5.1%": the launching thread's activities in
+// the long host waits, as shares of their time.
+std::string activity_text(const GapActivity& a) {
+  std::string out;
+  for (const HostActivity& h : a.top) {
+    if (!out.empty()) out += ", ";
+    out += h.label +
+           strf(" %.1f%%", 100.0 * static_cast<double>(h.ns) / static_cast<double>(a.total_ns));
+  }
+  return out;
+}
+
 }  // namespace
 
 void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
@@ -76,6 +128,23 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
       "gap is attributed to what the CPU was doing when the GPU ran dry.";
   f.fix = a.fix;
   f.fix_code = a.code;
+  // CPU away: name what the launching thread was doing when one activity holds most of the wait.
+  const GapActivity& act = c.host_wait_activity;
+  if (cpu_away && !act.top.empty() && act.total_ns > 0) {
+    const HostActivity& lead = act.top.front();
+    if (2 * lead.ns >= act.total_ns) {
+      // Naming the activity says more than "busy elsewhere (long host waits)".
+      if (lead.kind != HostActivityKind::kNothingRecorded)
+        f.title = strf(
+                      "GPU idle %.1f%% of %s, mostly waiting for the CPU (%.0f%% of the idle "
+                      "time): the launching thread was in ",
+                      g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", top_share) +
+                  lead.label;
+      f.fix =
+          cpu_away_fix(lead.kind, lead.kind == HostActivityKind::kCpuWork ? lead.label : lead.call);
+    }
+  }
+
   f.number("idle_pct", g.idle_pct, 1, "%");
   f.number("window_us", us_of(g.window_ns), 3, "us");
   f.number("busy_us", us_of(g.busy_ns), 3, "us");
@@ -85,6 +154,7 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
     f.number(name + "_gaps", static_cast<double>(c.gaps[k]));
   }
   f.number("short_host_wait_us", us_of(c.short_host_wait_ns), 3, "us");
+  if (act.total_ns > 0) f.text("cpu_in_long_host_waits", activity_text(act));
   // The ranges show the dominant cause (issue 18: a finding that says "host wait, short gaps"
   // listed the DataLoader's long gaps): short host waits when launch overhead is the story, else
   // the longest gaps of the top cause; the largest gaps of any cause without a top cause.
@@ -135,11 +205,28 @@ void rule_long_gpu_gaps(const RuleInput& in, std::vector<Finding>* out) {
   f.fix =
       "Look at what the CPU did during the gaps; overlap it with GPU work, or profile only "
       "the steady training loop.";
+  // What the thread that launched the work after each gap was doing in it (gap_activity.h).
+  std::vector<GapToFollow> follow;
+  const auto& ops = in.analyses.join.gpu_ops_by_ts;
+  const SliceTable& s = in.trace.slices;
+  for (const Interval& gap : long_gaps) {
+    auto next = std::lower_bound(ops.begin(), ops.end(), gap.end,
+                                 [&s](uint32_t i, int64_t ts) { return s.ts[i] < ts; });
+    if (next != ops.end()) follow.push_back({gap.begin, gap.end, *next});
+  }
+  const GapActivity act =
+      activity_in_gaps(in.trace, in.analyses.join, in.analyses.steps, std::move(follow), 64);
+  if (act.total_ns > 0 && !act.top.empty()) {
+    const HostActivity& lead = act.top.front();
+    if (2 * lead.ns >= act.total_ns && lead.kind != HostActivityKind::kNothingRecorded)
+      f.fix += " The thread that launched the work after them was mostly in " + lead.label + ".";
+  }
   f.number("gaps", static_cast<double>(long_gaps.size()));
   f.number("longest_us", us_of(long_gaps.front().length()), 3, "us");
   f.number("total_us", us_of(total), 3, "us");
   f.number("gpu_span_pct",
            span > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(span) : 0, 1, "%");
+  if (act.total_ns > 0) f.text("cpu_in_gaps", activity_text(act));
   for (size_t i = 0; i < long_gaps.size() && i < 5; ++i)
     f.range(long_gaps[i].begin, long_gaps[i].end,
             "GPU idle " + format_duration(long_gaps[i].length()));

@@ -183,3 +183,33 @@ TEST_CASE("idle_causes: after a sync, host waits under 1 ms are the queue refill
     CHECK(gaps(h, GapCause::kHostWait) == 5);
   }
 }
+
+TEST_CASE("idle_causes: what the launching thread did in a long host wait, innermost first",
+          "[analysis][idle_causes]") {
+  // A 300 us gap [100, 400) before a kernel launched at 380 on thread 1, where a record_function
+  // range "log" [110, 390) holds a CPU op [120, 200); Kineto's "PyTorch Profiler" range over the
+  // whole capture is no call.
+  const std::string extra =
+      R"({"ph":"X","cat":"user_annotation","name":"log","pid":1,"tid":1,"ts":110,"dur":280},)"
+      R"({"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":120,"dur":80},)"
+      R"j({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":1,"tid":1,"ts":0,"dur":500})j";
+  ks::IdleCauses c = causes_of(trace_of({{0, 100, 0}, {400, 500, 380}}, extra));
+  const ks::GapActivity& a = c.host_wait_activity;
+  CHECK(a.gaps == 1);
+  CHECK(a.total_ns == 300000);
+  REQUIRE(a.top.size() == 4);
+  CHECK(a.top[0].label == "log");  // [110, 120) + [200, 380) + [381, 390)
+  CHECK(a.top[0].ns == 199000);
+  CHECK(a.top[0].kind == ks::HostActivityKind::kCpuWork);
+  CHECK(a.top[1].label == "log > aten::copy_");
+  CHECK(a.top[1].ns == 80000);
+  CHECK(a.top[1].call == "aten::copy_");
+  CHECK(a.top[2].label == "nothing recorded");  // [100, 110) + [390, 400)
+  CHECK(a.top[2].ns == 20000);
+  CHECK(a.top[2].kind == ks::HostActivityKind::kNothingRecorded);
+  CHECK(a.top[3].label == "log > cudaLaunchKernel");  // the launch itself, 1 us
+  CHECK(a.top[3].kind == ks::HostActivityKind::kLaunch);
+  // Short host waits (launch overhead) are not followed.
+  ks::IdleCauses short_wait = causes_of(trace_of({{0, 100, 0}, {150, 200, 120}}, extra));
+  CHECK(short_wait.host_wait_activity.gaps == 0);
+}

@@ -188,6 +188,25 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: a GPU waiting on a sleeping host names the sleep, in the finding and the overview'({ ctx, origin }) {
+      if (!built().includes('host_stall.sqlite')) skip(`no host_stall.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'host_stall.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `host_stall.sqlite did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, file);
+      const idle = (report.findings || []).find((f) => f.id === 'gpu.idle');
+      check(idle && /launching thread was in log_metrics \(NVTX\) > clock_nanosleep \(OS runtime\)/.test(idle.title), `gpu.idle: ${idle && idle.title}`);
+      const finding = page.locator('#findings', { hasText: 'clock_nanosleep (OS runtime)' });
+      check((await finding.count()) === 1, 'the findings do not name clock_nanosleep');
+      const line = page.locator('p.host-wait-activity');
+      check((await line.count()) === 1, 'no host-wait activity line in the overview');
+      const text = await line.textContent();
+      check(/log_metrics \(NVTX\) > clock_nanosleep \(OS runtime\) 96\.0%/.test(text), `the overview says: ${text}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: a finding event of a built export shows on the timeline, selected, its row as args'({ ctx, origin }) {
       if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
       const file = join(BUILT, 'training_steps.sqlite');

@@ -509,6 +509,57 @@ TEST_CASE("nsys built: NVTX ranges named for data loading are the input pipeline
   CHECK(slow->title.find("Data loading (\"data_loading\" ranges) takes 73.") == 0);
 }
 
+TEST_CASE("nsys built: the GPU's host waits name what the launching thread was doing",
+          "[nsys][built]") {
+  auto t = load_built("host_stall.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Each step's thread sleeps 2.9 ms (clock_nanosleep, OS runtime) inside its NVTX "log_metrics"
+  // range before launching 1 ms of GEMMs: four 3 ms host waits, the sleep 96% of them.
+  const ks::GapActivity& act = report.analyses.idle_causes.host_wait_activity;
+  CHECK(act.gaps == 4);
+  REQUIRE(!act.top.empty());
+  CHECK(act.top[0].label == "log_metrics (NVTX) > clock_nanosleep (OS runtime)");
+  CHECK(act.top[0].kind == ks::HostActivityKind::kSleep);
+  CHECK(act.top[0].ns > 0.95 * static_cast<double>(act.total_ns));
+  const ks::Finding* idle = nullptr;
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "gpu.idle") idle = &f;
+  REQUIRE(idle);
+  CHECK(idle->title.find("the launching thread was in log_metrics (NVTX) > clock_nanosleep") !=
+        std::string::npos);
+  CHECK(idle->fix.find("was sleeping (clock_nanosleep)") != std::string::npos);
+  // The same loop waiting in a range named for data loading is the DataLoader's, not a sleep.
+  auto stall = load_built("data_stall.sqlite");
+  ks::Report loader = ks::build_report(*stall, ks::AnalysisOptions{});
+  CHECK(loader.analyses.idle_causes.host_wait_activity.gaps == 0);
+}
+
+TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",
+          "[nsys][built]") {
+  // nsys' GPU 0 is an A100 that CUDA calls device 1; its GPU 1 is cuda:0, an H100, where every
+  // kernel runs (deviceId 0).
+  auto t = load_built("mixed_node.sqlite");
+  REQUIRE(t->devices.size() == 2);
+  CHECK(t->devices[0].id == 0);
+  CHECK(t->devices[0].name == "NVIDIA H100 80GB HBM3");
+  CHECK(t->devices[0].num_sms == 132);
+  CHECK(t->devices[1].id == 1);
+  CHECK(t->devices[1].name == "NVIDIA A100-SXM4-80GB");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  CHECK(report.analyses.math.gpu_name == "NVIDIA H100 80GB HBM3");
+}
+
+TEST_CASE("os_call_kind sorts C library calls into sleeps, waits and file I/O", "[analysis]") {
+  CHECK(ks::os_call_kind("nanosleep") == ks::HostActivityKind::kSleep);
+  CHECK(ks::os_call_kind("clock_nanosleep") == ks::HostActivityKind::kSleep);
+  CHECK(ks::os_call_kind("pthread_cond_timedwait") == ks::HostActivityKind::kBlocked);
+  CHECK(ks::os_call_kind("poll") == ks::HostActivityKind::kBlocked);
+  CHECK(ks::os_call_kind("fopen64") == ks::HostActivityKind::kFileIo);
+  CHECK(ks::os_call_kind("pread64") == ks::HostActivityKind::kFileIo);
+  CHECK(ks::os_call_kind("ioctl") == ks::HostActivityKind::kCpuWork);
+  CHECK(ks::os_call_kind("") == ks::HostActivityKind::kCpuWork);
+}
+
 TEST_CASE("nsys built: bad files give one clear error", "[nsys][built][errors]") {
   ks::ImportError e = error_of("empty_capture.sqlite");
   CHECK(e.code == ks::ImportErrorCode::kNoCudaTrace);

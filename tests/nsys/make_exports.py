@@ -218,10 +218,12 @@ class Export:
         self.rows['ThreadNames'].append((self.sid(name), 0, gtid(self.pid, tid)))
 
     def gpu(self, dev, name='NVIDIA H100 80GB HBM3', sms=132, major=9, minor=0,
-            memory=85520809984):
+            memory=85520809984, cuda=None):
+        """nsys' GPU `dev`; `cuda`: its CUDA ordinal (cuDevice) when nsys numbers it otherwise."""
         self.rows['TARGET_INFO_GPU'].append(
             (0, dev, name, '0000:%02x:00.0' % (0x18 + dev), 1, 52428800, memory, 3352320000000,
-             1980000000, sms, dev, 'GPU-%08d' % dev, 0, 'GH100', dev, major, minor))
+             1980000000, sms, dev, 'GPU-%08d' % dev, 0, 'GH100', dev if cuda is None else cuda,
+             major, minor))
 
     def api(self, tid, name, start, dur, driver=False):
         """A CUDA API call; returns its correlation id."""
@@ -520,6 +522,49 @@ def data_stall(steps=4):
             gpu_t = max(gpu_t, t + 10_000) + 242_000
             t += 8_000
         t = gpu_t + 20_000
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
+def host_stall(steps=4):
+    """A loop whose launching thread sleeps: each step's NVTX "log_metrics" range holds a 2.9 ms
+    clock_nanosleep (time.sleep in Python 3.11+) before 1 ms of GPU work. Nothing names data
+    loading: the GPU waits on the host, and the host was asleep."""
+    e = one_gpu_process()
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        e.nvtx(4242, 'log_metrics', t, t + 3_000_000)
+        e.osrt(4242, 'clock_nanosleep', t + 50_000, 2_900_000)
+        t += 3_000_000
+        gpu_t = t + 20_000
+        for k in range(4):
+            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+            e.kernel(corr, 'ampere_sgemm_128x64_tn', max(gpu_t, t + 10_000), 240_000)
+            gpu_t = max(gpu_t, t + 10_000) + 242_000
+            t += 8_000
+        t = gpu_t + 20_000
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
+def mixed_node(steps=3):
+    """A node of two kinds of GPU that nsys numbers in its own order: its GPU 0 is an A100 that
+    CUDA calls device 1, its GPU 1 the H100 that is cuda:0, where every kernel runs."""
+    e = Export()
+    e.thread(4242, 'python3')
+    e.gpu(0, name='NVIDIA A100-SXM4-80GB', sms=108, major=8, memory=85899345920, cuda=1)
+    e.gpu(1, cuda=0)
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        for k in range(4):
+            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+            e.kernel(corr, 'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64', t + 10_000,
+                     200_000, dev=0)
+            t += 210_000
         e.nvtx(4242, 'train_step', step_start, t)
         t += 10_000
     return e
@@ -839,6 +884,8 @@ def main():
     memory_usage().save(p('memory_usage.sqlite'))
     event_waits().save(p('event_waits.sqlite'))
     data_stall().save(p('data_stall.sqlite'))
+    host_stall().save(p('host_stall.sqlite'))
+    mixed_node().save(p('mixed_node.sqlite'))
     event_waits().save(p('event_waits_untraced.sqlite'),
                        skip_tables=('CUPTI_ACTIVITY_KIND_CUDA_EVENT',))
     diagnostics_flood().save(p('diagnostics_flood.sqlite'))

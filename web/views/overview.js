@@ -122,6 +122,19 @@ function idleCauses(ic) {
     h('h3', null, `Why the GPU sat idle (${fmtUs(ic.idle_us)} of ${fmtUs(ic.window_us)})`),
     stackBar(CAUSES, values, ic.idle_us, 'GPU idle time by cause'),
     legend(CAUSES, values, ic.idle_us),
+    hostWaitActivity(ic),
+  );
+}
+
+// What the launching thread did while the GPU waited for it (long host waits), innermost first.
+function hostWaitActivity(ic) {
+  const rows = Array.isArray(ic.long_host_wait_activity) ? ic.long_host_wait_activity : [];
+  if (!rows.length || !(ic.long_host_wait_us > 0)) return null;
+  const parts = rows.map((r) => `${r.activity} ${fmtPct(r.pct)}`).join(', ');
+  return h(
+    'p',
+    { className: 'muted host-wait-activity' },
+    `In the long host waits (${fmtUs(ic.long_host_wait_us)}) the launching thread was in: ${parts}.`,
   );
 }
 

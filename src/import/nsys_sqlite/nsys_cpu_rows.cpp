@@ -137,7 +137,9 @@ bool read_gpu_metrics(Context& c) {
     auto nit = names.find(key(type, metric));
     if (nit == names.end())
       nit = names.emplace(key(type, metric), "metric " + std::to_string(metric)).first;
-    const int64_t device = type & 0xFF;
+    int64_t device = type & 0xFF;
+    auto mapped = c.device_of_gpu_id.find(device);
+    if (mapped != c.device_of_gpu_id.end()) device = mapped->second;
     if (c.only_pid >= 0 && !c.used_devices.count(device)) continue;  // another rank's GPU
     auto pit = pids.find(device);
     if (pit == pids.end()) pit = pids.emplace(device, c.gpu_process(device)).first;

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "import/nsys_sqlite/nsys_rows.h"
 
@@ -104,11 +105,16 @@ bool read_devices(Context& c) {
     return true;
   }
   RowReader r;
-  enum { kId, kName, kMem, kSms, kMajor, kMinor };
-  if (!r.prepare(c.db, table,
-                 {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor"},
-                 &c.trace->diagnostics, c.error))
+  enum { kId, kName, kMem, kSms, kMajor, kMinor, kCuDevice };
+  if (!r.prepare(
+          c.db, table,
+          {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor", "?cuDevice"},
+          &c.trace->diagnostics, c.error))
     return false;
+  std::vector<int64_t> cuda_ordinals;
+  std::unordered_set<int64_t> distinct;
+  auto& devices = c.trace->devices;
+  const size_t first = devices.size();
   while (r.next()) {
     DeviceProperties d;
     d.id = r.i64(kId, 0);
@@ -117,10 +123,30 @@ bool read_devices(Context& c) {
     d.num_sms = r.i64(kSms);
     d.compute_major = r.i64(kMajor);
     d.compute_minor = r.i64(kMinor);
-    if (d.num_sms > 0) c.device_sms[d.id] = d.num_sms;
-    c.trace->devices.push_back(std::move(d));
+    const int64_t ordinal = r.i64(kCuDevice, RowReader::kNull);
+    cuda_ordinals.push_back(ordinal);
+    if (ordinal >= 0) distinct.insert(ordinal);
+    devices.push_back(std::move(d));
   }
-  return !r.failed();
+  if (r.failed()) return false;
+  // Kernel and copy rows name a GPU by its CUDA ordinal (`deviceId`, cuda:N), and nsys numbers
+  // its GPUs in its own order: the real export's GPU ids 0-3 are CUDA devices 3, 0, 1, 2. When
+  // every GPU row gives a distinct `cuDevice`, the devices are keyed by it, so a mixed node's
+  // cuda:0 gets cuda:0's name, SMs and memory; GPU metrics, which name nsys' id, follow.
+  const bool by_ordinal = distinct.size() == cuda_ordinals.size() && !cuda_ordinals.empty();
+  for (size_t k = first; k < devices.size(); ++k) {
+    DeviceProperties& d = devices[k];
+    if (by_ordinal) {
+      c.device_of_gpu_id[d.id] = cuda_ordinals[k - first];
+      d.id = cuda_ordinals[k - first];
+    }
+    if (d.num_sms > 0) c.device_sms[d.id] = d.num_sms;
+  }
+  // By id, as Kineto lists deviceProperties: the report names the first, cuda:0.
+  std::stable_sort(
+      devices.begin() + static_cast<std::ptrdiff_t>(first), devices.end(),
+      [](const DeviceProperties& a, const DeviceProperties& b) { return a.id < b.id; });
+  return true;
 }
 
 // The rank as the job launcher set it in the environment nsys recorded (TARGET_INFO_SYSTEM_ENV,

@@ -121,6 +121,9 @@ struct Context {
   // same launch is then not counted again.
   std::unordered_set<uint64_t> launches_with_kernels;
   std::unordered_map<int64_t, int64_t> device_sms;  // device id -> SM count
+  // nsys' GPU id (TARGET_INFO_GPU.id, GPU_METRICS' typeId) -> the CUDA ordinal the device is
+  // keyed by, when the export gives every GPU's (read_devices); absent ids map to themselves.
+  std::unordered_map<int64_t, int64_t> device_of_gpu_id;
   std::string scratch;
   // Only this process's rows (pid, not globalPid), or all when negative: one rank of a report
   // that profiled several (nsys profile torchrun ...).

@@ -1,6 +1,7 @@
 // Why the GPU was idle: each idle gap classified by its cause (host wait, sync, ...), with the
-// largest gaps and the op that ended each. JSON and the page only: the terminal and Markdown
-// say it through the gpu_idle and long_gpu_gaps findings.
+// largest gaps and the op that ended each, and what the CPU was doing in the long host waits. JSON
+// and the page only: the terminal and Markdown say it through the gpu_idle and long_gpu_gaps
+// findings.
 #include <string>
 
 #include "report/sections/sections.h"
@@ -27,6 +28,16 @@ ReportSection idle_causes_section(const Trace& t, const IdleCauses& c) {
                 Cell::str(gap_cause_name(g.cause)),
                 g.next_op < 0 ? Cell::null()
                               : Cell::str(t.str(t.slices.name[static_cast<size_t>(g.next_op)]))};
+  // What the launching thread did in the long host waits (gap_activity.h).
+  const GapActivity& act = c.host_wait_activity;
+  s.field("long_host_wait_us", Cell::ns(act.total_ns));
+  Table& at = s.table("long_host_wait_activity");
+  at.columns = {Column("activity"), Column("dur_us"), Column("pct").json(1)};
+  for (const HostActivity& h : act.top)
+    at.row() = {Cell::str(h.label), Cell::ns(h.ns),
+                Cell::number(act.total_ns > 0 ? 100.0 * static_cast<double>(h.ns) /
+                                                    static_cast<double>(act.total_ns)
+                                              : 0)};
   return s;
 }
 

@@ -1,0 +1,59 @@
+// What the CPU thread that feeds the GPU was doing while the GPU waited for it. For each idle gap
+// the GPU spent waiting on the host (idle_causes.h, host_wait), the thread of the call that
+// launched the op ending the gap is followed through the gap, and each instant is given to the
+// innermost recorded activity on that thread:
+//   - the innermost call: an OS runtime call (Nsight Systems' osrt: nanosleep, read, poll, ...),
+//     a CUDA API call, a CPU op or a Python function (Kineto), whichever is innermost;
+//   - inside the innermost user range (NVTX push/pop or record_function) that is not a step.
+// An Nsight Systems export keeps a thread's NVTX ranges, CUDA calls and OS runtime calls on
+// separate tracks ("<tid> NVTX", "<tid> CUDA API", "<tid> OS runtime"): they are one thread here.
+// Time with nothing recorded is "nothing recorded" (Python without ops, time.sleep in a Kineto
+// trace, work the profiler did not trace). Ours; nsys' GUI shows the same by eye, row by row.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/launch_join.h"
+#include "analysis/steps.h"
+#include "model/trace.h"
+
+namespace ks {
+
+// What kind of activity, for the advice a finding gives.
+enum class HostActivityKind : uint8_t {
+  kNothingRecorded,
+  kSleep,     // nanosleep, clock_nanosleep, usleep, sleep
+  kBlocked,   // poll, select, futex, sem_wait, pthread_cond_wait, recv, waitpid, ...
+  kFileIo,    // read, write, fopen, open, fread, ...
+  kLaunch,    // a CUDA API call that launched GPU work (a kernel, a copy), itself slow
+  kCudaCall,  // another CUDA API call that is not a sync (those are the "sync" cause)
+  kCpuWork,   // a CPU op, a Python function, another OS call, or only a user range
+};
+
+struct HostActivity {
+  std::string label;  // "load_batch (NVTX) > nanosleep (OS runtime)", "aten::copy_", ...
+  std::string call;   // the innermost call's bare name ("nanosleep"), "" when none
+  HostActivityKind kind = HostActivityKind::kNothingRecorded;
+  int64_t ns = 0;
+};
+
+struct GapActivity {
+  int64_t total_ns = 0;           // the gaps' length, summed
+  uint64_t gaps = 0;              // gaps followed
+  std::vector<HostActivity> top;  // up to 5, most time first
+};
+
+// `gaps`: (begin, end, the GPU op ending the gap) of the gaps to follow; gaps whose op has no
+// launching call are skipped. At most `max_gaps` are followed (the longest first).
+struct GapToFollow {
+  int64_t begin_ns = 0, end_ns = 0;
+  uint32_t next_op = 0;
+};
+GapActivity activity_in_gaps(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
+                             std::vector<GapToFollow> gaps, size_t max_gaps);
+
+// "nanosleep" -> kSleep, "poll" -> kBlocked, "fread" -> kFileIo; kCpuWork for other names.
+HostActivityKind os_call_kind(std::string_view name);
+
+}  // namespace ks
