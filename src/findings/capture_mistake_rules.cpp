@@ -1,6 +1,7 @@
 // Capture mistakes: how the trace was taken makes some numbers unreliable. One-time work
 // recorded as steady state, diagnosis flags that slow the run, a capture far too long, errors
 // during the run, a multi-GPU trace without its rank, clocks the importer had to repair.
+#include <cstdint>
 #include <map>
 
 #include "analysis/name_cache.h"
@@ -32,6 +33,39 @@ const char* warmup_group(std::string_view n) {
   return nullptr;
 }
 
+// The caching allocator calling cudaMalloc/cudaFree in (nearly) every step: each call is slow,
+// and cudaFree waits for the whole device.
+Finding alloc_every_step(const Trace& t, const Analyses& a, size_t steps_with, uint64_t calls,
+                         int64_t ns, uint32_t first, int64_t window) {
+  const SliceTable& s = t.slices;
+  const double pct = window > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(window) : 0;
+  Finding f;
+  f.id = "memory.alloc_every_step";
+  f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
+  f.title = strf(
+      "Device memory allocated and freed in %zu of %zu steps: %llu cudaMalloc/cudaFree "
+      "calls (%s, %.1f%% of %s)",
+      steps_with, a.steps.steps.size(), static_cast<unsigned long long>(calls),
+      format_duration(ns).c_str(), pct, analysis_window_name(a));
+  f.meaning =
+      "PyTorch's caching allocator keeps freed blocks for reuse; when it calls the driver every "
+      "step it is giving memory back and taking it again: each call is slow, and cudaFree waits "
+      "for everything queued on the device, so the CPU cannot run ahead.";
+  f.fix =
+      "Remove torch.cuda.empty_cache() (and gc-driven frees) from the loop; keep tensor shapes "
+      "stable (pad variable-length batches to a few sizes); near the memory limit, "
+      "expandable_segments reduces fragmentation.";
+  f.fix_code = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  f.number("steps_with_calls", static_cast<double>(steps_with));
+  f.number("steps", static_cast<double>(a.steps.steps.size()));
+  f.number("calls", static_cast<double>(calls));
+  f.number("total_us", us_of(ns), 3, "us");
+  f.number("share_pct", pct, 1, "%");
+  f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
+  f.events.push_back(first);
+  return f;
+}
+
 }  // namespace
 
 // Allocator growth, module loading (JIT) or autotuning inside the steps (or anywhere, without
@@ -45,6 +79,13 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   uint64_t calls = 0;
   int64_t total = 0;
   uint32_t first = 0;
+  // Allocator calls by step: in nearly every step they are not warm-up but the allocator
+  // giving memory back and taking it again each step (rule_alloc_every_step's finding).
+  std::vector<char> alloc_in_step(steps.size(), 0);
+  uint64_t alloc_calls = 0;
+  int64_t alloc_ns = 0;
+  int32_t first_alloc = -1;
+  uint32_t first_other = 0;  // the first call of the other groups
   auto group_of = make_name_cache(t, [](std::string_view n) {
     const char* g = warmup_group(n);
     for (int k = 0; k < 3; ++k)
@@ -63,16 +104,37 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
       auto it = std::upper_bound(steps.begin(), steps.end(), s.ts[i],
                                  [](int64_t x, const Step& st) { return x < st.begin; });
       if (it == steps.begin() || s.ts[i] >= std::prev(it)->end) continue;
+      if (code == 1) {
+        alloc_in_step[static_cast<size_t>(std::prev(it) - steps.begin())] = 1;
+        ++alloc_calls;
+        alloc_ns += s.dur[i];
+        if (first_alloc < 0 || s.ts[i] < s.ts[static_cast<size_t>(first_alloc)])
+          first_alloc = static_cast<int32_t>(i);
+      }
     }
     auto& g = groups[group];
     ++g.first;
     g.second += s.dur[i];
     if (calls == 0 || s.ts[i] < s.ts[first]) first = i;
+    if (code != 1 && (calls == alloc_calls || s.ts[i] < s.ts[first_other])) first_other = i;
     ++calls;
     total += s.dur[i];
   }
-  if (calls == 0) return;
   const int64_t window = analysis_window_ns(t, a);
+  // Three steps or more, allocator calls in all but at most a quarter of them: churn, said on
+  // its own and left out of the warm-up finding.
+  size_t steps_with_alloc = 0;
+  for (char c : alloc_in_step) steps_with_alloc += c ? 1 : 0;
+  if (steps.size() >= 3 && steps_with_alloc * 4 >= steps.size() * 3) {
+    out->push_back(alloc_every_step(t, a, steps_with_alloc, alloc_calls, alloc_ns,
+                                    static_cast<uint32_t>(first_alloc), window));
+    const auto g = groups.find(kWarmupGroups[0]);
+    calls -= g->second.first;
+    total -= g->second.second;
+    groups.erase(g);
+    first = first_other;
+  }
+  if (calls == 0) return;
   const double pct =
       window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
   std::string what;

@@ -79,6 +79,45 @@ TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps",
   CHECK(find(clean, "capture.warmup_ops") == nullptr);
 }
 
+TEST_CASE("memory.alloc_every_step: allocator calls in nearly every step are churn, not warm-up",
+          "[findings][capture]") {
+  // Four steps [0, 400): cudaFree + cudaMalloc (10 us each) in steps 1, 2 and 3 of 4 (three
+  // quarters), and a module load in step 1, which stays warm-up.
+  std::string calls;
+  for (int st : {0, 1, 2}) {
+    const std::string at = std::to_string(st * 100 + 20);
+    const std::string then = std::to_string(st * 100 + 40);
+    calls +=
+        R"({"ph":"X","cat":"cuda_runtime","name":"cudaFree","pid":1,"tid":1,"ts":)" + at +
+        R"(,"dur":10},{"ph":"X","cat":"cuda_runtime","name":"cudaMalloc","pid":1,"tid":1,"ts":)" +
+        then + R"(,"dur":10},)";
+  }
+  Run r = run(
+      "[" + steps(4) + calls +
+      R"J({"ph":"X","cat":"cuda_driver","name":"cuModuleLoadData","pid":1,"tid":1,"ts":60,"dur":10}])J");
+  const ks::Finding* churn = find(r, "memory.alloc_every_step");
+  REQUIRE(churn);
+  CHECK(num(*churn, "steps_with_calls") == 3);
+  CHECK(num(*churn, "steps") == 4);
+  CHECK(num(*churn, "calls") == 6);
+  CHECK(num(*churn, "total_us") == 60);
+  CHECK(churn->severity == ks::Severity::kWarning);  // 60 of 400 us
+  CHECK(churn->ranges.at(0).begin_ns == 20000);      // the first call: cudaFree at 20 us
+  // The warm-up finding keeps the module load only.
+  const ks::Finding* warmup = find(r, "capture.warmup_ops");
+  REQUIRE(warmup);
+  CHECK(num(*warmup, "calls") == 1);
+  CHECK(warmup->title.find("allocator") == std::string::npos);
+  CHECK(warmup->ranges.at(0).begin_ns == 60000);
+  // In half of the steps only: warm-up, as before.
+  std::string half = calls.substr(0, calls.find("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+                                                "\"cudaFree\",\"pid\":1,\"tid\":1,\"ts\":220"));
+  Run early = run("[" + steps(4) + half.substr(0, half.size() - 1) + "]");
+  CHECK(find(early, "memory.alloc_every_step") == nullptr);
+  REQUIRE(find(early, "capture.warmup_ops"));
+  CHECK(num(*find(early, "capture.warmup_ops"), "calls") == 4);
+}
+
 TEST_CASE("steps.few_active: step numbers missing, not one step", "[findings][steps]") {
   Run one = run("[" + steps(1) + "]");
   CHECK(find(one, "steps.few_active") == nullptr);

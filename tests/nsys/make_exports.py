@@ -550,6 +550,26 @@ def host_stall(steps=4):
     return e
 
 
+def alloc_churn(steps=5):
+    """torch.cuda.empty_cache() at every step's end: the caching allocator frees its blocks
+    (cudaFree, 1.5 ms) and takes them back in the next step (cudaMalloc, 0.8 ms)."""
+    e = one_gpu_process()
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        e.api(4242, 'cudaMalloc_v3020', t, 800_000)
+        t += 810_000
+        for k in range(4):
+            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+            e.kernel(corr, 'ampere_sgemm_128x64_tn', t + 10_000, 500_000)
+            t += 510_000
+        e.api(4242, 'cudaFree_v3020', t, 1_500_000)
+        t += 1_510_000
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
 def mixed_node(steps=3):
     """A node of two kinds of GPU that nsys numbers in its own order: its GPU 0 is an A100 that
     CUDA calls device 1, its GPU 1 the H100 that is cuda:0, where every kernel runs."""
@@ -886,6 +906,7 @@ def main():
     data_stall().save(p('data_stall.sqlite'))
     host_stall().save(p('host_stall.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
+    alloc_churn().save(p('alloc_churn.sqlite'))
     event_waits().save(p('event_waits_untraced.sqlite'),
                        skip_tables=('CUPTI_ACTIVITY_KIND_CUDA_EVENT',))
     diagnostics_flood().save(p('diagnostics_flood.sqlite'))
