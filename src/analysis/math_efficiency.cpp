@@ -9,7 +9,10 @@
 
 namespace ks {
 
-const char* math_no_shapes_hint() {
+const char* math_no_shapes_hint(const MathEfficiency& m) {
+  if (m.nsys_export)
+    return "an Nsight Systems export has no tensor shapes: FLOPs, achieved TFLOP/s and MFU need "
+           "a PyTorch profiler trace of the same steps with record_shapes=True";
   return "no input shapes in this trace: profile with torch.profiler.profile(record_shapes=True) "
          "to get FLOPs, achieved TFLOP/s and MFU";
 }
@@ -84,6 +87,7 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
 
   r.has_shapes = !s.op_shapes.empty();
   r.record_shapes_off = !t.facts.saw_input_dims;
+  r.nsys_export = t.facts.format == TraceFormat::kNsysSqlite;
   if (!r.has_shapes) return r;  // costs one pass over the kernels on traces without shapes
 
   // Group the shaped ops by (name, dims, types, concrete): the interned texts make equal shapes

@@ -70,6 +70,7 @@ struct MathUncounted {  // ops with a formula whose FLOPs are unknown, grouped b
 struct MathEfficiency {
   bool has_shapes = false;         // the trace kept shapes of at least one math op
   bool record_shapes_off = false;  // no shapes anywhere (the capture hint applies)
+  bool nsys_export = false;        // an Nsight Systems export: it never has shapes
   std::string gpu_name;  // deviceProperties name of the GPU running the kernels; "" if none
   const GpuPeak* peak = nullptr;  // nullptr: unknown GPU
   std::vector<MathOpRow> ops;     // longest GPU time first
@@ -84,7 +85,8 @@ struct MathEfficiency {
 MathEfficiency compute_math_efficiency(const Trace& trace, const LaunchJoin& join,
                                        const StepsResult& steps);
 
-// The line a report shows when there are no shapes.
-const char* math_no_shapes_hint();
+// The line a report shows when there are no shapes: how to get them (a PyTorch trace with
+// record_shapes; an Nsight Systems export never has them).
+const char* math_no_shapes_hint(const MathEfficiency& m);
 
 }  // namespace ks

@@ -154,6 +154,16 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
       "Record steady-state steps after a warm-up; if the calls repeat every step, keep "
       "tensor shapes stable so the caching allocator can reuse its blocks.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=2, warmup=2, active=3)";
+  // An Nsight Systems capture is started by nsys, not by torch.profiler's schedule.
+  if (t.facts.format == TraceFormat::kNsysSqlite) {
+    f.fix =
+        "Capture steady-state steps after a warm-up (nsys --capture-range=cudaProfilerApi with "
+        "torch.cuda.profiler.start() after a few steps); if the calls repeat every step, keep "
+        "tensor shapes stable so the caching allocator can reuse its blocks.";
+    f.fix_code =
+        "nsys profile --trace=cuda,nvtx,osrt --capture-range=cudaProfilerApi "
+        "--capture-range-end=stop python train.py";
+  }
   f.number("calls", static_cast<double>(calls));
   f.number("total_us", us_of(total), 3, "us");
   f.number("share_pct", pct, 1, "%");

@@ -73,6 +73,28 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
       "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
       "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
   f.fix_code = "model = torch.compile(model)";
+  // Kernels whose names match no class (custom CUDA, an HPC code's stencils) are not known to be
+  // elementwise or copies: said as such when they are most of the non-math time.
+  int64_t unclassified_ns = 0;
+  for (const KernelClassRow& r : g.by_class)
+    if (r.klass == KernelClass::kOther && r.category == HtaCategory::kComputation)
+      unclassified_ns += r.stats.total_ns;
+  if (2 * unclassified_ns > overhead_ns) {
+    f.title = strf(
+        "Kernels other than math take %.1f%% of %s (%.0f%% of them of no known class: custom "
+        "kernels); math (GEMM, attention, convolution) is only %.1f%% of kernel time",
+        overhead_pct, analysis_window_name(a),
+        100.0 * static_cast<double>(unclassified_ns) / static_cast<double>(overhead_ns), math_pct);
+    f.meaning =
+        "Most GPU time goes to kernels that are not GEMM, attention or convolution, and most of "
+        "those have names that match no known kind (elementwise, copy, reduction, ...): custom "
+        "or hand-written kernels, as in an HPC code. Tensor cores do not help them; their speed "
+        "is set by memory bandwidth and occupancy.";
+    f.fix =
+        "Profile the top kernels with Nsight Compute (memory throughput, occupancy); in a "
+        "PyTorch model, fuse elementwise work (torch.compile) and use fused layers.";
+    f.fix_code = "ncu --set full -k regex:<top kernel> python train.py";
+  }
   // A softmax among the largest overhead kernels is usually attention computed op by op.
   const std::string top_overhead = top_rows_text(t, a.kernels, false, 3);
   if (top_overhead.find("oftMax") != std::string::npos ||

@@ -101,7 +101,7 @@ std::string math_text(const MathEfficiency& m, const std::string& trace_name) {
   if (!m.has_shapes) {
     append_line(&o, "%s",
                 m.record_shapes_off
-                    ? math_no_shapes_hint()
+                    ? math_no_shapes_hint(m)
                     : "shapes were recorded, but no GEMM, convolution or attention op "
                       "carries them: nothing to count");
     return o;
@@ -150,7 +150,7 @@ std::string math_markdown(const MathEfficiency& m, const std::string& trace_name
   std::string o = "## Math efficiency: " + markdown_text(trace_name, 200) + "\n\n";
   o += "GPU: " + markdown_text(gpu_line(m)) + "\n\n";
   if (!m.has_shapes) {
-    o += std::string(m.record_shapes_off ? math_no_shapes_hint()
+    o += std::string(m.record_shapes_off ? math_no_shapes_hint(m)
                                          : "no GEMM, convolution or attention op carries shapes") +
          "\n";
     return o;
@@ -192,7 +192,7 @@ std::string math_json(const MathEfficiency& m, const std::string& trace_name) {
   if (m.has_shapes)
     w.null();
   else
-    w.value(m.record_shapes_off ? math_no_shapes_hint()
+    w.value(m.record_shapes_off ? math_no_shapes_hint(m)
                                 : "no GEMM, convolution or attention op carries shapes");
   w.key("gpu").begin_object();
   w.field("device_name", m.gpu_name);

@@ -203,6 +203,8 @@ export function nsysTests() {
       check((await line.count()) === 1, 'no host-wait activity line in the overview');
       const text = await line.textContent();
       check(/log_metrics \(NVTX\) > clock_nanosleep \(OS runtime\) 96\.0%/.test(text), `the overview says: ${text}`);
+      const glance = await page.locator('.report-head .glance > div').allTextContents();
+      check(glance.some((g) => /^GPU idle76\.0% of step time, 99\.1% waiting on the CPU, which was in log_metrics \(NVTX\) > clock_nanosleep/.test(g)), `at a glance: ${glance.join(' | ')}`);
       noErrors(log);
       await page.close();
     },

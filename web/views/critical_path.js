@@ -4,7 +4,7 @@
 // by timeline/links.js (the report views stay unaware of the timeline).
 import { h, section, note } from './dom.js';
 import { fmtInt, fmtPct, fmtUs, isNum } from './format.js';
-import { dataTable } from './table.js';
+import { clampedName, dataTable } from './table.js';
 
 // HTA's labels, in the order of its summary, with what each means for the reader.
 const BOUNDS = [
@@ -72,7 +72,7 @@ export function criticalPathView(cp) {
     parts.push(
       dataTable({
         columns: [
-          { key: 'name', label: 'Event', className: 'name' },
+          { key: 'name', label: 'Event', className: 'name', fmt: clampedName },
           { key: 'duration_us', label: 'Weight', num: true, fmt: fmtUs },
           { key: 'edge', label: 'Edge' },
           { key: 'bound_by', label: 'Bound by' },

@@ -57,7 +57,7 @@ export function factsView(t) {
   const rows = [
     ['File', t.gzip ? `${fmtAny(t.file)} (gzip)` : t.file],
     ['Format', t.format],
-    ['JSON size', fmtBytes(t.json_bytes)],
+    [t.format === 'nsys_sqlite' ? 'File size (SQLite)' : 'JSON size', fmtBytes(t.json_bytes)],
     ['Events', fmtInt(t.events_total)],
     ['Slices', 'slices' in t ? fmtInt(t.slices) : undefined],
     ['Span', fmtUs(t.span_us)],

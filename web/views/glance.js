@@ -28,6 +28,17 @@ function steps(s) {
   return glanceItem('Steps', '#steps', `${fmtInt(s.count)} steps, median ${fmtUs(s.median_us)}${spread}`);
 }
 
+// "waiting on the CPU, which was in write (OS runtime)": the launching thread's activity when
+// one holds most of the long host waits (idle_causes.long_host_wait_activity), else null.
+function hostWait(c) {
+  // As gpu.idle names it: only when long waits (the CPU away) outweigh launch overhead.
+  if (!(2 * (c.short_host_wait_us || 0) < c.host_wait_us)) return null;
+  const lead = Array.isArray(c.long_host_wait_activity) && c.long_host_wait_activity[0];
+  if (!lead || !(lead.pct >= 50) || typeof lead.activity !== 'string' || lead.activity === 'nothing recorded') return null;
+  const name = lead.activity.length > MAX_NAME ? `${lead.activity.slice(0, MAX_NAME)}…` : lead.activity;
+  return `waiting on the CPU, which was in ${name}`;
+}
+
 function idle(g, c) {
   if (!g) return null;
   if (g.has_gpu_ops === false) return glanceItem('GPU idle', '#gpu', 'no GPU work in this trace');
@@ -38,7 +49,7 @@ function idle(g, c) {
   let why = '';
   if (c && c.idle_us > 0) {
     const [key, what] = CAUSES.reduce((a, b) => ((c[b[0]] || 0) > (c[a[0]] || 0) ? b : a));
-    if (c[key] > 0) why = `, ${fmtPct((100 * c[key]) / c.idle_us)} ${what}`;
+    if (c[key] > 0) why = `, ${fmtPct((100 * c[key]) / c.idle_us)} ${key === 'host_wait_us' ? hostWait(c) || what : what}`;
   }
   return glanceItem('GPU idle', '#gpu', `${fmtPct(g.idle_pct)} ${of}${why}`);
 }

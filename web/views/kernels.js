@@ -1,15 +1,9 @@
 // GPU kernel summary: one row per kernel name, sortable, with a filter box.
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt, fmtUs } from './format.js';
-import { dataTable, extraColumns, shareCell } from './table.js';
+import { clampedName, dataTable, extraColumns, shareCell } from './table.js';
 
 const KNOWN = ['name', 'category', 'class', 'count', 'total_us', 'avg_us', 'median_us', 'min_us', 'max_us', 'stddev_us', 'percent'];
-
-// Templated C++ kernel names run to hundreds of characters: clamp to two lines, click to expand.
-function kernelName(v) {
-  const name = String(v ?? '');
-  return h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
-}
 
 export function kernelsView(k) {
   if (!k || typeof k !== 'object') return null;
@@ -17,7 +11,7 @@ export function kernelsView(k) {
   const head = h('p', null, `${fmtInt(k.count)} kernel launches, ${fmtUs(k.total_us)} of GPU kernel time, ${fmtInt(rows.length)} distinct kernels.`);
   if (!rows.length) return section('kernels', 'GPU kernels', note('No GPU kernels in this trace.'));
   const columns = [
-    { key: 'name', label: 'Kernel', className: 'name', fmt: kernelName },
+    { key: 'name', label: 'Kernel', className: 'name', fmt: clampedName },
     { key: 'category', label: 'Category', fmt: fmtAny },
     { key: 'class', label: 'Class', fmt: fmtAny },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },

@@ -23,7 +23,11 @@ function bars(rows, median) {
 export function stepsView(s) {
   if (!s || typeof s !== 'object') return null;
   const rows = Array.isArray(s.rows) ? s.rows : [];
-  if (!s.count && !rows.length) return section('steps', 'Steps', note('No ProfilerStep annotations in this trace.'));
+  if (!s.count && !rows.length) {
+    // The report's own note says what it looked for (ProfilerStep, NVTX ranges) and how to get steps.
+    const why = typeof s.note === 'string' && s.note ? `: ${s.note}` : ' in this trace';
+    return section('steps', 'Steps', note(`No step markers${why}.`));
+  }
   const stats = [
     ['Steps', fmtInt(s.count)],
     ['Min', fmtUs(s.min_us)],

@@ -4,6 +4,12 @@ import { h } from './dom.js';
 import { fmtAny, fmtInt, fmtPct, isNum, labelFor } from './format.js';
 
 // columns: [{key, label, num?, fmt?(value, row) -> string | Node, title?}]
+// Templated C++ kernel names run to hundreds of characters: clamp to two lines, click to expand.
+export function clampedName(v) {
+  const name = String(v ?? '');
+  return h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
+}
+
 export function dataTable({ columns, rows, sortKey, sortDesc = true, filterKeys = null, limit = 500, label }) {
   const state = { key: sortKey, desc: sortDesc, query: '' };
   const tbody = h('tbody');
