@@ -4,7 +4,7 @@
 // in nsys's order; each table can be re-sorted, filtered and downloaded like the report's tables.
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, isNum } from './format.js';
-import { dataTable } from './table.js';
+import { clampedName, dataTable } from './table.js';
 
 const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
 
@@ -23,6 +23,8 @@ function reportTable(r) {
   const columns = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
     const digits = Math.max(0, ...(r.rows || []).map((row) => (isNum(row[i]) && !Number.isInteger(row[i]) ? decimals(row[i]) : 0)));
+    // Kernel names (templated C++) run to hundreds of characters: two lines, click to open.
+    if (!num && label === 'Name') return { key: `c${i}`, label, className: 'name', fmt: clampedName };
     return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
   const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
