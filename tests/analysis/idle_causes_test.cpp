@@ -213,3 +213,32 @@ TEST_CASE("idle_causes: what the launching thread did in a long host wait, inner
   ks::IdleCauses short_wait = causes_of(trace_of({{0, 100, 0}, {150, 200, 120}}, extra));
   CHECK(short_wait.host_wait_activity.gaps == 0);
 }
+
+TEST_CASE("idle_causes: overlapping (not nested) slices still share out each wait exactly",
+          "[analysis][idle_causes]") {
+  // Two waits, [100, 400) and [500, 800), before kernels launched at 380 and 780; on thread 1
+  // CPU ops that overlap without nesting, one across both waits, one starting before the first.
+  const std::string extra =
+      R"({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":50,"dur":200},)"
+      R"({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":150,"dur":500},)"
+      R"({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":600,"dur":0},)"
+      R"({"ph":"X","cat":"user_annotation","name":"r","pid":1,"tid":1,"ts":300,"dur":450})";
+  ks::IdleCauses c = causes_of(trace_of({{0, 100, 0}, {400, 500, 380}, {800, 900, 780}}, extra));
+  const ks::GapActivity& a = c.host_wait_activity;
+  CHECK(a.gaps == 2);
+  CHECK(a.total_ns == 600000);
+  // Wait 1: a [100, 150), b [150, 300), r > b [300, 380) and [381, 400), r > the launch.
+  // Wait 2: r > b [500, 650) (c lasts 0 ns), r [650, 750), nothing [750, 780) and [781, 800), the
+  // launch. Seven activities, the top five shown; all seven sum to the two waits.
+  REQUIRE(a.top.size() == 5);
+  CHECK(a.top[0].label == "r > b");
+  CHECK(a.top[0].ns == 249000);
+  CHECK(a.top[1].label == "b");
+  CHECK(a.top[1].ns == 150000);
+  CHECK(a.top[2].label == "r");
+  CHECK(a.top[2].ns == 100000);
+  CHECK(a.top[3].label == "a");
+  CHECK(a.top[3].ns == 50000);
+  CHECK(a.top[4].label == "nothing recorded");
+  CHECK(a.top[4].ns == 49000);
+}
