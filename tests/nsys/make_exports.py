@@ -502,6 +502,17 @@ def event_waits(steps=3):
     return e
 
 
+def gemm_burst(e, t, gpu_t):
+    """Four 240 us GEMMs launched 8 us apart from `t` on thread 4242, the first starting on the
+    GPU at `gpu_t` (or 10 us after its launch); returns 20 us after the last one ends."""
+    for k in range(4):
+        corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+        e.kernel(corr, 'ampere_sgemm_128x64_tn', max(gpu_t, t + 10_000), 240_000)
+        gpu_t = max(gpu_t, t + 10_000) + 242_000
+        t += 8_000
+    return gpu_t + 20_000
+
+
 def data_stall(steps=4):
     """A loop that waits for its input: each step's NVTX "data_loading" range (the main thread
     blocked in poll on the workers' pipe) is 3 ms, its GPU work 1 ms."""
@@ -515,13 +526,7 @@ def data_stall(steps=4):
         corr = e.api(4242, 'cudaMemcpyAsync_v3020', t, 20_000)
         e.memcpy(corr, HTOD, PINNED, DEVICE, t + 10_000, 60_000, 8 << 20)
         t += 30_000
-        gpu_t = t + 70_000
-        for k in range(4):
-            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
-            e.kernel(corr, 'ampere_sgemm_128x64_tn', max(gpu_t, t + 10_000), 240_000)
-            gpu_t = max(gpu_t, t + 10_000) + 242_000
-            t += 8_000
-        t = gpu_t + 20_000
+        t = gemm_burst(e, t, t + 70_000)
         e.nvtx(4242, 'train_step', step_start, t)
         t += 10_000
     return e
@@ -538,13 +543,7 @@ def host_stall(steps=4):
         e.nvtx(4242, 'log_metrics', t, t + 3_000_000)
         e.osrt(4242, 'clock_nanosleep', t + 50_000, 2_900_000)
         t += 3_000_000
-        gpu_t = t + 20_000
-        for k in range(4):
-            corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
-            e.kernel(corr, 'ampere_sgemm_128x64_tn', max(gpu_t, t + 10_000), 240_000)
-            gpu_t = max(gpu_t, t + 10_000) + 242_000
-            t += 8_000
-        t = gpu_t + 20_000
+        t = gemm_burst(e, t, t + 20_000)
         e.nvtx(4242, 'train_step', step_start, t)
         t += 10_000
     return e
