@@ -137,6 +137,10 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
           break;
         }
       }
+      // A gap at a step's end (the window ends before the next op): the GPU waits for the
+      // next step's first op, which ends the idle time, so its launch tells the cause as well.
+      if (g.next_op < 0 && gap.end == w.end && next != ops.end())
+        g.next_op = static_cast<int32_t>(*next);
       const int32_t launcher = g.next_op >= 0 ? join.partner[static_cast<size_t>(g.next_op)] : -1;
       const bool host_wait = launcher >= 0 && s.ts[static_cast<size_t>(launcher)] > gap.begin;
       if (2 * length_within(loader, gap.begin, gap.end) >= gap.length()) {

@@ -16,8 +16,10 @@
 //               of their GPU ops or more were launched 30 us or more before they started):
 //               where it never does, the waits are the CPU's own (host wait);
 //   host_wait   the GPU op that ends the gap was launched after the gap began: the CPU was
-//               late (Python, launch overhead);
-//   other       everything else (a gap at a step's end, an op waiting on an event, ...).
+//               late (Python, launch overhead). A gap at a step's end ends with the next step's
+//               first op: the GPU waited for the CPU to finish the step and launch it;
+//   other       everything else (the trace's last gap, an op queued before the gap, waiting on
+//               an event, ...).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -242,3 +242,19 @@ TEST_CASE("idle_causes: overlapping (not nested) slices still share out each wai
   CHECK(a.top[4].label == "nothing recorded");
   CHECK(a.top[4].ns == 49000);
 }
+
+TEST_CASE("idle_causes: a gap at a step's end waits for the next step's first launch",
+          "[analysis][idle_causes]") {
+  // Steps [0, 200) and [200, 400); a kernel [0, 100) launched at 0, the next [250, 300) launched
+  // at 240. Step 1's last 100 us the CPU is still in the step: the GPU waits for its next
+  // launch, a host wait, as is [200, 250) in step 2.
+  const std::string steps =
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":200},)"
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":200,"dur":200})";
+  ks::IdleCauses c = causes_of(trace_of({{0, 100, 0}, {250, 300, 240}}, steps));
+  CHECK(gaps(c, GapCause::kHostWait) == 2);  // [100, 200) and [200, 250)
+  CHECK(idle_us(c, GapCause::kHostWait) == 150);
+  // Step 2's last 100 us: nothing comes after it in the trace.
+  CHECK(gaps(c, GapCause::kOther) == 1);
+  CHECK(idle_us(c, GapCause::kOther) == 100);
+}
