@@ -67,6 +67,7 @@ good "$DIR/memory_usage.sqlite" "issued_by=log_loss > loss.item (NVTX)"
 # NVTX ranges the program named for loading data: the GPU's idle time and the finding say so.
 good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idle time)"
 good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 steps: 10 cudaMalloc/cudaFree calls"
+good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
 good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" ranges) takes 73.4% of step time"
