@@ -33,11 +33,21 @@ const char* warmup_group(std::string_view n) {
   return nullptr;
 }
 
+// One group's calls inside the steps (anywhere, without steps).
+struct WarmupGroup {
+  uint64_t calls = 0;
+  int64_t ns = 0;
+  uint32_t first = 0;  // the earliest call
+};
+
 // The caching allocator calling cudaMalloc/cudaFree in (nearly) every step: each call is slow,
 // and cudaFree waits for the whole device.
-Finding alloc_every_step(const Trace& t, const Analyses& a, size_t steps_with, uint64_t calls,
-                         int64_t ns, uint32_t first, int64_t window) {
+Finding alloc_every_step(const Trace& t, const Analyses& a, size_t steps_with,
+                         const WarmupGroup& alloc, int64_t window) {
   const SliceTable& s = t.slices;
+  const uint64_t calls = alloc.calls;
+  const int64_t ns = alloc.ns;
+  const uint32_t first = alloc.first;
   const double pct = window > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(window) : 0;
   Finding f;
   f.id = "memory.alloc_every_step";
@@ -75,17 +85,10 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   const Analyses& a = in.analyses;
   const SliceTable& s = t.slices;
   const std::vector<Step>& steps = a.steps.steps;
-  std::map<std::string, std::pair<uint64_t, int64_t>> groups;  // group -> (calls, time)
-  uint64_t calls = 0;
-  int64_t total = 0;
-  uint32_t first = 0;
+  std::map<std::string, WarmupGroup> groups;
   // Allocator calls by step: in nearly every step they are not warm-up but the allocator
-  // giving memory back and taking it again each step (rule_alloc_every_step's finding).
+  // giving memory back and taking it again each step (alloc_every_step's finding).
   std::vector<char> alloc_in_step(steps.size(), 0);
-  uint64_t alloc_calls = 0;
-  int64_t alloc_ns = 0;
-  int32_t first_alloc = -1;
-  uint32_t first_other = 0;  // the first call of the other groups
   auto group_of = make_name_cache(t, [](std::string_view n) {
     const char* g = warmup_group(n);
     for (int k = 0; k < 3; ++k)
@@ -99,26 +102,16 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
       continue;
     const int code = group_of(s.name[i]);
     if (code == 0) continue;
-    const char* group = kWarmupGroups[code - 1];
     if (!steps.empty()) {
       auto it = std::upper_bound(steps.begin(), steps.end(), s.ts[i],
                                  [](int64_t x, const Step& st) { return x < st.begin; });
       if (it == steps.begin() || s.ts[i] >= std::prev(it)->end) continue;
-      if (code == 1) {
-        alloc_in_step[static_cast<size_t>(std::prev(it) - steps.begin())] = 1;
-        ++alloc_calls;
-        alloc_ns += s.dur[i];
-        if (first_alloc < 0 || s.ts[i] < s.ts[static_cast<size_t>(first_alloc)])
-          first_alloc = static_cast<int32_t>(i);
-      }
+      if (code == 1) alloc_in_step[static_cast<size_t>(std::prev(it) - steps.begin())] = 1;
     }
-    auto& g = groups[group];
-    ++g.first;
-    g.second += s.dur[i];
-    if (calls == 0 || s.ts[i] < s.ts[first]) first = i;
-    if (code != 1 && (calls == alloc_calls || s.ts[i] < s.ts[first_other])) first_other = i;
-    ++calls;
-    total += s.dur[i];
+    WarmupGroup& g = groups[kWarmupGroups[code - 1]];
+    if (g.calls == 0 || s.ts[i] < s.ts[g.first]) g.first = i;
+    ++g.calls;
+    g.ns += s.dur[i];
   }
   const int64_t window = analysis_window_ns(t, a);
   // Three steps or more, allocator calls in all but at most a quarter of them: churn, said on
@@ -126,20 +119,26 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   size_t steps_with_alloc = 0;
   for (char c : alloc_in_step) steps_with_alloc += c ? 1 : 0;
   if (steps.size() >= 3 && steps_with_alloc * 4 >= steps.size() * 3) {
-    out->push_back(alloc_every_step(t, a, steps_with_alloc, alloc_calls, alloc_ns,
-                                    static_cast<uint32_t>(first_alloc), window));
-    const auto g = groups.find(kWarmupGroups[0]);
-    calls -= g->second.first;
-    total -= g->second.second;
-    groups.erase(g);
-    first = first_other;
+    const auto alloc = groups.find(kWarmupGroups[0]);
+    out->push_back(alloc_every_step(t, a, steps_with_alloc, alloc->second, window));
+    groups.erase(alloc);
   }
-  if (calls == 0) return;
+  if (groups.empty()) return;
+  // The groups' totals, and their earliest call (the first in slice order among equal times).
+  uint64_t calls = 0;
+  int64_t total = 0;
+  uint32_t first = groups.begin()->second.first;
+  for (const auto& kv : groups) {
+    calls += kv.second.calls;
+    total += kv.second.ns;
+    const uint32_t f = kv.second.first;
+    if (s.ts[f] < s.ts[first] || (s.ts[f] == s.ts[first] && f < first)) first = f;
+  }
   const double pct =
       window > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(window) : 0;
   std::string what;
   for (const auto& kv : groups)
-    what += (what.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second.first);
+    what += (what.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second.calls);
   Finding f;
   f.id = "capture.warmup_ops";
   f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
@@ -167,7 +166,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   f.number("calls", static_cast<double>(calls));
   f.number("total_us", us_of(total), 3, "us");
   f.number("share_pct", pct, 1, "%");
-  for (const auto& kv : groups) f.number(kv.first, static_cast<double>(kv.second.first));
+  for (const auto& kv : groups) f.number(kv.first, static_cast<double>(kv.second.calls));
   f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
   f.events.push_back(first);
   out->push_back(std::move(f));
