@@ -163,6 +163,9 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
   // (range name or -1, call name or -1, call class) -> time.
   enum CallClass { kNoCall, kOsCall, kCudaCall, kLaunchCall, kOtherCall };
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> time_in;
+  auto name_of = [&s](int32_t slice) -> int64_t {
+    return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
+  };
   std::vector<Piece> ranges, calls;
   for (const GapToFollow& g : gaps) {
     const int32_t launcher = join.partner[g.next_op];
@@ -189,9 +192,6 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
               : is_os_call(static_cast<size_t>(call))              ? kOsCall
                                                                    : kOtherCall;
       }
-      auto name_of = [&s](int32_t slice) -> int64_t {
-        return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
-      };
       time_in[{name_of(range), name_of(call), cls}] += to - pos;
       pos = to;
       if (ranges[a].end == to) ++a;

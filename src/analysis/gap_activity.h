@@ -42,6 +42,14 @@ struct GapActivity {
   int64_t total_ns = 0;           // the gaps' length, summed
   uint64_t gaps = 0;              // gaps followed
   std::vector<HostActivity> top;  // up to 5, most time first
+  // h's share of the gaps' time, in percent.
+  double pct(const HostActivity& h) const {
+    return total_ns > 0 ? 100.0 * static_cast<double>(h.ns) / static_cast<double>(total_ns) : 0;
+  }
+  // The activity holding half the gaps' time or more (what a finding names), else nullptr.
+  const HostActivity* lead() const {
+    return !top.empty() && total_ns > 0 && 2 * top.front().ns >= total_ns ? &top.front() : nullptr;
+  }
 };
 
 // `gaps`: (begin, end, the GPU op ending the gap) of the gaps to follow; gaps whose op has no

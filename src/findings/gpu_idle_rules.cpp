@@ -90,8 +90,7 @@ std::string activity_text(const GapActivity& a) {
   std::string out;
   for (const HostActivity& h : a.top) {
     if (!out.empty()) out += ", ";
-    out += h.label +
-           strf(" %.1f%%", 100.0 * static_cast<double>(h.ns) / static_cast<double>(a.total_ns));
+    out += h.label + strf(" %.1f%%", a.pct(h));
   }
   return out;
 }
@@ -119,31 +118,28 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = g.idle_pct >= kCriticalPct ? Severity::kCritical
                : g.idle_pct >= kWarnPct   ? Severity::kWarning
                                           : Severity::kInfo;
+  // CPU away: what the launching thread was doing, when one activity holds most of the wait.
+  const GapActivity& act = c.host_wait_activity;
+  const HostActivity* lead = cpu_away ? act.lead() : nullptr;
+  // Naming the activity says more than "busy elsewhere (long host waits)".
+  const bool named = lead && lead->kind != HostActivityKind::kNothingRecorded;
   f.title =
       strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
-  if (top != static_cast<int>(GapCause::kOther))
+  if (named)
+    f.title += strf(
+                   ", mostly waiting for the CPU (%.0f%% of the idle time): the launching "
+                   "thread was in ",
+                   top_share) +
+               lead->label;
+  else if (top != static_cast<int>(GapCause::kOther))
     f.title += strf(", mostly %s (%.0f%% of the idle time)", a.phrase, top_share);
   f.meaning =
       "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
       "gap is attributed to what the CPU was doing when the GPU ran dry.";
-  f.fix = a.fix;
+  f.fix = lead ? cpu_away_fix(lead->kind,
+                              lead->kind == HostActivityKind::kCpuWork ? lead->label : lead->call)
+               : a.fix;
   f.fix_code = a.code;
-  // CPU away: name what the launching thread was doing when one activity holds most of the wait.
-  const GapActivity& act = c.host_wait_activity;
-  if (cpu_away && !act.top.empty() && act.total_ns > 0) {
-    const HostActivity& lead = act.top.front();
-    if (2 * lead.ns >= act.total_ns) {
-      // Naming the activity says more than "busy elsewhere (long host waits)".
-      if (lead.kind != HostActivityKind::kNothingRecorded)
-        f.title = strf(
-                      "GPU idle %.1f%% of %s, mostly waiting for the CPU (%.0f%% of the idle "
-                      "time): the launching thread was in ",
-                      g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", top_share) +
-                  lead.label;
-      f.fix =
-          cpu_away_fix(lead.kind, lead.kind == HostActivityKind::kCpuWork ? lead.label : lead.call);
-    }
-  }
 
   f.number("idle_pct", g.idle_pct, 1, "%");
   f.number("window_us", us_of(g.window_ns), 3, "us");
@@ -216,11 +212,9 @@ void rule_long_gpu_gaps(const RuleInput& in, std::vector<Finding>* out) {
   }
   const GapActivity act =
       activity_in_gaps(in.trace, in.analyses.join, in.analyses.steps, std::move(follow), 64);
-  if (act.total_ns > 0 && !act.top.empty()) {
-    const HostActivity& lead = act.top.front();
-    if (2 * lead.ns >= act.total_ns && lead.kind != HostActivityKind::kNothingRecorded)
-      f.fix += " The thread that launched the work after them was mostly in " + lead.label + ".";
-  }
+  const HostActivity* lead = act.lead();
+  if (lead && lead->kind != HostActivityKind::kNothingRecorded)
+    f.fix += " The thread that launched the work after them was mostly in " + lead->label + ".";
   f.number("gaps", static_cast<double>(long_gaps.size()));
   f.number("longest_us", us_of(long_gaps.front().length()), 3, "us");
   f.number("total_us", us_of(total), 3, "us");

@@ -34,10 +34,7 @@ ReportSection idle_causes_section(const Trace& t, const IdleCauses& c) {
   Table& at = s.table("long_host_wait_activity");
   at.columns = {Column("activity"), Column("dur_us"), Column("pct").json(1)};
   for (const HostActivity& h : act.top)
-    at.row() = {Cell::str(h.label), Cell::ns(h.ns),
-                Cell::number(act.total_ns > 0 ? 100.0 * static_cast<double>(h.ns) /
-                                                    static_cast<double>(act.total_ns)
-                                              : 0)};
+    at.row() = {Cell::str(h.label), Cell::ns(h.ns), Cell::number(act.pct(h))};
   return s;
 }
 
