@@ -98,6 +98,17 @@ void Diagnostics::add(Diag d, uint64_t offset, std::string_view excerpt, uint64_
   e.count += times;
 }
 
+void Diagnostics::list_in_detail(Diag d, std::string_view lead, std::string_view item) {
+  std::string& detail = entries_[static_cast<size_t>(d)].detail;
+  if (detail.empty()) {
+    detail.append(lead).append(": ");
+  } else {
+    detail.back() = ',';  // the list's closing period
+    detail += ' ';
+  }
+  detail.append(item).append(".");
+}
+
 std::string Diagnostics::message(Diag d) const {
   std::string m = diag_info(d).message;
   const std::string& detail = get(d).detail;

@@ -76,6 +76,9 @@ class Diagnostics {
   Diagnostics() : entries_(static_cast<size_t>(Diag::kCount)) {}
   void add(Diag d, uint64_t offset, std::string_view excerpt = {}, uint64_t times = 1);
   void set_detail(Diag d, std::string detail) { entries_[static_cast<size_t>(d)].detail = detail; }
+  // Names one more item in the detail, "Absent: a, b." (the nsys tables and columns not found:
+  // few, as the reader asks for a fixed list), so a kind met several times says each.
+  void list_in_detail(Diag d, std::string_view lead, std::string_view item);
   // The kind's message, then the detail when there is one.
   std::string message(Diag d) const;
   const DiagEntry& get(Diag d) const { return entries_[static_cast<size_t>(d)]; }

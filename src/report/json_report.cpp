@@ -26,7 +26,7 @@ std::string report_json(const Report& r) {
     if (!math.empty() && math.back() == '\n') math.pop_back();
     w.key("math").raw(math);
   }
-  write_section_json(w, diagnostics_section(t.diagnostics));
+  write_section_json(w, diagnostics_section(t.diagnostics, t.facts.format));
   w.end_object();
   return w.take();
 }

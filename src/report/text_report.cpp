@@ -66,7 +66,7 @@ std::string report_text(const Report& r) {
   o.push_back('\n');
 
   for (const ReportSection& s : report_sections(t, a)) append_section_text(&o, s);
-  append_section_text(&o, diagnostics_section(t.diagnostics));
+  append_section_text(&o, diagnostics_section(t.diagnostics, t.facts.format));
   return o;
 }
 

@@ -1,27 +1,13 @@
 #include "timeline_query/nsys_args.h"
 
-#include <iterator>
 #include <string>
 
+#include "model/export_row.h"
 #include "model/slice_kind.h"
 
 namespace ks::timeline_query {
 
 namespace {
-
-// By Table's code (nsys_rows.h); index 0 is "not an export row".
-constexpr std::string_view kTables[] = {
-    "",
-    "CUPTI_ACTIVITY_KIND_RUNTIME",
-    "CUPTI_ACTIVITY_KIND_KERNEL",
-    "CUPTI_ACTIVITY_KIND_MEMCPY",
-    "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-    "NVTX_EVENTS",
-    "OSRT_API",
-    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-};
-constexpr uint64_t kRowMask = (uint64_t{1} << 56) - 1;
 
 void dims_text(JsonWriter* w, const char* key, const uint32_t (&d)[3]) {
   w->field(key, std::string_view("[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
@@ -31,9 +17,7 @@ void dims_text(JsonWriter* w, const char* key, const uint32_t (&d)[3]) {
 }  // namespace
 
 std::string_view nsys_table_of(uint64_t file_offset, uint32_t byte_len) {
-  const uint64_t code = file_offset >> 56;
-  if (byte_len != 0 || code == 0 || code >= std::size(kTables)) return {};
-  return kTables[code];
+  return byte_len == 0 ? export_table_of(file_offset) : std::string_view();
 }
 
 void write_nsys_args(JsonWriter* w, const ViewIndex& index, uint32_t i) {
@@ -46,8 +30,9 @@ void write_nsys_args(JsonWriter* w, const ViewIndex& index, uint32_t i) {
   w->key("args").begin_object();
   w->field("table", table);
   // The row's number in the importer's SELECT of that table (1-based), not its rowid.
-  w->field("row", s.file_offset[i] & kRowMask);
-  if (table == kTables[6]) w->field("text", name);  // NVTX push/pop and start/end ranges
+  w->field("row", export_row_of(s.file_offset[i]));
+  if (export_table_code(s.file_offset[i]) == ExportTable::kNvtx)
+    w->field("text", name);  // NVTX push/pop and start/end ranges
   if (s.correlation[i] != kNoValue) w->field("correlationId", s.correlation[i]);
   if (track.device != kNoValue) w->field("deviceId", track.device);
   if (track.stream != kNoValue) w->field("streamId", track.stream);

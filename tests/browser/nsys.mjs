@@ -165,6 +165,16 @@ export function nsysTests() {
         check(await page.isVisible('#steps'), 'no steps section after the step range');
         await shot(page, 'nsys-step-range');
       }
+      // Where a repair happened is a table and row on an export, never the row's code as a byte.
+      const oldFile = join(BUILT, 'old_schema.sqlite');
+      if (existsSync(oldFile)) {
+        check((await loadFile(page, oldFile)) === 'ready', `old_schema.sqlite did not load: ${await page.textContent('#error')}`);
+        await page.click('#tabs button[data-tab="report"]');
+        const diag = await page.textContent('#diagnostics');
+        check(/NVTX_EVENTS row 2/.test(diag) && !/\d{12}/.test(diag), `the diagnostics do not say the table and row: ${diag.slice(0, 400)}`);
+        const note = await page.textContent('.read-problems');
+        check(/in NVTX_EVENTS row 2/.test(note) && /Absent: CUPTI_ACTIVITY_KIND_KERNEL\.demangledName/.test(note), `the read note: ${note.slice(0, 400)}`);
+      }
       noErrors(log);
       await page.close();
     },

@@ -1,11 +1,19 @@
-// Diagnostics: events the reader skipped or repaired, counted per kind, with the first byte offset.
+// Diagnostics: events the reader skipped or repaired, counted per kind, with where the first was:
+// a byte offset, or an export's table and row (first_table/first_row; its first_offset is a code).
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt } from './format.js';
 import { dataTable, extraColumns } from './table.js';
 
-const KNOWN = ['severity', 'code', 'message', 'count', 'first_offset'];
+const KNOWN = ['severity', 'code', 'message', 'count', 'first_offset', 'first_table', 'first_row'];
 
-export function diagnosticsView(d) {
+// "NVTX_EVENTS row 2" for an export's row, else the byte; nothing for an export's whole-file note.
+function firstAt(x, nsys) {
+  if (x.first_table) return `${x.first_table} row ${fmtInt(x.first_row)}`;
+  return !nsys && Number.isFinite(x.first_offset) ? `byte ${fmtInt(x.first_offset)}` : '';
+}
+
+export function diagnosticsView(d, report) {
+  const nsys = !!report && !!report.trace && report.trace.format === 'nsys_sqlite';
   if (!Array.isArray(d)) return null;
   if (!d.length) return section('diagnostics', 'Diagnostics', note('Every event was read without trouble.'));
   const columns = [
@@ -13,7 +21,7 @@ export function diagnosticsView(d) {
     { key: 'code', label: 'Code', fmt: (v) => h('code', null, fmtAny(v)) },
     { key: 'message', label: 'Message', fmt: fmtAny },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
-    { key: 'first_offset', label: 'First at byte', num: true, fmt: fmtInt },
+    { key: 'first_offset', label: 'First at', fmt: (_, x) => firstAt(x, nsys) },
     ...extraColumns(d, KNOWN, fmtByKey),
   ];
   return section('diagnostics', 'Diagnostics', dataTable({ columns, rows: d, sortKey: null, label: 'diagnostics' }));
@@ -31,8 +39,8 @@ export function readProblems(d, trace) {
   const where = (x) => {
     const parts = [];
     if (x.count > 1) parts.push(`${fmtInt(x.count)} times`);
-    // An export's offsets are row ids, not bytes (findings.js says more).
-    if (!nsys && Number.isFinite(x.first_offset)) parts.push(`${x.count > 1 ? 'first ' : ''}at byte ${fmtInt(x.first_offset)}${of}`);
+    const at = firstAt(x, nsys);
+    if (at) parts.push(`${x.count > 1 ? 'first ' : ''}${x.first_table ? 'in' : 'at'} ${at}${x.first_table ? '' : of}`);
     return parts.length ? ` (${parts.join(', ')})` : '';
   };
   return h(

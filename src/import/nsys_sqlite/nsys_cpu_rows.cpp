@@ -35,7 +35,7 @@ struct NvtxKinds {
 bool read_nvtx(Context& c) {
   const char* table = "NVTX_EVENTS";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   RowReader r;
@@ -87,7 +87,7 @@ bool read_nvtx(Context& c) {
 bool read_osrt(Context& c) {
   const char* table = "OSRT_API";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   RowReader r;
@@ -122,7 +122,7 @@ bool read_gpu_metrics(Context& c) {
     while (m.next()) names[key(m.i64(0, 0), m.i64(1, 0))] = std::string(m.text(2));
     if (m.failed()) return false;
   } else {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "TARGET_INFO_GPU_METRICS");
+    c.table_missing("TARGET_INFO_GPU_METRICS");
   }
   RowReader r;
   enum { kType, kTs, kMetric, kValue };

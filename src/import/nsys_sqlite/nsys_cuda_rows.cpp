@@ -87,7 +87,7 @@ const EventRecord* record_before(const EventRecords& records, int64_t global_pid
 bool read_runtime(Context& c) {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   // Runtime and driver calls share the table; eventClass tells them apart (ENUM_NSYS_EVENT_CLASS:
@@ -300,7 +300,7 @@ std::string copy_kind_text(std::string name) {
 bool read_memcpy(Context& c) {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMCPY";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   // The enums as this export defines them; the values of schema 3.x when a table is absent.
@@ -368,7 +368,7 @@ bool read_memcpy(Context& c) {
 bool read_memset(Context& c) {
   const char* table = "CUPTI_ACTIVITY_KIND_MEMSET";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   auto mem_kinds = read_enum(c, "ENUM_CUDA_MEM_KIND", "label");
@@ -411,7 +411,7 @@ bool read_memset(Context& c) {
 bool read_sync(Context& c) {
   const char* table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   // Kineto's names for CUPTI's synchronization types (ENUM_CUPTI_SYNC_TYPE).

@@ -35,10 +35,18 @@ using nsys_sqlite::RowReader;
 // The schema major version this reader follows (Nsight Systems 2021-2024 write 3.x).
 constexpr int kSchemaMajor = 3;
 
+bool read_strings(Context& c) {
+  if (!c.db.has_table("StringIds")) {
+    c.table_missing("StringIds");
+    return true;
+  }
+  return c.strings.load(c.db, &c.trace->diagnostics, c.error);
+}
+
 bool read_export_meta(Context& c) {
   TraceFacts& f = c.trace->facts;
   if (!c.db.has_table("META_DATA_EXPORT")) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "META_DATA_EXPORT");
+    c.table_missing("META_DATA_EXPORT");
     return true;
   }
   RowReader r;
@@ -62,7 +70,7 @@ bool read_export_meta(Context& c) {
 bool read_session_start(Context& c) {
   const char* table = "TARGET_INFO_SESSION_START_TIME";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   RowReader r;
@@ -83,7 +91,7 @@ bool read_names(Context& c) {
       if (!r.null(0)) c.process_names[r.i64(0) & ~int64_t{0xFFFFFF}].assign(r.text(1));
     if (r.failed()) return false;
   } else {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "PROCESSES");
+    c.table_missing("PROCESSES");
   }
   if (c.db.has_table("ThreadNames")) {
     RowReader r;
@@ -93,7 +101,7 @@ bool read_names(Context& c) {
       if (!r.null(0)) c.thread_names[r.i64(0)].assign(c.strings.get(r.i64(1)));
     if (r.failed()) return false;
   } else {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, "ThreadNames");
+    c.table_missing("ThreadNames");
   }
   return true;
 }
@@ -101,7 +109,7 @@ bool read_names(Context& c) {
 bool read_devices(Context& c) {
   const char* table = "TARGET_INFO_GPU";
   if (!c.db.has_table(table)) {
-    c.trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+    c.table_missing(table);
     return true;
   }
   RowReader r;
@@ -325,14 +333,14 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
 
   Context c(db, trace.get(), error);
   c.only_pid = options.only_pid;
-  bool ok = read_export_meta(c) && read_session_start(c) &&
-            c.strings.load(db, &trace->diagnostics, error) && read_names(c) && read_devices(c) &&
-            read_rank_from_env(c) && (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
-            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
-            nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
-            nsys_sqlite::read_sync(c) && nsys_sqlite::read_memory_usage(c) &&
-            nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
-            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c);
+  bool ok = read_export_meta(c) && read_session_start(c) && read_strings(c) && read_names(c) &&
+            read_devices(c) && read_rank_from_env(c) && (reserve_rows(c), true) &&
+            nsys_sqlite::read_runtime(c) && nsys_sqlite::read_kernels(c) &&
+            nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
+            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
+            nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_nvtx(c) &&
+            nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c) &&
+            nsys_sqlite::read_profiler_diagnostics(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

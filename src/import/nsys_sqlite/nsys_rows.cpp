@@ -27,7 +27,10 @@ bool RowReader::prepare(const NsysDatabase& db, const char* table,
       index_.push_back(n++);
     } else {
       index_.push_back(-1);
-      if (required_note && !optional) diag->add(Diag::kNsysColumnMissing, 0, table_ + "." + col);
+      if (required_note && !optional) {
+        diag->add(Diag::kNsysColumnMissing, 0, table_ + "." + col);
+        diag->list_in_detail(Diag::kNsysColumnMissing, "Absent", table_ + "." + col);
+      }
     }
   }
   if (n == 0) sql += "NULL";
@@ -64,11 +67,8 @@ std::string_view RowReader::text(int k) const {
            : std::string_view();
 }
 
+// The caller has checked that StringIds exists.
 bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* error) {
-  if (!db.has_table("StringIds")) {
-    diag->add(Diag::kNsysTableMissing, 0, "StringIds");
-    return true;
-  }
   RowReader r;
   if (!r.prepare(db, "StringIds", {"id", "value"}, diag, error)) return false;
   while (r.next()) {
@@ -262,6 +262,11 @@ std::string_view strip_version_suffix(std::string_view name) {
   for (size_t i = at + 2; i < name.size(); ++i)
     if (name[i] < '0' || name[i] > '9') return name;
   return name.substr(0, at);
+}
+
+void Context::table_missing(const char* table) {
+  trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
+  trace->diagnostics.list_in_detail(Diag::kNsysTableMissing, "Absent", table);
 }
 
 }  // namespace ks::nsys_sqlite

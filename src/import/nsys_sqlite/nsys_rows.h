@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_database.h"
+#include "model/export_row.h"
 #include "model/string_pool.h"
 #include "model/trace_builder.h"
 
@@ -82,22 +83,10 @@ class StringCache {
 // The rows of a thread, drawn like Nsight's GUI: one track each.
 enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2 };
 
-// Where a slice came from, for EventSource.offset: the table's code in the top byte and the
-// row's number (1-based, in SELECT order) below it. byte_len is 0: there are no JSON bytes to
-// re-read; a details view can re-query the row.
-enum class Table : uint64_t {
-  kRuntime = 1,
-  kKernel,
-  kMemcpy,
-  kMemset,
-  kSync,
-  kNvtx,
-  kOsrt,
-  kGraphTrace,
-  kMemoryUsage
-};
+// Where a slice came from (model/export_row.h): its table and row, in EventSource.offset.
+using Table = ExportTable;
 inline EventSource row_source(Table t, uint64_t row) {
-  return EventSource{(static_cast<uint64_t>(t) << 56) | (row & ((uint64_t{1} << 56) - 1)), 0};
+  return EventSource{export_row_offset(t, row), 0};
 }
 
 struct Launch {
@@ -154,6 +143,10 @@ struct Context {
   void flush_counts();
 
   Context(const NsysDatabase& d, Trace* t, ImportError* e) : db(d), trace(t), b(t), error(e) {}
+  // A table this reader uses is absent: one nsys_table_missing diagnostic, whose detail names
+  // them all ("Absent: OSRT_API, CUPTI_ACTIVITY_KIND_MEMSET."), so the user sees what was not
+  // traced instead of the first table alone.
+  void table_missing(const char* table);
 
   static int64_t pid_of(int64_t global) { return (global >> 24) & 0xFFFFFF; }
   static int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }

@@ -48,7 +48,7 @@ ReportSection kernel_groups_section(const Trace& t, const KernelGroups& g);
 // trace_section.cpp: the report's header (the file, its tracks, device, rank, capture) and
 // the importer's diagnostics (a top-level array in JSON).
 ReportSection trace_section(const Trace& t);
-ReportSection diagnostics_section(const Diagnostics& d);
+ReportSection diagnostics_section(const Diagnostics& d, TraceFormat format);
 
 // analyses_sections.cpp: the sections above (and the critical path's), from the steps to the
 // CPU ops, in the report's order.

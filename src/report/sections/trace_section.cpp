@@ -2,6 +2,7 @@
 // its processes, threads and GPU streams, the device, the rank and how it was captured.
 #include <string>
 
+#include "model/export_row.h"
 #include "report/report.h"
 #include "report/sections/sections.h"
 #include "util/format.h"
@@ -111,8 +112,13 @@ ReportSection trace_section(const Trace& t) {
   return s;
 }
 
-// Diagnostics: what the importer met and how it read it, with the byte offset of the first.
-ReportSection diagnostics_section(const Diagnostics& d) {
+// Diagnostics: what the importer met and how it read it, with where it met the first: a byte
+// offset of the JSON, or an export's table and row (model/export_row.h; a byte number there
+// would mean nothing). JSON keeps `first_offset` for both and adds `first_table`/`first_row` for
+// an export; text says "(first at byte N)" or "(first in NVTX_EVENTS row 2)", and nothing where
+// the note is about the whole export.
+ReportSection diagnostics_section(const Diagnostics& d, TraceFormat format) {
+  const bool export_rows = format == TraceFormat::kNsysSqlite;
   ReportSection s(nullptr);  // a top-level array
   s.line("Diagnostics:");
   Table& tb = s.table("diagnostics");
@@ -121,19 +127,29 @@ ReportSection diagnostics_section(const Diagnostics& d) {
                 Column("message").text("", Show::kPlain),
                 Column("count").text("", Show::kPlain).prefix("x"),
                 Column("first_offset").text("", Show::kPlain).prefix("(first at byte ").suffix(")"),
-                Column("excerpt")};
-  tb.shown = {1, 0, 3, 4, 2};
+                Column("excerpt"),
+                Column("first_table"),
+                Column("first_row"),
+                Column(nullptr).text("", Show::kPlain, 0, 0)};  // an export's " (first in T row N)"
+  tb.shown = export_rows ? std::vector<size_t>{1, 0, 3, 8, 2} : std::vector<size_t>{1, 0, 3, 4, 2};
   tb.text_header = false;
   for (int i = 0; i < static_cast<int>(Diag::kCount); ++i) {
     const DiagEntry& e = d.get(static_cast<Diag>(i));
     if (!e.count) continue;
     const DiagInfo& info = diag_info(static_cast<Diag>(i));
-    tb.row() = {Cell::str(info.code),
-                Cell::str(diag_severity_name(info.severity)),
-                Cell::str(s.own(d.message(static_cast<Diag>(i)))),
-                Cell::count(e.count),
-                Cell::count(e.first_offset),
-                Cell::str(e.excerpt)};
+    const std::string_view table = export_rows ? export_table_of(e.first_offset) : "";
+    tb.row() = {
+        Cell::str(info.code),
+        Cell::str(diag_severity_name(info.severity)),
+        Cell::str(s.own(d.message(static_cast<Diag>(i)))),
+        Cell::count(e.count),
+        Cell::count(e.first_offset),
+        Cell::str(e.excerpt),
+        table.empty() ? Cell::absent() : Cell::str(table),
+        table.empty() ? Cell::absent() : Cell::count(export_row_of(e.first_offset)),
+        Cell::str(table.empty() ? ""
+                                : s.own(" (first in " + std::string(table) + " row " +
+                                        std::to_string(export_row_of(e.first_offset)) + ")"))};
   }
   if (tb.rows.empty()) s.line("  none: the input was read as written");
   return s;
