@@ -19,6 +19,7 @@
 #include "import/block_cache_source.h"
 #include "import/chrome_json/importer.h"
 #include "import/chrome_json/split_point.h"
+#include "import/foreign_file.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_importer.h"
 #include "report/critical_path_report.h"
@@ -263,10 +264,11 @@ class Session {
   }
 
   std::string errorJson() const {
-    if (!sqlite_error_.ok()) return ks::import_error_json(sqlite_error_);
-    if (g_out_of_memory) return ks::import_error_json(out_of_memory_error());
-    const ks::ImportError& e = importer_.error();
-    return e.ok() ? std::string() : ks::import_error_json(e);
+    if (g_out_of_memory && sqlite_error_.ok()) return ks::import_error_json(out_of_memory_error());
+    ks::ImportError e = sqlite_error_.ok() ? importer_.error() : sqlite_error_;
+    if (e.ok()) return std::string();
+    ks::explain_foreign_file(source_name_, &e);  // a .nsys-rep says how to export it, as the CLI
+    return ks::import_error_json(e);
   }
 
   static std::string error_object(const char* code, const std::string& message) {

@@ -4,6 +4,7 @@
 
 #include "cli/options.h"
 #include "import/file_reader.h"
+#include "import/foreign_file.h"
 #include "timeline_query/aggregate.h"
 #include "timeline_query/id_list.h"
 #include "timeline_query/view_index.h"
@@ -67,6 +68,7 @@ int aggregate_command(const std::vector<std::string>& args) {
   ChromeJsonImporter importer;
   ImportError error;
   if (!import_file(file, &importer, &error)) {
+    explain_foreign_file(file, &error);
     std::fprintf(stderr, "kinetoscope: %s: %s\n", file.c_str(), error.to_line().c_str());
     return 1;
   }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "import/file_reader.h"
+#include "import/foreign_file.h"
 #include "import/nsys_sqlite/nsys_file.h"
 
 namespace ks::cli {
@@ -15,6 +16,7 @@ bool load_trace(const std::string& file, LoadedTrace* l) {
   } else {
     l->ok = import_file(file, &l->importer, &l->error);
   }
+  if (!l->ok) explain_foreign_file(file, &l->error);
   return l->ok;
 }
 

@@ -32,14 +32,18 @@ const char* import_error_code_name(ImportErrorCode code) {
       return "query_budget";
     case ImportErrorCode::kSqliteError:
       return "sqlite_error";
+    case ImportErrorCode::kForeignFormat:
+      return "foreign_format";
   }
   return "unknown";
 }
 
 std::string ImportError::to_line() const {
-  // For a terminal: the message may quote the file's own text (a key), so it is made safe.
-  return std::string(import_error_code_name(code)) + " at byte " + std::to_string(offset) + ": " +
-         display_safe(message);
+  // For a terminal: the message may quote the file's own text (a key), so it is made safe. A
+  // file known by its name has no place in it to point at.
+  const std::string where =
+      code == ImportErrorCode::kForeignFormat ? "" : " at byte " + std::to_string(offset);
+  return std::string(import_error_code_name(code)) + where + ": " + display_safe(message);
 }
 
 }  // namespace ks

@@ -23,6 +23,9 @@ enum class ImportErrorCode {
   kDamagedDatabase,  // SQLite reports the file damaged or cut off (SQLITE_CORRUPT / NOTADB)
   kQueryBudget,      // a query did far more work than a file this size can need (hostile file)
   kSqliteError,      // any other SQLite failure, with SQLite's message
+  // Another tool's file this reader does not take (.nsys-rep, .ncu-rep, ...), known by its name
+  // once the import failed (import/foreign_file.h): the message says how to get one it takes.
+  kForeignFormat,
 };
 
 const char* import_error_code_name(ImportErrorCode code);

@@ -36,7 +36,11 @@ std::string import_error_json(const ImportError& e) {
   w.begin_object();
   w.field("code", import_error_code_name(e.code));
   w.field("message", std::string_view(e.message));
-  w.field("offset", e.offset);
+  // A file known by its name (foreign_format) has no byte to point at.
+  if (e.code == ImportErrorCode::kForeignFormat)
+    w.key("offset").null();
+  else
+    w.field("offset", e.offset);
   w.end_object();
   return w.take();
 }

@@ -50,6 +50,9 @@ def small_files():
     files["array_of_numbers.json"] = b"[1, 2, 3]\n"
     rnd = random.Random(9)
     files["binary_garbage.bin"] = b"\x89PNG\r\n\x1a\n" + bytes(rnd.randrange(256) for _ in range(4088))
+    # The file an Nsight Systems user has first, and Nsight Compute's: known by name, told how to export.
+    files["train_rank0.nsys-rep"] = bytes(rnd.randrange(256) for _ in range(2048))
+    files["gemm.ncu-rep"] = bytes(rnd.randrange(256) for _ in range(2048))
     files["utf16.json"] = '{"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}'.encode("utf-16")
     data = gz(small_trace())
     broken = bytearray(data)
