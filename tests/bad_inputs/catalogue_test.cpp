@@ -14,6 +14,7 @@
 
 #include "helpers.h"
 #include "import/file_reader.h"
+#include "import/foreign_file.h"
 
 namespace {
 
@@ -111,6 +112,7 @@ TEST_CASE("every small file of the bad-input catalogue gives its documented mess
     ks::ImportError error;
     ks_test::ImportResult got;
     got.ok = ks::import_file(path, &importer, &error);
+    if (!got.ok) ks::explain_foreign_file(path, &error);  // as the CLI and the page do
     got.error = error;
     if (got.ok) got.trace = importer.take();
     check_import(want, got);
