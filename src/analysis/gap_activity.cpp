@@ -1,6 +1,7 @@
 #include "analysis/gap_activity.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <string>
 #include <tuple>
@@ -30,6 +31,15 @@ HostActivityKind os_call_kind(std::string_view name) {
   if (kBlocked.find(word) != std::string_view::npos) return HostActivityKind::kBlocked;
   if (kFileIo.find(word) != std::string_view::npos) return HostActivityKind::kFileIo;
   return HostActivityKind::kCpuWork;
+}
+
+std::string GapActivity::lead_phrase() const {
+  const HostActivity* h = lead();
+  if (!h || h->kind == HostActivityKind::kNothingRecorded) return "";
+  // "off CPU (no call traced)" reads after "was"; a named range or call after "was in".
+  const bool bare = (h->kind == HostActivityKind::kOffCpu || h->kind == HostActivityKind::kOnCpu) &&
+                    (h->label.rfind("off CPU (", 0) == 0 || h->label.rfind("on CPU (", 0) == 0);
+  return bare ? h->label : "in " + h->label;
 }
 
 namespace {
@@ -90,6 +100,18 @@ class Sweep {
 
 struct ThreadSweeps {
   Sweep ranges, calls;
+  // The thread's off-CPU intervals (Trace::schedules), or null without context switches.
+  const std::vector<std::array<int64_t, 2>>* off = nullptr;
+  size_t next_off = 0;
+  // How much of [b, e) the thread was off CPU (b at or after the previous call's e).
+  int64_t off_time(int64_t b, int64_t e) {
+    const auto& v = *off;
+    while (next_off < v.size() && v[next_off][1] <= b) ++next_off;
+    int64_t sum = 0;
+    for (size_t k = next_off; k < v.size() && v[k][0] < e; ++k)
+      sum += std::min(e, v[k][1]) - std::max(b, v[k][0]);
+    return sum;
+  }
 };
 
 }  // namespace
@@ -123,6 +145,10 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     thread_tracks[it.first->second].push_back(k);
     thread_of_track[k] = static_cast<int32_t>(it.first->second);
   }
+  std::unordered_map<uint32_t, const std::vector<std::array<int64_t, 2>>*> off_cpu_of;
+  for (const ThreadSchedule& th : t.schedules)
+    if (th.track < thread_of_track.size() && thread_of_track[th.track] >= 0)
+      off_cpu_of[static_cast<uint32_t>(thread_of_track[th.track])] = &th.off_cpu;
   std::unordered_set<uint32_t> step_slices;
   for (const Step& st : steps.steps) step_slices.insert(st.slice);
   // OS runtime calls are "other" slices of the export's category; Kineto's other CPU slices
@@ -156,12 +182,14 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
                            return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.dur[a] > s.dur[b];
                          });
     }
+    auto off = off_cpu_of.find(thread);
     return sweeps
-        .emplace(thread, ThreadSweeps{Sweep(s, std::move(ranges)), Sweep(s, std::move(calls))})
+        .emplace(thread, ThreadSweeps{Sweep(s, std::move(ranges)), Sweep(s, std::move(calls)),
+                                      off == off_cpu_of.end() ? nullptr : off->second})
         .first->second;
   };
   // (range name or -1, call name or -1, call class) -> time.
-  enum CallClass { kNoCall, kOsCall, kCudaCall, kLaunchCall, kOtherCall };
+  enum CallClass { kNoCall, kOsCall, kCudaCall, kLaunchCall, kOtherCall, kOffCpu, kOnCpu };
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> time_in;
   auto name_of = [&s](int32_t slice) -> int64_t {
     return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
@@ -192,7 +220,13 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
               : is_os_call(static_cast<size_t>(call))              ? kOsCall
                                                                    : kOtherCall;
       }
-      time_in[{name_of(range), name_of(call), cls}] += to - pos;
+      if (call < 0 && ts.off) {  // no call: switched out, or running untraced code
+        const int64_t off = ts.off_time(pos, to);
+        if (off > 0) time_in[{name_of(range), -1, kOffCpu}] += off;
+        if (to - pos > off) time_in[{name_of(range), -1, kOnCpu}] += to - pos - off;
+      } else {
+        time_in[{name_of(range), name_of(call), cls}] += to - pos;
+      }
       pos = to;
       if (ranges[a].end == to) ++a;
       if (calls[b].end == to) ++b;
@@ -216,6 +250,10 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
       } else
         act.kind = HostActivityKind::kCpuWork;
       act.label += (act.label.empty() ? "" : " > ") + name;
+    } else if (cls == kOffCpu || cls == kOnCpu) {
+      act.kind = cls == kOffCpu ? HostActivityKind::kOffCpu : HostActivityKind::kOnCpu;
+      act.label += std::string(act.label.empty() ? "" : " > ") +
+                   (cls == kOffCpu ? "off CPU" : "on CPU") + " (no call traced)";
     } else if (range >= 0) {
       act.kind = HostActivityKind::kCpuWork;
     } else {

@@ -8,7 +8,11 @@
 // An Nsight Systems export keeps a thread's NVTX ranges, CUDA calls and OS runtime calls on
 // separate tracks ("<tid> NVTX", "<tid> CUDA API", "<tid> OS runtime"): they are one thread here.
 // Time with nothing recorded is "nothing recorded" (Python without ops, time.sleep in a Kineto
-// trace, work the profiler did not trace). Ours; nsys' GUI shows the same by eye, row by row.
+// trace, work the profiler did not trace). An export with context switches (Trace::schedules)
+// splits it: "off CPU (no call traced)" when the thread was switched out (a lock such as the
+// GIL, a page fault, a system call nsys does not trace) and "on CPU (no call traced)" when it ran
+// code nothing traced (Python between operators, the program's own). Ours; nsys' GUI shows the
+// same by eye, row by row.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -29,6 +33,8 @@ enum class HostActivityKind : uint8_t {
   kLaunch,    // a CUDA API call that launched GPU work (a kernel, a copy), itself slow
   kCudaCall,  // another CUDA API call that is not a sync (those are the "sync" cause)
   kCpuWork,   // a CPU op, a Python function, another OS call, or only a user range
+  kOffCpu,    // no call recorded, and the thread was switched out (context switches)
+  kOnCpu,     // no call recorded, and the thread was on a core (context switches)
 };
 
 struct HostActivity {
@@ -50,6 +56,10 @@ struct GapActivity {
   const HostActivity* lead() const {
     return !top.empty() && total_ns > 0 && 2 * top.front().ns >= total_ns ? &top.front() : nullptr;
   }
+  // What a finding says the launching thread was doing, after "the launching thread was ":
+  // "in write (OS runtime)", "off CPU (no call traced)"; "" when no activity leads or the lead is
+  // "nothing recorded".
+  std::string lead_phrase() const;
 };
 
 // `gaps`: (begin, end, the GPU op ending the gap) of the gaps to follow; gaps whose op has no

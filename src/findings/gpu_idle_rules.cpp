@@ -78,6 +78,19 @@ std::string cpu_away_fix(HostActivityKind kind, const std::string& what) {
              " The profiler recorded nothing on that thread then (Python without operators, "
              "time.sleep, file reads): profile with with_stack=True, or capture Nsight Systems "
              "with --trace=osrt --python-sampling=true, to see it.";
+    case HostActivityKind::kOffCpu:
+      return "The thread that launches the GPU work was switched out of the CPU with no call "
+             "traced (" +
+             what +
+             "): waiting on a lock (the Python GIL held by another thread: a "
+             "logging or data thread, DataLoader with num_workers=0), on page faults, or in a "
+             "system call nsys does not trace. Capture with --trace=cuda,nvtx,osrt and "
+             "--backtrace=dwarf, or --sample=process-tree, to see where it waited.";
+    case HostActivityKind::kOnCpu:
+      return "The thread that launches the GPU work was running code nothing traced (" + what +
+             "): Python between operators, data preparation or the program's own work in the "
+             "loop. Capture with --python-sampling=true (or --sample=process-tree) to see which "
+             "functions; move that work out of the loop or into DataLoader workers.";
     case HostActivityKind::kCpuWork:
       break;
   }
@@ -122,23 +135,25 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   const GapActivity& act = c.host_wait_activity;
   const HostActivity* lead = cpu_away ? act.lead() : nullptr;
   // Naming the activity says more than "busy elsewhere (long host waits)".
-  const bool named = lead && lead->kind != HostActivityKind::kNothingRecorded;
+  const std::string doing = cpu_away ? act.lead_phrase() : "";
   f.title =
       strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
-  if (named)
+  if (!doing.empty())
     f.title += strf(
                    ", mostly waiting for the CPU (%.0f%% of the idle time): the launching "
-                   "thread was in ",
+                   "thread was ",
                    top_share) +
-               lead->label;
+               doing;
   else if (top != static_cast<int>(GapCause::kOther))
     f.title += strf(", mostly %s (%.0f%% of the idle time)", a.phrase, top_share);
   f.meaning =
       "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
       "gap is attributed to what the CPU was doing when the GPU ran dry.";
-  f.fix = lead ? cpu_away_fix(lead->kind,
-                              lead->kind == HostActivityKind::kCpuWork ? lead->label : lead->call)
-               : a.fix;
+  f.fix =
+      lead ? cpu_away_fix(lead->kind, lead->kind == HostActivityKind::kCpuWork || lead->call.empty()
+                                          ? lead->label
+                                          : lead->call)
+           : a.fix;
   f.fix_code = a.code;
 
   f.number("idle_pct", g.idle_pct, 1, "%");
@@ -212,9 +227,9 @@ void rule_long_gpu_gaps(const RuleInput& in, std::vector<Finding>* out) {
   }
   const GapActivity act =
       activity_in_gaps(in.trace, in.analyses.join, in.analyses.steps, std::move(follow), 64);
-  const HostActivity* lead = act.lead();
-  if (lead && lead->kind != HostActivityKind::kNothingRecorded)
-    f.fix += " The thread that launched the work after them was mostly in " + lead->label + ".";
+  const std::string doing = act.lead_phrase();
+  if (!doing.empty())
+    f.fix += " The thread that launched the work after them was mostly " + doing + ".";
   f.number("gaps", static_cast<double>(long_gaps.size()));
   f.number("longest_us", us_of(long_gaps.front().length()), 3, "us");
   f.number("total_us", us_of(total), 3, "us");

@@ -215,6 +215,18 @@ export function nsysTests() {
       check(/log_metrics \(NVTX\) > clock_nanosleep \(OS runtime\) 96\.0%/.test(text), `the overview says: ${text}`);
       const glance = await page.locator('.report-head .glance > div').allTextContents();
       check(glance.some((g) => /^GPU idle76\.0% of step time, 99\.6% waiting on the CPU, which was in log_metrics \(NVTX\) > clock_nanosleep/.test(g)), `at a glance: ${glance.join(' | ')}`);
+      // With nothing recorded on the thread, its context switches say whether it waited (switched
+      // out: a lock such as the GIL) or ran untraced code.
+      for (const [name, state] of [['gil_wait', 'off'], ['python_busy', 'on']]) {
+        const f = join(BUILT, `${name}.sqlite`);
+        check((await loadFile(page, f)) === 'ready', `${name}.sqlite did not load: ${await page.textContent('#error')}`);
+        const rep = await page.evaluate(() => window.kinetoscope.report());
+        sameAsCli(rep, f);
+        const gi = (rep.findings || []).find((x) => x.id === 'gpu.idle');
+        check(gi && gi.title.endsWith(`the launching thread was ${state} CPU (no call traced)`), `${name}: gpu.idle: ${gi && gi.title}`);
+        const g2 = await page.locator('.report-head .glance > div').allTextContents();
+        check(g2.some((g) => g.includes(`waiting on the CPU, which was ${state} CPU (no call traced)`)), `${name}: at a glance: ${g2.join(' | ')}`);
+      }
       noErrors(log);
       await page.close();
     },

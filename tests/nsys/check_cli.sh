@@ -73,6 +73,10 @@ good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 step
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
+# Nothing recorded on the thread: its context switches (SCHED_EVENTS) tell waiting from running.
+good "$DIR/gil_wait.sqlite" "the launching thread was off CPU (no call traced)  (gpu.idle)"
+good "$DIR/gil_wait.sqlite" "cpu_in_long_host_waits=off CPU (no call traced) 86.1%, on CPU (no call traced) 13.4%"
+good "$DIR/python_busy.sqlite" "the launching thread was on CPU (no call traced)  (gpu.idle)"
 good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" ranges) takes 73.4% of step time"
 # --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"

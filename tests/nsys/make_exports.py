@@ -137,6 +137,9 @@ TABLES = {
     'OSRT_API': ('start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, '
                  'globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, '
                  'nestingLevel INTEGER, callchainId INTEGER NOT NULL'),
+    # As in the real export (context switches, --cpuctxsw=process-tree, on by default on Linux).
+    'SCHED_EVENTS': ('start INTEGER NOT NULL, cpu INTEGER NOT NULL, isSchedIn INTEGER NOT NULL, '
+                     'globalTid INTEGER, threadState INTEGER, threadBlock INTEGER'),
     'TARGET_INFO_GPU_METRICS': ('typeId INTEGER NOT NULL, sourceId INTEGER NOT NULL, '
                                 'typeName TEXT NOT NULL, metricId INTEGER NOT NULL, '
                                 'metricName TEXT NOT NULL'),
@@ -282,6 +285,11 @@ class Export:
     def osrt(self, tid, name, start, dur):
         self.rows['OSRT_API'].append((start, start + dur, 27, gtid(self.pid, tid), self.sid(name),
                                       0, 0, 1))
+
+    def off_cpu(self, tid, start, dur, cpu=3):
+        """Thread `tid` switched out of its core at `start` and back in `dur` ns later."""
+        g = gtid(self.pid, tid)
+        self.rows['SCHED_EVENTS'] += [(start, cpu, 0, g, 0, None), (start + dur, cpu, 1, g, 0, None)]
 
     def metric(self, dev, metric_id, name, ts, value):
         type_id = 0x10000 | dev
@@ -542,6 +550,23 @@ def host_stall(steps=4):
         step_start = t
         e.nvtx(4242, 'log_metrics', t, t + 3_000_000)
         e.osrt(4242, 'clock_nanosleep', t + 50_000, 2_900_000)
+        t += 3_000_000
+        t = gemm_burst(e, t, t + 20_000)
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
+def untraced_wait(steps=4, off=True):
+    """A loop whose launching thread spends 3 ms before each step's GPU work with no call recorded
+    (no OS runtime or CUDA call, no NVTX range): with `off`, switched out of the CPU for 2.6 ms of
+    it (waiting on the GIL: another Python thread holds it), else on the CPU throughout (Python
+    preparing the batch), switched out only for 0.1 ms. The context switches tell the two apart."""
+    e = one_gpu_process()
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        e.off_cpu(4242, t + 200_000, 2_600_000 if off else 100_000)
         t += 3_000_000
         t = gemm_burst(e, t, t + 20_000)
         e.nvtx(4242, 'train_step', step_start, t)
@@ -906,6 +931,8 @@ def main():
     host_stall().save(p('host_stall.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
     alloc_churn().save(p('alloc_churn.sqlite'))
+    untraced_wait().save(p('gil_wait.sqlite'))
+    untraced_wait(off=False).save(p('python_busy.sqlite'))
     event_waits().save(p('event_waits_untraced.sqlite'),
                        skip_tables=('CUPTI_ACTIVITY_KIND_CUDA_EVENT',))
     diagnostics_flood().save(p('diagnostics_flood.sqlite'))

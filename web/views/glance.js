@@ -29,14 +29,15 @@ function steps(s) {
 }
 
 // "waiting on the CPU, which was in write (OS runtime)": the launching thread's activity when
-// one holds most of the long host waits (idle_causes.long_host_wait_activity), else null.
+// one holds most of the long host waits (idle_causes.long_host_wait_lead), else null.
 function hostWait(c) {
-  // As gpu.idle names it: only when long waits (the CPU away) outweigh launch overhead.
+  // As gpu.idle names it: only when long waits (the CPU away) outweigh launch overhead; what the
+  // thread was doing is the report's own phrase (long_host_wait_lead: "in write (OS runtime)").
   if (!(2 * (c.short_host_wait_us || 0) < c.host_wait_us)) return null;
-  const lead = Array.isArray(c.long_host_wait_activity) && c.long_host_wait_activity[0];
-  if (!lead || !(lead.pct >= 50) || typeof lead.activity !== 'string' || lead.activity === 'nothing recorded') return null;
-  const name = lead.activity.length > MAX_NAME ? `${lead.activity.slice(0, MAX_NAME)}…` : lead.activity;
-  return `waiting on the CPU, which was in ${name}`;
+  const lead = c.long_host_wait_lead;
+  if (typeof lead !== 'string' || !lead) return null;
+  const name = lead.length > MAX_NAME ? `${lead.slice(0, MAX_NAME)}…` : lead;
+  return `waiting on the CPU, which was ${name}`;
 }
 
 function idle(g, c) {

@@ -106,6 +106,60 @@ bool read_osrt(Context& c) {
   return !r.failed();
 }
 
+// SCHED_EVENTS (--cpuctxsw, on by default on Linux): each thread's switches onto and off a core.
+// Kept as the off-CPU intervals of the threads that have rows here (CUDA API, NVTX, OS runtime),
+// clipped to the trace's span: what a launching thread did in a GPU wait when it had no call
+// recorded (analysis/gap_activity.h). Read after every slice, so the span is known. A switch
+// out with no switch back in the capture is left open: its end is not known.
+bool read_sched(Context& c) {
+  if (!c.db.has_table("SCHED_EVENTS")) return true;  // --cpuctxsw=none, or not Linux: no note
+  RowReader r;
+  enum { kStart, kIn, kTid };
+  if (!r.prepare(c.db, "SCHED_EVENTS", {"start", "isSchedIn", "globalTid"}, &c.trace->diagnostics,
+                 c.error))
+    return false;
+  auto track_of = [&c](int64_t gtid) -> int64_t {
+    for (Row row : {Row::kCudaApi, Row::kNvtx, Row::kOsRuntime}) {
+      auto it = c.cpu_tracks[static_cast<int>(row)].find(gtid);
+      if (it != c.cpu_tracks[static_cast<int>(row)].end()) return it->second;
+    }
+    return -1;
+  };
+  std::unordered_map<int64_t, std::vector<std::pair<int64_t, bool>>> switches;  // by globalTid
+  while (r.next()) {
+    const int64_t ts = r.i64(kStart, RowReader::kNull), gtid = r.i64(kTid, 0);
+    if (ts == RowReader::kNull || c.skip_global(gtid)) continue;
+    auto it = switches.find(gtid);
+    if (it == switches.end()) {
+      if (track_of(gtid) < 0) continue;  // a thread with nothing else recorded
+      it = switches.emplace(gtid, std::vector<std::pair<int64_t, bool>>()).first;
+    }
+    it->second.push_back({ts, r.i64(kIn, 0) != 0});
+  }
+  if (r.failed()) return false;
+  const TraceFacts& f = c.trace->facts;
+  for (auto& kv : switches) {
+    std::sort(kv.second.begin(), kv.second.end());
+    ThreadSchedule th;
+    th.track = static_cast<TrackId>(track_of(kv.first));
+    int64_t out = RowReader::kNull;  // when the thread last went off its core
+    for (const auto& [ts, in] : kv.second) {
+      if (!in) {
+        if (out == RowReader::kNull) out = ts;
+        continue;
+      }
+      if (out == RowReader::kNull) continue;
+      const int64_t b = std::max(out, f.start_ns), e = std::min(ts, f.end_ns);
+      if (e > b) th.off_cpu.push_back({b, e});
+      out = RowReader::kNull;
+    }
+    if (!th.off_cpu.empty()) c.trace->schedules.push_back(std::move(th));
+  }
+  std::sort(c.trace->schedules.begin(), c.trace->schedules.end(),
+            [](const ThreadSchedule& a, const ThreadSchedule& b) { return a.track < b.track; });
+  return true;
+}
+
 // GPU_METRICS (nsys profile --gpu-metrics-devices): one row per (sample, metric); the metric's
 // name from TARGET_INFO_GPU_METRICS by (typeId, metricId); the GPU is typeId & 0xFF.
 bool read_gpu_metrics(Context& c) {

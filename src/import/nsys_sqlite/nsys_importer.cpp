@@ -340,7 +340,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
             nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_nvtx(c) &&
             nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c) &&
-            nsys_sqlite::read_profiler_diagnostics(c);
+            nsys_sqlite::read_profiler_diagnostics(c) && nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
   // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

@@ -175,6 +175,7 @@ bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_gpu_metrics(Context& c);
+bool read_sched(Context& c);
 bool read_profiler_diagnostics(Context& c);
 bool read_memory_usage(Context& c);  // nsys_memory_rows.cpp
 

@@ -31,6 +31,8 @@ ReportSection idle_causes_section(const Trace& t, const IdleCauses& c) {
   // What the launching thread did in the long host waits (gap_activity.h).
   const GapActivity& act = c.host_wait_activity;
   s.field("long_host_wait_us", Cell::ns(act.total_ns));
+  const std::string lead = act.lead_phrase();
+  s.field("long_host_wait_lead", lead.empty() ? Cell::null() : Cell::str(s.own(lead)));
   Table& at = s.table("long_host_wait_activity");
   at.columns = {Column("activity"), Column("dur_us"), Column("pct").json(1)};
   for (const HostActivity& h : act.top)
