@@ -864,6 +864,7 @@ def seeds(out):
         e.rows[table] = e.rows[table][:30]
     e.save(p('process_start'), page_size=512)
     empty_capture().save(p('empty_capture'), page_size=512)
+    untraced_wait(steps=1).save(p('gil_wait'), page_size=512)
     memory_usage(steps=1).save(p('memory_usage'), page_size=512)
     event_waits(steps=1).save(p('event_waits'), page_size=512)
     training(steps=1).save(p('old_schema'), page_size=512,

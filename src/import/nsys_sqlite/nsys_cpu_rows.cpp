@@ -1,6 +1,7 @@
 // Rows on the CPU side and beside the GPU: NVTX ranges and marks (the user's steps), OS runtime
 // calls, and GPU metrics samples as counters under the GPU's process.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -109,8 +110,10 @@ bool read_osrt(Context& c) {
 // SCHED_EVENTS (--cpuctxsw, on by default on Linux): each thread's switches onto and off a core.
 // Kept as the off-CPU intervals of the threads that have rows here (CUDA API, NVTX, OS runtime),
 // clipped to the trace's span: what a launching thread did in a GPU wait when it had no call
-// recorded (analysis/gap_activity.h). Read after every slice, so the span is known. A switch
-// out with no switch back in the capture is left open: its end is not known.
+// recorded (analysis/gap_activity.h). Read after every slice, so the span is known. nsys writes
+// the rows in time order, so each thread's intervals are built as the rows come (memory per
+// interval, not per row); a thread whose rows go back in time is dropped, as its pairs would be
+// wrong. A switch out with no switch back in the capture is left open: its end is not known.
 bool read_sched(Context& c) {
   if (!c.db.has_table("SCHED_EVENTS")) return true;  // --cpuctxsw=none, or not Linux: no note
   RowReader r;
@@ -118,43 +121,44 @@ bool read_sched(Context& c) {
   if (!r.prepare(c.db, "SCHED_EVENTS", {"start", "isSchedIn", "globalTid"}, &c.trace->diagnostics,
                  c.error))
     return false;
-  auto track_of = [&c](int64_t gtid) -> int64_t {
-    for (Row row : {Row::kCudaApi, Row::kNvtx, Row::kOsRuntime}) {
-      auto it = c.cpu_tracks[static_cast<int>(row)].find(gtid);
-      if (it != c.cpu_tracks[static_cast<int>(row)].end()) return it->second;
-    }
-    return -1;
+  struct Thread {
+    int64_t track = -1;  // -1: no other row of this thread, or its rows went back in time
+    int64_t last = INT64_MIN, out = RowReader::kNull;
+    std::vector<std::array<int64_t, 2>> off;
   };
-  std::unordered_map<int64_t, std::vector<std::pair<int64_t, bool>>> switches;  // by globalTid
+  std::unordered_map<int64_t, Thread> threads;  // by globalTid
+  const TraceFacts& f = c.trace->facts;
   while (r.next()) {
     const int64_t ts = r.i64(kStart, RowReader::kNull), gtid = r.i64(kTid, 0);
     if (ts == RowReader::kNull || c.skip_global(gtid)) continue;
-    auto it = switches.find(gtid);
-    if (it == switches.end()) {
-      if (track_of(gtid) < 0) continue;  // a thread with nothing else recorded
-      it = switches.emplace(gtid, std::vector<std::pair<int64_t, bool>>()).first;
+    auto [it, added] = threads.try_emplace(gtid);
+    Thread& th = it->second;
+    if (added) {
+      for (Row row : {Row::kOsRuntime, Row::kNvtx, Row::kCudaApi}) {
+        auto k = c.cpu_tracks[static_cast<int>(row)].find(gtid);
+        if (k != c.cpu_tracks[static_cast<int>(row)].end()) th.track = k->second;
+      }
     }
-    it->second.push_back({ts, r.i64(kIn, 0) != 0});
+    if (th.track < 0) continue;
+    if (ts < th.last) {  // out of order: no pairs can be trusted
+      th.track = -1;
+      std::vector<std::array<int64_t, 2>>().swap(th.off);
+      continue;
+    }
+    th.last = ts;
+    if (r.i64(kIn, 0) == 0) {
+      if (th.out == RowReader::kNull) th.out = ts;
+    } else if (th.out != RowReader::kNull) {
+      const int64_t b = std::max(th.out, f.start_ns), e = std::min(ts, f.end_ns);
+      if (e > b) th.off.push_back({b, e});
+      th.out = RowReader::kNull;
+    }
   }
   if (r.failed()) return false;
-  const TraceFacts& f = c.trace->facts;
-  for (auto& kv : switches) {
-    std::sort(kv.second.begin(), kv.second.end());
-    ThreadSchedule th;
-    th.track = static_cast<TrackId>(track_of(kv.first));
-    int64_t out = RowReader::kNull;  // when the thread last went off its core
-    for (const auto& [ts, in] : kv.second) {
-      if (!in) {
-        if (out == RowReader::kNull) out = ts;
-        continue;
-      }
-      if (out == RowReader::kNull) continue;
-      const int64_t b = std::max(out, f.start_ns), e = std::min(ts, f.end_ns);
-      if (e > b) th.off_cpu.push_back({b, e});
-      out = RowReader::kNull;
-    }
-    if (!th.off_cpu.empty()) c.trace->schedules.push_back(std::move(th));
-  }
+  for (auto& kv : threads)
+    if (kv.second.track >= 0 && !kv.second.off.empty())
+      c.trace->schedules.push_back(
+          ThreadSchedule{static_cast<TrackId>(kv.second.track), std::move(kv.second.off)});
   std::sort(c.trace->schedules.begin(), c.trace->schedules.end(),
             [](const ThreadSchedule& a, const ThreadSchedule& b) { return a.track < b.track; });
   return true;
