@@ -56,7 +56,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.step_breakdown = compute_step_breakdown(t, a.steps);
   a.gpu_metrics = compute_gpu_metrics(t, a.steps);
   a.memory = compute_memory_usage(t);
-  a.kernel_groups = group_kernels(t, included);
+  a.kernel_groups = group_kernels(t, included, a.join, a.steps);
   a.api_calls = summarize_api_calls(t);
   a.annotations = summarize_annotations(t);
   a.cpu_ops = summarize_cpu_ops(t);

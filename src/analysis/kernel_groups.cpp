@@ -4,6 +4,7 @@
 
 #include "analysis/gpu_intervals.h"
 #include "analysis/name_cache.h"
+#include "analysis/nvtx_context.h"
 
 namespace ks {
 
@@ -25,9 +26,28 @@ std::vector<StringId> innermost_gpu_annotations(const Trace& t) {
   return note;
 }
 
+// An export's kernels under the innermost NVTX range the program pushed (not a library's:
+// emit_nvtx's "aten::mm, seq = 12", NCCL's) open at their launch (nvtx_context.h), when the
+// export has NVTX ranges on a launching thread; else empty.
+std::vector<StringId> nvtx_at_launch(const Trace& t, const LaunchJoin& join,
+                                     const StepsResult& steps) {
+  const EnclosingNvtxRanges ranges(t, steps, 1);
+  if (!ranges.any()) return {};
+  auto own =
+      make_name_cache(t, [](std::string_view name) { return is_library_range(name) ? 0 : 1; });
+  const SliceTable& s = t.slices;
+  std::vector<StringId> note(s.size(), 0);
+  for (uint32_t i = 0; i < s.size(); ++i)
+    if (s.kind[i] == SliceKind::kKernel && join.partner[i] >= 0)
+      note[i] = ranges.innermost(static_cast<uint32_t>(join.partner[i]),
+                                 [&own](StringId name) { return own(name) == 1; });
+  return note;
+}
+
 }  // namespace
 
-KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
+KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included,
+                           const LaunchJoin& join, const StepsResult& steps) {
   const SliceTable& s = t.slices;
   KernelGroups r;
   constexpr size_t kClasses = static_cast<size_t>(KernelClass::kOther) + 1;
@@ -39,7 +59,10 @@ KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included) {
     return static_cast<int>(kernel_class(SliceKind::kKernel, name)) |
            static_cast<int>(hta_category(SliceKind::kKernel, name)) << 4;
   });
-  const std::vector<StringId> notes = innermost_gpu_annotations(t);
+  std::vector<StringId> notes;
+  if (t.facts.format == TraceFormat::kNsysSqlite) notes = nvtx_at_launch(t, join, steps);
+  r.nvtx_at_launch = !notes.empty();
+  if (notes.empty()) notes = innermost_gpu_annotations(t);
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kKernel || !op_counted(included, i)) continue;
     const int code = classify(s.name[i]);

@@ -54,26 +54,10 @@ EnclosingNvtxRanges::EnclosingNvtxRanges(const Trace& t, const StepsResult& step
 
 std::vector<StringId> EnclosingNvtxRanges::of(uint32_t slice) const {
   std::vector<StringId> chain;
-  const SliceTable& s = t_.slices;
-  auto track = nvtx_track_of_.find(s.track[slice]);
-  if (track == nvtx_track_of_.end()) return chain;
-  auto list = ranges_.find(track->second);
-  if (list == ranges_.end()) return chain;
-  const int64_t ts = s.ts[slice];
-  // The last range that began at or before the call: the innermost open one, or one that ended
-  // before it, whose open ancestors (push/pop ranges nest) are the call's.
-  auto at = std::upper_bound(list->second.begin(), list->second.end(), ts,
-                             [&s](int64_t x, uint32_t r) { return x < s.ts[r]; });
-  if (at == list->second.begin()) return chain;
-  // Up at most kMaxWalk levels: a hostile export nests ranges tens of thousands deep, and this
-  // runs once per copy or sync it is asked about.
-  constexpr int kMaxWalk = 256;
-  int walked = 0;
-  for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0 && walked++ < kMaxWalk;
-       r = s.parent[static_cast<size_t>(r)]) {
-    const auto k = static_cast<uint32_t>(r);
-    if (s.end(k) > ts && !step_slices_.count(k)) chain.push_back(s.name[k]);
-  }
+  walk_out(slice, [&chain](StringId name) {
+    chain.push_back(name);
+    return true;
+  });
   std::reverse(chain.begin(), chain.end());
   if (chain.size() > max_depth_) chain.resize(max_depth_);
   return chain;

@@ -5,6 +5,7 @@
 // thread open at the call's start instead. The steps' own ranges are left out (every call in a
 // step is inside one, as ProfilerStep is left out of Kineto's chains).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,8 +31,47 @@ class EnclosingNvtxRanges {
   std::vector<StringId> of(uint32_t slice) const;
   // "forward > loss (NVTX)", or "" when no range encloses it.
   std::string text_of(uint32_t slice) const;
+  // The innermost range open at `slice`'s start on its thread that is no step and that
+  // `accept(name)` takes, or 0: of() without building the chain, for a question asked once per
+  // kernel.
+  template <typename Accept>
+  StringId innermost(uint32_t slice, Accept accept) const {
+    StringId found = 0;
+    walk_out(slice, [&](StringId name) {
+      if (!accept(name)) return true;  // look further out
+      found = name;
+      return false;
+    });
+    return found;
+  }
+  bool any() const { return !ranges_.empty() && !nvtx_track_of_.empty(); }
 
  private:
+  // Calls visit(name) for each range open at `slice`'s start, innermost first, until it
+  // returns false.
+  template <typename Visit>
+  void walk_out(uint32_t slice, Visit visit) const {
+    const SliceTable& s = t_.slices;
+    auto track = nvtx_track_of_.find(s.track[slice]);
+    if (track == nvtx_track_of_.end()) return;
+    auto list = ranges_.find(track->second);
+    if (list == ranges_.end()) return;
+    const int64_t ts = s.ts[slice];
+    // The last range that began at or before the call: the innermost open one, or one that
+    // ended before it, whose open ancestors (push/pop ranges nest) are the call's.
+    auto at = std::upper_bound(list->second.begin(), list->second.end(), ts,
+                               [&s](int64_t x, uint32_t r) { return x < s.ts[r]; });
+    if (at == list->second.begin()) return;
+    // Up at most kMaxWalk levels: a hostile export nests ranges tens of thousands deep, and
+    // this runs once per op it is asked about.
+    constexpr int kMaxWalk = 256;
+    int walked = 0;
+    for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0 && walked++ < kMaxWalk;
+         r = s.parent[static_cast<size_t>(r)]) {
+      const auto k = static_cast<uint32_t>(r);
+      if (s.end(k) > ts && !step_slices_.count(k) && !visit(s.name[k])) return;
+    }
+  }
   const Trace& t_;
   size_t max_depth_;
   std::unordered_map<TrackId, TrackId> nvtx_track_of_;         // CUDA API track -> NVTX track

@@ -124,11 +124,6 @@ const char* step_source_name(StepSource s) {
   return "none";
 }
 
-namespace {
-
-// NVTX ranges a library or the framework pushes, not the program's loop: PyTorch operators
-// (emit_nvtx: "aten::mm, seq = 12", "aten::empty"; any C++ "ns::name"), NCCL/RCCL collectives
-// ("ncclAllReduce", which NCCL annotates on the calling thread), cuDNN, cuBLAS and CUDA calls.
 bool is_library_range(std::string_view name) {
   if (name.find("::") != std::string_view::npos || name.find(", seq = ") != std::string_view::npos)
     return true;
@@ -139,8 +134,6 @@ bool is_library_range(std::string_view name) {
     if (lower.compare(0, p.size(), p) == 0) return true;
   return false;
 }
-
-}  // namespace
 
 StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range) {

@@ -52,6 +52,11 @@ struct StepsResult {
   double cv_pct = 0;            // stddev / mean * 100
 };
 
+// NVTX ranges a library or the framework pushes, not the program's loop: PyTorch operators
+// (emit_nvtx: "aten::mm, seq = 12", "aten::empty"; any C++ "ns::name"), NCCL/RCCL collectives
+// ("ncclAllReduce", which NCCL annotates on the calling thread), cuDNN, cuBLAS and CUDA calls.
+bool is_library_range(std::string_view name);
+
 StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range = std::string());
 

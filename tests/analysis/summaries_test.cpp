@@ -83,7 +83,9 @@ TEST_CASE("CPU ops by self time: duration minus direct children", "[analysis][su
 
 TEST_CASE("Kernels by class and by innermost GPU annotation", "[analysis][summaries]") {
   auto t = ks_test::load(kTrace);
-  ks::KernelGroups g = ks::group_kernels(*t, nullptr);
+  const ks::LaunchJoin join = ks::build_launch_join(*t);
+  const ks::StepsResult steps = ks::find_steps(*t, join, false);
+  ks::KernelGroups g = ks::group_kernels(*t, nullptr, join, steps);
   // gemm 10 (math); elementwise 2 + 4 = 6: total 16, math 62.5 %.
   CHECK(g.total_ns == 16000);
   CHECK(g.math_ns == 10000);
@@ -105,7 +107,7 @@ TEST_CASE("Kernels by class and by innermost GPU annotation", "[analysis][summar
   SECTION("the op set limits the kernels") {
     std::vector<bool> included(t->slices.size(), true);
     for (uint32_t i : ks_test::slices_named(*t, "sm90_gemm")) included[i] = false;
-    ks::KernelGroups f = ks::group_kernels(*t, &included);
+    ks::KernelGroups f = ks::group_kernels(*t, &included, join, steps);
     CHECK(f.total_ns == 6000);
     CHECK(f.math_ns == 0);
   }

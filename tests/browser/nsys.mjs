@@ -146,6 +146,7 @@ export function nsysTests() {
       check(nvtx && nvtx.rows.length > 0, `nvtx_sum is empty for ${best.f}: ${nvtx && nvtx.note}`);
       const tracks = trackNames(await timelineLayout(page));
       check(tracks.some((t) => /NVTX$/.test(t.name) && t.slices > 0), `no NVTX row: ${tracks.map((t) => t.name).join(', ')}`);
+
       await shot(page, 'nsys-timeline-nvtx');
       // The step-range box: steps from the ranges of a name, as `kinetoscope report --step-range`.
       const rangeFile = join(BUILT, 'train_step_ranges.sqlite');
@@ -163,6 +164,9 @@ export function nsysTests() {
         check(!d.length, `the page's report with the step range differs from the CLI's:\n  ${d.slice(0, 10).join('\n  ')}`);
         check(got.steps.count > 0 && got.steps.source === 'step_range', `no steps from train_step: ${JSON.stringify(got.steps).slice(0, 200)}`);
         check(await page.isVisible('#steps'), 'no steps section after the step range');
+        // The kernels under the NVTX range open at their launch, as the CLI's table.
+        const groups = await page.textContent('#kernel-groups');
+        check(/By NVTX range at launch/.test(groups) && /forward/.test(groups), `kernels by NVTX range: ${groups.slice(0, 300)}`);
         await shot(page, 'nsys-step-range');
       }
       // Where a repair happened is a table and row on an export, never the row's code as a byte.

@@ -73,6 +73,9 @@ good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 step
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
+# Kernels under the NVTX range open at their launch; graph replays launched outside any range.
+good "$DIR/cuda_graphs.sqlite" "20.0  360.0 µs       12   30.0 µs  warmup"
+good "$DIR/training_steps.sqlite" "100.0    7.14 ms       24  297.5 µs  forward"
 # Nothing recorded on the thread: its context switches (SCHED_EVENTS) tell waiting from running.
 good "$DIR/gil_wait.sqlite" "the launching thread was off CPU (no call traced)  (gpu.idle)"
 good "$DIR/gil_wait.sqlite" "cpu_in_long_host_waits=off CPU (no call traced) 86.1%, on CPU (no call traced) 13.4%"

@@ -79,8 +79,10 @@ export function kernelGroupsView(g) {
   ];
   const ann = g.by_annotation && Array.isArray(g.by_annotation.rows) ? g.by_annotation.rows : [];
   if (g.has_annotations && ann.length) {
-    parts.push(h('h3', null, 'By innermost GPU annotation'));
-    parts.push(dataTable({ columns: [{ key: 'name', label: 'Annotation', className: 'name', fmt: name }, ...STATS], rows: ann, sortKey: 'total_us', filterKeys: ['name'], label: 'kernels_by_annotation' }));
+    // An export has no GPU annotations: its kernels go under the NVTX range open at their launch.
+    const nvtx = g.annotation_source === 'nvtx_at_launch';
+    parts.push(h('h3', null, nvtx ? 'By NVTX range at launch (the innermost the program pushed)' : 'By innermost GPU annotation'));
+    parts.push(dataTable({ columns: [{ key: 'name', label: nvtx ? 'NVTX range' : 'Annotation', className: 'name', fmt: name }, ...STATS], rows: ann, sortKey: 'total_us', filterKeys: ['name'], label: 'kernels_by_annotation' }));
   }
   return section('kernel-groups', 'Kernels by class', ...parts);
 }

@@ -135,11 +135,36 @@ ReportSection kernel_groups_section(const Trace& t, const KernelGroups& g) {
                format_pct(r.percent);
   }
   s.field("has_annotations", Cell::flag(g.has_annotations));
-  s.begin_object("by_annotation");
-  named_stats_table(&s, t, g.by_annotation, "(no annotation)");
-  s.end_object();
+  s.field("annotation_source",
+          Cell::str(g.nvtx_at_launch ? "nvtx_at_launch" : "gpu_user_annotation"));
   if (!g.by_class.empty())
     s.linef("Kernel classes (math %s): %s", format_pct(g.math_pct).c_str(), classes.c_str());
+  // The kernels by annotation: JSON always; text and Markdown for an export's NVTX ranges
+  // (Kineto's GPU annotations are mostly ProfilerStep#N: the page shows them).
+  const bool shown = g.has_annotations && g.nvtx_at_launch;
+  const char* heading = "Kernels by NVTX range at launch (the innermost the program pushed)";
+  if (shown) {
+    s.linef("%s:", heading);
+    s.paragraph(std::string("## ") + heading + "\n\n");
+  }
+  s.begin_object("by_annotation");
+  Table& by = named_stats_table(&s, t, g.by_annotation, "(no annotation)");
+  s.end_object();
+  if (shown) {
+    enum { kName, kCount, kTotal, kAvg, kMedian, kMin, kMax, kStddev, kPercent };
+    by.columns[kPercent].text("Time%", Show::kPlain, 7).digits(1).md("Time %", Show::kPlain);
+    by.columns[kTotal].text("Total", Show::kDuration, 10).md("Total", Show::kDuration);
+    by.columns[kCount].text("Kernels", Show::kPlain, 8).md("Kernels", Show::kPlain);
+    by.columns[kAvg].text("Avg", Show::kDuration, 10).md("Avg", Show::kDuration);
+    by.columns[kName]
+        .text("Name", Show::kName, 0, 2)
+        .md("Name", Show::kName)
+        .left()
+        .max_len(70, 80);
+    by.shown = {kPercent, kTotal, kCount, kAvg, kName};
+    by.text_rows = by.md_rows = kTopRows;
+    by.text_more_note = true;
+  }
   s.line("");
   return s;
 }
