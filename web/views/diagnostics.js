@@ -2,9 +2,9 @@
 // a byte offset, or an export's table and row (first_table/first_row; its first_offset is a code).
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt } from './format.js';
-import { dataTable, extraColumns } from './table.js';
+import { clampedName, dataTable, extraColumns } from './table.js';
 
-const KNOWN = ['severity', 'code', 'message', 'count', 'first_offset', 'first_table', 'first_row'];
+const KNOWN = ['severity', 'code', 'message', 'count', 'first_offset', 'first_table', 'first_row', 'excerpt'];
 
 // "NVTX_EVENTS row 2" for an export's row, else the byte; nothing for an export's whole-file note.
 function firstAt(x, nsys) {
@@ -22,6 +22,8 @@ export function diagnosticsView(d, report) {
     { key: 'message', label: 'Message', fmt: fmtAny },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
     { key: 'first_offset', label: 'First at', fmt: (_, x) => firstAt(x, nsys) },
+    // The file's own text at the first one: long or unbroken (a table name), so it wraps, clamped.
+    { key: 'excerpt', label: 'Excerpt', className: 'excerpt', fmt: (v) => (v ? clampedName(v) : '') },
     ...extraColumns(d, KNOWN, fmtByKey),
   ];
   return section('diagnostics', 'Diagnostics', dataTable({ columns, rows: d, sortKey: null, label: 'diagnostics' }));

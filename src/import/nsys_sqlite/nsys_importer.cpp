@@ -348,8 +348,11 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
-  // Tables are read one after another, so the rows are never in one time order: not news.
+  // Tables are read one after another, so the rows are never in one time order: not news. Nor
+  // is the session's start added to every time (read_session_start): every export is read so,
+  // and "relative to baseTimeNanoseconds" speaks of Kineto's JSON.
   trace->diagnostics.clear(Diag::kTimestampsOutOfOrder);
+  trace->diagnostics.clear(Diag::kBaseTimeApplied);
   return trace;
 }
 
