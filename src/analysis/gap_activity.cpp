@@ -100,16 +100,16 @@ class Sweep {
 
 struct ThreadSweeps {
   Sweep ranges, calls;
-  // The thread's off-CPU intervals (Trace::schedules), or null without context switches.
-  const std::vector<std::array<int64_t, 2>>* off = nullptr;
+  // The thread's "off CPU" slices (an export's context switches: its "CPU state" row), in time
+  // order, without overlaps; empty without context switches.
+  std::vector<std::array<int64_t, 2>> off;
   size_t next_off = 0;
   // How much of [b, e) the thread was off CPU (b at or after the previous call's e).
   int64_t off_time(int64_t b, int64_t e) {
-    const auto& v = *off;
-    while (next_off < v.size() && v[next_off][1] <= b) ++next_off;
+    while (next_off < off.size() && off[next_off][1] <= b) ++next_off;
     int64_t sum = 0;
-    for (size_t k = next_off; k < v.size() && v[k][0] < e; ++k)
-      sum += std::min(e, v[k][1]) - std::max(b, v[k][0]);
+    for (size_t k = next_off; k < off.size() && off[k][0] < e; ++k)
+      sum += std::min(e, off[k][1]) - std::max(b, off[k][0]);
     return sum;
   }
 };
@@ -145,21 +145,22 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     thread_tracks[it.first->second].push_back(k);
     thread_of_track[k] = static_cast<int32_t>(it.first->second);
   }
-  std::unordered_map<uint32_t, const std::vector<std::array<int64_t, 2>>*> off_cpu_of;
-  for (const ThreadSchedule& th : t.schedules)
-    if (th.track < thread_of_track.size() && thread_of_track[th.track] >= 0)
-      off_cpu_of[static_cast<uint32_t>(thread_of_track[th.track])] = &th.off_cpu;
   std::unordered_set<uint32_t> step_slices;
   for (const Step& st : steps.steps) step_slices.insert(st.slice);
   // OS runtime calls are "other" slices of the export's category; Kineto's other CPU slices
   // (the "PyTorch Profiler" range over the whole capture) are no call.
   const StringId osrt = t.strings.find("os_runtime");
   auto is_os_call = [&](size_t i) { return osrt != StringPool::kMissing && s.cat[i] == osrt; };
+  const StringId cpu_state = t.strings.find("cpu_state");
+  auto is_off_cpu = [&](size_t i) {
+    return cpu_state != StringPool::kMissing && s.cat[i] == cpu_state;
+  };
   std::unordered_map<uint32_t, ThreadSweeps> sweeps;
   auto sweeps_of = [&](uint32_t thread) -> ThreadSweeps& {
     auto it = sweeps.find(thread);
     if (it != sweeps.end()) return it->second;
     std::vector<uint32_t> ranges, calls;
+    std::vector<std::array<int64_t, 2>> off;
     for (TrackId k : thread_tracks[thread]) {
       // Slices are sorted by (track, ts, longer first): each track is one run in order.
       auto lo = std::lower_bound(s.track.begin(), s.track.end(), k);
@@ -170,6 +171,8 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
         const SliceKind kind = s.kind[i];
         if (kind == SliceKind::kUserAnnotation) {
           if (!step_slices.count(i)) ranges.push_back(i);
+        } else if (kind == SliceKind::kOther && is_off_cpu(i)) {
+          off.push_back({s.ts[i], s.end(i)});  // one track, in time order, not overlapping
         } else if (kind == SliceKind::kCpuOp || kind == SliceKind::kPythonFunction ||
                    kind == SliceKind::kRuntime || kind == SliceKind::kDriver ||
                    (kind == SliceKind::kOther && is_os_call(i))) {
@@ -182,10 +185,9 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
                            return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.dur[a] > s.dur[b];
                          });
     }
-    auto off = off_cpu_of.find(thread);
     return sweeps
         .emplace(thread, ThreadSweeps{Sweep(s, std::move(ranges)), Sweep(s, std::move(calls)),
-                                      off == off_cpu_of.end() ? nullptr : off->second})
+                                      std::move(off)})
         .first->second;
   };
   // (range name or -1, call name or -1, call class) -> time.
@@ -220,7 +222,7 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
               : is_os_call(static_cast<size_t>(call))              ? kOsCall
                                                                    : kOtherCall;
       }
-      if (call < 0 && ts.off) {  // no call: switched out, or running untraced code
+      if (call < 0 && !ts.off.empty()) {  // no call: switched out, or running untraced code
         const int64_t off = ts.off_time(pos, to);
         if (off > 0) time_in[{name_of(range), -1, kOffCpu}] += off;
         if (to - pos > off) time_in[{name_of(range), -1, kOnCpu}] += to - pos - off;

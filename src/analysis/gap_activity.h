@@ -8,11 +8,11 @@
 // An Nsight Systems export keeps a thread's NVTX ranges, CUDA calls and OS runtime calls on
 // separate tracks ("<tid> NVTX", "<tid> CUDA API", "<tid> OS runtime"): they are one thread here.
 // Time with nothing recorded is "nothing recorded" (Python without ops, time.sleep in a Kineto
-// trace, work the profiler did not trace). An export with context switches (Trace::schedules)
-// splits it: "off CPU (no call traced)" when the thread was switched out (a lock such as the
-// GIL, a page fault, a system call nsys does not trace) and "on CPU (no call traced)" when it ran
-// code nothing traced (Python between operators, the program's own). Ours; nsys' GUI shows the
-// same by eye, row by row.
+// trace, work the profiler did not trace). An export with context switches (the "off CPU"
+// slices of a thread's "CPU state" row) splits it: "off CPU (no call traced)" when the thread was
+// switched out (a lock such as the GIL, a page fault, a system call nsys does not trace) and "on
+// CPU (no call traced)" when it ran code nothing traced (Python between operators, the program's
+// own). Ours; nsys' GUI shows the same by eye, row by row.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -21,7 +21,7 @@ std::string_view thread_part(std::string_view tid_text, std::string_view row) {
 }  // namespace
 
 std::string_view export_thread_of(std::string_view tid_text) {
-  for (std::string_view row : {"CUDA API", "NVTX", "OS runtime"}) {
+  for (std::string_view row : {"CUDA API", "NVTX", "OS runtime", "CPU state"}) {
     std::string_view thread = thread_part(tid_text, row);
     if (!thread.empty()) return thread;
   }

@@ -19,8 +19,8 @@
 
 namespace ks {
 
-// "4242 CUDA API", "4242 NVTX", "4242 OS runtime" -> "4242": the thread of an export's CPU
-// track, "" for other tracks.
+// "4242 CUDA API", "4242 NVTX", "4242 OS runtime", "4242 CPU state" -> "4242": the thread of an
+// export's CPU track, "" for other tracks.
 std::string_view export_thread_of(std::string_view tid_text);
 
 class EnclosingNvtxRanges {

@@ -19,7 +19,8 @@ enum class ExportTable : uint64_t {
   kNvtx,
   kOsrt,
   kGraphTrace,
-  kMemoryUsage
+  kMemoryUsage,
+  kSched
 };
 
 constexpr uint64_t kExportRowMask = (uint64_t{1} << 56) - 1;
@@ -48,6 +49,7 @@ inline std::string_view export_table_of(uint64_t offset) {
       "OSRT_API",
       "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
       "CUDA_GPU_MEMORY_USAGE_EVENTS",
+      "SCHED_EVENTS",
   };
   const uint64_t code = offset >> 56;
   return code < std::size(kNames) ? kNames[code] : std::string_view();

@@ -4,7 +4,6 @@
 // view can re-read and parse just that event on demand.
 #pragma once
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -223,15 +222,6 @@ struct TraceFacts {
   std::vector<ProfilerMessage> profiler_warnings;
 };
 
-// When a CPU thread was off its core (switched out), from Nsight Systems' context switches
-// (SCHED_EVENTS, collected by default on Linux). For time a thread has no call recorded, it tells
-// waiting (off CPU) from running code nothing traced (on CPU). `track` is one of the thread's
-// tracks; `off_cpu` is sorted, without overlaps, each [begin, end) in ns.
-struct ThreadSchedule {
-  TrackId track = 0;
-  std::vector<std::array<int64_t, 2>> off_cpu;
-};
-
 struct Trace {
   StringPool strings;
   std::vector<Process> processes;
@@ -244,7 +234,6 @@ struct Trace {
   DistributedInfo distributed;
   TraceFacts facts;
   Diagnostics diagnostics;
-  std::vector<ThreadSchedule> schedules;  // only from an export with context switches
 
   std::string_view str(StringId id) const { return strings.get(id); }
   int64_t span_ns() const { return facts.end_ns - facts.start_ns; }

@@ -309,8 +309,6 @@ void TraceBuilder::apply_base_time() {
   for (auto& x : t_->flows.ts) x += base;
   for (auto& x : t_->counters.ts) x += base;
   for (auto& x : t_->instants.ts) x += base;
-  for (ThreadSchedule& th : t_->schedules)
-    for (auto& off : th.off_cpu) off[0] += base, off[1] += base;
   // The profiler's own messages hold any time a row held: saturated, never overflowed.
   for (auto& m : f.profiler_warnings)
     m.ts = base > 0 ? (m.ts > INT64_MAX - base ? INT64_MAX : m.ts + base)

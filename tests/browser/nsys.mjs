@@ -230,6 +230,9 @@ export function nsysTests() {
         check(gi && gi.title.endsWith(`the launching thread was ${state} CPU (no call traced)`), `${name}: gpu.idle: ${gi && gi.title}`);
         const g2 = await page.locator('.report-head .glance > div').allTextContents();
         check(g2.some((g) => g.includes(`waiting on the CPU, which was ${state} CPU (no call traced)`)), `${name}: at a glance: ${g2.join(' | ')}`);
+        // The switches are drawn as nsys draws thread state: "off CPU" on the thread's CPU state row.
+        const rows = trackNames(await timelineLayout(page));
+        check(rows.some((t) => /CPU state$/.test(t.name) && t.slices === 4), `${name}: no CPU state row of 4 slices: ${rows.map((t) => `${t.name} ${t.slices}`).join(', ')}`);
       }
       noErrors(log);
       await page.close();

@@ -108,12 +108,14 @@ bool read_osrt(Context& c) {
 }
 
 // SCHED_EVENTS (--cpuctxsw, on by default on Linux): each thread's switches onto and off a core.
-// Kept as the off-CPU intervals of the threads that have rows here (CUDA API, NVTX, OS runtime),
-// clipped to the trace's span: what a launching thread did in a GPU wait when it had no call
-// recorded (analysis/gap_activity.h). Read after every slice, so the span is known. nsys writes
-// the rows in time order, so each thread's intervals are built as the rows come (memory per
-// interval, not per row); a thread whose rows go back in time is dropped, as its pairs would be
-// wrong. A switch out with no switch back in the capture is left open: its end is not known.
+// For the threads that have rows here (CUDA API, NVTX, OS runtime), each time off the CPU is an
+// "off CPU" slice on the thread's "CPU state" row, as nsys' GUI draws thread state; the analyses
+// read it for what a launching thread did in a GPU wait when it had no call recorded
+// (analysis/gap_activity.h). Read after every other row, so the span is known: the slices are
+// clipped to it. nsys writes the rows in time order, so the intervals are built as the rows come
+// (memory per interval, not per row); a thread whose rows go back in time is dropped, as its
+// pairs would be wrong. A switch out with no switch back in the capture stays open: its end is
+// not known.
 bool read_sched(Context& c) {
   if (!c.db.has_table("SCHED_EVENTS")) return true;  // --cpuctxsw=none, or not Linux: no note
   RowReader r;
@@ -121,10 +123,15 @@ bool read_sched(Context& c) {
   if (!r.prepare(c.db, "SCHED_EVENTS", {"start", "isSchedIn", "globalTid"}, &c.trace->diagnostics,
                  c.error))
     return false;
+  struct Off {
+    int64_t begin, end;
+    uint64_t row;  // the switch out's
+  };
   struct Thread {
-    int64_t track = -1;  // -1: no other row of this thread, or its rows went back in time
+    bool kept = false;  // the thread has other rows, and its switches came in time order
     int64_t last = INT64_MIN, out = RowReader::kNull;
-    std::vector<std::array<int64_t, 2>> off;
+    uint64_t out_row = 0;
+    std::vector<Off> off;
   };
   std::unordered_map<int64_t, Thread> threads;  // by globalTid
   const TraceFacts& f = c.trace->facts;
@@ -133,34 +140,36 @@ bool read_sched(Context& c) {
     if (ts == RowReader::kNull || c.skip_global(gtid)) continue;
     auto [it, added] = threads.try_emplace(gtid);
     Thread& th = it->second;
-    if (added) {
-      for (Row row : {Row::kOsRuntime, Row::kNvtx, Row::kCudaApi}) {
-        auto k = c.cpu_tracks[static_cast<int>(row)].find(gtid);
-        if (k != c.cpu_tracks[static_cast<int>(row)].end()) th.track = k->second;
-      }
-    }
-    if (th.track < 0) continue;
+    if (added)
+      for (const auto& rows : c.cpu_tracks) th.kept = th.kept || rows.count(gtid);
+    if (!th.kept) continue;
     if (ts < th.last) {  // out of order: no pairs can be trusted
-      th.track = -1;
-      std::vector<std::array<int64_t, 2>>().swap(th.off);
+      th.kept = false;
+      std::vector<Off>().swap(th.off);
       continue;
     }
     th.last = ts;
     if (r.i64(kIn, 0) == 0) {
-      if (th.out == RowReader::kNull) th.out = ts;
+      if (th.out == RowReader::kNull) th.out = ts, th.out_row = r.row();
     } else if (th.out != RowReader::kNull) {
       const int64_t b = std::max(th.out, f.start_ns), e = std::min(ts, f.end_ns);
-      if (e > b) th.off.push_back({b, e});
+      if (e > b) th.off.push_back({b, e, th.out_row});
       th.out = RowReader::kNull;
     }
   }
   if (r.failed()) return false;
-  for (auto& kv : threads)
-    if (kv.second.track >= 0 && !kv.second.off.empty())
-      c.trace->schedules.push_back(
-          ThreadSchedule{static_cast<TrackId>(kv.second.track), std::move(kv.second.off)});
-  std::sort(c.trace->schedules.begin(), c.trace->schedules.end(),
-            [](const ThreadSchedule& a, const ThreadSchedule& b) { return a.track < b.track; });
+  // In thread order, so the tracks are numbered the same on every run.
+  std::vector<int64_t> order;
+  for (const auto& kv : threads)
+    if (kv.second.kept && !kv.second.off.empty()) order.push_back(kv.first);
+  std::sort(order.begin(), order.end());
+  const StringId off_cpu = c.trace->strings.intern("off CPU");
+  for (int64_t gtid : order) {
+    const TrackId track = c.cpu_track(gtid, Row::kCpuState);
+    for (const Off& o : threads[gtid].off)
+      c.add(track, o.begin, o.end, off_cpu, Context::kCatCpuState, SliceKind::kOther, SliceArgs(),
+            row_source(Table::kSched, o.row));
+  }
   return true;
 }
 

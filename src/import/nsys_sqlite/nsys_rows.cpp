@@ -142,7 +142,7 @@ TrackId Context::cpu_track(int64_t global_tid, Row row) {
   auto& cache = cpu_tracks[static_cast<int>(row)];
   auto it = cache.find(global_tid);
   if (it != cache.end()) return it->second;
-  static const char* const kRowNames[] = {"NVTX", "CUDA API", "OS runtime"};
+  static const char* const kRowNames[] = {"NVTX", "CUDA API", "OS runtime", "CPU state"};
   const char* row_name = kRowNames[static_cast<int>(row)];
   std::string pid = process_text(global_tid);
   const int64_t tid = tid_of(global_tid);
@@ -195,8 +195,9 @@ std::string Context::gpu_process(int64_t device) {
 StringId Context::cat(Cat c) {
   // cuda_graph: a graph launch traced as a whole (nsys --cuda-graph-trace=graph); a kernel to
   // the analyses (SliceKind), its own category so the findings can tell it apart.
-  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",     "gpu_memcpy",
-                                       "gpu_memset",   "cuda_sync",   "os_runtime", "cuda_graph"};
+  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",
+                                       "gpu_memcpy",   "gpu_memset",  "cuda_sync",
+                                       "os_runtime",   "cuda_graph",  "cpu_state"};
   StringId& id = cat_ids[c];
   if (id == 0) id = trace->strings.intern(kNames[c]);
   return id;
@@ -211,7 +212,7 @@ void Context::add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, 
 
 void Context::flush_counts() {
   TraceFacts& f = trace->facts;
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < kCatCount; ++c) {
     if (!cat_counts[c]) continue;
     f.categories[std::string(trace->str(cat_ids[c]))] += cat_counts[c];
     f.events_total += cat_counts[c];

@@ -81,7 +81,8 @@ class StringCache {
 };
 
 // The rows of a thread, drawn like Nsight's GUI: one track each.
-enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2 };
+// "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row.
+enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2, kCpuState = 3 };
 
 // Where a slice came from (model/export_row.h): its table and row, in EventSource.offset.
 using Table = ExportTable;
@@ -102,7 +103,7 @@ struct Context {
   StringCache strings;
   std::unordered_map<int64_t, std::string> process_names;  // by globalPid (tid bits zero)
   std::unordered_map<int64_t, std::string> thread_names;   // by globalTid
-  std::unordered_map<int64_t, TrackId> cpu_tracks[3];      // by globalTid, per Row
+  std::unordered_map<int64_t, TrackId> cpu_tracks[4];      // by globalTid, per Row
   std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
   std::unordered_map<uint64_t, TrackId> gpu_tracks;        // by device << 32 | stream
   std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
@@ -119,8 +120,6 @@ struct Context {
   int64_t only_pid = -1;
   std::unordered_map<int64_t, bool> used_devices;  // devices this process's GPU ops ran on
   bool skip_global(int64_t global) const { return only_pid >= 0 && pid_of(global) != only_pid; }
-  StringId cat_ids[8] = {};  // interned categories, by Cat
-  uint64_t cat_counts[8] = {};
   StringId ac2g = 0;  // the flows' category, interned
   uint64_t flows =
       0;  // ac2g flow pairs added  // slices added by add(), by Cat (facts filled by flush_counts)
@@ -133,8 +132,13 @@ struct Context {
     kCatMemset,
     kCatSync,
     kCatOsrt,
-    kCatGraph
+    kCatGraph,
+    kCatCpuState,
+    kCatCount
   };
+  StringId cat_ids[kCatCount] = {};  // interned categories, by Cat
+  uint64_t cat_counts[kCatCount] = {};
+
   StringId cat(Cat c);
   // A slice whose name and category are interned already; counted like count().
   void add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
