@@ -14,14 +14,21 @@ namespace {
 // sorted per track by start, longer first, so a parent's index is below its children's and its
 // answer is ready. Walking each kernel's parent chain instead costs depth per kernel: N nested
 // identical kernels (one stream, one timestamp) took N^2 steps, minutes for a 92 KB file.
+// The step's own GPU range (ProfilerStep#N, around every kernel of the step) is passed over, as
+// the steps' NVTX ranges are below: it would name the step, not the work.
 std::vector<StringId> innermost_gpu_annotations(const Trace& t) {
   const SliceTable& s = t.slices;
+  auto is_step = make_name_cache(t, [](std::string_view name) {
+    int64_t n;
+    return parse_profiler_step(name, &n) ? 1 : 0;
+  });
   std::vector<StringId> note(s.size(), 0);
   for (size_t i = 0; i < s.size(); ++i) {
     const int32_t p = s.parent[i];
     if (p < 0) continue;
     const size_t u = static_cast<size_t>(p);
-    note[i] = s.kind[u] == SliceKind::kGpuUserAnnotation ? s.name[u] : note[u];
+    note[i] =
+        s.kind[u] == SliceKind::kGpuUserAnnotation && !is_step(s.name[u]) ? s.name[u] : note[u];
   }
   return note;
 }

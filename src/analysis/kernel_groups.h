@@ -2,7 +2,8 @@
 // convolution = math; elementwise, reduction, copy, triton, nccl, other; each with its HTA
 // category), and by annotation: the innermost `gpu_user_annotation` range around the kernel on
 // its stream (Kineto draws record_function ranges on the GPU timeline; the model's parent column
-// nests kernels in them), or in an Nsight Systems export, which has no such ranges, the innermost
+// nests kernels in them; ProfilerStep#N, the step's own, is passed over), or in an Nsight
+// Systems export, which has no such ranges, the innermost
 // NVTX range (not a step) open on the launching thread when the kernel was launched (what
 // `nsys stats --report cuda_gpu_kern_sum:nvtx-name` prefixes). Kernels outside any are grouped
 // under an empty name. `included` limits the kernels as the kernel summary does (HTA's step

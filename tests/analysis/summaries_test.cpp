@@ -16,8 +16,9 @@ namespace {
 //                            aten::linear [60, 70) (no children)
 //   ProfilerStep#2 [100, 150) > "## forward ##" [100, 120) > cudaMemcpyAsync [105, 107)
 //   cudaDeviceSynchronize [140, 150) (inside step 2)
-// GPU stream 7: gpu_user_annotation "## forward ##" [30, 80) > sm90_gemm [35, 45),
-//   elementwise_kernel [50, 52); outside it: elementwise_kernel [90, 94).
+// GPU stream 7: gpu_user_annotation "ProfilerStep#1" [0, 100) (the step's own: passed over) >
+//   "## forward ##" [30, 80) > sm90_gemm [35, 45), elementwise_kernel [50, 52); outside
+//   forward: elementwise_kernel [90, 94).
 const char* kTrace = R"J([
   {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
   {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
@@ -28,6 +29,7 @@ const char* kTrace = R"J([
   {"ph":"X","cat":"user_annotation","name":"## forward ##","pid":1,"tid":1,"ts":100,"dur":20},
   {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":105,"dur":2},
   {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":140,"dur":10},
+  {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","pid":0,"tid":7,"ts":0,"dur":100},
   {"ph":"X","cat":"gpu_user_annotation","name":"## forward ##","pid":0,"tid":7,"ts":30,"dur":50},
   {"ph":"X","cat":"kernel","name":"sm90_gemm","pid":0,"tid":7,"ts":35,"dur":10,"args":{"stream":7,"correlation":1}},
   {"ph":"X","cat":"kernel","name":"elementwise_kernel","pid":0,"tid":7,"ts":50,"dur":2,"args":{"stream":7}},
@@ -96,7 +98,7 @@ TEST_CASE("Kernels by class and by innermost GPU annotation", "[analysis][summar
   CHECK(g.by_class[1].klass == ks::KernelClass::kElementwise);
   CHECK(g.by_class[1].stats.count == 2);
   CHECK(g.by_class[1].percent == 37.5);
-  // "## forward ##": gemm 10 + elementwise 2 = 12; outside: 4.
+  // "## forward ##": gemm 10 + elementwise 2 = 12; outside it, in the step's range only: 4.
   CHECK(g.has_annotations);
   REQUIRE(g.by_annotation.rows.size() == 2);
   CHECK(t->str(g.by_annotation.rows[0].name) == "## forward ##");
