@@ -33,13 +33,19 @@ HostActivityKind os_call_kind(std::string_view name) {
   return HostActivityKind::kCpuWork;
 }
 
+namespace {
+
+// The labels of time with no call, when context switches tell the two apart.
+constexpr std::string_view kOffCpuLabel = "off CPU (no call traced)";
+constexpr std::string_view kOnCpuLabel = "on CPU (no call traced)";
+
+}  // namespace
+
 std::string GapActivity::lead_phrase() const {
   const HostActivity* h = lead();
   if (!h || h->kind == HostActivityKind::kNothingRecorded) return "";
-  // "off CPU (no call traced)" reads after "was"; a named range or call after "was in".
-  const bool bare = (h->kind == HostActivityKind::kOffCpu || h->kind == HostActivityKind::kOnCpu) &&
-                    (h->label.rfind("off CPU (", 0) == 0 || h->label.rfind("on CPU (", 0) == 0);
-  return bare ? h->label : "in " + h->label;
+  // "off CPU (no call traced)" alone reads after "was"; a named range or call after "was in".
+  return h->label == kOffCpuLabel || h->label == kOnCpuLabel ? h->label : "in " + h->label;
 }
 
 namespace {
@@ -255,7 +261,7 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     } else if (cls == kOffCpu || cls == kOnCpu) {
       act.kind = cls == kOffCpu ? HostActivityKind::kOffCpu : HostActivityKind::kOnCpu;
       act.label += std::string(act.label.empty() ? "" : " > ") +
-                   (cls == kOffCpu ? "off CPU" : "on CPU") + " (no call traced)";
+                   std::string(cls == kOffCpu ? kOffCpuLabel : kOnCpuLabel);
     } else if (range >= 0) {
       act.kind = HostActivityKind::kCpuWork;
     } else {

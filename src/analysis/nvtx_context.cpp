@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "model/export_row.h"
+
 namespace ks {
 
 namespace {
@@ -21,7 +23,7 @@ std::string_view thread_part(std::string_view tid_text, std::string_view row) {
 }  // namespace
 
 std::string_view export_thread_of(std::string_view tid_text) {
-  for (std::string_view row : {"CUDA API", "NVTX", "OS runtime", "CPU state"}) {
+  for (std::string_view row : kExportThreadRows) {
     std::string_view thread = thread_part(tid_text, row);
     if (!thread.empty()) return thread;
   }

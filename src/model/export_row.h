@@ -23,6 +23,11 @@ enum class ExportTable : uint64_t {
   kSched
 };
 
+// The rows of an export's thread, as its tracks name them ("4242 NVTX", "4242 CUDA API", ...),
+// in the importer's Row order (nsys_rows.h): one thread to the analyses (export_thread_of).
+inline constexpr std::string_view kExportThreadRows[] = {"NVTX", "CUDA API", "OS runtime",
+                                                         "CPU state"};
+
 constexpr uint64_t kExportRowMask = (uint64_t{1} << 56) - 1;
 
 inline uint64_t export_row_offset(ExportTable t, uint64_t row) {

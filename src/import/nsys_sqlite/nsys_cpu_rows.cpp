@@ -1,7 +1,6 @@
 // Rows on the CPU side and beside the GPU: NVTX ranges and marks (the user's steps), OS runtime
 // calls, and GPU metrics samples as counters under the GPU's process.
 #include <algorithm>
-#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -142,8 +142,7 @@ TrackId Context::cpu_track(int64_t global_tid, Row row) {
   auto& cache = cpu_tracks[static_cast<int>(row)];
   auto it = cache.find(global_tid);
   if (it != cache.end()) return it->second;
-  static const char* const kRowNames[] = {"NVTX", "CUDA API", "OS runtime", "CPU state"};
-  const char* row_name = kRowNames[static_cast<int>(row)];
+  const std::string row_name(kExportThreadRows[static_cast<int>(row)]);
   std::string pid = process_text(global_tid);
   const int64_t tid = tid_of(global_tid);
   std::string tid_text = std::to_string(tid) + " " + row_name;

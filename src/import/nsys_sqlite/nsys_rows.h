@@ -81,7 +81,8 @@ class StringCache {
 };
 
 // The rows of a thread, drawn like Nsight's GUI: one track each.
-// "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row.
+// "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row. The
+// names are kExportThreadRows (model/export_row.h), in this order.
 enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2, kCpuState = 3 };
 
 // Where a slice came from (model/export_row.h): its table and row, in EventSource.offset.

@@ -140,7 +140,7 @@ ReportSection kernel_groups_section(const Trace& t, const KernelGroups& g) {
   if (!g.by_class.empty())
     s.linef("Kernel classes (math %s): %s", format_pct(g.math_pct).c_str(), classes.c_str());
   // The kernels by annotation: JSON always; text and Markdown for an export's NVTX ranges
-  // (Kineto's GPU annotations are mostly ProfilerStep#N: the page shows them).
+  // (Kineto's GPU annotations stay JSON and the page's, as the other name tables of Kineto).
   const bool shown = g.has_annotations && g.nvtx_at_launch;
   const char* heading = "Kernels by NVTX range at launch (the innermost the program pushed)";
   if (shown) {

@@ -138,18 +138,18 @@ ReportSection diagnostics_section(const Diagnostics& d, TraceFormat format) {
     if (!e.count) continue;
     const DiagInfo& info = diag_info(static_cast<Diag>(i));
     const std::string_view table = export_rows ? export_table_of(e.first_offset) : "";
-    tb.row() = {
-        Cell::str(info.code),
-        Cell::str(diag_severity_name(info.severity)),
-        Cell::str(s.own(d.message(static_cast<Diag>(i)))),
-        Cell::count(e.count),
-        Cell::count(e.first_offset),
-        Cell::str(e.excerpt),
-        table.empty() ? Cell::absent() : Cell::str(table),
-        table.empty() ? Cell::absent() : Cell::count(export_row_of(e.first_offset)),
-        Cell::str(table.empty() ? ""
-                                : s.own(" (first in " + std::string(table) + " row " +
-                                        std::to_string(export_row_of(e.first_offset)) + ")"))};
+    const uint64_t row = export_row_of(e.first_offset);
+    tb.row() = {Cell::str(info.code),
+                Cell::str(diag_severity_name(info.severity)),
+                Cell::str(s.own(d.message(static_cast<Diag>(i)))),
+                Cell::count(e.count),
+                Cell::count(e.first_offset),
+                Cell::str(e.excerpt),
+                table.empty() ? Cell::absent() : Cell::str(table),
+                table.empty() ? Cell::absent() : Cell::count(row),
+                Cell::str(table.empty() ? ""
+                                        : s.own(" (first in " + std::string(table) + " row " +
+                                                std::to_string(row) + ")"))};
   }
   if (tb.rows.empty()) s.line("  none: the input was read as written");
   return s;
