@@ -33,6 +33,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.options = options;
   a.join = build_launch_join(t);
   a.steps = find_steps(t, a.join, options.drop_last_step, options.step_range);
+  if (a.steps.found == 0) a.iterations = infer_iterations(t, a.join);
   std::vector<bool> kept;
   const std::vector<bool>* included = nullptr;
   if (a.steps.dropped_last && a.steps.found >= 2) {

@@ -12,6 +12,7 @@
 #include "analysis/gpu_op_summary.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/idle_causes.h"
+#include "analysis/iterations.h"
 #include "analysis/kernel_groups.h"
 #include "analysis/kernel_type_breakdown.h"
 #include "analysis/launch_join.h"
@@ -46,6 +47,9 @@ struct Analyses {
   AnalysisOptions options;
   LaunchJoin join;
   StepsResult steps;
+  // Without steps: the iterations the repeating launch sequence shows (src/analysis/iterations.h);
+  // reported beside "no steps", never used as the window.
+  IterationsResult iterations;
   KernelSummary kernels;
   MemoryOpSummary memory_ops;
   GpuIdleResult gpu_idle;

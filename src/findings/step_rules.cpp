@@ -12,6 +12,30 @@ std::string step_label(const StepsResult& st, int64_t number) {
     return st.range_name + " #" + std::to_string(number);
   return "ProfilerStep#" + std::to_string(number);
 }
+// Without markers the GPU work may still repeat (src/analysis/iterations.h): the title gives the
+// step time and its stability the user came for, the evidence the numbers, the timeline the
+// slowest iteration.
+void add_inferred_iterations(const IterationsResult& it, Finding* f) {
+  if (!it.found) return;
+  f->title += strf("; the GPU work repeats as %llu iterations, median %s, CV %.0f%%",
+                   static_cast<unsigned long long>(it.stats.count),
+                   format_duration(static_cast<int64_t>(it.stats.median_ns)).c_str(), it.cv_pct);
+  f->meaning +=
+      " Step times can still be read from the iterations inferred from the launches (the same "
+      "sequence of GPU ops repeats); the per-step breakdowns and other analyses take the whole "
+      "capture.";
+  f->number("inferred_iterations", static_cast<double>(it.stats.count));
+  f->number("ops_per_iteration", static_cast<double>(it.period_ops));
+  f->number("match_pct", it.match_pct, 1, "%");
+  f->number("median_us", it.stats.median_ns / 1e3, 3, "us");
+  f->number("cv_pct", it.cv_pct, 1, "%");
+  size_t slowest = 0;
+  for (size_t i = 1; i < it.iterations.size(); ++i)
+    if (it.iterations[i].dur() > it.iterations[slowest].dur()) slowest = i;
+  const Iteration& x = it.iterations[slowest];
+  f->range(x.begin, x.end, strf("slowest inferred iteration (#%zu)", slowest));
+}
+
 }  // namespace
 
 void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
@@ -30,6 +54,7 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
         "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
         "an existing range with --step-range NAME).";
     f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+    add_inferred_iterations(in.analyses.iterations, &f);
     out->push_back(std::move(f));
     return;
   }
@@ -40,6 +65,7 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
       "step times, per-step breakdowns and step-based findings are not available.";
   f.fix = "Call prof.step() at the end of every training iteration.";
   f.fix_code = "for batch in loader:\n    train_step(batch)\n    prof.step()";
+  add_inferred_iterations(in.analyses.iterations, &f);
   out->push_back(std::move(f));
 }
 

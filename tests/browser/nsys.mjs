@@ -63,6 +63,13 @@ export function nsysTests() {
       const glance = await page.locator('.report-head .glance > div').allTextContents();
       check(report.gpu.window === 'gpu_span' && glance.some((g) => g.startsWith(`GPU idle${report.gpu.idle_pct.toFixed(1)}% of the GPU span`)), `at a glance: ${glance.join(' | ')}`);
       check(glance.some((g) => /^GPU utilization[\d.]+% of the trace · SM efficiency/.test(g)), `at a glance: ${glance.join(' | ')}`);
+      // No NVTX steps, but the launches repeat: the iterations' times, said to be inferred, at a
+      // glance and in the Steps section (src/analysis/iterations.h).
+      const it = report.steps.inferred_iterations;
+      check(it && it.found && it.count === 4 && it.ops_per_iteration === 300, `inferred iterations: ${JSON.stringify(it && { ...it, rows: undefined })}`);
+      check(glance.some((g) => /^Stepsnone marked; 4 iterations inferred from the launches, median 65\.\d ms, CV 1\.\d%/.test(g)), `at a glance: ${glance.join(' | ')}`);
+      const iterRows = await page.locator('#steps table[aria-label="inferred iterations"] tbody tr').count();
+      check(iterRows === 4, `${iterRows} rows in the inferred iterations table`);
       check(await page.isVisible('#findings'), 'no findings section');
       check(await page.isVisible('#kernels'), 'no kernel table');
       // The `nsys stats` tables: the page's object is the CLI's JSON, and each report is a table.

@@ -22,6 +22,11 @@ export function glanceItem(label, href, value, title) {
 
 function steps(s) {
   if (!s || !isNum(s.count)) return null;
+  const it = s.inferred_iterations;
+  if (!s.count && it && it.found === true && isNum(it.count)) {
+    const cv = isNum(it.cv_pct) ? `, CV ${fmtPct(it.cv_pct)}` : '';
+    return glanceItem('Steps', '#steps', `none marked; ${fmtInt(it.count)} iterations inferred from the launches, median ${fmtUs(it.median_us)}${cv}`);
+  }
   if (!s.count) return glanceItem('Steps', '#steps', 'none found: the whole trace is the window');
   if (s.count === 1) return glanceItem('Steps', '#steps', `1 step, ${fmtUs(s.median_us)}`);
   const spread = isNum(s.spread_pct) ? `, spread ${fmtPct(s.spread_pct)}` : '';

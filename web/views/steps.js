@@ -1,4 +1,5 @@
-// Training steps (ProfilerStep#N): how long each took and how much they vary.
+// Training steps (ProfilerStep#N, NVTX step ranges): how long each took and how much they vary;
+// without markers, the iterations inferred from the repeating launches.
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt, fmtPct, fmtUs, isNum, labelFor } from './format.js';
 import { dataTable, extraColumns } from './table.js';
@@ -20,13 +21,44 @@ function bars(rows, median) {
   return chart;
 }
 
+// Without markers, the iterations the report inferred from the repeating launches
+// (steps.inferred_iterations): their times and stability, said to be inferred.
+function inferredView(it) {
+  if (!it || it.found !== true) return [];
+  const rows = (Array.isArray(it.rows) ? it.rows : []).map((r) => ({ ...r, name: `iteration ${r.number}` }));
+  const stats = [
+    ['Iterations', fmtInt(it.count)],
+    ['GPU ops each', fmtInt(it.ops_per_iteration)],
+    ['Min', fmtUs(it.min_us)],
+    ['Median', fmtUs(it.median_us)],
+    ['Max', fmtUs(it.max_us)],
+    ['Spread', fmtPct(it.spread_pct)],
+    ['CV', fmtPct(it.cv_pct)],
+  ];
+  const columns = [
+    { key: 'number', label: 'Iteration', num: true, fmt: fmtAny },
+    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the start of the trace' },
+    { key: 'dur_us', label: 'Duration', num: true, fmt: fmtUs },
+  ];
+  return [
+    note(`The GPU work repeats, though: the same ${fmtInt(it.ops_per_iteration)} GPU ops are launched again and again (${fmtPct(it.match_pct)} of them recur one iteration later). These iterations are inferred from the order of the launches; the other sections still take the whole trace.`),
+    statList(stats),
+    bars(rows, it.median_us),
+    rows.length ? dataTable({ columns, rows, sortKey: null, label: 'inferred iterations', limit: 1000 }) : null,
+  ];
+}
+
+function statList(stats) {
+  return h('ul', { className: 'stats' }, stats.map(([k, v]) => h('li', null, h('span', { className: 'muted' }, k), h('strong', null, v))));
+}
+
 export function stepsView(s) {
   if (!s || typeof s !== 'object') return null;
   const rows = Array.isArray(s.rows) ? s.rows : [];
   if (!s.count && !rows.length) {
     // The report's own note says what it looked for (ProfilerStep, NVTX ranges) and how to get steps.
     const why = typeof s.note === 'string' && s.note ? `: ${s.note}` : ' in this trace';
-    return section('steps', 'Steps', note(`No step markers${why}.`));
+    return section('steps', 'Steps', note(`No step markers${why}.`), ...inferredView(s.inferred_iterations));
   }
   const stats = [
     ['Steps', fmtInt(s.count)],
@@ -36,7 +68,7 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
   const columns = [
     { key: 'number', label: 'Step', num: true, fmt: fmtAny },
@@ -54,7 +86,7 @@ export function stepsView(s) {
   return section(
     'steps',
     'Steps',
-    h('ul', { className: 'stats' }, stats.map(([k, v]) => h('li', null, h('span', { className: 'muted' }, k), h('strong', null, v)))),
+    statList(stats),
     bars(rows, s.median_us),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
   );

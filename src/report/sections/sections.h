@@ -15,7 +15,9 @@ void add_duration_stats_cells(std::vector<Cell>* row, const DurationStats& s);
 // kernels_section.cpp: per kernel name, the nsys cuda_gpu_kern_sum columns.
 ReportSection kernels_section(const Trace& t, const KernelSummary& k);
 // steps_section.cpp: the steps and their GPU idle share; the GPU's busy/idle summary.
-ReportSection steps_section(const Trace& t, const StepsResult& r, const GpuIdleResult& idle);
+// Without steps, the iterations inferred from the repeating launches follow (`inferred`).
+ReportSection steps_section(const Trace& t, const StepsResult& r, const IterationsResult& inferred,
+                            const GpuIdleResult& idle);
 ReportSection gpu_section(const GpuIdleResult& g);
 // sync_section.cpp: synchronizing calls and DtoH copies in steps (JSON only).
 ReportSection sync_section(const Trace& t, const SyncResult& r);

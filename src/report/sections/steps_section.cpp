@@ -35,9 +35,64 @@ void add_steps_prose(ReportSection* s, const StepsResult& r, const std::string& 
                (r.dropped_last ? " (last step dropped)" : "") + "\n\n");
 }
 
+// Without steps: the iterations the repeating launch sequence shows (src/analysis/iterations.h),
+// as a JSON object, a sentence and a table of their times. They give step times and their
+// stability to a capture without markers; the report's window stays the whole trace.
+void add_inferred_iterations(ReportSection* s, const Trace& t, const IterationsResult& it) {
+  s->begin_object("inferred_iterations");
+  s->field("found", Cell::flag(it.found));
+  if (it.found) {
+    s->field("from", Cell::str(it.from_launches ? "launch_order" : "stream_order"));
+    s->field("ops_per_iteration", Cell::count(it.period_ops));
+    s->field("ops", Cell::count(it.total_ops));
+    s->field("ops_before_first", Cell::count(it.first_op));
+    s->field("match_pct", Cell::number(it.match_pct));
+    s->field("count", Cell::count(it.stats.count));
+    s->field("min_us", Cell::ns(it.stats.min_ns));
+    s->field("median_us", Cell::ns(it.stats.median_ns));
+    s->field("mean_us", Cell::ns(it.stats.avg_ns));
+    s->field("max_us", Cell::ns(it.stats.max_ns));
+    s->field("stddev_us", Cell::ns(it.stats.stddev_ns));
+    s->field("spread_pct", Cell::number(it.spread_pct));
+    s->field("cv_pct", Cell::number(it.cv_pct));
+    const std::string stats = "min " + format_duration(it.stats.min_ns) + ", median " +
+                              format_duration(static_cast<int64_t>(it.stats.median_ns)) + ", max " +
+                              format_duration(it.stats.max_ns) + ", spread " +
+                              format_fixed(it.spread_pct, 1) + "%, CV " +
+                              format_fixed(it.cv_pct, 1) + "%";
+    const std::string what = std::to_string(it.stats.count) + " iterations of " +
+                             std::to_string(it.period_ops) + " GPU ops (" +
+                             format_fixed(it.match_pct, 1) + "% of ops recur one iteration later)";
+    s->line("  the GPU work repeats: " + what + ": " + stats);
+    s->line("  (inferred from the order of the launches, not used as steps)");
+    s->paragraph("The GPU work repeats: " + what + ": " + stats +
+                 ". Inferred from the order of the launches, not used as steps.\n\n");
+    Table& tb = s->table("rows");
+    tb.columns = {
+        Column("number").text("iteration", Show::kPlain, 11).md("Iteration", Show::kPlain),
+        Column("start_us").text("start (ms)", Show::kMs, 12).md("Start (ms)", Show::kMs).digits(3),
+        Column("end_us"),
+        Column("dur_us").text("dur (ms)", Show::kMs, 12).md("Duration (ms)", Show::kMs).digits(3),
+        Column("host_start_us"),
+        Column("host_end_us")};
+    const int64_t t0 = t.facts.start_ns;
+    for (size_t i = 0; i < it.iterations.size(); ++i) {
+      const Iteration& x = it.iterations[i];
+      tb.row() = {Cell::count(i),    Cell::ns(x.begin - t0),      Cell::ns(x.end - t0),
+                  Cell::ns(x.dur()), Cell::ns(x.host_begin - t0), Cell::ns(x.host_end - t0)};
+    }
+    // A long capture repeats thousands of times: the sentence's statistics say it in a terminal,
+    // the JSON (and the page) keep every row.
+    constexpr size_t kMaxShownIterations = 20;
+    if (it.iterations.size() > kMaxShownIterations) tb.json_only();
+  }
+  s->end_object();
+}
+
 }  // namespace
 
-ReportSection steps_section(const Trace& t, const StepsResult& r, const GpuIdleResult& idle) {
+ReportSection steps_section(const Trace& t, const StepsResult& r, const IterationsResult& inferred,
+                            const GpuIdleResult& idle) {
   const int64_t t0 = t.facts.start_ns;
   ReportSection s("steps");
   s.field("found", Cell::count(r.found));
@@ -83,6 +138,7 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const GpuIdleR
         Cell::ns(st.host_end - t0),
         i < idle.idle_pct_per_step.size() ? Cell::number(idle.idle_pct_per_step[i]) : Cell::null()};
   }
+  if (r.found == 0 && idle.has_gpu_ops) add_inferred_iterations(&s, t, inferred);
   return s;
 }
 

@@ -1,0 +1,155 @@
+// Iterations inferred from the repeating launch sequence when a trace has no step markers
+// (src/analysis/iterations.cpp): on built loops, on one forward pass whose layers repeat, and on
+// the shared traces whose ProfilerStep markers say what the answer should be.
+#include "analysis/iterations.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "analysis/steps.h"
+#include "corpus/shared_traces.h"
+#include "helpers.h"
+
+namespace {
+
+ks::IterationsResult iterations_of(const ks::Trace& t) {
+  return ks::infer_iterations(t, ks::build_launch_join(t));
+}
+
+// A launch at `ts` (us) of a 4 us kernel `name`, run 10 us later for `run` us.
+std::string launch(int64_t ts, const std::string& name, int corr, int64_t run = 4) {
+  const std::string c = std::to_string(corr);
+  return R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+         std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + c + "}},\n" +
+         R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" +
+         std::to_string(ts + 10) + R"(,"dur":)" + std::to_string(run) +
+         R"(,"args":{"correlation":)" + c + R"(,"stream":7}},)" + "\n";
+}
+
+// `loops` iterations of `body` (kernel names), launched 5 us apart; `pause` us of CPU work
+// (the next batch) before each iteration; `prefix` kernels launched once before the loop.
+std::string loop_trace(int loops, const std::vector<std::string>& body, int64_t pause,
+                       const std::vector<std::string>& prefix = {}) {
+  std::string j = "[\n";
+  int64_t ts = 0;
+  int corr = 1;
+  for (const std::string& k : prefix) j += launch(ts, k, corr++), ts += 5;
+  for (int i = 0; i < loops; ++i) {
+    ts += pause;
+    for (const std::string& k : body) j += launch(ts, k, corr++), ts += 5;
+  }
+  j.resize(j.size() - 2);  // the last ",\n"
+  return j + "\n]";
+}
+
+}  // namespace
+
+TEST_CASE("A loop's repeating launches give its iterations and their times",
+          "[analysis][iterations]") {
+  const std::vector<std::string> body = {"embed", "gemm", "relu", "gemm", "relu", "loss", "sgd"};
+  auto t = ks_test::load(loop_trace(6, body, 500, {"init_weights", "fill"}));
+  const ks::IterationsResult r = iterations_of(*t);
+  REQUIRE(r.found);
+  CHECK(r.period_ops == body.size());
+  CHECK(r.total_ops == 2 + 6 * body.size());
+  // The iterations start after the CPU's pause: the loop's first launch ("embed").
+  CHECK(r.first_op == 2);
+  REQUIRE(r.iterations.size() == 6);
+  CHECK(r.match_pct == 100.0);
+  // Iteration 1 runs from the end of iteration 0's last launch call to the end of its own last
+  // launch call: 5 us to the next launch slot, the 500 us pause (it belongs to the iteration it
+  // leads to, as in ProfilerStep#N), then 6 more launches 5 us apart.
+  const ks::Iteration& a = r.iterations[1];
+  CHECK(a.host_end - a.host_begin == (5 + 500 + 6 * 5) * 1000);
+  // Device-adjusted, from the previous iteration's last kernel end (12 us after its launch call
+  // ended) to its own: the same 535 us for every iteration after the first.
+  CHECK(a.dur() == 535 * 1000);
+  CHECK(r.stats.median_ns == 535 * 1000.0);
+  CHECK(r.cv_pct < 1.0);
+}
+
+TEST_CASE("The layers of one forward pass are not taken for iterations", "[analysis][iterations]") {
+  // One pass: an embedding, 12 identical layers launched back to back, a head. The layers
+  // repeat as a loop would, but nothing pauses the CPU between them.
+  std::vector<std::string> pass = {"embedding", "gather"};
+  for (int l = 0; l < 12; ++l)
+    for (const char* k : {"layernorm", "qkv_gemm", "attention", "out_gemm", "mlp_gemm", "gelu"})
+      pass.push_back(k);
+  pass.push_back("lm_head");
+  pass.push_back("argmax");
+  auto one = ks_test::load(loop_trace(1, pass, 0));
+  CHECK_FALSE(iterations_of(*one).found);
+  // Three such passes with the program's work between them are three iterations.
+  auto three = ks_test::load(loop_trace(3, pass, 2000));
+  const ks::IterationsResult r = iterations_of(*three);
+  REQUIRE(r.found);
+  CHECK(r.period_ops == pass.size());
+  CHECK(r.iterations.size() == 3);
+}
+
+TEST_CASE("Too few repeats, or none, infer nothing", "[analysis][iterations]") {
+  auto two = ks_test::load(loop_trace(2, {"a", "b", "c"}, 1000));
+  CHECK_FALSE(iterations_of(*two).found);
+  auto none = ks_test::load(loop_trace(1, {"a", "b", "c", "d", "e", "f", "g", "h"}, 0));
+  CHECK_FALSE(iterations_of(*none).found);
+  auto empty = ks_test::load("[]");
+  CHECK_FALSE(iterations_of(*empty).found);
+}
+
+// The shared traces with three or more ProfilerStep markers: inferred as if the markers were
+// absent, the iterations must agree with the steps (count within one, median within 10%), and
+// single-step traces of one model pass must not offer their layers as iterations.
+TEST_CASE("Inferred iterations agree with the steps of real traces",
+          "[analysis][iterations][corpus]") {
+  struct Case {
+    const char* file;
+    bool expect_found;
+  };
+  const Case cases[] = {
+      {"kineto__resnet50_nw0__worker0.1623143089861.pt.trace.json.gz", true},
+      {"kineto__resnet50_nw0_oldest__worker0.pt.trace.json.gz", true},
+      {"kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz", true},
+      {"hta__negative_queue_length__rank0.json.gz", true},
+      {"tracelens__mi300__resnet_act_checkpoint.json.gz", true},
+      // One ProfilerStep of one forward pass: 24 decoder layers repeat inside it.
+      {"tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", false},
+      {"tracelens__mi300__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", false},
+      {"tracelens__h100__facebook_timesformer-base-finetuned-k400__1016002.json.gz", false},
+  };
+  for (const Case& c : cases) {
+    const std::string path = ks_test::shared_trace(c.file);
+    if (!ks_test::file_exists(path)) {
+      WARN("skipped (../shared/traces absent): " << c.file);
+      continue;
+    }
+    INFO(c.file);
+    ks_test::Loaded l = ks_test::load_file(path);
+    REQUIRE(l.ok);
+    const ks::LaunchJoin join = ks::build_launch_join(*l.trace);
+    const ks::StepsResult steps = ks::find_steps(*l.trace, join, false);
+    const ks::IterationsResult r = ks::infer_iterations(*l.trace, join);
+    REQUIRE(r.found == c.expect_found);
+    if (!c.expect_found) continue;
+    CHECK(r.iterations.size() + 1 >= steps.steps.size());
+    CHECK(r.iterations.size() <= steps.steps.size());
+    CHECK(r.stats.median_ns == Approx(steps.stats.median_ns).epsilon(0.10));
+  }
+}
+
+// No markers at all, but the CPU side says where the iterations are: the DDP ResNet-18 run on
+// MI300 calls Optimizer.step five times.
+TEST_CASE("A run without markers gets its five optimizer steps as iterations",
+          "[analysis][iterations][corpus]") {
+  const std::string path =
+      ks_test::shared_trace("tracelens__mi300__ddp_resnet18__train_resnet18.json.gz");
+  if (!ks_test::file_exists(path)) {
+    WARN("skipped (../shared/traces absent): " << path);
+    return;
+  }
+  ks_test::Loaded l = ks_test::load_file(path);
+  REQUIRE(l.ok);
+  const ks::IterationsResult r = iterations_of(*l.trace);
+  REQUIRE(r.found);
+  CHECK(r.iterations.size() == 5);
+  CHECK(r.match_pct == 100.0);
+}
