@@ -170,11 +170,18 @@ IterationsResult infer_iterations(const Trace& t, const LaunchJoin& join) {
   // Over the iterations only: a warm-up prefix is not the loop's.
   r.match_pct = (1 - mismatch(tk, period, first)) * 100;
   int64_t prev_end = INT64_MIN;
-  for (size_t b = first; b + period <= tk.size(); b += period) {
+  // As ProfilerStep#N, which starts at prof.step() before the next batch is fetched: the CPU's
+  // work between iterations belongs to the iteration it leads to, from the previous launch on.
+  // The trace's very first op has no previous launch, so an iteration starting there would lack
+  // that work (a data-loading pause made such a first iteration 4x shorter than the others): it
+  // is left out, as a partial one.
+  const size_t start = first == 0 ? period : first;
+  if (first == 0)  // the left-out iteration still ends where it ends
+    for (size_t i = 0; i < period; ++i)
+      prev_end = std::max({prev_end, tk[i].host_end, tk[i].gpu_end});
+  for (size_t b = start; b + period <= tk.size(); b += period) {
     Iteration it;
-    // As ProfilerStep#N, which starts at prof.step() before the next batch is fetched: the CPU's
-    // work between iterations belongs to the iteration it leads to.
-    it.host_begin = b > 0 ? tk[b - 1].host_end : tk[b].host_begin;
+    it.host_begin = tk[b - 1].host_end;
     it.host_end = tk[b + period - 1].host_end;
     int64_t gpu_end = INT64_MIN;
     for (size_t i = b; i < b + period; ++i) gpu_end = std::max(gpu_end, tk[i].gpu_end);
