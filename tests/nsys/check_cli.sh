@@ -38,6 +38,10 @@ bad not_sqlite.sqlite not_sqlite
 bad damaged_truncated.sqlite damaged_database
 bad damaged_garbage.sqlite damaged_database
 good "$DIR/training_steps.sqlite" "Steps (6)"
+# Captured without NVTX: no steps, but the iterations inferred from the repeating launches, and
+# their times (the steps of the same loop with NVTX: 1.58-1.60 ms).
+good "$DIR/no_nvtx.sqlite" "the GPU work repeats: 5 iterations of 5 GPU ops (100.0% of ops recur one iteration later): min 1.63 ms, median 1.64 ms"
+good "$DIR/no_nvtx.sqlite" "No step ranges: the capture is analyzed as one window; the GPU work repeats as 5 iterations"
 # Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
 good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"

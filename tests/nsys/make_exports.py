@@ -924,6 +924,9 @@ def main():
     training().save(p('training_steps.sqlite'))
     training('train_step').save(p('train_step_ranges.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
+    # Captured without --trace=nvtx: no step ranges, but the launches repeat (the report infers
+    # the iterations: src/analysis/iterations.h).
+    training().save(p('no_nvtx.sqlite'), skip_tables=('NVTX_EVENTS',))
     process_start().save(p('process_start.sqlite'))
     lost_events().save(p('lost_events.sqlite'))
     memory_usage().save(p('memory_usage.sqlite'))
