@@ -44,7 +44,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.kernels = summarize_kernels(t, included);
   a.memory_ops = summarize_memory_ops(t, included);
   a.gpu_idle = compute_gpu_idle(t, a.join, a.steps);
-  a.sync = find_sync_events(t, a.join, a.steps);
+  a.sync = find_sync_events(t, a.join, a.steps, &a.iterations);
   {
     GpuIntervals gpu = collect_gpu_intervals(t, a.join, included);
     a.temporal = compute_temporal_breakdown(gpu);

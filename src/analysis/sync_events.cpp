@@ -38,18 +38,24 @@ std::string origin_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvt
                                                     : "(no enclosing CPU op)";
 }
 
-// Index of the step whose device-adjusted range contains ts, or -1.
-int step_at(const StepsResult& steps, int64_t ts) {
-  auto it = std::upper_bound(steps.steps.begin(), steps.steps.end(), ts,
-                             [](int64_t x, const Step& st) { return x < st.begin; });
-  if (it == steps.steps.begin()) return -1;
+// A step's or an iteration's device-adjusted range.
+struct Window {
+  int64_t begin = 0, end = 0;
+};
+
+// Index of the window (sorted by begin, disjoint) that contains ts, or -1.
+int window_at(const std::vector<Window>& w, int64_t ts) {
+  auto it = std::upper_bound(w.begin(), w.end(), ts,
+                             [](int64_t x, const Window& st) { return x < st.begin; });
+  if (it == w.begin()) return -1;
   --it;
-  return ts < it->end ? static_cast<int>(it - steps.steps.begin()) : -1;
+  return ts < it->end ? static_cast<int>(it - w.begin()) : -1;
 }
 
 }  // namespace
 
-SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsResult& steps) {
+SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsResult& steps,
+                            const IterationsResult* inferred) {
   const SliceTable& s = t.slices;
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
@@ -79,13 +85,22 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : t.str(a.name) < t.str(b.name);
   });
 
-  if (steps.steps.empty()) return r;
+  // The windows copies are looked for in: the steps, else the iterations the launches repeat
+  // in (a capture without markers still shows an .item() every iteration).
+  std::vector<Window> windows;
+  for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
+  if (windows.empty() && inferred && inferred->found) {
+    for (const Iteration& it : inferred->iterations) windows.push_back({it.begin, it.end});
+    r.in_inferred_iterations = !windows.empty();
+  }
+  r.windows = windows.size();
+  if (windows.empty()) return r;
   std::map<std::string, CopyOrigin> origins;
-  std::vector<bool> step_has(steps.steps.size(), false);
+  std::vector<bool> step_has(windows.size(), false);
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (s.kind[g] != SliceKind::kMemcpy) continue;
     if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;
-    int si = step_at(steps, s.ts[g]);
+    int si = window_at(windows, s.ts[g]);
     if (si < 0) continue;
     step_has[static_cast<size_t>(si)] = true;
     int32_t launcher = join.partner[g];

@@ -1,13 +1,15 @@
 // Where the CPU waits for the GPU: synchronizing runtime and driver calls (the families of
 // sync_names.h: cudaDeviceSynchronize, cuStreamSynchronize, synchronous cudaMemcpy2D,
 // hipMemcpy, ...), and
-// device-to-host copies inside steps (what `.item()` / `.cpu()` / printing a tensor cause),
+// device-to-host copies inside steps (what `.item()` / `.cpu()` / printing a tensor cause; without
+// steps, inside the iterations inferred from the repeating launches: iterations.h),
 // each with the CPU ops that issued it (in an Nsight Systems export, the NVTX ranges open
 // around the call: nvtx_context.h). Nsight Systems' "synchronization APIs" expert rule.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "analysis/iterations.h"
 #include "analysis/launch_join.h"
 #include "analysis/steps.h"
 #include "analysis/sync_names.h"
@@ -40,8 +42,13 @@ struct SyncResult {
   std::vector<CopyOrigin> dtoh_in_steps;  // by count
   uint64_t dtoh_in_steps_count = 0;
   uint64_t steps_with_dtoh = 0;
+  uint64_t windows = 0;  // the steps (or inferred iterations) the copies were looked for in
+  bool in_inferred_iterations = false;  // no steps: the windows are inferred iterations
 };
 
-SyncResult find_sync_events(const Trace& trace, const LaunchJoin& join, const StepsResult& steps);
+// `inferred`: the iterations used as the windows for device-to-host copies when there are no
+// steps (ignored when there are; nullptr: none).
+SyncResult find_sync_events(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
+                            const IterationsResult* inferred = nullptr);
 
 }  // namespace ks

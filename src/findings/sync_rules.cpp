@@ -18,10 +18,15 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "sync.dtoh_in_step";
   f.severity = Severity::kWarning;
   char buf[200];
-  std::snprintf(buf, sizeof(buf), "%llu device-to-host cop%s inside steps (%llu of %zu steps)",
+  // Without steps the copies were looked for in the iterations the launches repeat in
+  // (iterations.h), and the title says so.
+  const char* where = s.in_inferred_iterations ? "iterations" : "steps";
+  std::snprintf(buf, sizeof(buf), "%llu device-to-host cop%s inside %s (%llu of %llu %s%s)",
                 static_cast<unsigned long long>(s.dtoh_in_steps_count),
-                s.dtoh_in_steps_count == 1 ? "y" : "ies",
-                static_cast<unsigned long long>(s.steps_with_dtoh), in.analyses.steps.steps.size());
+                s.dtoh_in_steps_count == 1 ? "y" : "ies", where,
+                static_cast<unsigned long long>(s.steps_with_dtoh),
+                static_cast<unsigned long long>(s.windows), where,
+                s.in_inferred_iterations ? ", inferred from the repeating launches" : "");
   f.title = buf;
   f.meaning =
       "A copy from GPU to CPU inside the training step makes the CPU wait until the GPU "
@@ -34,7 +39,8 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
       "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
       "    print(running_loss.item() / 100)";
   f.number("copies", static_cast<double>(s.dtoh_in_steps_count));
-  f.number("steps_with_copies", static_cast<double>(s.steps_with_dtoh));
+  f.number(s.in_inferred_iterations ? "iterations_with_copies" : "steps_with_copies",
+           static_cast<double>(s.steps_with_dtoh));
   f.text("issued_by", top.cpu_ops);
   f.number("issued_by_count", static_cast<double>(top.count));
   f.number("bytes", static_cast<double>(top.bytes), 0, "B");

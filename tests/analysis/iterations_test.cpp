@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/steps.h"
+#include "analysis/sync_events.h"
 #include "corpus/shared_traces.h"
 #include "helpers.h"
 
@@ -16,14 +17,17 @@ ks::IterationsResult iterations_of(const ks::Trace& t) {
   return ks::infer_iterations(t, ks::build_launch_join(t));
 }
 
-// A launch at `ts` (us) of a 4 us kernel `name`, run 10 us later for `run` us.
+// A launch at `ts` (us) of a 4 us kernel `name` (a copy when the name starts with "Memcpy"), run
+// 10 us later for `run` us.
 std::string launch(int64_t ts, const std::string& name, int corr, int64_t run = 4) {
   const std::string c = std::to_string(corr);
-  return R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+  const bool copy = name.rfind("Memcpy", 0) == 0;
+  return std::string(R"({"ph":"X","cat":"cuda_runtime","name":")") +
+         (copy ? "cudaMemcpyAsync" : "cudaLaunchKernel") + R"(","pid":1,"tid":1,"ts":)" +
          std::to_string(ts) + R"(,"dur":2,"args":{"correlation":)" + c + "}},\n" +
-         R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" +
-         std::to_string(ts + 10) + R"(,"dur":)" + std::to_string(run) +
-         R"(,"args":{"correlation":)" + c + R"(,"stream":7}},)" + "\n";
+         R"({"ph":"X","cat":")" + (copy ? "gpu_memcpy" : "kernel") + R"(","name":")" + name +
+         R"(","pid":0,"tid":7,"ts":)" + std::to_string(ts + 10) + R"(,"dur":)" +
+         std::to_string(run) + R"(,"args":{"correlation":)" + c + R"(,"stream":7}},)" + "\n";
 }
 
 // `loops` iterations of `body` (kernel names), launched 5 us apart; `pause` us of CPU work
@@ -66,6 +70,30 @@ TEST_CASE("A loop's repeating launches give its iterations and their times",
   CHECK(a.dur() == 535 * 1000);
   CHECK(r.stats.median_ns == 535 * 1000.0);
   CHECK(r.cv_pct < 1.0);
+}
+
+// The reading order's .item() check holds without step markers: a DtoH copy in every iteration
+// is counted inside the inferred iterations, and the finding says where it looked.
+TEST_CASE("Device-to-host copies are looked for inside inferred iterations",
+          "[analysis][iterations][sync]") {
+  const std::vector<std::string> body = {"gemm", "relu", "Memcpy DtoH (Device -> Pageable)"};
+  auto t = ks_test::load(loop_trace(4, body, 800, {"init"}));
+  const ks::LaunchJoin join = ks::build_launch_join(*t);
+  const ks::StepsResult steps = ks::find_steps(*t, join, false);
+  REQUIRE(steps.steps.empty());
+  const ks::IterationsResult it = ks::infer_iterations(*t, join);
+  REQUIRE(it.found);
+  REQUIRE(it.iterations.size() == 4);
+  const ks::SyncResult without = ks::find_sync_events(*t, join, steps);
+  CHECK(without.dtoh_in_steps_count == 0);
+  const ks::SyncResult r = ks::find_sync_events(*t, join, steps, &it);
+  CHECK(r.in_inferred_iterations);
+  CHECK(r.windows == 4);
+  CHECK(r.dtoh_in_steps_count == 4);
+  CHECK(r.steps_with_dtoh == 4);
+  const std::string report = ks_test::report_of(*t);
+  CHECK(report.find("4 device-to-host copies inside iterations (4 of 4 iterations, inferred from "
+                    "the repeating launches)") != std::string::npos);
 }
 
 TEST_CASE("The layers of one forward pass are not taken for iterations", "[analysis][iterations]") {

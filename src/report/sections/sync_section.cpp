@@ -15,6 +15,9 @@ ReportSection sync_section(const Trace& t, const SyncResult& r) {
     calls.row() = {Cell::str(t.str(c.name)), Cell::count(c.count), Cell::ns(c.total_ns),
                    Cell::ns(c.max_ns)};
   s.field("dtoh_in_steps", Cell::count(r.dtoh_in_steps_count));
+  // Without steps the copies were counted inside the inferred iterations (iterations.h); said
+  // only then, so reports with steps keep their bytes.
+  if (r.in_inferred_iterations) s.field("dtoh_windows", Cell::str("inferred_iterations"));
   Table& origins = s.table("dtoh_origins");
   origins.columns = {Column("cpu_ops"), Column("count"), Column("bytes"), Column("gpu_us")};
   for (const CopyOrigin& o : r.dtoh_in_steps)
