@@ -1,5 +1,6 @@
 // Synchronization: CUDA calls that block the CPU until the GPU catches up, and device-to-host copies
-// inside steps (each one is an implicit synchronization).
+// inside steps, or without steps inside the inferred iterations (each one is an implicit
+// synchronization).
 import { h, section, note, valueView } from './dom.js';
 import { fmtByKey, fmtBytes, fmtInt, fmtUs, labelFor } from './format.js';
 import { dataTable, extraColumns } from './table.js';
@@ -31,7 +32,9 @@ export function syncView(s) {
     );
   }
   if (s.dtoh_in_steps) {
-    parts.push(h('h3', { className: 'sub' }, `${fmtInt(s.dtoh_in_steps)} device-to-host copies inside steps, issued by`));
+    // Without steps the report counted them inside the iterations it inferred (dtoh_windows).
+    const where = s.dtoh_windows === 'inferred_iterations' ? 'inside the inferred iterations' : 'inside steps';
+    parts.push(h('h3', { className: 'sub' }, `${fmtInt(s.dtoh_in_steps)} device-to-host copies ${where}, issued by`));
     parts.push(
       dataTable({
         columns: [
@@ -47,7 +50,7 @@ export function syncView(s) {
       }),
     );
   }
-  const known = new Set(['count', 'total_us', 'calls', 'dtoh_in_steps', 'dtoh_origins']);
+  const known = new Set(['count', 'total_us', 'calls', 'dtoh_in_steps', 'dtoh_windows', 'dtoh_origins']);
   for (const [k, v] of Object.entries(s)) {
     if (!known.has(k)) parts.push(h('p', null, h('span', { className: 'muted' }, `${labelFor(k)}: `), valueView(k, v, fmtByKey)));
   }
