@@ -161,6 +161,7 @@ std::string track_layout_json(const ViewIndex& index) {
     w.field("number", s.number);
     w.field("start_ns", s.start);
     w.field("end_ns", s.end);
+    if (s.inferred) w.field("inferred", true);
     w.end_object();
   }
   w.end_array();

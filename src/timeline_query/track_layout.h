@@ -46,7 +46,9 @@ bool sparse_track(const TrackRows& rows, size_t instants, int64_t span_ns);
 
 std::vector<LayoutGroup> track_layout(const ViewIndex& index);
 
-// {"origin_ns": "...", "span_ns": N, "groups": [...], "steps": [{number, start_ns, end_ns}]}
+// {"origin_ns": "...", "span_ns": N, "groups": [...], "steps": [{number, start_ns, end_ns,
+// inferred?}]} (`inferred`: true on every band when the trace has no step markers and the bands are
+// the iterations inferred from the repeating launches)
 std::string track_layout_json(const ViewIndex& index);
 
 }  // namespace ks::timeline_query

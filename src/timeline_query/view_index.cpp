@@ -5,6 +5,8 @@
 #include <numeric>
 #include <utility>
 
+#include "analysis/iterations.h"
+
 namespace ks::timeline_query {
 
 size_t SliceRow::first_ending_at_or_after(int64_t t) const {
@@ -33,7 +35,13 @@ ViewIndex::ViewIndex(const Trace& trace) : trace_(trace) {
   join_ = build_launch_join(trace_);
   StepsResult steps = find_steps(trace_, join_, false);
   for (const Step& s : steps.steps)
-    steps_.push_back({s.number, s.begin - origin(), s.end - origin()});
+    steps_.push_back({s.number, s.begin - origin(), s.end - origin(), false});
+  if (steps_.empty()) {
+    const IterationsResult it = infer_iterations(trace_, join_);
+    int64_t n = 0;
+    for (const Iteration& i : it.iterations)
+      steps_.push_back({n++, i.begin - origin(), i.end - origin(), true});
+  }
 }
 
 // Slices are sorted by (track, ts), so each row receives its slices in time order.

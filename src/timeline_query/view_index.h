@@ -59,6 +59,9 @@ struct InstantRow {               // the instant events of one track, in time or
 struct StepBand {
   int64_t number = 0;
   int64_t start = 0, end = 0;  // relative ns, device-adjusted (analysis/steps.h)
+  // Without step markers, the iterations inferred from the repeating launches
+  // (analysis/iterations.h) are the bands, numbered from 0.
+  bool inferred = false;
 };
 
 class ViewIndex {

@@ -79,7 +79,8 @@ export function drawRuler(ctx, st, theme, step, ticks) {
     const x0 = Math.max(LABEL_W, xOf(st, s.start_ns));
     const x1 = Math.min(st.width, xOf(st, s.end_ns));
     if (x1 - x0 <= 50) continue;
-    const label = truncate(ctx, `step ${s.number}`, x1 - x0);
+    // Bands inferred from the repeating launches (no step markers) are iterations, not steps.
+    const label = truncate(ctx, `${s.inferred ? 'iteration' : 'step'} ${s.number}`, x1 - x0);
     if (label && free(x0 + 3, label)) ctx.fillText(label, x0 + 3, RULER_H - 7);
   }
   if (markBox) {
