@@ -10,6 +10,8 @@
 #include "analysis/sync_events.h"
 #include "corpus/shared_traces.h"
 #include "helpers.h"
+#include "timeline_query/track_layout.h"
+#include "timeline_query/view_index.h"
 
 namespace {
 
@@ -186,4 +188,21 @@ TEST_CASE("A run without markers gets its optimizer steps as iterations",
   CHECK(r.first_op == 0);
   CHECK(r.iterations.size() == 4);
   CHECK(r.match_pct == 100.0);
+}
+
+// The timeline draws the inferred iterations as its step bands when there are no markers.
+TEST_CASE("The timeline's step bands are the inferred iterations without markers",
+          "[analysis][iterations][timeline_query]") {
+  auto t = ks_test::load(loop_trace(5, {"gemm", "relu", "sgd"}, 600, {"init"}));
+  const ks::timeline_query::ViewIndex index(*t);
+  const ks::IterationsResult it = iterations_of(*t);
+  REQUIRE(it.iterations.size() == 5);
+  REQUIRE(index.steps().size() == 5);
+  for (size_t i = 0; i < 5; ++i) {
+    CHECK(index.steps()[i].inferred);
+    CHECK(index.steps()[i].number == static_cast<int64_t>(i));
+    CHECK(index.steps()[i].start == it.iterations[i].begin - t->facts.start_ns);
+  }
+  CHECK(ks::timeline_query::track_layout_json(index).find("\"inferred\": true") !=
+        std::string::npos);
 }
