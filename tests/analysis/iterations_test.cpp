@@ -206,3 +206,53 @@ TEST_CASE("The timeline's step bands are the inferred iterations without markers
   CHECK(ks::timeline_query::track_layout_json(index).find("\"inferred\": true") !=
         std::string::npos);
 }
+
+// Whatever the launches, the iterations are well formed: in time order, never overlapping,
+// never negative, and the counts and shares in range. Random sequences mixing a repeated body
+// with noise (the shapes a fuzzer would not find: long, nearly periodic).
+TEST_CASE("Inferred iterations are well formed on random launch sequences",
+          "[analysis][iterations]") {
+  uint64_t state = 12345;
+  auto next = [&state](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  size_t found = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::string> body;
+    const size_t len = 1 + next(12);
+    for (size_t k = 0; k < len; ++k) body.push_back("k" + std::to_string(next(6)));
+    std::string j = "[\n";
+    int64_t ts = 0;
+    int corr = 1;
+    const int loops = static_cast<int>(next(8));
+    for (int i = 0; i < loops; ++i) {
+      ts += static_cast<int64_t>(next(3)) * 400;
+      for (const std::string& k : body) {
+        // Now and then an op out of place, or a different one.
+        const std::string name = next(10) == 0 ? "noise" + std::to_string(next(3)) : k;
+        j += launch(ts, name, corr++, 1 + static_cast<int64_t>(next(30)));
+        ts += 1 + static_cast<int64_t>(next(8));
+      }
+    }
+    if (corr == 1) j += launch(0, "only", corr++);
+    j.resize(j.size() - 2);
+    auto t = ks_test::load(j + "\n]");
+    const ks::IterationsResult r = iterations_of(*t);
+    INFO("round " << round);
+    CHECK(r.total_ops <= static_cast<uint32_t>(corr - 1));
+    if (!r.found) continue;
+    ++found;
+    CHECK(r.period_ops >= 1);
+    CHECK(r.match_pct >= 0);
+    CHECK(r.match_pct <= 100);
+    CHECK(r.iterations.size() >= 2);
+    for (size_t i = 0; i < r.iterations.size(); ++i) {
+      CHECK(r.iterations[i].begin <= r.iterations[i].end);
+      CHECK(r.iterations[i].host_begin <= r.iterations[i].host_end);
+      if (i > 0) CHECK(r.iterations[i].begin >= r.iterations[i - 1].end);
+    }
+  }
+  // The rounds must reach the inference, not only its refusals.
+  CHECK(found >= 10);
+}
