@@ -69,6 +69,14 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   if ((a.steps.source == StepSource::kStepLikeRange || a.steps.source == StepSource::kUserRange) &&
       !a.steps.steps.empty())
     path_options.window_slice = a.steps.steps.front().slice;
+  // No steps, but the launches repeat: the first inferred iteration, from its CPU start to the
+  // end of its GPU work (a whole capture from process start would measure its start-up).
+  if (a.steps.found == 0 && !a.iterations.iterations.empty()) {
+    const Iteration& first = a.iterations.iterations.front();
+    path_options.window_begin = first.host_begin;
+    path_options.window_end = first.end;
+    path_options.window_name = "inferred iteration 0";
+  }
   a.critical_path = critical_path(t, a.join, path_options);
   for (uint32_t i : a.join.runtime_by_ts)
     if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;

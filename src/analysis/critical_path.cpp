@@ -152,6 +152,12 @@ bool pick_window(const Trace& t, const CriticalPathOptions& o, CriticalPathResul
     for (size_t i = 0; i < s.size(); ++i) r->window_end = std::max(r->window_end, s.end(i));
     return true;
   }
+  if (o.window_end > o.window_begin) {
+    r->window_label = o.window_name;
+    r->window_begin = o.window_begin;
+    r->window_end = o.window_end;
+    return true;
+  }
   if (o.window_slice >= 0 && static_cast<uint64_t>(o.window_slice) < s.size()) {
     const auto w = static_cast<uint32_t>(o.window_slice);
     r->window_slice = static_cast<int32_t>(w);

@@ -65,6 +65,11 @@ struct CriticalPathOptions {
   // An explicit window, this slice's span, when >= 0: the report's first step when its steps
   // come from NVTX / annotation ranges (analysis/steps.h), as it is the first ProfilerStep.
   int64_t window_slice = -1;
+  // An explicit time window, [window_begin, window_end) when window_end > window_begin, named
+  // `window_name`: the report's first inferred iteration when the trace has no steps
+  // (analysis/iterations.h), as the first ProfilerStep is a Kineto trace's window.
+  int64_t window_begin = 0, window_end = 0;
+  std::string window_name;
   bool zero_weight_launch_edges = true;
   // 0: no limit. The report sets one: its graph costs ~220 bytes per event of the window, so a
   // window of millions of events (a whole trace without ProfilerStep) is left to the command.
