@@ -103,27 +103,60 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// One timed window of the loop: a step, or (without steps) an inferred iteration.
+struct LoopWindow {
+  int64_t dur = 0, begin = 0, end = 0;
+  std::string label;   // "ProfilerStep#12", "train_step #3", "iteration #4 (inferred)"
+  int64_t number = 0;  // the step's number, or the iteration's index
+  int64_t slice = -1;  // the step's marker slice; -1 for an iteration
+};
+
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
-// A warm-up first step is reported by rule_warmup_step and left out here.
+// A warm-up first step is reported by rule_warmup_step and left out here. Without steps, the
+// iterations the launches repeat in (analysis/iterations.h) are checked the same way, their own
+// warm-up first one left out by the same ratio.
 void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   const StepsResult& st = in.analyses.steps;
-  const size_t from = first_steady_step(st);
-  if (st.steps.size() < from + 3) return;
+  const IterationsResult& it = in.analyses.iterations;
+  const bool inferred = st.steps.empty() && it.found;
+  std::vector<LoopWindow> w;
+  size_t from = 0;
+  if (!inferred) {
+    from = first_steady_step(st);
+    for (const Step& x : st.steps)
+      w.push_back({x.dur(), x.begin, x.end, step_label(st, x.number), x.number, x.slice});
+  } else {
+    for (size_t i = 0; i < it.iterations.size(); ++i) {
+      const Iteration& x = it.iterations[i];
+      w.push_back({x.dur(), x.begin, x.end, strf("iteration #%zu (inferred)", i),
+                   static_cast<int64_t>(i), -1});
+    }
+    if (w.size() >= 3) {
+      std::vector<int64_t> rest;
+      for (size_t i = 1; i < w.size(); ++i) rest.push_back(w[i].dur);
+      const DurationStats r = compute_duration_stats(rest);
+      if (r.median_ns > 0 && static_cast<double>(w.front().dur) / r.median_ns >= kWarmupRatio)
+        from = 1;
+    }
+  }
+  if (w.size() < from + 3) return;
   std::vector<int64_t> durs;
-  for (size_t i = from; i < st.steps.size(); ++i) durs.push_back(st.steps[i].dur());
+  for (size_t i = from; i < w.size(); ++i) durs.push_back(w[i].dur);
   DurationStats s = compute_duration_stats(durs);
   const double cv = s.avg_ns > 0 ? s.stddev_ns / s.avg_ns * 100 : 0;
   constexpr double kInfoCvPct = 10.0, kWarnCvPct = 25.0;
   if (cv < kInfoCvPct) return;
   size_t slowest = from;
-  for (size_t i = from + 1; i < st.steps.size(); ++i)
-    if (st.steps[i].dur() > st.steps[slowest].dur()) slowest = i;
-  const Step& slow = st.steps[slowest];
+  for (size_t i = from + 1; i < w.size(); ++i)
+    if (w[i].dur > w[slowest].dur) slowest = i;
+  const LoopWindow& slow = w[slowest];
+  const char* what = inferred ? "iteration" : "step";
   Finding f;
   f.id = "steps.unstable";
   f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("Step time varies: %s to %s (CV %.0f%%)", format_duration(s.min_ns).c_str(),
-                 format_duration(s.max_ns).c_str(), cv);
+  f.title = strf("%s time varies: %s to %s (CV %.0f%%)%s", inferred ? "Iteration" : "Step",
+                 format_duration(s.min_ns).c_str(), format_duration(s.max_ns).c_str(), cv,
+                 inferred ? "; iterations inferred from the repeating launches" : "");
   f.meaning =
       "Steps of the same loop should take about the same time; large variation points "
       "to intermittent stalls (data loading, synchronization, allocator, other "
@@ -131,15 +164,15 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.fix =
       "Compare the slowest step with a typical one on the timeline; look for the stall that "
       "only the slow step has.";
-  f.number("steps", static_cast<double>(s.count));
-  if (from > 0) f.text("left_out", "the warm-up first step");
+  f.number(inferred ? "iterations" : "steps", static_cast<double>(s.count));
+  if (from > 0) f.text("left_out", strf("the warm-up first %s", what));
   f.number("min_us", us_of(s.min_ns), 3, "us");
   f.number("median_us", s.median_ns / 1e3, 3, "us");
   f.number("max_us", us_of(s.max_ns), 3, "us");
   f.number("cv_pct", cv, 1, "%");
-  f.number("slowest_step", static_cast<double>(slow.number));
-  f.range(slow.begin, slow.end, "slowest step " + step_label(st, slow.number));
-  f.events.push_back(slow.slice);
+  f.number(inferred ? "slowest_iteration" : "slowest_step", static_cast<double>(slow.number));
+  f.range(slow.begin, slow.end, "slowest " + std::string(inferred ? "" : "step ") + slow.label);
+  if (slow.slice >= 0) f.events.push_back(static_cast<uint32_t>(slow.slice));
   out->push_back(std::move(f));
 }
 

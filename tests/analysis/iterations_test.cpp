@@ -34,14 +34,16 @@ std::string launch(int64_t ts, const std::string& name, int corr, int64_t run = 
 
 // `loops` iterations of `body` (kernel names), launched 5 us apart; `pause` us of CPU work
 // (the next batch) before each iteration; `prefix` kernels launched once before the loop.
+// `stall_at`: that iteration's pause is `stall` us instead (-1: none).
 std::string loop_trace(int loops, const std::vector<std::string>& body, int64_t pause,
-                       const std::vector<std::string>& prefix = {}) {
+                       const std::vector<std::string>& prefix = {}, int stall_at = -1,
+                       int64_t stall = 0) {
   std::string j = "[\n";
   int64_t ts = 0;
   int corr = 1;
   for (const std::string& k : prefix) j += launch(ts, k, corr++), ts += 5;
   for (int i = 0; i < loops; ++i) {
-    ts += pause;
+    ts += i == stall_at ? stall : pause;
     for (const std::string& k : body) j += launch(ts, k, corr++), ts += 5;
   }
   j.resize(j.size() - 2);  // the last ",\n"
@@ -96,6 +98,20 @@ TEST_CASE("Device-to-host copies are looked for inside inferred iterations",
   const std::string report = ks_test::report_of(*t);
   CHECK(report.find("4 device-to-host copies inside iterations (4 of 4 iterations, inferred from "
                     "the repeating launches)") != std::string::npos);
+}
+
+// Without markers, one stalled iteration among steady ones is the unstable-steps finding, said of
+// the inferred iterations, with the stalled one as its range.
+TEST_CASE("A stalled iteration makes the iteration time unstable", "[analysis][iterations]") {
+  auto steady = ks_test::load(loop_trace(8, {"gemm", "relu", "sgd"}, 500, {"init"}));
+  CHECK(ks_test::report_of(*steady).find("steps.unstable") == std::string::npos);
+  auto t = ks_test::load(loop_trace(8, {"gemm", "relu", "sgd"}, 500, {"init"}, 5, 4000));
+  const ks::IterationsResult it = iterations_of(*t);
+  REQUIRE(it.iterations.size() == 8);
+  const std::string report = ks_test::report_of(*t);
+  CHECK(report.find("Iteration time varies") != std::string::npos);
+  CHECK(report.find("iterations inferred from the repeating launches") != std::string::npos);
+  CHECK(report.find("slowest iteration #5 (inferred)") != std::string::npos);
 }
 
 TEST_CASE("The layers of one forward pass are not taken for iterations", "[analysis][iterations]") {
