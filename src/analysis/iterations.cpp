@@ -159,14 +159,15 @@ IterationsResult infer_iterations(const Trace& t, const LaunchJoin& join) {
   // the optimizer's bookkeeping, logging, a sync), so the CPU pauses there far longer than
   // between two ops of the model; the layers of one forward pass are launched back to back. On
   // the shared traces the boundary gap was 28x to 500,000x the median gap for iterations, and
-  // 2.4x to 6x for layers taken for iterations.
-  // The median gap over at most 65536 positions spread evenly (exact for shorter sequences).
+  // 2.4x to 6x for layers taken for iterations. The typical gap: the median over at most 65536
+  // positions spread evenly (exact for shorter sequences), at least 1 us.
   std::vector<int64_t> gaps;
   const size_t n = q.size() - 1, samples = std::min<size_t>(n, 65536);
   for (size_t k = 0; k < samples; ++k) gaps.push_back(q.gap_before(1 + k * n / samples));
   std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-  constexpr int64_t kMinTypicalGapNs = 1000;
-  if (boundary_gap < 10 * std::max(gaps[gaps.size() / 2], kMinTypicalGapNs)) return r;
+  constexpr int64_t kMinTypicalGapNs = 1000, kBoundaryRatio = 10;
+  const int64_t typical = std::max(gaps[gaps.size() / 2], kMinTypicalGapNs);
+  if (boundary_gap / kBoundaryRatio < typical) return r;  // divided: no overflow
   if ((q.size() - first) / period < kMinIterations) return r;
   r.found = true;
   r.period_ops = static_cast<uint32_t>(period);
