@@ -64,19 +64,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.math = compute_math_efficiency(t, a.join, a.steps);
   CriticalPathOptions path_options;
   path_options.max_window_slices = 1'000'000;
-  // Steps from ranges (Nsight Systems exports' NVTX, --step-range): the first of them, as the
-  // first ProfilerStep is a Kineto trace's window.
-  if ((a.steps.source == StepSource::kStepLikeRange || a.steps.source == StepSource::kUserRange) &&
-      !a.steps.steps.empty())
-    path_options.window_slice = a.steps.steps.front().slice;
-  // No steps, but the launches repeat: the first inferred iteration, from its CPU start to the
-  // end of its GPU work (a whole capture from process start would measure its start-up).
-  if (a.steps.found == 0 && !a.iterations.iterations.empty()) {
-    const Iteration& first = a.iterations.iterations.front();
-    path_options.window_begin = first.host_begin;
-    path_options.window_end = first.end;
-    path_options.window_name = "inferred iteration 0";
-  }
+  set_default_window(a.steps, a.iterations, &path_options);
   a.critical_path = critical_path(t, a.join, path_options);
   for (uint32_t i : a.join.runtime_by_ts)
     if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;

@@ -214,6 +214,20 @@ bool pick_window(const Trace& t, const CriticalPathOptions& o, CriticalPathResul
 
 }  // namespace
 
+void set_default_window(const StepsResult& steps, const IterationsResult& iterations,
+                        CriticalPathOptions* o) {
+  if (!o->annotation.empty() || o->whole_trace) return;
+  if ((steps.source == StepSource::kStepLikeRange || steps.source == StepSource::kUserRange) &&
+      !steps.steps.empty()) {
+    o->window_slice = steps.steps.front().slice;
+  } else if (steps.found == 0 && !iterations.iterations.empty()) {
+    const Iteration& first = iterations.iterations.front();
+    o->window_begin = first.host_begin;
+    o->window_end = first.end;
+    o->window_name = "inferred iteration 0";
+  }
+}
+
 CriticalPathResult critical_path(const Trace& trace, const LaunchJoin& join,
                                  const CriticalPathOptions& options) {
   CriticalPathResult r;

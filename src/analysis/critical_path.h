@@ -28,7 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/iterations.h"
 #include "analysis/launch_join.h"
+#include "analysis/steps.h"
 #include "model/trace.h"
 
 namespace ks {
@@ -107,6 +109,15 @@ struct CriticalPathResult {
 
 CriticalPathResult critical_path(const Trace& trace, const LaunchJoin& join,
                                  const CriticalPathOptions& options);
+
+// The report's window, when `options` names none (no annotation, not the whole trace): the first
+// step when the steps come from ranges (Nsight Systems exports' NVTX, --step-range), as the first
+// ProfilerStep is a Kineto trace's (critical_path finds that one itself); without steps, the
+// first iteration inferred from the repeating launches (its CPU start to the end of its GPU
+// work: a whole capture from process start would measure its start-up). The report and the
+// critical-path command both take it, so the command shows the path the report summarized.
+void set_default_window(const StepsResult& steps, const IterationsResult& iterations,
+                        CriticalPathOptions* options);
 
 // ---- pieces, exposed for tests ----
 

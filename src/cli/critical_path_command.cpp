@@ -24,7 +24,9 @@ const char kUsage[] =
     "\n"
     "Options:\n"
     "  --annotation NAME   the window is an event whose name contains NAME (as HTA matches it;\n"
-    "                      default: ProfilerStep, else the whole trace)\n"
+    "                      default: the report's window: the first ProfilerStep, else the\n"
+    "                      first NVTX step range, else the first iteration inferred from the\n"
+    "                      repeating launches, else the whole trace)\n"
     "  --instance N        the N-th such event in time order, from 0 (default 0)\n"
     "  --whole-trace       the whole trace as the window\n"
     "  --no-zero-weight-launch-edges  leave out HTA's zero-weight launch -> kernel edges\n"
@@ -85,6 +87,14 @@ int critical_path_command(const std::vector<std::string>& args) {
   if (!load_trace_or_say(file, &loaded)) return 1;
   const Trace& t = loaded.trace();
   const LaunchJoin join = build_launch_join(t);
+  // With no window asked for, the report's (analysis/critical_path.h, set_default_window), so
+  // the command shows the whole path of what the report summarized.
+  if (options.annotation.empty() && !options.whole_trace) {
+    const StepsResult steps = find_steps(t, join, false);
+    const IterationsResult iterations =
+        steps.found == 0 ? infer_iterations(t, join) : IterationsResult();
+    set_default_window(steps, iterations, &options);
+  }
   const CriticalPathResult r = critical_path(t, join, options);
   const std::string text = format == "json" ? critical_path_json(t, r)
                            : format == "md" ? critical_path_markdown(t, r)

@@ -42,6 +42,15 @@ good "$DIR/training_steps.sqlite" "Steps (6)"
 # their times (the steps of the same loop with NVTX: 1.58-1.60 ms).
 good "$DIR/no_nvtx.sqlite" "the GPU work repeats: 5 iterations of 5 GPU ops (100.0% of ops recur one iteration later): min 1.63 ms, median 1.64 ms"
 good "$DIR/no_nvtx.sqlite" "No step ranges: the capture is analyzed as one window; the GPU work repeats as 5 iterations"
+# The report's critical path and the command's default window are the same inferred iteration.
+good "$DIR/no_nvtx.sqlite" "What bounds the step (critical path of inferred iteration 0, as HTA computes it): 1.20 ms"
+out=$("$CLI" critical-path "$DIR/no_nvtx.sqlite" 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -q "^Critical path of inferred iteration 0, 2.80 ms window" <<<"$out" &&
+   grep -q "path total 1.20 ms" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL critical-path no_nvtx.sqlite: exit $rc: $(head -2 <<<"$out")"; fail=$((fail + 1))
+fi
 # Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
 good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
