@@ -28,9 +28,22 @@ DiffDigest make_diff_digest(const Trace& t, const Analyses& a, const std::string
   d.file = file;
   d.steps = a.steps.stats.count;
   d.step_median_ns = a.steps.stats.median_ns;
+  std::vector<Step> steps = a.steps.steps;
+  if (steps.empty() && a.iterations.found && !a.iterations.iterations.empty()) {
+    for (const Iteration& it : a.iterations.iterations) {
+      Step st;
+      st.host_begin = it.host_begin;
+      st.host_end = it.host_end;
+      st.begin = it.begin;
+      st.end = it.end;
+      steps.push_back(st);
+    }
+    d.steps = a.iterations.stats.count;
+    d.step_median_ns = a.iterations.stats.median_ns;
+    d.steps_inferred = true;
+  }
   std::map<std::string_view, NameTotal> gpu, cpu, gpu_in, cpu_in;
   const SliceTable& s = t.slices;
-  const std::vector<Step>& steps = a.steps.steps;
   // Is ts inside a step (host ranges, or the device-adjusted ones)? Steps are in time order.
   auto in_step = [&steps](int64_t ts, bool host) {
     auto it = std::upper_bound(steps.begin(), steps.end(), ts, [host](int64_t x, const Step& st) {
@@ -130,6 +143,8 @@ TraceDiff diff_traces(const DiffDigest& base, const DiffDigest& test) {
   d.test_steps = test.steps;
   d.base_step_median_ns = base.step_median_ns;
   d.test_step_median_ns = test.step_median_ns;
+  d.base_inferred = base.steps_inferred;
+  d.test_inferred = test.steps_inferred;
   d.has_step_delta = base.steps > 0 && test.steps > 0;
   d.per_step = d.has_step_delta;
   d.step_counts_differ = d.per_step && base.steps != test.steps;

@@ -9,7 +9,9 @@
 // the step's device-adjusted range) are summed and divided by each trace's step count; the
 // report says both counts and warns when they differ. Without steps on both sides, the whole
 // traces are compared (what they hold is then the comparison's premise). HTA compares one
-// iteration (the first of the first rank); the mean over the steps is ours, steadier.
+// iteration (the first of the first rank); the mean over the steps is ours, steadier. A trace
+// without step markers brings the iterations its launches repeat in (analysis/iterations.h) as
+// its steps, and the report says so.
 // Both traces are summarized into a DiffDigest where they are loaded (the page loads BASE and
 // TEST in two workers) and compared anywhere (report/diff_digest_json.h carries the digest).
 #pragma once
@@ -31,6 +33,9 @@ struct DiffDigest {
   std::string file;
   uint64_t steps = 0;
   double step_median_ns = 0;       // 0 without steps
+  // No step markers: the steps are the iterations inferred from the repeating launches
+  // (analysis/iterations.h), so two captures without markers compare per iteration.
+  bool steps_inferred = false;
   std::vector<NameTotal> gpu_ops;  // by name (byte order)
   std::vector<NameTotal> cpu_ops;  // by name (byte order)
   // The same, only the ops inside the steps (empty without steps).
@@ -71,6 +76,7 @@ struct TraceDiff {
   uint64_t base_steps = 0, test_steps = 0;
   double base_step_median_ns = 0, test_step_median_ns = 0;
   bool has_step_delta = false;  // both traces have steps
+  bool base_inferred = false, test_inferred = false;  // steps that are inferred iterations
   bool per_step = false;        // the tables compare per step (both traces have steps)
   bool step_counts_differ = false;
   DiffTable gpu_ops, cpu_ops;

@@ -46,6 +46,7 @@ std::string diff_digest_json(const DiffDigest& d) {
   w.field("steps", d.steps);
   // The median can be a half nanosecond: kept exact as twice its value.
   w.field("step_median_2ns", static_cast<int64_t>(d.step_median_ns * 2));
+  if (d.steps_inferred) w.field("steps_inferred", true);
   write_totals(w, "gpu_ops", d.gpu_ops);
   write_totals(w, "cpu_ops", d.cpu_ops);
   write_totals(w, "gpu_ops_in_steps", d.gpu_ops_in_steps);
@@ -66,6 +67,8 @@ bool parse_diff_digest_json(std::string_view json, DiffDigest* d) {
     return false;
   d->file = std::string(file);
   d->step_median_ns = static_cast<double>(median2) / 2.0;
+  bool inferred = false;  // absent: steps from markers
+  d->steps_inferred = !root["steps_inferred"].get(inferred) && inferred;
   return read_totals(root, "gpu_ops", &d->gpu_ops) && read_totals(root, "cpu_ops", &d->cpu_ops) &&
          read_totals(root, "gpu_ops_in_steps", &d->gpu_ops_in_steps) &&
          read_totals(root, "cpu_ops_in_steps", &d->cpu_ops_in_steps);

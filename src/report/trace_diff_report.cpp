@@ -109,10 +109,11 @@ std::string step_count_warning(const TraceDiff& d) {
 }
 
 void write_side_json(JsonWriter& w, const char* key, const std::string& file, uint64_t steps,
-                     double median_ns) {
+                     double median_ns, bool inferred) {
   w.key(key).begin_object();
   w.field("file", std::string_view(file));
   w.field("steps", steps);
+  if (inferred) w.field("steps_inferred", true);  // only then: reports with steps keep their bytes
   if (steps)
     w.field("step_median_us", median_ns / 1e3, 3);
   else
@@ -127,8 +128,8 @@ std::string trace_diff_json(const TraceDiff& d) {
   w.begin_object();
   w.field("schema", kDiffSchema);
   w.field("generator", std::string_view(std::string("kinetoscope ") + kVersion));
-  write_side_json(w, "base", d.base_file, d.base_steps, d.base_step_median_ns);
-  write_side_json(w, "test", d.test_file, d.test_steps, d.test_step_median_ns);
+  write_side_json(w, "base", d.base_file, d.base_steps, d.base_step_median_ns, d.base_inferred);
+  write_side_json(w, "test", d.test_file, d.test_steps, d.test_step_median_ns, d.test_inferred);
   w.key("step_time").begin_object();
   double pct = 0;
   if (d.has_step_delta) {
@@ -215,10 +216,26 @@ std::string totals_line(const TraceDiff& d, const DiffTable& t) {
          " removed, " + std::to_string(t.changed) + " changed";
 }
 
+// Which side's steps are iterations inferred from the repeating launches (no step markers).
+std::string inferred_note(const TraceDiff& d) {
+  if (!d.base_inferred && !d.test_inferred) return "";
+  const char* who = d.base_inferred && d.test_inferred ? "both traces'"
+                    : d.base_inferred                  ? "BASE's"
+                                                       : "TEST's";
+  return std::string(" (") + who +
+         " steps are the iterations inferred from the repeating launches: no step markers)";
+}
+
+// The steps of one side, as the header counts them.
+std::string steps_count(uint64_t steps, bool inferred) {
+  return std::to_string(steps) + (inferred ? " inferred iterations" : " steps");
+}
+
 // What the tables compare, and the warning when the step counts differ.
 std::string compared_line(const TraceDiff& d) {
   if (d.per_step)
-    return "per step: the ops inside the steps, each trace's sums divided by its step count";
+    return "per step: the ops inside the steps, each trace's sums divided by its step count" +
+           inferred_note(d);
   return "whole traces (" + std::string(d.base_steps ? "TEST" : "BASE") +
          " has no ProfilerStep): totals, which depend on how long each capture ran";
 }
@@ -325,8 +342,8 @@ void md_table(std::string& o, const char* title, const TraceDiff& d, const DiffT
 
 std::string trace_diff_text(const TraceDiff& d) {
   std::string o = "Kinetoscope trace diff\n";
-  o += "  base: " + d.base_file + " (" + std::to_string(d.base_steps) + " steps)\n";
-  o += "  test: " + d.test_file + " (" + std::to_string(d.test_steps) + " steps)\n\n";
+  o += "  base: " + d.base_file + " (" + steps_count(d.base_steps, d.base_inferred) + ")\n";
+  o += "  test: " + d.test_file + " (" + steps_count(d.test_steps, d.test_inferred) + ")\n\n";
   o += "Step time (median): " + step_line(d) + "\n";
   o += "Compared: " + compared_line(d) + "\n";
   if (d.step_counts_differ) o += "WARNING: " + step_count_warning(d) + "\n";
@@ -338,10 +355,10 @@ std::string trace_diff_text(const TraceDiff& d) {
 
 std::string trace_diff_markdown(const TraceDiff& d) {
   std::string o = "# Kinetoscope trace diff\n\n";
-  o += "- base: " + markdown_code_cell(d.base_file) + " (" + std::to_string(d.base_steps) +
-       " steps)\n";
-  o += "- test: " + markdown_code_cell(d.test_file) + " (" + std::to_string(d.test_steps) +
-       " steps)\n\n";
+  o += "- base: " + markdown_code_cell(d.base_file) + " (" +
+       steps_count(d.base_steps, d.base_inferred) + ")\n";
+  o += "- test: " + markdown_code_cell(d.test_file) + " (" +
+       steps_count(d.test_steps, d.test_inferred) + ")\n\n";
   o += "**Step time (median):** " + step_line(d) + "\n\n";
   o += "**Compared:** " + compared_line(d) + ".\n\n";
   if (d.step_counts_differ) o += "> **Warning:** " + step_count_warning(d) + ".\n\n";

@@ -8,8 +8,10 @@
 
 #include "analysis/steps.h"
 #include "analysis/sync_events.h"
+#include "analysis/trace_diff.h"
 #include "corpus/shared_traces.h"
 #include "helpers.h"
+#include "report/trace_diff_report.h"
 #include "timeline_query/track_layout.h"
 #include "timeline_query/view_index.h"
 
@@ -271,4 +273,38 @@ TEST_CASE("Inferred iterations are well formed on random launch sequences",
   }
   // The rounds must reach the inference, not only its refusals.
   CHECK(found >= 10);
+}
+
+// Two captures without markers compare per iteration: 4 and 6 iterations of the same loop, the
+// second's GEMM 10 us longer, give +10 us per iteration, not the 50% more time six iterations
+// hold.
+TEST_CASE("Trace diff compares captures without markers per inferred iteration",
+          "[analysis][iterations][diff]") {
+  auto base = ks_test::load(loop_trace(4, {"gemm", "relu", "sgd"}, 500, {"init"}));
+  std::string json = loop_trace(6, {"gemm", "relu", "sgd"}, 500, {"init"});
+  // Every GEMM runs 14 us instead of 4.
+  for (size_t at = json.find("\"gemm\""); at != std::string::npos;
+       at = json.find("\"gemm\"", at + 1)) {
+    const size_t dur = json.find("\"dur\":4,", at);
+    json.replace(dur, 8, "\"dur\":14,");
+  }
+  auto test = ks_test::load(json);
+  const ks::AnalysisOptions options;
+  const ks::DiffDigest b = ks::make_diff_digest(*base, ks::analyze(*base, options), "base");
+  const ks::DiffDigest t = ks::make_diff_digest(*test, ks::analyze(*test, options), "test");
+  CHECK(b.steps_inferred);
+  CHECK(b.steps == 4);
+  CHECK(t.steps == 6);
+  const ks::TraceDiff d = ks::diff_traces(b, t);
+  REQUIRE(d.per_step);
+  CHECK(d.base_inferred);
+  CHECK(d.test_inferred);
+  const ks::DiffRow* gemm = nullptr;
+  for (const ks::DiffRow& r : d.gpu_ops.rows)
+    if (r.name == "gemm") gemm = &r;
+  REQUIRE(gemm);
+  CHECK(gemm->delta_per_step_ns() == Approx(10000));
+  CHECK(gemm->base_count_per_step == 1);
+  CHECK(gemm->test_count_per_step == 1);
+  CHECK(ks::trace_diff_text(d).find("(4 inferred iterations)") != std::string::npos);
 }
