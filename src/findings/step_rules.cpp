@@ -15,7 +15,7 @@ std::string step_label(const StepsResult& st, int64_t number) {
 // Without markers the GPU work may still repeat (src/analysis/iterations.h): the title gives the
 // step time and its stability the user came for, the evidence the numbers, the timeline the
 // slowest iteration.
-void add_inferred_iterations(const IterationsResult& it, Finding* f) {
+void mention_inferred_iterations(const IterationsResult& it, Finding* f) {
   if (!it.found) return;
   f->title += strf("; the GPU work repeats as %llu iterations, median %s, CV %.0f%%",
                    static_cast<unsigned long long>(it.stats.count),
@@ -33,7 +33,7 @@ void add_inferred_iterations(const IterationsResult& it, Finding* f) {
   for (size_t i = 1; i < it.iterations.size(); ++i)
     if (it.iterations[i].dur() > it.iterations[slowest].dur()) slowest = i;
   const Iteration& x = it.iterations[slowest];
-  f->range(x.begin, x.end, strf("slowest inferred iteration (#%zu)", slowest));
+  f->range(x.begin, x.end, strf("slowest iteration #%zu (inferred)", slowest));
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
         "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
         "an existing range with --step-range NAME).";
     f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
-    add_inferred_iterations(in.analyses.iterations, &f);
+    mention_inferred_iterations(in.analyses.iterations, &f);
     out->push_back(std::move(f));
     return;
   }
@@ -65,7 +65,7 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
       "step times, per-step breakdowns and step-based findings are not available.";
   f.fix = "Call prof.step() at the end of every training iteration.";
   f.fix_code = "for batch in loader:\n    train_step(batch)\n    prof.step()";
-  add_inferred_iterations(in.analyses.iterations, &f);
+  mention_inferred_iterations(in.analyses.iterations, &f);
   out->push_back(std::move(f));
 }
 
