@@ -32,7 +32,7 @@ struct NameTotal {
 struct DiffDigest {
   std::string file;
   uint64_t steps = 0;
-  double step_median_ns = 0;       // 0 without steps
+  double step_median_ns = 0;  // 0 without steps
   // No step markers: the steps are the iterations inferred from the repeating launches
   // (analysis/iterations.h), so two captures without markers compare per iteration.
   bool steps_inferred = false;
@@ -75,9 +75,9 @@ struct TraceDiff {
   std::string base_file, test_file;
   uint64_t base_steps = 0, test_steps = 0;
   double base_step_median_ns = 0, test_step_median_ns = 0;
-  bool has_step_delta = false;  // both traces have steps
+  bool has_step_delta = false;                        // both traces have steps
   bool base_inferred = false, test_inferred = false;  // steps that are inferred iterations
-  bool per_step = false;        // the tables compare per step (both traces have steps)
+  bool per_step = false;  // the tables compare per step (both traces have steps)
   bool step_counts_differ = false;
   DiffTable gpu_ops, cpu_ops;
 };
