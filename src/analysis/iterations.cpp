@@ -206,4 +206,13 @@ IterationsResult infer_iterations(const Trace& t, const LaunchJoin& join) {
   return r;
 }
 
+std::vector<Iteration> loop_windows(const StepsResult& steps, const IterationsResult& iterations,
+                                    bool* inferred) {
+  *inferred = steps.steps.empty() && !iterations.iterations.empty();
+  if (*inferred) return iterations.iterations;
+  std::vector<Iteration> w;
+  for (const Step& st : steps.steps) w.push_back({st.host_begin, st.host_end, st.begin, st.end});
+  return w;
+}
+
 }  // namespace ks

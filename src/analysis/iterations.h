@@ -23,6 +23,7 @@
 
 #include "analysis/duration_stats.h"
 #include "analysis/launch_join.h"
+#include "analysis/steps.h"
 #include "model/trace.h"
 
 namespace ks {
@@ -47,5 +48,11 @@ struct IterationsResult {
 };
 
 IterationsResult infer_iterations(const Trace& trace, const LaunchJoin& join);
+
+// The loop's windows, in time order, for analyses that look inside steps: the steps' bounds (host
+// and device-adjusted), else, without steps, the inferred iterations (*inferred set); empty when
+// there are neither.
+std::vector<Iteration> loop_windows(const StepsResult& steps, const IterationsResult& iterations,
+                                    bool* inferred);
 
 }  // namespace ks

@@ -38,15 +38,10 @@ std::string origin_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvt
                                                     : "(no enclosing CPU op)";
 }
 
-// A step's or an iteration's device-adjusted range.
-struct Window {
-  int64_t begin = 0, end = 0;
-};
-
-// Index of the window (sorted by begin, disjoint) that contains ts, or -1.
-int window_at(const std::vector<Window>& w, int64_t ts) {
+// Index of the window (sorted by begin, disjoint) whose device-adjusted range contains ts, or -1.
+int window_at(const std::vector<Iteration>& w, int64_t ts) {
   auto it = std::upper_bound(w.begin(), w.end(), ts,
-                             [](int64_t x, const Window& st) { return x < st.begin; });
+                             [](int64_t x, const Iteration& st) { return x < st.begin; });
   if (it == w.begin()) return -1;
   --it;
   return ts < it->end ? static_cast<int>(it - w.begin()) : -1;
@@ -87,12 +82,8 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
 
   // The windows copies are looked for in: the steps, else the iterations the launches repeat
   // in (a capture without markers still shows an .item() every iteration).
-  std::vector<Window> windows;
-  for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
-  if (windows.empty() && inferred && inferred->found) {
-    for (const Iteration& it : inferred->iterations) windows.push_back({it.begin, it.end});
-    r.in_inferred_iterations = !windows.empty();
-  }
+  const std::vector<Iteration> windows =
+      loop_windows(steps, inferred ? *inferred : IterationsResult(), &r.in_inferred_iterations);
   r.windows = windows.size();
   if (windows.empty()) return r;
   std::map<std::string, CopyOrigin> origins;

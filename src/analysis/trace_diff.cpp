@@ -28,27 +28,18 @@ DiffDigest make_diff_digest(const Trace& t, const Analyses& a, const std::string
   d.file = file;
   d.steps = a.steps.stats.count;
   d.step_median_ns = a.steps.stats.median_ns;
-  std::vector<Step> steps = a.steps.steps;
-  if (steps.empty() && a.iterations.found && !a.iterations.iterations.empty()) {
-    for (const Iteration& it : a.iterations.iterations) {
-      Step st;
-      st.host_begin = it.host_begin;
-      st.host_end = it.host_end;
-      st.begin = it.begin;
-      st.end = it.end;
-      steps.push_back(st);
-    }
+  const std::vector<Iteration> steps = loop_windows(a.steps, a.iterations, &d.steps_inferred);
+  if (d.steps_inferred) {
     d.steps = a.iterations.stats.count;
     d.step_median_ns = a.iterations.stats.median_ns;
-    d.steps_inferred = true;
   }
   std::map<std::string_view, NameTotal> gpu, cpu, gpu_in, cpu_in;
   const SliceTable& s = t.slices;
   // Is ts inside a step (host ranges, or the device-adjusted ones)? Steps are in time order.
   auto in_step = [&steps](int64_t ts, bool host) {
-    auto it = std::upper_bound(steps.begin(), steps.end(), ts, [host](int64_t x, const Step& st) {
-      return x < (host ? st.host_begin : st.begin);
-    });
+    auto it = std::upper_bound(
+        steps.begin(), steps.end(), ts,
+        [host](int64_t x, const Iteration& st) { return x < (host ? st.host_begin : st.begin); });
     if (it == steps.begin()) return false;
     --it;
     return ts < (host ? it->host_end : it->end);
