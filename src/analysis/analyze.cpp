@@ -58,6 +58,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.gpu_metrics = compute_gpu_metrics(t, a.steps);
   a.memory = compute_memory_usage(t);
   a.kernel_groups = group_kernels(t, included, a.join, a.steps);
+  a.gpu_by_op = gpu_time_by_op(t, a.join, a.steps, included);
   a.api_calls = summarize_api_calls(t);
   a.annotations = summarize_annotations(t);
   a.cpu_ops = summarize_cpu_ops(t);

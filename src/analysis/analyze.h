@@ -10,6 +10,7 @@
 #include "analysis/gpu_idle.h"
 #include "analysis/gpu_metrics.h"
 #include "analysis/gpu_op_summary.h"
+#include "analysis/gpu_time_by_op.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/idle_causes.h"
 #include "analysis/iterations.h"
@@ -67,6 +68,8 @@ struct Analyses {
   GpuMetrics gpu_metrics;
   MemoryUsage memory;
   KernelGroups kernel_groups;
+  // The TB plugin's operator view: GPU time by the op that launched it.
+  GpuTimeByOp gpu_by_op;
   NamedStatsTable api_calls;
   NamedStatsTable annotations;
   CpuOpSummary cpu_ops;

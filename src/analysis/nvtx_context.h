@@ -46,9 +46,8 @@ class EnclosingNvtxRanges {
   }
   bool any() const { return !ranges_.empty() && !nvtx_track_of_.empty(); }
 
- private:
-  // Calls visit(name) for each range open at `slice`'s start, innermost first, until it
-  // returns false.
+  // Calls visit(name) for each range (no step) open at `slice`'s start on its thread,
+  // innermost first, until it returns false.
   template <typename Visit>
   void walk_out(uint32_t slice, Visit visit) const {
     const SliceTable& s = t_.slices;
@@ -72,6 +71,8 @@ class EnclosingNvtxRanges {
       if (s.end(k) > ts && !step_slices_.count(k) && !visit(s.name[k])) return;
     }
   }
+
+ private:
   const Trace& t_;
   size_t max_depth_;
   std::unordered_map<TrackId, TrackId> nvtx_track_of_;         // CUDA API track -> NVTX track

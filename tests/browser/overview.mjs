@@ -62,9 +62,13 @@ export function overviewTests() {
       const { page, log } = await openPage(ctx, origin);
       check((await loadFile(page, STALL)) === 'ready', 'the DataLoader-stall trace did not load');
       const report = await page.evaluate(() => window.kinetoscope.report());
-      for (const id of ['api-calls', 'annotations', 'cpu-ops', 'kernel-groups', 'launches']) {
+      for (const id of ['api-calls', 'annotations', 'cpu-ops', 'kernel-groups', 'launches', 'gpu-by-op']) {
         check(await page.isVisible(`#${id}`), `no #${id} section`);
       }
+      // GPU time by launching op: sorted by self time, as the report lists it.
+      const byOp = report.gpu_by_op.rows;
+      const firstOp = await page.locator('#gpu-by-op tbody tr').first().locator('td').first().locator('.clamp').getAttribute('title');
+      check(byOp.length > 0 && firstOp === byOp[0].name, `first GPU-by-op row is ${firstOp}, the report's largest self time is ${byOp[0] && byOp[0].name}`);
       // CPU ops: sorted by self time; the CSV holds every row, raw values, in that order.
       const ops = report.cpu_ops.rows;
       const first = await page.locator('#cpu-ops tbody tr').first().locator('td').first().textContent();

@@ -509,6 +509,29 @@ TEST_CASE("nsys built: NVTX ranges named for data loading are the input pipeline
   CHECK(slow->title.find("Data loading (\"data_loading\" ranges) takes 73.") == 0);
 }
 
+TEST_CASE("nsys built: emit_nvtx's op ranges give the GPU time by op, named without seq/shapes",
+          "[nsys][built][gpu_by_op]") {
+  auto t = load_built("nvtx_domains.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Per step: aten::linear > aten::addmm -> a 200 us GEMM, twice; aten::gelu -> a 200 us
+  // kernel; the ranges are named "aten::addmm, seq = N, op_id = M, sizes = [...]".
+  const ks::GpuTimeByOp& g = report.analyses.gpu_by_op;
+  CHECK(g.source == ks::OpSource::kNvtxOps);
+  CHECK(g.gpu_ops == 12);
+  CHECK(g.attributed_ops == 12);
+  REQUIRE(g.rows.size() == 3);  // one row per op, whatever its sequence numbers
+  CHECK(g.rows[0].name == "aten::addmm");
+  CHECK(g.rows[0].gpu_ops == 8);
+  CHECK(g.rows[0].self_ns == 1'600'000);
+  CHECK(g.rows[1].name == "aten::gelu");
+  CHECK(g.rows[1].self_ns == 800'000);
+  CHECK(g.rows[2].name == "aten::linear");
+  CHECK(g.rows[2].self_ns == 0);
+  CHECK(g.rows[2].total_ns == 1'600'000);
+  const std::string text = ks::report_text(report);
+  CHECK(text.find("ops from the NVTX ranges of emit_nvtx") != std::string::npos);
+}
+
 TEST_CASE("nsys built: the GPU's host waits name what the launching thread was doing",
           "[nsys][built]") {
   auto t = load_built("host_stall.sqlite");

@@ -41,7 +41,8 @@ Files (deterministic: same bytes every run):
                              deviceId INT_MAX, a host node first); and one replay
                              traced both ways (its kernels carry graphNodeId) to be counted once
   nvtx_domains.sqlite        NVTX names by textId, domains (trainer, PyTorch emit_nvtx ranges
-                             'aten::mm, seq = N'), nested ranges, train_step with an int64
+                             'aten::linear, seq = N' around 'aten::addmm, seq = N, op_id = M,
+                             sizes = [...]'), nested ranges, train_step with an int64
                              payload, a start/end range ending on another thread
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables
@@ -812,7 +813,8 @@ def graph_trace(steps=4, kernels=12):
 def nvtx_domains(steps=4):
     """NVTX as newer nsys writes it: names registered in StringIds (textId, text NULL), a domain
     per library (domain-create rows, eventType 75, carry the domain's name in text), PyTorch's
-    emit_nvtx ranges ('aten::mm, seq = 12') in their own domain, the user's train_step ranges in
+    emit_nvtx ranges ('aten::linear, seq = 1' around 'aten::addmm, seq = 1, op_id = 101,
+    sizes = [...]') in their own domain, the user's train_step ranges in
     a 'trainer' domain with the step number as an int64 payload, nested push/pop ranges, and a
     start/end range that starts on one thread and ends on another (endGlobalTid)."""
     e = Export(pid=4500, process='python3')
@@ -841,7 +843,10 @@ def nvtx_domains(steps=4):
             corr = e.api(4500, 'cudaLaunchKernel_v7000', inner, 6_000)
             e.kernel(corr, 'ampere_sgemm_64x64_nn' if 'linear' in op else 'gelu_kernel',
                      inner + 10_000, 200_000)
-            ev(inner - 2_000, inner + 8_000, PUSHPOP, e.sid('aten::mm, seq = %d' % seq), 2)
+            if 'linear' in op:  # the GEMM's own op inside aten::linear, shapes recorded
+                ev(inner - 2_000, inner + 8_000, PUSHPOP,
+                   e.sid('aten::addmm, seq = %d, op_id = %d, sizes = [[16], [16, 32], [32, 16]]'
+                         % (seq, 100 + seq)), 2)
             t += 230_000
             ev(op_start, t, PUSHPOP, e.sid('%s, seq = %d' % (op, seq)), 2)
         # backward runs on the autograd thread; its range is started there and ended here

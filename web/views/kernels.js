@@ -31,3 +31,26 @@ export function kernelsView(k) {
     dataTable({ columns, rows, sortKey: 'total_us', filterKeys: ['name', 'category', 'class'], label: 'kernels' }),
   );
 }
+
+// GPU time by the op that launched it (the TB plugin's operator view): self is the GPU time of
+// the ops it launched itself (the innermost op around the launch), total all launched inside it.
+export function gpuByOpView(g) {
+  if (!g || typeof g !== 'object' || !(g.attributed_ops > 0)) return null;
+  const rows = Array.isArray(g.rows) ? g.rows : [];
+  const from = g.source === 'nvtx_emit_nvtx' ? "from the NVTX ranges PyTorch's emit_nvtx pushes around each op" : 'from the CPU ops around each launch';
+  const share = g.gpu_us > 0 ? ((100 * g.attributed_us) / g.gpu_us).toFixed(1) : '0.0';
+  const columns = [
+    { key: 'name', label: 'Op', className: 'name', fmt: clampedName },
+    { key: 'gpu_ops', label: 'GPU ops', num: true, fmt: fmtInt },
+    { key: 'self_us', label: 'Self', num: true, fmt: fmtUs, title: 'GPU time of the ops it launched as the innermost op' },
+    { key: 'self_pct', label: 'Self %', num: true, fmt: shareCell },
+    { key: 'total_us', label: 'Total', num: true, fmt: fmtUs, title: 'GPU time of every op launched inside it' },
+    { key: 'total_pct', label: 'Total %', num: true, fmt: shareCell },
+  ];
+  return section(
+    'gpu-by-op',
+    'GPU time by launching op',
+    h('p', null, `${fmtInt(g.attributed_ops)} of ${fmtInt(g.gpu_ops)} GPU ops were launched inside an op (${share}% of GPU time), ${from}.`),
+    dataTable({ columns, rows, sortKey: 'self_us', filterKeys: ['name'], label: 'gpu_by_op' }),
+  );
+}

@@ -5,7 +5,7 @@ import { labelFor } from './format.js';
 import { factsView } from './facts.js';
 import { findingsView } from './findings.js';
 import { stepsView } from './steps.js';
-import { kernelsView } from './kernels.js';
+import { gpuByOpView, kernelsView } from './kernels.js';
 import { mathView } from './math.js';
 import { memoryView } from './memory.js';
 import { diagnosticsView } from './diagnostics.js';
@@ -26,6 +26,7 @@ const VIEWS = [
   ['steps', stepsView],
   ['gpu', gpuView],
   ['kernels', kernelsView],
+  ['gpu_by_op', gpuByOpView],
   ['math', mathView],
   ['memory_ops', memoryView],
   ['sync', syncView],

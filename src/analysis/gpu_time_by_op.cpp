@@ -1,0 +1,160 @@
+#include "analysis/gpu_time_by_op.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/gpu_intervals.h"
+#include "analysis/name_cache.h"
+#include "analysis/nvtx_context.h"
+
+namespace ks {
+
+namespace {
+
+// An op nested deeper than this under ops is counted in the innermost ones' totals only: a
+// hostile trace nests thousands, and the walk runs once per GPU op.
+constexpr int kMaxOpDepth = 64;
+
+// The rows by op name: a name's row once per distinct string id, and several ids that read as
+// one op ("aten::mm, seq = 1", "aten::mm, seq = 2") share it.
+class OpRows {
+ public:
+  explicit OpRows(const Trace& t) : t_(t) {}
+  uint32_t of(StringId id) {
+    auto known = by_id_.find(id);
+    if (known != by_id_.end()) return known->second;
+    std::string_view name = emit_nvtx_op_name(t_.str(id));
+    auto row = by_name_.find(std::string(name));
+    uint32_t k;
+    if (row == by_name_.end()) {
+      k = static_cast<uint32_t>(rows_.size());
+      rows_.emplace_back().name = std::string(name);
+      by_name_.emplace(rows_.back().name, k);
+    } else {
+      k = row->second;
+    }
+    by_id_.emplace(id, k);
+    return k;
+  }
+  OpGpuTimeRow& operator[](uint32_t k) { return rows_[k]; }
+  std::vector<OpGpuTimeRow> take() { return std::move(rows_); }
+
+ private:
+  const Trace& t_;
+  std::unordered_map<StringId, uint32_t> by_id_;
+  std::unordered_map<std::string, uint32_t> by_name_;  // asked once per distinct string id
+  std::vector<OpGpuTimeRow> rows_;
+};
+
+// Adds one GPU op to the rows of its op chain (innermost first): self to the first, total to
+// each distinct row.
+void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur) {
+  if (chain.empty()) return;
+  OpGpuTimeRow& inner = (*rows)[chain[0]];
+  ++inner.gpu_ops;
+  inner.self_ns += dur;
+  for (size_t k = 0; k < chain.size(); ++k) {
+    if (std::find(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(k), chain[k]) !=
+        chain.begin() + static_cast<std::ptrdiff_t>(k))
+      continue;  // recursion: an op inside one of its own name
+    (*rows)[chain[k]].total_ns += dur;
+  }
+}
+
+// Kineto: for every slice, the nearest enclosing CPU op (-1: none), in one pass: slices are
+// sorted per track by start, longer first, so a parent's index is below its children's.
+std::vector<int32_t> nearest_cpu_ops(const Trace& t) {
+  const SliceTable& s = t.slices;
+  auto is_op = make_name_cache(t, [](std::string_view name) {
+    int64_t n;
+    return parse_profiler_step(name, &n) ? 0 : 1;
+  });
+  std::vector<int32_t> nearest(s.size(), -1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const int32_t p = s.parent[i];
+    if (p < 0 || static_cast<size_t>(p) >= i) continue;
+    const auto u = static_cast<size_t>(p);
+    nearest[i] = s.kind[u] == SliceKind::kCpuOp && is_op(s.name[u]) == 1 ? p : nearest[u];
+  }
+  return nearest;
+}
+
+}  // namespace
+
+const char* op_source_name(OpSource s) {
+  switch (s) {
+    case OpSource::kCpuOps:
+      return "cpu_ops";
+    case OpSource::kNvtxOps:
+      return "nvtx_emit_nvtx";
+    case OpSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string_view emit_nvtx_op_name(std::string_view n) {
+  // torch/csrc/profiler/util.cpp getNvtxStr: name[, seq = N][, op_id = N][, sizes = [...]]
+  // [, input_op_ids = [...]], in that order: the name ends at the first of them.
+  size_t cut = n.size();
+  for (std::string_view key : {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "})
+    cut = std::min(cut, n.find(key));
+  return n.substr(0, cut);
+}
+
+bool is_emit_nvtx_op_range(std::string_view n) {
+  return n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos;
+}
+
+GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsResult& steps,
+                           const std::vector<bool>* included) {
+  const SliceTable& s = t.slices;
+  GpuTimeByOp r;
+  OpRows rows(t);
+  std::vector<uint32_t> chain;
+  const bool nsys = t.facts.format == TraceFormat::kNsysSqlite;
+  const EnclosingNvtxRanges nvtx(t, steps, 1);
+  auto is_op_range =
+      make_name_cache(t, [](std::string_view name) { return is_emit_nvtx_op_range(name) ? 1 : 0; });
+  std::vector<int32_t> nearest;
+  if (!nsys) nearest = nearest_cpu_ops(t);
+  for (uint32_t i : join.gpu_ops_by_ts) {
+    if (!op_counted(included, i)) continue;
+    const int64_t dur = s.dur[i];
+    ++r.gpu_ops;
+    r.gpu_ns += dur;
+    const int32_t call = join.partner[i];
+    if (call < 0) continue;
+    chain.clear();
+    if (nsys) {
+      nvtx.walk_out(static_cast<uint32_t>(call), [&](StringId name) {
+        if (is_op_range(name) == 1) chain.push_back(rows.of(name));
+        return chain.size() < static_cast<size_t>(kMaxOpDepth);
+      });
+    } else {
+      for (int32_t op = nearest[static_cast<size_t>(call)];
+           op >= 0 && chain.size() < static_cast<size_t>(kMaxOpDepth);
+           op = nearest[static_cast<size_t>(op)])
+        chain.push_back(rows.of(s.name[static_cast<size_t>(op)]));
+    }
+    if (chain.empty()) continue;
+    ++r.attributed_ops;
+    r.attributed_ns += dur;
+    add_chain(&rows, chain, dur);
+  }
+  r.rows = rows.take();
+  if (!r.rows.empty()) r.source = nsys ? OpSource::kNvtxOps : OpSource::kCpuOps;
+  for (OpGpuTimeRow& row : r.rows) {
+    if (r.gpu_ns <= 0) break;
+    row.self_pct = 100.0 * static_cast<double>(row.self_ns) / static_cast<double>(r.gpu_ns);
+    row.total_pct = 100.0 * static_cast<double>(row.total_ns) / static_cast<double>(r.gpu_ns);
+  }
+  std::sort(r.rows.begin(), r.rows.end(), [](const OpGpuTimeRow& a, const OpGpuTimeRow& b) {
+    if (a.self_ns != b.self_ns) return a.self_ns > b.self_ns;
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
+  return r;
+}
+
+}  // namespace ks

@@ -1,0 +1,64 @@
+// GPU time by the op that launched it, as the TensorBoard plugin's operator view shows it: per op
+// name, the GPU ops (kernels, memcpys, memsets) whose launch the op was the innermost op around
+// ("device self" time) and those launched anywhere inside it ("device total" time; an op nested
+// in one of its own name counts once). The kernel table says which kernels take the time; this
+// says which line of the model asked for them (aten::addmm, aten::copy_, AddmmBackward0...).
+//
+// The op around a launch:
+//   - Kineto: the CPU ops (cat cpu_op) enclosing the runtime call on its thread, through the
+//     model's parent column; ProfilerStep#N (an op in older traces) is passed over.
+//   - Nsight Systems: the NVTX ranges PyTorch pushes around every op under emit_nvtx (or nsys
+//     --pytorch=autograd-nvtx), open on the launching thread at the call. Their names carry the
+//     op's sequence number, id and shapes ("aten::mm, seq = 12, op_id = 7, sizes = [[4, 8]]"):
+//     the row is the op's name without them.
+// GPU ops launched outside any op (NCCL's own, CUDA graph replays, a program without ops) count
+// in the totals only. `included` limits the GPU ops as the kernel summary does (HTA's step
+// filter).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/launch_join.h"
+#include "analysis/steps.h"
+#include "model/trace.h"
+
+namespace ks {
+
+struct OpGpuTimeRow {
+  std::string name;
+  uint64_t gpu_ops = 0;  // GPU ops it launched as the innermost op
+  int64_t self_ns = 0;   // their summed duration
+  int64_t total_ns = 0;  // of every GPU op launched inside it
+  double self_pct = 0;   // of all counted GPU op time (gpu_ns)
+  double total_pct = 0;
+};
+
+enum class OpSource : uint8_t {
+  kNone,     // no op around any launch
+  kCpuOps,   // Kineto's cpu_op events
+  kNvtxOps,  // emit_nvtx's NVTX ranges in an Nsight Systems export
+};
+const char* op_source_name(OpSource s);
+
+struct GpuTimeByOp {
+  OpSource source = OpSource::kNone;
+  uint64_t gpu_ops = 0;  // every counted GPU op, launched inside an op or not
+  int64_t gpu_ns = 0;
+  uint64_t attributed_ops = 0;  // those launched inside an op
+  int64_t attributed_ns = 0;
+  std::vector<OpGpuTimeRow> rows;  // by self time descending, then total, then name
+};
+
+GpuTimeByOp gpu_time_by_op(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
+                           const std::vector<bool>* included);
+
+// "aten::mm, seq = 12, op_id = 7, sizes = [[4, 8], [8, 2]]" -> "aten::mm": an emit_nvtx range's
+// op name; other names as they are.
+std::string_view emit_nvtx_op_name(std::string_view range_name);
+
+// Whether an NVTX range is one emit_nvtx pushes around an op ("aten::..." or "..., seq = N").
+bool is_emit_nvtx_op_range(std::string_view range_name);
+
+}  // namespace ks
