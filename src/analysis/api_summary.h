@@ -2,7 +2,7 @@
 // `cuda_api_sum`: Time %, Total, Instances, Avg, Med, Min, Max, StdDev, Name). Time % is of all
 // listed API time. Also the CPU annotations (`nvtx_sum` style): user_annotation ranges
 // (record_function, DataLoader, ...) by name, with every ProfilerStep#N counted as
-// "ProfilerStep#*".
+// "ProfilerStep#*" and emit_nvtx's per-call op ranges ("aten::mm, seq = 12") as their op.
 #pragma once
 #include "analysis/named_stats.h"
 
@@ -10,7 +10,7 @@ namespace ks {
 
 NamedStatsTable summarize_api_calls(const Trace& trace);
 NamedStatsTable summarize_annotations(const Trace& trace);
-// The label of the row (marked `grouped`) that stands for every ProfilerStep#N range.
+// The label of the row that stands for every ProfilerStep#N range.
 constexpr const char* kProfilerStepGroup = "ProfilerStep#*";
 
 }  // namespace ks

@@ -2,6 +2,7 @@
 // Total, Instances, Avg, Med, Min, Max, StdDev, Name): the shape shared by `cuda_api_sum`,
 // `nvtx_sum` and the kernel groupings. Time % is of the listed total, as nsys prints it.
 #pragma once
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -14,8 +15,10 @@ struct NamedStatsRow {
   StringId name = 0;
   DurationStats stats;
   double percent = 0;
-  // The row stands for a family of names shown as one ("ProfilerStep#*"); `name` is one of them.
-  bool grouped = false;
+  // For a row that stands for a family of names, what it is shown as ("ProfilerStep#*" for every
+  // ProfilerStep#N, "aten::mm" for emit_nvtx's "aten::mm, seq = N"); `name` is one of them.
+  // Empty: the row is `name`.
+  std::string label;
 };
 
 struct NamedStatsTable {

@@ -56,13 +56,32 @@ TEST_CASE("CPU annotations: every ProfilerStep#N under one row", "[analysis][sum
   auto t = ks_test::load(kTrace);
   ks::NamedStatsTable n = ks::summarize_annotations(*t);
   REQUIRE(n.rows.size() == 2);
-  CHECK(n.rows[0].grouped);
+  CHECK(n.rows[0].label == "ProfilerStep#*");
   CHECK(n.rows[0].stats.count == 2);
   CHECK(n.rows[0].stats.total_ns == 150000);
   CHECK(n.rows[0].stats.median_ns == 75000);
-  CHECK_FALSE(n.rows[1].grouped);
+  CHECK(n.rows[1].label.empty());
   CHECK(t->str(n.rows[1].name) == "## forward ##");
   CHECK(n.total_ns == 170000);
+}
+
+TEST_CASE("CPU annotations: emit_nvtx's ranges of one op under one row", "[analysis][summaries]") {
+  // The ranges emit_nvtx pushes name each call ("aten::mm, seq = 3, sizes = [...]"): one row
+  // per call would bury the table; the op's plain name joins its row.
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"aten::mm, seq = 1","pid":1,"tid":1,"ts":0,"dur":5},
+    {"ph":"X","cat":"user_annotation","name":"aten::mm, seq = 2, op_id = 9, sizes = [[2, 3]]",
+     "pid":1,"tid":1,"ts":10,"dur":7},
+    {"ph":"X","cat":"user_annotation","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":1},
+    {"ph":"X","cat":"user_annotation","name":"forward","pid":1,"tid":1,"ts":30,"dur":2}
+  ])");
+  ks::NamedStatsTable n = ks::summarize_annotations(*t);
+  REQUIRE(n.rows.size() == 2);
+  CHECK(n.rows[0].label == "aten::mm");
+  CHECK(n.rows[0].stats.count == 3);
+  CHECK(n.rows[0].stats.total_ns == 13000);
+  CHECK(t->str(n.rows[1].name) == "forward");
+  CHECK(n.rows[1].label.empty());
 }
 
 TEST_CASE("CPU ops by self time: duration minus direct children", "[analysis][summaries]") {

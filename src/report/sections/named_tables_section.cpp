@@ -26,9 +26,9 @@ Table& named_stats_table(ReportSection* s, const Trace& t, const NamedStatsTable
       table.rows,
       [&](const NamedStatsRow& r) {
         std::vector<Cell>& row = tb.row();
-        row.push_back(Cell::str(r.grouped     ? std::string_view(kProfilerStepGroup)
-                                : r.name == 0 ? std::string_view(empty_name)
-                                              : t.str(r.name)));
+        row.push_back(Cell::str(!r.label.empty() ? std::string_view(r.label)
+                                : r.name == 0    ? std::string_view(empty_name)
+                                                 : t.str(r.name)));
         add_duration_stats_cells(&row, r.stats);
         row.push_back(Cell::number(r.percent));
       },
