@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/gpu_intervals.h"
+#include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
 
@@ -47,12 +48,13 @@ class OpRows {
 };
 
 // Adds one GPU op to the rows of its op chain (innermost first): self to the first, total to
-// each distinct row.
-void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur) {
+// each distinct row. `non_math`: a computation kernel of no math class.
+void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur, bool non_math) {
   if (chain.empty()) return;
   OpGpuTimeRow& inner = (*rows)[chain[0]];
   ++inner.gpu_ops;
   inner.self_ns += dur;
+  if (non_math) inner.non_math_ns += dur;
   for (size_t k = 0; k < chain.size(); ++k) {
     if (std::find(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(k), chain[k]) !=
         chain.begin() + static_cast<std::ptrdiff_t>(k))
@@ -116,6 +118,12 @@ GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsRe
   const EnclosingNvtxRanges nvtx(t, steps, 1);
   auto is_op_range =
       make_name_cache(t, [](std::string_view name) { return is_emit_nvtx_op_range(name) ? 1 : 0; });
+  auto non_math = make_name_cache(t, [](std::string_view name) {
+    return !is_math_class(kernel_class(SliceKind::kKernel, name)) &&
+                   hta_category(SliceKind::kKernel, name) == HtaCategory::kComputation
+               ? 1
+               : 0;
+  });
   std::vector<int32_t> nearest;
   if (!nsys) nearest = nearest_cpu_ops(t);
   for (uint32_t i : join.gpu_ops_by_ts) {
@@ -140,7 +148,7 @@ GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsRe
     if (chain.empty()) continue;
     ++r.attributed_ops;
     r.attributed_ns += dur;
-    add_chain(&rows, chain, dur);
+    add_chain(&rows, chain, dur, s.kind[i] == SliceKind::kKernel && non_math(s.name[i]) == 1);
   }
   r.rows = rows.take();
   if (!r.rows.empty()) r.source = nsys ? OpSource::kNvtxOps : OpSource::kCpuOps;

@@ -31,7 +31,10 @@ struct OpGpuTimeRow {
   uint64_t gpu_ops = 0;  // GPU ops it launched as the innermost op
   int64_t self_ns = 0;   // their summed duration
   int64_t total_ns = 0;  // of every GPU op launched inside it
-  double self_pct = 0;   // of all counted GPU op time (gpu_ns)
+  // Of self_ns, the computation kernels that are not math (GEMM, attention, convolution): the
+  // elementwise, copy and reduction work fusing shrinks (kernel_class.h), for the findings.
+  int64_t non_math_ns = 0;
+  double self_pct = 0;  // of all counted GPU op time (gpu_ns)
   double total_pct = 0;
 };
 

@@ -115,6 +115,26 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
     break;
   }
   f.text("top_overhead_kernels", top_overhead);
+  // Which ops of the model launched that work (analysis/gpu_time_by_op.h), where launches sit
+  // inside ops: the three with the most non-math kernel time of their own.
+  std::vector<const OpGpuTimeRow*> by_non_math;
+  for (const OpGpuTimeRow& r : a.gpu_by_op.rows)
+    if (r.non_math_ns > 0) by_non_math.push_back(&r);
+  std::sort(by_non_math.begin(), by_non_math.end(),
+            [](const OpGpuTimeRow* x, const OpGpuTimeRow* y) {
+              return x->non_math_ns != y->non_math_ns ? x->non_math_ns > y->non_math_ns
+                                                      : x->name < y->name;
+            });
+  std::string ops;
+  for (size_t k = 0; k < by_non_math.size() && k < 3; ++k) {
+    std::string name = by_non_math[k]->name;
+    if (name.size() > 60) name = name.substr(0, 57) + "...";
+    ops += (ops.empty() ? "" : "; ") + name + " " + format_duration(by_non_math[k]->non_math_ns);
+  }
+  if (!ops.empty()) {
+    f.text("top_overhead_ops", ops);
+    f.fix += " Start with the ops that launch most of it: " + ops + ".";
+  }
   // On the timeline: the longest run of the overhead kernel with the most time.
   const KernelRow* top = nullptr;
   for (const KernelRow& r : a.kernels.rows)

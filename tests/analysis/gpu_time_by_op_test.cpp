@@ -146,4 +146,27 @@ TEST_CASE("ResNet-50's GPU time is launched by its convolution ops", "[analysis]
   CHECK(rows["aten::conv2d"].self_ns == 0);
   CHECK(rows["aten::conv2d"].total_ns >= rows["aten::cudnn_convolution"].total_ns);
   CHECK(rows["aten::cudnn_convolution"].self_pct > 15.0);
+  // Elementwise adds are all non-math time; the convolutions' kernels are mostly math.
+  CHECK(rows["aten::add_"].non_math_ns == rows["aten::add_"].self_ns);
+  CHECK(rows["aten::cudnn_convolution"].non_math_ns < rows["aten::cudnn_convolution"].self_ns / 2);
+}
+
+TEST_CASE("The overhead finding names the ops that launch the non-math kernels",
+          "[analysis][gpu_by_op][findings]") {
+  const std::string f =
+      ks_test::shared_trace("tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+  if (!ks_test::file_exists(f)) {
+    WARN(f << " is absent: skipped");
+    return;
+  }
+  auto loaded = ks_test::load_file(f);
+  REQUIRE(loaded.ok);
+  const ks::Report report = ks::build_report(*loaded.trace, {});
+  const ks::Finding* overhead = nullptr;
+  for (const ks::Finding& x : report.findings)
+    if (x.id == "kernels.overhead_dominant") overhead = &x;
+  REQUIRE(overhead);
+  // Decoding Qwen one op at a time: its elementwise multiplies, copies and adds.
+  CHECK(overhead->fix.find("Start with the ops that launch most of it: aten::mul ") !=
+        std::string::npos);
 }

@@ -34,17 +34,19 @@ ReportSection gpu_by_op_section(const GpuTimeByOp& g) {
       Column("gpu_ops").text("GPU ops", Show::kPlain, 8).md("GPU ops", Show::kPlain),
       Column("self_us").text("Self", Show::kDuration, 10).md("Self", Show::kDuration),
       Column("total_us").text("Total", Show::kDuration, 10).md("Total", Show::kDuration),
+      Column("non_math_us"),
       Column("self_pct").text("Self%", Show::kPlain, 6).digits(1).md("Self %", Show::kPlain),
       Column("total_pct").text("Total%", Show::kPlain, 7).digits(1).md("Total %", Show::kPlain)};
-  enum { kName, kOps, kSelf, kTotal, kSelfPct, kTotalPct };
+  enum { kName, kOps, kSelf, kTotal, kNonMath, kSelfPct, kTotalPct };
   tb.shown = {kSelfPct, kSelf, kTotalPct, kTotal, kOps, kName};
   tb.text_rows = tb.md_rows = 10;
   tb.text_more_note = true;
   tb.add_rows_capped(
       g.rows,
       [&](const OpGpuTimeRow& r) {
-        tb.row() = {Cell::str(s.own(r.name)), Cell::count(r.gpu_ops),   Cell::ns(r.self_ns),
-                    Cell::ns(r.total_ns),     Cell::number(r.self_pct), Cell::number(r.total_pct)};
+        tb.row() = {Cell::str(s.own(r.name)), Cell::count(r.gpu_ops),  Cell::ns(r.self_ns),
+                    Cell::ns(r.total_ns),     Cell::ns(r.non_math_ns), Cell::number(r.self_pct),
+                    Cell::number(r.total_pct)};
       },
       [](const OpGpuTimeRow& r) { return r.self_ns; });
   if (!shown) tb.json_only();
