@@ -132,7 +132,11 @@ GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsRe
     ++r.gpu_ops;
     r.gpu_ns += dur;
     const int32_t call = join.partner[i];
-    if (call < 0) continue;
+    if (call < 0) {
+      ++r.unlaunched_ops;
+      r.unlaunched_ns += dur;
+      continue;
+    }
     chain.clear();
     if (nsys) {
       nvtx.walk_out(static_cast<uint32_t>(call), [&](StringId name) {

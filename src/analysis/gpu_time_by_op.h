@@ -51,6 +51,10 @@ struct GpuTimeByOp {
   int64_t gpu_ns = 0;
   uint64_t attributed_ops = 0;  // those launched inside an op
   int64_t attributed_ns = 0;
+  // Those whose launching call is not in the trace (launched before the capture began, or
+  // the runtime events were lost): no op can be known for them.
+  uint64_t unlaunched_ops = 0;
+  int64_t unlaunched_ns = 0;
   std::vector<OpGpuTimeRow> rows;  // by self time descending, then total, then name
 };
 

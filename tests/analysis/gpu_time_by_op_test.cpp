@@ -59,6 +59,8 @@ TEST_CASE("GPU time goes to the innermost op (self) and to every op around the l
   CHECK(g.gpu_ns == 20'000);
   CHECK(g.attributed_ops == 2);
   CHECK(g.attributed_ns == 15'000);
+  CHECK(g.unlaunched_ops == 1);  // the orphan: its launch is not in the trace
+  CHECK(g.unlaunched_ns == 2'000);
   auto rows = rows_of(g);
   REQUIRE(rows.size() == 3);  // no ProfilerStep row
   CHECK(rows["aten::addmm"].self_ns == 10'000);
@@ -82,7 +84,7 @@ TEST_CASE("GPU time goes to the innermost op (self) and to every op around the l
                   "\"gpu_us\": 20.000,") != std::string::npos);
   const std::string text = ks::report_text(report);
   CHECK(text.find("GPU time by launching op: 2 of 4 GPU ops launched inside an op, 75.0% of GPU "
-                  "time") != std::string::npos);
+                  "time; 1 with no launching call in the trace") != std::string::npos);
 }
 
 TEST_CASE("emit_nvtx range names read as their op", "[analysis][gpu_by_op]") {

@@ -38,6 +38,7 @@ export function gpuByOpView(g) {
   if (!g || typeof g !== 'object' || !(g.attributed_ops > 0)) return null;
   const rows = Array.isArray(g.rows) ? g.rows : [];
   const from = g.source === 'nvtx_emit_nvtx' ? "from the NVTX ranges PyTorch's emit_nvtx pushes around each op" : 'from the CPU ops around each launch';
+  const unlaunched = g.unlaunched_ops > 0 ? ` ${fmtInt(g.unlaunched_ops)} have no launching call in the trace (launched before the capture began, or the runtime events were lost).` : '';
   const share = g.gpu_us > 0 ? ((100 * g.attributed_us) / g.gpu_us).toFixed(1) : '0.0';
   const columns = [
     { key: 'name', label: 'Op', className: 'name', fmt: clampedName },
@@ -50,7 +51,7 @@ export function gpuByOpView(g) {
   return section(
     'gpu-by-op',
     'GPU time by launching op',
-    h('p', null, `${fmtInt(g.attributed_ops)} of ${fmtInt(g.gpu_ops)} GPU ops were launched inside an op (${share}% of GPU time), ${from}.`),
+    h('p', null, `${fmtInt(g.attributed_ops)} of ${fmtInt(g.gpu_ops)} GPU ops were launched inside an op (${share}% of GPU time), ${from}.${unlaunched}`),
     dataTable({ columns, rows, sortKey: 'self_us', filterKeys: ['name'], label: 'gpu_by_op' }),
   );
 }

@@ -15,6 +15,8 @@ ReportSection gpu_by_op_section(const GpuTimeByOp& g) {
   s.field("gpu_us", Cell::ns(g.gpu_ns));
   s.field("attributed_ops", Cell::count(g.attributed_ops));
   s.field("attributed_us", Cell::ns(g.attributed_ns));
+  s.field("unlaunched_ops", Cell::count(g.unlaunched_ops));
+  s.field("unlaunched_us", Cell::ns(g.unlaunched_ns));
   const bool shown = g.attributed_ops > 0;
   if (shown) {
     const double share =
@@ -22,8 +24,11 @@ ReportSection gpu_by_op_section(const GpuTimeByOp& g) {
                      : 0.0;
     const std::string what =
         std::to_string(g.attributed_ops) + " of " + std::to_string(g.gpu_ops) +
-        " GPU ops launched inside an op, " + format_pct(share) +
-        " of GPU time (self: the innermost op around the launch; total: any op around it" +
+        " GPU ops launched inside an op, " + format_pct(share) + " of GPU time" +
+        (g.unlaunched_ops > 0
+             ? "; " + std::to_string(g.unlaunched_ops) + " with no launching call in the trace"
+             : std::string()) +
+        " (self: the innermost op around the launch; total: any op around it" +
         (g.source == OpSource::kNvtxOps ? "; ops from the NVTX ranges of emit_nvtx)" : ")");
     s.line("GPU time by launching op: " + what);
     s.paragraph("## GPU time by launching op\n\n" + what + ".\n\n");
