@@ -83,6 +83,21 @@ double bus_factor(std::string_view collective, int64_t n) {
   return -1;
 }
 
+std::string collective_from_kernel_name(std::string_view kernel) {
+  for (std::string_view prefix : {"ncclDevKernel_", "ncclKernel_"}) {
+    if (kernel.substr(0, prefix.size()) != prefix) continue;
+    std::string_view op = kernel.substr(prefix.size());
+    op = op.substr(0, op.find_first_of("_("));
+    static const std::pair<const char*, const char*> kNames[] = {
+        {"AllReduce", "allreduce"}, {"AllGather", "allgather"}, {"ReduceScatter", "reduce_scatter"},
+        {"Broadcast", "broadcast"}, {"Reduce", "reduce"},       {"SendRecv", "sendrecv"},
+        {"AllToAll", "alltoall"}};
+    for (const auto& kv : kNames)
+      if (op == kv.first) return kv.second;
+  }
+  return "";
+}
+
 namespace {
 
 int step_index_at(const std::vector<StepSpan>& steps, int64_t ts) {
@@ -105,13 +120,17 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
     at = t.slices.parent[static_cast<size_t>(at)];
   }
   if (!(c && c->group_size != kNoValue)) c = first;
-  if (!c) return;
+  if (!c) {  // no args: the kernel's name may say which collective it is
+    k->collective = collective_from_kernel_name(k->name);
+    return;
+  }
   k->collective = std::string(t.str(c->collective));
   k->dtype = std::string(t.str(c->dtype));
   k->in_nelems = c->in_nelems;
   k->out_nelems = c->out_nelems;
   k->group_size = c->group_size;
   k->process_group = std::string(t.str(c->process_group));
+  if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
 // GPU idle gaps inside each step, between its first and last GPU op, net of data loading.

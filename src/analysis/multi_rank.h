@@ -199,6 +199,11 @@ int dtype_size(std::string_view dtype);
 // all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce 1.
 // -1 for anything else (send/recv, barrier, ...): no factor is defined for it here.
 double bus_factor(std::string_view collective, int64_t n);
+// The collective an NCCL kernel's name says, for traces without collective args (an Nsight
+// Systems export, Kineto before 2.2): "ncclDevKernel_AllReduce_Sum_f32_RING_LL" and the older
+// "ncclKernel_AllReduce_RING_LL_Sum_float" -> "allreduce"; allgather, reduce_scatter,
+// broadcast, reduce, sendrecv, alltoall; "" for others (ncclDevKernel_Generic).
+std::string collective_from_kernel_name(std::string_view kernel);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
 // enumerate(DataPipe)#..., and ranges named for data loading (is_dataloader_range).

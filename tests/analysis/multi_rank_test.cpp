@@ -791,3 +791,23 @@ TEST_CASE("Multi-rank: processes of several nsys exports are numbered on across 
   CHECK(one[0].rank == 1);
   CHECK(one[1].rank == 0);
 }
+
+TEST_CASE("An NCCL kernel's name says its collective where no args do", "[analysis][ranks]") {
+  CHECK(ks::collective_from_kernel_name(
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)") ==
+        "allreduce");
+  CHECK(ks::collective_from_kernel_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)") ==
+        "allreduce");
+  CHECK(ks::collective_from_kernel_name("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL") ==
+        "reduce_scatter");
+  CHECK(ks::collective_from_kernel_name("ncclDevKernel_AllGather_RING_LL") == "allgather");
+  CHECK(ks::collective_from_kernel_name("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t") ==
+        "sendrecv");
+  CHECK(ks::collective_from_kernel_name("ncclDevKernel_Reduce_Sum_f16_RING_LL") == "reduce");
+  CHECK(ks::collective_from_kernel_name("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)")
+            .empty());
+  CHECK(ks::collective_from_kernel_name("ampere_sgemm_64x64_nn").empty());
+  // The built export of four torchrun processes has no collective args (nsys records none).
+  CHECK(ks::bus_factor(ks::collective_from_kernel_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+                       4) == Approx(1.5));
+}
