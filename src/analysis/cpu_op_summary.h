@@ -3,8 +3,14 @@
 //   self = duration - the durations of its direct children on the same thread
 // (children from the model's parent column: nested ops, runtime calls, annotations). A child
 // cut by a partial overlap can exceed its parent; self time is floored at 0. Older traces record
-// ProfilerStep#N as ops: they count under one row, "ProfilerStep#*" (`grouped`).
+// ProfilerStep#N as ops: they count under one row, "ProfilerStep#*" (`label`).
+// An Nsight Systems export has no CPU ops, but profiled with emit_nvtx (nsys
+// --pytorch=autograd-nvtx) it has an NVTX range around every op call ("aten::mm, seq = 12,
+// sizes = [...]"): those are its ops, one row per op (analysis/gpu_time_by_op.h
+// emit_nvtx_op_name), their children the NVTX ranges nested in them (the CUDA calls sit on
+// another row of the export, so their time stays in the op's self time).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "analysis/duration_stats.h"
@@ -18,7 +24,9 @@ struct CpuOpRow {
   int64_t self_ns = 0;
   int64_t self_max_ns = 0;
   double self_percent = 0;  // of the self time of all CPU ops
-  bool grouped = false;     // every ProfilerStep#N; `name` is one of them
+  // Shown instead of `name` for a row that stands for a family of names: "ProfilerStep#*",
+  // or an export's op ("aten::mm" for every "aten::mm, seq = N"); empty: the row is `name`.
+  std::string label;
 };
 
 struct CpuOpSummary {

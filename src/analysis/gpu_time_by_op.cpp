@@ -108,6 +108,13 @@ bool is_emit_nvtx_op_range(std::string_view n) {
   return n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos;
 }
 
+bool is_op_call(const Trace& t, uint32_t i) {
+  const SliceKind k = t.slices.kind[i];
+  return k == SliceKind::kCpuOp ||
+         (k == SliceKind::kUserAnnotation && t.facts.format == TraceFormat::kNsysSqlite &&
+          is_emit_nvtx_op_range(t.str(t.slices.name[i])));
+}
+
 GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsResult& steps,
                            const std::vector<bool>* included) {
   const SliceTable& s = t.slices;

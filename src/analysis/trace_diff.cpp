@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/gpu_time_by_op.h"
+
 namespace ks {
 
 namespace {
@@ -52,7 +54,9 @@ DiffDigest make_diff_digest(const Trace& t, const Analyses& a, const std::string
       const bool inside =
           launch >= 0 ? in_step(s.ts[static_cast<size_t>(launch)], true) : in_step(s.ts[i], false);
       if (!steps.empty() && inside) add(gpu_in, name, s.dur[i]);
-    } else if (s.kind[i] == SliceKind::kCpuOp) {
+    } else if (is_op_call(t, static_cast<uint32_t>(i))) {
+      // An export's emit_nvtx range "aten::mm, seq = 12, ..." is a call of aten::mm.
+      if (s.kind[i] == SliceKind::kUserAnnotation) name = emit_nvtx_op_name(name);
       add(cpu, name, s.dur[i]);
       if (!steps.empty() && in_step(s.ts[i], true)) add(cpu_in, name, s.dur[i]);
     }

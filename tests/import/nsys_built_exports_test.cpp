@@ -15,6 +15,7 @@
 #include "analysis/critical_path.h"
 #include "analysis/multi_rank.h"
 #include "analysis/rank_identity.h"
+#include "analysis/trace_diff.h"
 #include "corpus/shared_traces.h"
 #include "findings/multi_rank_rules.h"
 #include "import/memory_byte_source.h"
@@ -534,6 +535,22 @@ TEST_CASE("nsys built: emit_nvtx's op ranges give the GPU time by op, named with
   CHECK(g.rows[2].total_ns == 1'600'000);
   const std::string text = ks::report_text(report);
   CHECK(text.find("ops from the NVTX ranges of emit_nvtx") != std::string::npos);
+  // The same ranges are the export's CPU ops: aten::linear (230 us, 8 calls) holds aten::addmm
+  // (10 us): its self time is 220 us a call.
+  const ks::CpuOpSummary& ops = report.analyses.cpu_ops;
+  REQUIRE(ops.rows.size() == 3);
+  CHECK(ops.rows[0].label == "aten::linear");
+  CHECK(ops.rows[0].total.count == 8);
+  CHECK(ops.rows[0].self_ns == 8 * 220'000);
+  CHECK(ops.rows[2].label == "aten::addmm");
+  CHECK(ops.rows[2].self_ns == 8 * 10'000);
+  CHECK(text.find("CPU ops by self time: 20 ops") != std::string::npos);
+  // And the trace diff compares them as ops, by op name.
+  const ks::DiffDigest digest = ks::make_diff_digest(*t, report.analyses, "nvtx_domains.sqlite");
+  REQUIRE(digest.cpu_ops.size() == 3);
+  CHECK(digest.cpu_ops[0].name == "aten::addmm");
+  CHECK(digest.cpu_ops[0].count == 8);
+  CHECK(digest.cpu_ops[2].name == "aten::linear");
 }
 
 TEST_CASE("nsys built: the GPU's host waits name what the launching thread was doing",

@@ -107,7 +107,7 @@ ReportSection cpu_ops_section(const Trace& t, const CpuOpSummary& c) {
       c.rows,
       [&](const CpuOpRow& r) {
         std::vector<Cell>& row = tb.row();
-        row.push_back(Cell::str(r.grouped ? std::string_view(kProfilerStepGroup) : t.str(r.name)));
+        row.push_back(Cell::str(r.label.empty() ? t.str(r.name) : std::string_view(r.label)));
         add_duration_stats_cells(&row, r.total);
         row.push_back(Cell::ns(r.self_ns));
         row.push_back(Cell::ns(r.self_max_ns));
