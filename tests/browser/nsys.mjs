@@ -4,7 +4,8 @@
 //    file input: the CLI's report, the `nsys stats` tables of `kinetoscope stats`, the timeline's
 //    CUDA API, OS runtime and GPU stream rows with the launch -> kernel arrows;
 //  - a built export with NVTX ranges (tests/nsys/make_exports.py, following NVIDIA's documented
-//    schema; not written by nsys): its NVTX rows in the timeline;
+//    schema; not written by nsys): its NVTX rows in the timeline; one with emit_nvtx's per-op
+//    ranges: its ops tables, and "show" finding every call of an op;
 //  - four rank exports (built) dropped together: the ranks of one job, the straggler named, the
 //    CLI's multi-rank JSON byte for byte; an export of four GPU processes opened alone, and two
 //    such exports (two nodes) dropped together: one rank per process, as the CLI numbers them;
@@ -186,6 +187,31 @@ export function nsysTests() {
         const note = await page.textContent('.read-problems');
         check(/in NVTX_EVENTS row 2/.test(note) && /Absent: CUPTI_ACTIVITY_KIND_KERNEL\.demangledName/.test(note), `the read note: ${note.slice(0, 400)}`);
       }
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: an export profiled with emit_nvtx lists its ops (CPU self time, GPU time by launching op); "show" finds every call'({ ctx, origin }) {
+      built();
+      const file = join(BUILT, 'nvtx_domains.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `nvtx_domains.sqlite did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, file);
+      // The op ranges are named per call ("aten::addmm, seq = 3, op_id = 103, sizes = [...]"):
+      // the tables list the op.
+      check(report.gpu_by_op.source === 'nvtx_emit_nvtx', `gpu_by_op source ${report.gpu_by_op.source}`);
+      const firstOp = await page.locator('#gpu-by-op tbody tr').first().locator('td').first().locator('.clamp').getAttribute('title');
+      check(firstOp === 'aten::addmm', `the first GPU-by-op row is ${firstOp}`);
+      const cpuOps = await page.locator('#cpu-ops tbody tr td.name').allTextContents();
+      check(cpuOps.length === 3 && cpuOps.some((t) => t.includes('aten::linear')), `CPU ops rows: ${cpuOps.join(' | ')}`);
+      // "show" on the op: its 8 calls, whatever their sequence numbers, on the timeline.
+      await page.locator('#gpu-by-op tbody tr').first().locator('.tl-show').click();
+      await page.waitForFunction(() => document.querySelector('.tl-search').value === 'aten::addmm', null, { timeout: 10_000 });
+      await page.waitForFunction(() => window.kinetoscope.timeline.state().hits > 0, null, { timeout: 10_000 });
+      const hits = await page.evaluate(() => window.kinetoscope.timeline.state().hits);
+      check(hits === 8, `${hits} calls of aten::addmm highlighted, the export has 8`);
+      await shot(page, 'nsys-emit-nvtx-ops');
       noErrors(log);
       await page.close();
     },

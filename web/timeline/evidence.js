@@ -78,12 +78,19 @@ export async function showRange(tl, startNs, endNs, offsets = []) {
   return tl.snapshot();
 }
 
-// Every slice named `name` found (as the search box would), the window fitted to them (those
-// overlapping `within` when given).
+// An export's emit_nvtx range names each call of an op: "aten::mm, seq = 12, sizes = [...]" is a
+// call of "aten::mm" (the report's op tables list the op; src/analysis/gpu_time_by_op.h).
+const CALL_ARGS = [', seq = ', ', op_id = ', ', sizes = ', ', input_op_ids = '];
+function isCallOf(rangeName, op) {
+  return rangeName.startsWith(op) && CALL_ARGS.some((a) => rangeName.startsWith(a, op.length));
+}
+
+// Every slice named `name` found (as the search box would; with an op's name, its emit_nvtx
+// calls too), the window fitted to them (those overlapping `within` when given).
 export async function showName(tl, name, { within = null } = {}) {
   await show(tl);
   const { dom, st } = tl;
-  const ids = (await namesList(tl)).filter((n) => n.name === name).map((n) => n.id);
+  const ids = (await namesList(tl)).filter((n) => n.name === name || isCallOf(n.name, name)).map((n) => n.id);
   // The box shows the name inert (an input field would obey a bidi override too).
   dom.searchInput.value = inertName(name, 4096);
   dom.regexBox.checked = false;

@@ -159,8 +159,7 @@ export function decorateReport(root, report, tl) {
   decorateNameCells(root.querySelector('#kernels table.data'), tl);
   decorateNameCells(root.querySelector('#sync table.data'), tl); // the first: calls by name
   decorateNameCells(root.querySelector('#cpu-ops table.data'), tl);
-  // An export's op ranges carry sequence numbers and shapes in their names: no exact match.
-  if (report.gpu_by_op && report.gpu_by_op.source === 'cpu_ops') decorateNameCells(root.querySelector('#gpu-by-op table.data'), tl);
+  decorateNameCells(root.querySelector('#gpu-by-op table.data'), tl);
   decorateSteps(root.querySelector('#steps table.data'), report, tl);
 }
 
