@@ -30,6 +30,7 @@ class OpRows {
     if (row == by_name_.end()) {
       k = static_cast<uint32_t>(rows_.size());
       rows_.emplace_back().name = std::string(name);
+      visit_.push_back(0);
       by_name_.emplace(rows_.back().name, k);
     } else {
       k = row->second;
@@ -38,6 +39,13 @@ class OpRows {
     return k;
   }
   OpGpuTimeRow& operator[](uint32_t k) { return rows_[k]; }
+  // True the first time row k is met in the walk numbered `walk` (walks count up from 1): an op
+  // inside one of its own name counts once in its total.
+  bool first_in_walk(uint32_t k, uint64_t walk) {
+    if (visit_[k] == walk) return false;
+    visit_[k] = walk;
+    return true;
+  }
   std::vector<OpGpuTimeRow> take() { return std::move(rows_); }
 
  private:
@@ -45,22 +53,21 @@ class OpRows {
   std::unordered_map<StringId, uint32_t> by_id_;
   std::unordered_map<std::string, uint32_t> by_name_;  // asked once per distinct string id
   std::vector<OpGpuTimeRow> rows_;
+  std::vector<uint64_t> visit_;  // per row: the last walk that met it
 };
 
 // Adds one GPU op to the rows of its op chain (innermost first): self to the first, total to
-// each distinct row. `non_math`: a computation kernel of no math class.
-void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur, bool non_math) {
+// each distinct row. `non_math`: a computation kernel of no math class; `walk`: this GPU op's
+// number, from 1.
+void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur, bool non_math,
+               uint64_t walk) {
   if (chain.empty()) return;
   OpGpuTimeRow& inner = (*rows)[chain[0]];
   ++inner.gpu_ops;
   inner.self_ns += dur;
   if (non_math) inner.non_math_ns += dur;
-  for (size_t k = 0; k < chain.size(); ++k) {
-    if (std::find(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(k), chain[k]) !=
-        chain.begin() + static_cast<std::ptrdiff_t>(k))
-      continue;  // recursion: an op inside one of its own name
-    (*rows)[chain[k]].total_ns += dur;
-  }
+  for (uint32_t k : chain)
+    if (rows->first_in_walk(k, walk)) (*rows)[k].total_ns += dur;
 }
 
 // Kineto: for every slice, the nearest enclosing CPU op (-1: none), in one pass: slices are
@@ -159,7 +166,8 @@ GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsRe
     if (chain.empty()) continue;
     ++r.attributed_ops;
     r.attributed_ns += dur;
-    add_chain(&rows, chain, dur, s.kind[i] == SliceKind::kKernel && non_math(s.name[i]) == 1);
+    add_chain(&rows, chain, dur, s.kind[i] == SliceKind::kKernel && non_math(s.name[i]) == 1,
+              r.attributed_ops);
   }
   r.rows = rows.take();
   if (!r.rows.empty()) r.source = nsys ? OpSource::kNvtxOps : OpSource::kCpuOps;
