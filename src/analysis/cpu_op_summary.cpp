@@ -1,12 +1,10 @@
 #include "analysis/cpu_op_summary.h"
 
 #include <algorithm>
-#include <string>
 #include <unordered_map>
 
-#include "analysis/api_summary.h"
 #include "analysis/gpu_time_by_op.h"
-#include "analysis/steps.h"
+#include "analysis/name_families.h"
 
 namespace ks {
 
@@ -20,29 +18,11 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     int64_t self_ns = 0, self_max = 0;
   };
   std::unordered_map<StringId, Acc> by_name;
-  // Each op name's row: its own, or its family's (the first name seen stands for it).
-  std::unordered_map<StringId, StringId> row_of;
-  std::unordered_map<std::string, StringId> family;
-  std::unordered_map<StringId, std::string> label;
+  // Every ProfilerStep#N under one row, an export's emit_nvtx ranges under their op.
+  NameFamilies families(t);
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (!is_op_call(t, i)) continue;
-    auto known = row_of.find(s.name[i]);
-    if (known == row_of.end()) {
-      const std::string_view name = t.str(s.name[i]);
-      int64_t n;
-      std::string group;
-      if (parse_profiler_step(name, &n))
-        group = kProfilerStepGroup;
-      else if (s.kind[i] == SliceKind::kUserAnnotation)
-        group = std::string(emit_nvtx_op_name(name));
-      StringId row = s.name[i];
-      if (!group.empty()) {
-        row = family.emplace(group, s.name[i]).first->second;
-        label[row] = group;
-      }
-      known = row_of.emplace(s.name[i], row).first;
-    }
-    Acc& a = by_name[known->second];
+    Acc& a = by_name[families.row_of(s.name[i], s.kind[i] == SliceKind::kUserAnnotation)];
     a.durs.push_back(s.dur[i]);
     const int64_t self = std::max<int64_t>(0, s.dur[i] - children_ns[i]);
     a.self_ns += self;
@@ -55,8 +35,7 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     row.total = compute_duration_stats(kv.second.durs);
     row.self_ns = kv.second.self_ns;
     row.self_max_ns = kv.second.self_max;
-    auto l = label.find(kv.first);
-    if (l != label.end()) row.label = l->second;
+    row.label = families.label_of(kv.first);
     r.count += row.total.count;
     r.self_ns += row.self_ns;
     r.rows.push_back(row);
