@@ -70,24 +70,6 @@ void add_chain(OpRows* rows, const std::vector<uint32_t>& chain, int64_t dur, bo
     if (rows->first_in_walk(k, walk)) (*rows)[k].total_ns += dur;
 }
 
-// Kineto: for every slice, the nearest enclosing CPU op (-1: none), in one pass: slices are
-// sorted per track by start, longer first, so a parent's index is below its children's.
-std::vector<int32_t> nearest_cpu_ops(const Trace& t) {
-  const SliceTable& s = t.slices;
-  auto is_op = make_name_cache(t, [](std::string_view name) {
-    int64_t n;
-    return parse_profiler_step(name, &n) ? 0 : 1;
-  });
-  std::vector<int32_t> nearest(s.size(), -1);
-  for (size_t i = 0; i < s.size(); ++i) {
-    const int32_t p = s.parent[i];
-    if (p < 0 || static_cast<size_t>(p) >= i) continue;
-    const auto u = static_cast<size_t>(p);
-    nearest[i] = s.kind[u] == SliceKind::kCpuOp && is_op(s.name[u]) == 1 ? p : nearest[u];
-  }
-  return nearest;
-}
-
 }  // namespace
 
 const char* op_source_name(OpSource s) {
@@ -100,19 +82,6 @@ const char* op_source_name(OpSource s) {
       break;
   }
   return "none";
-}
-
-std::string_view emit_nvtx_op_name(std::string_view n) {
-  // torch/csrc/profiler/util.cpp getNvtxStr: name[, seq = N][, op_id = N][, sizes = [...]]
-  // [, input_op_ids = [...]], in that order: the name ends at the first of them.
-  size_t cut = n.size();
-  for (std::string_view key : {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "})
-    cut = std::min(cut, n.find(key));
-  return n.substr(0, cut);
-}
-
-bool is_emit_nvtx_op_range(std::string_view n) {
-  return n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos;
 }
 
 bool is_op_call(const Trace& t, uint32_t i) {
@@ -139,7 +108,7 @@ GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsRe
                : 0;
   });
   std::vector<int32_t> nearest;
-  if (!nsys) nearest = nearest_cpu_ops(t);
+  if (!nsys) nearest = nearest_origin_ops(t);  // Kineto: the CPU ops around a launch
   for (uint32_t i : join.gpu_ops_by_ts) {
     if (!op_counted(included, i)) continue;
     const int64_t dur = s.dur[i];

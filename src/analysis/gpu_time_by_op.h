@@ -61,16 +61,9 @@ struct GpuTimeByOp {
 GpuTimeByOp gpu_time_by_op(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
                            const std::vector<bool>* included);
 
-// "aten::mm, seq = 12, op_id = 7, sizes = [[4, 8], [8, 2]]" -> "aten::mm": an emit_nvtx range's
-// op name; other names as they are.
-std::string_view emit_nvtx_op_name(std::string_view range_name);
-
-// Whether an NVTX range is one emit_nvtx pushes around an op ("aten::..." or "..., seq = N").
-bool is_emit_nvtx_op_range(std::string_view range_name);
-
 // A PyTorch op call: a Kineto CPU op, or in an Nsight Systems export an NVTX range emit_nvtx
-// pushed around one (its op is emit_nvtx_op_name of its name). The CPU op table and the trace
-// diff count these.
+// pushed around one (is_emit_nvtx_op_range; its op is emit_nvtx_op_name of its name, steps.h). The
+// CPU op table and the trace diff count these.
 bool is_op_call(const Trace& trace, uint32_t slice);
 
 }  // namespace ks

@@ -83,6 +83,19 @@ std::vector<StringId> enclosing_cpu_ops(const Trace& t, uint32_t slice, size_t m
   return chain;
 }
 
+std::vector<int32_t> nearest_origin_ops(const Trace& t) {
+  // Slices are sorted per track by start, longer first, so a parent's index is below its
+  // children's and its answer is ready.
+  const SliceTable& s = t.slices;
+  std::vector<int32_t> nearest(s.size(), -1);
+  for (size_t i = 0; i < s.size(); ++i) {
+    const int32_t p = s.parent[i];
+    if (p < 0 || static_cast<size_t>(p) >= i) continue;
+    nearest[i] = is_origin_op(t, p) ? p : nearest[static_cast<size_t>(p)];
+  }
+  return nearest;
+}
+
 const std::vector<StringId>& EnclosingCpuOps::of(uint32_t slice) {
   auto found = memo_.find(slice);
   if (found != memo_.end()) return found->second;

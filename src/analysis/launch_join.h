@@ -25,6 +25,11 @@ LaunchJoin build_launch_join(const Trace& trace);
 // The chain of CPU ops enclosing a slice, outermost first (names), at most `max_depth`.
 std::vector<StringId> enclosing_cpu_ops(const Trace& trace, uint32_t slice, size_t max_depth);
 
+// For every slice, the nearest enclosing CPU op of those chains (-1: none), in one pass over
+// the parent column: for a question asked of every GPU op's launch, where memoized chains
+// would cost a vector per slice.
+std::vector<int32_t> nearest_origin_ops(const Trace& trace);
+
 // The same chains for many slices: each slice's chain is its parent's plus (maybe) the parent,
 // remembered for every slice visited, so asking for N slices under one deep stack costs O(N +
 // depth), not N x depth (N copies launched from the bottom of a 20,000-deep stack took seconds).

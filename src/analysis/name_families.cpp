@@ -1,7 +1,6 @@
 #include "analysis/name_families.h"
 
 #include "analysis/api_summary.h"
-#include "analysis/gpu_time_by_op.h"
 #include "analysis/steps.h"
 
 namespace ks {

@@ -124,9 +124,21 @@ const char* step_source_name(StepSource s) {
   return "none";
 }
 
+std::string_view emit_nvtx_op_name(std::string_view n) {
+  // torch/csrc/profiler/util.cpp getNvtxStr: name[, seq = N][, op_id = N][, sizes = [...]]
+  // [, input_op_ids = [...]], in that order: the name ends at the first of them.
+  size_t cut = n.size();
+  for (std::string_view key : {", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "})
+    cut = std::min(cut, n.find(key));
+  return n.substr(0, cut);
+}
+
+bool is_emit_nvtx_op_range(std::string_view n) {
+  return n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos;
+}
+
 bool is_library_range(std::string_view name) {
-  if (name.find("::") != std::string_view::npos || name.find(", seq = ") != std::string_view::npos)
-    return true;
+  if (is_emit_nvtx_op_range(name)) return true;
   std::string lower;
   for (size_t k = 0; k < name.size() && k < 6; ++k)
     lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[k]))));

@@ -57,6 +57,14 @@ struct StepsResult {
 // ("ncclAllReduce", which NCCL annotates on the calling thread), cuDNN, cuBLAS and CUDA calls.
 bool is_library_range(std::string_view name);
 
+// Whether an NVTX range is one emit_nvtx (or nsys --pytorch=autograd-nvtx) pushes around a
+// PyTorch op call ("aten::...", any "ns::name", or "..., seq = N"): the first kind of
+// is_library_range.
+bool is_emit_nvtx_op_range(std::string_view range_name);
+// "aten::mm, seq = 12, op_id = 7, sizes = [[4, 8], [8, 2]]" -> "aten::mm": the op an emit_nvtx
+// range is a call of; other names as they are.
+std::string_view emit_nvtx_op_name(std::string_view range_name);
+
 StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range = std::string());
 
