@@ -79,7 +79,7 @@ export async function showRange(tl, startNs, endNs, offsets = []) {
 }
 
 // An export's emit_nvtx range names each call of an op: "aten::mm, seq = 12, sizes = [...]" is a
-// call of "aten::mm" (the report's op tables list the op; src/analysis/gpu_time_by_op.h).
+// call of "aten::mm" (the report's op tables list the op; emit_nvtx_op_name, src/analysis/steps.h).
 const CALL_ARGS = [', seq = ', ', op_id = ', ', sizes = ', ', input_op_ids = '];
 function isCallOf(rangeName, op) {
   return rangeName.startsWith(op) && CALL_ARGS.some((a) => rangeName.startsWith(a, op.length));

@@ -54,8 +54,10 @@ ReportSection gpu_by_op_section(const GpuTimeByOp& g) {
                     Cell::number(r.total_pct)};
       },
       [](const OpGpuTimeRow& r) { return r.self_ns; });
-  if (!shown) tb.json_only();
-  if (shown) s.line("");
+  if (shown)
+    s.line("");
+  else
+    tb.json_only();
   return s;
 }
 
