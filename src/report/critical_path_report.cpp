@@ -86,10 +86,11 @@ std::string critical_path_sentence(const CriticalPathResult& r) {
 
 namespace {
 
-// The result as JSON fields (docs/report-schema.md, "critical_path"): `max_path` > 0 keeps only
-// that many edges of the path (the heaviest, in path order) and says how many were left out.
+// The result as JSON fields (docs/report-schema.md, "critical_path"), and its path as a table
+// (text and Markdown show it when `path_shown`, from the window's start): `max_path` > 0 keeps
+// only that many edges of the path (the heaviest, in path order) and says how many were left out.
 void add_critical_path_json(ReportSection* s, const Trace& t, const CriticalPathResult& r,
-                            size_t max_path) {
+                            size_t max_path, bool path_shown) {
   s->field("ok", Cell::flag(r.ok));
   s->field("error", r.ok ? Cell::absent() : Cell::str(r.error));
   s->field("window", Cell::str(r.window_label));
@@ -123,27 +124,95 @@ void add_critical_path_json(ReportSection* s, const Trace& t, const CriticalPath
   }
   s->field("path_left_out", Cell::count(r.path.size() - keep.size()));
   Table& path = s->table("path");
-  path.columns = {Column("slice"),       Column("name"),      Column("ts_us"),
-                  Column("duration_us"), Column("edge_type"), Column("bound_by")};
+  path.columns = {
+      Column("slice"),
+      Column("name").text("event", Show::kName).md("event", Show::kName).left().max_len(100, 200),
+      Column("ts_us"),
+      Column(nullptr)
+          .text("start (us)", Show::kMicros, 14)
+          .md("start (us)", Show::kMicros)
+          .digits(3),
+      Column("duration_us").text("weight", Show::kDuration, 10, 2).md("weight", Show::kDuration),
+      Column("edge_type"),
+      Column(nullptr).text("edge", Show::kPlain, 20, 2).md("edge", Show::kPlain).left(),
+      Column("bound_by").text("bound_by", Show::kPlain, 27).md("bound_by", Show::kPlain).left()};
+  path.shown = {3, 4, 6, 7, 1};
   for (size_t k : keep) {
     const CpPathEdge& e = r.path[k];
     path.row() = {Cell::integer(e.slice),
                   Cell::str(event_name(t, e.slice)),
                   Cell::ns(e.from_ts - t0),
+                  Cell::ns(e.from_ts - r.window_begin),
                   Cell::ns(e.weight),
                   Cell::str(cp_edge_type_name(e.type)),
+                  Cell::str(short_type(e.type)),
                   Cell::str(cp_bound_name(e.bound))};
   }
+  path.md_blank_after = false;
+  if (!path_shown) path.json_only();
+}
+
+// What bounds the path, per label: the text lists the labels with time on the path (the
+// communication label only when there is some), Markdown every label.
+void add_bound_tables(ReportSection* s, const CriticalPathResult& r) {
+  for (bool markdown : {false, true}) {
+    Table& t = s->table(nullptr);
+    t.columns = {Column(nullptr), Column(nullptr), Column(nullptr)};
+    if (markdown) {
+      t.columns[0].md("bound_by", Show::kName).left();
+      t.columns[1].md("time", Show::kDuration);
+      t.columns[2].md("share", Show::kPct);
+      t.md_blank_after = false;
+    } else {
+      t.columns[0].text("", Show::kPlain, 28).left();
+      t.columns[1].text("", Show::kDuration, 12);
+      t.columns[2].text("", Show::kPct, 6, 2);
+      t.text_header = false;
+    }
+    for (CpBound b : kShown) {
+      const int64_t v = r.bound[static_cast<int>(b)];
+      if (b == CpBound::kNone || (!markdown && v == 0 && b == CpBound::kGpuCommunication)) continue;
+      t.row() = {Cell::str(cp_bound_name(b)), Cell::ns(v), Cell::number(100.0 * r.share(b))};
+    }
+  }
+}
+
+// `kinetoscope critical-path`: the window, what bounds it, the whole path.
+ReportSection command_section(const Trace& t, const CriticalPathResult& r) {
+  ReportSection s(nullptr);
+  if (!r.ok) {
+    s.line("Critical path: none (" + r.error + ")");
+    s.paragraph("# Critical path\n\nNone: " + markdown_text(r.error) + "\n");
+    add_critical_path_json(&s, t, r, 0, false);
+    return s;
+  }
+  const std::string sentence = critical_path_sentence(r);
+  s.line("Critical path of " + window_line(r));
+  s.line("  path total " + format_duration(r.total) + " over " + std::to_string(r.path.size()) +
+         " edges (graph: " + std::to_string(r.nodes) + " nodes, " + std::to_string(r.edges) +
+         " edges)");
+  if (!sentence.empty()) s.line("  " + sentence);
+  s.line("\nWhat bounds it (HTA's bound_by):");
+  s.paragraph("# Critical path\n\nWindow: " + markdown_text(window_line(r)) + ". Path total **" +
+              format_duration(r.total) + "** over " + std::to_string(r.path.size()) +
+              " edges.\n\n" + (sentence.empty() ? "" : markdown_text(sentence) + ".\n\n"));
+  add_bound_tables(&s, r);
+  s.line("\nPath, in order (edges of weight 0 are dependencies and syncs):");
+  s.paragraph("\n## Path\n\n");
+  add_critical_path_json(&s, t, r, 0, true);
+  if (r.path.empty()) {
+    s.line("  none: the window has no edge (no CPU op or GPU kernel in it is on a path)");
+    s.paragraph("None: the window has no edge (no CPU op or GPU kernel in it is on a path).\n");
+  }
+  return s;
 }
 
 }  // namespace
 
 std::string critical_path_json(const Trace& t, const CriticalPathResult& r) {
-  ReportSection s(nullptr);
-  add_critical_path_json(&s, t, r, 0);
   JsonWriter w;
   w.begin_object();
-  write_section_json(w, s);
+  write_section_json(w, command_section(t, r));
   w.end_object();
   std::string out = w.take();
   out += '\n';
@@ -152,61 +221,13 @@ std::string critical_path_json(const Trace& t, const CriticalPathResult& r) {
 
 std::string critical_path_text(const Trace& t, const CriticalPathResult& r) {
   std::string out;
-  if (!r.ok) {
-    append_line(&out, "Critical path: none (%s)", r.error.c_str());
-    return out;
-  }
-  append_line(&out, "Critical path of %s", window_line(r).c_str());
-  append_line(&out, "  path total %s over %zu edges (graph: %llu nodes, %llu edges)",
-              format_duration(r.total).c_str(), r.path.size(),
-              static_cast<unsigned long long>(r.nodes), static_cast<unsigned long long>(r.edges));
-  const std::string sentence = critical_path_sentence(r);
-  if (!sentence.empty()) append_line(&out, "  %s", sentence.c_str());
-  append_line(&out, "%s", "");
-  append_line(&out, "What bounds it (HTA's bound_by):");
-  for (CpBound b : kShown) {
-    const int64_t v = r.bound[static_cast<int>(b)];
-    if (b == CpBound::kNone || (v == 0 && b == CpBound::kGpuCommunication)) continue;
-    append_line(&out, "  %-28s %12s  %6s", cp_bound_name(b), format_duration(v).c_str(),
-                format_pct(100.0 * r.share(b)).c_str());
-  }
-  append_line(&out, "%s", "");
-  append_line(&out, "Path, in order (edges of weight 0 are dependencies and syncs):");
-  append_line(&out, "  %14s  %10s  %-20s %-27s %s", "start (us)", "weight", "edge", "bound_by",
-              "event");
-  for (const CpPathEdge& e : r.path) {
-    char ts[32];
-    std::snprintf(ts, sizeof(ts), "%.3f", static_cast<double>(e.from_ts - r.window_begin) / 1e3);
-    append_line(&out, "  %14s  %10s  %-20s %-27s %s", ts, format_duration(e.weight).c_str(),
-                short_type(e.type), cp_bound_name(e.bound),
-                display_safe(event_name(t, e.slice), 100).c_str());
-  }
+  append_section_text(&out, command_section(t, r));
   return out;
 }
 
 std::string critical_path_markdown(const Trace& t, const CriticalPathResult& r) {
-  std::string out = "# Critical path\n\n";
-  if (!r.ok) return out + "None: " + markdown_text(r.error) + "\n";
-  out += "Window: " + markdown_text(window_line(r)) + ". Path total **" + format_duration(r.total) +
-         "** over " + std::to_string(r.path.size()) + " edges.\n\n";
-  const std::string sentence = critical_path_sentence(r);
-  if (!sentence.empty()) out += markdown_text(sentence) + ".\n\n";
-  out += "| bound_by | time | share |\n|---|---:|---:|\n";
-  for (CpBound b : kShown) {
-    if (b == CpBound::kNone) continue;
-    const int64_t v = r.bound[static_cast<int>(b)];
-    out += std::string("| `") + cp_bound_name(b) + "` | " + format_duration(v) + " | " +
-           format_pct(100.0 * r.share(b)) + " |\n";
-  }
-  out +=
-      "\n## Path\n\n| start (us) | weight | edge | bound_by | event |\n|---:|---:|---|---|---|\n";
-  for (const CpPathEdge& e : r.path) {
-    char ts[32];
-    std::snprintf(ts, sizeof(ts), "%.3f", static_cast<double>(e.from_ts - r.window_begin) / 1e3);
-    out += std::string("| ") + ts + " | " + format_duration(e.weight) + " | " + short_type(e.type) +
-           " | " + cp_bound_name(e.bound) + " | " +
-           markdown_code_cell(event_name(t, e.slice), 200) + " |\n";
-  }
+  std::string out;
+  append_section_markdown(&out, command_section(t, r));
   return out;
 }
 
@@ -249,7 +270,8 @@ std::string shares_line(const CriticalPathResult& r) {
 
 ReportSection critical_path_section(const Trace& t, const CriticalPathResult& r) {
   ReportSection s("critical_path");
-  add_critical_path_json(&s, t, r, 20);  // the CLI's critical-path and the page give all edges
+  add_critical_path_json(&s, t, r, 20,
+                         false);  // the CLI's critical-path and the page give all edges
   if (!r.ok || r.total <= 0) return s;
   s.linef("What bounds the step (critical path of %s, as HTA computes it): %s",
           display_safe(r.window_label, 100).c_str(), format_duration(r.total).c_str());

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "analysis/quantile_sketch.h"
-#include "report/findings_json.h"
 #include "report/report_table.h"
+#include "report/sections/sections.h"
 #include "util/json_writer.h"
 
 namespace ks {
@@ -243,7 +243,7 @@ std::string fleet_digest_json(const Report& report, const RankDigest& d, std::st
   write_collectives(w, d);
   write_moments(w, "kernels", t, kernels);
   write_moments(w, "cpu_ops", t, cpu_ops);
-  write_findings_json(w, &t, report.findings);
+  write_section_json(w, findings_section(&t, report.findings, kNoFindings));
   w.end_object();
   return w.take();  // ends with a newline
 }

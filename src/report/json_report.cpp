@@ -1,7 +1,6 @@
 // The JSON report: the stable, documented schema (docs/report-schema.md). Times are
 // microseconds relative to the first event of the trace, as numbers with 3 decimals
 // (nanosecond precision); absolute times are strings of integer nanoseconds.
-#include "report/findings_json.h"
 #include "report/math_report.h"
 #include "report/report.h"
 #include "report/sections/sections.h"
@@ -19,13 +18,11 @@ std::string report_json(const Report& r) {
   w.field("drop_last_step", r.analyses.options.drop_last_step);
   w.end_object();
   write_section_json(w, trace_section(t));
-  write_findings_json(w, &t, r.findings);
+  write_section_json(w, findings_section(&t, r.findings, kNoFindings));
   for (const ReportSection& s : report_sections(t, r.analyses)) write_section_json(w, s);
-  {  // kinetoscope.math/1, the object `kinetoscope math --format json` writes
-    std::string math = math_json(r.analyses.math, t.facts.source_name);
-    if (!math.empty() && math.back() == '\n') math.pop_back();
-    w.key("math").raw(math);
-  }
+  w.key("math").begin_object();  // kinetoscope.math/1, as `kinetoscope math --format json`
+  write_math_json(w, r.analyses.math, t.facts.source_name);
+  w.end_object();
   write_section_json(w, diagnostics_section(t.diagnostics, t.facts.format));
   w.end_object();
   return w.take();

@@ -36,12 +36,6 @@ std::string gpu_line(const MathEfficiency& m) {
 std::string tflop(double flops) {
   return format_fixed(flops / 1e12, 3);
 }
-std::string gflop(double flops) {
-  return format_fixed(flops / 1e9, 3);
-}
-std::string pct_or_dash(double pct) {
-  return pct < 0 ? "-" : format_fixed(pct, 1) + "%";
-}
 
 // The steps with their FLOPs and MFU: the JSON's `steps` and the text and Markdown tables.
 ReportSection steps_table(const MathEfficiency& m) {
@@ -94,186 +88,206 @@ bool uses_winograd_or_fft(const MathOpRow& r) {
   return false;
 }
 
+namespace {
+
+// The trace, its GPU and peak, what was counted (JSON: schema .. totals); without shapes, the
+// hint that says how to get them, and nothing else in text and Markdown.
+ReportSection summary_section(const MathEfficiency& m, const std::string& trace_name) {
+  ReportSection s(nullptr);
+  s.field("schema", Cell::str("kinetoscope.math/1"));
+  s.field("trace", Cell::str(trace_name));
+  s.field("shapes_recorded", Cell::flag(m.has_shapes));
+  const char* hint = m.record_shapes_off ? math_no_shapes_hint(m)
+                                         : "no GEMM, convolution or attention op carries shapes";
+  s.field("hint", m.has_shapes ? Cell::null() : Cell::str(hint));
+  s.begin_object("gpu");
+  s.field("device_name", Cell::str(m.gpu_name));
+  s.field("known", Cell::flag(m.peak != nullptr));
+  if (m.peak) {
+    s.field("peak_row", Cell::str(m.peak->gpu));
+    s.field("source", Cell::str(m.peak->source));
+    s.field("url", Cell::str(m.peak->url));
+    Table& peaks = s.nested_table();
+    std::vector<Cell>& row = peaks.row();
+    for (MathDtype d : kPeakDtypes) {
+      double p = peak_tflops(*m.peak, d);
+      if (p <= 0) continue;
+      peaks.columns.push_back(Column(math_dtype_name(d)).json(1));
+      row.push_back(Cell::number(p));
+    }
+    s.field("peak_tflops", Cell::object(&peaks));
+  }
+  s.end_object();
+  s.begin_object("totals");
+  s.field("counted_ops", Cell::count(m.counted_ops));
+  s.field("flops", Cell::number(m.total_flops), 0);
+  s.field("math_kernel_us", Cell::ns(m.total_math_ns));
+  s.field("kernel_us", Cell::ns(m.total_kernel_ns));
+  s.end_object();
+
+  s.line("Math efficiency: " + display_safe(trace_name, 200));
+  s.line("GPU: " + gpu_line(m));
+  s.paragraph("## Math efficiency: " + markdown_text(trace_name, 200) +
+              "\n\nGPU: " + markdown_text(gpu_line(m)) + "\n\n");
+  if (!m.has_shapes) {
+    s.line(m.record_shapes_off ? math_no_shapes_hint(m)
+                               : "shapes were recorded, but no GEMM, convolution or attention op "
+                                 "carries them: nothing to count");
+    s.paragraph(std::string(hint) + "\n");
+    return s;
+  }
+  s.line("Counted: " + std::to_string(m.counted_ops) + " ops, " + tflop(m.total_flops) +
+         " TFLOP; their kernels " + format_duration(m.total_math_ns) + " of " +
+         format_duration(m.total_kernel_ns) + " kernel time");
+  if (!m.steps.empty()) {
+    s.line("\nSteps (MFU = model FLOPs / (step time x peak of the step's main dtype))");
+    if (!m.uncounted.empty())
+      s.line("(a lower bound: ops whose FLOPs are unknown are left out, see \"Not counted\")");
+  }
+  return s;
+}
+
+// The ops by GPU time, with their FLOPs, achieved TFLOP/s and % of peak: text and Markdown the
+// first kTextRows (text with each op's longest kernel under it), JSON the first kJsonRows.
+ReportSection ops_section(const MathEfficiency& m) {
+  ReportSection s(nullptr);
+  s.field("ops_total", Cell::count(m.ops.size()));
+  s.line("\nOps by GPU time (FLOPs from shapes: src/analysis/op_flops.h)");
+  Table& t = s.table("ops");
+  t.columns = {
+      Column("name").text("op", Show::kName, 40).md("op", Show::kName).left().max_len(40, 0),
+      Column("shapes")
+          .text("shapes", Show::kText, 28)
+          .md("shapes", Show::kText)
+          .left()
+          .max_len(28, 60),
+      Column("family"),
+      Column("dtype").text("dtype", Show::kPlain, 5).md("dtype", Show::kPlain).md_left(),
+      Column("formula"),
+      Column("count").text("count", Show::kPlain, 6).md("count", Show::kPlain),
+      Column("flops_each").json(0),
+      Column(nullptr).text("GFLOP each", Show::kPlain, 10).md("GFLOP each", Show::kPlain).digits(3),
+      Column("flops").json(0),
+      Column("gpu_us").text("GPU time", Show::kDuration, 10).md("GPU time", Show::kDuration),
+      Column("kernels"),
+      Column("achieved_tflops")
+          .json(3)
+          .text("TFLOP/s", Show::kPlain, 8)
+          .md("TFLOP/s", Show::kPlain)
+          .digits(1),
+      Column("peak_tflops")
+          .json(1)
+          .text("peak", Show::kPlain, 8)
+          .md("peak", Show::kPlain)
+          .digits(1),
+      Column("pct_of_peak").json(3).text("%peak", Show::kPct, 7).md("% of peak", Show::kPct),
+      Column("winograd_or_fft"),
+      Column("top_kernels"),
+      Column(nullptr).md("kernel", Show::kName).md_left().max_len(0, 80)};
+  t.text_indent = "";
+  t.text_rows = t.md_rows = kTextRows;
+  t.md_blank_after = false;
+  for (size_t i = 0; i < m.ops.size() && i < kJsonRows; ++i) {
+    const MathOpRow& r = m.ops[i];
+    Table& kernels = s.nested_table();
+    kernels.columns = {Column("name"), Column("us")};
+    for (const auto& [name, ns] : r.top_kernels) kernels.row() = {Cell::str(name), Cell::ns(ns)};
+    const bool winograd = uses_winograd_or_fft(r);
+    t.row() = {Cell::str(r.name),
+               Cell::str(r.shapes),
+               Cell::str(math_family_name(r.family)),
+               Cell::str(math_dtype_name(r.dtype)),
+               Cell::str(r.formula),
+               Cell::count(r.count),
+               Cell::number(r.flops_each),
+               Cell::number(r.flops_each / 1e9),
+               Cell::number(r.flops),
+               Cell::ns(r.gpu_ns),
+               Cell::count(r.kernels),
+               r.gpu_ns > 0 ? Cell::number(r.achieved_tflops) : Cell::null(),
+               r.peak_tflops > 0 ? Cell::number(r.peak_tflops) : Cell::null(),
+               r.pct_of_peak >= 0 ? Cell::number(r.pct_of_peak) : Cell::null(),
+               Cell::flag(winograd),
+               Cell::rows(&kernels),
+               r.top_kernels.empty() ? Cell::null() : Cell::str(r.top_kernels.front().first)};
+    std::vector<std::string>& notes = t.text_notes.emplace_back();
+    if (!r.top_kernels.empty())
+      notes.push_back("    kernel: " + display_safe(r.top_kernels.front().first, 110));
+    if (winograd)
+      notes.push_back(
+          "    Winograd/FFT kernels: fewer multiplies than the formula counts, so % of peak can "
+          "pass 100");
+  }
+  if (m.ops.size() > kTextRows) {
+    const std::string more = std::to_string(m.ops.size() - kTextRows) + " more (";
+    s.line("... " + more + "--format json lists all)");
+    s.paragraph("\n" + more + "`--format json` lists them)\n");
+  }
+  return s;
+}
+
+// Ops whose FLOPs are unknown, with why.
+ReportSection not_counted_section(const MathEfficiency& m) {
+  ReportSection s(nullptr);
+  if (!m.uncounted.empty()) {
+    s.line("\nNot counted (FLOPs unknown)");
+    s.paragraph("\nNot counted (FLOPs unknown):\n\n");
+  }
+  Table& t = s.table("not_counted");
+  t.columns = {Column("name").text("", Show::kText).left().max_len(60, 0),
+               Column("count").text("", Show::kPlain).prefix("x").suffix(":"),
+               Column("reason").text("", Show::kPlain)};
+  t.text_header = false;
+  std::string list;
+  for (size_t i = 0; i < m.uncounted.size() && i < kJsonRows; ++i) {
+    const MathUncounted& u = m.uncounted[i];
+    t.row() = {Cell::str(u.name), Cell::count(u.count), Cell::str(u.reason)};
+    list += "- " + markdown_code_cell(u.name) + " x" + std::to_string(u.count) + ": " +
+            markdown_text(u.reason) + "\n";
+  }
+  s.paragraph(list);
+  return s;
+}
+
+}  // namespace
+
+std::vector<ReportSection> math_sections(const MathEfficiency& m, const std::string& trace_name) {
+  std::vector<ReportSection> out;
+  out.push_back(summary_section(m, trace_name));
+  out.push_back(steps_table(m));
+  out.push_back(ops_section(m));
+  out.push_back(not_counted_section(m));
+  return out;
+}
+
 std::string math_text(const MathEfficiency& m, const std::string& trace_name) {
   std::string o;
-  append_line(&o, "Math efficiency: %s", display_safe(trace_name, 200).c_str());
-  append_line(&o, "GPU: %s", gpu_line(m).c_str());
-  if (!m.has_shapes) {
-    append_line(&o, "%s",
-                m.record_shapes_off
-                    ? math_no_shapes_hint(m)
-                    : "shapes were recorded, but no GEMM, convolution or attention op "
-                      "carries them: nothing to count");
-    return o;
-  }
-  append_line(&o, "Counted: %llu ops, %s TFLOP; their kernels %s of %s kernel time",
-              static_cast<unsigned long long>(m.counted_ops), tflop(m.total_flops).c_str(),
-              format_duration(m.total_math_ns).c_str(), format_duration(m.total_kernel_ns).c_str());
-  if (!m.steps.empty()) {
-    o += "\nSteps (MFU = model FLOPs / (step time x peak of the step's main dtype))\n";
-    if (!m.uncounted.empty())
-      o += "(a lower bound: ops whose FLOPs are unknown are left out, see \"Not counted\")\n";
-    append_section_text(&o, steps_table(m));
-  }
-  o += "\nOps by GPU time (FLOPs from shapes: src/analysis/op_flops.h)\n";
-  append_line(&o, "%-40s %-28s %5s %6s %10s %10s %8s %8s %7s", "op", "shapes", "dtype", "count",
-              "GFLOP each", "GPU time", "TFLOP/s", "peak", "%peak");
-  size_t shown = 0;
-  for (const MathOpRow& r : m.ops) {
-    if (shown++ == kTextRows) break;
-    append_line(&o, "%-40s %-28s %5s %6llu %10s %10s %8s %8s %7s", display_safe(r.name, 40).c_str(),
-                display_safe(r.shapes, 28).c_str(), math_dtype_name(r.dtype),
-                static_cast<unsigned long long>(r.count), gflop(r.flops_each).c_str(),
-                format_duration(r.gpu_ns).c_str(),
-                r.gpu_ns > 0 ? format_fixed(r.achieved_tflops, 1).c_str() : "-",
-                r.peak_tflops > 0 ? format_fixed(r.peak_tflops, 1).c_str() : "-",
-                pct_or_dash(r.pct_of_peak).c_str());
-    if (!r.top_kernels.empty())
-      append_line(&o, "    kernel: %s", display_safe(r.top_kernels.front().first, 110).c_str());
-    if (uses_winograd_or_fft(r))
-      append_line(&o,
-                  "    Winograd/FFT kernels: fewer multiplies than the formula counts, so "
-                  "%% of peak can pass 100");
-  }
-  if (m.ops.size() > kTextRows)
-    append_line(&o, "... %zu more (--format json lists all)", m.ops.size() - kTextRows);
-  if (!m.uncounted.empty()) {
-    o += "\nNot counted (FLOPs unknown)\n";
-    for (const MathUncounted& u : m.uncounted)
-      append_line(&o, "  %s x%llu: %s", display_safe(u.name, 60).c_str(),
-                  static_cast<unsigned long long>(u.count), u.reason.c_str());
-  }
+  std::vector<ReportSection> sections = math_sections(m, trace_name);
+  append_section_text(&o, sections[0]);
+  if (!m.has_shapes) return o;
+  for (size_t i = 1; i < sections.size(); ++i) append_section_text(&o, sections[i]);
   return o;
 }
 
 std::string math_markdown(const MathEfficiency& m, const std::string& trace_name) {
-  std::string o = "## Math efficiency: " + markdown_text(trace_name, 200) + "\n\n";
-  o += "GPU: " + markdown_text(gpu_line(m)) + "\n\n";
-  if (!m.has_shapes) {
-    o += std::string(m.record_shapes_off ? math_no_shapes_hint(m)
-                                         : "no GEMM, convolution or attention op carries shapes") +
-         "\n";
-    return o;
-  }
-  append_section_markdown(&o, steps_table(m));  // nothing without steps
-  o += "| op | shapes | dtype | count | GFLOP each | GPU time | TFLOP/s | peak | % of peak | "
-       "kernel |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
-  size_t shown = 0;
-  for (const MathOpRow& r : m.ops) {
-    if (shown++ == kTextRows) break;
-    o += "| " + markdown_code_cell(r.name) + " | " + markdown_cell(r.shapes, 60) + " | " +
-         math_dtype_name(r.dtype) + " | " + std::to_string(r.count) + " | " + gflop(r.flops_each) +
-         " | " + format_duration(r.gpu_ns) + " | " +
-         (r.gpu_ns > 0 ? format_fixed(r.achieved_tflops, 1) : "-") + " | " +
-         (r.peak_tflops > 0 ? format_fixed(r.peak_tflops, 1) : "-") + " | " +
-         pct_or_dash(r.pct_of_peak) + " | " +
-         (r.top_kernels.empty() ? std::string("-")
-                                : markdown_code_cell(r.top_kernels.front().first, 80)) +
-         " |\n";
-  }
-  if (m.ops.size() > kTextRows)
-    o += "\n" + std::to_string(m.ops.size() - kTextRows) + " more (`--format json` lists them)\n";
-  if (!m.uncounted.empty()) {
-    o += "\nNot counted (FLOPs unknown):\n\n";
-    for (const MathUncounted& u : m.uncounted)
-      o += "- " + markdown_code_cell(u.name) + " x" + std::to_string(u.count) + ": " +
-           markdown_text(u.reason) + "\n";
-  }
+  std::string o;
+  std::vector<ReportSection> sections = math_sections(m, trace_name);
+  append_section_markdown(&o, sections[0]);
+  if (!m.has_shapes) return o;
+  for (size_t i = 1; i < sections.size(); ++i) append_section_markdown(&o, sections[i]);
   return o;
+}
+
+void write_math_json(JsonWriter& w, const MathEfficiency& m, const std::string& trace_name) {
+  for (const ReportSection& s : math_sections(m, trace_name)) write_section_json(w, s);
 }
 
 std::string math_json(const MathEfficiency& m, const std::string& trace_name) {
   JsonWriter w;
   w.begin_object();
-  w.field("schema", "kinetoscope.math/1");
-  w.field("trace", trace_name);
-  w.field("shapes_recorded", m.has_shapes);
-  w.key("hint");
-  if (m.has_shapes)
-    w.null();
-  else
-    w.value(m.record_shapes_off ? math_no_shapes_hint(m)
-                                : "no GEMM, convolution or attention op carries shapes");
-  w.key("gpu").begin_object();
-  w.field("device_name", m.gpu_name);
-  w.field("known", m.peak != nullptr);
-  if (m.peak) {
-    w.field("peak_row", m.peak->gpu);
-    w.field("source", m.peak->source);
-    w.field("url", m.peak->url);
-    w.key("peak_tflops").begin_object();
-    for (MathDtype d : kPeakDtypes) {
-      double p = peak_tflops(*m.peak, d);
-      if (p > 0) w.field(math_dtype_name(d), p, 1);
-    }
-    w.end_object();
-  }
+  write_math_json(w, m, trace_name);
   w.end_object();
-  w.key("totals").begin_object();
-  w.field("counted_ops", m.counted_ops);
-  w.field("flops", m.total_flops, 0);
-  w.field_micros("math_kernel_us", m.total_math_ns);
-  w.field_micros("kernel_us", m.total_kernel_ns);
-  w.end_object();
-  write_section_json(w, steps_table(m));
-  w.field("ops_total", static_cast<uint64_t>(m.ops.size()));
-  w.key("ops").begin_array();
-  size_t listed = 0;
-  for (const MathOpRow& r : m.ops) {
-    if (listed++ == kJsonRows) break;
-    w.begin_object();
-    w.field("name", r.name);
-    w.field("shapes", r.shapes);
-    w.field("family", math_family_name(r.family));
-    w.field("dtype", math_dtype_name(r.dtype));
-    w.field("formula", r.formula);
-    w.field("count", r.count);
-    w.field("flops_each", r.flops_each, 0);
-    w.field("flops", r.flops, 0);
-    w.field_micros("gpu_us", r.gpu_ns);
-    w.field("kernels", r.kernels);
-    w.key("achieved_tflops");
-    if (r.gpu_ns > 0)
-      w.value(r.achieved_tflops, 3);
-    else
-      w.null();
-    w.key("peak_tflops");
-    if (r.peak_tflops > 0)
-      w.value(r.peak_tflops, 1);
-    else
-      w.null();
-    w.key("pct_of_peak");
-    if (r.pct_of_peak >= 0)
-      w.value(r.pct_of_peak, 3);
-    else
-      w.null();
-    w.field("winograd_or_fft", uses_winograd_or_fft(r));
-    w.key("top_kernels").begin_array();
-    for (const auto& [name, ns] : r.top_kernels) {
-      w.begin_object();
-      w.field("name", name);
-      w.field_micros("us", ns);
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.key("not_counted").begin_array();
-  listed = 0;
-  for (const MathUncounted& u : m.uncounted) {
-    if (listed++ == kJsonRows) break;
-    w.begin_object();
-    w.field("name", u.name);
-    w.field("count", u.count);
-    w.field("reason", u.reason);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  std::string out = w.take();
-  out += "\n";
-  return out;
+  return w.take() + "\n";
 }
 
 }  // namespace ks

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/math_efficiency.h"
+#include "util/json_writer.h"
 
 namespace ks {
 
@@ -13,6 +14,8 @@ namespace ks {
 // (resnet50's 3x3 convolutions reach 168% of a V100's fp32 peak). The FLOPs stay the model's.
 bool uses_winograd_or_fft(const MathOpRow& r);
 
+// The JSON object's members (kinetoscope.math/1), for a report that nests it under "math".
+void write_math_json(JsonWriter& w, const MathEfficiency& m, const std::string& trace_name);
 std::string math_text(const MathEfficiency& m, const std::string& trace_name);
 std::string math_markdown(const MathEfficiency& m, const std::string& trace_name);
 std::string math_json(const MathEfficiency& m, const std::string& trace_name);

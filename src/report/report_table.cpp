@@ -1,6 +1,7 @@
 // The three writers of a ReportSection (report_table.h): every format's rules live here, once.
 #include "report/report_table.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -69,6 +70,48 @@ Cell Cell::pairs(const std::vector<std::array<int64_t, 2>>* v) {
   c.series = v;
   return c;
 }
+Cell Cell::int_list(const std::vector<int64_t>* v) {
+  Cell c;
+  c.type = Type::kInts;
+  c.ints = v;
+  return c;
+}
+Cell Cell::micros_list(const std::vector<int64_t>* ns) {
+  Cell c;
+  c.type = Type::kMicrosList;
+  c.ints = ns;
+  return c;
+}
+Cell Cell::micros_rows(const std::vector<std::vector<int64_t>>* ns) {
+  Cell c;
+  c.type = Type::kMicrosRows;
+  c.matrix = ns;
+  return c;
+}
+Cell Cell::rows(const Table* t) {
+  Cell c;
+  c.type = Type::kRows;
+  c.nested = t;
+  return c;
+}
+Cell Cell::object(const Table* t) {
+  Cell c;
+  c.type = Type::kObject;
+  c.nested = t;
+  return c;
+}
+Cell Cell::text_list(const std::vector<std::string_view>* strings) {
+  Cell c;
+  c.type = Type::kTextList;
+  c.raw = strings;
+  return c;
+}
+Cell Cell::raw_list(const std::vector<std::string_view>* docs) {
+  Cell c;
+  c.type = Type::kRawList;
+  c.raw = docs;
+  return c;
+}
 
 void ReportSection::field(std::string k, Cell value, int json_decimals) {
   Part p;
@@ -135,6 +178,13 @@ void ReportSection::linef(const char* fmt, ...) {
   line(buf);
 }
 
+void ReportSection::text_block(std::string text) {
+  Part p;
+  p.kind = Part::Kind::kTextBlock;
+  p.text = std::move(text);
+  parts.push_back(std::move(p));
+}
+
 void ReportSection::paragraph(std::string text) {
   Part p;
   p.kind = Part::Kind::kParagraph;
@@ -146,10 +196,65 @@ std::string_view ReportSection::own(std::string s) {
   return keep.emplace_back(std::move(s));
 }
 
+const char* ReportSection::own_c(std::string s) {
+  return keep.emplace_back(std::move(s)).c_str();
+}
+
+Table& ReportSection::nested_table() {
+  return nested.emplace_back();
+}
+
 namespace {
+
+void write_row_json(JsonWriter& w, const Table& t, const std::vector<Cell>& row);
+
+void write_micros_list(JsonWriter& w, const std::vector<int64_t>& ns) {
+  w.begin_array();
+  for (int64_t v : ns) {
+    if (v == kNullMicros)
+      w.null();
+    else
+      w.micros(v);
+  }
+  w.end_array();
+}
 
 void write_cell_json(JsonWriter& w, const Cell& c, int decimals) {
   switch (c.type) {
+    case Cell::Type::kInts:
+      w.begin_array();
+      for (int64_t v : *c.ints) w.value(v);
+      w.end_array();
+      break;
+    case Cell::Type::kMicrosList:
+      write_micros_list(w, *c.ints);
+      break;
+    case Cell::Type::kMicrosRows:
+      w.begin_array();
+      for (const std::vector<int64_t>& row : *c.matrix) write_micros_list(w, row);
+      w.end_array();
+      break;
+    case Cell::Type::kRows:
+      w.begin_array();
+      for (const std::vector<Cell>& row : c.nested->rows) write_row_json(w, *c.nested, row);
+      w.end_array();
+      break;
+    case Cell::Type::kObject:
+      if (c.nested->rows.empty())
+        w.begin_object().end_object();
+      else
+        write_row_json(w, *c.nested, c.nested->rows.front());
+      break;
+    case Cell::Type::kRawList:
+      w.begin_array();
+      for (std::string_view doc : *c.raw) w.raw(doc);
+      w.end_array();
+      break;
+    case Cell::Type::kTextList:
+      w.begin_array();
+      for (std::string_view v : *c.raw) w.value(v);
+      w.end_array();
+      break;
     case Cell::Type::kNull:
     case Cell::Type::kAbsent:
       w.null();
@@ -214,9 +319,17 @@ int64_t as_int(const Cell& c) {
   }
 }
 
+// "+1.250" / "-0.031": printf's "%+.*f", then `unit`.
+std::string signed_fixed(double v, int digits, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%+.*f%s", digits, v, unit);
+  return buf;
+}
+
 // A cell as text or Markdown shows it (`markdown`: names as code spans instead of display_safe).
 std::string shown(const Column& col, const Cell& c, Show show, bool markdown) {
   if (c.type == Cell::Type::kNull) return col.null_text;
+  if (col.empty_is_null && c.type == Cell::Type::kText && c.text.empty()) return col.null_text;
   switch (show) {
     case Show::kNone:
       return "";
@@ -240,8 +353,14 @@ std::string shown(const Column& col, const Cell& c, Show show, bool markdown) {
       return markdown ? markdown_cell(c.text, col.md_max) : display_safe(c.text, col.text_max);
     case Show::kUs:
       return format_fixed(as_double(c) / 1e3, 1);
+    case Show::kMicros:
+      return format_fixed(as_double(c) / 1e3, col.shown_digits);
     case Show::kMs:
       return format_fixed(as_double(c) / 1e6, col.shown_digits);
+    case Show::kSignedMs:
+      return signed_fixed(as_double(c) / 1e6, col.shown_digits, "");
+    case Show::kSignedPct:
+      return signed_fixed(as_double(c), 1, "%");
     case Show::kDuration:
       return format_duration(as_int(c));
     case Show::kBytes:
@@ -270,31 +389,54 @@ void append_padded(std::string* out, const std::string& v, int width, bool left)
   if (left) out->append(pad, ' ');
 }
 
-// One line of the text table: the header (`row` null) or a row.
+// One line of the text table: the header (`row` null) or a row, each column `widths` wide.
 void append_text_row(std::string* out, const Table& t, const std::vector<size_t>& cols,
-                     const std::vector<Cell>* row) {
+                     const std::vector<int>& widths, const std::vector<Cell>* row) {
   *out += t.text_indent;
   for (size_t k = 0; k < cols.size(); ++k) {
     const Column& col = t.columns[cols[k]];
     if (k > 0) out->append(static_cast<size_t>(col.text_gap), ' ');
     if (!row) {
-      append_padded(out, col.text_header, col.text_width, col.align_left || col.text_align_left);
+      append_padded(out, col.text_header, widths[k], col.align_left || col.text_align_left);
       continue;
     }
     *out += col.text_prefix;
-    append_padded(out, shown(col, (*row)[cols[k]], col.text_show, false), col.text_width,
+    append_padded(out, shown(col, (*row)[cols[k]], col.text_show, false), widths[k],
                   col.align_left || col.text_align_left);
     *out += col.text_suffix;
   }
   *out += '\n';
 }
 
+// Each shown column's width: its own, or (kAutoWidth) the widest of its header and the cells
+// the text shows.
+std::vector<int> text_widths(const Table& t, const std::vector<size_t>& cols, size_t rows) {
+  std::vector<int> widths;
+  for (size_t c : cols) {
+    const Column& col = t.columns[c];
+    if (col.text_width != kAutoWidth) {
+      widths.push_back(col.text_width);
+      continue;
+    }
+    size_t w = t.text_header ? std::strlen(col.text_header) : 0;
+    for (size_t r = 0; r < rows; ++r)
+      w = std::max(w, shown(col, t.rows[r][c], col.text_show, false).size());
+    widths.push_back(static_cast<int>(w));
+  }
+  return widths;
+}
+
 void append_table_text(std::string* out, const Table& t) {
   const std::vector<size_t> cols = shown_columns(t, false);
-  if (t.rows.empty() || cols.empty()) return;
-  if (t.text_header) append_text_row(out, t, cols, nullptr);
-  for (size_t r = 0; r < t.rows.size() && r < t.text_rows; ++r)
-    append_text_row(out, t, cols, &t.rows[r]);
+  const size_t rows = std::min(t.rows.size(), t.text_rows);
+  if (rows == 0 || cols.empty()) return;
+  const std::vector<int> widths = text_widths(t, cols, rows);
+  if (t.text_header) append_text_row(out, t, cols, widths, nullptr);
+  for (size_t r = 0; r < rows; ++r) {
+    append_text_row(out, t, cols, widths, &t.rows[r]);
+    if (r < t.text_notes.size())
+      for (const std::string& note : t.text_notes[r]) *out += note + "\n";
+  }
   const size_t total = t.rows.size() + t.omitted_rows;
   if (t.text_more_note && total > t.text_rows)
     append_line(out, "  ... %zu more (see --format json)", total - t.text_rows);
@@ -302,7 +444,7 @@ void append_table_text(std::string* out, const Table& t) {
 
 void append_table_markdown(std::string* out, const Table& t) {
   const std::vector<size_t> cols = shown_columns(t, true);
-  if (t.rows.empty() || cols.empty()) return;
+  if (t.rows.empty() || t.md_rows == 0 || cols.empty()) return;
   *out += "|";
   for (size_t c : cols) *out += std::string(" ") + t.columns[c].md_header + " |";
   *out += "\n|";
@@ -315,7 +457,56 @@ void append_table_markdown(std::string* out, const Table& t) {
       *out += " " + shown(t.columns[c], t.rows[r][c], t.columns[c].md_show, true) + " |";
     *out += "\n";
   }
-  *out += "\n";
+  if (t.md_blank_after) *out += "\n";
+}
+
+}  // namespace
+
+namespace {
+
+// A row's nested object (Column::in) that its first column, `first`, starts: true when the
+// object is written as null (Column::or_null, every cell of it absent); `end` is past it.
+bool null_object(const Table& t, const std::vector<Cell>& row, size_t first, size_t* end) {
+  const char* name = t.columns[first].path[0];
+  *end = first;
+  bool all_absent = true;
+  for (; *end < t.columns.size() && !t.columns[*end].path.empty() &&
+         std::strcmp(t.columns[*end].path[0], name) == 0;
+       ++*end)
+    all_absent = all_absent && (!t.columns[*end].key || row[*end].type == Cell::Type::kAbsent);
+  return t.columns[first].object_or_null && all_absent;
+}
+
+void write_row_json(JsonWriter& w, const Table& t, const std::vector<Cell>& row) {
+  w.begin_object();
+  std::vector<const char*> open;  // the row's nested objects (Column::in) open now
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    const Column& col = t.columns[c];
+    const bool starts_object =
+        !col.path.empty() && (c == 0 || t.columns[c - 1].path.empty() ||
+                              std::strcmp(t.columns[c - 1].path[0], col.path[0]) != 0);
+    size_t end = c;
+    if (starts_object && null_object(t, row, c, &end)) {
+      for (; !open.empty(); open.pop_back()) w.end_object();
+      w.key(col.path[0]).null();
+      c = end - 1;
+      continue;
+    }
+    if (!col.key || row[c].type == Cell::Type::kAbsent) continue;
+    size_t common = 0;
+    while (common < open.size() && common < col.path.size() &&
+           std::strcmp(open[common], col.path[common]) == 0)
+      ++common;
+    for (; open.size() > common; open.pop_back()) w.end_object();
+    while (open.size() < col.path.size()) {
+      w.key(col.path[open.size()]).begin_object();
+      open.push_back(col.path[open.size()]);
+    }
+    w.key(col.key);
+    write_cell_json(w, row[c], col.json_decimals);
+  }
+  for (; !open.empty(); open.pop_back()) w.end_object();
+  w.end_object();
 }
 
 }  // namespace
@@ -323,27 +514,7 @@ void append_table_markdown(std::string* out, const Table& t) {
 void write_table_rows_json(JsonWriter& w, const Table& t) {
   if (!t.key) return;
   w.key(t.key).begin_array();
-  std::vector<const char*> open;  // the row's nested objects (Column::in) open now
-  for (const std::vector<Cell>& row : t.rows) {
-    w.begin_object();
-    for (size_t c = 0; c < t.columns.size(); ++c) {
-      const Column& col = t.columns[c];
-      if (!col.key || row[c].type == Cell::Type::kAbsent) continue;
-      size_t common = 0;
-      while (common < open.size() && common < col.path.size() &&
-             std::strcmp(open[common], col.path[common]) == 0)
-        ++common;
-      for (; open.size() > common; open.pop_back()) w.end_object();
-      while (open.size() < col.path.size()) {
-        w.key(col.path[open.size()]).begin_object();
-        open.push_back(col.path[open.size()]);
-      }
-      w.key(col.key);
-      write_cell_json(w, row[c], col.json_decimals);
-    }
-    for (; !open.empty(); open.pop_back()) w.end_object();
-    w.end_object();
-  }
+  for (const std::vector<Cell>& row : t.rows) write_row_json(w, t, row);
   w.end_array();
   if (t.omitted_rows > 0) {
     w.field("omitted_rows", t.omitted_rows);
@@ -373,6 +544,8 @@ void append_section_text(std::string* out, const ReportSection& s) {
   for (const ReportSection::Part& p : s.parts) {
     if (p.kind == ReportSection::Part::Kind::kLine)
       *out += p.text + "\n";
+    else if (p.kind == ReportSection::Part::Kind::kTextBlock)
+      *out += p.text;
     else if (p.kind == ReportSection::Part::Kind::kTable)
       append_table_text(out, s.tables[p.table]);
   }

@@ -8,12 +8,18 @@
 //   - Object: begin_object(key) .. end_object(): the fields and tables between them nest in a
 //             JSON object of that key (JSON only).
 //   - Table:  rows of typed cells under named columns; every format renders it, each column
-//             saying whether and how it shows in each format (Column below).
+//             saying whether and how it shows in each format (Column below): its width (or
+//             kAutoWidth), alignment, null text. A cell may also be a list, a matrix or a
+//             nested table's rows or object (JSON only: a heat map, a kernel's top kernels, a
+//             finding's evidence), and a text row may carry note lines under it.
 //   - Line / Paragraph: the sentence a terminal (Line) or Markdown (Paragraph) shows; the
 //             wording differs on purpose (a one-line summary vs prose), so each format gets its
-//             own, written by the builder.
+//             own, written by the builder. TextBlock: text written as it is (a rank's report).
 // The writers own every format's rules (JSON numbers, text padding, Markdown escaping of trace
 // strings, the row limits and the "N more" notes), so a new section cannot get them wrong.
+//
+// The trace's report, the multi-rank report, the diff, the math and the critical-path reports
+// are all sections; each command's writer renders its list of sections in its format's order.
 //
 // Adding a section (e.g. a new analysis "foo"):
 //   1. report/sections/foo_section.cpp: `ReportSection foo_section(const Trace&, const Foo&)`:
@@ -40,6 +46,8 @@
 
 namespace ks {
 
+struct Table;
+
 // One value. Strings are views: into the trace's string pool, a static label, or the
 // section's own storage (ReportSection::keep).
 struct Cell {
@@ -53,7 +61,14 @@ struct Cell {
     kNs,
     kNsDouble,
     kText,
-    kSeries
+    kSeries,
+    kInts,        // [1, 2, 3]
+    kMicrosList,  // [us, null, us]: times in ns, kNullMicros as null
+    kMicrosRows,  // [[us, null], [us, us]]: a matrix of such times (a heat map)
+    kRows,        // [{...}, {...}]: the rows of a nested Table
+    kObject,      // {...}: the first row of a nested Table as one object ({} without rows)
+    kRawList,     // [doc, doc]: JSON documents written elsewhere (each rank's whole report)
+    kTextList     // ["a", "b"]
   };
   Type type = Type::kNull;
   bool b = false;
@@ -62,6 +77,10 @@ struct Cell {
   double d = 0;
   std::string_view text;
   const std::vector<std::array<int64_t, 2>>* series = nullptr;
+  const std::vector<int64_t>* ints = nullptr;
+  const std::vector<std::vector<int64_t>>* matrix = nullptr;
+  const Table* nested = nullptr;
+  const std::vector<std::string_view>* raw = nullptr;
 
   static Cell null() { return Cell{}; }
   // JSON leaves the key out (and a row's nested object, Column::in, holding only these)
@@ -76,19 +95,36 @@ struct Cell {
   static Cell optional(int64_t v);  // an integer, or null for kNoValue (a device, a stream)
   // (time in ns, value) pairs as JSON [[us, value], ...]: a series over time
   static Cell pairs(const std::vector<std::array<int64_t, 2>>* v);
+  // Arrays and objects (JSON only; text and Markdown show a table's scalars):
+  static Cell int_list(const std::vector<int64_t>* v);
+  static Cell micros_list(const std::vector<int64_t>* ns);
+  static Cell micros_rows(const std::vector<std::vector<int64_t>>* ns);
+  static Cell rows(const Table* t);    // a row's list of objects (a kernel's top kernels)
+  static Cell object(const Table* t);  // a row's object of keys known only at run time
+  static Cell raw_list(const std::vector<std::string_view>* docs);
+  static Cell text_list(const std::vector<std::string_view>* strings);
 };
+
+// Cell::micros_list / micros_rows: this value is JSON null (a step a rank does not have).
+constexpr int64_t kNullMicros = INT64_MIN;
+
+// Column::text's width for a column as wide as its widest shown cell or its header.
+constexpr int kAutoWidth = -1;
 
 // How a cell is shown in the text or the Markdown table.
 enum class Show : uint8_t {
-  kNone,      // not in this format
-  kPlain,     // integers as digits, doubles with `digits` decimals, text as it is (our labels)
-  kName,      // a trace string: text display_safe(max), Markdown a code span (markdown_code_cell)
-  kText,      // a trace string as prose: text display_safe(max), Markdown markdown_cell(max)
-  kUs,        // nanoseconds as microseconds with 1 decimal (the nsys-style "Total(us)" columns)
-  kMs,        // nanoseconds as milliseconds with `digits` decimals
-  kDuration,  // nanoseconds, human: "1.23 ms"
-  kBytes,     // bytes, human: "1.50 MiB"
-  kPct,       // a percentage, human: "12.3%"
+  kNone,       // not in this format
+  kPlain,      // integers as digits, doubles with `digits` decimals, text as it is (our labels)
+  kName,       // a trace string: text display_safe(max), Markdown a code span (markdown_code_cell)
+  kText,       // a trace string as prose: text display_safe(max), Markdown markdown_cell(max)
+  kUs,         // nanoseconds as microseconds with 1 decimal (the nsys-style "Total(us)" columns)
+  kMicros,     // nanoseconds as microseconds with `digits` decimals
+  kMs,         // nanoseconds as milliseconds with `digits` decimals
+  kSignedMs,   // the same with its sign: "+1.250", "-0.031" (a change)
+  kSignedPct,  // a change in percent with its sign and 1 decimal: "+12.5%"
+  kDuration,   // nanoseconds, human: "1.23 ms"
+  kBytes,      // bytes, human: "1.50 MiB"
+  kPct,        // a percentage, human: "12.3%"
 };
 
 // One column: its JSON key and how text and Markdown show it. Built by chaining:
@@ -99,8 +135,8 @@ struct Column {
     json_decimals = decimals;
     return *this;
   }
-  // `width`: printf's minimum width (0: none); `gap`: spaces before the column (the first
-  // column gets the table's indent instead).
+  // `width`: printf's minimum width (0: none; kAutoWidth: the widest shown cell or header);
+  // `gap`: spaces before the column (the first column gets the table's indent instead).
   Column& text(const char* header, Show show, int width = 0, int gap = 1) {
     text_header = header;
     text_show = show;
@@ -152,6 +188,16 @@ struct Column {
     null_text = s;
     return *this;
   }
+  Column& empty_as_null() {  // text and Markdown show an empty string as a null cell
+    empty_is_null = true;
+    return *this;
+  }
+  // JSON: the nested object of Column::in is `null` in a row where all its cells are absent
+  // (set on the object's first column); without it such an object is left out.
+  Column& or_null() {
+    object_or_null = true;
+    return *this;
+  }
 
   const char* key;  // JSON key; nullptr: not in JSON
   int json_decimals = 2;
@@ -170,6 +216,8 @@ struct Column {
   size_t text_max = 0, md_max = 0;
   std::vector<const char*> path;
   const char* null_text = "-";
+  bool empty_is_null = false;
+  bool object_or_null = false;
 };
 
 // Tables of names (kernels, CPU ops, API calls, annotations) list at most this many rows in
@@ -197,6 +245,10 @@ struct Table {
   bool text_header = true;  // the header line above the text rows
   const char* text_indent = "  ";
   bool text_more_note = false;  // "  ... N more (see --format json)" past text_rows
+  bool md_blank_after = true;   // the blank line that ends a Markdown table
+  // Text only: lines printed under a row (text_notes[r] for row r; may be shorter than rows),
+  // as the builder words them (a row's top kernel, a caveat).
+  std::vector<std::vector<std::string>> text_notes;
 
   std::vector<Cell>& row() { return rows.emplace_back(); }
   // Shown in no format but JSON (e.g. a GPU table in a report of a CPU-only trace).
@@ -220,13 +272,22 @@ struct Table {
 
 struct ReportSection {
   struct Part {
-    enum class Kind : uint8_t { kField, kTable, kLine, kParagraph, kBeginObject, kEndObject };
+    enum class Kind : uint8_t {
+      kField,
+      kTable,
+      kLine,
+      kTextBlock,
+      kParagraph,
+      kBeginObject,
+      kEndObject
+    };
     Kind kind = Kind::kLine;
     std::string key;  // kField, kBeginObject: the JSON key
     Cell cell;        // kField: the value (decimals: json_decimals)
     int json_decimals = 2;
     size_t table = 0;  // kTable: index into tables
-    std::string text;  // kLine (a newline is added) / kParagraph (written as it is)
+    // kLine (a newline is added) / kTextBlock, kParagraph (written as they are)
+    std::string text;
   };
 
   // Cells view the section's own strings (keep): a copy would view the original's, so a
@@ -243,6 +304,10 @@ struct ReportSection {
   std::deque<Table> tables;
   std::deque<std::string> keep;  // storage for strings that cells view
   std::deque<std::vector<std::array<int64_t, 2>>> keep_series;  // and series (Cell::pairs)
+  std::deque<std::vector<int64_t>> keep_ints;                   // Cell::int_list, micros_list
+  std::deque<std::vector<std::vector<int64_t>>> keep_matrix;    // Cell::micros_rows
+  std::deque<std::vector<std::string_view>> keep_views;         // Cell::raw_list
+  std::deque<Table> nested;  // tables that are cells of a row or a field (Cell::rows, object)
 
   void field(std::string key, Cell value, int json_decimals = 2);
   void begin_object(std::string key);
@@ -252,8 +317,11 @@ struct ReportSection {
   Table& table(const char* json_key = "rows");  // a new table, appended as the next part
   void line(std::string text);                  // text only
   void linef(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  void text_block(std::string text);    // text only, written as it is (a rank's whole report)
   void paragraph(std::string text);     // Markdown only
   std::string_view own(std::string s);  // keeps `s` alive as long as the section
+  const char* own_c(std::string s);     // the same, for a Column's header or key
+  Table& nested_table();                // a table that is no part: a cell's (Cell::rows)
 };
 
 void write_section_json(JsonWriter& w, const ReportSection& s);

@@ -24,6 +24,8 @@ namespace {
 constexpr size_t kTopRows = 25;
 // Names listed as added/removed in the text and Markdown reports.
 constexpr size_t kTopNames = 20;
+constexpr const char* kGpuOpsTitle = "GPU ops (kernels, memcpy, memset)";
+constexpr const char* kCpuOpsTitle = "CPU ops";
 
 // (test - base) / base in percent; false when base is 0.
 bool delta_pct(double base, double test, double* pct) {
@@ -32,74 +34,16 @@ bool delta_pct(double base, double test, double* pct) {
   return true;
 }
 
-// The names of the rows `is(row)` picks, at most kMaxTableRows of them; `KEY_omitted` says how
-// many more there are (only when there are).
+// The names of the rows `is(row)` picks, at most kMaxTableRows of them, as the field `key`;
+// `KEY_omitted` says how many more there are (only when there are).
 template <class Is>
-void write_names(JsonWriter& w, const char* key, const DiffTable& t, Is is) {
+void add_names(ReportSection* s, const char* key, const DiffTable& t, Is is) {
+  std::vector<std::string_view>& names = s->keep_views.emplace_back();
   size_t n = 0;
-  w.key(key).begin_array();
   for (const DiffRow& r : t.rows)
-    if (is(r) && n++ < kMaxTableRows) w.value(std::string_view(r.name));
-  w.end_array();
-  if (n > kMaxTableRows)
-    w.field(std::string(key) + "_omitted", static_cast<uint64_t>(n - kMaxTableRows));
-}
-
-void write_table_json(JsonWriter& w, const char* key, const DiffTable& t) {
-  w.key(key).begin_object();
-  w.field("base_count", t.base_count);
-  w.field("test_count", t.test_count);
-  w.field_micros("base_total_us", t.base_ns);
-  w.field_micros("test_total_us", t.test_ns);
-  w.field_micros("delta_us", t.test_ns - t.base_ns);
-  w.field("base_per_step_us", t.base_per_step_ns / 1e3, 3);
-  w.field("test_per_step_us", t.test_per_step_ns / 1e3, 3);
-  w.field("delta_per_step_us", (t.test_per_step_ns - t.base_per_step_ns) / 1e3, 3);
-  w.field("names", static_cast<uint64_t>(t.rows.size()));
-  w.field("added", t.added);
-  w.field("removed", t.removed);
-  w.field("changed", t.changed);
-  // Bounded like the report's name tables (report_table.h): two traces of 10^6 distinct names
-  // each must not make a diff of hundreds of MB. The first kMaxTableRows names of each list (the
-  // rows are by the size of their time change), then what was left out.
-  write_names(w, "added_names", t, is_added);
-  write_names(w, "removed_names", t, is_removed);
-  w.key("rows").begin_array();
-  for (size_t i = 0; i < t.rows.size() && i < kMaxTableRows; ++i) {
-    const DiffRow& r = t.rows[i];
-    w.begin_object();
-    w.field("name", std::string_view(r.name));
-    w.field("status", diff_row_status(r));
-    w.field("base_count", r.base_count);
-    w.field("test_count", r.test_count);
-    w.field("count_delta", r.count_delta());
-    w.field_micros("base_total_us", r.base_ns);
-    w.field_micros("test_total_us", r.test_ns);
-    w.field_micros("delta_us", r.delta_ns());
-    double pct = 0;
-    if (delta_pct(r.base_per_step_ns, r.test_per_step_ns, &pct))
-      w.field("delta_pct", pct, 2);
-    else
-      w.key("delta_pct").null();
-    w.field("base_count_per_step", r.base_count_per_step, 3);
-    w.field("test_count_per_step", r.test_count_per_step, 3);
-    w.field("base_per_step_us", r.base_per_step_ns / 1e3, 3);
-    w.field("test_per_step_us", r.test_per_step_ns / 1e3, 3);
-    w.field("delta_per_step_us", r.delta_per_step_ns() / 1e3, 3);
-    w.end_object();
-  }
-  w.end_array();
-  if (t.rows.size() > kMaxTableRows) {
-    int64_t base_ns = 0, test_ns = 0;
-    for (size_t i = kMaxTableRows; i < t.rows.size(); ++i) {
-      base_ns += t.rows[i].base_ns;
-      test_ns += t.rows[i].test_ns;
-    }
-    w.field("omitted_rows", static_cast<uint64_t>(t.rows.size() - kMaxTableRows));
-    w.field_micros("omitted_base_total_us", base_ns);
-    w.field_micros("omitted_test_total_us", test_ns);
-  }
-  w.end_object();
+    if (is(r) && n++ < kMaxTableRows) names.push_back(r.name);
+  s->field(key, Cell::text_list(&names));
+  if (n > kMaxTableRows) s->field(std::string(key) + "_omitted", Cell::count(n - kMaxTableRows));
 }
 
 std::string step_count_warning(const TraceDiff& d) {
@@ -107,54 +51,6 @@ std::string step_count_warning(const TraceDiff& d) {
          std::to_string(d.test_steps) +
          "): ops are compared per step; check that both captures cover the same part of the run";
 }
-
-void write_side_json(JsonWriter& w, const char* key, const std::string& file, uint64_t steps,
-                     double median_ns, bool inferred) {
-  w.key(key).begin_object();
-  w.field("file", std::string_view(file));
-  w.field("steps", steps);
-  if (inferred) w.field("steps_inferred", true);  // only then: reports with steps keep their bytes
-  if (steps)
-    w.field("step_median_us", median_ns / 1e3, 3);
-  else
-    w.key("step_median_us").null();
-  w.end_object();
-}
-
-}  // namespace
-
-std::string trace_diff_json(const TraceDiff& d) {
-  JsonWriter w;
-  w.begin_object();
-  w.field("schema", kDiffSchema);
-  w.field("generator", std::string_view(std::string("kinetoscope ") + kVersion));
-  write_side_json(w, "base", d.base_file, d.base_steps, d.base_step_median_ns, d.base_inferred);
-  write_side_json(w, "test", d.test_file, d.test_steps, d.test_step_median_ns, d.test_inferred);
-  w.key("step_time").begin_object();
-  double pct = 0;
-  if (d.has_step_delta) {
-    w.field("delta_us", (d.test_step_median_ns - d.base_step_median_ns) / 1e3, 3);
-    if (delta_pct(d.base_step_median_ns, d.test_step_median_ns, &pct))
-      w.field("delta_pct", pct, 2);
-    else
-      w.key("delta_pct").null();
-  } else {
-    w.key("delta_us").null();
-    w.key("delta_pct").null();
-  }
-  w.end_object();
-  w.field("compared", d.per_step ? "per_step" : "whole_traces");
-  w.field("step_counts_differ", d.step_counts_differ);
-  w.key("warnings").begin_array();
-  if (d.step_counts_differ) w.value(std::string_view(step_count_warning(d)));
-  w.end_array();
-  write_table_json(w, "gpu_ops", d.gpu_ops);
-  write_table_json(w, "cpu_ops", d.cpu_ops);
-  w.end_object();
-  return w.take();
-}
-
-namespace {
 
 std::string ms(double ns) {
   char buf[40];
@@ -255,115 +151,194 @@ std::string name_list(const DiffTable& t, bool added) {
   return out;
 }
 
-std::vector<std::vector<std::string>> table_cells(const TraceDiff& d, const DiffTable& t) {
-  std::vector<std::vector<std::string>> rows;
-  if (d.per_step)
-    rows.push_back(
-        {"delta/step (ms)", "change", "base/step (ms)", "test/step (ms)", "count/step", "name"});
-  else
-    rows.push_back({"delta (ms)", "change", "base (ms)", "test (ms)", "count", "name"});
-  for (const DiffRow& r : t.rows) {
-    if (rows.size() > kTopRows || r.delta_per_step_ns() == 0) break;
-    std::string count =
-        d.per_step
+// The two traces and their steps, the step-time delta, what is compared.
+ReportSection sides_section(const TraceDiff& d) {
+  ReportSection s(nullptr);
+  auto side = [&s](const char* key, const std::string& file, uint64_t steps, double median_ns,
+                   bool inferred) {
+    s.begin_object(key);
+    s.field("file", Cell::str(file));
+    s.field("steps", Cell::count(steps));
+    // Only when inferred: reports with steps keep their bytes.
+    s.field("steps_inferred", inferred ? Cell::flag(true) : Cell::absent());
+    s.field("step_median_us", steps ? Cell::ns(median_ns) : Cell::null());
+    s.end_object();
+  };
+  side("base", d.base_file, d.base_steps, d.base_step_median_ns, d.base_inferred);
+  side("test", d.test_file, d.test_steps, d.test_step_median_ns, d.test_inferred);
+  s.begin_object("step_time");
+  double pct = 0;
+  const bool has_pct =
+      d.has_step_delta && delta_pct(d.base_step_median_ns, d.test_step_median_ns, &pct);
+  s.field("delta_us", d.has_step_delta ? Cell::ns(d.test_step_median_ns - d.base_step_median_ns)
+                                       : Cell::null());
+  s.field("delta_pct", has_pct ? Cell::number(pct) : Cell::null());
+  s.end_object();
+  s.field("compared", Cell::str(d.per_step ? "per_step" : "whole_traces"));
+  s.field("step_counts_differ", Cell::flag(d.step_counts_differ));
+  std::vector<std::string_view>& warnings = s.keep_views.emplace_back();
+  if (d.step_counts_differ) warnings.push_back(s.own(step_count_warning(d)));
+  s.field("warnings", Cell::text_list(&warnings));
+
+  const std::string base = steps_count(d.base_steps, d.base_inferred);
+  const std::string test = steps_count(d.test_steps, d.test_inferred);
+  s.line("Kinetoscope trace diff");
+  s.line("  base: " + d.base_file + " (" + base + ")");
+  s.line("  test: " + d.test_file + " (" + test + ")\n");
+  s.line("Step time (median): " + step_line(d));
+  s.line("Compared: " + compared_line(d));
+  if (d.step_counts_differ) s.line("WARNING: " + step_count_warning(d));
+  s.line("");
+  s.paragraph("# Kinetoscope trace diff\n\n- base: " + markdown_code_cell(d.base_file) + " (" +
+              base + ")\n- test: " + markdown_code_cell(d.test_file) + " (" + test +
+              ")\n\n**Step time (median):** " + step_line(d) + "\n\n**Compared:** " +
+              compared_line(d) + ".\n\n");
+  if (d.step_counts_differ) s.paragraph("> **Warning:** " + step_count_warning(d) + ".\n\n");
+  return s;
+}
+
+Column delta_column(const char* key, const char* head, Show show) {
+  return Column(key).json(3).text(head, show, kAutoWidth).md(head, show).digits(3);
+}
+
+// One table of ops (GPU or CPU) by name: its totals, the added and removed names, and the rows
+// by the size of their time change. Text and Markdown show the first kTopRows rows whose time
+// changed; JSON the first kMaxTableRows (bounded like the report's name tables, report_table.h:
+// two traces of 10^6 distinct names each must not make a diff of hundreds of MB).
+ReportSection ops_section(const char* key, const char* title, const TraceDiff& d,
+                          const DiffTable& t) {
+  ReportSection s(key);
+  s.field("base_count", Cell::count(t.base_count));
+  s.field("test_count", Cell::count(t.test_count));
+  s.field("base_total_us", Cell::ns(t.base_ns));
+  s.field("test_total_us", Cell::ns(t.test_ns));
+  s.field("delta_us", Cell::ns(t.test_ns - t.base_ns));
+  s.field("base_per_step_us", Cell::ns(t.base_per_step_ns));
+  s.field("test_per_step_us", Cell::ns(t.test_per_step_ns));
+  s.field("delta_per_step_us", Cell::ns(t.test_per_step_ns - t.base_per_step_ns));
+  s.field("names", Cell::count(t.rows.size()));
+  s.field("added", Cell::count(t.added));
+  s.field("removed", Cell::count(t.removed));
+  s.field("changed", Cell::count(t.changed));
+  add_names(&s, "added_names", t, is_added);
+  add_names(&s, "removed_names", t, is_removed);
+
+  s.line(std::string(title) + ": " + totals_line(d, t));
+  s.paragraph(std::string("## ") + title + "\n\n" + totals_line(d, t) + ".\n\n");
+  if (t.added) {
+    s.line("  added:   " + name_list(t, true));
+    s.paragraph("**Added:** " + markdown_text(name_list(t, true)) + "\n\n");
+  }
+  if (t.removed) {
+    s.line("  removed: " + name_list(t, false));
+    s.paragraph("**Removed:** " + markdown_text(name_list(t, false)) + "\n\n");
+  }
+
+  const bool per_step = d.per_step;
+  Table& tb = s.table();
+  tb.columns = {
+      Column("name").text("name", Show::kName, 0, 2).md("name", Show::kName).left(),
+      Column("status"),
+      Column("base_count"),
+      Column("test_count"),
+      Column("count_delta"),
+      Column("base_total_us"),
+      Column("test_total_us"),
+      Column("delta_us"),
+      Column("delta_pct")
+          .text("change", Show::kSignedPct, kAutoWidth)
+          .md("change", Show::kSignedPct)
+          .null_as("new"),
+      Column("base_count_per_step").json(3),
+      Column("test_count_per_step").json(3),
+      delta_column("base_per_step_us", per_step ? "base/step (ms)" : "base (ms)", Show::kMs),
+      delta_column("test_per_step_us", per_step ? "test/step (ms)" : "test (ms)", Show::kMs),
+      delta_column("delta_per_step_us", per_step ? "delta/step (ms)" : "delta (ms)",
+                   Show::kSignedMs),
+      Column(nullptr)
+          .text(per_step ? "count/step" : "count", Show::kPlain, kAutoWidth)
+          .md(per_step ? "count/step" : "count", Show::kPlain)};
+  tb.shown = {13, 8, 11, 12, 14, 0};
+  size_t shown = 0, changed = 0;
+  for (const DiffRow& r : t.rows) changed += r.delta_per_step_ns() != 0;
+  for (size_t i = 0; i < t.rows.size() && i < kMaxTableRows; ++i) {
+    const DiffRow& r = t.rows[i];
+    if (shown == i && shown < kTopRows && r.delta_per_step_ns() != 0) ++shown;
+    double pct = 0;
+    const bool has_pct = delta_pct(r.base_per_step_ns, r.test_per_step_ns, &pct);
+    const std::string count =
+        per_step
             ? per_step_count(r.base_count_per_step) + " -> " + per_step_count(r.test_count_per_step)
             : std::to_string(r.base_count) + " -> " + std::to_string(r.test_count) +
                   (r.count_delta() ? " (" + signed_count(r.count_delta()) + ")" : "");
-    rows.push_back({signed_ms(r.delta_per_step_ns()),
-                    signed_pct(r.base_per_step_ns, r.test_per_step_ns), ms(r.base_per_step_ns),
-                    ms(r.test_per_step_ns), count, r.name});
+    tb.row() = {Cell::str(r.name),
+                Cell::str(diff_row_status(r)),
+                Cell::count(r.base_count),
+                Cell::count(r.test_count),
+                Cell::integer(r.count_delta()),
+                Cell::ns(r.base_ns),
+                Cell::ns(r.test_ns),
+                Cell::ns(r.delta_ns()),
+                has_pct ? Cell::number(pct) : Cell::null(),
+                Cell::number(r.base_count_per_step),
+                Cell::number(r.test_count_per_step),
+                Cell::ns(r.base_per_step_ns),
+                Cell::ns(r.test_per_step_ns),
+                Cell::ns(r.delta_per_step_ns()),
+                Cell::str(s.own(count))};
   }
-  return rows;
-}
-
-size_t rows_with_time_change(const DiffTable& t) {
-  size_t n = 0;
-  for (const DiffRow& r : t.rows) n += r.delta_per_step_ns() != 0;
-  return n;
-}
-
-void text_table(std::string& o, const char* title, const TraceDiff& d, const DiffTable& t) {
-  o += std::string(title) + ": " + totals_line(d, t) + "\n";
-  if (t.added) o += "  added:   " + name_list(t, true) + "\n";
-  if (t.removed) o += "  removed: " + name_list(t, false) + "\n";
-  auto cells = table_cells(d, t);
-  if (cells.size() == 1) {
-    o += "  no time changes\n\n";
-    return;
+  tb.text_rows = tb.md_rows = shown;
+  if (t.rows.size() > kMaxTableRows) {
+    int64_t base_ns = 0, test_ns = 0;
+    for (size_t i = kMaxTableRows; i < t.rows.size(); ++i) {
+      base_ns += t.rows[i].base_ns;
+      test_ns += t.rows[i].test_ns;
+    }
+    s.field("omitted_rows", Cell::count(t.rows.size() - kMaxTableRows));
+    s.field("omitted_base_total_us", Cell::ns(base_ns));
+    s.field("omitted_test_total_us", Cell::ns(test_ns));
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells)
-    for (size_t c = 0; c + 1 < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : cells) {
-    o += " ";
-    for (size_t c = 0; c + 1 < row.size(); ++c)
-      o += " " + std::string(width[c] - row[c].size(), ' ') + row[c];
-    o += "  " + row.back() + "\n";
+  if (shown == 0) {
+    s.line("  no time changes\n");
+    s.paragraph("No time changes.\n\n");
+    return s;
   }
-  size_t changed = rows_with_time_change(t);
-  if (changed > cells.size() - 1)
-    o += "  ... " + std::to_string(changed - (cells.size() - 1)) +
-         " more with a time change (--format json lists every name)\n";
-  o += "\n";
-}
-
-// Names joined as prose: every punctuation character escaped (util/markdown.h), so no name
-// becomes a link, an image or a tag in a pasted comment.
-std::string md_cell(const std::string& raw) {
-  return markdown_text(raw);
-}
-
-void md_table(std::string& o, const char* title, const TraceDiff& d, const DiffTable& t) {
-  o += std::string("## ") + title + "\n\n" + totals_line(d, t) + ".\n\n";
-  if (t.added) o += "**Added:** " + md_cell(name_list(t, true)) + "\n\n";
-  if (t.removed) o += "**Removed:** " + md_cell(name_list(t, false)) + "\n\n";
-  auto cells = table_cells(d, t);
-  if (cells.size() == 1) {
-    o += "No time changes.\n\n";
-    return;
+  if (changed > shown) {
+    const std::string more = std::to_string(changed - shown) + " more with a time change (";
+    s.line("  ... " + more + "--format json lists every name)");
+    s.paragraph(more + "`--format json` lists every name).\n\n");
   }
-  for (size_t i = 0; i < cells.size(); ++i) {
-    o += "|";
-    for (size_t c = 0; c < cells[i].size(); ++c)
-      // Names (last column) as code spans; the other cells are our own numbers.
-      o += " " + (c + 1 == cells[i].size() && i ? markdown_code_cell(cells[i][c]) : cells[i][c]) +
-           " |";
-    o += "\n";
-    if (i == 0) o += "|---:|---:|---:|---:|---:|---|\n";
-  }
-  size_t changed = rows_with_time_change(t);
-  if (changed > cells.size() - 1)
-    o += "\n" + std::to_string(changed - (cells.size() - 1)) +
-         " more with a time change (`--format json` lists every name).\n";
-  o += "\n";
+  s.line("");
+  return s;
 }
 
 }  // namespace
 
+std::string trace_diff_json(const TraceDiff& d) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", kDiffSchema);
+  w.field("generator", std::string_view(std::string("kinetoscope ") + kVersion));
+  write_section_json(w, sides_section(d));
+  write_section_json(w, ops_section("gpu_ops", kGpuOpsTitle, d, d.gpu_ops));
+  write_section_json(w, ops_section("cpu_ops", kCpuOpsTitle, d, d.cpu_ops));
+  w.end_object();
+  return w.take();
+}
+
 std::string trace_diff_text(const TraceDiff& d) {
-  std::string o = "Kinetoscope trace diff\n";
-  o += "  base: " + d.base_file + " (" + steps_count(d.base_steps, d.base_inferred) + ")\n";
-  o += "  test: " + d.test_file + " (" + steps_count(d.test_steps, d.test_inferred) + ")\n\n";
-  o += "Step time (median): " + step_line(d) + "\n";
-  o += "Compared: " + compared_line(d) + "\n";
-  if (d.step_counts_differ) o += "WARNING: " + step_count_warning(d) + "\n";
-  o += "\n";
-  text_table(o, "GPU ops (kernels, memcpy, memset)", d, d.gpu_ops);
-  text_table(o, "CPU ops", d, d.cpu_ops);
+  std::string o;
+  append_section_text(&o, sides_section(d));
+  append_section_text(&o, ops_section("gpu_ops", kGpuOpsTitle, d, d.gpu_ops));
+  append_section_text(&o, ops_section("cpu_ops", kCpuOpsTitle, d, d.cpu_ops));
   return o;
 }
 
 std::string trace_diff_markdown(const TraceDiff& d) {
-  std::string o = "# Kinetoscope trace diff\n\n";
-  o += "- base: " + markdown_code_cell(d.base_file) + " (" +
-       steps_count(d.base_steps, d.base_inferred) + ")\n";
-  o += "- test: " + markdown_code_cell(d.test_file) + " (" +
-       steps_count(d.test_steps, d.test_inferred) + ")\n\n";
-  o += "**Step time (median):** " + step_line(d) + "\n\n";
-  o += "**Compared:** " + compared_line(d) + ".\n\n";
-  if (d.step_counts_differ) o += "> **Warning:** " + step_count_warning(d) + ".\n\n";
-  md_table(o, "GPU ops (kernels, memcpy, memset)", d, d.gpu_ops);
-  md_table(o, "CPU ops", d, d.cpu_ops);
+  std::string o;
+  append_section_markdown(&o, sides_section(d));
+  append_section_markdown(&o, ops_section("gpu_ops", kGpuOpsTitle, d, d.gpu_ops));
+  append_section_markdown(&o, ops_section("cpu_ops", kCpuOpsTitle, d, d.cpu_ops));
   return o;
 }
 

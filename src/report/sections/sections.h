@@ -3,6 +3,7 @@
 // writers (json_report.cpp, text_report.cpp, markdown_report.cpp) render that list.
 #pragma once
 #include "analysis/analyze.h"
+#include "findings/finding.h"
 #include "report/report_table.h"
 
 namespace ks {
@@ -48,6 +49,13 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g);
 ReportSection gpu_by_op_section(const GpuTimeByOp& g);
 // named_tables_section.cpp: kernels by class and by annotation.
 ReportSection kernel_groups_section(const Trace& t, const KernelGroups& g);
+
+// findings_section.cpp: the findings, most severe first; `none` says why there are none
+// ("nothing in this trace crossed a rule's threshold"). `trace` (null for several ranks')
+// gives the ranges' and events' times from its first event.
+ReportSection findings_section(const Trace* trace, const std::vector<Finding>& findings,
+                               const char* none);
+constexpr const char* kNoFindings = "nothing in this trace crossed a rule's threshold";
 
 // trace_section.cpp: the report's header (the file, its tracks, device, rank, capture) and
 // the importer's diagnostics (a top-level array in JSON).
