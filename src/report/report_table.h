@@ -84,25 +84,50 @@ struct Cell {
 
   static Cell null() { return Cell{}; }
   // JSON leaves the key out (and a row's nested object, Column::in, holding only these)
-  static Cell absent();
-  static Cell flag(bool v);
-  static Cell integer(int64_t v);
-  static Cell count(uint64_t v);
-  static Cell number(double v);  // JSON decimals: the column's (or the field's) json_digits
-  static Cell ns(int64_t v);     // a time: JSON microseconds with 3 decimals, exactly
-  static Cell ns(double v);      // a mean or a median: JSON ns / 1e3 with 3 decimals
-  static Cell str(std::string_view v);
-  static Cell optional(int64_t v);  // an integer, or null for kNoValue (a device, a stream)
+  static Cell absent() { return with(Type::kAbsent, &Cell::b, false); }
+  static Cell flag(bool v) { return with(Type::kBool, &Cell::b, v); }
+  static Cell integer(int64_t v) { return with(Type::kInt, &Cell::i, v); }
+  static Cell count(uint64_t v) { return with(Type::kUint, &Cell::u, v); }
+  // JSON decimals: the column's (or the field's) json_digits
+  static Cell number(double v) { return with(Type::kDouble, &Cell::d, v); }
+  // a time: JSON microseconds with 3 decimals, exactly
+  static Cell ns(int64_t v) { return with(Type::kNs, &Cell::i, v); }
+  // a mean or a median: JSON ns / 1e3 with 3 decimals
+  static Cell ns(double v) { return with(Type::kNsDouble, &Cell::d, v); }
+  static Cell str(std::string_view v) { return with(Type::kText, &Cell::text, v); }
+  // an integer, or null for kNoValue (a device, a stream)
+  static Cell optional(int64_t v);
   // (time in ns, value) pairs as JSON [[us, value], ...]: a series over time
-  static Cell pairs(const std::vector<std::array<int64_t, 2>>* v);
+  static Cell pairs(const std::vector<std::array<int64_t, 2>>* v) {
+    return with(Type::kSeries, &Cell::series, v);
+  }
   // Arrays and objects (JSON only; text and Markdown show a table's scalars):
-  static Cell int_list(const std::vector<int64_t>* v);
-  static Cell micros_list(const std::vector<int64_t>* ns);
-  static Cell micros_rows(const std::vector<std::vector<int64_t>>* ns);
-  static Cell rows(const Table* t);    // a row's list of objects (a kernel's top kernels)
-  static Cell object(const Table* t);  // a row's object of keys known only at run time
-  static Cell raw_list(const std::vector<std::string_view>* docs);
-  static Cell text_list(const std::vector<std::string_view>* strings);
+  static Cell int_list(const std::vector<int64_t>* v) { return with(Type::kInts, &Cell::ints, v); }
+  static Cell micros_list(const std::vector<int64_t>* ns) {
+    return with(Type::kMicrosList, &Cell::ints, ns);
+  }
+  static Cell micros_rows(const std::vector<std::vector<int64_t>>* ns) {
+    return with(Type::kMicrosRows, &Cell::matrix, ns);
+  }
+  // a row's list of objects (a kernel's top kernels)
+  static Cell rows(const Table* t) { return with(Type::kRows, &Cell::nested, t); }
+  // a row's object of keys known only at run time (a finding's evidence)
+  static Cell object(const Table* t) { return with(Type::kObject, &Cell::nested, t); }
+  static Cell raw_list(const std::vector<std::string_view>* docs) {
+    return with(Type::kRawList, &Cell::raw, docs);
+  }
+  static Cell text_list(const std::vector<std::string_view>* strings) {
+    return with(Type::kTextList, &Cell::raw, strings);
+  }
+
+ private:
+  template <class Field, class Value>
+  static Cell with(Type type, Field Cell::*field, Value v) {
+    Cell c;
+    c.type = type;
+    c.*field = v;
+    return c;
+  }
 };
 
 // Cell::micros_list / micros_rows: this value is JSON null (a step a rank does not have).
