@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/name_families.h"
 #include "analysis/nvtx_context.h"
 
 namespace ks {
@@ -202,6 +203,13 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
   auto name_of = [&s](int32_t slice) -> int64_t {
     return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
   };
+  // A range counts under its family: emit_nvtx's per-call ranges under their op.
+  NameFamilies families(t);
+  auto range_of = [&](int32_t slice) -> int64_t {
+    return slice < 0
+               ? -1
+               : static_cast<int64_t>(families.row_of(static_cast<StringId>(name_of(slice)), true));
+  };
   std::vector<Piece> ranges, calls;
   for (const GapToFollow& g : gaps) {
     const int32_t launcher = join.partner[g.next_op];
@@ -230,10 +238,10 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
       }
       if (call < 0 && !ts.off.empty()) {  // no call: switched out, or running untraced code
         const int64_t off = ts.off_time(pos, to);
-        if (off > 0) time_in[{name_of(range), -1, kOffCpu}] += off;
-        if (to - pos > off) time_in[{name_of(range), -1, kOnCpu}] += to - pos - off;
+        if (off > 0) time_in[{range_of(range), -1, kOffCpu}] += off;
+        if (to - pos > off) time_in[{range_of(range), -1, kOnCpu}] += to - pos - off;
       } else {
-        time_in[{name_of(range), name_of(call), cls}] += to - pos;
+        time_in[{range_of(range), name_of(call), cls}] += to - pos;
       }
       pos = to;
       if (ranges[a].end == to) ++a;
@@ -245,8 +253,11 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     act.ns = kv.second;
     const int64_t range = std::get<0>(kv.first), call = std::get<1>(kv.first);
     const int cls = std::get<2>(kv.first);
-    if (range >= 0)
-      act.label = std::string(t.str(static_cast<StringId>(range))) + (nsys ? " (NVTX)" : "");
+    if (range >= 0) {
+      act.label = families.label_of(static_cast<StringId>(range));
+      if (act.label.empty()) act.label = std::string(t.str(static_cast<StringId>(range)));
+      if (nsys) act.label += " (NVTX)";
+    }
     if (call >= 0) {
       act.call = std::string(t.str(static_cast<StringId>(call)));
       std::string name = act.call;

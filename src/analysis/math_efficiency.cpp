@@ -4,15 +4,20 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
+
+#include "analysis/name_families.h"
+#include "analysis/nvtx_context.h"
 
 namespace ks {
 
 const char* math_no_shapes_hint(const MathEfficiency& m) {
   if (m.nsys_export)
-    return "an Nsight Systems export has no tensor shapes: FLOPs, achieved TFLOP/s and MFU need "
-           "a PyTorch profiler trace of the same steps with record_shapes=True";
+    return "this Nsight Systems export has no tensor shapes: profile with nsys profile "
+           "--pytorch=autograd-shapes-nvtx (or torch.autograd.profiler.emit_nvtx(record_shapes="
+           "True)) to get FLOPs, achieved TFLOP/s and MFU";
   return "no input shapes in this trace: profile with torch.profiler.profile(record_shapes=True) "
          "to get FLOPs, achieved TFLOP/s and MFU";
 }
@@ -48,8 +53,46 @@ std::string shapes_text(std::string_view dims_json) {
   return out.empty() ? "scalars" : out;
 }
 
+// A kernel's element type from its name, for ops whose trace lacks their inputs' types (an
+// nsys export's emit_nvtx ranges carry sizes only). cuBLAS, CUTLASS, cuDNN and flash-attention
+// name them: "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "ampere_fp16_s16816gemm_fp16_...",
+// "flash_fwd_kernel<... cutlass::bfloat16_t ...>", "cutlass_80_tensorop_s1688gemm_..." (tf32),
+// "volta_sgemm_128x64_nn". Unknown when the name says nothing (Triton's, inductor's).
+MathDtype dtype_from_kernel_name(std::string_view name) {
+  auto has = [name](std::string_view what) { return contains_ci(name, what); };
+  if (has("e4m3") || has("e5m2") || has("fp8")) return MathDtype::kFp8;
+  if (has("bf16") || has("bfloat16")) return MathDtype::kBf16;
+  if (has("f16") || has("fp16") || has("half") || has("hgemm") || has("h884") || has("h1688") ||
+      has("h16816"))
+    return MathDtype::kFp16;
+  if (is_tf32_kernel(name)) return MathDtype::kTf32;
+  if (has("int8") || has("imma")) return MathDtype::kInt8;
+  if (has("dgemm") || has("f64") || has("double")) return MathDtype::kFp64;
+  if (has("sgemm") || has("f32") || has("float")) return MathDtype::kFp32;
+  return MathDtype::kUnknown;
+}
+
+// The op a shaped slice is: its name, or for an emit_nvtx range of an Nsight Systems export
+// ("aten::addmm, seq = 3, op_id = 7, sizes = [...]", one name per call) its op's family
+// (analysis/name_families.h), so the calls of one op with one shape are one row.
+class OpNames {
+ public:
+  explicit OpNames(const Trace& t) : t_(t), families_(t) {}
+  StringId of(StringId name) { return per_call_ ? families_.row_of(name, true) : name; }
+  std::string text(StringId op) const {
+    std::string family = per_call_ ? families_.label_of(op) : std::string();
+    return family.empty() ? std::string(t_.str(op)) : family;
+  }
+
+ private:
+  const Trace& t_;
+  NameFamilies families_;
+  bool per_call_ = t_.facts.format == TraceFormat::kNsysSqlite;
+};
+
 struct Group {
   uint32_t first_slice;
+  StringId op = 0;  // OpNames::of
   OpFlops f;
   MathDtype precision = MathDtype::kUnknown;
   std::map<StringId, int64_t> kernel_ns;
@@ -94,17 +137,20 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   // equal ids, so each distinct shape is parsed once.
   std::map<std::tuple<StringId, StringId, StringId, StringId>, uint32_t> group_of_key;
   std::vector<Group> groups;
+  OpNames op_names(t);
   std::vector<uint8_t> ok(n, 0), named(n, 0);
   std::vector<uint32_t> group_of_shape(s.op_shapes.size());
   for (size_t j = 0; j < s.op_shapes.size(); ++j) {
     const auto& [i, a] = s.op_shapes[j];
-    if (!has_flops_formula(t.str(s.name[i]))) continue;
-    auto key = std::make_tuple(s.name[i], a.dims, a.types, a.concrete);
+    const StringId op = op_names.of(s.name[i]);
+    if (!has_flops_formula(op_names.text(op))) continue;
+    auto key = std::make_tuple(op, a.dims, a.types, a.concrete);
     auto [it, fresh] = group_of_key.emplace(key, static_cast<uint32_t>(groups.size()));
     if (fresh) {
       Group g;
       g.first_slice = i;
-      g.f = op_flops(t.str(s.name[i]), t.str(a.dims), t.str(a.types), t.str(a.concrete));
+      g.op = op;
+      g.f = op_flops(op_names.text(op), t.str(a.dims), t.str(a.types), t.str(a.concrete));
       groups.push_back(std::move(g));
     }
     group_of_shape[j] = it->second;
@@ -131,7 +177,7 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
       owner[i] = static_cast<int32_t>(inst.size());
       inst.push_back({i, group_of_shape[j]});
     } else if (!ok[i] && !below_ok[i] && !below_named[i]) {
-      ++uncounted[{s.name[i], groups[group_of_shape[j]].f.why_not}];
+      ++uncounted[{groups[group_of_shape[j]].op, groups[group_of_shape[j]].f.why_not}];
     }
   }
   // Forward pass: every slice inherits its parent's owner unless it is counted itself.
@@ -141,12 +187,25 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
     if (p >= 0 && static_cast<size_t>(p) < i) owner[i] = owner[p];
   }
 
-  // Kernels -> the instance that launched them.
+  // Kernels -> the instance that launched them: the op around the launching call, or in an
+  // Nsight Systems export (the calls on a row of their own) the op range open on the
+  // launching thread at the call.
+  std::vector<int32_t> kernel_owner(n, -1);
+  std::unique_ptr<EnclosingNvtxRanges> nvtx;
+  if (t.facts.format == TraceFormat::kNsysSqlite)
+    nvtx = std::make_unique<EnclosingNvtxRanges>(t, steps, 1);
   for (size_t k = 0; k < n; ++k) {
     if (s.kind[k] != SliceKind::kKernel) continue;
     const int32_t rt = join.partner[k];
-    if (rt < 0 || owner[rt] < 0) continue;
-    Instance& in = inst[owner[rt]];
+    if (rt < 0) continue;
+    kernel_owner[k] = owner[rt];
+    if (kernel_owner[k] < 0 && nvtx)
+      nvtx->walk_out_slices(static_cast<uint32_t>(rt), [&](uint32_t range) {
+        kernel_owner[k] = owner[range];
+        return false;  // the innermost open range has its op's instance (owner[] inherits)
+      });
+    if (kernel_owner[k] < 0) continue;
+    Instance& in = inst[kernel_owner[k]];
     in.gpu_ns += s.dur[k];
     Group& g = groups[in.group];
     g.kernel_ns[s.name[k]] += s.dur[k];
@@ -154,6 +213,14 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   }
   for (Group& g : groups) {
     g.precision = g.f.dtype;
+    if (g.precision == MathDtype::kUnknown) {  // no input types: the kernels' own, by time
+      std::array<int64_t, 8> ns_by_dtype{};
+      for (const auto& [name, ns] : g.kernel_ns)
+        ns_by_dtype[static_cast<size_t>(dtype_from_kernel_name(t.str(name)))] += ns;
+      for (size_t d = 1; d < ns_by_dtype.size(); ++d)
+        if (ns_by_dtype[d] > ns_by_dtype[static_cast<size_t>(g.precision)])
+          g.precision = static_cast<MathDtype>(d);
+    }
     if (g.precision == MathDtype::kFp32)
       for (const auto& [name, ns] : g.kernel_ns)
         if (is_tf32_kernel(t.str(name))) g.precision = MathDtype::kTf32;
@@ -173,7 +240,7 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   for (const Group& g : groups) {
     if (!g.count) continue;
     MathOpRow row;
-    row.name = std::string(t.str(s.name[g.first_slice]));
+    row.name = std::string(op_names.text(g.op));
     row.example = g.first_slice;
     const OpShapeArgs* a = s.op_shape(g.first_slice);
     row.shapes = a ? shapes_text(t.str(a->dims)) : "";
@@ -207,7 +274,7 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
     return x.shapes < y.shapes;
   });
   for (const auto& [key, count] : uncounted)
-    r.uncounted.push_back({std::string(t.str(key.first)), key.second, count});
+    r.uncounted.push_back({std::string(op_names.text(key.first)), key.second, count});
 
   // Per step. Steps are in time order and do not overlap: a binary search finds each one.
   const std::vector<Step>& st = steps.steps;
@@ -237,10 +304,9 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
     const int k = step_of(s.ts[i], false);
     if (k < 0) continue;
     rows[k].kernel_ns += s.dur[i];
-    const int32_t rt = join.partner[i];
-    if (rt < 0 || owner[rt] < 0) continue;
+    if (kernel_owner[i] < 0) continue;
     rows[k].math_ns += s.dur[i];
-    if (inst[owner[rt]].fast) rows[k].fast_math_ns += s.dur[i];
+    if (inst[kernel_owner[i]].fast) rows[k].fast_math_ns += s.dur[i];
   }
   for (size_t k = 0; k < st.size(); ++k) {
     MathStepRow& row = rows[k];

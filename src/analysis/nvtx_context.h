@@ -51,6 +51,12 @@ class EnclosingNvtxRanges {
   template <typename Visit>
   void walk_out(uint32_t slice, Visit visit) const {
     const SliceTable& s = t_.slices;
+    walk_out_slices(slice, [&](uint32_t range) { return visit(s.name[range]); });
+  }
+  // The same with the ranges' slice indices.
+  template <typename Visit>
+  void walk_out_slices(uint32_t slice, Visit visit) const {
+    const SliceTable& s = t_.slices;
     auto track = nvtx_track_of_.find(s.track[slice]);
     if (track == nvtx_track_of_.end()) return;
     auto list = ranges_.find(track->second);
@@ -68,7 +74,7 @@ class EnclosingNvtxRanges {
     for (int32_t r = static_cast<int32_t>(*(at - 1)); r >= 0 && walked++ < kMaxWalk;
          r = s.parent[static_cast<size_t>(r)]) {
       const auto k = static_cast<uint32_t>(r);
-      if (s.end(k) > ts && !step_slices_.count(k) && !visit(s.name[k])) return;
+      if (s.end(k) > ts && !step_slices_.count(k) && !visit(k)) return;
     }
   }
 

@@ -188,10 +188,11 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
     if (on) flags += (flags.empty() ? "" : ", ") + std::string(name);
   };
   // Nsight Systems' memory usage events come from its own flag, which NVIDIA documents as
-  // adding significant overhead; its exports have no stacks or shapes of PyTorch's kind.
+  // adding significant overhead; its shapes from --pytorch=autograd-shapes-nvtx (emit_nvtx with
+  // record_shapes); it has no stacks of PyTorch's kind.
   const bool nsys = fa.format == TraceFormat::kNsysSqlite;
   add(stack, "with_stack");
-  add(shapes, "record_shapes");
+  add(shapes, nsys ? "--pytorch=autograd-shapes-nvtx" : "record_shapes");
   add(memory, nsys ? "--cuda-memory-usage=true" : "profile_memory");
   add(fa.with_flops == 1, "with_flops");
   add(fa.with_modules == 1, "with_modules");
@@ -205,7 +206,9 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
       "goes, and a capture without the flags to measure it.";
   f.fix = "Profile step times with the flags off; turn them on only to locate a problem.";
   f.fix_code =
-      nsys ? "nsys profile --trace=cuda,nvtx,osrt --cuda-memory-usage=false ..."
+      nsys ? std::string("nsys profile --trace=cuda,nvtx,osrt") +
+                 (shapes ? " --pytorch=autograd-nvtx" : "") +
+                 (memory ? " --cuda-memory-usage=false" : "") + " ..."
            : "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
   f.text("flags", flags);
   f.number("python_frames", static_cast<double>(python_frames));

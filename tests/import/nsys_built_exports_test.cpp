@@ -553,6 +553,54 @@ TEST_CASE("nsys built: emit_nvtx's op ranges give the GPU time by op, named with
   CHECK(digest.cpu_ops[2].name == "aten::linear");
 }
 
+TEST_CASE("nsys built: emit_nvtx(record_shapes) sizes give FLOPs, the kernels' types, and MFU",
+          "[nsys][built][math]") {
+  auto t = load_built("autograd_shapes.sqlite");
+  CHECK(t->facts.saw_input_dims);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::MathEfficiency& m = report.analyses.math;
+  REQUIRE(m.has_shapes);
+  // Three steps of: addmm [4096], [8192, 4096], [4096, 4096] (a bf16 cuBLAS GEMM, 458 us), an
+  // fp16 bmm [32, 512, 128] x [32, 128, 512] (10 us), gelu (no formula), and a convolution whose
+  // stride and padding emit_nvtx does not record.
+  CHECK(m.counted_ops == 6);
+  REQUIRE(m.ops.size() == 2);
+  const ks::MathOpRow& addmm = m.ops[0];
+  CHECK(addmm.name == "aten::addmm");  // not "aten::addmm, seq = 1, ...": one row for 3 calls
+  CHECK(addmm.count == 3);
+  CHECK(addmm.shapes == "4096, 8192x4096, 4096x4096");
+  CHECK(addmm.flops_each == 2.0 * 8192 * 4096 * 4096);
+  CHECK(addmm.dtype == ks::MathDtype::kBf16);  // from the kernel's name: no types recorded
+  CHECK(addmm.gpu_ns == 3 * 458'000);
+  CHECK(addmm.achieved_tflops == Approx(600.2).epsilon(1e-3));
+  CHECK(addmm.pct_of_peak == Approx(60.66).epsilon(1e-3));  // H100 SXM bf16 dense 989.5
+  const ks::MathOpRow& bmm = m.ops[1];
+  CHECK(bmm.name == "aten::bmm");
+  CHECK(bmm.flops_each == 2.0 * 32 * 512 * 512 * 128);
+  CHECK(bmm.dtype == ks::MathDtype::kFp16);
+  REQUIRE(m.uncounted.size() == 1);
+  CHECK(m.uncounted[0].name == "aten::convolution");
+  CHECK(m.uncounted[0].count == 3);
+  REQUIRE(m.steps.size() == 3);
+  const double flops = 2.0 * 8192 * 4096 * 4096 + 2.0 * 32 * 512 * 512 * 128;
+  CHECK(m.steps[0].flops == flops);
+  CHECK(m.steps[0].dominant == ks::MathDtype::kBf16);
+  CHECK(m.steps[0].mfu_pct == Approx(flops / (990'000.0 * 989.5 * 1e3) * 100).epsilon(1e-6));
+  // The capture flag is named as nsys names it.
+  const ks::Finding* flags = nullptr;
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "capture.diagnostic_flags") flags = &f;
+  REQUIRE(flags);
+  CHECK(flags->title.find("--pytorch=autograd-shapes-nvtx") != std::string::npos);
+  // Without sizes (nvtx_domains' linear and gelu ranges have none; its addmm has tiny ones)
+  // the export without any says how to get them.
+  auto plain = load_built("training_steps.sqlite");
+  ks::Report none = ks::build_report(*plain, ks::AnalysisOptions{});
+  CHECK(!none.analyses.math.has_shapes);
+  CHECK(std::string(ks::math_no_shapes_hint(none.analyses.math))
+            .find("--pytorch=autograd-shapes-nvtx") != std::string::npos);
+}
+
 TEST_CASE("nsys built: the GPU's host waits name what the launching thread was doing",
           "[nsys][built]") {
   auto t = load_built("host_stall.sqlite");

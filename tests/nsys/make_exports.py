@@ -858,6 +858,58 @@ def nvtx_domains(steps=4):
     return e
 
 
+def autograd_shapes(steps=3):
+    """nsys profile --pytorch=autograd-shapes-nvtx (emit_nvtx(record_shapes=True)) of a bf16
+    model: per step, 'aten::linear, seq = N' around 'aten::addmm, seq = N, op_id = M, sizes =
+    [[4096], [8192, 4096], [4096, 4096]], input_op_ids = [(M-1, 0)]' (a cuBLAS bf16 GEMM of
+    2*8192*4096*4096 FLOPs in 458 us: 600.2 TFLOP/s), an fp16 'aten::bmm' (2*32*512*512*128
+    FLOPs in 10 us), 'aten::gelu' (no formula) and 'aten::convolution' (sizes but no stride or
+    padding: not counted), in 'train_step' ranges 1 ms apart."""
+    e = Export(pid=4600, process='python3')
+    e.thread(4600, 'python3')
+    e.gpu(0)
+    rows = e.rows['NVTX_EVENTS']
+    def ev(start, end, text):
+        rows.append((start, end, PUSHPOP, None, None, None, text, gtid(e.pid, 4600), None, None,
+                     None, None, None, None, None, None, None, None, None))
+    ops = [  # (op range, inner op range or None, kernel, kernel ns)
+        ('aten::linear', 'aten::addmm, seq = %d, op_id = %d, sizes = [[4096], [8192, 4096], '
+         '[4096, 4096]], input_op_ids = [(%d, 0)]',
+         'sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_'
+         'execute_segment_k_off_kernel__5x_cublas', 458_000),
+        ('aten::gelu', None, 'void at::native::vectorized_elementwise_kernel<4, '
+         'at::native::GeluCUDAKernelImpl, at::detail::Array<char*, 2> >', 60_000),
+        ('aten::bmm, seq = %d, op_id = %d, sizes = [[32, 512, 128], [32, 128, 512]], '
+         'input_op_ids = [(%d, 0)]', None, 'ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn',
+         10_000),
+        ('aten::convolution, seq = %d, op_id = %d, sizes = [[8, 64, 56, 56], [64, 64, 3, 3], '
+         '[]], input_op_ids = [(%d, 0)]', None,
+         'sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc', 40_000),
+    ]
+    t = 5_000_000
+    seq = op_id = 0
+    for s in range(steps):
+        step_start = t
+        t += 20_000
+        gpu_t = t + 30_000
+        for outer, inner, kernel, ns in ops:
+            seq += 1
+            op_id += 2
+            op_start = t
+            call = t + 8_000
+            corr = e.api(4600, 'cudaLaunchKernel_v7000', call, 5_000)
+            e.kernel(corr, kernel, max(gpu_t, call + 10_000), ns)
+            gpu_t = max(gpu_t, call + 10_000) + ns + 2_000
+            if inner:
+                ev(call - 3_000, call + 7_000, inner % (seq, op_id + 1, op_id))
+            t += 25_000
+            text = outer % (seq, op_id, op_id - 1) if '%' in outer else outer + ', seq = %d' % seq
+            ev(op_start, t, text)
+        t = step_start + 1_000_000
+        ev(step_start, t - 10_000, 'train_step')
+    return e
+
+
 def seeds(out):
     """Small exports for the fuzzer (-max_len 64 KiB): 512-byte pages, few rows."""
     os.makedirs(out, exist_ok=True)
@@ -952,6 +1004,7 @@ def main():
     cuda_graphs().save(p('cuda_graphs.sqlite'))
     graph_trace().save(p('graph_trace.sqlite'))
     nvtx_domains().save(p('nvtx_domains.sqlite'))
+    autograd_shapes().save(p('autograd_shapes.sqlite'))
     training(steps=2).save(
         p('old_schema.sqlite'),
         drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName', 'greenContextId'),

@@ -30,6 +30,23 @@ struct NvtxKinds {
   }
 };
 
+// The tensor sizes in a range PyTorch's emit_nvtx(record_shapes=True) pushed (also nsys
+// --pytorch=autograd-shapes-nvtx): "aten::addmm, seq = 3, op_id = 7, sizes = [[16], [16, 32],
+// [32, 16]], input_op_ids = [...]" (torch/csrc/profiler/util.cpp getNvtxStr) gives
+// "[[16], [16, 32], [32, 16]]", the form of a Kineto trace's "Input Dims"; "" for any other.
+std::string_view emit_nvtx_sizes(std::string_view name) {
+  const std::string_view key = ", sizes = [";
+  const size_t at = name.find(key);
+  if (at == std::string_view::npos) return {};
+  const size_t begin = at + key.size() - 1;
+  int depth = 0;
+  for (size_t k = begin; k < name.size(); ++k) {
+    if (name[k] == '[') ++depth;
+    if (name[k] == ']' && --depth == 0) return name.substr(begin, k + 1 - begin);
+  }
+  return {};  // cut off
+}
+
 }  // namespace
 
 bool read_nvtx(Context& c) {
@@ -78,7 +95,11 @@ bool read_nvtx(Context& c) {
       continue;
     }
     if (!c.usable_times(start, end, Table::kNvtx, r.row())) continue;
-    c.b.add_complete(tr, start, end - start, name, "user_annotation", SliceArgs(), src);
+    SliceArgs args;
+    args.input_dims = emit_nvtx_sizes(name);
+    args.has_shapes = !args.input_dims.empty();  // no types: the math reads them off the kernels
+    if (args.has_shapes) c.trace->facts.saw_input_dims = true;
+    c.b.add_complete(tr, start, end - start, name, "user_annotation", args, src);
     c.count("user_annotation", start, end);
   }
   return !r.failed();
