@@ -316,6 +316,53 @@ TEST_CASE(
   CHECK(nvtx.note.find("torch.cuda.nvtx.range") != std::string::npos);
 }
 
+// The five statistics of one phase column group ("T", "A", "Q", "K") equal `e`.
+void check_phase(const ks::StatsTable& t, const std::vector<ks::StatsCell>& r, const std::string& p,
+                 const Expect& e) {
+  CHECK(r[col(t, p + "Min (ns)")].i == e.min);
+  CHECK(r[col(t, p + "Max (ns)")].i == e.max);
+  CHECK(r[col(t, p + "Avg (ns)")].r == Approx(e.avg).margin(0.05 + 1e-9));
+  CHECK(r[col(t, p + "Med (ns)")].r == Approx(e.med).margin(0.05 + 1e-9));
+  CHECK(r[col(t, p + "StdDev (ns)")].r == Approx(e.stddev).margin(0.05 + 1e-6));
+}
+
+TEST_CASE("nsys stats: cuda_kern_exec_sum on the real export equals SQL over the joined calls",
+          "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  const ks::StatsTable t = run(d, {"cuda_kern_exec_sum"})[0];
+  // Each kernel with the cudaLaunchKernel of its correlation id; one thread, one GPU.
+  const std::string from =
+      " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = "
+      "k.correlationId JOIN StringIds s ON s.id = k.demangledName";
+  auto total = group_sql(d, "SELECT s.value, max(r.end, k.end) - r.start" + from);
+  auto api = group_sql(d, "SELECT s.value, r.end - r.start" + from);
+  auto queue = group_sql(d, "SELECT s.value, k.start - r.end" + from + " WHERE k.start >= r.end");
+  auto kernel = group_sql(d, "SELECT s.value, k.end - k.start" + from);
+  REQUIRE(t.rows.size() == 102);  // the kernel names of cuda_gpu_kern_sum
+  REQUIRE(kernel.size() == 102);
+  int64_t count = 0;
+  for (auto& kv : kernel) {
+    INFO(kv.first);
+    const auto& r = row_named(t, "Kernel Name", kv.first);
+    CHECK(r[col(t, "API Name")].text == "cudaLaunchKernel");
+    CHECK(r[col(t, "DevId")].i == 0);
+    CHECK(r[col(t, "Count")].i == static_cast<int64_t>(kv.second.size()));
+    count += r[col(t, "Count")].i;
+    check_phase(t, r, "T", expect_of(total[kv.first]));
+    check_phase(t, r, "A", expect_of(api[kv.first]));
+    check_phase(t, r, "K", expect_of(kv.second));
+    const auto q = queue.find(kv.first);
+    CHECK(r[col(t, "QCount")].i == (q == queue.end() ? 0 : static_cast<int64_t>(q->second.size())));
+    if (q != queue.end())
+      check_phase(t, r, "Q", expect_of(q->second));
+    else
+      CHECK(r[col(t, "QAvg (ns)")].kind == ks::StatsCell::Kind::kNull);
+  }
+  CHECK(count == 1312);
+  check_total_order(t, "TAvg (ns)");
+}
+
 TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains, textId)",
           "[nsys_stats][built]") {
   Db d;
