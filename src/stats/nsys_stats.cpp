@@ -27,6 +27,7 @@ const Entry kReports[] = {
     {"cuda_gpu_mem_size_sum", report_cuda_gpu_mem_size_sum},
     {"cuda_gpu_trace", report_cuda_gpu_trace},
     {"cuda_kern_exec_sum", report_cuda_kern_exec_sum},
+    {"nvtx_kern_sum", report_nvtx_kern_sum},
 };
 
 // Memory cells (bytes shown as MB) keep three decimals in text, as nsys prints them; CSV and JSON

@@ -77,6 +77,7 @@ bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_osrt_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).
 bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports,

@@ -326,7 +326,7 @@ void check_phase(const ks::StatsTable& t, const std::vector<ks::StatsCell>& r, c
   CHECK(r[col(t, p + "StdDev (ns)")].r == Approx(e.stddev).margin(0.05 + 1e-6));
 }
 
-TEST_CASE("nsys stats: cuda_kern_exec_sum on the real export equals SQL over the joined calls",
+TEST_CASE("nsys stats: cuda_kern_exec_sum and nvtx_kern_sum on the real export equal SQL",
           "[nsys_stats][real]") {
   Db d;
   if (!ks_test::open_real_export(&d)) return;
@@ -361,6 +361,90 @@ TEST_CASE("nsys stats: cuda_kern_exec_sum on the real export equals SQL over the
   }
   CHECK(count == 1312);
   check_total_order(t, "TAvg (ns)");
+  // No NVTX in this capture: nvtx_kern_sum is skipped, as nsys skips it, saying why.
+  const ks::StatsTable k = run(d, {"nvtx_kern_sum"})[0];
+  CHECK(k.rows.empty());
+  CHECK(k.note.find("--trace=nvtx") != std::string::npos);
+}
+
+TEST_CASE("nsys stats: nvtx_kern_sum on a built export (nesting, styles, domains, no range)",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  ks_test::create_nsys_schema(&d);
+  ks_test::create_nvtx_table(&d);
+  // BUILT data. Process 100, threads 100 (T1 = 0x64000064) and 101 (T2 = 0x64000065). On T1:
+  // "step" [0, 1000] in domain "app", ":fwd" [100, 500] holding a second ":fwd" [150, 300], a
+  // start/end "io" [50, 950] that ends on T2 (left out), a start/end "phase" [600, 2000] and an
+  // unclosed "open" from 900 (to the last NVTX time, 2000). Calls on T1 at [200, 210] (gemm,
+  // 50 ns), [700, 710] (gemm, 30 ns), [1500, 1510] (late, 7 ns); on T2 at [200, 210] (relu,
+  // 10 ns); a kernel whose call is missing (orphan, 5 ns).
+  d.exec(R"(
+INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'late'), (3, 'relu'), (4, 'orphan'),
+  (5, 'cudaLaunchKernel_v7000');
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, endGlobalTid, domainId) VALUES
+  (0, NULL, 75, 'app', 1677721700, NULL, 1),
+  (0, 1000, 59, 'step', 1677721700, NULL, 1),
+  (100, 500, 59, 'fwd', 1677721700, NULL, 0),
+  (150, 300, 59, 'fwd', 1677721700, NULL, 0),
+  (50, 950, 60, 'io', 1677721700, 1677721701, 0),
+  (600, 2000, 60, 'phase', 1677721700, NULL, 0),
+  (900, NULL, 59, 'open', 1677721700, NULL, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (200, 210, 1, 1677721700, 1, 5, 0, NULL),
+  (700, 710, 1, 1677721700, 2, 5, 0, NULL), (1500, 1510, 1, 1677721700, 5, 5, 0, NULL),
+  (200, 210, 1, 1677721701, 3, 5, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,
+  globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,
+  blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal,
+  gridId) VALUES
+  (300, 350, 0, 1, 7, 1, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+  (800, 830, 0, 1, 7, 2, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
+  (1600, 1607, 0, 1, 7, 5, 1677721600, 2, 2, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3),
+  (300, 310, 0, 1, 7, 3, 1677721600, 3, 3, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4),
+  (400, 405, 0, 1, 7, 99, 1677721600, 4, 4, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 5);
+)");
+  const ks::StatsTable t = run(d, {"nvtx_kern_sum"})[0];
+  // (range, style, pid, tid, NVTX Inst, Kern Inst, Total, kernel), in the script's order: no
+  // range first (a missing PID before 100), then by name (':' sorts before 'a').
+  struct Want {
+    const char* range;
+    const char* style;
+    int64_t pid, tid, nvtx, kern, total;
+    const char* kernel;
+  };
+  const Want want[] = {
+      {nullptr, nullptr, -1, -1, 0, 1, 5, "orphan"},
+      {nullptr, nullptr, 100, 101, 0, 1, 10, "relu"},
+      {":fwd", "PushPop", 100, 100, 2, 1, 100, "gemm"},  // one kernel, two nested ranges
+      {":open", "PushPop", 100, 100, 1, 1, 7, "late"},
+      {":phase", "StartEnd", 100, 100, 1, 1, 30, "gemm"},
+      {":phase", "StartEnd", 100, 100, 1, 1, 7, "late"},
+      {"app:step", "PushPop", 100, 100, 1, 2, 80, "gemm"},
+  };
+  REQUIRE(t.rows.size() == std::size(want));
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    INFO("row " << i);
+    const auto& r = t.rows[i];
+    const Want& w = want[i];
+    if (w.range) {
+      CHECK(r[0].text == w.range);
+      CHECK(r[1].text == w.style);
+    } else {
+      CHECK(r[0].kind == ks::StatsCell::Kind::kNull);
+    }
+    if (w.pid < 0) {
+      CHECK(r[2].kind == ks::StatsCell::Kind::kNull);
+    } else {
+      CHECK(r[2].i == w.pid);
+      CHECK(r[3].i == w.tid);
+    }
+    CHECK(r[4].i == w.nvtx);
+    CHECK(r[5].i == w.kern);
+    CHECK(r[6].i == w.total);
+    CHECK(r[12].text == w.kernel);
+  }
+  CHECK(t.rows[6][7].r == Approx(40.0));  // app:step: gemm 50 and 30
+  CHECK(t.note.empty());
 }
 
 TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains, textId)",

@@ -122,7 +122,7 @@ async function main() {
       check(`${base} report json`, r.session.reportJson(), report.stdout);
       check(`${base} report md`, r.session.reportMarkdown(), runCli(['report', '--separate', '--format', 'md', file]).stdout);
       check(`${base} stats json`, r.session.statsJson(''), runCli(['stats', '--format', 'json', file]).stdout);
-      for (const name of ['cuda_gpu_trace', 'cuda_kern_exec_sum'])
+      for (const name of ['cuda_gpu_trace', 'cuda_kern_exec_sum', 'nvtx_kern_sum'])
         check(`${base} stats ${name}`, r.session.statsJson(name), runCli(['stats', '--format', 'json', '--report', name, file]).stdout);
       const bad = JSON.parse(r.session.statsJson('no_such_report'));
       check(`${base} unknown stats report`, bad.error && bad.error.code, 'unknown_report');
