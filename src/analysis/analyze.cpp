@@ -44,7 +44,10 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.kernels = summarize_kernels(t, included);
   a.memory_ops = summarize_memory_ops(t, included);
   a.gpu_idle = compute_gpu_idle(t, a.join, a.steps);
-  a.sync = find_sync_events(t, a.join, a.steps, &a.iterations);
+  // The export's NVTX ranges by thread, sorted once for the analyses that ask what was open at
+  // a launch (an emit_nvtx export has one per op call: millions).
+  const EnclosingNvtxRanges nvtx(t, a.steps, 4);
+  a.sync = find_sync_events(t, a.join, a.steps, &a.iterations, &nvtx);
   {
     GpuIntervals gpu = collect_gpu_intervals(t, a.join, included);
     a.temporal = compute_temporal_breakdown(gpu);
@@ -57,12 +60,12 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.step_breakdown = compute_step_breakdown(t, a.steps);
   a.gpu_metrics = compute_gpu_metrics(t, a.steps);
   a.memory = compute_memory_usage(t);
-  a.kernel_groups = group_kernels(t, included, a.join, a.steps);
-  a.gpu_by_op = gpu_time_by_op(t, a.join, a.steps, included);
+  a.kernel_groups = group_kernels(t, included, a.join, a.steps, &nvtx);
+  a.gpu_by_op = gpu_time_by_op(t, a.join, a.steps, included, &nvtx);
   a.api_calls = summarize_api_calls(t);
   a.annotations = summarize_annotations(t);
   a.cpu_ops = summarize_cpu_ops(t);
-  a.math = compute_math_efficiency(t, a.join, a.steps);
+  a.math = compute_math_efficiency(t, a.join, a.steps, &nvtx);
   CriticalPathOptions path_options;
   path_options.max_window_slices = 1'000'000;
   set_default_window(a.steps, a.iterations, &path_options);

@@ -1,6 +1,7 @@
 #include "analysis/gpu_time_by_op.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/gpu_intervals.h"
@@ -92,13 +93,14 @@ bool is_op_call(const Trace& t, uint32_t i) {
 }
 
 GpuTimeByOp gpu_time_by_op(const Trace& t, const LaunchJoin& join, const StepsResult& steps,
-                           const std::vector<bool>* included) {
+                           const std::vector<bool>* included, const EnclosingNvtxRanges* shared) {
   const SliceTable& s = t.slices;
   GpuTimeByOp r;
   OpRows rows(t);
   std::vector<uint32_t> chain;
   const bool nsys = t.facts.format == TraceFormat::kNsysSqlite;
-  const EnclosingNvtxRanges nvtx(t, steps, 1);
+  std::optional<EnclosingNvtxRanges> own;
+  const EnclosingNvtxRanges& nvtx = shared ? *shared : own.emplace(t, steps, 1);
   auto is_op_range =
       make_name_cache(t, [](std::string_view name) { return is_emit_nvtx_op_range(name) ? 1 : 0; });
   auto non_math = make_name_cache(t, [](std::string_view name) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/launch_join.h"
+#include "analysis/nvtx_context.h"
 #include "analysis/steps.h"
 #include "model/trace.h"
 
@@ -58,8 +59,10 @@ struct GpuTimeByOp {
   std::vector<OpGpuTimeRow> rows;  // by self time descending, then total, then name
 };
 
+// `nvtx`: as group_kernels takes it (kernel_groups.h).
 GpuTimeByOp gpu_time_by_op(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
-                           const std::vector<bool>* included);
+                           const std::vector<bool>* included,
+                           const EnclosingNvtxRanges* nvtx = nullptr);
 
 // A PyTorch op call: a Kineto CPU op, or in an Nsight Systems export an NVTX range emit_nvtx
 // pushed around one (is_emit_nvtx_op_range; its op is emit_nvtx_op_name of its name, steps.h). The

@@ -1,6 +1,7 @@
 #include "analysis/kernel_groups.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/gpu_intervals.h"
 #include "analysis/name_cache.h"
@@ -37,8 +38,7 @@ std::vector<StringId> innermost_gpu_annotations(const Trace& t) {
 // emit_nvtx's "aten::mm, seq = 12", NCCL's) open at their launch (nvtx_context.h), when the
 // export has NVTX ranges on a launching thread; else empty.
 std::vector<StringId> nvtx_at_launch(const Trace& t, const LaunchJoin& join,
-                                     const StepsResult& steps) {
-  const EnclosingNvtxRanges ranges(t, steps, 1);
+                                     const EnclosingNvtxRanges& ranges) {
   if (!ranges.any()) return {};
   auto own =
       make_name_cache(t, [](std::string_view name) { return is_library_range(name) ? 0 : 1; });
@@ -54,7 +54,8 @@ std::vector<StringId> nvtx_at_launch(const Trace& t, const LaunchJoin& join,
 }  // namespace
 
 KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included,
-                           const LaunchJoin& join, const StepsResult& steps) {
+                           const LaunchJoin& join, const StepsResult& steps,
+                           const EnclosingNvtxRanges* nvtx) {
   const SliceTable& s = t.slices;
   KernelGroups r;
   constexpr size_t kClasses = static_cast<size_t>(KernelClass::kOther) + 1;
@@ -67,7 +68,10 @@ KernelGroups group_kernels(const Trace& t, const std::vector<bool>* included,
            static_cast<int>(hta_category(SliceKind::kKernel, name)) << 4;
   });
   std::vector<StringId> notes;
-  if (t.facts.format == TraceFormat::kNsysSqlite) notes = nvtx_at_launch(t, join, steps);
+  if (t.facts.format == TraceFormat::kNsysSqlite) {
+    std::optional<EnclosingNvtxRanges> own;
+    notes = nvtx_at_launch(t, join, nvtx ? *nvtx : own.emplace(t, steps, 1));
+  }
   r.nvtx_at_launch = !notes.empty();
   if (notes.empty()) notes = innermost_gpu_annotations(t);
   for (uint32_t i = 0; i < s.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "analysis/kernel_class.h"
 #include "analysis/launch_join.h"
 #include "analysis/named_stats.h"
+#include "analysis/nvtx_context.h"
 #include "analysis/steps.h"
 
 namespace ks {
@@ -34,7 +35,10 @@ struct KernelGroups {
   double math_pct = 0;  // math classes' share of kernel time
 };
 
+// `nvtx`: the export's NVTX ranges, when the caller has built them (analyze() does, once for
+// the analyses that ask); nullptr: built here.
 KernelGroups group_kernels(const Trace& trace, const std::vector<bool>* included,
-                           const LaunchJoin& join, const StepsResult& steps);
+                           const LaunchJoin& join, const StepsResult& steps,
+                           const EnclosingNvtxRanges* nvtx = nullptr);
 
 }  // namespace ks

@@ -4,7 +4,7 @@
 #include <array>
 #include <cctype>
 #include <map>
-#include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -111,7 +111,8 @@ struct Instance {
 }  // namespace
 
 MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
-                                       const StepsResult& steps) {
+                                       const StepsResult& steps,
+                                       const EnclosingNvtxRanges* shared) {
   MathEfficiency r;
   const SliceTable& s = t.slices;
   const size_t n = s.size();
@@ -191,9 +192,9 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   // Nsight Systems export (the calls on a row of their own) the op range open on the
   // launching thread at the call.
   std::vector<int32_t> kernel_owner(n, -1);
-  std::unique_ptr<EnclosingNvtxRanges> nvtx;
-  if (t.facts.format == TraceFormat::kNsysSqlite)
-    nvtx = std::make_unique<EnclosingNvtxRanges>(t, steps, 1);
+  std::optional<EnclosingNvtxRanges> own;
+  const EnclosingNvtxRanges* nvtx = shared;
+  if (!nvtx && t.facts.format == TraceFormat::kNsysSqlite) nvtx = &own.emplace(t, steps, 1);
   for (size_t k = 0; k < n; ++k) {
     if (s.kind[k] != SliceKind::kKernel) continue;
     const int32_t rt = join.partner[k];

@@ -24,6 +24,7 @@
 
 #include "analysis/gpu_peaks.h"
 #include "analysis/launch_join.h"
+#include "analysis/nvtx_context.h"
 #include "analysis/op_flops.h"
 #include "analysis/steps.h"
 #include "model/trace.h"
@@ -82,8 +83,10 @@ struct MathEfficiency {
   uint64_t counted_ops = 0;
 };
 
+// `nvtx`: as group_kernels takes it (kernel_groups.h).
 MathEfficiency compute_math_efficiency(const Trace& trace, const LaunchJoin& join,
-                                       const StepsResult& steps);
+                                       const StepsResult& steps,
+                                       const EnclosingNvtxRanges* nvtx = nullptr);
 
 // The line a report shows when there are no shapes: how to get them (a PyTorch trace with
 // record_shapes; an Nsight Systems export never has them).

@@ -25,6 +25,7 @@ std::string_view export_thread_of(std::string_view tid_text);
 
 class EnclosingNvtxRanges {
  public:
+  // `max_depth`: of() and text_of() only.
   EnclosingNvtxRanges(const Trace& trace, const StepsResult& steps, size_t max_depth);
   // The ranges open at `slice`'s start on its thread, outermost first, at most max_depth; empty
   // for a slice that is not on a CUDA API track or a trace without NVTX ranges.

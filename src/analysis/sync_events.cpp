@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/gpu_op_summary.h"
@@ -50,7 +51,7 @@ int window_at(const std::vector<Iteration>& w, int64_t ts) {
 }  // namespace
 
 SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsResult& steps,
-                            const IterationsResult* inferred) {
+                            const IterationsResult* inferred, const EnclosingNvtxRanges* shared) {
   const SliceTable& s = t.slices;
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
@@ -65,7 +66,8 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     row.longest.push_back(i);
   }
   EnclosingCpuOps enclosing(t, 4);
-  const EnclosingNvtxRanges nvtx(t, steps, 4);
+  std::optional<EnclosingNvtxRanges> own;
+  const EnclosingNvtxRanges& nvtx = shared ? *shared : own.emplace(t, steps, 4);
   for (auto& kv : calls) {
     SyncCallRow row = kv.second;
     std::stable_sort(row.longest.begin(), row.longest.end(),

@@ -11,6 +11,7 @@
 
 #include "analysis/iterations.h"
 #include "analysis/launch_join.h"
+#include "analysis/nvtx_context.h"
 #include "analysis/steps.h"
 #include "analysis/sync_names.h"
 
@@ -48,7 +49,9 @@ struct SyncResult {
 
 // `inferred`: the iterations used as the windows for device-to-host copies when there are no
 // steps (ignored when there are; nullptr: none).
+// `nvtx`: as group_kernels takes it (kernel_groups.h), built with a depth of at least 4.
 SyncResult find_sync_events(const Trace& trace, const LaunchJoin& join, const StepsResult& steps,
-                            const IterationsResult* inferred = nullptr);
+                            const IterationsResult* inferred = nullptr,
+                            const EnclosingNvtxRanges* nvtx = nullptr);
 
 }  // namespace ks
