@@ -245,7 +245,11 @@ class Session {
   // The `nsys stats` reports (src/stats/nsys_stats.h) of the export, as `kinetoscope stats
   // --format json` writes them: `reports` is a comma-separated list of names, empty for nsys's
   // default set. An unknown name gives {"error":{"code":"unknown_report","message":...}}.
-  std::string statsJson(std::string reports) {
+  std::string statsJson(std::string reports) { return statsJsonFirstRows(reports, 0); }
+
+  // The same with each table's first `max_rows` rows (0: all) and `omitted_rows` for the rest:
+  // the page's tables (cuda_gpu_trace has a row per GPU op, millions in a long capture).
+  std::string statsJsonFirstRows(std::string reports, double max_rows) {
     if (!db_) return error_object("not_nsys", "stats need an Nsight Systems export");
     std::vector<std::string> names;
     for (size_t at = 0; at <= reports.size() && !reports.empty();) {
@@ -259,6 +263,12 @@ class Session {
     std::string error;
     if (!ks::run_nsys_stats(*db_, names, &tables, &error))
       return error_object("unknown_report", error);
+    const auto cap = static_cast<size_t>(std::max(0.0, max_rows));
+    for (ks::StatsTable& t : tables) {
+      if (cap == 0 || t.rows.size() <= cap) continue;
+      t.omitted_rows = t.rows.size() - cap;
+      t.rows.resize(cap);
+    }
     std::string json = ks::nsys_stats_json(tables);
     return g_out_of_memory ? error_object("too_large", "the stats ran out of memory") : json;
   }
@@ -489,6 +499,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("gpuProcessesJson", &Session::gpuProcessesJson)
       .function("sqliteReadsJson", &Session::sqliteReadsJson)
       .function("statsJson", &Session::statsJson)
+      .function("statsJsonFirstRows", &Session::statsJsonFirstRows)
       .function("errorJson", &Session::errorJson)
       .function("progressJson", &Session::progressJson)
       .function("reportJson", &Session::reportJson)

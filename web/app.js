@@ -17,7 +17,7 @@
 import { h, neutral, note, section } from './views/dom.js';
 import { renderReport } from './views/report.js';
 import { reportHead, summedNote } from './views/report_head.js';
-import { statsView } from './views/stats.js';
+import { parseStats, statsView, withReport } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
 import { startAnalyzerWorker } from './worker/start.js';
@@ -232,19 +232,15 @@ function showProgress(p) {
 // its report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
 function showStats(m) {
   if (!current || shownId !== m.id) return;
-  try {
-    currentStats = JSON.parse(m.json);
-  } catch (err) {
-    currentStats = { error: { code: 'bad_stats', message: err.message } };
-  }
-  const node = statsView(currentStats);
+  currentStats = m.report ? withReport(currentStats, m.json, m.report) : parseStats(m.json);
+  const node = statsView(currentStats, (report) => worker.postMessage({ type: Msg.statsReport, id: m.id, report }));
   const old = document.getElementById('nsys-stats');
   if (old) old.replaceWith(node);
   else ui.report.appendChild(node);
   const nav = ui.report.querySelector('nav.jump');
   if (nav && !nav.querySelector('a[href="#nsys-stats"]')) nav.appendChild(h('a', { href: '#nsys-stats' }, 'Nsight Systems stats'));
   document.body.dataset.stats = '1';
-  if (timings) timings.stats_ms = m.ms;
+  if (timings && !m.report) timings.stats_ms = m.ms;
 }
 
 // The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name

@@ -225,6 +225,7 @@ std::string nsys_stats_json(const std::vector<StatsTable>& tables) {
     } else {
       w.field("note", t.note);
     }
+    if (t.omitted_rows > 0) w.field("omitted_rows", t.omitted_rows);
     w.end_object();
   }
   w.end_array();

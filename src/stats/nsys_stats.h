@@ -25,6 +25,7 @@ struct StatsTable {
   std::vector<std::string> columns;  // as nsys names them: "Time (%)", "Total Time (ns)", ...
   std::vector<std::vector<StatsCell>> rows;
   std::string note;  // why the table is empty, e.g. "no NVTX_EVENTS table: ..."; "" otherwise
+  uint64_t omitted_rows = 0;  // rows left out past the first ones (the page's tables); 0: none
 };
 
 // Every report we know, in nsys's order; the default set is what `nsys stats` prints by default.

@@ -191,7 +191,7 @@ export function nsysTests() {
       await page.close();
     },
 
-    async 'nsys: an export profiled with emit_nvtx lists its ops (CPU self time, GPU time by launching op); "show" finds every call'({ ctx, origin }) {
+    async 'nsys: an export profiled with emit_nvtx lists its ops (CPU self time, GPU time by launching op); "show" finds every call; more stats reports on request'({ ctx, origin }) {
       built();
       const file = join(BUILT, 'nvtx_domains.sqlite');
       const { page, log } = await openPage(ctx, origin);
@@ -205,6 +205,21 @@ export function nsysTests() {
       check(firstOp === 'aten::addmm', `the first GPU-by-op row is ${firstOp}`);
       const cpuOps = await page.locator('#cpu-ops tbody tr td.name').allTextContents();
       check(cpuOps.length === 3 && cpuOps.some((t) => t.includes('aten::linear')), `CPU ops rows: ${cpuOps.join(' | ')}`);
+      // The stats nsys prints only when asked: a button each under the default tables; the table
+      // it adds is the CLI's (`kinetoscope stats --report NAME --format json`).
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
+      for (const name of ['nvtx_kern_sum', 'cuda_kern_exec_sum']) {
+        await page.locator(`#nsys-stats button.more-report[data-report="${name}"]`).click();
+        await page.waitForSelector(`#nsys-stats .stats-report[data-report="${name}"]`, { timeout: 30_000 });
+        const want = JSON.parse(cli(['stats', '--format', 'json', '--report', name, file]).stdout).reports[0];
+        const got = (await page.evaluate(() => window.kinetoscope.stats())).reports.find((x) => x.report === name);
+        const diffs = diffJson(want, got);
+        check(!diffs.length, `the page's ${name} differs from the CLI's:\n  ${diffs.slice(0, 10).join('\n  ')}`);
+        const rows = await page.locator(`#nsys-stats .stats-report[data-report="${name}"] tbody tr`).count();
+        check(rows === Math.min(500, want.rows.length) && rows > 0, `${name}: ${rows} rows shown, the CLI has ${want.rows.length}`);
+        check((await page.locator(`#nsys-stats button.more-report[data-report="${name}"]`).count()) === 0, `the ${name} button is still there`);
+      }
+      check((await page.locator('#nsys-stats button.more-report').count()) === 1, 'cuda_gpu_trace is no longer offered');
       // "show" on the op: its 8 calls, whatever their sequence numbers, on the timeline.
       await page.locator('#gpu-by-op tbody tr').first().locator('.tl-show').click();
       await page.waitForFunction(() => document.querySelector('.tl-search').value === 'aten::addmm', null, { timeout: 10_000 });

@@ -124,6 +124,11 @@ async function main() {
       check(`${base} stats json`, r.session.statsJson(''), runCli(['stats', '--format', 'json', file]).stdout);
       for (const name of ['cuda_gpu_trace', 'cuda_kern_exec_sum', 'nvtx_kern_sum'])
         check(`${base} stats ${name}`, r.session.statsJson(name), runCli(['stats', '--format', 'json', '--report', name, file]).stdout);
+      // The page's tables of reports on request: the first rows, and how many were left out.
+      const all = JSON.parse(r.session.statsJson('cuda_gpu_trace')).reports[0];
+      const first = JSON.parse(r.session.statsJsonFirstRows('cuda_gpu_trace', 3)).reports[0];
+      check(`${base} stats first rows`, JSON.stringify([first.rows, first.omitted_rows]),
+        JSON.stringify([all.rows.slice(0, 3), all.rows.length > 3 ? all.rows.length - 3 : undefined]));
       const bad = JSON.parse(r.session.statsJson('no_such_report'));
       check(`${base} unknown stats report`, bad.error && bad.error.code, 'unknown_report');
       // The block cache: SQLite's page reads become few reads of the file (1 MiB each), and the

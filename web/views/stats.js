@@ -6,6 +6,34 @@ import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, isNum } from './format.js';
 import { clampedName, dataTable } from './table.js';
 
+// The reports nsys prints only when asked, offered under the default ones.
+const ON_REQUEST = [
+  ['cuda_kern_exec_sum', 'launch, queue and run time of each kernel'],
+  ['nvtx_kern_sum', 'kernels by the NVTX ranges around their launch'],
+  ['cuda_gpu_trace', 'every kernel and copy'],
+];
+
+// The worker's kinetoscope.stats/1 text as an object ({error} when it is not one).
+export function parseStats(json) {
+  try {
+    return JSON.parse(json);
+  } catch (err) {
+    return { error: { code: 'bad_stats', message: err.message } };
+  }
+}
+
+// `stats` with one more report, asked for by name (the worker's answer `json`: that report or an
+// error, which then shows in its place).
+export function withReport(stats, json, name) {
+  const more = parseStats(json);
+  const report = more.error ? { report: name, title: name, columns: [], rows: [], note: `Not computed: ${more.error.message}` } : (more.reports || [])[0];
+  const reports = ((stats && stats.reports) || []).filter((r) => r.report !== name);
+  return { ...stats, reports: report ? [...reports, report] : reports };
+}
+
+// The columns of names: Name, Kernel Name, API Name, Range, NVTX Range.
+const NAMES = /(^|\s)(Name|Range)$/;
+
 const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
 
 // A number as the CLI wrote it: the decimals it wrote (1 for % and ns averages, 6 for MB), with
@@ -23,12 +51,13 @@ function reportTable(r) {
   const columns = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
     const digits = Math.max(0, ...(r.rows || []).map((row) => (isNum(row[i]) && !Number.isInteger(row[i]) ? decimals(row[i]) : 0)));
-    // Kernel names (templated C++) run to hundreds of characters: two lines, click to open.
-    if (!num && label === 'Name') return { key: `c${i}`, label, className: 'name', fmt: clampedName };
+    // Kernel names (templated C++) and emit_nvtx ranges run to hundreds of characters: two
+    // lines, click to open.
+    if (!num && NAMES.test(label)) return { key: `c${i}`, label, className: 'name', fmt: clampedName };
     return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
   const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
-  const nameCol = (r.columns || []).findIndex((c) => c === 'Name' || c === 'Operation' || c === 'Range');
+  const nameCol = (r.columns || []).findIndex((c) => NAMES.test(c) || c === 'Operation');
   const body = rows.length
     ? dataTable({ columns, rows, sortKey: null, filterKeys: nameCol >= 0 ? [`c${nameCol}`] : null, label: r.report })
     : note(r.note || 'No rows.');
@@ -37,12 +66,31 @@ function reportTable(r) {
     { className: 'stats-report', dataset: { report: r.report } },
     h('h3', null, `${r.title || r.report} `, h('code', null, r.report)),
     rows.length && r.note ? note(r.note) : null,
+    r.omitted_rows ? note(`The first ${fmtInt(rows.length)} rows of ${fmtInt(rows.length + r.omitted_rows)}: kinetoscope stats --report ${r.report} writes them all.`) : null,
     body,
   );
 }
 
-// `stats`: the parsed kinetoscope.stats/1 object, or {error: {code, message}}.
-export function statsView(stats) {
+// "More reports": a button per report not shown yet; `ask(name)` requests it.
+function moreReports(shown, ask) {
+  const names = new Set(shown.map((r) => r.report));
+  const left = ON_REQUEST.filter(([name]) => !names.has(name));
+  if (!ask || !left.length) return null;
+  const button = ([name, what]) =>
+    h('button', {
+      type: 'button', className: 'more-report', title: what, dataset: { report: name },
+      onclick: (e) => {
+        e.currentTarget.disabled = true;
+        e.currentTarget.textContent = `${name}: computing…`;
+        ask(name);
+      },
+    }, name);
+  return h('p', { className: 'more-reports' }, 'More reports (nsys prints them when asked): ', left.map(button));
+}
+
+// `stats`: the parsed kinetoscope.stats/1 object, or {error: {code, message}}; `ask(name)` asks
+// for one more report (the "More reports" buttons; none without it).
+export function statsView(stats, ask) {
   if (!stats) return null;
   if (stats.error) return section('nsys-stats', 'Nsight Systems stats', note(`The stats could not be computed: ${stats.error.message} (${stats.error.code})`));
   const reports = Array.isArray(stats.reports) ? stats.reports : [];
@@ -59,5 +107,6 @@ export function statsView(stats) {
       '. Times in ns.',
     ),
     reports.map(reportTable),
+    moreReports(reports, ask),
   );
 }

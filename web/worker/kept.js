@@ -7,7 +7,7 @@
 // gzip (no random access) and fetched (?url=) input, the decoded bytes are kept as they stream by, in
 // Blobs of a few MB (the browser may keep large Blobs on disk), up to KEEP_BUDGET bytes; past that the
 // panel says the args are not available.
-import { Msg, errorBody, errorMsg } from './protocol.js';
+import { Msg, STATS_ROWS, errorBody, errorMsg } from './protocol.js';
 
 const KEEP_BUDGET = 2 ** 31;
 const KEEP_SESSION_HEAP = 1.5 * 2 ** 30;
@@ -82,6 +82,19 @@ export function forgetKept() {
 }
 
 export const staleError = (id) => errorMsg(id, errorBody('stale', 'that trace is no longer loaded'));
+
+// One more `nsys stats` report of the kept export (the page's "More reports"), its first
+// STATS_ROWS rows: {stats-report, id, report} -> {stats, id, json, ms, report}, or an error.
+export function statsReport(msg) {
+  const k = keptFor(msg.id);
+  if (!k || typeof k.session.statsJsonFirstRows !== 'function') {
+    self.postMessage(staleError(msg.id));
+    return;
+  }
+  const t = performance.now();
+  const json = k.session.statsJsonFirstRows(String(msg.report || ''), STATS_ROWS);
+  self.postMessage({ type: Msg.stats, id: msg.id, json, ms: Math.round(performance.now() - t), report: msg.report });
+}
 
 // The report on screen analyzed again with its steps taken from the ranges named msg.name ("" for
 // the default detection): `kinetoscope report --step-range NAME`. {step-range, id, name} ->

@@ -8,7 +8,7 @@ import { runPart } from './split.js';
 import { runUnzip } from './unzip.js';
 import { warm } from './warm.js';
 import { timelineRequest } from './timeline.js';
-import { stepRange } from './kept.js';
+import { stepRange, statsReport } from './kept.js';
 import { combine } from './combine.js';
 
 const handlers = {
@@ -20,6 +20,7 @@ const handlers = {
   [Msg.partLost]: (m) => helperLost(m.id, m.index),
   [Msg.timeline]: timelineRequest,
   [Msg.stepRange]: stepRange,
+  [Msg.statsReport]: statsReport,
   [Msg.combine]: combine,
   [Msg.diff]: combine,
 };

@@ -18,6 +18,8 @@
 //   part-lost   {id, index?}             the helper `index` (all, without it) of load `id` died
 //   tl          {id, req, op, args}      a timeline query on the kept trace (worker/timeline.js)
 //   step-range  {id, name}               the kept trace analysed again, steps from ranges `name`
+//   stats-report {id, report}            one more `nsys stats` report of the kept export (its
+//                                        first STATS_ROWS rows)
 //   combine     {id, digests, reports, markdowns}   the multi-rank report (worker/combine.js)
 //   diff        {id, base, test}                    the trace diff of two diff digests
 //
@@ -27,7 +29,8 @@
 //   report        {id, json, markdown, timings[, nsys][, gpuProcesses][, digest][, diffDigest]}
 //                 gpuProcesses [{pid, device}]: an export opened alone or as one of several
 //                 files holds 2+ GPU processes (read again as ranks, one per process)
-//   stats         {id, json, ms}          after an Nsight Systems export's report: `nsys stats`
+//   stats         {id, json, ms[, report]}  after an Nsight Systems export's report: `nsys stats`;
+//                 with `report`: the answer to stats-report (json: that report, or an error)
 //   report-update {id, json, markdown}    the answer to step-range
 //   combined      {id, json, markdown}    the answer to combine or diff
 //   warm          {ms}                    warmed up, ready for a file
@@ -45,6 +48,9 @@
 //   helper -> loader  chunk {buffer, offset, length, read}   decoded JSON; read: compressed bytes
 //                     end {read, ms?, gzipCut?, error?}
 //   loader -> helper  ack {}   one chunk taken (a credit back);   stop {}
+// The rows of a report the page asks for on request (the CLI writes them all).
+export const STATS_ROWS = 5000;
+
 export const Msg = Object.freeze({
   // page -> worker
   open: 'open',
@@ -55,6 +61,7 @@ export const Msg = Object.freeze({
   partLost: 'part-lost',
   timeline: 'tl',
   stepRange: 'step-range',
+  statsReport: 'stats-report',
   combine: 'combine',
   diff: 'diff',
   // worker -> page
