@@ -20,6 +20,17 @@
 
 namespace ks {
 
+std::string kernel_name_column(const StatsDb& db) {
+  return db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName"
+                                                                      : "shortName";
+}
+
+std::string kernel_call_same_process(const StatsDb& db) {
+  return db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "globalPid")
+             ? " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
+             : "";
+}
+
 bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) {
   t->report = "cuda_gpu_kern_sum";
   t->title = "CUDA GPU Kernel Summary";
@@ -32,8 +43,7 @@ bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* err
                     "with --trace=cuda, and check that the capture range covered GPU work)";
     return true;
   }
-  const std::string name_col =
-      db.has_column(table, "demangledName") ? "demangledName" : "shortName";
+  const std::string name_col = kernel_name_column(db);
   std::vector<SumGroup> groups;
   bool ok = group_durations_by_name_id(
       db,

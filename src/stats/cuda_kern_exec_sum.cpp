@@ -71,11 +71,8 @@ bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* er
                                      : "no StringIds table: the export has no names";
     return true;
   }
-  const std::string name = db.has_column(kernels, "demangledName") ? "demangledName" : "shortName";
-  // The same process too, where the kernel table says which (correlation ids are per process).
-  const std::string same_process = db.has_column(kernels, "globalPid")
-                                       ? " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
-                                       : "";
+  const std::string name = kernel_name_column(db);
+  const std::string same_process = kernel_call_same_process(db);
   const std::string sql =
       "SELECT (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, k.deviceId, r.start, r.end, "
       "k.start, k.end, rn.value, kn.value FROM " +

@@ -140,11 +140,8 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
 
   // Kernels with their launching calls, by thread.
   const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
-  const std::string name_col =
-      db.has_column(kernels, "demangledName") ? "demangledName" : "shortName";
-  const std::string same_process = db.has_column(kernels, "globalPid")
-                                       ? " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
-                                       : "";
+  const std::string name_col = kernel_name_column(db);
+  const std::string same_process = kernel_call_same_process(db);
   std::map<int64_t, std::vector<Call>> calls_of;  // by the call's globalTid; -1: no call
   ok = db.query(
       "SELECT k.rowid, k.end - k.start, kn.value, r.globalTid, r.start, r.end FROM " +

@@ -65,6 +65,14 @@ bool group_durations_by_name_id(const StatsDb& db, const std::string& sql,
 void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_column,
                        const std::vector<std::string>& label_columns, StatsTable* table);
 
+// CUPTI_ACTIVITY_KIND_KERNEL's name column as the reports take it: demangledName, else
+// shortName (an older export has no demangled column).
+std::string kernel_name_column(const StatsDb& db);
+// The condition that joins a kernel (`k`) to its launching call (`r`, CUPTI_ACTIVITY_KIND_RUNTIME)
+// within its process, where the kernel table says which (correlation ids are per process):
+// " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)", or "".
+std::string kernel_call_same_process(const StatsDb& db);
+
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys's API names lose their version suffix.
 std::string strip_nsys_api_version(const std::string& name);
 
