@@ -79,15 +79,22 @@ class OpNames {
  public:
   explicit OpNames(const Trace& t) : t_(t), families_(t) {}
   StringId of(StringId name) { return per_call_ ? families_.row_of(name, true) : name; }
-  std::string text(StringId op) const {
-    std::string family = per_call_ ? families_.label_of(op) : std::string();
-    return family.empty() ? std::string(t_.str(op)) : family;
+  // Asked once per shaped op: a view, no copy (a PyTorch trace's names are the trace's own).
+  std::string_view text(StringId op) {
+    if (!per_call_) return t_.str(op);
+    auto it = text_.find(op);
+    if (it == text_.end()) {
+      std::string family = families_.label_of(op);
+      it = text_.emplace(op, family.empty() ? std::string(t_.str(op)) : family).first;
+    }
+    return it->second;
   }
 
  private:
   const Trace& t_;
   NameFamilies families_;
   bool per_call_ = t_.facts.format == TraceFormat::kNsysSqlite;
+  std::unordered_map<StringId, std::string> text_;  // per_call_: each op's name
 };
 
 struct Group {
