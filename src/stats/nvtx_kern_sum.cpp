@@ -23,8 +23,9 @@
 //     kernel inside two same-named nested ranges counts twice in Total, once in Kern Inst);
 //   - ordered by range name, PID, TID, then Total descending (NULL names first, as SQLite sorts).
 //   Med and StdDev as in cuda_gpu_kern_sum.cpp. Bound: a call inside more than kMaxRanges ranges
-//   (a hostile export: thousands of unclosed ranges) counts in the kMaxRanges innermost (latest
-//   started); the note says how many pairs that left out.
+//   (a hostile export: thousands of unclosed ranges) counts in the kMaxRanges that end first after
+//   it (the innermost, when they nest), so the work per call is bounded; the note says how many
+//   calls that was.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -162,7 +163,7 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
   if (!ok) return false;
 
   std::map<Key, Group> groups;
-  uint64_t left_out = 0;
+  uint64_t capped = 0;  // calls inside more than kMaxRanges ranges
   auto add = [&groups](const Key& key, int64_t range_id, bool in_range, const Call& c) {
     Group& g = groups[key];
     if (in_range) g.ranges.insert(range_id);
@@ -190,14 +191,12 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
         ++next;
       }
       while (!open.empty() && open.begin()->first < c.start) open.erase(open.begin());
+      // The ranges that end first after the call (for nested ranges, the innermost), at most
+      // kMaxRanges of them: the work per call stays bounded however many are open.
       hits.clear();
-      for (auto it = open.lower_bound(c.end); it != open.end(); ++it) hits.push_back(it->second);
-      if (hits.size() > kMaxRanges) {
-        std::nth_element(hits.begin(), hits.begin() + kMaxRanges, hits.end(),
-                         [](const Range* a, const Range* b) { return a->start > b->start; });
-        left_out += hits.size() - kMaxRanges;
-        hits.resize(kMaxRanges);
-      }
+      auto it = open.lower_bound(c.end);
+      for (; it != open.end() && hits.size() < kMaxRanges; ++it) hits.push_back(it->second);
+      if (it != open.end()) ++capped;
       if (hits.empty()) add(Key(false, "", pid, thread, "", c.kernel), 0, false, c);
       for (const Range* r : hits)
         add(Key(true, names[static_cast<size_t>(r->name)], pid, thread,
@@ -243,12 +242,10 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
   for (Row& r : rows) t->rows.push_back(std::move(r.cells));
   if (t->rows.empty())
     t->note = "no CUDA kernel in the export";
-  else if (left_out > 0)
-    t->note = std::to_string(left_out) +
-              " (range, kernel) pairs left out: a launch inside more "
-              "than " +
-              std::to_string(kMaxRanges) + " ranges counts in the innermost " +
-              std::to_string(kMaxRanges);
+  else if (capped > 0)
+    t->note = "launches inside more than " + std::to_string(kMaxRanges) +
+              " ranges: " + std::to_string(capped) + " (each counts in the " +
+              std::to_string(kMaxRanges) + " that end first after it, the innermost when nested)";
   return true;
 }
 

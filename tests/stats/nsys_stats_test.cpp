@@ -447,6 +447,31 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
   CHECK(t.note.empty());
 }
 
+TEST_CASE("nsys stats: nvtx_kern_sum bounds the ranges one launch counts in",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_memory(&d);
+  ks_test::create_nsys_schema(&d);
+  ks_test::create_nvtx_table(&d);
+  // BUILT data: 300 nested push/pop ranges r0 (outermost) .. r299 (innermost) around one launch.
+  std::string nvtx = "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES ";
+  for (int i = 0; i < 300; ++i)
+    nvtx += (i ? ", (" : "(") + std::to_string(i) + ", " + std::to_string(10000 - i) + ", 59, 'r" +
+            std::to_string(i) + "', 1677721700)";
+  d.exec(nvtx + R"(;
+INSERT INTO StringIds VALUES (1, 'gemm'), (5, 'cudaLaunchKernel_v7000');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (5000, 5010, 1, 1677721700, 1, 5, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,
+  globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,
+  blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal,
+  gridId) VALUES (5100, 5150, 0, 1, 7, 1, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1);
+)");
+  const ks::StatsTable t = run(d, {"nvtx_kern_sum"})[0];
+  REQUIRE(t.rows.size() == 256);  // the innermost 256: r44 .. r299
+  for (const auto& r : t.rows) CHECK(std::stoi(r[0].text.substr(2)) >= 44);
+  CHECK(t.note.find("launches inside more than 256 ranges: 1 ") == 0);
+}
+
 TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains, textId)",
           "[nsys_stats][built]") {
   Db d;
