@@ -323,9 +323,12 @@ ReportSection rank_reports_section(const MultiRankReport& m,
     if (m.order[k] >= reports.size()) continue;
     const RankRow& row = m.result.ranks[k];
     docs.push_back(reports[m.order[k]]);
-    s.text_block("\n---- rank " + std::to_string(row.rank) + " (" + row.file + ")\n" +
+    // The reports are viewed, not copied: each is the size of a whole report, and only one
+    // format's writer reads them.
+    s.text_block("\n---- rank " + std::to_string(row.rank) + " (" + row.file + ")\n",
                  reports[m.order[k]]);
-    s.paragraph(reports[m.order[k]] + "\n");
+    s.paragraph("", reports[m.order[k]]);
+    s.paragraph("\n");
   }
   s.field("reports", Cell::raw_list(&docs));
   return s;

@@ -83,17 +83,19 @@ void ReportSection::linef(const char* fmt, ...) {
   line(buf);
 }
 
-void ReportSection::text_block(std::string text) {
+void ReportSection::text_block(std::string text, std::string_view then) {
   Part p;
   p.kind = Part::Kind::kTextBlock;
   p.text = std::move(text);
+  p.then = then;
   parts.push_back(std::move(p));
 }
 
-void ReportSection::paragraph(std::string text) {
+void ReportSection::paragraph(std::string text, std::string_view then) {
   Part p;
   p.kind = Part::Kind::kParagraph;
   p.text = std::move(text);
+  p.then = then;
   parts.push_back(std::move(p));
 }
 
@@ -450,7 +452,7 @@ void append_section_text(std::string* out, const ReportSection& s) {
     if (p.kind == ReportSection::Part::Kind::kLine)
       *out += p.text + "\n";
     else if (p.kind == ReportSection::Part::Kind::kTextBlock)
-      *out += p.text;
+      out->append(p.text).append(p.then);
     else if (p.kind == ReportSection::Part::Kind::kTable)
       append_table_text(out, s.tables[p.table]);
   }
@@ -459,7 +461,7 @@ void append_section_text(std::string* out, const ReportSection& s) {
 void append_section_markdown(std::string* out, const ReportSection& s) {
   for (const ReportSection::Part& p : s.parts) {
     if (p.kind == ReportSection::Part::Kind::kParagraph)
-      *out += p.text;
+      out->append(p.text).append(p.then);
     else if (p.kind == ReportSection::Part::Kind::kTable)
       append_table_markdown(out, s.tables[p.table]);
   }

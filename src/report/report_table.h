@@ -313,6 +313,7 @@ struct ReportSection {
     size_t table = 0;  // kTable: index into tables
     // kLine (a newline is added) / kTextBlock, kParagraph (written as they are)
     std::string text;
+    std::string_view then;  // kTextBlock, kParagraph: written after `text`, not copied
   };
 
   // Cells view the section's own strings (keep): a copy would view the original's, so a
@@ -342,8 +343,10 @@ struct ReportSection {
   Table& table(const char* json_key = "rows");  // a new table, appended as the next part
   void line(std::string text);                  // text only
   void linef(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-  void text_block(std::string text);    // text only, written as it is (a rank's whole report)
-  void paragraph(std::string text);     // Markdown only
+  // Text only / Markdown only, written as they are; `then` after `text`, viewed, not copied (a
+  // rank's whole report: the caller keeps it alive while the section is written).
+  void text_block(std::string text, std::string_view then = {});
+  void paragraph(std::string text, std::string_view then = {});
   std::string_view own(std::string s);  // keeps `s` alive as long as the section
   const char* own_c(std::string s);     // the same, for a Column's header or key
   Table& nested_table();                // a table that is no part: a cell's (Cell::rows)
