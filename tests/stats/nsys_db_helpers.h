@@ -110,4 +110,26 @@ inline void create_osrt_table(Db* d) {
   returnValue INTEGER NOT NULL, nestingLevel INTEGER, callchainId INTEGER NOT NULL);)");
 }
 
+// An in-memory export with the schema and an NVTX_EVENTS table, for the NVTX reports' tests.
+inline void open_nvtx_export(Db* d) {
+  open_memory(d);
+  create_nsys_schema(d);
+  create_nvtx_table(d);
+}
+
+// One kernel row with what the reports read (times, correlation id, process, name id); the other
+// NOT NULL columns hold 0 or 1.
+inline void insert_kernel(Db* d, int64_t start, int64_t end, int64_t correlation,
+                          int64_t global_pid, int64_t name_id) {
+  d->exec(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
+      "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, "
+      "gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
+      "localMemoryPerThread, localMemoryTotal, gridId) VALUES (" +
+      std::to_string(start) + ", " + std::to_string(end) + ", 0, 1, 7, " +
+      std::to_string(correlation) + ", " + std::to_string(global_pid) + ", " +
+      std::to_string(name_id) + ", " + std::to_string(name_id) +
+      ", 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, " + std::to_string(correlation) + ")");
+}
+
 }  // namespace ks_test

@@ -370,9 +370,7 @@ TEST_CASE("nsys stats: cuda_kern_exec_sum and nvtx_kern_sum on the real export e
 TEST_CASE("nsys stats: nvtx_kern_sum on a built export (nesting, styles, domains, no range)",
           "[nsys_stats][built]") {
   Db d;
-  ks_test::open_memory(&d);
-  ks_test::create_nsys_schema(&d);
-  ks_test::create_nvtx_table(&d);
+  ks_test::open_nvtx_export(&d);
   // BUILT data. Process 100, threads 100 (T1 = 0x64000064) and 101 (T2 = 0x64000065). On T1:
   // "step" [0, 1000] in domain "app", ":fwd" [100, 500] holding a second ":fwd" [150, 300], a
   // start/end "io" [50, 950] that ends on T2 (left out), a start/end "phase" [600, 2000] and an
@@ -393,16 +391,12 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, endGlobalTid, d
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (200, 210, 1, 1677721700, 1, 5, 0, NULL),
   (700, 710, 1, 1677721700, 2, 5, 0, NULL), (1500, 1510, 1, 1677721700, 5, 5, 0, NULL),
   (200, 210, 1, 1677721701, 3, 5, 0, NULL);
-INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,
-  globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,
-  blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal,
-  gridId) VALUES
-  (300, 350, 0, 1, 7, 1, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
-  (800, 830, 0, 1, 7, 2, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),
-  (1600, 1607, 0, 1, 7, 5, 1677721600, 2, 2, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3),
-  (300, 310, 0, 1, 7, 3, 1677721600, 3, 3, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 4),
-  (400, 405, 0, 1, 7, 99, 1677721600, 4, 4, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 5);
 )");
+  ks_test::insert_kernel(&d, 300, 350, 1, 1677721600, 1);
+  ks_test::insert_kernel(&d, 800, 830, 2, 1677721600, 1);
+  ks_test::insert_kernel(&d, 1600, 1607, 5, 1677721600, 2);
+  ks_test::insert_kernel(&d, 300, 310, 3, 1677721600, 3);
+  ks_test::insert_kernel(&d, 400, 405, 99, 1677721600, 4);
   const ks::StatsTable t = run(d, {"nvtx_kern_sum"})[0];
   // (range, style, pid, tid, NVTX Inst, Kern Inst, Total, kernel), in the script's order: no
   // range first (a missing PID before 100), then by name (':' sorts before 'a').
@@ -450,9 +444,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
 TEST_CASE("nsys stats: nvtx_kern_sum bounds the ranges one launch counts in",
           "[nsys_stats][built]") {
   Db d;
-  ks_test::open_memory(&d);
-  ks_test::create_nsys_schema(&d);
-  ks_test::create_nvtx_table(&d);
+  ks_test::open_nvtx_export(&d);
   // BUILT data: 300 nested push/pop ranges r0 (outermost) .. r299 (innermost) around one launch.
   std::string nvtx = "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES ";
   for (int i = 0; i < 300; ++i)
@@ -461,11 +453,8 @@ TEST_CASE("nsys stats: nvtx_kern_sum bounds the ranges one launch counts in",
   d.exec(nvtx + R"(;
 INSERT INTO StringIds VALUES (1, 'gemm'), (5, 'cudaLaunchKernel_v7000');
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (5000, 5010, 1, 1677721700, 1, 5, 0, NULL);
-INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,
-  globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,
-  blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal,
-  gridId) VALUES (5100, 5150, 0, 1, 7, 1, 1677721600, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1);
 )");
+  ks_test::insert_kernel(&d, 5100, 5150, 1, 1677721600, 1);
   const ks::StatsTable t = run(d, {"nvtx_kern_sum"})[0];
   REQUIRE(t.rows.size() == 256);  // the innermost 256: r44 .. r299
   for (const auto& r : t.rows) CHECK(std::stoi(r[0].text.substr(2)) >= 44);
@@ -475,9 +464,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamI
 TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains, textId)",
           "[nsys_stats][built]") {
   Db d;
-  ks_test::open_memory(&d);
-  ks_test::create_nsys_schema(&d);
-  ks_test::create_nvtx_table(&d);
+  ks_test::open_nvtx_export(&d);
   // BUILT data. train_step x3 (push/pop: 10, 20, 40 ns), "load" as a start/end range (textId)
   // twice (5, 15), a range in domain "io" (7), a mark (eventType 34) and an unclosed range.
   d.exec(R"(
