@@ -16,4 +16,16 @@ const char* trace_format_name(TraceFormat f) {
   return "unknown";
 }
 
+FlowId flow_id_of(std::string_view text, StringPool* strings) {
+  const bool leading_zero = text.size() > 1 && text[0] == '0';
+  if (!text.empty() && text.size() <= 18 && !leading_zero) {
+    FlowId value = 0;
+    size_t i = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i)
+      value = value * 10 + static_cast<FlowId>(text[i] - '0');
+    if (i == text.size()) return value;  // below 10^18 < 2^63: never tagged
+  }
+  return kFlowIdText | strings->intern(text);
+}
+
 }  // namespace ks

@@ -139,10 +139,18 @@ struct SliceTable {
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
 };
 
+// A flow's id as written. Ids are unique per flow (Kineto writes each launch's correlation), so
+// interning each would put a string per launch in the pool (a tenth of reading a trace with many
+// flows went to it, and ~60 bytes of memory a flow). A decimal integer of up to 18 digits without
+// a leading zero is kept as its value; any other text is interned and tagged with kFlowIdText.
+using FlowId = uint64_t;
+constexpr FlowId kFlowIdText = 1ull << 63;
+FlowId flow_id_of(std::string_view text, StringPool* strings);
+
 struct FlowTable {  // s/t/f flow events (ac2g launch->kernel, fwdbwd forward->backward)
   std::vector<int64_t> ts;
   std::vector<TrackId> track;
-  std::vector<StringId> id;  // the flow id as written
+  std::vector<FlowId> id;
   std::vector<StringId> cat;
   std::vector<char> phase;
   std::vector<bool> binds_enclosing;  // bp:"e"

@@ -206,7 +206,7 @@ void TraceBuilder::add_flow(TrackId track, char ph, int64_t ts, std::string_view
   FlowTable& f = t_->flows;
   f.ts.push_back(ts);
   f.track.push_back(track);
-  f.id.push_back(t_->strings.intern(id));
+  f.id.push_back(flow_id_of(id, &t_->strings));
   f.cat.push_back(t_->strings.intern(cat));
   f.phase.push_back(ph);
   f.binds_enclosing.push_back(binds_enclosing);
@@ -452,7 +452,7 @@ void TraceBuilder::classify_tracks() {
 }
 
 // Flow starts and finishes pair by (category, id); a missing end is worth counting once. Keys
-// sorted in two vectors rather than a hash map of balances: 8 bytes a flow instead of a node per
+// sorted in two vectors rather than a hash map of balances: 16 bytes a flow instead of a node per
 // id, at the peak of an import (finalize holds the whole model).
 void TraceBuilder::check_flows() {
   FlowTable& f = t_->flows;
@@ -463,9 +463,10 @@ void TraceBuilder::check_flows() {
   f.cat.shrink_to_fit();
   f.phase.shrink_to_fit();
   f.binds_enclosing.shrink_to_fit();
-  std::vector<uint64_t> starts, finishes;
+  using Key = std::pair<StringId, FlowId>;
+  std::vector<Key> starts, finishes;
   for (size_t i = 0; i < f.size(); ++i) {
-    uint64_t key = (static_cast<uint64_t>(f.cat[i]) << 32) | f.id[i];
+    Key key{f.cat[i], f.id[i]};
     if (f.phase[i] == 's') starts.push_back(key);
     if (f.phase[i] == 'f') finishes.push_back(key);
   }
@@ -475,9 +476,9 @@ void TraceBuilder::check_flows() {
   uint64_t unpaired = 0;
   size_t a = 0, b = 0;
   while (a < starts.size() || b < finishes.size()) {
-    uint64_t key = a < starts.size() && (b == finishes.size() || starts[a] <= finishes[b])
-                       ? starts[a]
-                       : finishes[b];
+    const Key key = a < starts.size() && (b == finishes.size() || starts[a] <= finishes[b])
+                        ? starts[a]
+                        : finishes[b];
     size_t ns = 0, nf = 0;
     while (a < starts.size() && starts[a] == key) ++a, ++ns;
     while (b < finishes.size() && finishes[b] == key) ++b, ++nf;
@@ -585,7 +586,9 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   FlowTable& f = t_->flows;
   append_mapped(&f.ts, p.flows.ts, same);
   append_mapped(&f.track, p.flows.track, to_track);
-  append_mapped(&f.id, p.flows.id, to_str);
+  append_mapped(&f.id, p.flows.id, [&str](FlowId id) {
+    return id & kFlowIdText ? kFlowIdText | str[id & ~kFlowIdText] : id;
+  });
   append_mapped(&f.cat, p.flows.cat, to_str);
   append_mapped(&f.phase, p.flows.phase, same);
   append_mapped(&f.binds_enclosing, p.flows.binds_enclosing, same);

@@ -59,8 +59,8 @@ class TraceBuilder {
                  std::string_view cat, std::string_view id, EventSource src);
   void add_flow(TrackId track, char ph, int64_t ts, std::string_view id, std::string_view cat,
                 bool binds_enclosing);
-  // add_flow with the id and category interned already (see add_complete_ids).
-  void add_flow_ids(TrackId track, char ph, int64_t ts, StringId id, StringId cat,
+  // add_flow with the id made (flow_id_of) and the category interned already.
+  void add_flow_ids(TrackId track, char ph, int64_t ts, FlowId id, StringId cat,
                     bool binds_enclosing) {
     FlowTable& f = t_->flows;
     f.ts.push_back(ts);

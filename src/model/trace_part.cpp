@@ -222,6 +222,13 @@ bool ids_below(const std::vector<T>& ids, size_t n) {
   return true;
 }
 
+// A flow id that is interned text must name one of the part's strings.
+bool flow_ids_below(const std::vector<FlowId>& ids, size_t strings) {
+  for (FlowId id : ids)
+    if (id & kFlowIdText && (id & ~kFlowIdText) >= strings) return false;
+  return true;
+}
+
 // Every index the merge follows must point inside the part.
 bool consistent(const Trace& t, const PartState& st) {
   const size_t strings = t.strings.size(), tracks = t.tracks.size();
@@ -266,7 +273,7 @@ bool consistent(const Trace& t, const PartState& st) {
     if (size != in.ts.size()) return false;
   const size_t procs = t.processes.size();
   return ids_below(s.track, tracks) && ids_below(s.name, strings) && ids_below(s.cat, strings) &&
-         ids_below(f.track, tracks) && ids_below(f.id, strings) && ids_below(f.cat, strings) &&
+         ids_below(f.track, tracks) && flow_ids_below(f.id, strings) && ids_below(f.cat, strings) &&
          ids_below(k.process, procs) && ids_below(k.series, strings) &&
          ids_below(in.track, tracks) && ids_below(in.name, strings) && ids_below(in.cat, strings) &&
          st.process_first_name.size() == procs && st.process_first_name_offset.size() == procs &&

@@ -175,3 +175,30 @@ TEST_CASE("TraceBuilder records the trace span", "[model]") {
   CHECK(t.span_ns() == 40000);
   CHECK(t.diagnostics.count(Diag::kTimestampsOutOfOrder) == 1);
 }
+
+TEST_CASE("Flow ids: decimal integers kept as values, other text interned, as written",
+          "[model]") {
+  Trace t;
+  CHECK(ks::flow_id_of("0", &t.strings) == 0);
+  CHECK(ks::flow_id_of("100001", &t.strings) == 100001);
+  CHECK(ks::flow_id_of("999999999999999999", &t.strings) == 999999999999999999ull);
+  const size_t before = t.strings.size();
+  // Not the same text as 7, or too long for the value: interned, so never equal to a value.
+  for (const char* text : {"07", "0x7", "-7", "7.0", "", "1234567890123456789"}) {
+    ks::FlowId id = ks::flow_id_of(text, &t.strings);
+    CHECK((id & ks::kFlowIdText) != 0);
+    CHECK(t.str(static_cast<ks::StringId>(id & ~ks::kFlowIdText)) == text);
+  }
+  CHECK(t.strings.size() == before + 5);  // "" was there already
+
+  // A start "7" and a finish "07" are two flows, each without its other end.
+  TraceBuilder b(&t);
+  ks::TrackId tr = b.track("1", "1");
+  add(b, tr, 10, 5, "launch");
+  b.add_flow(tr, 's', 10000, "7", "ac2g", false);
+  b.add_flow(tr, 'f', 12000, "07", "ac2g", true);
+  b.add_flow(tr, 's', 10000, "8", "ac2g", false);
+  b.add_flow(tr, 'f', 12000, "8", "ac2g", true);
+  b.finalize();
+  CHECK(t.diagnostics.count(Diag::kFlowWithoutEnd) == 2);
+}

@@ -18,15 +18,15 @@ bool read_done(const RowReader& r) {
   return !r.failed();
 }
 
-// The launch (same process, same correlation id) of a GPU op: an ac2g flow from it, the id
-// interned once for both ends.
+// The launch (same process, same correlation id) of a GPU op: an ac2g flow from it, its id the
+// correlation as Kineto writes it.
 void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gpu, int64_t ts) {
   if (correlation == kNoValue || global_pid == kNoValue) return;
   auto it = c.launches.find(Context::launch_key(global_pid, correlation));
   if (it == c.launches.end()) return;
   char buf[24];
   int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(correlation));
-  const StringId id = c.trace->strings.intern(std::string_view(buf, static_cast<size_t>(n)));
+  const FlowId id = flow_id_of(std::string_view(buf, static_cast<size_t>(n)), &c.trace->strings);
   if (c.ac2g == 0) c.ac2g = c.trace->strings.intern("ac2g");
   c.b.add_flow_ids(it->second.track, 's', it->second.ts, id, c.ac2g, false);
   c.b.add_flow_ids(gpu, 'f', ts, id, c.ac2g, true);
