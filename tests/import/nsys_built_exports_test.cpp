@@ -770,3 +770,27 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownStringId) >= 1);
   CHECK(!ks::report_json(ks::build_report(*t, ks::AnalysisOptions{})).empty());
 }
+
+TEST_CASE("nsys built: the row bound the importer reserves by covers every slice and flow it adds",
+          "[nsys][built]") {
+  // Reserving less than an import adds doubles every column when the last rows come in.
+  for (const char* name :
+       {"training_steps.sqlite", "gil_wait.sqlite", "python_busy.sqlite", "host_stall.sqlite",
+        "mixed_node.sqlite", "autograd_shapes.sqlite", "cuda_graphs.sqlite", "graph_trace.sqlite",
+        "memory_usage.sqlite", "event_waits.sqlite", "process_start.sqlite", "nvtx_domains.sqlite",
+        "torchrun_4procs.sqlite", "data_stall.sqlite", "alloc_churn.sqlite", "old_schema.sqlite"}) {
+    INFO(name);
+    std::ifstream in(built(name), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ks::MemoryByteSource source(bytes);
+    ks::ImportError error;
+    auto db = ks::NsysDatabase::open(&source, &error);
+    REQUIRE(db);
+    const ks::NsysRowBound bound = ks::nsys_row_bound(*db);
+    auto t = load_built(name);
+    CHECK(t->slices.size() <= bound.slices);
+    CHECK(t->flows.size() <= bound.flows);
+    CHECK(t->slices.launch_infos.size() <= bound.launch_infos);
+    CHECK(t->slices.size() > 0);
+  }
+}

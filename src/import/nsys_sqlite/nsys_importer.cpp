@@ -246,39 +246,41 @@ std::string describe_contents(const NsysDatabase& db) {
 
 // The slices and flows a large export will add, reserved before reading it: the columns then hold
 // what they use instead of up to twice that (push_back doubles), and no doubling briefly holds
-// old and new. Rows are counted as max(rowid) (exports are written once, rowids 1..rows: one
-// B-tree descent, not a scan), bounded by the file's size (a row takes more than 16 bytes) so a
-// hostile rowid cannot ask for more. Only files of kReserveFromBytes or more are probed: the probe
-// reads pages, which would change the "last page read" a small damaged file's error names.
+// old and new. Only files of kReserveFromBytes or more are probed: the probe reads pages, which
+// would change the "last page read" a small damaged file's error names.
 void reserve_rows(Context& c) {
   static constexpr uint64_t kReserveFromBytes = uint64_t{64} << 20;
-  const uint64_t size = c.db.file_size();
-  if (size < kReserveFromBytes) return;
+  if (c.db.file_size() < kReserveFromBytes) return;
+  const NsysRowBound n = nsys_row_bound(c.db);
+  c.b.reserve(n.slices, n.flows, n.launch_infos);  // finalize() gives back what was not used
+}
+
+}  // namespace
+
+NsysRowBound nsys_row_bound(const NsysDatabase& db) {
+  const uint64_t size = db.file_size();
   auto rows = [&](const char* table) -> uint64_t {
-    if (!c.db.has_table(table)) return 0;
+    if (!db.has_table(table)) return 0;
     sqlite3_stmt* st = nullptr;
     uint64_t n = 0;
-    c.db.begin_query();
+    db.begin_query();
     const std::string sql = std::string("SELECT max(rowid) FROM \"") + table + "\"";
-    if (sqlite3_prepare_v2(c.db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
       n = static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(st, 0)));
     sqlite3_finalize(st);  // a failure here is the table reader's to report, with its context
     return std::min(n, size / 16);
   };
-  const uint64_t kernels =
-      rows("CUPTI_ACTIVITY_KIND_KERNEL") + rows("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-  const uint64_t gpu_ops =
-      kernels + rows("CUPTI_ACTIVITY_KIND_MEMCPY") + rows("CUPTI_ACTIVITY_KIND_MEMSET");
+  const uint64_t gpu_ops = rows("CUPTI_ACTIVITY_KIND_KERNEL") +
+                           rows("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") +
+                           rows("CUPTI_ACTIVITY_KIND_MEMCPY") + rows("CUPTI_ACTIVITY_KIND_MEMSET");
   const uint64_t slices = gpu_ops + rows("CUPTI_ACTIVITY_KIND_RUNTIME") +
                           rows("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") + rows("NVTX_EVENTS") +
-                          rows("OSRT_API");
-  // Each GPU op with a launch gets a flow pair; finalize() gives back what was not used.
-  c.b.reserve(std::min(slices, size / 16), std::min(2 * gpu_ops, size / 8),
-              std::min(gpu_ops, size / 16));
+                          rows("OSRT_API") + (rows("SCHED_EVENTS") + 1) / 2;
+  // Each GPU op with a launch gets a flow pair.
+  return {std::min(slices, size / 16), std::min(2 * gpu_ops, size / 8),
+          std::min(gpu_ops, size / 16)};
 }
-
-}  // namespace
 
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
   std::vector<NsysGpuProcess> out;

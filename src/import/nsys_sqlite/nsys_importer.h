@@ -28,6 +28,18 @@ struct NsysGpuProcess {
 };
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
 
+// The most slices, flows and launch infos (kernels and copies) an import of the export can add,
+// for reserving the model's columns before it (push_back would double them, and a doubling
+// briefly holds old and new). Rows are counted as max(rowid) (exports are written once, rowids
+// 1..rows: one B-tree descent, not a scan), bounded by the file's size (a row takes more than 16
+// bytes) so a hostile rowid cannot ask for more. Every table that adds slices counts (a context
+// switch out and in make one off-CPU slice): the few slices of one left out, read last, once
+// doubled every column of a 400 MB export (+680 MB, and 2 s of page faults natively).
+struct NsysRowBound {
+  uint64_t slices = 0, flows = 0, launch_infos = 0;
+};
+NsysRowBound nsys_row_bound(const NsysDatabase& db);
+
 // Returns nullptr and fills *error when the export cannot be used (e.g. no CUPTI kernel table and
 // nothing else to show); what was merely absent goes to the trace's Diagnostics.
 std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
