@@ -137,7 +137,9 @@ class Session {
       ks::NsysImportOptions options;
       options.source_name = source_name_;
       options.only_pid = only_pid_;
+      options.gpu_processes = &gpu_processes_;
       trace_ = ks::import_nsys(*db_, options, &sqlite_error_);
+      gpu_processes_read_ = trace_ && only_pid_ < 0;
     }
     ok_ = trace_ && !g_out_of_memory;
     if (!ok_) trace_.reset();
@@ -164,7 +166,8 @@ class Session {
   std::string gpuProcessesJson() const {
     if (!db_) return "[]";
     std::string out = "[";
-    for (const ks::NsysGpuProcess& p : ks::nsys_gpu_processes(*db_)) {
+    for (const ks::NsysGpuProcess& p :
+         gpu_processes_read_ ? gpu_processes_ : ks::nsys_gpu_processes(*db_)) {
       if (out.size() > 1) out += ",";
       out += "{\"pid\":" + std::to_string(p.pid) + ",\"device\":" + std::to_string(p.first_device) +
              "}";
@@ -399,6 +402,9 @@ class Session {
 
   std::string source_name_;
   int64_t only_pid_ = -1;  // setNsysProcess: one process of an export, else all
+  // The GPU processes the import saw, when it read them all (gpuProcessesJson needs no scan then).
+  std::vector<ks::NsysGpuProcess> gpu_processes_;
+  bool gpu_processes_read_ = false;
   int64_t process_rank_ = 0;
   int64_t process_count_ = 0;
   std::string part_;

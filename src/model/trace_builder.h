@@ -48,9 +48,10 @@ class TraceBuilder {
   // For importers with a name table of their own (Nsight Systems' StringIds): the same as
   // add_complete with the name and category already interned in this trace's pool and the kind
   // given, so a row costs no hashing of its name.
-  void add_complete_ids(TrackId track, int64_t ts, int64_t dur, StringId name, StringId cat,
-                        SliceKind kind, const SliceArgs& args, EventSource src) {
-    append_slice(track, ts, dur, name, cat, kind, args, src);
+  // Returns the slice's index, valid until finalize() sorts the slices.
+  uint32_t add_complete_ids(TrackId track, int64_t ts, int64_t dur, StringId name, StringId cat,
+                            SliceKind kind, const SliceArgs& args, EventSource src) {
+    return append_slice(track, ts, dur, name, cat, kind, args, src);
   }
   void add_begin(TrackId track, int64_t ts, std::string_view name, std::string_view cat,
                  const SliceArgs& args, EventSource src);

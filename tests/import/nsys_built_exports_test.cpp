@@ -18,6 +18,7 @@
 #include "analysis/trace_diff.h"
 #include "corpus/shared_traces.h"
 #include "findings/multi_rank_rules.h"
+#include "import/file_byte_source.h"
 #include "import/memory_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_file.h"
@@ -48,6 +49,22 @@ std::unique_ptr<ks::Trace> load_built(const std::string& name) {
   INFO(name << ": " << error.to_line());
   REQUIRE(t);
   return t;
+}
+
+// The GPU processes an import gathers while reading are the ones the SQL scan
+// (nsys_gpu_processes) finds, in its order.
+void check_gpu_processes_gathered(const ks::NsysDatabase& db) {
+  std::vector<ks::NsysGpuProcess> seen;
+  ks::NsysImportOptions options;
+  options.gpu_processes = &seen;
+  ks::ImportError error;
+  REQUIRE(ks::import_nsys(db, options, &error));
+  const std::vector<ks::NsysGpuProcess> scanned = ks::nsys_gpu_processes(db);
+  REQUIRE(seen.size() == scanned.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i].pid == scanned[i].pid);
+    CHECK(seen[i].first_device == scanned[i].first_device);
+  }
 }
 
 ks::ImportError error_of(const std::string& name) {
@@ -737,7 +754,9 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
       " 0, 1, 4, 1);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES ('soon', 'later', 'x', 'y', 'z', 123456);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (150, 180, -5, 4294967295, 1, 70368744177664,"
-      " 99999999, 4, -1, 9223372036854775807, 0, 1, 1, 1);"
+      " 99999999, 4, -1, 9223372036854775807, 0, 1, 1, 1),"
+      // Another process's kernel with no time and no device: skipped, yet a GPU process.
+      " (NULL, 190, NULL, 7, 3, 50331648, 99999999, 4, 1, 1, 1, 1, 1, 1);"
       // Memory rows whose frees sum past INT64_MIN, a negative size and a NULL time; a wait on
       // an event recorded by a call that is not there.
       "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER, globalPid INTEGER,"
@@ -762,16 +781,23 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
   auto t = ks::import_nsys_file(path, &error);
   INFO(error.to_line());
   REQUIRE(t);
+  {
+    auto source = ks::FileByteSource::open(path, &error);
+    REQUIRE(source);
+    auto db = ks::NsysDatabase::open(source.get(), &error);
+    REQUIRE(db);
+    check_gpu_processes_gathered(*db);  // with rows of NULL and reversed times
+  }
   // The good runtime row and the kernel are kept; NULL, reversed and overflowing times are not.
   CHECK(by_name(*t, ks::SliceKind::kRuntime)["name29"].count == 1);
   CHECK(by_name(*t, ks::SliceKind::kKernel)["<unknown>"].count == 1);
-  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 5);  // and two memory rows
+  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 6);  // and two memory rows
   CHECK(t->slices.sync_waits.empty());                      // the record's call was not captured
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownStringId) >= 1);
   CHECK(!ks::report_json(ks::build_report(*t, ks::AnalysisOptions{})).empty());
 }
 
-TEST_CASE("nsys built: the row bound the importer reserves by covers every slice and flow it adds",
+TEST_CASE("nsys built: what the importer reserves and gathers while reading matches the tables",
           "[nsys][built]") {
   // Reserving less than an import adds doubles every column when the last rows come in.
   for (const char* name :
@@ -787,6 +813,7 @@ TEST_CASE("nsys built: the row bound the importer reserves by covers every slice
     auto db = ks::NsysDatabase::open(&source, &error);
     REQUIRE(db);
     const ks::NsysRowBound bound = ks::nsys_row_bound(*db);
+    check_gpu_processes_gathered(*db);
     auto t = load_built(name);
     CHECK(t->slices.size() <= bound.slices);
     CHECK(t->flows.size() <= bound.flows);

@@ -22,13 +22,14 @@ bool read_done(const RowReader& r) {
 // correlation as Kineto writes it.
 void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gpu, int64_t ts) {
   if (correlation == kNoValue || global_pid == kNoValue) return;
-  auto it = c.launches.find(Context::launch_key(global_pid, correlation));
-  if (it == c.launches.end()) return;
+  const Launch* launch = c.launches.find(Context::launch_key(global_pid, correlation));
+  if (!launch) return;
   char buf[24];
   int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(correlation));
   const FlowId id = flow_id_of(std::string_view(buf, static_cast<size_t>(n)), &c.trace->strings);
   if (c.ac2g == 0) c.ac2g = c.trace->strings.intern("ac2g");
-  c.b.add_flow_ids(it->second.track, 's', it->second.ts, id, c.ac2g, false);
+  const SliceTable& s = c.trace->slices;
+  c.b.add_flow_ids(s.track[launch->slice], 's', s.ts[launch->slice], id, c.ac2g, false);
   c.b.add_flow_ids(gpu, 'f', ts, id, c.ac2g, true);
   ++c.flows;
 }
@@ -61,9 +62,9 @@ bool read_event_records(Context& c, EventRecords* out) {
     const int64_t global = r.i64(kPid, 0), corr = r.i64(kCorr), event = r.i64(kEvent);
     const int64_t stream = stream_or_lane(r.i64(kStream, -1));
     if (c.skip_global(global) || corr == kNoValue || event == kNoValue || stream < 0) continue;
-    auto call = c.launches.find(Context::launch_key(global, corr));
-    if (call == c.launches.end()) continue;  // the record call itself was not captured
-    (*out)[event_key(global, event)].push_back({call->second.ts, stream, corr});
+    const Launch* call = c.launches.find(Context::launch_key(global, corr));
+    if (!call) continue;  // the record call itself was not captured
+    (*out)[event_key(global, event)].push_back({c.trace->slices.ts[call->slice], stream, corr});
   }
   for (auto& kv : *out)
     std::stable_sort(kv.second.begin(), kv.second.end(),
@@ -118,11 +119,10 @@ bool read_runtime(Context& c) {
     TrackId tr = c.cpu_track(gtid, Row::kCudaApi);
     SliceArgs a;
     a.correlation = r.i64(kCorr);
-    c.add(tr, start, end, name, driver ? Context::kCatDriver : Context::kCatRuntime,
-          driver ? SliceKind::kDriver : SliceKind::kRuntime, a,
-          row_source(Table::kRuntime, r.row()));
-    if (a.correlation != kNoValue)
-      c.launches[Context::launch_key(gtid, a.correlation)] = {tr, start};
+    const uint32_t slice = c.add(
+        tr, start, end, name, driver ? Context::kCatDriver : Context::kCatRuntime,
+        driver ? SliceKind::kDriver : SliceKind::kRuntime, a, row_source(Table::kRuntime, r.row()));
+    if (a.correlation != kNoValue) c.launches[Context::launch_key(gtid, a.correlation)] = {slice};
   }
   return read_done(r);
 }
@@ -158,6 +158,7 @@ bool read_kernels(Context& c) {
   // same replay again. Only kept when the export has graph-trace rows at all.
   const bool note_graph_kernels = c.db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
   while (r.next()) {
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
@@ -235,6 +236,7 @@ bool read_graph_trace(Context& c) {
     return false;
   std::unordered_map<uint64_t, StringId> names;  // by graphExecId << 32 ^ graphId
   while (r.next()) {
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     // CUPTI writes 0 for both when it could not time the graph: nothing to place.
     if (start == 0 && end == 0) continue;
@@ -329,6 +331,7 @@ bool read_memcpy(Context& c) {
                  &c.trace->diagnostics, c.error))
     return false;
   while (r.next()) {
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemcpy, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
@@ -381,6 +384,7 @@ bool read_memset(Context& c) {
     return false;
   std::unordered_map<int64_t, StringId> names;
   while (r.next()) {
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;

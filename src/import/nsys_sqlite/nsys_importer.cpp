@@ -248,11 +248,23 @@ std::string describe_contents(const NsysDatabase& db) {
 // what they use instead of up to twice that (push_back doubles), and no doubling briefly holds
 // old and new. Only files of kReserveFromBytes or more are probed: the probe reads pages, which
 // would change the "last page read" a small damaged file's error names.
+// nsys_gpu_processes()'s answer from the rows read: lowest device first, then pid. A process
+// whose devices were all NULL comes first and reads as device 0, as SQL's NULL min() does.
+void gpu_processes_seen(const Context& c, std::vector<NsysGpuProcess>* out) {
+  std::vector<std::pair<int64_t, int64_t>> by_device;  // (device, NULL first; pid)
+  for (const auto& kv : c.gpu_process_devices)
+    by_device.emplace_back(kv.second == Context::kNoDevice ? INT64_MIN : kv.second, kv.first);
+  std::sort(by_device.begin(), by_device.end());
+  out->clear();
+  for (const auto& d : by_device) out->push_back({d.second, d.first == INT64_MIN ? 0 : d.first});
+}
+
 void reserve_rows(Context& c) {
   static constexpr uint64_t kReserveFromBytes = uint64_t{64} << 20;
   if (c.db.file_size() < kReserveFromBytes) return;
   const NsysRowBound n = nsys_row_bound(c.db);
   c.b.reserve(n.slices, n.flows, n.launch_infos);  // finalize() gives back what was not used
+  c.launches.reserve(n.calls);
 }
 
 }  // namespace
@@ -274,12 +286,12 @@ NsysRowBound nsys_row_bound(const NsysDatabase& db) {
   const uint64_t gpu_ops = rows("CUPTI_ACTIVITY_KIND_KERNEL") +
                            rows("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") +
                            rows("CUPTI_ACTIVITY_KIND_MEMCPY") + rows("CUPTI_ACTIVITY_KIND_MEMSET");
-  const uint64_t slices = gpu_ops + rows("CUPTI_ACTIVITY_KIND_RUNTIME") +
-                          rows("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") + rows("NVTX_EVENTS") +
-                          rows("OSRT_API") + (rows("SCHED_EVENTS") + 1) / 2;
+  const uint64_t calls = rows("CUPTI_ACTIVITY_KIND_RUNTIME");
+  const uint64_t slices = gpu_ops + calls + rows("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") +
+                          rows("NVTX_EVENTS") + rows("OSRT_API") + (rows("SCHED_EVENTS") + 1) / 2;
   // Each GPU op with a launch gets a flow pair.
   return {std::min(slices, size / 16), std::min(2 * gpu_ops, size / 8),
-          std::min(gpu_ops, size / 16)};
+          std::min(gpu_ops, size / 16), calls};
 }
 
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
@@ -344,9 +356,10 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             nsys_sqlite::read_osrt(c) && nsys_sqlite::read_gpu_metrics(c) &&
             nsys_sqlite::read_profiler_diagnostics(c) && nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
-  // The launches by correlation id (a hash node per CUDA API call) are done with: freed before
+  // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.
-  std::unordered_map<uint64_t, nsys_sqlite::Launch>().swap(c.launches);
+  c.launches.clear();
+  if (options.gpu_processes && c.only_pid < 0) gpu_processes_seen(c, options.gpu_processes);
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();

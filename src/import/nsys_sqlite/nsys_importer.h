@@ -13,12 +13,6 @@
 
 namespace ks {
 
-struct NsysImportOptions {
-  std::string source_name;  // the file's name, as the report shows it
-  // Read only this process (its CPU rows, its GPU ops, the metrics of its GPUs); negative: all.
-  int64_t only_pid = -1;
-};
-
 // The processes of an export that ran GPU work (kernels, copies or memsets), ordered by the
 // lowest GPU each used, then pid: with `nsys profile torchrun --nproc_per_node=N`, one export
 // holds N such processes, the ranks, each driving GPU LOCAL_RANK. Empty on a SQLite failure.
@@ -27,6 +21,16 @@ struct NsysGpuProcess {
   int64_t first_device = 0;
 };
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
+
+struct NsysImportOptions {
+  std::string source_name;  // the file's name, as the report shows it
+  // Read only this process (its CPU rows, its GPU ops, the metrics of its GPUs); negative: all.
+  int64_t only_pid = -1;
+  // When set and all processes are read: filled with what nsys_gpu_processes() would answer,
+  // gathered from the rows as they are read (the page asks after every import, and a second scan
+  // of the GPU tables took 0.8-1.6 s of a 400 MB export's load).
+  std::vector<NsysGpuProcess>* gpu_processes = nullptr;
+};
 
 // The most slices, flows and launch infos (kernels and copies) an import of the export can add,
 // for reserving the model's columns before it (push_back would double them, and a doubling
@@ -37,6 +41,7 @@ std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
 // doubled every column of a 400 MB export (+680 MB, and 2 s of page faults natively).
 struct NsysRowBound {
   uint64_t slices = 0, flows = 0, launch_infos = 0;
+  uint64_t calls = 0;  // CUDA API calls, which GPU ops name by correlation id
 };
 NsysRowBound nsys_row_bound(const NsysDatabase& db);
 

@@ -100,11 +100,11 @@ bool read_memory_usage(Context& c) {
     t = saturating_add(t, m.delta);
     // On the thread that made the call, else on the process's main thread.
     TrackId track;
-    auto launch = m.correlation == kNoValue
-                      ? c.launches.end()
-                      : c.launches.find(Context::launch_key(m.global_pid, m.correlation));
-    if (launch != c.launches.end()) {
-      track = launch->second.track;
+    const Launch* launch = m.correlation == kNoValue
+                               ? nullptr
+                               : c.launches.find(Context::launch_key(m.global_pid, m.correlation));
+    if (launch) {
+      track = c.trace->slices.track[launch->slice];
     } else {
       track = c.cpu_track(m.global_pid | Context::pid_of(m.global_pid), Row::kCudaApi);
     }

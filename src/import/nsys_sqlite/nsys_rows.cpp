@@ -202,11 +202,18 @@ StringId Context::cat(Cat c) {
   return id;
 }
 
-void Context::add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
-                  const SliceArgs& args, EventSource src) {
-  b.add_complete_ids(track, ts, end - ts, name, cat(c), kind, args, src);
+void Context::note_gpu_op(int64_t global_pid, int64_t device) {
+  if (global_pid == RowReader::kNull) return;
+  int64_t& lowest = gpu_process_devices.try_emplace(pid_of(global_pid), kNoDevice).first->second;
+  if (device != RowReader::kNull) lowest = std::min(lowest, device);
+}
+
+uint32_t Context::add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
+                      const SliceArgs& args, EventSource src) {
+  const uint32_t slice = b.add_complete_ids(track, ts, end - ts, name, cat(c), kind, args, src);
   ++cat_counts[c];
   b.observe_time(ts, end);
+  return slice;
 }
 
 void Context::flush_counts() {

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include "model/export_row.h"
 #include "model/string_pool.h"
 #include "model/trace_builder.h"
+#include "util/flat_u64_map.h"
 
 namespace ks::nsys_sqlite {
 
@@ -91,9 +93,11 @@ inline EventSource row_source(Table t, uint64_t row) {
   return EventSource{export_row_offset(t, row), 0};
 }
 
+// A CUDA API call that GPU ops may name by correlation id: its slice, whose track and start the
+// flow from it needs (an index, not the two values: 16 bytes a map slot instead of 32, for one
+// slot per call).
 struct Launch {
-  TrackId track;
-  int64_t ts;
+  uint32_t slice = 0;
 };
 
 struct Context {
@@ -107,7 +111,7 @@ struct Context {
   std::unordered_map<int64_t, TrackId> cpu_tracks[4];      // by globalTid, per Row
   std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
   std::unordered_map<uint64_t, TrackId> gpu_tracks;        // by device << 32 | stream
-  std::unordered_map<uint64_t, Launch> launches;           // by pid << 40 ^ correlationId
+  FlatU64Map<Launch> launches;                             // by launch_key: pid, correlationId
   // The launches (launch_key) whose kernels were traced one by one: a graph-trace row of the
   // same launch is then not counted again.
   std::unordered_set<uint64_t> launches_with_kernels;
@@ -120,6 +124,11 @@ struct Context {
   // that profiled several (nsys profile torchrun ...).
   int64_t only_pid = -1;
   std::unordered_map<int64_t, bool> used_devices;  // devices this process's GPU ops ran on
+  // Every GPU op row's process and device, as nsys_gpu_processes() reads them (before any row is
+  // skipped): pid -> the lowest non-NULL device, kNoDevice when all were NULL.
+  std::map<int64_t, int64_t> gpu_process_devices;
+  static constexpr int64_t kNoDevice = INT64_MAX;
+  void note_gpu_op(int64_t global_pid, int64_t device);
   bool skip_global(int64_t global) const { return only_pid >= 0 && pid_of(global) != only_pid; }
   StringId ac2g = 0;  // the flows' category, interned
   uint64_t flows =
@@ -141,9 +150,10 @@ struct Context {
   uint64_t cat_counts[kCatCount] = {};
 
   StringId cat(Cat c);
-  // A slice whose name and category are interned already; counted like count().
-  void add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
-           const SliceArgs& args, EventSource src);
+  // A slice whose name and category are interned already; counted like count(). Returns its
+  // index until finalize().
+  uint32_t add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,
+               const SliceArgs& args, EventSource src);
   // Adds add()'s counts to the trace's facts (categories, events_total, phase X).
   void flush_counts();
 
