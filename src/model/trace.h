@@ -93,7 +93,6 @@ struct SliceTable {
   std::vector<uint16_t> depth;
   std::vector<int32_t> parent;        // index of the enclosing slice on the track, -1 at the top
   std::vector<int64_t> correlation;   // joins a runtime call to its GPU op
-  std::vector<int64_t> external_id;   // joins a CPU op to the runtime calls it made
   std::vector<int64_t> bytes;         // memcpy/memset size
   std::vector<int32_t> launch_info;   // index into launch_infos, -1 when absent
   std::vector<uint64_t> file_offset;  // byte offset of the event in the input JSON

@@ -54,7 +54,6 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   s.cat.push_back(cat);
   s.kind.push_back(kind);
   s.correlation.push_back(args.correlation);
-  s.external_id.push_back(args.external_id);
   s.bytes.push_back(args.bytes);
   if (args.launch) {
     s.launch_info.push_back(static_cast<int32_t>(s.launch_infos.size()));
@@ -102,7 +101,6 @@ void TraceBuilder::reserve(size_t slices, size_t flows, size_t launch_infos) {
   s.cat.reserve(n);
   s.kind.reserve(n);
   s.correlation.reserve(n);
-  s.external_id.reserve(n);
   s.bytes.reserve(n);
   s.launch_info.reserve(n);
   s.file_offset.reserve(n);
@@ -390,7 +388,6 @@ void TraceBuilder::sort_slices() {
   permute(s.cat, order);
   permute(s.kind, order);
   permute(s.correlation, order);
-  permute(s.external_id, order);
   permute(s.bytes, order);
   permute(s.launch_info, order);
   permute(s.file_offset, order);
@@ -555,7 +552,6 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   append_mapped(&s.cat, a.cat, to_str);
   append_mapped(&s.kind, a.kind, same);
   append_mapped(&s.correlation, a.correlation, same);
-  append_mapped(&s.external_id, a.external_id, same);
   append_mapped(&s.bytes, a.bytes, same);
   append_mapped(&s.launch_info, a.launch_info,
                 [launch_base](int32_t li) { return li < 0 ? -1 : li + launch_base; });

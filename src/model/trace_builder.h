@@ -14,7 +14,6 @@ namespace ks {
 
 struct SliceArgs {
   int64_t correlation = kNoValue;
-  int64_t external_id = kNoValue;
   int64_t bytes = kNoValue;
   int64_t stream = kNoValue;
   int64_t device = kNoValue;

@@ -143,7 +143,6 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
   c.column(s.cat);
   c.column(s.kind);
   c.column(s.correlation);
-  c.column(s.external_id);
   c.column(s.bytes);
   c.column(s.launch_info);
   c.column(s.file_offset);
@@ -242,7 +241,7 @@ bool consistent(const Trace& t, const PartState& st) {
   for (SliceKind k : t.slices.kind)
     if (k > SliceKind::kAsync) return false;
   for (size_t size : {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
-                      s.correlation.size(), s.external_id.size(), s.bytes.size(),
+                      s.correlation.size(), s.bytes.size(),
                       s.launch_info.size(), s.file_offset.size(), s.byte_len.size()})
     if (size != n) return false;
   for (int32_t li : s.launch_info)

@@ -72,7 +72,6 @@ std::string slice_details_json(const ViewIndex& index, uint32_t i) {
   w.field("self_ns", index.self_time(i));
   w.field("ts_ns", std::string_view(std::to_string(s.ts[i])));
   optional_int(&w, "correlation", s.correlation[i]);
-  optional_int(&w, "external_id", s.external_id[i]);
   optional_int(&w, "bytes", s.bytes[i]);
   optional_int(&w, "stream", track.stream);
   optional_int(&w, "device", track.device);

@@ -26,15 +26,14 @@ std::string describe(const ks::RawEvent& e) {
     << " pid=" << e.pid.present << s(e.pid.text) << " tid=" << e.tid.present << s(e.tid.text)
     << " ts=" << e.has_ts << "/" << e.ts_ns << " dur=" << e.has_dur << "/" << e.dur_ns
     << " bad=" << e.bad_number << " id=" << s(e.id) << " bp=" << e.binds_enclosing
-    << " s=" << int(e.scope) << " corr=" << e.correlation << " ext=" << e.external_id
-    << " stream=" << e.stream << " device=" << e.device << " bytes=" << e.bytes
-    << " grid=" << e.has_grid << ":" << e.grid[0] << "," << e.grid[1] << "," << e.grid[2]
-    << " block=" << e.has_block << ":" << e.block[0] << "," << e.block[1] << "," << e.block[2]
-    << " bps=" << e.blocks_per_sm << " wps=" << e.warps_per_sm << " occ=" << e.occupancy_pct
-    << " bw=" << e.bandwidth_gbps << " stack=" << e.has_call_stack << s(e.call_stack)
-    << " dims=" << e.has_input_dims << s(e.input_dims_json) << s(e.input_types_json)
-    << s(e.concrete_inputs_json) << " meta=" << s(e.meta_name) << s(e.meta_labels)
-    << " sort=" << e.has_sort_index << "/" << e.sort_index
+    << " s=" << int(e.scope) << " corr=" << e.correlation << " stream=" << e.stream
+    << " device=" << e.device << " bytes=" << e.bytes << " grid=" << e.has_grid << ":" << e.grid[0]
+    << "," << e.grid[1] << "," << e.grid[2] << " block=" << e.has_block << ":" << e.block[0] << ","
+    << e.block[1] << "," << e.block[2] << " bps=" << e.blocks_per_sm << " wps=" << e.warps_per_sm
+    << " occ=" << e.occupancy_pct << " bw=" << e.bandwidth_gbps << " stack=" << e.has_call_stack
+    << s(e.call_stack) << " dims=" << e.has_input_dims << s(e.input_dims_json)
+    << s(e.input_types_json) << s(e.concrete_inputs_json) << " meta=" << s(e.meta_name)
+    << s(e.meta_labels) << " sort=" << e.has_sort_index << "/" << e.sort_index
     << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
     << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device
     << " collective=" << e.has_collective << s(e.collective) << e.in_nelems << "," << e.out_nelems

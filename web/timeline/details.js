@@ -96,7 +96,6 @@ export function renderDetails(box, d, { flows, onSelect, context }) {
     row('Track', `${inertName(d.process_name) || `pid ${d.pid}`} › ${inertName(d.track_name)}`, h('span', { className: 'muted' }, ` · depth ${d.depth}`)),
   ];
   if (d.correlation !== null) rows.push(row('Correlation', String(d.correlation)));
-  if (d.external_id !== null) rows.push(row('External id', String(d.external_id)));
   if (d.stream !== null && d.kind !== 'cpu_op') rows.push(row('Stream', String(d.stream), d.device !== null ? ` on device ${d.device}` : ''));
   if (d.bytes !== null) rows.push(row('Bytes', String(d.bytes)));
   // A memcpy or memset carries grid [0,0,0] x block [0,0,0] in some traces: not a launch shape.

@@ -219,9 +219,6 @@ void read_args(od::value& v, RawEvent* e) {
       case 'c':
         if (key == "correlation") read_int(val, &e->correlation);
         break;
-      case 'E':
-        if (key == "External id") read_int(val, &e->external_id);
-        break;
       case 's':
         if (key == "stream") read_int(val, &e->stream);
         break;

@@ -492,9 +492,6 @@ class Reader {
       case 'c':
         if (is(key, "correlation")) return read_int(&e->correlation);
         break;
-      case 'E':
-        if (is(key, "External id")) return read_int(&e->external_id);
-        break;
       case 's':
         if (is(key, "stream")) return read_int(&e->stream);
         break;

@@ -33,7 +33,7 @@ struct RawEventFields {
   char scope = 0;                // instant scope g/p/t
 
   // Selected args.
-  int64_t correlation = -1, external_id = -1, stream = -1, device = -1, bytes = -1;
+  int64_t correlation = -1, stream = -1, device = -1, bytes = -1;
   bool has_grid = false, has_block = false;
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
