@@ -109,7 +109,7 @@ int digest_command(const std::vector<std::string>& args) {
     std::vector<std::unique_ptr<Trace>> parts;
     if (loaded.nsys && !separate) {
       ImportError ignored;  // the whole file was read: a failure here keeps that reading
-      parts = import_nsys_file_by_process(path, &ignored);
+      parts = import_nsys_file_by_process(path, loaded.gpu_processes, &ignored);
     }
     for (const std::unique_ptr<Trace>& t : parts)
       write_digest(*t, t->facts.source_name,

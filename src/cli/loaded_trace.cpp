@@ -11,7 +11,7 @@ namespace ks::cli {
 bool load_trace(const std::string& file, LoadedTrace* l) {
   const bool named_sqlite = file.size() > 7 && file.compare(file.size() - 7, 7, ".sqlite") == 0;
   if (named_sqlite || file_is_sqlite(file)) {
-    l->nsys = import_nsys_file(file, &l->error);
+    l->nsys = import_nsys_file(file, &l->error, &l->gpu_processes);
     l->ok = l->nsys != nullptr;
   } else {
     l->ok = import_file(file, &l->importer, &l->error);

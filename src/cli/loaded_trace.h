@@ -6,13 +6,15 @@
 #include <string>
 
 #include "import/chrome_json/importer.h"
+#include "import/nsys_sqlite/nsys_importer.h"
 #include "model/trace.h"
 
 namespace ks::cli {
 
 struct LoadedTrace {
   ChromeJsonImporter importer;
-  std::unique_ptr<Trace> nsys;  // an Nsight Systems export
+  std::unique_ptr<Trace> nsys;                // an Nsight Systems export
+  std::vector<NsysGpuProcess> gpu_processes;  // its processes with GPU work
   ImportError error;
   bool ok = false;
   const Trace& trace() const { return nsys ? *nsys : importer.trace(); }

@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
     if (!loaded[i].ok) continue;
     if (loaded[i].nsys && !separate) {
       ks::ImportError ignored;  // the whole file was read: a failure here keeps that reading
-      split[i] = ks::import_nsys_file_by_process(files[i], &ignored);
+      split[i] = ks::import_nsys_file_by_process(files[i], loaded[i].gpu_processes, &ignored);
     }
     units += split[i].empty() ? 1 : split[i].size();
   }

@@ -253,11 +253,15 @@ TEST_CASE("nsys built: one export of four torchrun processes reads as four ranks
           "[nsys][built][multirank]") {
   // The whole file is one trace with all four GPUs; per process, each rank has its own GPU, its
   // own five steps and its own launches (correlation ids repeat across processes).
-  auto whole = load_built("torchrun_4procs.sqlite");
-  CHECK(whole->devices.size() == 4);
   ks::ImportError error;
-  auto ranks = ks::import_nsys_file_by_process(built("torchrun_4procs.sqlite"), &error);
+  std::vector<ks::NsysGpuProcess> procs;  // gathered by the whole file's reading, as the CLI does
+  auto whole = ks::import_nsys_file(built("torchrun_4procs.sqlite"), &error, &procs);
+  REQUIRE(whole);
+  CHECK(whole->devices.size() == 4);
+  REQUIRE(procs.size() == 4);
+  auto ranks = ks::import_nsys_file_by_process(built("torchrun_4procs.sqlite"), procs, &error);
   REQUIRE(ranks.size() == 4);
+  CHECK(ks::import_nsys_file_by_process(built("torchrun_4procs.sqlite"), &error).size() == 4);
   std::vector<ks::RankDigest> digests;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const ks::Trace& t = *ranks[r];

@@ -13,25 +13,35 @@ bool file_is_sqlite(const std::string& path) {
   return got == 16 && is_sqlite_header(head, 16);
 }
 
-std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* error) {
+std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* error,
+                                        std::vector<NsysGpuProcess>* gpu_processes) {
   auto source = FileByteSource::open(path, error);
   if (!source) return nullptr;
   auto db = NsysDatabase::open(source.get(), error);
   if (!db) return nullptr;
   NsysImportOptions options;
   options.source_name = base_name(path);
+  options.gpu_processes = gpu_processes;
   return import_nsys(*db, options, error);
 }
 
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::string& path,
                                                                 ImportError* error) {
+  auto source = FileByteSource::open(path, error);
+  if (!source) return {};
+  auto db = NsysDatabase::open(source.get(), error);
+  if (!db) return {};
+  return import_nsys_file_by_process(path, nsys_gpu_processes(*db), error);
+}
+
+std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(
+    const std::string& path, const std::vector<NsysGpuProcess>& procs, ImportError* error) {
   std::vector<std::unique_ptr<Trace>> out;
+  if (procs.size() < 2) return out;
   auto source = FileByteSource::open(path, error);
   if (!source) return out;
   auto db = NsysDatabase::open(source.get(), error);
   if (!db) return out;
-  const std::vector<NsysGpuProcess> procs = nsys_gpu_processes(*db);
-  if (procs.size() < 2) return out;
   for (size_t i = 0; i < procs.size(); ++i) {
     NsysImportOptions options;
     options.only_pid = procs[i].pid;

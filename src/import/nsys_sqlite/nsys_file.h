@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "import/import_error.h"
+#include "import/nsys_sqlite/nsys_importer.h"
 #include "model/trace.h"
 
 namespace ks {
@@ -13,7 +14,10 @@ namespace ks {
 // Whether the file starts with SQLite's 16-byte header (what the CLI sniffs, not the name).
 bool file_is_sqlite(const std::string& path);
 
-std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* error);
+// With gpu_processes: also the export's processes with GPU work, gathered while reading (what
+// nsys_gpu_processes() answers, without its scan of the GPU tables).
+std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* error,
+                                        std::vector<NsysGpuProcess>* gpu_processes = nullptr);
 
 // An export that holds several processes with GPU work (`nsys profile torchrun
 // --nproc_per_node=N ...` writes one export for all N ranks), read once per process: each trace
@@ -22,5 +26,9 @@ std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* er
 // fewer than two such processes, or on failure (*error filled).
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::string& path,
                                                                 ImportError* error);
+// The same for an export whose GPU processes are known (import_nsys_file's gpu_processes): with
+// fewer than two the file is not opened again.
+std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(
+    const std::string& path, const std::vector<NsysGpuProcess>& procs, ImportError* error);
 
 }  // namespace ks
