@@ -1,5 +1,7 @@
 #include "model/trace.h"
 
+#include <string>
+
 namespace ks {
 
 const char* trace_format_name(TraceFormat f) {
@@ -26,6 +28,13 @@ FlowId flow_id_of(std::string_view text, StringPool* strings) {
     if (i == text.size()) return value;  // below 10^18 < 2^63: never tagged
   }
   return kFlowIdText | strings->intern(text);
+}
+
+FlowId flow_id_of(int64_t value, StringPool* strings) {
+  constexpr int64_t kMaxValue = 999999999999999999;  // 18 digits, as the text rule keeps
+  if (value >= 0 && value <= kMaxValue) return static_cast<FlowId>(value);
+  const std::string text = std::to_string(value);
+  return flow_id_of(std::string_view(text), strings);
 }
 
 }  // namespace ks

@@ -145,6 +145,8 @@ struct SliceTable {
 using FlowId = uint64_t;
 constexpr FlowId kFlowIdText = 1ull << 63;
 FlowId flow_id_of(std::string_view text, StringPool* strings);
+// The same for an id read as an integer (an nsys correlation): what its decimal text would give.
+FlowId flow_id_of(int64_t value, StringPool* strings);
 
 struct FlowTable {  // s/t/f flow events (ac2g launch->kernel, fwdbwd forward->backward)
   std::vector<int64_t> ts;

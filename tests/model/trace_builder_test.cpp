@@ -176,8 +176,7 @@ TEST_CASE("TraceBuilder records the trace span", "[model]") {
   CHECK(t.diagnostics.count(Diag::kTimestampsOutOfOrder) == 1);
 }
 
-TEST_CASE("Flow ids: decimal integers kept as values, other text interned, as written",
-          "[model]") {
+TEST_CASE("Flow ids: decimal integers kept as values, other text interned, as written", "[model]") {
   Trace t;
   CHECK(ks::flow_id_of("0", &t.strings) == 0);
   CHECK(ks::flow_id_of("100001", &t.strings) == 100001);
@@ -190,6 +189,10 @@ TEST_CASE("Flow ids: decimal integers kept as values, other text interned, as wr
     CHECK(t.str(static_cast<ks::StringId>(id & ~ks::kFlowIdText)) == text);
   }
   CHECK(t.strings.size() == before + 5);  // "" was there already
+  // An integer id gives what its decimal text gives.
+  for (int64_t v : {int64_t{0}, int64_t{7}, int64_t{999999999999999999},
+                    int64_t{1000000000000000000}, int64_t{-7}, INT64_MIN, INT64_MAX})
+    CHECK(ks::flow_id_of(v, &t.strings) == ks::flow_id_of(std::to_string(v), &t.strings));
 
   // A start "7" and a finish "07" are two flows, each without its other end.
   TraceBuilder b(&t);

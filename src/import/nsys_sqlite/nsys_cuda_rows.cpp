@@ -3,7 +3,6 @@
 // flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
 // traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,9 +23,7 @@ void link_launch(Context& c, int64_t global_pid, int64_t correlation, TrackId gp
   if (correlation == kNoValue || global_pid == kNoValue) return;
   const Launch* launch = c.launches.find(Context::launch_key(global_pid, correlation));
   if (!launch) return;
-  char buf[24];
-  int n = std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(correlation));
-  const FlowId id = flow_id_of(std::string_view(buf, static_cast<size_t>(n)), &c.trace->strings);
+  const FlowId id = flow_id_of(correlation, &c.trace->strings);
   if (c.ac2g == 0) c.ac2g = c.trace->strings.intern("ac2g");
   const SliceTable& s = c.trace->slices;
   c.b.add_flow_ids(s.track[launch->slice], 's', s.ts[launch->slice], id, c.ac2g, false);
