@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // An Nsight Systems export in the real page (headless Chromium): the file goes through the file
-// input, the worker reads it in place (SQLite pulling pages through the block cache, each miss one
-// FileReaderSync slice of 1 MiB: web/worker/nsys.js) and the clock stops when
+// input, the worker reads it in place (SQLite pulling pages through the block cache, its misses
+// served from 16 MiB FileReaderSync slices: web/worker/file_chunks.js) and the clock stops when
 // the report is painted; then, separately, until its stats tables are shown. Peak memory is the browser's total RSS (all its
 // processes, sampled every 100 ms) above what it used before; the worker also says how large its
 // WASM memory grew and how many bytes it read from the File. Then the CLI on the same file (wall

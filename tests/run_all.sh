@@ -25,8 +25,9 @@ run_file() {  # run_file FILE COMMAND...: COMMAND when FILE exists
 [ -d ../shared/traces ] || echo "NOTE: ../shared/traces is absent: corpus, golden and browser tests on real traces are skipped"
 suite "unit and corpus tests (Catch2)" run_file build/native/ks_tests build/native/ks_tests
 # The timeline's parts alone (web/timeline/: state, layout, hit testing, search, highlights, link
-# ids) in Node's test runner: no browser, no WASM.
-suite "timeline parts (node --test)" run_file tests/web/timeline_parts.test.mjs node --test tests/web/timeline_state.test.mjs tests/web/timeline_parts.test.mjs
+# ids) and the worker's File reads for SQLite (web/worker/file_chunks.js) in Node's test runner: no
+# browser, no WASM.
+suite "timeline parts and file chunks (node --test)" run_file tests/web/timeline_parts.test.mjs node --test tests/web/timeline_state.test.mjs tests/web/timeline_parts.test.mjs tests/web/file_chunks.test.mjs
 # The worker's message protocol named once (web/worker/protocol.js), imports from the page to the
 # worker, web/worker/ modules within size (no build needed).
 suite "worker protocol and module sizes (node)" run_file tests/web/protocol.mjs node tests/web/protocol.mjs

@@ -1,15 +1,16 @@
 // --- Nsight Systems exports (SQLite) ----------------------------------------------------------------
 // `nsys export --type sqlite` writes an SQLite database, which is read where it lies: SQLite (compiled
 // into the module) asks for pages, the Session's block cache (src/import/block_cache_source.h) turns
-// them into reads of 1 MiB, and each such read is a synchronous slice of the File, here
-// (FileReaderSync, which workers have). Only the model lives in WASM memory; the File is never
-// loaded whole. The Session keeps the database open (the Stats view reads it), so its read function
+// them into reads of 1 MiB, and those are served from synchronous 16 MiB slices of the File
+// (FileReaderSync, which workers have), kept outside WASM memory up to a budget while the export
+// is read (worker/file_chunks.js). Only the model lives in WASM memory. The Session keeps the database open (the Stats view reads it), so its read function
 // stays registered, by the file's id, until the Session is deleted (kept.js deleteSession()).
 // An export opened by ?url= is fetched whole into a Blob first (worker/job.js), then read so.
 import { Msg, errorMsg, reportMsg } from './protocol.js';
 import { ByteKeeper, adoptSession } from './kept.js';
 import { PROGRESS_MS, parseJson } from './module.js';
 import { combinable } from './combine.js';
+import { FileChunks, KEEP_AFTER } from './file_chunks.js';
 
 const SQLITE_HEAD = 'SQLite format 3\0';
 const SQLITE_NO_ARGS = 'an Nsight Systems export has no event text: the slice details come from its tables';
@@ -27,16 +28,15 @@ export const isExport = (name, head) => name.endsWith('.sqlite') || isSqliteHead
 let nextFileId = 1;
 function importSqlite(M, session, blob, onRead) {
   const id = nextFileId++;
-  const reader = new FileReaderSync();
-  let bytes = 0;
+  const file = new FileChunks(blob);
   if (!M.ksFiles) M.ksFiles = {};
   M.ksFiles[id] = (offset, n) => {
-    const buf = reader.readAsArrayBuffer(blob.slice(offset, offset + n));
-    bytes += buf.byteLength;
-    onRead(Math.min(bytes, blob.size));
-    return new Uint8Array(buf);
+    const bytes = file.read(offset, n);
+    onRead(Math.min(file.bytesRead, blob.size));
+    return bytes;
   };
   session.dropFile = () => delete M.ksFiles[id]; // when the Session goes (deleteSession)
+  session.fileChunks = file;
   return session.importSqlite(blob.size, id);
 }
 
@@ -62,6 +62,8 @@ export function readExport(job, blob) {
   });
   job.mark('finished');
   timings.sqlite_reads = parseJson(session.sqliteReadsJson(), {});
+  timings.file_read_ms = Math.round(session.fileChunks.readMs);
+  timings.file_bytes_read = session.fileChunks.bytesRead;
   timings.wasm_heap_bytes = M.HEAPU8.length; // the model (and SQLite's cache); never the file
   job.read = job.total;
   job.progress();
@@ -93,4 +95,5 @@ export function readExport(job, blob) {
     const stats = session.statsJson('');
     self.postMessage({ type: Msg.stats, id: job.id, json: stats, ms: Math.round(performance.now() - t) });
   }
+  session.fileChunks.trim(KEEP_AFTER); // what the Stats view asks later is a few pages
 }
