@@ -94,9 +94,16 @@ class GraphBuilder {
                                  std::make_pair(s_.correlation[i], uint32_t{0}));
       if (it != by_corr.end() && it->first == s_.correlation[i]) {
         partner_[i] = static_cast<int32_t>(it->second);
-        sync_of_call_.emplace(it->second, i);
+        sync_of_call_.emplace_back(it->second, i);
       }
     }
+    // By call; a call with several syncs keeps its first.
+    std::stable_sort(sync_of_call_.begin(), sync_of_call_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    sync_of_call_.erase(
+        std::unique(sync_of_call_.begin(), sync_of_call_.end(),
+                    [](const auto& a, const auto& b) { return a.first == b.first; }),
+        sync_of_call_.end());
   }
 
   bool in_window(int64_t ts) const { return ts >= begin_ && ts <= end_; }
@@ -293,11 +300,14 @@ class GraphBuilder {
       int delta;
       uint32_t slice;
     };
+    for (uint32_t r : j_.runtime_by_ts)
+      if (j_.partner[r] >= 0 && is_launch_call(t_.str(s_.name[r]))) launches_.push_back(r);
+    // Reserved: grown by doubling, this was the largest allocation of a report (two events of
+    // 24 bytes per launch, and the copy while growing).
     std::vector<QEv> q;
-    for (uint32_t r : j_.runtime_by_ts) {
+    q.reserve(2 * launches_.size());
+    for (uint32_t r : launches_) {
       const int32_t g = j_.partner[r];
-      if (g < 0 || !is_launch_call(t_.str(s_.name[r]))) continue;
-      launches_.push_back(r);
       q.push_back({stream_key(static_cast<size_t>(g)), s_.ts[r], +1, r});
       q.push_back({stream_key(static_cast<size_t>(g)), s_.ts[g], -1, static_cast<uint32_t>(g)});
     }
@@ -330,6 +340,7 @@ class GraphBuilder {
     if (stream_of_record.empty()) return;
     // Launches by (GPU process, stream), in time order (launches_ is).
     std::vector<std::pair<std::pair<uint32_t, int64_t>, uint32_t>> by_stream;
+    by_stream.reserve(launches_.size());
     for (uint32_t r : launches_) {
       auto g = static_cast<size_t>(j_.partner[r]);
       by_stream.push_back({{t_.tracks[s_.track[g]].process, stream_key(g)}, r});
@@ -357,6 +368,7 @@ class GraphBuilder {
   // waiting stream; its GPU op is the one that waits.
   void stream_waits() {
     std::vector<std::pair<std::pair<TrackId, int64_t>, uint32_t>> by_thread;
+    by_thread.reserve(launches_.size());
     for (uint32_t r : launches_)
       by_thread.push_back({{s_.track[r], stream_key(static_cast<size_t>(j_.partner[r]))}, r});
     std::stable_sort(by_thread.begin(), by_thread.end(),
@@ -460,7 +472,9 @@ class GraphBuilder {
   const bool zero_launch_;
   CpGraph g_;
   std::vector<int32_t> partner_;  // GPU op / sync -> CPU call and back (launch join + syncs)
-  std::unordered_map<uint32_t, uint32_t> sync_of_call_;  // CPU call -> its cuda_sync slice
+  // (CPU call, its cuda_sync slice), sorted by call: a vector, not a hash map (a node per sync,
+  // the largest of the graph's tables on an export with a sync per launch).
+  std::vector<std::pair<uint32_t, uint32_t>> sync_of_call_;
   std::vector<char> clipped_;
   std::vector<int32_t> start_, end_node_;  // slice -> node, -1 when it has none
   std::vector<int> queue_;                 // slice -> queue length after it, INT_MIN: none
