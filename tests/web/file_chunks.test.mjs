@@ -3,7 +3,7 @@
 // the File are stood in for by a byte array and a counting reader. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { CHUNK_BYTES, FileChunks, KEEP_AFTER } from '../../web/worker/file_chunks.js';
+import { CHUNK_BYTES, FileChunks, KEEP_AFTER, KEEP_WHEN_LARGER, KEEP_WHOLE_UP_TO } from '../../web/worker/file_chunks.js';
 
 function fakeFile(size) {
   const bytes = new Uint8Array(size);
@@ -64,4 +64,17 @@ test('FileChunks: past the budget the least recently used slice goes, and trim()
   assert.ok(chunks.kept <= KEEP_AFTER);
   chunks.trim(0); // never below the slice in use
   assert.deepEqual([...chunks.chunks.keys()], [1]);
+});
+
+test('FileChunks: a file past KEEP_WHOLE_UP_TO keeps only its last KEEP_WHEN_LARGER bytes', () => {
+  const size = KEEP_WHOLE_UP_TO + 3 * CHUNK_BYTES;
+  const blob = { size, slice: (a, b) => ({ a, b: Math.min(b, size) }) };
+  const reader = { readAsArrayBuffer: (s) => new ArrayBuffer(s.b - s.a) }; // no bytes worth keeping
+  const chunks = new FileChunks(blob, reader);
+  for (let o = 0; o < size; o += CHUNK_BYTES) chunks.read(o, 1);
+  assert.equal(chunks.bytesRead, size);
+  assert.equal(chunks.kept, KEEP_WHEN_LARGER);
+  const last = Math.floor((size - 1) / CHUNK_BYTES);
+  assert.ok(chunks.chunks.has(last) && !chunks.chunks.has(0));
+  // A file of the budget or less is kept whole (the second test).
 });
