@@ -23,6 +23,10 @@ async function kinetoscope(file) {
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let bytes = 0;
+  // As the worker does after its first 16 MiB (web/worker/limits.js): the model reserved for the
+  // whole file (its size; for gzip, what the trailer says).
+  const total = gzip ? gzipTrailerSize(file) : fs.statSync(file).size;
+  let reserved = false;
   const feed = (buf) => {
     for (let o = 0; o < buf.length; o += CH) {
       const n = Math.min(CH, buf.length - o);
@@ -30,6 +34,10 @@ async function kinetoscope(file) {
       M.HEAPU8.set(buf.subarray(o, o + n), ptr);
       s.feedCommit(n);
       bytes += n;
+      if (!reserved && bytes >= 16 << 20 && typeof s.reserveForTotal === 'function') {
+        reserved = true;
+        s.reserveForTotal(total);
+      }
     }
   };
   await new Promise((resolve, reject) => {
@@ -53,6 +61,14 @@ async function kinetoscope(file) {
     wasm_heap_bytes: heap, heap_over_json: heap / bytes, report_bytes: report.length,
     wasm_heap_after_ingest_bytes: heapAfterIngest, model_heap_over_json: heapAfterIngest / bytes,
   };
+}
+
+function gzipTrailerSize(file) {
+  const fd = fs.openSync(file, 'r');
+  const b = Buffer.alloc(4);
+  fs.readSync(fd, b, 0, 4, fs.fstatSync(fd).size - 4);
+  fs.closeSync(fd);
+  return b.readUInt32LE(0);
 }
 
 async function walk(file) {

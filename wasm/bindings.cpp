@@ -68,6 +68,11 @@ class Session {
   // The gzip stream ended early after `compressed` bytes (web/worker.js, gunzip()): the trace is
   // what was decoded before the cut, with a diagnostic, as in the CLI (importer.h).
   void setGzipCut(double compressed) { importer_.set_gzip_cut(static_cast<uint64_t>(compressed)); }
+  // The JSON's whole size, after the page's first projection (web/worker/job.js): the model's
+  // columns reserved for the rest (ChromeJsonImporter::reserve_for_total).
+  void reserveForTotal(double json_bytes) {
+    importer_.reserve_for_total(static_cast<uint64_t>(json_bytes));
+  }
   void setStepRange(std::string name) {
     options_.step_range = std::move(name);
     report_.reset();  // as setDropLastStep: the next report*() call analyzes again
@@ -489,6 +494,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
       .function("setGzipCut", &Session::setGzipCut)
+      .function("reserveForTotal", &Session::reserveForTotal)
       .function("setStepRange", &Session::setStepRange)
       .function("feedBuffer", &Session::feedBuffer)
       .function("feedCommit", &Session::feedCommit)

@@ -14,23 +14,34 @@ std::string base_name(const std::string& path) {
 
 namespace {
 
-bool is_gzip_file(const std::string& path, bool* gzip) {
+// Whether the file is gzip, and how many bytes of JSON it holds: its size, or what a gzip
+// trailer says (the size modulo 4 GiB: only a hint, for reserve_for_total).
+bool is_gzip_file(const std::string& path, bool* gzip, uint64_t* json_bytes) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
   unsigned char magic[2] = {0, 0};
   size_t n = std::fread(magic, 1, 2, f);
-  std::fclose(f);
   *gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  *json_bytes = static_cast<uint64_t>(st.st_size);
+  unsigned char trailer[4];
+  if (*gzip && st.st_size >= 22 && std::fseek(f, -4, SEEK_END) == 0 &&
+      std::fread(trailer, 1, 4, f) == 4)
+    *json_bytes = trailer[0] | trailer[1] << 8 | trailer[2] << 16 | uint64_t{trailer[3]} << 24;
+  std::fclose(f);
   return true;
 }
+
+// After this much JSON the rate of events per byte is known well enough to reserve the model.
+constexpr uint64_t kReserveAfterBytes = uint64_t{16} << 20;
 
 }  // namespace
 
 bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportError* error) {
   bool gzip = false;
-  if (!is_gzip_file(path, &gzip)) {
+  uint64_t json_bytes = 0;
+  if (!is_gzip_file(path, &gzip, &json_bytes)) {
     error->code = ImportErrorCode::kIoError;
     error->message = "cannot open " + path + " (no such file, or not a regular file)";
     return false;
@@ -74,6 +85,10 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
       *error = importer->error();
       gzclose(in);
       return false;
+    }
+    if (json_bytes && importer->bytes_read() >= kReserveAfterBytes) {
+      importer->reserve_for_total(json_bytes);
+      json_bytes = 0;  // once
     }
   }
   // gzread returns 0 at a truncated gzip end; zlib reports it as Z_BUF_ERROR. What was decoded

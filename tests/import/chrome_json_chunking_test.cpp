@@ -134,3 +134,48 @@ TEST_CASE("Importing real traces gives the same report for every chunk size",
     check_chunking_invariance(json);
   }
 }
+
+// reserve_for_total (the CLI after 16 MiB, the page after its first projection): the columns are
+// reserved for the whole file at the rate so far, and the model is the one an import without the
+// hint gives, for a right size and for sizes far off or absurd.
+TEST_CASE("A reservation for the whole file changes the model's memory, not the model",
+          "[import][json][chunking][shared]") {
+  const char* file = "hta__mtia_rank_0.json.gz";
+  std::string json;
+  if (!ks_test::read_file_maybe_gzip(ks_test::shared_trace_path(file), &json)) {
+    WARN("shared trace not found, skipped: " << ks_test::shared_trace_path(file));
+    return;
+  }
+  const size_t eighth = json.size() / 8;
+  // Fed as the CLI feeds (an eighth, then the rest), with the hint after the eighth or without.
+  auto import = [&](const uint64_t* hint, size_t* before, size_t* reserved) {
+    auto importer = std::make_unique<ks::ChromeJsonImporter>();
+    importer->set_source(file, false);
+    REQUIRE(importer->feed(json.data(), eighth));
+    *before = importer->trace().slices.ts.capacity();
+    if (hint) importer->reserve_for_total(*hint);
+    *reserved = importer->trace().slices.ts.capacity();
+    REQUIRE(importer->feed(json.data() + eighth, json.size() - eighth));
+    REQUIRE(importer->finish());
+    return importer;
+  };
+  size_t before = 0, reserved = 0;
+  const auto plain = import(nullptr, &before, &reserved);
+  const std::string report = ks_test::report_of(plain->trace());
+  const size_t slices = plain->trace().slices.size();
+  for (uint64_t hint : {uint64_t{json.size()}, uint64_t{json.size()} / 2, uint64_t{0},
+                        uint64_t{json.size()} * 2000, UINT64_MAX}) {
+    INFO("hint " << hint << " for " << json.size() << " bytes");
+    const auto hinted = import(&hint, &before, &reserved);
+    if (hint == json.size()) {
+      // An eighth read: room for the whole (this trace's first eighth is denser than the rest),
+      // far past what doubling had made.
+      CHECK(reserved >= slices);
+      CHECK(before < slices / 2);
+    } else if (hint > json.size() * 1024 || hint <= eighth) {
+      CHECK(reserved == before);  // not believed, or nothing left to read
+    }
+    CHECK(hinted->trace().slices.size() == slices);
+    CHECK(ks_test::report_of(hinted->trace()) == report);
+  }
+}

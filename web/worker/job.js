@@ -239,8 +239,9 @@ function streamFeeder(job, keep, counted, jsonTotal) {
       keep.add(value);
       fedBytes += value.length;
       if (jsonTotal && fedBytes >= nextProjection) {
+        const first = nextProjection === PROJECT_AFTER_BYTES;
         nextProjection = fedBytes + PROJECT_AFTER_BYTES;
-        const err = projectedTooLarge(session, job.msg.name, jsonTotal);
+        const err = projectedTooLarge(session, job.msg.name, jsonTotal, first);
         if (err) {
           job.reader.cancel().catch(() => {});
           throw err;

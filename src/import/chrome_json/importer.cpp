@@ -1,5 +1,7 @@
 #include "import/chrome_json/importer.h"
 
+#include <algorithm>
+
 #include <simdjson.h>
 
 #include <cstring>
@@ -549,6 +551,22 @@ bool ChromeJsonImporter::finish() {
 const ImportError& ChromeJsonImporter::error() const {
   if (!impl_->cut_error_.ok()) return impl_->cut_error_;
   return impl_->framer_.error().ok() ? impl_->error_ : impl_->framer_.error();
+}
+
+void ChromeJsonImporter::reserve_for_total(uint64_t total_bytes) {
+  const uint64_t read = bytes_read();
+  // Nothing to gain at the end, and a size past 1024 times what was read is not believed.
+  if (read == 0 || total_bytes <= read || total_bytes / read > 1024 || !impl_->trace_) return;
+  const double scale = static_cast<double>(total_bytes) / static_cast<double>(read) * 1.1;
+  // No row is smaller than 16 bytes of JSON: a size far off the file's own cannot reserve more.
+  const double most = static_cast<double>(total_bytes / 16);
+  const Trace& t = *impl_->trace_;
+  auto more = [scale, most](size_t now) {
+    const double want = std::min(static_cast<double>(now) * scale, most);
+    return want > static_cast<double>(now) ? static_cast<size_t>(want) - now : size_t{0};
+  };
+  impl_->builder_.reserve(more(t.slices.size()), more(t.flows.size()),
+                          more(t.slices.launch_infos.size()));
 }
 
 uint64_t ChromeJsonImporter::bytes_read() const {

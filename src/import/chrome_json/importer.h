@@ -64,6 +64,15 @@ class ChromeJsonImporter {
   bool part_applied() const;
   uint64_t resume_offset() const;
 
+  // The JSON's whole size, once some of it has been read (the CLI after 16 MiB, the page after
+  // its first projection, web/worker/job.js): the model's columns are reserved for the events the
+  // rest will hold at the rate so far, plus a tenth, instead of doubling as they grow (each
+  // doubling copies every column into memory touched for the first time: the CLI read the 200 MB
+  // shapes 5-12% faster with 4-8% less peak memory, WASM in Node 0-30% faster). A hint: a wrong
+  // size costs only address space (an untouched reservation, given back when finish() sorts the
+  // slices) or the doublings it would have saved.
+  void reserve_for_total(uint64_t total_bytes);
+
   const ImportError& error() const;
   uint64_t bytes_read() const;
   uint64_t events_read() const;
