@@ -156,7 +156,9 @@ def page(f, warm):
     t = d.get("timings_ms") or {}
     w = t.get("worker") or {}
     row = {"ok": d["state"] == "ready", "seconds": d["page_s"], "harness_seconds": d["to_report_s"],
-           "peak_bytes": d["browser_rss_peak_bytes"] - d["browser_rss_base_bytes"], "timings_ms": t,
+           # with what the warm loader wrote before the file (pretouched): it is the load's memory
+           "peak_bytes": d["browser_rss_peak_bytes"] - d["browser_rss_base_bytes"] + d.get("pretouched_bytes", 0),
+           "timings_ms": t,
            "cpu_s": d.get("browser_cpu_s")}
     if w.get("finished") is not None and t.get("painted") is not None:
         # read: waiting for the File's chunks; feed: inside the module; finish: the model;

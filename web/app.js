@@ -123,7 +123,7 @@ function endHelper() {
 function onMessage(e, from) {
   const m = e.data;
   if (m.type === Msg.warmed) {
-    if (from === spare) document.body.dataset.warm = '1';
+    if (from === spare) Object.assign(document.body.dataset, { warm: '1', pretouched: String(m.pretouched || 0) });
     return;
   }
   if (m.type === Msg.timelineReply) return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)

@@ -62,5 +62,22 @@ export function workerTests() {
       }
       console.log(`      report shown after (same run, this machine):\n      ${curve.join('\n      ')}`);
     },
+
+    // worker/warm.js: the spare loader, once warmed up, has written 128 MiB of its heap (its page
+    // faults taken while the page is idle); the file it then reads gives the CLI's report.
+    async 'the warmed spare loader writes its heap first, then reads a file as the CLI does'({ ctx, origin, tmp }) {
+      needTraces();
+      const { page, log } = await openPage(ctx, origin, '/');
+      await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+      const pretouched = await page.evaluate(() => document.body.dataset.pretouched);
+      check(pretouched === String(128 << 20), `the spare wrote ${pretouched} bytes of its heap, expected 128 MiB`);
+      const file = traces(tmp)[1].file; // resnet50_nw4, 31 MB
+      check((await loadFile(page, file)) === 'ready', `${file} did not load after the warm-up: ${await page.textContent('#error')}`);
+      const t = await page.evaluate(() => window.kinetoscope.timings());
+      check(t.worker.module < 50, `the load did not run on the warmed module (module ${t.worker.module} ms)`);
+      sameAsCli(JSON.parse(await page.evaluate(() => window.kinetoscope.exports().json)), file);
+      noErrors(log);
+      await page.close();
+    },
   };
 }

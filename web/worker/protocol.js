@@ -33,7 +33,7 @@
 //                 with `report`: the answer to stats-report (json: that report, or an error)
 //   report-update {id, json, markdown}    the answer to step-range
 //   combined      {id, json, markdown}    the answer to combine or diff
-//   warm          {ms}                    warmed up, ready for a file
+//   warm          {ms, pretouched}        warmed up (pretouched: heap bytes written), ready for a file
 //   error         {id, error: {code, message, offset?}}
 //   cancelled     {id}
 //   tl            {id, req, result | error}

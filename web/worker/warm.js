@@ -5,6 +5,7 @@
 // in a baseline tier, and a call already running keeps that code: measured, the first 200 MB a cold
 // module reads take ~1.5 times as long as the next, docs/performance.md.) The work is that of
 // reading ~3 MB: about 0.1 s of one core, while the page waits for the user anyway.
+// Then it writes PRETOUCH_BYTES of the heap once (pretouch()).
 import { Msg } from './protocol.js';
 import { feed, loadModule, resetModule } from './module.js';
 
@@ -27,9 +28,27 @@ function warmupTrace(steps) {
   return `{"schemaVersion":1,"traceEvents":[\n${ev.join(',\n')}\n]}`;
 }
 
+// The first write to each page of a module's memory costs the system a page fault; a load makes
+// them all while it reads (the model's columns, the report's working set), ~1 in 3 of its feed
+// time on this project's machine (docs/performance.md). So the spare loader takes the faults for
+// its first PRETOUCH_BYTES while the page is idle: allocated, written, freed; the allocator keeps
+// the memory for the load's own allocations. What it costs: that memory held by the spare loader
+// before any file, so not on a machine that reports under 4 GB (navigator.deviceMemory).
+export const PRETOUCH_BYTES = 128 << 20;
+function pretouch(M) {
+  const memory = self.navigator && self.navigator.deviceMemory;
+  if (memory !== undefined && memory < 4) return 0;
+  const p = M._malloc(PRETOUCH_BYTES);
+  if (!p) return 0;
+  M.HEAPU8.fill(0, p, p + PRETOUCH_BYTES);
+  M._free(p);
+  return PRETOUCH_BYTES;
+}
+
 export async function warm() {
   const t0 = performance.now();
   let session = null;
+  let pretouched = 0;
   try {
     const M = await loadModule();
     session = new M.Session();
@@ -38,10 +57,13 @@ export async function warm() {
       session.reportJson();
       session.reportMarkdown();
     }
+    session.delete();
+    session = null;
+    pretouched = pretouch(M);
   } catch {
     resetModule(); // the real load will say what is wrong
   } finally {
     if (session) session.delete();
   }
-  self.postMessage({ type: Msg.warmed, ms: Math.round(performance.now() - t0) });
+  self.postMessage({ type: Msg.warmed, ms: Math.round(performance.now() - t0), pretouched });
 }
