@@ -6,7 +6,7 @@
 // walks over them miss the TLB. Where transparent huge pages are "madvise" (Ubuntu's default and
 // this project's machines'), asking for them on those blocks takes 512x fewer faults: the 400 MB
 // Nsight Systems export's report went from 14.6 s (4.8 s of it in the kernel, 768 k faults) to
-// 5.8 s, the 200 MB JSON shapes' from 0.71-0.82 s to 0.43-0.52 s, peak RSS +1-5%
+// 5.3-5.5 s, the 200 MB JSON shapes' from 0.48-0.84 s to 0.33-0.60 s, peak RSS +4-11%
 // (docs/performance.md). glibc's own switch for the same (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
 // is read only when a process starts.
 //

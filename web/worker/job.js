@@ -6,7 +6,7 @@
 import { Msg, errorBody, errorMsg, reportMsg } from './protocol.js';
 import { JobError, PROGRESS_MS, YIELD_MS, feed, loadModule, moduleLoadError, parseJson, resetModule } from './module.js';
 import { GZIP_UNSUPPORTED, fetchSource, fileReader, gunzip, gzipDecodedSize, headOf, isGzip, peek, streamToBlob } from './stream.js';
-import { MAX_FETCHED_EXPORT_BYTES, MAX_JSON_BYTES, PROJECT_AFTER_BYTES, WASM_MAX_BYTES, gb, projectedTooLarge, tooLarge } from './limits.js';
+import { MAX_FETCHED_EXPORT_BYTES, MAX_JSON_BYTES, PROJECT_AFTER_BYTES, WASM_MAX_BYTES, gb, projectedTooLarge, reserveModel, tooLarge } from './limits.js';
 import { ByteKeeper, adoptSession, deleteSession, forgetKept, makeRoomFor } from './kept.js';
 import { isExport, readExport } from './nsys.js';
 import { PartHelpers, findSplits, readSplit } from './split.js';
@@ -241,11 +241,12 @@ function streamFeeder(job, keep, counted, jsonTotal) {
       if (jsonTotal && fedBytes >= nextProjection) {
         const first = nextProjection === PROJECT_AFTER_BYTES;
         nextProjection = fedBytes + PROJECT_AFTER_BYTES;
-        const err = projectedTooLarge(session, job.msg.name, jsonTotal, first);
+        const err = projectedTooLarge(session, job.msg.name, jsonTotal);
         if (err) {
           job.reader.cancel().catch(() => {});
           throw err;
         }
+        if (first) reserveModel(session, jsonTotal);
       }
       const now = performance.now();
       if (now - lastPost >= PROGRESS_MS) {

@@ -26,17 +26,28 @@ export function tooLarge(name, what, offset) {
   return new JobError('too_large', `${what}: more than the 4 GB of memory a web page can use. The command line has no such limit: kinetoscope report ${name}`, offset);
 }
 
-// After PROJECT_AFTER_BYTES more of JSON: the error to stop with when the whole file (jsonTotal
-// bytes) projects past the memory limit, else null. The first time, a file whose model projects
-// to at most half the memory has its columns reserved for the whole (Session.reserveForTotal,
-// instead of doubling as they grow): not a file near the limit, where a reservation beyond the
-// need would be what fails. Measured: WASM in Node read the 200 MB amd and pystack shapes 25-30%
-// faster, the CLI 5-12% with 4-8% less memory; this page's loads took as long as before.
-export function projectedTooLarge(session, name, jsonTotal, first = false) {
+// The events and model bytes the whole file (jsonTotal bytes of JSON) projects to, from the events
+// per byte read so far.
+function projection(session, jsonTotal) {
   const p = parseJson(session.progressJson(), {});
   const events = p.events ? (p.events * jsonTotal) / p.bytes : 0;
-  const projected = events * MODEL_BYTES_PER_EVENT;
-  if (first && projected <= WASM_MAX_BYTES / 2 && typeof session.reserveForTotal === 'function') session.reserveForTotal(jsonTotal);
+  return { p, events, projected: events * MODEL_BYTES_PER_EVENT };
+}
+
+// After PROJECT_AFTER_BYTES more of JSON: the error to stop with when the whole file (jsonTotal
+// bytes) projects past the memory limit, else null.
+export function projectedTooLarge(session, name, jsonTotal) {
+  const { p, events, projected } = projection(session, jsonTotal);
   if (projected <= 1.25 * WASM_MAX_BYTES) return null;
   return tooLarge(name, `stopped after ${p.bytes} bytes of about ${gb(jsonTotal)} of JSON: at ${Math.round(p.bytes / p.events)} bytes per event it holds about ${(events / 1e6).toFixed(0)} million events, which need about ${gb(projected)}`, p.bytes);
+}
+
+// After the first projection: a file whose model projects to at most half the memory has its
+// columns reserved for the whole (Session.reserveForTotal, instead of doubling as they grow): not
+// a file near the limit, where a reservation beyond the need would be what fails. Measured: WASM
+// in Node read the 200 MB amd and pystack shapes 25-30% faster, the CLI 5-12% with 4-8% less
+// memory; this page's loads took as long as before.
+export function reserveModel(session, jsonTotal) {
+  if (typeof session.reserveForTotal !== 'function') return;
+  if (projection(session, jsonTotal).projected <= WASM_MAX_BYTES / 2) session.reserveForTotal(jsonTotal);
 }

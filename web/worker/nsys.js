@@ -3,8 +3,9 @@
 // into the module) asks for pages, the Session's block cache (src/import/block_cache_source.h) turns
 // them into reads of 1 MiB, and those are served from synchronous 16 MiB slices of the File
 // (FileReaderSync, which workers have), kept outside WASM memory up to a budget while the export
-// is read (worker/file_chunks.js). Only the model lives in WASM memory. The Session keeps the database open (the Stats view reads it), so its read function
-// stays registered, by the file's id, until the Session is deleted (kept.js deleteSession()).
+// is read (worker/file_chunks.js). Only the model lives in WASM memory. The Session keeps the
+// database open (the Stats view reads it), so its read function stays registered, by the file's
+// id, until the Session is deleted (kept.js deleteSession()).
 // An export opened by ?url= is fetched whole into a Blob first (worker/job.js), then read so.
 import { Msg, errorMsg, reportMsg } from './protocol.js';
 import { ByteKeeper, adoptSession } from './kept.js';
