@@ -269,9 +269,11 @@ class Session {
     if (names.empty()) names = ks::nsys_stats_default_reports();
     std::vector<ks::StatsTable> tables;
     std::string error;
-    if (!ks::run_nsys_stats(*db_, names, &tables, &error))
-      return error_object("unknown_report", error);
     const auto cap = static_cast<size_t>(std::max(0.0, max_rows));
+    // The traces keep only their first `cap` rows while they read (a row per GPU op or call:
+    // millions, gigabytes as cells); the other tables are cut here.
+    if (!ks::run_nsys_stats(*db_, names, &tables, &error, cap))
+      return error_object("unknown_report", error);
     for (ks::StatsTable& t : tables) {
       if (cap == 0 || t.rows.size() <= cap) continue;
       t.omitted_rows = t.rows.size() - cap;

@@ -24,26 +24,30 @@ std::string strip_nsys_api_version(const std::string& name) {
   return name;
 }
 
-bool report_cuda_api_sum(const StatsDb& db, StatsTable* t, std::string* error) {
-  t->report = "cuda_api_sum";
-  t->title = "CUDA API Summary";
+bool collect_api_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
+                        std::string* error) {
   const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!db.has_table(table) || !db.has_table("StringIds")) {
-    fill_time_summary({}, "Num Calls", {"Name"}, t);
-    t->note = db.has_table(table) ? "no StringIds table: the export has no API names"
-                                  : "no CUPTI_ACTIVITY_KIND_RUNTIME table: CUDA API calls were "
-                                    "not traced (capture with --trace=cuda)";
+    *note = db.has_table(table) ? "no StringIds table: the export has no API names"
+                                : "no CUPTI_ACTIVITY_KIND_RUNTIME table: CUDA API calls were "
+                                  "not traced (capture with --trace=cuda)";
     return true;
   }
-  std::vector<SumGroup> groups;
   bool ok =
       group_durations_by_name_id(db,
                                  std::string("SELECT r.start, r.end, r.nameId, s.value FROM ") +
                                      table + " AS r LEFT JOIN StringIds AS s ON s.id = r.nameId",
-                                 strip_nsys_api_version, &groups, error);
-  if (!ok) return false;
+                                 strip_nsys_api_version, groups, error);
+  if (ok && groups->empty()) *note = "CUPTI_ACTIVITY_KIND_RUNTIME has no rows";
+  return ok;
+}
+
+bool report_cuda_api_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "cuda_api_sum";
+  t->title = "CUDA API Summary";
+  std::vector<SumGroup> groups;
+  if (!collect_api_groups(db, &groups, &t->note, error)) return false;
   fill_time_summary(std::move(groups), "Num Calls", {"Name"}, t);
-  if (t->rows.empty()) t->note = "CUPTI_ACTIVITY_KIND_RUNTIME has no rows";
   return true;
 }
 

@@ -31,16 +31,14 @@ std::string kernel_call_same_process(const StatsDb& db) {
              : "";
 }
 
-bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) {
-  t->report = "cuda_gpu_kern_sum";
-  t->title = "CUDA GPU Kernel Summary";
+bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* out, std::string* note,
+                           std::string* error) {
   const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!db.has_table(table) || !db.has_table("StringIds")) {
-    fill_time_summary({}, "Instances", {"Name"}, t);
-    t->note = db.has_table(table)
-                  ? "no StringIds table: the export has no names to give the kernels"
-                  : "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (capture "
-                    "with --trace=cuda, and check that the capture range covered GPU work)";
+    *note = db.has_table(table)
+                ? "no StringIds table: the export has no names to give the kernels"
+                : "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (capture "
+                  "with --trace=cuda, and check that the capture range covered GPU work)";
     return true;
   }
   const std::string name_col = kernel_name_column(db);
@@ -53,20 +51,27 @@ bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* err
   if (!ok) return false;
   // Two string ids can carry the same text (nsys groups by the name text): merge them.
   std::unordered_map<std::string, size_t> by_name;
-  std::vector<SumGroup> merged;
   for (SumGroup& g : groups) {
     auto it = by_name.find(g.labels[0]);
     if (it == by_name.end()) {
-      by_name.emplace(g.labels[0], merged.size());
-      merged.push_back(std::move(g));
+      by_name.emplace(g.labels[0], out->size());
+      out->push_back(std::move(g));
     } else {
-      auto& v = merged[it->second].values;
+      auto& v = (*out)[it->second].values;
       v.insert(v.end(), g.values.begin(), g.values.end());
     }
   }
-  fill_time_summary(std::move(merged), "Instances", {"Name"}, t);
-  if (t->rows.empty())
-    t->note = "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
+  if (out->empty())
+    *note = "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
+  return true;
+}
+
+bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "cuda_gpu_kern_sum";
+  t->title = "CUDA GPU Kernel Summary";
+  std::vector<SumGroup> groups;
+  if (!collect_kernel_groups(db, &groups, &t->note, error)) return false;
+  fill_time_summary(std::move(groups), "Instances", {"Name"}, t);
   return true;
 }
 

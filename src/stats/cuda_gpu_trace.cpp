@@ -15,16 +15,12 @@
 #include <algorithm>
 #include <map>
 
+#include "stats/first_rows.h"
 #include "stats/stats_db.h"
 
 namespace ks {
 
 namespace {
-
-struct GpuRow {
-  int64_t start;
-  std::vector<StatsCell> cells;
-};
 
 StatsCell int_or_null(sqlite3_stmt* st, int col) {
   return col_null(st, col) ? cell_null() : cell_int(col_int(st, col));
@@ -79,7 +75,8 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
   const bool has_names = db.has_table("StringIds");
   const bool kinds = db.has_table("ENUM_CUDA_MEM_KIND");
   const std::string g = green ? ", greenContextId" : "";
-  std::vector<GpuRow> rows;
+  // Kernels, then memcpys, then memsets: at one start time they keep that order.
+  FirstRows<std::vector<StatsCell>> rows(db.max_rows());
   // The common tail: device, ctx, [green], stream, name. Columns from `base` on in the result.
   auto tail = [&](sqlite3_stmt* st, int base, std::string name, std::vector<StatsCell>* c) {
     c->push_back(device(col_int(st, base)));
@@ -107,29 +104,31 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
     if (!db.query(
             sql,
             [&](sqlite3_stmt* st) {
-              GpuRow r;
-              r.start = col_int(st, 0);
-              auto& c = r.cells;
-              c.push_back(cell_int(r.start));
-              c.push_back(cell_int(col_int(st, 1) - r.start));
-              c.push_back(int_or_null(st, 2));
-              for (int k = 3; k <= 9; ++k) c.push_back(int_or_null(st, k));
-              c.push_back(mb_or_null(st, 10));
-              c.push_back(mb_or_null(st, 11));
-              c.push_back(cell_null());  // bytes
-              c.push_back(cell_null());  // throughput
-              c.push_back(cell_null());
-              c.push_back(cell_null());
-              tail(st, 13, col_text(st, 12), &c);
-              rows.push_back(std::move(r));
+              const int64_t start = col_int(st, 0);
+              rows.offer(start, 0, [&] {
+                std::vector<StatsCell> c;
+                c.push_back(cell_int(start));
+                c.push_back(cell_int(col_int(st, 1) - start));
+                c.push_back(int_or_null(st, 2));
+                for (int k = 3; k <= 9; ++k) c.push_back(int_or_null(st, k));
+                c.push_back(mb_or_null(st, 10));
+                c.push_back(mb_or_null(st, 11));
+                c.push_back(cell_null());  // bytes
+                c.push_back(cell_null());  // throughput
+                c.push_back(cell_null());
+                c.push_back(cell_null());
+                tail(st, 13, col_text(st, 12), &c);
+                return c;
+              });
             },
             error))
       return false;
   }
-  auto mem_cells = [&](sqlite3_stmt* st, GpuRow* r, int64_t bytes, StatsCell src, StatsCell dst) {
-    auto& c = r->cells;
-    int64_t dur = col_int(st, 1) - r->start;
-    c.push_back(cell_int(r->start));
+  auto mem_cells = [&](sqlite3_stmt* st, int64_t start, int64_t bytes, StatsCell src,
+                       StatsCell dst) {
+    std::vector<StatsCell> c;
+    int64_t dur = col_int(st, 1) - start;
+    c.push_back(cell_int(start));
     c.push_back(cell_int(dur));
     c.push_back(int_or_null(st, 2));
     for (int k = 0; k < 9; ++k) c.push_back(cell_null());  // grid, block, regs, smem
@@ -138,6 +137,7 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
                         : cell_null());
     c.push_back(std::move(src));
     c.push_back(std::move(dst));
+    return c;
   };
   if (mcpy) {
     const bool ops = db.has_table("ENUM_CUDA_MEMCPY_OPER");
@@ -153,16 +153,17 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
     if (!db.query(
             sql,
             [&](sqlite3_stmt* st) {
-              GpuRow r;
-              r.start = col_int(st, 0);
-              auto txt = [&](int k) {
-                return col_null(st, k) ? cell_null() : cell_text(col_text(st, k));
-              };
-              mem_cells(st, &r, col_int(st, 3), txt(6), txt(7));
-              std::string label =
-                  col_null(st, 4) ? "kind " + std::to_string(col_int(st, 5)) : col_text(st, 4);
-              tail(st, 8, "[CUDA memcpy " + label + "]", &r.cells);
-              rows.push_back(std::move(r));
+              const int64_t start = col_int(st, 0);
+              rows.offer(start, 0, [&] {
+                auto txt = [&](int k) {
+                  return col_null(st, k) ? cell_null() : cell_text(col_text(st, k));
+                };
+                std::vector<StatsCell> c = mem_cells(st, start, col_int(st, 3), txt(6), txt(7));
+                std::string label =
+                    col_null(st, 4) ? "kind " + std::to_string(col_int(st, 5)) : col_text(st, 4);
+                tail(st, 8, "[CUDA memcpy " + label + "]", &c);
+                return c;
+              });
             },
             error))
       return false;
@@ -177,19 +178,20 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
     if (!db.query(
             sql,
             [&](sqlite3_stmt* st) {
-              GpuRow r;
-              r.start = col_int(st, 0);
-              mem_cells(st, &r, col_int(st, 3),
-                        col_null(st, 4) ? cell_null() : cell_text(col_text(st, 4)), cell_null());
-              tail(st, 5, "[CUDA memset]", &r.cells);
-              rows.push_back(std::move(r));
+              const int64_t start = col_int(st, 0);
+              rows.offer(start, 0, [&] {
+                std::vector<StatsCell> c = mem_cells(
+                    st, start, col_int(st, 3),
+                    col_null(st, 4) ? cell_null() : cell_text(col_text(st, 4)), cell_null());
+                tail(st, 5, "[CUDA memset]", &c);
+                return c;
+              });
             },
             error))
       return false;
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const GpuRow& a, const GpuRow& b) { return a.start < b.start; });
-  for (GpuRow& r : rows) t->rows.push_back(std::move(r.cells));
+  t->rows = rows.take();
+  t->omitted_rows = rows.seen() - t->rows.size();
   if (t->rows.empty()) t->note = "no GPU operations in the capture window";
   return true;
 }

@@ -61,39 +61,17 @@ bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* er
       t->columns.push_back(std::string(phase) + stat + " (ns)");
   t->columns.push_back("API Name");
   t->columns.push_back("Kernel Name");
-  const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
-  const char* calls = "CUPTI_ACTIVITY_KIND_RUNTIME";
-  if (!db.has_table(kernels) || !db.has_table(calls) || !db.has_table("StringIds")) {
-    t->note = !db.has_table(kernels) ? "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were "
-                                       "traced (capture with --trace=cuda)"
-              : !db.has_table(calls) ? "no CUPTI_ACTIVITY_KIND_RUNTIME table: the export has no "
-                                       "CUDA API calls to join the kernels with"
-                                     : "no StringIds table: the export has no names";
-    return true;
-  }
-  const std::string name = kernel_name_column(db);
-  const std::string same_process = kernel_call_same_process(db);
-  const std::string sql =
-      "SELECT (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, k.deviceId, r.start, r.end, "
-      "k.start, k.end, rn.value, kn.value FROM " +
-      std::string(kernels) + " AS k JOIN " + calls + " AS r ON k.correlationId = r.correlationId" +
-      same_process +
-      " LEFT JOIN StringIds AS rn ON rn.id = r.nameId LEFT JOIN StringIds AS kn ON kn.id = k." +
-      name;
   std::map<Key, Phases> groups;
-  bool ok = db.query(
-      sql,
-      [&groups](sqlite3_stmt* st) {
-        const int64_t call_start = col_int(st, 3), call_end = col_int(st, 4);
-        const int64_t start = col_int(st, 5), end = col_int(st, 6);
-        Phases& p = groups[Key(col_int(st, 0), col_int(st, 1), col_int(st, 2),
-                               strip_nsys_api_version(col_text(st, 7)), col_text(st, 8))];
-        p.total.push_back(std::max(call_end, end) - call_start);
-        p.api.push_back(call_end - call_start);
-        if (start - call_end >= 0) p.queue.push_back(start - call_end);
-        p.kernel.push_back(end - start);
+  bool ok = for_each_kernel_launch(
+      db,
+      [&groups](const KernelLaunch& l) {
+        Phases& p = groups[Key(l.pid, l.tid, l.device, l.api, l.kernel)];
+        p.total.push_back(std::max(l.call_end, l.end) - l.call_start);
+        p.api.push_back(l.call_end - l.call_start);
+        if (l.start - l.call_end >= 0) p.queue.push_back(l.start - l.call_end);
+        p.kernel.push_back(l.end - l.start);
       },
-      error);
+      &t->note, error);
   if (!ok) return false;
   struct Row {
     double total_avg;
@@ -118,8 +96,6 @@ bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* er
     return a.total_avg != b.total_avg ? a.total_avg > b.total_avg : a.key < b.key;
   });
   for (Row& r : rows) t->rows.push_back(std::move(r.cells));
-  if (t->rows.empty())
-    t->note = "no kernel has its launching call in the export (or none ran inside the capture)";
   return true;
 }
 

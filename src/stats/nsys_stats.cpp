@@ -28,6 +28,12 @@ const Entry kReports[] = {
     {"cuda_gpu_trace", report_cuda_gpu_trace},
     {"cuda_kern_exec_sum", report_cuda_kern_exec_sum},
     {"nvtx_kern_sum", report_nvtx_kern_sum},
+    {"cuda_gpu_sum", report_cuda_gpu_sum},
+    {"cuda_api_gpu_sum", report_cuda_api_gpu_sum},
+    {"nvtx_pushpop_sum", report_nvtx_pushpop_sum},
+    {"nvtx_startend_sum", report_nvtx_startend_sum},
+    {"cuda_api_trace", report_cuda_api_trace},
+    {"cuda_kern_exec_trace", report_cuda_kern_exec_trace},
 };
 
 // Memory cells (bytes shown as MB) keep three decimals in text, as nsys prints them; CSV and JSON
@@ -93,7 +99,7 @@ const std::vector<std::string>& nsys_stats_default_reports() {
 }
 
 bool run_nsys_stats_on_handle(sqlite3* handle, const std::vector<std::string>& reports,
-                              std::vector<StatsTable>* out, std::string* error) {
+                              std::vector<StatsTable>* out, std::string* error, size_t max_rows) {
   std::vector<ReportFn> fns;
   for (const std::string& name : reports) {
     const Entry* found = nullptr;
@@ -107,7 +113,7 @@ bool run_nsys_stats_on_handle(sqlite3* handle, const std::vector<std::string>& r
     }
     fns.push_back(found->fn);
   }
-  StatsDb db(handle);
+  StatsDb db(handle, max_rows);
   for (size_t i = 0; i < fns.size(); ++i) {
     StatsTable t;
     std::string err;

@@ -1,5 +1,6 @@
 // The `nsys stats` reports a user of Nsight Systems knows (cuda_gpu_kern_sum,
-// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, cuda_gpu_trace),
+// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_api_sum, nvtx_sum, osrt_sum, the combined
+// summaries, the per-style NVTX summaries, the kernel launch summaries and the traces),
 // computed from the export's own tables with NVIDIA's definitions, one report a file (each opens
 // with its definition and source). They read the database, not the model: their numbers are
 // NVIDIA's, column for column. `kinetoscope stats` prints them; the page shows the same tables.
@@ -33,8 +34,10 @@ const std::vector<std::string>& nsys_stats_report_names();
 const std::vector<std::string>& nsys_stats_default_reports();
 
 // Runs the named reports (unknown names are an error: *error says which and lists the known).
+// `max_rows` > 0: a trace report (a row per call or GPU op) keeps its first `max_rows` rows and
+// counts the rest in omitted_rows, holding no more than those while it reads.
 bool run_nsys_stats(const NsysDatabase& db, const std::vector<std::string>& reports,
-                    std::vector<StatsTable>* out, std::string* error);
+                    std::vector<StatsTable>* out, std::string* error, size_t max_rows = 0);
 
 // Writers: text as `nsys stats` prints it (column layout), JSON for the page and scripts
 // (docs/report-schema.md, "kinetoscope.stats/1"), CSV as `nsys stats --format csv`.

@@ -10,8 +10,8 @@
 namespace ks {
 
 bool run_nsys_stats(const NsysDatabase& db, const std::vector<std::string>& reports,
-                    std::vector<StatsTable>* out, std::string* error) {
-  if (run_nsys_stats_on_handle(db.handle(), reports, out, error)) return true;
+                    std::vector<StatsTable>* out, std::string* error, size_t max_rows) {
+  if (run_nsys_stats_on_handle(db.handle(), reports, out, error, max_rows)) return true;
   // A damaged or cut-off export often opens fine and fails only in a report's query: say so as
   // the importer does (damaged_database at byte N, with the file and header sizes), not as a
   // bare SQL error. The handle still holds the failed query's code (finalize keeps it).

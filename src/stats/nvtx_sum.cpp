@@ -9,6 +9,9 @@
 //   and range text: `text`, else StringIds(`textId`), prefixed "<domain>:" when the range belongs
 //   to a named domain (eventType 75 rows name the domains). Ordered by total time descending.
 //   Med and StdDev as in cuda_gpu_kern_sum.cpp.
+// nvtx_pushpop_sum, "NVTX Push/Pop Range Summary", and nvtx_startend_sum, "NVTX Start/End Range
+// Summary": the same over one style's ranges, without the Style column (nsys's per-style reports,
+// kept beside nvtx_sum for scripts written against them).
 #include <sqlite3.h>
 
 #include <map>
@@ -18,11 +21,19 @@
 
 namespace ks {
 
-bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error) {
-  t->report = "nvtx_sum";
-  t->title = "NVTX Range Summary";
+namespace {
+
+enum class Styles { kBoth, kPushPop, kStartEnd };
+
+bool nvtx_range_summary(const StatsDb& db, Styles styles, StatsTable* t, std::string* error) {
+  const std::vector<std::string> label_columns = styles == Styles::kBoth
+                                                     ? std::vector<std::string>{"Style", "Range"}
+                                                     : std::vector<std::string>{"Range"};
+  const char* types = styles == Styles::kBoth      ? "59, 60, 70, 71"
+                      : styles == Styles::kPushPop ? "59, 70"
+                                                   : "60, 71";
   if (!db.has_table("NVTX_EVENTS")) {
-    fill_time_summary({}, "Instances", {"Style", "Range"}, t);
+    fill_time_summary({}, "Instances", label_columns, t);
     t->note =
         "no NVTX_EVENTS table: capture with --trace=nvtx and mark steps with "
         "torch.cuda.nvtx.range(\"train_step\") (or nvtx.annotate)";
@@ -49,8 +60,8 @@ bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error) {
   std::vector<SumGroup> groups;
   bool ok = db.query(
       "SELECT n.start, n.end, n.eventType, " + text_expr + ", " +
-          (has_domain ? "n.domainId" : "NULL") + " " + from +
-          " WHERE n.eventType IN (59, 60, 70, 71) AND n.end IS NOT NULL",
+          (has_domain ? "n.domainId" : "NULL") + " " + from + " WHERE n.eventType IN (" + types +
+          ") AND n.end IS NOT NULL",
       [&](sqlite3_stmt* st) {
         int64_t type = col_int(st, 2);
         std::string style = type == 59 || type == 70 ? "PushPop" : "StartEnd";
@@ -63,18 +74,42 @@ bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error) {
         auto it = by_key.find(key);
         if (it == by_key.end()) {
           it = by_key.emplace(key, groups.size()).first;
-          groups.push_back({{style, range}, {}});
+          groups.push_back({styles == Styles::kBoth ? std::vector<std::string>{style, range}
+                                                    : std::vector<std::string>{range},
+                            {}});
         }
         groups[it->second].values.push_back(col_int(st, 1) - col_int(st, 0));
       },
       error);
   if (!ok) return false;
-  fill_time_summary(std::move(groups), "Instances", {"Style", "Range"}, t);
+  fill_time_summary(std::move(groups), "Instances", label_columns, t);
   if (t->rows.empty())
-    t->note =
-        "NVTX_EVENTS has no closed ranges: mark steps with torch.cuda.nvtx.range(\"train_step\") "
-        "(or nvtx.annotate)";
+    t->note = std::string("NVTX_EVENTS has no closed ") +
+              (styles == Styles::kPushPop    ? "push/pop ranges"
+               : styles == Styles::kStartEnd ? "start/end ranges"
+                                             : "ranges") +
+              ": mark steps with torch.cuda.nvtx.range(\"train_step\") (or nvtx.annotate)";
   return true;
+}
+
+}  // namespace
+
+bool report_nvtx_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "nvtx_sum";
+  t->title = "NVTX Range Summary";
+  return nvtx_range_summary(db, Styles::kBoth, t, error);
+}
+
+bool report_nvtx_pushpop_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "nvtx_pushpop_sum";
+  t->title = "NVTX Push/Pop Range Summary";
+  return nvtx_range_summary(db, Styles::kPushPop, t, error);
+}
+
+bool report_nvtx_startend_sum(const StatsDb& db, StatsTable* t, std::string* error) {
+  t->report = "nvtx_startend_sum";
+  t->title = "NVTX Start/End Range Summary";
+  return nvtx_range_summary(db, Styles::kStartEnd, t, error);
 }
 
 }  // namespace ks

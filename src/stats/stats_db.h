@@ -18,8 +18,11 @@ namespace ks {
 
 class StatsDb {
  public:
-  explicit StatsDb(sqlite3* db) : db_(db) {}
+  // `max_rows`: the most rows a trace report keeps (its first, in order; omitted_rows counts the
+  // rest), 0 for all. The summaries have a row per name and ignore it.
+  explicit StatsDb(sqlite3* db, size_t max_rows = 0) : db_(db), max_rows_(max_rows) {}
   sqlite3* handle() const { return db_; }
+  size_t max_rows() const { return max_rows_; }
   // Real tables only (a view under a known name is not read).
   bool has_table(const std::string& table) const;
   bool has_column(const std::string& table, const std::string& column) const;
@@ -31,6 +34,7 @@ class StatsDb {
 
  private:
   sqlite3* db_;
+  size_t max_rows_;
 };
 
 // Column helpers for a result row.
@@ -76,6 +80,28 @@ std::string kernel_call_same_process(const StatsDb& db);
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys's API names lose their version suffix.
 std::string strip_nsys_api_version(const std::string& name);
 
+// The durations the summaries group, one SumGroup (label: the name) per name in first-seen order:
+// kernels by name text (cuda_gpu_kern_sum.cpp), CUDA API calls by name id without the version
+// suffix (cuda_api_sum.cpp). An export without the table gives no groups and a *note saying which
+// capture records them; false only for an SQL failure.
+bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
+                           std::string* error);
+bool collect_api_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
+                        std::string* error);
+
+// One kernel joined with its launching call (cuda_kern_exec_sum and cuda_kern_exec_trace).
+struct KernelLaunch {
+  int64_t pid = 0, tid = 0, device = 0;
+  int64_t call_start = 0, call_end = 0, start = 0, end = 0;
+  int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  std::string api;     // without the version suffix
+  std::string kernel;  // as cuda_gpu_kern_sum names it
+};
+// Calls `fn` for each kernel that has its launching call in the export, in the database's order. An
+// export without the tables sets *note and calls nothing; false only for an SQL failure.
+bool for_each_kernel_launch(const StatsDb& db, const std::function<void(const KernelLaunch&)>& fn,
+                            std::string* note, std::string* error);
+
 // The reports, one file each (definitions at the top of each).
 bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_gpu_mem_time_sum(const StatsDb& db, StatsTable* t, std::string* error);
@@ -86,9 +112,16 @@ bool report_osrt_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_gpu_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_api_gpu_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_pushpop_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_startend_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).
 bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports,
-                              std::vector<StatsTable>* out, std::string* error);
+                              std::vector<StatsTable>* out, std::string* error,
+                              size_t max_rows = 0);
 
 }  // namespace ks

@@ -10,7 +10,13 @@ import { clampedName, dataTable } from './table.js';
 const ON_REQUEST = [
   ['cuda_kern_exec_sum', 'launch, queue and run time of each kernel'],
   ['nvtx_kern_sum', 'kernels by the NVTX ranges around their launch'],
+  ['cuda_gpu_sum', 'kernels and copies in one table'],
+  ['cuda_api_gpu_sum', 'API calls, kernels and copies in one table'],
+  ['nvtx_pushpop_sum', 'push/pop ranges only'],
+  ['nvtx_startend_sum', 'start/end ranges only'],
   ['cuda_gpu_trace', 'every kernel and copy'],
+  ['cuda_api_trace', 'every CUDA API call'],
+  ['cuda_kern_exec_trace', 'every kernel launch: API, queue and run time'],
 ];
 
 // The worker's kinetoscope.stats/1 text as an object ({error} when it is not one).
