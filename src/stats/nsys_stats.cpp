@@ -32,6 +32,7 @@ const Entry kReports[] = {
     {"cuda_api_gpu_sum", report_cuda_api_gpu_sum},
     {"nvtx_pushpop_sum", report_nvtx_pushpop_sum},
     {"nvtx_startend_sum", report_nvtx_startend_sum},
+    {"nvtx_gpu_proj_sum", report_nvtx_gpu_proj_sum},
     {"cuda_api_trace", report_cuda_api_trace},
     {"cuda_kern_exec_trace", report_cuda_kern_exec_trace},
 };

@@ -118,6 +118,7 @@ bool report_nvtx_pushpop_sum(const StatsDb& db, StatsTable* t, std::string* erro
 bool report_nvtx_startend_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).
 bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports,

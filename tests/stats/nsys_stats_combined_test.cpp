@@ -270,3 +270,92 @@ TEST_CASE("FirstRows keeps the first rows in (a, b) order, ties in arrival order
     if (limit == 1) CHECK(built < static_cast<int>(keys.size()));  // rows past the limit not built
   }
 }
+
+TEST_CASE("nsys stats: nvtx_gpu_proj_sum on a built export (nesting, styles, ops of each kind)",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_nvtx_export(&d);
+  // BUILT data, one thread (pid 42, tid 7). Push/pop "step" [0, 1000] holds "fwd" [100, 400] and
+  // "bwd" [500, 900]; a start/end "epoch" [0, 2000]; "idle" [1500, 1600] launches nothing. Calls:
+  // A [150, 160] launches a kernel [300, 700], B [550, 560] a memcpy [800, 900], C [1200, 1210]
+  // a kernel [1300, 1400]; D on another thread [150, 160] a kernel [100, 5000] (not this
+  // thread's: in no range).
+  const int64_t tid = (int64_t{42} << 24) + 7, pid = int64_t{42} << 24;
+  d.exec("INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000');");
+  d.exec(R"(
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES
+  (0, 1000, 59, 'step', )" +
+         std::to_string(tid) + "), (100, 400, 59, 'fwd', " + std::to_string(tid) +
+         "), (500, 900, 59, 'bwd', " + std::to_string(tid) + "), (0, 2000, 60, 'epoch', " +
+         std::to_string(tid) + "), (1500, 1600, 59, 'idle', " + std::to_string(tid) + ");");
+  auto call = [&](int64_t start, int64_t end, int64_t corr, int64_t thread) {
+    d.exec(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+        "correlationId, nameId, returnValue) VALUES (" +
+        std::to_string(start) + ", " + std::to_string(end) + ", 1, " + std::to_string(thread) +
+        ", " + std::to_string(corr) + ", 2, 0)");
+  };
+  call(150, 160, 1, tid);
+  ks_test::insert_kernel(&d, 300, 700, 1, pid, 1);
+  call(550, 560, 2, tid);
+  d.exec(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
+      "correlationId, globalPid, bytes, copyKind) VALUES (800, 900, 0, 1, 7, 2, " +
+      std::to_string(pid) + ", 64, 1)");
+  call(1200, 1210, 3, tid);
+  ks_test::insert_kernel(&d, 1300, 1400, 3, pid, 1);
+  call(150, 160, 4, tid + 1);
+  ks_test::insert_kernel(&d, 100, 5000, 4, pid, 1);
+
+  const ks::StatsTable t = run(d, {"nvtx_gpu_proj_sum"})[0];
+  CHECK(t.columns.front() == "Range");
+  CHECK(t.columns.back() == "Avg Num Child");
+  REQUIRE(t.rows.size() == 4);  // "idle" projects nothing
+  // Range, Style, proj total, range total, instances, ops, level, children, by proj descending.
+  using Want =
+      std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t, double, double>;
+  const std::vector<Want> want = {{":epoch", "StartEnd", 1100, 2000, 1, 3, 0.0, 0.0},
+                                  {":step", "PushPop", 600, 1000, 1, 2, 0.0, 2.0},
+                                  {":fwd", "PushPop", 400, 300, 1, 1, 1.0, 0.0},
+                                  {":bwd", "PushPop", 100, 400, 1, 1, 1.0, 0.0}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& r = t.rows[i];
+    INFO(std::get<0>(want[i]));
+    CHECK(r[0].text == std::get<0>(want[i]));
+    CHECK(r[1].text == std::get<1>(want[i]));
+    CHECK(r[col(t, "Total Proj Time (ns)")].i == std::get<2>(want[i]));
+    CHECK(r[col(t, "Total Range Time (ns)")].i == std::get<3>(want[i]));
+    CHECK(r[col(t, "Range Instances")].i == std::get<4>(want[i]));
+    CHECK(r[col(t, "Total GPU Ops")].i == std::get<5>(want[i]));
+    CHECK(r[col(t, "Avg Range Lvl")].r == Approx(std::get<6>(want[i])));
+    CHECK(r[col(t, "Avg Num Child")].r == Approx(std::get<7>(want[i])));
+  }
+
+  // Two more "fwd" instances (projections 50 and 150): the statistics are over the instances.
+  d.exec(
+      "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (3000, 3100, "
+      "59, 'fwd', " +
+      std::to_string(tid) + "), (4000, 4100, 59, 'fwd', " + std::to_string(tid) + ");");
+  call(3010, 3020, 5, tid);
+  ks_test::insert_kernel(&d, 3050, 3100, 5, pid, 1);
+  call(4010, 4020, 6, tid);
+  ks_test::insert_kernel(&d, 4050, 4150, 6, pid, 1);
+  call(4030, 4040, 7, tid);
+  ks_test::insert_kernel(&d, 4160, 4200, 7, pid, 1);
+  const ks::StatsTable more = run(d, {"nvtx_gpu_proj_sum"})[0];
+  const auto& fwd = ks_test::row_named(more, "Range", ":fwd");
+  CHECK(fwd[col(more, "Range Instances")].i == 3);
+  CHECK(fwd[col(more, "Total Proj Time (ns)")].i == 400 + 50 + 150);
+  CHECK(fwd[col(more, "Proj Med (ns)")].r == Approx(150));
+  CHECK(fwd[col(more, "Proj Min (ns)")].i == 50);
+  CHECK(fwd[col(more, "Total GPU Ops")].i == 4);
+  CHECK(fwd[col(more, "Avg GPU Ops")].r == Approx(1.3));
+  CHECK(fwd[col(more, "Avg Range Lvl")].r == Approx(0.3));  // (1 + 0 + 0) / 3
+
+  // Without NVTX the report says which capture flag records it.
+  Db bare;
+  ks_test::open_memory(&bare);
+  const ks::StatsTable none = run(bare, {"nvtx_gpu_proj_sum"})[0];
+  CHECK(none.rows.empty());
+  CHECK(none.note.find("--trace=nvtx") != std::string::npos);
+}

@@ -8,6 +8,7 @@ import { clampedName, dataTable } from './table.js';
 
 // The reports nsys prints only when asked, offered under the default ones.
 const ON_REQUEST = [
+  ['nvtx_gpu_proj_sum', 'NVTX ranges projected onto the GPU: the GPU time of each step or phase'],
   ['cuda_kern_exec_sum', 'launch, queue and run time of each kernel'],
   ['nvtx_kern_sum', 'kernels by the NVTX ranges around their launch'],
   ['cuda_gpu_sum', 'kernels and copies in one table'],

@@ -1,0 +1,46 @@
+// The NVTX ranges the per-range reports read (nvtx_kern_sum, nvtx_gpu_proj_sum), by thread, as
+// NVIDIA's scripts take them, and the sweep that finds the ranges around each launching call.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "stats/stats_db.h"
+
+namespace ks {
+
+struct NvtxRange {
+  int64_t start = 0, end = 0;
+  int64_t id = 0;     // rowid
+  int32_t name = -1;  // index into NvtxRanges::names
+  bool push_pop = true;
+};
+
+struct NvtxRanges {
+  std::vector<std::string> names;  // "<domain>:<text>", ":train_step" in the default domain
+  std::unordered_map<int64_t, std::vector<NvtxRange>> by_thread;  // globalTid -> sorted by start
+};
+
+// NVTX_EVENTS of eventType 59/70 (push/pop) and 60/71 (start/end) that end on the thread they
+// started on (endGlobalTid NULL); an unclosed one lasts to the last NVTX timestamp; named
+// "<domain>:<text>" (the domain's name from its eventType 75 row in the same process, "" for the
+// default domain), the text from StringIds(textId), else `text`. The caller checks that the
+// NVTX_EVENTS table exists; false only for an SQL failure.
+bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error);
+
+// A call inside more than this many ranges (a hostile export: thousands of unclosed ranges)
+// counts in the kMaxEnclosingRanges that end first after it (the innermost, when they nest), so
+// the work per call is bounded.
+constexpr size_t kMaxEnclosingRanges = 256;
+
+// For `calls` ((start, end) of each launching call, sorted by start) and `ranges` (sorted by
+// start), calls fn(call index, range) for each range with start <= the call's start and end >=
+// its end, and fn(call index, nullptr) for a call in no range. Returns how many calls hit the
+// bound.
+uint64_t for_each_enclosing_range(const std::vector<NvtxRange>& ranges,
+                                  const std::vector<std::pair<int64_t, int64_t>>& calls,
+                                  const std::function<void(size_t, const NvtxRange*)>& fn);
+
+}  // namespace ks
