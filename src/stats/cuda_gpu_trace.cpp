@@ -107,6 +107,7 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
               const int64_t start = col_int(st, 0);
               rows.offer(start, 0, [&] {
                 std::vector<StatsCell> c;
+                c.reserve(t->columns.size());  // one allocation a row: millions of rows
                 c.push_back(cell_int(start));
                 c.push_back(cell_int(col_int(st, 1) - start));
                 c.push_back(int_or_null(st, 2));
@@ -127,6 +128,7 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
   auto mem_cells = [&](sqlite3_stmt* st, int64_t start, int64_t bytes, StatsCell src,
                        StatsCell dst) {
     std::vector<StatsCell> c;
+    c.reserve(t->columns.size());
     int64_t dur = col_int(st, 1) - start;
     c.push_back(cell_int(start));
     c.push_back(cell_int(dur));
