@@ -91,14 +91,7 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
                 "Avg GPU Ops",
                 "Avg Range Lvl",
                 "Avg Num Child"};
-  for (const char* table : {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME"}) {
-    if (db.has_table(table)) continue;
-    t->note = std::string("no ") + table + " table: " +
-              (std::string(table) == "NVTX_EVENTS"
-                   ? "capture with --trace=nvtx and mark steps with torch.cuda.nvtx.range"
-                   : "capture with --trace=cuda,nvtx");
-    return true;
-  }
+  if (missing_table(db, {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME"}, &t->note)) return true;
   NvtxRanges nvtx;
   if (!load_nvtx_ranges(db, &nvtx, error)) return false;
 
@@ -187,10 +180,7 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
   if (t->rows.empty())
     t->note = "no NVTX range holds the launch of a GPU operation (kernel, memcpy or memset)";
   else if (capped > 0)
-    t->note = "launches inside more than " + std::to_string(kMaxEnclosingRanges) +
-              " ranges: " + std::to_string(capped) + " (each counts in the " +
-              std::to_string(kMaxEnclosingRanges) +
-              " that end first after it, the innermost when nested)";
+    t->note = enclosing_bound_note(capped);
   return true;
 }
 

@@ -60,15 +60,11 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
   t->columns = {"NVTX Range", "Style",           "PID",        "TID",      "NVTX Inst",
                 "Kern Inst",  "Total Time (ns)", "Avg (ns)",   "Med (ns)", "Min (ns)",
                 "Max (ns)",   "StdDev (ns)",     "Kernel Name"};
-  for (const char* table :
-       {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds"}) {
-    if (db.has_table(table)) continue;
-    t->note = std::string("no ") + table + " table: " +
-              (std::string(table) == "NVTX_EVENTS"
-                   ? "capture with --trace=nvtx and mark steps with torch.cuda.nvtx.range"
-                   : "capture with --trace=cuda,nvtx");
+  if (missing_table(
+          db,
+          {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds"},
+          &t->note))
     return true;
-  }
   NvtxRanges nvtx;
   if (!load_nvtx_ranges(db, &nvtx, error)) return false;
 
@@ -165,10 +161,7 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
   if (t->rows.empty())
     t->note = "no CUDA kernel in the export";
   else if (capped > 0)
-    t->note = "launches inside more than " + std::to_string(kMaxEnclosingRanges) +
-              " ranges: " + std::to_string(capped) + " (each counts in the " +
-              std::to_string(kMaxEnclosingRanges) +
-              " that end first after it, the innermost when nested)";
+    t->note = enclosing_bound_note(capped);
   return true;
 }
 

@@ -95,4 +95,24 @@ uint64_t for_each_enclosing_range(const std::vector<NvtxRange>& ranges,
   return capped;
 }
 
+bool missing_table(const StatsDb& db, std::initializer_list<const char*> tables,
+                   std::string* note) {
+  for (const char* table : tables) {
+    if (db.has_table(table)) continue;
+    *note = std::string("no ") + table + " table: " +
+            (std::string(table) == "NVTX_EVENTS"
+                 ? "capture with --trace=nvtx and mark steps with torch.cuda.nvtx.range"
+                 : "capture with --trace=cuda,nvtx");
+    return true;
+  }
+  return false;
+}
+
+std::string enclosing_bound_note(uint64_t capped) {
+  return "launches inside more than " + std::to_string(kMaxEnclosingRanges) +
+         " ranges: " + std::to_string(capped) + " (each counts in the " +
+         std::to_string(kMaxEnclosingRanges) +
+         " that end first after it, the innermost when nested)";
+}
+
 }  // namespace ks

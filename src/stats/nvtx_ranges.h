@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,5 +43,12 @@ constexpr size_t kMaxEnclosingRanges = 256;
 uint64_t for_each_enclosing_range(const std::vector<NvtxRange>& ranges,
                                   const std::vector<std::pair<int64_t, int64_t>>& calls,
                                   const std::function<void(size_t, const NvtxRange*)>& fn);
+
+// True, with *note naming the first absent table and the capture flag that records it, when the
+// export lacks one of `tables` (the NVTX reports skip then, as nsys does).
+bool missing_table(const StatsDb& db, std::initializer_list<const char*> tables, std::string* note);
+
+// The table's note when `capped` calls hit the bound.
+std::string enclosing_bound_note(uint64_t capped);
 
 }  // namespace ks

@@ -117,6 +117,20 @@ inline void open_nvtx_export(Db* d) {
   create_nvtx_table(d);
 }
 
+// BUILT NVTX rows of both styles: train_step pushed three times (10, 20, 40 ns), "read" in domain
+// "io" (7 ns), "load" as a start/end range (textId) twice (5, 15 ns), an unclosed push and a mark.
+inline void insert_nvtx_styles(Db* d) {
+  d->exec(R"(
+INSERT INTO StringIds VALUES (1, 'load');
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES
+  (100, 110, 59, 'train_step', 1, 0), (200, 220, 59, 'train_step', 1, 0),
+  (300, 340, 59, 'train_step', 1, 0), (400, NULL, 59, 'unclosed', 1, 0),
+  (50, NULL, 34, 'a mark', 1, 0), (0, NULL, 75, 'io', 1, 5), (500, 507, 59, 'read', 1, 5);
+INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid, domainId) VALUES
+  (10, 15, 60, 1, 1, 0), (20, 35, 60, 1, 2, 0);
+)");
+}
+
 // One kernel row with what the reports read (times, correlation id, process, name id); the other
 // NOT NULL columns hold 0 or 1.
 inline void insert_kernel(Db* d, int64_t start, int64_t end, int64_t correlation,

@@ -345,17 +345,8 @@ TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains,
           "[nsys_stats][built]") {
   Db d;
   ks_test::open_nvtx_export(&d);
-  // BUILT data. train_step x3 (push/pop: 10, 20, 40 ns), "load" as a start/end range (textId)
-  // twice (5, 15), a range in domain "io" (7), a mark (eventType 34) and an unclosed range.
-  d.exec(R"(
-INSERT INTO StringIds VALUES (1, 'load');
-INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES
-  (100, 110, 59, 'train_step', 1, 0), (200, 220, 59, 'train_step', 1, 0),
-  (300, 340, 59, 'train_step', 1, 0), (400, NULL, 59, 'unclosed', 1, 0),
-  (50, NULL, 34, 'a mark', 1, 0), (0, NULL, 75, 'io', 1, 5), (500, 507, 59, 'read', 1, 5);
-INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid, domainId) VALUES
-  (10, 15, 60, 1, 1, 0), (20, 35, 60, 1, 2, 0);
-)");
+  // BUILT data: train_step 10, 20, 40 ns; io:read 7; load (start/end) 5, 15; a mark; unclosed.
+  ks_test::insert_nvtx_styles(&d);
   auto t = run(d, {"nvtx_sum"})[0];
   CHECK(t.columns.back() == "Range");
   CHECK(t.columns[t.columns.size() - 2] == "Style");
