@@ -6,7 +6,8 @@
 //   it, version suffix included ("cudaLaunchKernel_v7000": the trace shows the symbol that was
 //   called, the summaries group without it); Result the call's return value; Pid and Tid unpacked
 //   from globalTid; T-Pri and Thread Name from ThreadNames (empty where the export has no name for
-//   the thread). Ordered by start; calls with the same start keep the table's order.
+//   the thread; a thread named twice takes its last row, as the importer does, so no call is
+//   listed twice). Ordered by start; calls with the same start keep the table's order.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -40,7 +41,8 @@ bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error)
                     " AS r LEFT JOIN StringIds AS s ON s.id = r.nameId";
   if (names)
     sql +=
-        " LEFT JOIN ThreadNames AS tn ON tn.globalTid = r.globalTid"
+        " LEFT JOIN (SELECT * FROM ThreadNames WHERE rowid IN (SELECT max(rowid) FROM ThreadNames "
+        "GROUP BY globalTid)) AS tn ON tn.globalTid = r.globalTid"
         " LEFT JOIN StringIds AS ts ON ts.id = tn.nameId";
   FirstRows<std::vector<StatsCell>> rows(db.max_rows());
   auto int_or_null = [](sqlite3_stmt* st, int col) {

@@ -112,6 +112,27 @@ TEST_CASE("nsys stats: cuda_api_trace on the real export is the other reader's A
   CHECK(ours == theirs);
 }
 
+TEST_CASE("nsys stats: cuda_api_trace lists a call once when its thread was named twice",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_nvtx_export(&d);
+  // BUILT data: one call on a thread that ThreadNames names twice (renamed while traced).
+  d.exec(R"(
+CREATE TABLE IF NOT EXISTS ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'python'), (3, 'pt_main_thread');
+INSERT INTO ThreadNames VALUES (2, 10, 704643079), (3, 20, 704643079);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId,
+  returnValue) VALUES (100, 110, 1, 704643079, 1, 1, 0);
+)");
+  const ks::StatsTable t = run(d, {"cuda_api_trace"})[0];
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0][col(t, "Thread Name")].text == "pt_main_thread");
+  CHECK(t.rows[0][col(t, "T-Pri")].i == 20);
+  CHECK(t.rows[0][col(t, "Pid")].i == 42);
+  CHECK(t.rows[0][col(t, "Tid")].i == 7);
+  CHECK(t.rows[0][col(t, "Name")].text == "cudaLaunchKernel_v7000");
+}
+
 TEST_CASE(
     "nsys stats: cuda_kern_exec_trace on the real export: each launch, as the summary "
     "groups it",
