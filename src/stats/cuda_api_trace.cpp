@@ -45,9 +45,6 @@ bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error)
         "GROUP BY globalTid)) AS tn ON tn.globalTid = r.globalTid"
         " LEFT JOIN StringIds AS ts ON ts.id = tn.nameId";
   FirstRows<std::vector<StatsCell>> rows(db.max_rows());
-  auto int_or_null = [](sqlite3_stmt* st, int col) {
-    return col_null(st, col) ? cell_null() : cell_int(col_int(st, col));
-  };
   bool ok = db.query(
       sql,
       [&](sqlite3_stmt* st) {

@@ -25,10 +25,14 @@ std::string kernel_name_column(const StatsDb& db) {
                                                                       : "shortName";
 }
 
-std::string kernel_call_same_process(const StatsDb& db) {
-  return db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "globalPid")
-             ? " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
+std::string call_same_process(const StatsDb& db, const char* table, const char* alias) {
+  return db.has_column(table, "globalPid")
+             ? std::string(" AND ") + alias + ".globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
              : "";
+}
+
+std::string kernel_call_same_process(const StatsDb& db) {
+  return call_same_process(db, "CUPTI_ACTIVITY_KIND_KERNEL", "k");
 }
 
 bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* out, std::string* note,

@@ -22,9 +22,6 @@ namespace ks {
 
 namespace {
 
-StatsCell int_or_null(sqlite3_stmt* st, int col) {
-  return col_null(st, col) ? cell_null() : cell_int(col_int(st, col));
-}
 StatsCell mb_or_null(sqlite3_stmt* st, int col) {
   return col_null(st, col) ? cell_null() : cell_real(static_cast<double>(col_int(st, col)) / 1e6);
 }

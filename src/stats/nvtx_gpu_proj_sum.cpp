@@ -100,9 +100,7 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
   for (const char* table :
        {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
     if (!db.has_table(table)) continue;
-    const std::string same_process = db.has_column(table, "globalPid")
-                                         ? " AND g.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
-                                         : "";
+    const std::string same_process = call_same_process(db, table, "g");
     if (!db.query(
             "SELECT r.globalTid, r.start, r.end, g.start, g.end FROM " + std::string(table) +
                 " AS g JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = "
@@ -131,18 +129,19 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
     std::vector<std::pair<int64_t, int64_t>> calls;
     calls.reserve(ops.size());
     for (const Op& o : ops) calls.emplace_back(o.call_start, o.call_end);
-    std::map<size_t, Projection> projections;  // by the range's index in `ranges`
+    std::vector<Projection> projections(ranges.size());  // by the range's index in `ranges`
     capped += for_each_enclosing_range(ranges, calls, [&](size_t k, const NvtxRange* r) {
       if (!r) return;
       const Op& o = ops[k];
-      auto [it, fresh] = projections.try_emplace(static_cast<size_t>(r - ranges.data()));
-      Projection& p = it->second;
-      p.first = fresh ? o.start : std::min(p.first, o.start);
-      p.last = fresh ? o.end : std::max(p.last, o.end);
+      Projection& p = projections[static_cast<size_t>(r - ranges.data())];
+      p.first = p.ops == 0 ? o.start : std::min(p.first, o.start);
+      p.last = p.ops == 0 ? o.end : std::max(p.last, o.end);
       ++p.ops;
     });
     nest(ranges, &level, &children);
-    for (const auto& [i, p] : projections) {
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      const Projection& p = projections[i];
+      if (p.ops == 0) continue;  // an instance without GPU ops projects nothing
       const NvtxRange& r = ranges[i];
       Group& g =
           groups[{nvtx.names[static_cast<size_t>(r.name)], r.push_pop ? "PushPop" : "StartEnd"}];

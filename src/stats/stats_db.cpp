@@ -104,6 +104,10 @@ StatsCell cell_null() {
   return StatsCell();
 }
 
+StatsCell int_or_null(sqlite3_stmt* st, int col) {
+  return col_null(st, col) ? cell_null() : cell_int(col_int(st, col));
+}
+
 double round1(double v) {
   return std::round(v * 10.0) / 10.0;
 }

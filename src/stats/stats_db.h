@@ -46,6 +46,8 @@ StatsCell cell_int(int64_t v);
 StatsCell cell_real(double v);
 StatsCell cell_text(std::string v);
 StatsCell cell_null();
+// The row's integer at `col`, or an empty cell where it is NULL.
+StatsCell int_or_null(sqlite3_stmt* st, int col);
 // SQLite's round(x, 1) as the report scripts apply it: half away from zero.
 double round1(double v);
 
@@ -72,9 +74,11 @@ void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_co
 // CUPTI_ACTIVITY_KIND_KERNEL's name column as the reports take it: demangledName, else
 // shortName (an older export has no demangled column).
 std::string kernel_name_column(const StatsDb& db);
-// The condition that joins a kernel (`k`) to its launching call (`r`, CUPTI_ACTIVITY_KIND_RUNTIME)
-// within its process, where the kernel table says which (correlation ids are per process):
-// " AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)", or "".
+// The condition that joins a GPU op of `table` (aliased `alias`) to its launching call (`r`,
+// CUPTI_ACTIVITY_KIND_RUNTIME) within its process, where the table says which (correlation ids
+// are per process): " AND <alias>.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)", or "".
+std::string call_same_process(const StatsDb& db, const char* table, const char* alias);
+// The same for a kernel aliased `k`.
 std::string kernel_call_same_process(const StatsDb& db);
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys's API names lose their version suffix.
