@@ -38,8 +38,9 @@ export function withReport(stats, json, name) {
   return { ...stats, reports: report ? [...reports, report] : reports };
 }
 
-// The columns of names: Name, Kernel Name, API Name, Range, NVTX Range.
-const NAMES = /(^|\s)(Name|Range)$/;
+// The columns of names: Name, Kernel Name, API Name, Range, NVTX Range, and Operation (a memory
+// operation, or in cuda_gpu_sum / cuda_api_gpu_sum any kernel name).
+const NAMES = /(^|\s)(Name|Range)$|^Operation$/;
 
 const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
 
@@ -64,7 +65,7 @@ function reportTable(r) {
     return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
   const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
-  const nameCol = (r.columns || []).findIndex((c) => NAMES.test(c) || c === 'Operation');
+  const nameCol = (r.columns || []).findIndex((c) => NAMES.test(c));
   const body = rows.length
     ? dataTable({ columns, rows, sortKey: null, filterKeys: nameCol >= 0 ? [`c${nameCol}`] : null, label: r.report })
     : note(r.note || 'No rows.');
