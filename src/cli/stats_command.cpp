@@ -105,19 +105,32 @@ int stats_command(const std::vector<std::string>& args) {
   if (!source) return input_error(path, ierr.to_line());
   auto db = NsysDatabase::open(source.get(), &ierr);
   if (!db) return input_error(path, ierr.to_line());
-  std::vector<StatsTable> tables;
-  std::string err;
-  if (!run_nsys_stats(*db, reports, &tables, &err)) return input_error(path, err);
-  std::string out = format == "json"  ? nsys_stats_json(tables)
-                    : format == "csv" ? nsys_stats_csv(tables)
-                                      : nsys_stats_text(tables);
   FILE* o = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
   if (!o) {
-    std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
+    std::fprintf(stderr, "kinetoscope: cannot write %s: %s\n", output.c_str(),
+                 std::strerror(errno));
     return 1;
   }
-  std::fwrite(out.data(), 1, out.size(), o);
+  // Written as the reports are made: a trace of millions of rows streams through (the rows are
+  // never all in memory), so a multi-GB export's cuda_gpu_trace runs in constant memory.
+  bool write_failed = false;
+  auto writer = make_stats_writer(format, [&](std::string_view piece) {
+    if (std::fwrite(piece.data(), 1, piece.size(), o) != piece.size()) write_failed = true;
+  });
+  std::string err;
+  const bool ok = run_nsys_stats(*db, reports, writer.get(), &err);
+  if (ok) writer->finish();
+  writer.reset();
+  if (std::fflush(o) != 0) write_failed = true;
   if (o != stdout) std::fclose(o);
+  // A damaged export can fail in a later report: no half-written file is left behind.
+  if (!ok && o != stdout) std::remove(output.c_str());
+  if (!ok) return input_error(path, err);
+  if (write_failed) {
+    std::fprintf(stderr, "kinetoscope: cannot write %s\n",
+                 output.empty() ? "standard output" : output.c_str());
+    return 1;
+  }
   return 0;
 }
 

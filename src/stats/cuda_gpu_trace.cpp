@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
-#include "stats/first_rows.h"
-#include "stats/stats_db.h"
+#include "stats/trace_rows.h"
 
 namespace ks {
 
@@ -72,8 +72,22 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
   const bool has_names = db.has_table("StringIds");
   const bool kinds = db.has_table("ENUM_CUDA_MEM_KIND");
   const std::string g = green ? ", greenContextId" : "";
-  // Kernels, then memcpys, then memsets: at one start time they keep that order.
-  FirstRows<std::vector<StatsCell>> rows(db.max_rows());
+  // The order: kernels, then memcpys, then memsets, each in table order; at one start time they
+  // keep that order.
+  const char* tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                          "CUPTI_ACTIVITY_KIND_MEMSET"};
+  const bool present[] = {kern, mcpy, mset};
+  TraceRows rows(db);
+  for (int source = 0; source < 3; ++source) {
+    if (!present[source]) continue;
+    if (!db.query(
+            std::string("SELECT start, rowid FROM ") + tables[source] + " ORDER BY rowid",
+            [&](sqlite3_stmt* st) {
+              rows.offer(col_int(st, 0), 0, {source, col_int(st, 1), 0});
+            },
+            error))
+      return false;
+  }
   // The common tail: device, ctx, [green], stream, name. Columns from `base` on in the result.
   auto tail = [&](sqlite3_stmt* st, int base, std::string name, std::vector<StatsCell>* c) {
     c->push_back(device(col_int(st, base)));
@@ -88,110 +102,89 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
     c->push_back(int_or_null(st, next));
     c->push_back(cell_text(std::move(name)));
   };
+  // The second pass: each kept row fetched by rowid from its table, names and labels joined.
+  std::string sql[3];
   if (kern) {
     const std::string nc = db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName")
                                ? "demangledName"
                                : "shortName";
-    std::string sql =
+    sql[0] =
         "SELECT k.start, k.end, k.correlationId, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, "
         "k.blockZ, k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory, " +
         std::string(has_names ? "s.value" : "NULL") + ", k.deviceId, k.contextId" +
         (green ? ", k.greenContextId" : "") + ", k.streamId FROM CUPTI_ACTIVITY_KIND_KERNEL AS k" +
-        (has_names ? " LEFT JOIN StringIds AS s ON s.id = k." + nc : "");
-    if (!db.query(
-            sql,
-            [&](sqlite3_stmt* st) {
-              const int64_t start = col_int(st, 0);
-              rows.offer(start, 0, [&] {
-                std::vector<StatsCell> c;
-                c.reserve(t->columns.size());  // one allocation a row: millions of rows
-                c.push_back(cell_int(start));
-                c.push_back(cell_int(col_int(st, 1) - start));
-                c.push_back(int_or_null(st, 2));
-                for (int k = 3; k <= 9; ++k) c.push_back(int_or_null(st, k));
-                c.push_back(mb_or_null(st, 10));
-                c.push_back(mb_or_null(st, 11));
-                c.push_back(cell_null());  // bytes
-                c.push_back(cell_null());  // throughput
-                c.push_back(cell_null());
-                c.push_back(cell_null());
-                tail(st, 13, col_text(st, 12), &c);
-                return c;
-              });
-            },
-            error))
-      return false;
+        (has_names ? " LEFT JOIN StringIds AS s ON s.id = k." + nc : "") + " WHERE k.rowid = ?1";
   }
-  auto mem_cells = [&](sqlite3_stmt* st, int64_t start, int64_t bytes, StatsCell src,
-                       StatsCell dst) {
-    std::vector<StatsCell> c;
-    c.reserve(t->columns.size());
-    int64_t dur = col_int(st, 1) - start;
-    c.push_back(cell_int(start));
-    c.push_back(cell_int(dur));
-    c.push_back(int_or_null(st, 2));
-    for (int k = 0; k < 9; ++k) c.push_back(cell_null());  // grid, block, regs, smem
-    c.push_back(cell_real(static_cast<double>(bytes) / 1e6));
-    c.push_back(dur > 0 ? cell_real(static_cast<double>(bytes * (1000000000 / dur)) / 1e6)
-                        : cell_null());
-    c.push_back(std::move(src));
-    c.push_back(std::move(dst));
-    return c;
-  };
   if (mcpy) {
     const bool ops = db.has_table("ENUM_CUDA_MEMCPY_OPER");
-    std::string sql = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
-                      std::string(ops ? "o.label" : "NULL") + ", m.copyKind, " +
-                      (kinds ? "sk.label, dk.label" : "NULL, NULL") + ", m.deviceId, m.contextId" +
-                      (green ? ", m.greenContextId" : "") +
-                      ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m" +
-                      (ops ? " LEFT JOIN ENUM_CUDA_MEMCPY_OPER AS o ON o.id = m.copyKind" : "") +
-                      (kinds ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS sk ON sk.id = m.srcKind"
-                               " LEFT JOIN ENUM_CUDA_MEM_KIND AS dk ON dk.id = m.dstKind"
-                             : "");
-    if (!db.query(
-            sql,
-            [&](sqlite3_stmt* st) {
-              const int64_t start = col_int(st, 0);
-              rows.offer(start, 0, [&] {
-                auto txt = [&](int k) {
-                  return col_null(st, k) ? cell_null() : cell_text(col_text(st, k));
-                };
-                std::vector<StatsCell> c = mem_cells(st, start, col_int(st, 3), txt(6), txt(7));
-                std::string label =
-                    col_null(st, 4) ? "kind " + std::to_string(col_int(st, 5)) : col_text(st, 4);
-                tail(st, 8, "[CUDA memcpy " + label + "]", &c);
-                return c;
-              });
-            },
-            error))
-      return false;
+    sql[1] = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
+             std::string(ops ? "o.label" : "NULL") + ", m.copyKind, " +
+             (kinds ? "sk.label, dk.label" : "NULL, NULL") + ", m.deviceId, m.contextId" +
+             (green ? ", m.greenContextId" : "") +
+             ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMCPY AS m" +
+             (ops ? " LEFT JOIN ENUM_CUDA_MEMCPY_OPER AS o ON o.id = m.copyKind" : "") +
+             (kinds ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS sk ON sk.id = m.srcKind"
+                      " LEFT JOIN ENUM_CUDA_MEM_KIND AS dk ON dk.id = m.dstKind"
+                    : "") +
+             " WHERE m.rowid = ?1";
   }
   if (mset) {
     const bool mk = kinds && db.has_column("CUPTI_ACTIVITY_KIND_MEMSET", "memKind");
-    std::string sql = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
-                      std::string(mk ? "k.label" : "NULL") + ", m.deviceId, m.contextId" +
-                      (green ? ", m.greenContextId" : "") +
-                      ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMSET AS m" +
-                      (mk ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS k ON k.id = m.memKind" : "");
-    if (!db.query(
-            sql,
-            [&](sqlite3_stmt* st) {
-              const int64_t start = col_int(st, 0);
-              rows.offer(start, 0, [&] {
-                std::vector<StatsCell> c = mem_cells(
-                    st, start, col_int(st, 3),
-                    col_null(st, 4) ? cell_null() : cell_text(col_text(st, 4)), cell_null());
-                tail(st, 5, "[CUDA memset]", &c);
-                return c;
-              });
-            },
-            error))
-      return false;
+    sql[2] = "SELECT m.start, m.end, m.correlationId, m.bytes, " +
+             std::string(mk ? "k.label" : "NULL") + ", m.deviceId, m.contextId" +
+             (green ? ", m.greenContextId" : "") +
+             ", m.streamId FROM CUPTI_ACTIVITY_KIND_MEMSET AS m" +
+             (mk ? " LEFT JOIN ENUM_CUDA_MEM_KIND AS k ON k.id = m.memKind" : "") +
+             " WHERE m.rowid = ?1";
   }
-  t->rows = rows.take();
-  t->omitted_rows = rows.seen() - t->rows.size();
-  if (t->rows.empty()) t->note = "no GPU operations in the capture window";
+  std::unique_ptr<StatsStatement> fetch[3];
+  for (int source = 0; source < 3; ++source) {
+    if (!present[source]) continue;
+    fetch[source] = std::make_unique<StatsStatement>(db, sql[source], error);
+    if (!fetch[source]->ok()) return false;
+  }
+  auto mem_cells = [&](sqlite3_stmt* st, int64_t bytes, StatsCell src, StatsCell dst,
+                       std::vector<StatsCell>* c) {
+    const int64_t start = col_int(st, 0), dur = col_int(st, 1) - start;
+    c->push_back(cell_int(start));
+    c->push_back(cell_int(dur));
+    c->push_back(int_or_null(st, 2));
+    for (int k = 0; k < 9; ++k) c->push_back(cell_null());  // grid, block, regs, smem
+    c->push_back(cell_real(static_cast<double>(bytes) / 1e6));
+    c->push_back(dur > 0 ? cell_real(static_cast<double>(bytes * (1000000000 / dur)) / 1e6)
+                         : cell_null());
+    c->push_back(std::move(src));
+    c->push_back(std::move(dst));
+  };
+  auto text_or_null = [](sqlite3_stmt* st, int k) {
+    return col_null(st, k) ? cell_null() : cell_text(col_text(st, k));
+  };
+  auto build = [&](const TraceRowRef& ref, std::vector<StatsCell>* c, std::string* err) {
+    sqlite3_stmt* st = fetch_trace_row(*fetch[ref.source], ref, err);
+    if (!st) return false;
+    if (ref.source == 0) {
+      const int64_t start = col_int(st, 0);
+      c->push_back(cell_int(start));
+      c->push_back(cell_int(col_int(st, 1) - start));
+      c->push_back(int_or_null(st, 2));
+      for (int k = 3; k <= 9; ++k) c->push_back(int_or_null(st, k));
+      c->push_back(mb_or_null(st, 10));
+      c->push_back(mb_or_null(st, 11));
+      for (int k = 0; k < 4; ++k) c->push_back(cell_null());  // bytes, throughput, memory kinds
+      tail(st, 13, col_text(st, 12), c);
+    } else if (ref.source == 1) {
+      mem_cells(st, col_int(st, 3), text_or_null(st, 6), text_or_null(st, 7), c);
+      std::string label =
+          col_null(st, 4) ? "kind " + std::to_string(col_int(st, 5)) : col_text(st, 4);
+      tail(st, 8, "[CUDA memcpy " + label + "]", c);
+    } else {
+      mem_cells(st, col_int(st, 3), text_or_null(st, 4), cell_null(), c);
+      tail(st, 5, "[CUDA memset]", c);
+    }
+    return true;
+  };
+  if (!rows.emit(t, build, error)) return false;
+  if (rows.count() == 0) t->note = "no GPU operations in the capture window";
   return true;
 }
 

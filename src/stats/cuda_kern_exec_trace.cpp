@@ -16,8 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "stats/first_rows.h"
-#include "stats/stats_db.h"
+#include "stats/trace_rows.h"
 
 namespace ks {
 
@@ -49,33 +48,43 @@ bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* 
                 "GridXYZ",
                 "BlockXYZ",
                 "Kernel Name"};
-  FirstRows<std::vector<StatsCell>> rows(db.max_rows());
-  bool ok = for_each_kernel_launch(
-      db,
-      [&rows](const KernelLaunch& l) {
-        rows.offer(l.call_start, l.start, [&l] {
-          const bool queued = l.start - l.call_end >= 0;
-          return std::vector<StatsCell>{cell_int(l.call_start),
-                                        cell_int(l.call_end - l.call_start),
-                                        queued ? cell_int(l.call_end) : cell_null(),
-                                        queued ? cell_int(l.start - l.call_end) : cell_null(),
-                                        cell_int(l.start),
-                                        cell_int(l.end - l.start),
-                                        cell_int(std::max(l.call_end, l.end) - l.call_start),
-                                        cell_int(l.pid),
-                                        cell_int(l.tid),
-                                        cell_int(l.device),
-                                        cell_text(l.api),
-                                        cell_text(xyz(l.grid)),
-                                        cell_text(xyz(l.block)),
-                                        cell_text(l.kernel)};
-        });
-      },
-      &t->note, error);
-  if (!ok) return false;
-  t->rows = rows.take();
-  t->omitted_rows = rows.seen() - t->rows.size();
-  return true;
+  if (!kernel_launch_tables(db, &t->note)) return true;
+  // The order from the join's keys, then each launch fetched by its kernel's and call's rowids.
+  TraceRows rows(db);
+  if (!db.query(
+          kernel_launch_sql(db, "r.start, k.start, k.rowid, r.rowid", ""),
+          [&](sqlite3_stmt* st) {
+            rows.offer(col_int(st, 0), col_int(st, 1), {0, col_int(st, 2), col_int(st, 3)});
+          },
+          error))
+    return false;
+  if (rows.count() == 0) t->note = kNoKernelLaunches;
+  StatsStatement fetch(db, kernel_launch_sql(db, "", " WHERE k.rowid = ?1 AND r.rowid = ?2"),
+                       error);
+  if (!fetch.ok()) return false;
+  KernelLaunch l;
+  auto build = [&](const TraceRowRef& ref, std::vector<StatsCell>* c, std::string* err) {
+    sqlite3_stmt* st = fetch_trace_row(fetch, ref, err);
+    if (!st) return false;
+    read_kernel_launch(st, &l);
+    const bool queued = l.start - l.call_end >= 0;
+    *c = {cell_int(l.call_start),
+          cell_int(l.call_end - l.call_start),
+          queued ? cell_int(l.call_end) : cell_null(),
+          queued ? cell_int(l.start - l.call_end) : cell_null(),
+          cell_int(l.start),
+          cell_int(l.end - l.start),
+          cell_int(std::max(l.call_end, l.end) - l.call_start),
+          cell_int(l.pid),
+          cell_int(l.tid),
+          cell_int(l.device),
+          cell_text(l.api),
+          cell_text(xyz(l.grid)),
+          cell_text(xyz(l.block)),
+          cell_text(l.kernel)};
+    return true;
+  };
+  return rows.emit(t, build, error);
 }
 
 }  // namespace ks

@@ -5,7 +5,10 @@
 // with its definition and source). They read the database, not the model: their numbers are
 // NVIDIA's, column for column. `kinetoscope stats` prints them; the page shows the same tables.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_database.h"
@@ -29,6 +32,17 @@ struct StatsTable {
   uint64_t omitted_rows = 0;  // rows left out past the first ones (the page's tables); 0: none
 };
 
+// Where reports go as they are made. A trace report (a row per call or GPU op: tens of millions in
+// a multi-GB export) hands its rows over one at a time, in order, holding none; the other reports
+// keep their rows in the table. end() comes once per report, after its streamed rows, with the
+// table's note, kept rows and omitted count final.
+class StatsSink {
+ public:
+  virtual ~StatsSink() = default;
+  virtual void row(const StatsTable& table, const std::vector<StatsCell>& cells) = 0;
+  virtual void end(const StatsTable& table) = 0;
+};
+
 // Every report we know, in nsys's order; the default set is what `nsys stats` prints by default.
 const std::vector<std::string>& nsys_stats_report_names();
 const std::vector<std::string>& nsys_stats_default_reports();
@@ -38,6 +52,21 @@ const std::vector<std::string>& nsys_stats_default_reports();
 // counts the rest in omitted_rows, holding no more than those while it reads.
 bool run_nsys_stats(const NsysDatabase& db, const std::vector<std::string>& reports,
                     std::vector<StatsTable>* out, std::string* error, size_t max_rows = 0);
+
+// The same into `sink`, every row of the trace reports streamed (the CLI: constant memory).
+bool run_nsys_stats(const NsysDatabase& db, const std::vector<std::string>& reports,
+                    StatsSink* sink, std::string* error);
+
+// The writers as sinks: "text", "csv" or "json" (nullptr for another name). They hand their output
+// to `out` in pieces as it is made; text lays out columns to the widest cell, so a streamed
+// table's rows wait in a temporary file until its end.
+// finish() after the last report closes the output (JSON's brackets) and hands out the rest.
+class StatsWriter : public StatsSink {
+ public:
+  virtual void finish() = 0;
+};
+std::unique_ptr<StatsWriter> make_stats_writer(const std::string& format,
+                                               std::function<void(std::string_view)> out);
 
 // Writers: text as `nsys stats` prints it (column layout), JSON for the page and scripts
 // (docs/report-schema.md, "kinetoscope.stats/1"), CSV as `nsys stats --format csv`.

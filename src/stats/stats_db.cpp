@@ -56,6 +56,30 @@ bool StatsDb::query(const std::string& sql, const std::function<void(sqlite3_stm
   return ok;
 }
 
+StatsStatement::StatsStatement(const StatsDb& db, const std::string& sql, std::string* error)
+    : db_(db.handle()) {
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) {
+    *error = std::string("SQL error: ") + sqlite3_errmsg(db_);
+    sqlite3_finalize(st_);
+    st_ = nullptr;
+  }
+}
+
+StatsStatement::~StatsStatement() {
+  sqlite3_finalize(st_);
+}
+
+sqlite3_stmt* StatsStatement::first_row(int64_t a, int64_t b, std::string* error) {
+  error->clear();
+  sqlite3_reset(st_);
+  sqlite3_bind_int64(st_, 1, a);
+  if (sqlite3_bind_parameter_count(st_) >= 2) sqlite3_bind_int64(st_, 2, b);
+  const int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) return st_;
+  if (rc != SQLITE_DONE) *error = std::string("SQL error: ") + sqlite3_errmsg(db_);
+  return nullptr;
+}
+
 std::string StatsDb::scalar_text(const std::string& sql) const {
   std::string v, err;
   bool first = true;

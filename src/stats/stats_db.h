@@ -20,9 +20,12 @@ class StatsDb {
  public:
   // `max_rows`: the most rows a trace report keeps (its first, in order; omitted_rows counts the
   // rest), 0 for all. The summaries have a row per name and ignore it.
-  explicit StatsDb(sqlite3* db, size_t max_rows = 0) : db_(db), max_rows_(max_rows) {}
+  // `sink`: where trace reports stream their rows (then max_rows is 0); nullptr: they keep them.
+  explicit StatsDb(sqlite3* db, size_t max_rows = 0, StatsSink* sink = nullptr)
+      : db_(db), max_rows_(max_rows), sink_(sink) {}
   sqlite3* handle() const { return db_; }
   size_t max_rows() const { return max_rows_; }
+  StatsSink* sink() const { return sink_; }
   // Real tables only (a view under a known name is not read).
   bool has_table(const std::string& table) const;
   bool has_column(const std::string& table, const std::string& column) const;
@@ -35,6 +38,25 @@ class StatsDb {
  private:
   sqlite3* db_;
   size_t max_rows_;
+  StatsSink* sink_;
+};
+
+// One statement prepared once and run many times: a trace report fetches each row by rowid.
+class StatsStatement {
+ public:
+  // *error is set (and ok() false) where `sql` does not prepare.
+  StatsStatement(const StatsDb& db, const std::string& sql, std::string* error);
+  ~StatsStatement();
+  StatsStatement(const StatsStatement&) = delete;
+  StatsStatement& operator=(const StatsStatement&) = delete;
+  bool ok() const { return st_ != nullptr; }
+  // Runs it with ?1 = a (and ?2 = b where the statement has it): the statement on its first row,
+  // or nullptr where there is none (*error set on an SQL error, "" otherwise).
+  sqlite3_stmt* first_row(int64_t a, int64_t b, std::string* error);
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
 };
 
 // Column helpers for a result row.
@@ -105,6 +127,13 @@ struct KernelLaunch {
 // export without the tables sets *note and calls nothing; false only for an SQL failure.
 bool for_each_kernel_launch(const StatsDb& db, const std::function<void(const KernelLaunch&)>& fn,
                             std::string* note, std::string* error);
+// Its parts, for cuda_kern_exec_trace's two passes: whether the tables are there (else false and
+// *note), the query selecting `what` (empty: the columns read_kernel_launch reads) with `where`
+// appended, the reader of those columns, and the note for an export where no kernel has its call.
+bool kernel_launch_tables(const StatsDb& db, std::string* note);
+std::string kernel_launch_sql(const StatsDb& db, const std::string& what, const std::string& where);
+void read_kernel_launch(sqlite3_stmt* st, KernelLaunch* l);
+extern const char* kNoKernelLaunches;
 
 // The reports, one file each (definitions at the top of each).
 bool report_cuda_gpu_kern_sum(const StatsDb& db, StatsTable* t, std::string* error);
@@ -128,5 +157,7 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
 bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports,
                               std::vector<StatsTable>* out, std::string* error,
                               size_t max_rows = 0);
+bool run_nsys_stats_on_handle(sqlite3* db, const std::vector<std::string>& reports, StatsSink* sink,
+                              std::string* error);
 
 }  // namespace ks

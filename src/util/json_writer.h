@@ -44,6 +44,13 @@ class JsonWriter {
   }
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
+  // The text written so far, handed out and cleared; the writer goes on where it was (output
+  // written in pieces as it is made).
+  std::string drain() {
+    std::string s;
+    s.swap(out_);
+    return s;
+  }
 
   // No indentation or spaces: for machine-read output whose size matters (fleet digests).
   void set_compact(bool compact) { compact_ = compact; }

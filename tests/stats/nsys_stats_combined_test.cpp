@@ -260,6 +260,64 @@ TEST_CASE("nsys stats: with a row limit the traces keep their first rows and cou
   }
 }
 
+TEST_CASE("nsys stats: into a sink the traces stream every row and the writers print the same",
+          "[nsys_stats][real]") {
+  Db d;
+  if (!ks_test::open_real_export(&d)) return;
+  const std::vector<std::string> reports = {"cuda_gpu_trace", "cuda_gpu_kern_sum", "cuda_api_trace",
+                                            "cuda_api_sum", "cuda_kern_exec_trace"};
+  const auto kept = run(d, reports);
+  // Records what arrives: the streamed rows of each table and what its end() holds.
+  struct Recorder : ks::StatsSink {
+    std::vector<std::vector<std::vector<ks::StatsCell>>> streamed{1};
+    std::vector<ks::StatsTable> ended;
+    void row(const ks::StatsTable&, const std::vector<ks::StatsCell>& cells) override {
+      streamed.back().push_back(cells);
+    }
+    void end(const ks::StatsTable& t) override {
+      ended.push_back(t);
+      streamed.emplace_back();
+    }
+  } rec;
+  std::string err;
+  REQUIRE(ks::run_nsys_stats_on_handle(d.db, reports, &rec, &err));
+  REQUIRE(rec.ended.size() == reports.size());
+  for (size_t k = 0; k < reports.size(); ++k) {
+    INFO(reports[k]);
+    const bool trace = reports[k].find("_trace") != std::string::npos;
+    const auto& got = trace ? rec.streamed[k] : rec.ended[k].rows;
+    CHECK(rec.ended[k].rows.empty() == trace);  // a trace holds no rows: they went by one at a time
+    REQUIRE(got.size() == kept[k].rows.size());
+    REQUIRE(!got.empty());
+    for (size_t i = 0; i < got.size(); ++i) {
+      REQUIRE(got[i].size() == kept[k].rows[i].size());
+      for (size_t c = 0; c < got[i].size(); ++c) {
+        CHECK(got[i][c].i == kept[k].rows[i][c].i);
+        CHECK(got[i][c].text == kept[k].rows[i][c].text);
+      }
+    }
+  }
+  // Each writer streamed prints byte for byte what it prints from the kept tables.
+  const std::pair<const char*, std::string> expected[] = {{"text", ks::nsys_stats_text(kept)},
+                                                          {"csv", ks::nsys_stats_csv(kept)},
+                                                          {"json", ks::nsys_stats_json(kept)}};
+  for (const auto& e : expected) {
+    INFO(e.first);
+    std::string out;
+    size_t pieces = 0;
+    auto w = ks::make_stats_writer(e.first, [&](std::string_view s) {
+      out.append(s);
+      ++pieces;
+    });
+    REQUIRE(w);
+    REQUIRE(ks::run_nsys_stats_on_handle(d.db, reports, w.get(), &err));
+    w->finish();
+    CHECK(out == e.second);
+    CHECK(pieces >= 1);
+  }
+  CHECK(ks::make_stats_writer("xml", [](std::string_view) {}) == nullptr);
+}
+
 TEST_CASE("FirstRows keeps the first rows in (a, b) order, ties in arrival order", "[nsys_stats]") {
   // Rows in a scrambled order with ties on (a, b); the payload is the arrival index.
   const std::vector<std::pair<int64_t, int64_t>> keys = {{5, 0}, {1, 2}, {3, 0}, {1, 2}, {0, 9},
