@@ -35,6 +35,9 @@ std::string kernel_call_same_process(const StatsDb& db) {
   return call_same_process(db, "CUPTI_ACTIVITY_KIND_KERNEL", "k");
 }
 
+const char* kNoKernelRows =
+    "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
+
 bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* out, std::string* note,
                            std::string* error) {
   const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -65,8 +68,7 @@ bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* out, std::s
       v.insert(v.end(), g.values.begin(), g.values.end());
     }
   }
-  if (out->empty())
-    *note = "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
+  if (out->empty()) *note = kNoKernelRows;
   return true;
 }
 

@@ -61,18 +61,37 @@ bool report_cuda_kern_exec_sum(const StatsDb& db, StatsTable* t, std::string* er
       t->columns.push_back(std::string(phase) + stat + " (ns)");
   t->columns.push_back("API Name");
   t->columns.push_back("Kernel Name");
-  std::map<Key, Phases> groups;
-  bool ok = for_each_kernel_launch(
-      db,
-      [&groups](const KernelLaunch& l) {
-        Phases& p = groups[Key(l.pid, l.tid, l.device, l.api, l.kernel)];
+  if (!kernel_launch_tables(db, &t->note)) return true;
+  // Grouped by ids first (one map lookup of five integers a launch), then named: each name index
+  // stands for one text, so the groups are the report's.
+  using IdKey = std::tuple<int64_t, int64_t, int64_t, uint32_t, uint32_t>;
+  std::map<IdKey, Phases> by_ids;
+  StringIdNames api_names(db, strip_nsys_api_version), kernel_names(db);
+  bool ok = join_kernel_launches(
+      db, false,
+      [&](const LaunchPair& l) {
+        const int64_t tid = l.global_tid;
+        Phases& p = by_ids[IdKey((tid >> 24) & 0xFFFFFF, tid & 0xFFFFFF, l.device,
+                                 api_names.index(l.call_name_id, l.call_name_null),
+                                 kernel_names.index(l.kernel_name_id, l.kernel_name_null))];
         p.total.push_back(std::max(l.call_end, l.end) - l.call_start);
         p.api.push_back(l.call_end - l.call_start);
         if (l.start - l.call_end >= 0) p.queue.push_back(l.start - l.call_end);
         p.kernel.push_back(l.end - l.start);
       },
-      &t->note, error);
+      error);
   if (!ok) return false;
+  for (const StringIdNames* names : {&api_names, &kernel_names})
+    if (!names->error().empty()) {
+      *error = names->error();
+      return false;
+    }
+  if (by_ids.empty()) t->note = kNoKernelLaunches;
+  std::map<Key, Phases> groups;
+  for (auto& [ids, p] : by_ids)
+    groups[Key(std::get<0>(ids), std::get<1>(ids), std::get<2>(ids),
+               api_names.text(std::get<3>(ids)), kernel_names.text(std::get<4>(ids)))] =
+        std::move(p);
   struct Row {
     double total_avg;
     Key key;

@@ -11,7 +11,8 @@
 //   Name. One row per kernel with its launching call (kernel_launches.cpp: the join and the
 //   names, as cuda_kern_exec_sum takes them). Queue Start is the call's end and Queue Dur the
 //   kernel start minus it, both empty for a kernel that started before its call returned. GridXYZ
-//   and BlockXYZ are the three sizes, each right-aligned in four characters ("  64    1    1").
+//   and BlockXYZ are the three sizes, each right-aligned in four characters ("  64    1    1":
+//   launch_shape, which cuda_gpu_kern_gb_sum prints too).
 //   Ordered by API start, then kernel start.
 #include <algorithm>
 #include <cstdio>
@@ -20,16 +21,12 @@
 
 namespace ks {
 
-namespace {
-
-std::string xyz(const int64_t (&v)[3]) {
+std::string launch_shape(const int64_t (&xyz)[3]) {
   char buf[80];
-  std::snprintf(buf, sizeof buf, "%4lld %4lld %4lld", static_cast<long long>(v[0]),
-                static_cast<long long>(v[1]), static_cast<long long>(v[2]));
+  std::snprintf(buf, sizeof buf, "%4lld %4lld %4lld", static_cast<long long>(xyz[0]),
+                static_cast<long long>(xyz[1]), static_cast<long long>(xyz[2]));
   return buf;
 }
-
-}  // namespace
 
 bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error) {
   t->report = "cuda_kern_exec_trace";
@@ -51,10 +48,10 @@ bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* 
   if (!kernel_launch_tables(db, &t->note)) return true;
   // The order from the join's keys, then each launch fetched by its kernel's and call's rowids.
   TraceRows rows(db);
-  if (!db.query(
-          kernel_launch_sql(db, "r.start, k.start, k.rowid, r.rowid", ""),
-          [&](sqlite3_stmt* st) {
-            rows.offer(col_int(st, 0), col_int(st, 1), {0, col_int(st, 2), col_int(st, 3)});
+  if (!join_kernel_launches(
+          db, false,
+          [&rows](const LaunchPair& l) {
+            rows.offer(l.call_start, l.start, {0, l.kernel_rowid, l.call_rowid});
           },
           error))
     return false;
@@ -79,8 +76,8 @@ bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* 
           cell_int(l.tid),
           cell_int(l.device),
           cell_text(l.api),
-          cell_text(xyz(l.grid)),
-          cell_text(xyz(l.block)),
+          cell_text(launch_shape(l.grid)),
+          cell_text(launch_shape(l.block)),
           cell_text(l.kernel)};
     return true;
   };

@@ -1,8 +1,9 @@
-// Each kernel joined with the CUDA API call that launched it: the rows behind cuda_kern_exec_sum
-// and cuda_kern_exec_trace. A CUPTI_ACTIVITY_KIND_KERNEL row and the CUPTI_ACTIVITY_KIND_RUNTIME
-// row of its correlationId, in the same process where the export records the kernel's globalPid
-// (correlation ids are per process); PID and TID are the launching thread's (globalTid packs
-// them: pid in bits 24-47, tid in the low 24).
+// One kernel with the CUDA API call that launched it, as SQL: cuda_kern_exec_trace fetches each
+// row it prints with this query (by the rowids kernel_launch_join.cpp paired). A
+// CUPTI_ACTIVITY_KIND_KERNEL row and the CUPTI_ACTIVITY_KIND_RUNTIME row of its correlationId, in
+// the same process where the export records the kernel's globalPid (correlation ids are per
+// process); PID and TID are the launching thread's (globalTid packs them: pid in bits 24-47, tid
+// in the low 24).
 #include <sqlite3.h>
 
 #include "stats/stats_db.h"
@@ -61,22 +62,5 @@ bool kernel_launch_tables(const StatsDb& db, std::string* note) {
 
 const char* kNoKernelLaunches =
     "no kernel has its launching call in the export (or none ran inside the capture)";
-
-bool for_each_kernel_launch(const StatsDb& db, const std::function<void(const KernelLaunch&)>& fn,
-                            std::string* note, std::string* error) {
-  if (!kernel_launch_tables(db, note)) return true;
-  KernelLaunch l;
-  bool any = false;
-  bool ok = db.query(
-      kernel_launch_sql(db, "", ""),
-      [&](sqlite3_stmt* st) {
-        read_kernel_launch(st, &l);
-        any = true;
-        fn(l);
-      },
-      error);
-  if (ok && !any) *note = kNoKernelLaunches;
-  return ok;
-}
 
 }  // namespace ks

@@ -24,6 +24,7 @@ const Entry kReports[] = {
     {"cuda_gpu_kern_sum", report_cuda_gpu_kern_sum},
     {"cuda_gpu_mem_time_sum", report_cuda_gpu_mem_time_sum},
     {"cuda_gpu_mem_size_sum", report_cuda_gpu_mem_size_sum},
+    {"cuda_gpu_kern_gb_sum", report_cuda_gpu_kern_gb_sum},
     {"cuda_gpu_trace", report_cuda_gpu_trace},
     {"cuda_kern_exec_sum", report_cuda_kern_exec_sum},
     {"nvtx_kern_sum", report_nvtx_kern_sum},

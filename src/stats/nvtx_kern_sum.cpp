@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -41,16 +40,24 @@ namespace {
 struct Call {  // a kernel with its launching call
   int64_t start = 0, end = 0;
   int64_t kernel_id = 0, kernel_ns = 0;
-  std::string kernel;
+  uint32_t kernel = 0;  // the name's index in StringIdNames
 };
 
-// (has range, range name, PID, TID, Style, Kernel Name): the row's key, in the report's order.
+// (has range, range name, PID, TID, push/pop, kernel name) as indexes: a group's key while the
+// kernels are counted (names are distinct per index, so these are the report's groups).
+using IdKey = std::tuple<bool, int32_t, int64_t, int64_t, bool, uint32_t>;
+// The same with the names: the row's key, in the report's order.
 using Key = std::tuple<bool, std::string, int64_t, int64_t, std::string, std::string>;
 
 struct Group {
-  std::set<int64_t> ranges, kernels;
+  std::vector<int64_t> ranges, kernels;  // ids, made distinct at the end
   std::vector<int64_t> ns;
 };
+
+int64_t distinct(std::vector<int64_t>* ids) {
+  std::sort(ids->begin(), ids->end());
+  return std::unique(ids->begin(), ids->end()) - ids->begin();
+}
 
 }  // namespace
 
@@ -68,35 +75,35 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
   NvtxRanges nvtx;
   if (!load_nvtx_ranges(db, &nvtx, error)) return false;
 
-  // Kernels with their launching calls, by thread.
-  const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
-  const std::string name_col = kernel_name_column(db);
-  const std::string same_process = kernel_call_same_process(db);
+  // Kernels with their launching calls (a kernel without one too), by thread.
+  StringIdNames kernel_names(db);
   std::map<int64_t, std::vector<Call>> calls_of;  // by the call's globalTid; -1: no call
-  bool ok = db.query(
-      "SELECT k.rowid, k.end - k.start, kn.value, r.globalTid, r.start, r.end FROM " +
-          std::string(kernels) + " AS k LEFT JOIN StringIds AS kn ON kn.id = k." + name_col +
-          " LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = "
-          "k.correlationId" +
-          same_process,
-      [&](sqlite3_stmt* st) {
+  bool ok = join_kernel_launches(
+      db, true,
+      [&](const LaunchPair& l) {
         Call c;
-        c.kernel_id = col_int(st, 0);
-        c.kernel_ns = col_int(st, 1);
-        c.kernel = col_text(st, 2);
-        c.start = col_int(st, 4);
-        c.end = col_int(st, 5);
-        calls_of[col_null(st, 3) ? -1 : col_int(st, 3)].push_back(std::move(c));
+        c.kernel_id = l.kernel_rowid;
+        c.kernel_ns = l.end - l.start;
+        c.kernel = kernel_names.index(l.kernel_name_id, l.kernel_name_null);
+        if (l.has_call) {
+          c.start = l.call_start;
+          c.end = l.call_end;
+        }
+        calls_of[!l.has_call || l.global_tid_null ? -1 : l.global_tid].push_back(c);
       },
       error);
   if (!ok) return false;
+  if (!kernel_names.error().empty()) {
+    *error = kernel_names.error();
+    return false;
+  }
 
-  std::map<Key, Group> groups;
+  std::map<IdKey, Group> groups;
   uint64_t capped = 0;  // calls inside more than kMaxEnclosingRanges ranges
-  auto add = [&groups](const Key& key, int64_t range_id, bool in_range, const Call& c) {
+  auto add = [&groups](const IdKey& key, int64_t range_id, bool in_range, const Call& c) {
     Group& g = groups[key];
-    if (in_range) g.ranges.insert(range_id);
-    g.kernels.insert(c.kernel_id);
+    if (in_range) g.ranges.push_back(range_id);
+    g.kernels.push_back(c.kernel_id);
     g.ns.push_back(c.kernel_ns);
   };
   const std::vector<NvtxRange> no_ranges;
@@ -115,12 +122,11 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
     capped += for_each_enclosing_range(ranges, spans, [&](size_t k, const NvtxRange* r) {
       const Call& c = calls[k];
       if (!r)
-        add(Key(false, "", pid, thread, "", c.kernel), 0, false, c);
+        add(IdKey(false, -1, pid, thread, false, c.kernel), 0, false, c);
       else
-        add(Key(true, nvtx.names[static_cast<size_t>(r->name)], pid, thread,
-                r->push_pop ? "PushPop" : "StartEnd", c.kernel),
-            r->id, true, c);
+        add(IdKey(true, r->name, pid, thread, r->push_pop, c.kernel), r->id, true, c);
     });
+    calls = {};
   }
 
   struct Row {
@@ -129,18 +135,24 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
     std::vector<StatsCell> cells;
   };
   std::vector<Row> rows;
-  for (auto& [key, g] : groups) {
+  for (auto& [ids, g] : groups) {
     Row r;
-    r.key = key;
+    const bool in_range = std::get<0>(ids);
+    r.key = Key(in_range, in_range ? nvtx.names[static_cast<size_t>(std::get<1>(ids))] : "",
+                std::get<2>(ids), std::get<3>(ids),
+                !in_range          ? ""
+                : std::get<4>(ids) ? "PushPop"
+                                   : "StartEnd",
+                kernel_names.text(std::get<5>(ids)));
+    const Key& key = r.key;
     const DurationStats s = compute_duration_stats(g.ns);
     r.total = s.total_ns;
-    const bool in_range = std::get<0>(key);
     r.cells = {in_range ? cell_text(std::get<1>(key)) : cell_null(),
                in_range ? cell_text(std::get<4>(key)) : cell_null(),
                std::get<2>(key) < 0 ? cell_null() : cell_int(std::get<2>(key)),
                std::get<3>(key) < 0 ? cell_null() : cell_int(std::get<3>(key)),
-               cell_int(static_cast<int64_t>(g.ranges.size())),
-               cell_int(static_cast<int64_t>(g.kernels.size())),
+               cell_int(distinct(&g.ranges)),
+               cell_int(distinct(&g.kernels)),
                cell_int(s.total_ns),
                cell_real(round1(s.avg_ns)),
                cell_real(round1(s.median_ns)),

@@ -6,10 +6,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "stats/nsys_stats.h"
+#include "util/flat_u64_map.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -103,6 +105,10 @@ std::string call_same_process(const StatsDb& db, const char* table, const char* 
 // The same for a kernel aliased `k`.
 std::string kernel_call_same_process(const StatsDb& db);
 
+// A launch's grid or block size as the reports print it: each of x, y, z right-aligned in four
+// characters ("  64    1    1").
+std::string launch_shape(const int64_t (&xyz)[3]);
+
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys's API names lose their version suffix.
 std::string strip_nsys_api_version(const std::string& name);
 
@@ -112,6 +118,7 @@ std::string strip_nsys_api_version(const std::string& name);
 // capture records them; false only for an SQL failure.
 bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
                            std::string* error);
+extern const char* kNoKernelRows;  // the note of an export whose kernel table is empty
 bool collect_api_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
                         std::string* error);
 
@@ -123,13 +130,46 @@ struct KernelLaunch {
   std::string api;     // without the version suffix
   std::string kernel;  // as cuda_gpu_kern_sum names it
 };
-// Calls `fn` for each kernel that has its launching call in the export, in the database's order. An
-// export without the tables sets *note and calls nothing; false only for an SQL failure.
-bool for_each_kernel_launch(const StatsDb& db, const std::function<void(const KernelLaunch&)>& fn,
-                            std::string* note, std::string* error);
-// Its parts, for cuda_kern_exec_trace's two passes: whether the tables are there (else false and
-// *note), the query selecting `what` (empty: the columns read_kernel_launch reads) with `where`
-// appended, the reader of those columns, and the note for an export where no kernel has its call.
+// A kernel and the call that launched it, as join_kernel_launches reads them (names as ids).
+struct LaunchPair {
+  int64_t kernel_rowid = 0, start = 0, end = 0, device = 0, kernel_name_id = 0;
+  bool kernel_name_null = false;
+  bool has_call = false;  // false: a kernel without its call (kept only when asked)
+  int64_t call_rowid = 0, call_start = 0, call_end = 0, call_name_id = 0, global_tid = 0;
+  bool call_name_null = false, global_tid_null = false;
+};
+// Each kernel of CUPTI_ACTIVITY_KIND_KERNEL with each CUPTI_ACTIVITY_KIND_RUNTIME call of its
+// correlationId in its process (where the kernel table has globalPid; correlation ids are per
+// process), by kernel rowid then call rowid, as `k JOIN r` (or `k LEFT JOIN r` with
+// `keep_unlaunched`) gives them. Needs both tables; false only for an SQL failure.
+bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
+                          const std::function<void(const LaunchPair&)>& fn, std::string* error);
+// The names of StringIds by id, each read once ("" for an id not there).
+class StringIdNames {
+ public:
+  // `label` turns a name into the text it is grouped and shown by (nullptr: as it is).
+  explicit StringIdNames(const StatsDb& db, std::string (*label)(const std::string&) = nullptr);
+  // The name's index for text(): equal texts share an index, so grouping by index is grouping
+  // by text. A NULL id (`null`) is the empty name, as a LEFT JOIN leaves it. An SQL failure
+  // gives the empty name and sets error().
+  uint32_t index(int64_t id, bool null);
+  const std::string& text(uint32_t index) const { return names_[index]; }
+  const std::string& error() const { return error_; }
+
+ private:
+  uint32_t intern(const std::string& text);
+  std::string (*label_)(const std::string&);
+  std::string error_;  // before lookup_, which sets it where it cannot be prepared
+  StatsStatement lookup_;
+  std::vector<std::string> names_;
+  std::map<std::string, uint32_t> by_text_;
+  FlatU64Map<uint32_t> by_id_;  // seeded: a file cannot choose ids that collide
+  uint32_t null_index_ = UINT32_MAX;
+};
+// What cuda_kern_exec_sum and cuda_kern_exec_trace share: whether the tables are there (else
+// false and *note), the query of one launch (`what`, empty for the columns read_kernel_launch
+// reads, with `where` appended: the trace fetches its kept rows by rowid with it), the reader of
+// those columns, and the note for an export where no kernel has its call.
 bool kernel_launch_tables(const StatsDb& db, std::string* note);
 std::string kernel_launch_sql(const StatsDb& db, const std::string& what, const std::string& where);
 void read_kernel_launch(sqlite3_stmt* st, KernelLaunch* l);
@@ -151,6 +191,7 @@ bool report_nvtx_pushpop_sum(const StatsDb& db, StatsTable* t, std::string* erro
 bool report_nvtx_startend_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_cuda_gpu_kern_gb_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).
