@@ -35,6 +35,7 @@ const Entry kReports[] = {
     {"nvtx_gpu_proj_sum", report_nvtx_gpu_proj_sum},
     {"cuda_api_trace", report_cuda_api_trace},
     {"cuda_kern_exec_trace", report_cuda_kern_exec_trace},
+    {"nvtx_pushpop_trace", report_nvtx_pushpop_trace},
 };
 
 }  // namespace

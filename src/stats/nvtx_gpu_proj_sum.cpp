@@ -49,29 +49,6 @@ struct Group {
   int64_t range_ns = 0, ops = 0, levels = 0, children = 0;
 };
 
-// Each push/pop range's nesting level and number of direct children, by its index in `ranges`
-// (sorted by start): a stack of the ranges still open, the enclosing one on top.
-void nest(const std::vector<NvtxRange>& ranges, std::vector<int64_t>* level,
-          std::vector<int64_t>* children) {
-  level->assign(ranges.size(), 0);
-  children->assign(ranges.size(), 0);
-  std::vector<size_t> order;
-  for (size_t i = 0; i < ranges.size(); ++i)
-    if (ranges[i].push_pop) order.push_back(i);
-  // At one start the longer range encloses the shorter.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ranges[a].start != ranges[b].start ? ranges[a].start < ranges[b].start
-                                              : ranges[a].end > ranges[b].end;
-  });
-  std::vector<size_t> open;
-  for (size_t i : order) {
-    while (!open.empty() && ranges[open.back()].end < ranges[i].end) open.pop_back();
-    (*level)[i] = static_cast<int64_t>(open.size());
-    if (!open.empty()) ++(*children)[open.back()];
-    open.push_back(i);
-  }
-}
-
 }  // namespace
 
 bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* error) {
@@ -117,7 +94,6 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
   using Key = std::pair<std::string, std::string>;  // (Range, Style)
   std::map<Key, Group> groups;
   uint64_t capped = 0;
-  std::vector<int64_t> level, children;
   for (auto& entry : ops_of) {
     const int64_t tid = entry.first;
     std::vector<Op>& ops = entry.second;  // not a structured binding: the lambda uses it
@@ -138,7 +114,7 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
       p.last = p.ops == 0 ? o.end : std::max(p.last, o.end);
       ++p.ops;
     });
-    nest(ranges, &level, &children);
+    const NvtxNesting nesting = nest_push_pop(ranges);
     for (size_t i = 0; i < ranges.size(); ++i) {
       const Projection& p = projections[i];
       if (p.ops == 0) continue;  // an instance without GPU ops projects nothing
@@ -148,8 +124,8 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
       g.projected.push_back(p.last - p.first);
       g.range_ns += r.end - r.start;
       g.ops += p.ops;
-      g.levels += level[i];
-      g.children += children[i];
+      g.levels += nesting.level[i];
+      g.children += nesting.children[i];
     }
   }
 

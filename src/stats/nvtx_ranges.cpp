@@ -69,6 +69,31 @@ bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error) {
   return true;
 }
 
+NvtxNesting nest_push_pop(const std::vector<NvtxRange>& ranges) {
+  NvtxNesting n;
+  n.parent.assign(ranges.size(), -1);
+  n.level.assign(ranges.size(), 0);
+  n.children.assign(ranges.size(), 0);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < ranges.size(); ++i)
+    if (ranges[i].push_pop) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ranges[a].start != ranges[b].start ? ranges[a].start < ranges[b].start
+                                              : ranges[a].end > ranges[b].end;
+  });
+  std::vector<size_t> open;  // the ranges still open, the innermost on top
+  for (size_t i : order) {
+    while (!open.empty() && ranges[open.back()].end < ranges[i].end) open.pop_back();
+    n.level[i] = static_cast<int64_t>(open.size());
+    if (!open.empty()) {
+      n.parent[i] = static_cast<int64_t>(open.back());
+      ++n.children[open.back()];
+    }
+    open.push_back(i);
+  }
+  return n;
+}
+
 uint64_t for_each_enclosing_range(const std::vector<NvtxRange>& ranges,
                                   const std::vector<std::pair<int64_t, int64_t>>& calls,
                                   const std::function<void(size_t, const NvtxRange*)>& fn) {

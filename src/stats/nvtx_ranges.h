@@ -31,6 +31,15 @@ struct NvtxRanges {
 // NVTX_EVENTS table exists; false only for an SQL failure.
 bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error);
 
+// Each push/pop range's place in its thread's stack, by its index in `ranges` (one thread's,
+// sorted by start): the enclosing range's index (-1 at the top), the level (0 at the top) and
+// the ranges directly inside. A range encloses the next ones that start within it and end no
+// later (at one start, the longer encloses the shorter). Start/end ranges stand alone: -1, 0, 0.
+struct NvtxNesting {
+  std::vector<int64_t> parent, level, children;
+};
+NvtxNesting nest_push_pop(const std::vector<NvtxRange>& ranges);
+
 // A call inside more than this many ranges (a hostile export: thousands of unclosed ranges)
 // counts in the kMaxEnclosingRanges that end first after it (the innermost, when they nest), so
 // the work per call is bounded.

@@ -192,6 +192,7 @@ bool report_nvtx_startend_sum(const StatsDb& db, StatsTable* t, std::string* err
 bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_gpu_kern_gb_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_nvtx_pushpop_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).

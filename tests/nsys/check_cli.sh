@@ -115,7 +115,7 @@ stats_bad damaged_truncated.sqlite "damaged_database at byte "
 stats_bad damaged_garbage.sqlite "damaged_database at byte "
 stats_bad no_such_file.sqlite ""
 err=$("$CLI" stats "$DIR/training_steps.sqlite" --report cuda_gpu_kernsum 2>&1 >/dev/null); rc=$?
-known="cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum cuda_gpu_kern_gb_sum cuda_gpu_trace cuda_kern_exec_sum nvtx_kern_sum cuda_gpu_sum cuda_api_gpu_sum nvtx_pushpop_sum nvtx_startend_sum nvtx_gpu_proj_sum cuda_api_trace cuda_kern_exec_trace"
+known="cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum cuda_gpu_kern_gb_sum cuda_gpu_trace cuda_kern_exec_sum nvtx_kern_sum cuda_gpu_sum cuda_api_gpu_sum nvtx_pushpop_sum nvtx_startend_sum nvtx_gpu_proj_sum cuda_api_trace cuda_kern_exec_trace nvtx_pushpop_trace"
 missing=""
 for k in $known; do grep -q -- "$k" <<<"$err" || missing="$missing $k"; done
 if [ "$rc" = 2 ] && [[ "$err" == *"unknown report 'cuda_gpu_kernsum' (known: "* ]] && [ -z "$missing" ]; then

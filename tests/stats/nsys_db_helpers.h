@@ -131,6 +131,16 @@ INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid, domainId) VAL
 )");
 }
 
+// BUILT data: `n` nested push/pop ranges on thread `global_tid`, r0 (outermost, [0, 10000],
+// rowid 1) .. r<n-1> (innermost, [n-1, 10000-(n-1)]).
+inline void insert_nested_ranges(Db* d, int n, int64_t global_tid) {
+  std::string nvtx = "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES ";
+  for (int i = 0; i < n; ++i)
+    nvtx += (i ? ", (" : "(") + std::to_string(i) + ", " + std::to_string(10000 - i) + ", 59, 'r" +
+            std::to_string(i) + "', " + std::to_string(global_tid) + ")";
+  d->exec(nvtx);
+}
+
 // One kernel row with what the reports read (times, correlation id, process, name id); the other
 // NOT NULL columns hold 0 or 1.
 inline void insert_kernel(Db* d, int64_t start, int64_t end, int64_t correlation,

@@ -326,11 +326,8 @@ TEST_CASE("nsys stats: nvtx_kern_sum bounds the ranges one launch counts in",
   Db d;
   ks_test::open_nvtx_export(&d);
   // BUILT data: 300 nested push/pop ranges r0 (outermost) .. r299 (innermost) around one launch.
-  std::string nvtx = "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES ";
-  for (int i = 0; i < 300; ++i)
-    nvtx += (i ? ", (" : "(") + std::to_string(i) + ", " + std::to_string(10000 - i) + ", 59, 'r" +
-            std::to_string(i) + "', 1677721700)";
-  d.exec(nvtx + R"(;
+  ks_test::insert_nested_ranges(&d, 300, 1677721700);
+  d.exec(R"(
 INSERT INTO StringIds VALUES (1, 'gemm'), (5, 'cudaLaunchKernel_v7000');
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (5000, 5010, 1, 1677721700, 1, 5, 0, NULL);
 )");

@@ -19,6 +19,7 @@ const ON_REQUEST = [
   ['cuda_gpu_trace', 'every kernel and copy'],
   ['cuda_api_trace', 'every CUDA API call'],
   ['cuda_kern_exec_trace', 'every kernel launch: API, queue and run time'],
+  ['nvtx_pushpop_trace', 'every push/pop NVTX range with its stack (level, parent, children)'],
 ];
 
 // The worker's kinetoscope.stats/1 text as an object ({error} when it is not one).
@@ -39,9 +40,10 @@ export function withReport(stats, json, name) {
   return { ...stats, reports: report ? [...reports, report] : reports };
 }
 
-// The columns of names: Name, Kernel Name, API Name, Range, NVTX Range, and Operation (a memory
-// operation, or in cuda_gpu_sum / cuda_api_gpu_sum any kernel name).
-const NAMES = /(^|\s)(Name|Range)$|^Operation$/;
+// The columns of names: Name, Kernel Name, API Name, Range, NVTX Range, Operation (a memory
+// operation, or in cuda_gpu_sum / cuda_api_gpu_sum any kernel name), and nvtx_pushpop_trace's
+// NameTree (the name after a "--" per level).
+const NAMES = /(^|\s)(Name|Range)$|^Operation$|^NameTree$/;
 
 const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
 
