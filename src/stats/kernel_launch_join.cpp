@@ -51,6 +51,13 @@ bool is_int(sqlite3_stmt* st, int col) {
 
 constexpr int64_t kProcessMask = ~int64_t{0xFFFFFF};  // globalTid -> its process's globalPid
 
+// The further calls a join may pair, beyond one per kernel. An export pairs each kernel with one
+// call; only a damaged or crafted file repeats ids, and n kernels and n calls of one id would
+// make n * n pairs (SQLite's join was stopped by the query budget; this is its bound here).
+uint64_t max_extra_calls(uint64_t kernels) {
+  return kernels + 1000000;
+}
+
 // The first entry of the index whose id is not below `corr`, found by galloping from the last
 // answer (`hint`): calls come nearly in id order, so most searches take a step or two, and any
 // order costs O(log n).
@@ -111,12 +118,14 @@ bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
   // 2. The calls, each into the slots of the kernels it launched.
   std::vector<CallSide> slots(kernels);
   std::vector<ExtraCall> extra;
+  const uint64_t extra_limit = max_extra_calls(kernels);
+  bool too_many = false;
   size_t hint = 0;
   ok = db.query(
       "SELECT correlationId, globalTid, start, end, nameId, rowid FROM "
       "CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid",
       [&](sqlite3_stmt* st) {
-        if (!is_int(st, 0) || (by_process && !is_int(st, 1))) return;
+        if (too_many || !is_int(st, 0) || (by_process && !is_int(st, 1))) return;
         const int64_t corr = col_int(st, 0);
         size_t first = lower_bound_near(index, corr, hint);
         hint = first;
@@ -144,14 +153,24 @@ bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
         c.present = true;
         for (size_t e = first; e < last; ++e) {
           CallSide& slot = slots[index[e].kernel];
-          if (!slot.present)
+          if (!slot.present) {
             slot = c;
-          else
+          } else if (extra.size() < extra_limit) {
             extra.push_back({index[e].kernel, c});
+          } else {
+            too_many = true;
+            return;
+          }
         }
       },
       error);
   if (!ok) return false;
+  if (too_many) {
+    *error = "correlation ids repeat: more than " + std::to_string(kernels + extra_limit) +
+             " kernel/launch pairs for " + std::to_string(kernels) +
+             " kernels (each kernel has one launching call): the file is damaged or crafted";
+    return false;
+  }
   index = {};
   std::stable_sort(extra.begin(), extra.end(),
                    [](const ExtraCall& a, const ExtraCall& b) { return a.kernel < b.kernel; });

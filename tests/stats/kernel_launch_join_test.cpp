@@ -137,3 +137,27 @@ TEST_CASE("StringIdNames reads each name once and gives equal texts one index", 
   CHECK(raw.text(raw.index(1, true)).empty());    // NULL, as a LEFT JOIN leaves it
   CHECK(raw.error().empty());
 }
+
+TEST_CASE("a crafted export whose correlation ids all repeat stops the join with an error",
+          "[nsys_stats]") {
+  Db d;
+  ks_test::open_memory(&d);
+  ks_test::create_nsys_schema(&d);
+  d.exec("INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'k')");
+  // BUILT data: 1,100 kernels and 1,000 calls of one id: 1.1 M pairs where an export has 1,100.
+  d.exec(R"(
+WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 1099)
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,
+  globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,
+  blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
+SELECT i, i + 1, 0, 1, 7, 5, 16777216, 2, 2, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0 FROM c;
+WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 999)
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId,
+  returnValue) SELECT i, i + 1, 1, 16777217, 5, 1, 0 FROM c;
+)");
+  std::vector<ks::StatsTable> out;
+  std::string error;
+  CHECK_FALSE(ks::run_nsys_stats_on_handle(d.db, {"cuda_kern_exec_sum"}, &out, &error));
+  CHECK(error.find("cuda_kern_exec_sum: correlation ids repeat: more than 1002200 kernel/launch "
+                   "pairs for 1100 kernels") == 0);
+}
