@@ -35,7 +35,9 @@ const char kStatsUsage[] =
     "                  queue and run times), nvtx_kern_sum (kernels by the NVTX ranges around\n"
     "                  their launch); traces, a row each: cuda_gpu_trace (GPU ops),\n"
     "                  cuda_api_trace (CUDA API calls), cuda_kern_exec_trace (kernel launches),\n"
-    "                  nvtx_pushpop_trace (push/pop NVTX ranges with their stack)\n"
+    "                  nvtx_pushpop_trace (push/pop NVTX ranges with their stack). As in nsys,\n"
+    "                  NAME:base names kernels by their base name (shortName) and\n"
+    "                  NAME:mangled by their mangled name, on the reports that name kernels\n"
     "  --format F      text (nsys's column layout, default), csv (as --format csv), json\n"
     "                  (kinetoscope.stats/1, docs/report-schema.md)\n"
     "  -o FILE         write to FILE instead of standard output\n"
@@ -63,7 +65,7 @@ int stats_command(const std::vector<std::string>& args) {
     if (w.flag({"-h", "--help"})) {
       std::fputs(kStatsUsage, stdout);
       return 0;
-    } else if (w.value({"--report", "-r"}, &r)) {
+    } else if (w.value({"--report", "-r"}, &r, "--report=")) {
       if (w.missing()) return usage(a + " needs a report name");
       // nsys accepts a comma-separated list too.
       size_t s = 0;
@@ -73,8 +75,6 @@ int stats_command(const std::vector<std::string>& args) {
         if (c > s) reports.push_back(r.substr(s, c - s));
         s = c + 1;
       }
-    } else if (w.value({}, &r, "--report=")) {
-      reports.push_back(r);
     } else if (w.value({"--format", "-f"}, &format, "--format=")) {
       if (w.missing()) return usage(a + " needs a value");
     } else if (w.value({"-o", "--output"}, &output)) {
@@ -91,14 +91,8 @@ int stats_command(const std::vector<std::string>& args) {
     return usage("unknown format '" + format + "' (text, csv or json)");
   if (path.empty()) return usage("no export file given");
   if (reports.empty()) reports = nsys_stats_default_reports();
-  for (const std::string& r : reports) {
-    const auto& known = nsys_stats_report_names();
-    if (std::find(known.begin(), known.end(), r) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      return usage("unknown report '" + r + "' (known: " + list + ")");
-    }
-  }
+  std::string unknown;
+  if (!check_nsys_stats_reports(reports, &unknown)) return usage(unknown);
 
   // The shared reader (the same the report and the page use): a read-only VFS over the file's
   // bytes; its errors say what is wrong and where (not SQLite, not an export, damaged).

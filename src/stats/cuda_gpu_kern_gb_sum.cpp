@@ -31,7 +31,7 @@ bool report_cuda_gpu_kern_gb_sum(const StatsDb& db, StatsTable* t, std::string* 
     fill_time_summary({}, "Instances", labels, t);
     return true;
   }
-  const std::string name_col = kernel_name_column(db);
+  const std::string name_col = kernel_name_expr(db);
   std::string shape;
   for (const char* c : {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"})
     shape += db.has_column(table, c) ? std::string(", ") + c : std::string(", 0");

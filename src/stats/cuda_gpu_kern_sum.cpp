@@ -20,9 +20,22 @@
 
 namespace ks {
 
-std::string kernel_name_column(const StatsDb& db) {
-  return db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName"
-                                                                      : "shortName";
+std::string kernel_name_expr(const StatsDb& db, const std::string& alias) {
+  const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  const std::string k = alias.empty() ? "" : alias + ".";
+  const std::string templated =
+      k + (db.has_column(table, "demangledName") ? "demangledName" : "shortName");
+  switch (db.kernel_naming()) {
+    case KernelNaming::kBase:
+      return db.has_column(table, "shortName") ? k + "shortName" : templated;
+    case KernelNaming::kMangled:
+      return db.has_column(table, "mangledName")
+                 ? "coalesce(" + k + "mangledName, " + templated + ")"
+                 : templated;
+    case KernelNaming::kTemplated:
+      break;
+  }
+  return templated;
 }
 
 std::string call_same_process(const StatsDb& db, const char* table, const char* alias) {
@@ -48,12 +61,12 @@ bool collect_kernel_groups(const StatsDb& db, std::vector<SumGroup>* out, std::s
                   "with --trace=cuda, and check that the capture range covered GPU work)";
     return true;
   }
-  const std::string name_col = kernel_name_column(db);
+  const std::string name = kernel_name_expr(db, "k");
   std::vector<SumGroup> groups;
   bool ok = group_durations_by_name_id(
       db,
-      "SELECT k.start, k.end, k." + name_col + ", s.value FROM " + table +
-          " AS k LEFT JOIN StringIds AS s ON s.id = k." + name_col,
+      "SELECT k.start, k.end, " + name + ", s.value FROM " + table +
+          " AS k LEFT JOIN StringIds AS s ON s.id = " + name,
       [](std::string n) { return n; }, &groups, error);
   if (!ok) return false;
   // Two string ids can carry the same text (nsys groups by the name text): merge them.

@@ -105,15 +105,13 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
   // The second pass: each kept row fetched by rowid from its table, names and labels joined.
   std::string sql[3];
   if (kern) {
-    const std::string nc = db.has_column("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName")
-                               ? "demangledName"
-                               : "shortName";
     sql[0] =
         "SELECT k.start, k.end, k.correlationId, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, "
         "k.blockZ, k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory, " +
         std::string(has_names ? "s.value" : "NULL") + ", k.deviceId, k.contextId" +
         (green ? ", k.greenContextId" : "") + ", k.streamId FROM CUPTI_ACTIVITY_KIND_KERNEL AS k" +
-        (has_names ? " LEFT JOIN StringIds AS s ON s.id = k." + nc : "") + " WHERE k.rowid = ?1";
+        (has_names ? " LEFT JOIN StringIds AS s ON s.id = " + kernel_name_expr(db, "k") : "") +
+        " WHERE k.rowid = ?1";
   }
   if (mcpy) {
     const bool ops = db.has_table("ENUM_CUDA_MEMCPY_OPER");

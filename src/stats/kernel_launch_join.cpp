@@ -191,7 +191,7 @@ bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
     fn(p);
   };
   ok = db.query(
-      "SELECT start, end, deviceId, " + kernel_name_column(db) + ", rowid FROM " + kernels_table +
+      "SELECT start, end, deviceId, " + kernel_name_expr(db) + ", rowid FROM " + kernels_table +
           " ORDER BY rowid",
       [&](sqlite3_stmt* st) {
         if (i >= slots.size()) return;  // the table cannot grow (read-only); a guard all the same

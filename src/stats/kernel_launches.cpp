@@ -30,8 +30,8 @@ std::string kernel_launch_sql(const StatsDb& db, const std::string& what,
   }
   return "SELECT " + columns + " FROM " + kKernels + " AS k JOIN " + kCalls +
          " AS r ON k.correlationId = r.correlationId" + kernel_call_same_process(db) +
-         " LEFT JOIN StringIds AS rn ON rn.id = r.nameId LEFT JOIN StringIds AS kn ON kn.id = k." +
-         kernel_name_column(db) + where;
+         " LEFT JOIN StringIds AS rn ON rn.id = r.nameId LEFT JOIN StringIds AS kn ON kn.id = " +
+         kernel_name_expr(db, "k") + where;
 }
 
 void read_kernel_launch(sqlite3_stmt* st, KernelLaunch* l) {

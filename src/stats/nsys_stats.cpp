@@ -14,6 +14,7 @@ using ReportFn = bool (*)(const StatsDb&, StatsTable*, std::string*);
 struct Entry {
   const char* name;
   ReportFn fn;
+  bool names_kernels = false;  // takes nsys's `:base` and `:mangled` arguments
 };
 
 // nsys's default `nsys stats` order first, then the reports it prints only when asked.
@@ -21,20 +22,20 @@ const Entry kReports[] = {
     {"nvtx_sum", report_nvtx_sum},
     {"osrt_sum", report_osrt_sum},
     {"cuda_api_sum", report_cuda_api_sum},
-    {"cuda_gpu_kern_sum", report_cuda_gpu_kern_sum},
+    {"cuda_gpu_kern_sum", report_cuda_gpu_kern_sum, true},
     {"cuda_gpu_mem_time_sum", report_cuda_gpu_mem_time_sum},
     {"cuda_gpu_mem_size_sum", report_cuda_gpu_mem_size_sum},
-    {"cuda_gpu_kern_gb_sum", report_cuda_gpu_kern_gb_sum},
-    {"cuda_gpu_trace", report_cuda_gpu_trace},
-    {"cuda_kern_exec_sum", report_cuda_kern_exec_sum},
-    {"nvtx_kern_sum", report_nvtx_kern_sum},
-    {"cuda_gpu_sum", report_cuda_gpu_sum},
-    {"cuda_api_gpu_sum", report_cuda_api_gpu_sum},
+    {"cuda_gpu_kern_gb_sum", report_cuda_gpu_kern_gb_sum, true},
+    {"cuda_gpu_trace", report_cuda_gpu_trace, true},
+    {"cuda_kern_exec_sum", report_cuda_kern_exec_sum, true},
+    {"nvtx_kern_sum", report_nvtx_kern_sum, true},
+    {"cuda_gpu_sum", report_cuda_gpu_sum, true},
+    {"cuda_api_gpu_sum", report_cuda_api_gpu_sum, true},
     {"nvtx_pushpop_sum", report_nvtx_pushpop_sum},
     {"nvtx_startend_sum", report_nvtx_startend_sum},
     {"nvtx_gpu_proj_sum", report_nvtx_gpu_proj_sum},
     {"cuda_api_trace", report_cuda_api_trace},
-    {"cuda_kern_exec_trace", report_cuda_kern_exec_trace},
+    {"cuda_kern_exec_trace", report_cuda_kern_exec_trace, true},
     {"nvtx_pushpop_trace", report_nvtx_pushpop_trace},
 };
 
@@ -63,36 +64,75 @@ const std::vector<std::string>& nsys_stats_default_reports() {
 
 namespace {
 
-// The named reports' functions, or false (*error says which name is unknown and lists the known).
-bool find_reports(const std::vector<std::string>& reports, std::vector<ReportFn>* fns,
+// A report as asked for: "NAME" or, as nsys takes them, "NAME:ARG[:ARG]".
+struct Asked {
+  std::string spec;
+  const Entry* entry = nullptr;
+  KernelNaming naming = KernelNaming::kTemplated;
+};
+
+// Each asked report's entry and arguments, or false (*error says which name or argument is
+// unknown and what is known).
+bool find_reports(const std::vector<std::string>& reports, std::vector<Asked>* out,
                   std::string* error) {
-  for (const std::string& name : reports) {
-    const Entry* found = nullptr;
+  for (const std::string& spec : reports) {
+    Asked a;
+    a.spec = spec;
+    const std::string name = spec.substr(0, spec.find(':'));
     for (const Entry& e : kReports)
-      if (name == e.name) found = &e;
-    if (!found) {
+      if (name == e.name) a.entry = &e;
+    if (!a.entry) {
       std::string known;
       for (const Entry& e : kReports) known += std::string(known.empty() ? "" : ", ") + e.name;
-      *error = "unknown report '" + name + "' (known: " + known + ")";
+      *error = "unknown report '" + spec + "' (known: " + known + ")";
       return false;
     }
-    fns->push_back(found->fn);
+    for (size_t at = spec.find(':'); at != std::string::npos;) {
+      const size_t next = spec.find(':', at + 1);
+      const std::string arg = spec.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+      at = next;
+      const bool naming = arg == "base" || arg == "mangled";
+      if (naming && a.entry->names_kernels && a.naming == KernelNaming::kTemplated) {
+        a.naming = arg == "base" ? KernelNaming::kBase : KernelNaming::kMangled;
+        continue;
+      }
+      *error =
+          "report '" + spec + "': " +
+          (naming && a.entry->names_kernels ? std::string("base and mangled exclude each other")
+           : arg == "nvtx-name"
+               ? "the nvtx-name argument is not implemented (nvtx_kern_sum gives the kernels "
+                 "of each NVTX range)"
+           : a.entry->names_kernels ? "unknown argument '" + arg + "' (known: base, mangled)"
+                                    : "unknown argument '" + arg + "' (" + name + " takes none)");
+      return false;
+    }
+    out->push_back(a);
   }
   return true;
 }
 
+}  // namespace
+
+bool check_nsys_stats_reports(const std::vector<std::string>& reports, std::string* error) {
+  std::vector<Asked> asked;
+  return find_reports(reports, &asked, error);
+}
+
+namespace {
+
 // Runs the reports on `db`, handing each finished table to `done`.
 bool run_reports(const StatsDb& db, const std::vector<std::string>& reports,
                  const std::function<void(StatsTable&&)>& done, std::string* error) {
-  std::vector<ReportFn> fns;
-  if (!find_reports(reports, &fns, error)) return false;
-  for (size_t i = 0; i < fns.size(); ++i) {
+  std::vector<Asked> asked;
+  if (!find_reports(reports, &asked, error)) return false;
+  for (const Asked& a : asked) {
     StatsTable t;
     std::string err;
-    if (!fns[i](db, &t, &err)) {
-      *error = reports[i] + ": " + err;
+    if (!a.entry->fn(db.with_kernel_naming(a.naming), &t, &err)) {
+      *error = a.spec + ": " + err;
       return false;
     }
+    t.report = a.spec;  // with its arguments, as the user asked for it
     done(std::move(t));
   }
   return true;

@@ -45,6 +45,9 @@ class StatsSink {
 
 // Every report we know, in nsys's order; the default set is what `nsys stats` prints by default.
 const std::vector<std::string>& nsys_stats_report_names();
+// Whether each of `reports` ("NAME" or "NAME:ARG[:ARG]", nsys's `:base` and `:mangled` on the
+// reports that name kernels) is known; false with *error saying which is not, and what is.
+bool check_nsys_stats_reports(const std::vector<std::string>& reports, std::string* error);
 const std::vector<std::string>& nsys_stats_default_reports();
 
 // Runs the named reports (unknown names are an error: *error says which and lists the known).

@@ -18,6 +18,11 @@ struct sqlite3_stmt;
 
 namespace ks {
 
+// Which of a kernel's names the reports print: nsys's report arguments `:base` (the base name,
+// shortName) and `:mangled` (mangledName where the capture recorded it, else the templated
+// name); by default the templated name (demangledName).
+enum class KernelNaming { kTemplated, kBase, kMangled };
+
 class StatsDb {
  public:
   // `max_rows`: the most rows a trace report keeps (its first, in order; omitted_rows counts the
@@ -28,6 +33,13 @@ class StatsDb {
   sqlite3* handle() const { return db_; }
   size_t max_rows() const { return max_rows_; }
   StatsSink* sink() const { return sink_; }
+  KernelNaming kernel_naming() const { return kernel_naming_; }
+  // The same database, its reports naming kernels as `naming` says.
+  StatsDb with_kernel_naming(KernelNaming naming) const {
+    StatsDb copy = *this;
+    copy.kernel_naming_ = naming;
+    return copy;
+  }
   // Real tables only (a view under a known name is not read).
   bool has_table(const std::string& table) const;
   bool has_column(const std::string& table, const std::string& column) const;
@@ -41,6 +53,7 @@ class StatsDb {
   sqlite3* db_;
   size_t max_rows_;
   StatsSink* sink_;
+  KernelNaming kernel_naming_ = KernelNaming::kTemplated;
 };
 
 // One statement prepared once and run many times: a trace report fetches each row by rowid.
@@ -95,9 +108,11 @@ bool group_durations_by_name_id(const StatsDb& db, const std::string& sql,
 void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_column,
                        const std::vector<std::string>& label_columns, StatsTable* table);
 
-// CUPTI_ACTIVITY_KIND_KERNEL's name column as the reports take it: demangledName, else
-// shortName (an older export has no demangled column).
-std::string kernel_name_column(const StatsDb& db);
+// CUPTI_ACTIVITY_KIND_KERNEL's name id as the reports take it, an SQL expression over the table
+// aliased `alias` ("" for none): demangledName, else shortName (an older export has no demangled
+// column); shortName for KernelNaming::kBase; coalesce(mangledName, <the templated one>) for
+// kMangled, as nsys falls back where the capture did not record mangled names.
+std::string kernel_name_expr(const StatsDb& db, const std::string& alias = "");
 // The condition that joins a GPU op of `table` (aliased `alias`) to its launching call (`r`,
 // CUPTI_ACTIVITY_KIND_RUNTIME) within its process, where the table says which (correlation ids
 // are per process): " AND <alias>.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)", or "".

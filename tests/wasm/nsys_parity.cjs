@@ -122,7 +122,7 @@ async function main() {
       check(`${base} report json`, r.session.reportJson(), report.stdout);
       check(`${base} report md`, r.session.reportMarkdown(), runCli(['report', '--separate', '--format', 'md', file]).stdout);
       check(`${base} stats json`, r.session.statsJson(''), runCli(['stats', '--format', 'json', file]).stdout);
-      for (const name of ['cuda_gpu_trace', 'cuda_gpu_kern_gb_sum', 'cuda_kern_exec_sum', 'nvtx_kern_sum', 'cuda_gpu_sum', 'cuda_api_gpu_sum', 'nvtx_pushpop_sum', 'nvtx_startend_sum', 'nvtx_gpu_proj_sum', 'cuda_api_trace', 'cuda_kern_exec_trace', 'nvtx_pushpop_trace'])
+      for (const name of ['cuda_gpu_trace', 'cuda_gpu_kern_gb_sum', 'cuda_kern_exec_sum', 'nvtx_kern_sum', 'cuda_gpu_sum', 'cuda_api_gpu_sum', 'nvtx_pushpop_sum', 'nvtx_startend_sum', 'nvtx_gpu_proj_sum', 'cuda_api_trace', 'cuda_kern_exec_trace', 'nvtx_pushpop_trace', 'cuda_gpu_kern_sum:base', 'cuda_kern_exec_sum:mangled'])
         check(`${base} stats ${name}`, r.session.statsJson(name), runCli(['stats', '--format', 'json', '--report', name, file]).stdout);
       // The page's tables of reports on request: the first rows, and how many were left out.
       const all = JSON.parse(r.session.statsJson('cuda_gpu_trace')).reports[0];
