@@ -11,6 +11,7 @@ const ON_REQUEST = [
   ['nvtx_gpu_proj_sum', 'NVTX ranges projected onto the GPU: the GPU time of each step or phase'],
   ['cuda_kern_exec_sum', 'launch, queue and run time of each kernel'],
   ['nvtx_kern_sum', 'kernels by the NVTX ranges around their launch'],
+  ['cuda_gpu_kern_sum:base', 'kernels by base name: every template instantiation in one row'],
   ['cuda_gpu_kern_gb_sum', 'kernels by name and launch shape (grid, block)'],
   ['cuda_gpu_sum', 'kernels and copies in one table'],
   ['cuda_api_gpu_sum', 'API calls, kernels and copies in one table'],
