@@ -38,6 +38,8 @@ const char kStatsUsage[] =
     "                  nvtx_pushpop_trace (push/pop NVTX ranges with their stack). As in nsys,\n"
     "                  NAME:base names kernels by their base name (shortName) and\n"
     "                  NAME:mangled by their mangled name, on the reports that name kernels\n"
+    "  --timeunit U    the time columns in nsec (default), usec, msec or sec, as nsys stats\n"
+    "                  --timeunit prints them (\"Avg (us)\" 3.493)\n"
     "  --format F      text (nsys's column layout, default), csv (as --format csv), json\n"
     "                  (kinetoscope.stats/1, docs/report-schema.md)\n"
     "  -o FILE         write to FILE instead of standard output\n"
@@ -56,7 +58,7 @@ int input_error(const std::string& path, const std::string& msg) {
 }  // namespace
 
 int stats_command(const std::vector<std::string>& args) {
-  std::string format = "text", output, path;
+  std::string format = "text", output, path, timeunit = "nsec";
   std::vector<std::string> reports;
   ArgWalker w(args);
   while (w.next()) {
@@ -77,6 +79,8 @@ int stats_command(const std::vector<std::string>& args) {
       }
     } else if (w.value({"--format", "-f"}, &format, "--format=")) {
       if (w.missing()) return usage(a + " needs a value");
+    } else if (w.value({"--timeunit"}, &timeunit, "--timeunit=")) {
+      if (w.missing()) return usage(a + " needs a unit");
     } else if (w.value({"-o", "--output"}, &output)) {
       if (w.missing()) return usage(a + " needs a file name");
     } else if (w.unknown_option()) {
@@ -89,6 +93,8 @@ int stats_command(const std::vector<std::string>& args) {
   }
   if (format != "text" && format != "csv" && format != "json")
     return usage("unknown format '" + format + "' (text, csv or json)");
+  const TimeUnit* unit = find_time_unit(timeunit);
+  if (!unit) return usage("unknown time unit '" + timeunit + "' (nsec, usec, msec or sec)");
   if (path.empty()) return usage("no export file given");
   if (reports.empty()) reports = nsys_stats_default_reports();
   std::string unknown;
@@ -113,8 +119,11 @@ int stats_command(const std::vector<std::string>& args) {
   auto writer = make_stats_writer(format, [&](std::string_view piece) {
     if (std::fwrite(piece.data(), 1, piece.size(), o) != piece.size()) write_failed = true;
   });
+  // --timeunit: the time columns converted on their way to the writer.
+  std::unique_ptr<StatsSink> in_unit;
+  if (unit->divisor > 1) in_unit = make_time_unit_sink(*unit, writer.get());
   std::string err;
-  const bool ok = run_nsys_stats(*db, reports, writer.get(), &err);
+  const bool ok = run_nsys_stats(*db, reports, in_unit ? in_unit.get() : writer.get(), &err);
   if (ok) writer->finish();
   writer.reset();
   if (std::fflush(o) != 0) write_failed = true;

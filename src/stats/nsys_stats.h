@@ -71,6 +71,20 @@ class StatsWriter : public StatsSink {
 std::unique_ptr<StatsWriter> make_stats_writer(const std::string& format,
                                                std::function<void(std::string_view)> out);
 
+// nsys stats' --timeunit: the time columns ("... (ns)") in another unit, "Avg (us)" 3.493.
+struct TimeUnit {
+  std::vector<std::string> names;  // as --timeunit takes it: "usec", "microseconds", "us"
+  std::string suffix;              // the columns' "(us)"
+  int64_t divisor = 1;             // nanoseconds in one unit
+  int decimals = 0;                // the digits that keep whole nanoseconds
+};
+const std::vector<TimeUnit>& time_units();
+// The unit --timeunit names, or nullptr.
+const TimeUnit* find_time_unit(const std::string& name);
+// A sink that hands `inner` each table with its "(ns)" columns in `unit`: integer nanoseconds
+// become reals of that unit, reals (averages, already rounded to 0.1 ns) are divided.
+std::unique_ptr<StatsSink> make_time_unit_sink(const TimeUnit& unit, StatsSink* inner);
+
 // Writers: text as `nsys stats` prints it (column layout), JSON for the page and scripts
 // (docs/report-schema.md, "kinetoscope.stats/1"), CSV as `nsys stats --format csv`.
 std::string nsys_stats_text(const std::vector<StatsTable>& tables);

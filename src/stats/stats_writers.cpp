@@ -15,10 +15,17 @@ namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 20;
 
-// Memory cells (bytes shown as MB) keep three decimals in text, as nsys prints them; CSV and JSON
-// keep six (exact bytes). Other real cells are the scripts' round(x, 1) values.
-bool is_mb_column(const std::string& c) {
-  return c.find("(MB") != std::string::npos;
+// The decimals of a column's real cells. Memory cells (bytes shown as MB) keep three in text, as
+// nsys prints them, and six in CSV and JSON (exact bytes); times in another unit than ns
+// (--timeunit) keep whole nanoseconds, as nsys prints them ("Avg (us)" 3.493); other real cells
+// are the scripts' round(x, 1) values.
+int column_decimals(const std::string& c, bool text) {
+  if (c.find("(MB") != std::string::npos) return text ? 3 : 6;
+  for (const TimeUnit& u : time_units())
+    if (u.divisor > 1 && c.size() > u.suffix.size() &&
+        c.compare(c.size() - u.suffix.size(), u.suffix.size(), u.suffix) == 0)
+      return u.decimals;
+  return 1;
 }
 
 std::string group_thousands(const std::string& digits) {
@@ -34,7 +41,7 @@ std::string group_thousands(const std::string& digits) {
 }
 
 // A cell as text. `grouped`: thousands separators (the text writer, as nsys's column format).
-std::string cell_string(const StatsCell& c, bool mb, bool grouped) {
+std::string cell_string(const StatsCell& c, int decimals, bool grouped) {
   switch (c.kind) {
     case StatsCell::Kind::kNull:
       return "";
@@ -45,7 +52,7 @@ std::string cell_string(const StatsCell& c, bool mb, bool grouped) {
       return grouped ? group_thousands(s) : s;
     }
     case StatsCell::Kind::kReal: {
-      std::string s = format_fixed(c.r, mb ? (grouped ? 3 : 6) : 1);
+      std::string s = format_fixed(c.r, decimals);
       if (!grouped) return s;
       size_t dot = s.find('.');
       return group_thousands(s.substr(0, dot)) + (dot == std::string::npos ? "" : s.substr(dot));
@@ -115,7 +122,8 @@ class CsvWriter : public BufferedWriter {
   void write_row(const StatsTable& t, const std::vector<StatsCell>& row) override {
     for (size_t c = 0; c < row.size(); ++c) {
       if (c) buf_ += ',';
-      quoted(cell_string(row[c], c < t.columns.size() && is_mb_column(t.columns[c]), false));
+      quoted(cell_string(row[c], c < t.columns.size() ? column_decimals(t.columns[c], false) : 1,
+                         false));
     }
     buf_ += "\n";
   }
@@ -168,7 +176,7 @@ class JsonStatsWriter : public BufferedWriter {
           w_.value(cell.i);
           break;
         case StatsCell::Kind::kReal:
-          w_.value(cell.r, c < t.columns.size() && is_mb_column(t.columns[c]) ? 6 : 1);
+          w_.value(cell.r, c < t.columns.size() ? column_decimals(t.columns[c], false) : 1);
           break;
       }
     }
@@ -264,7 +272,7 @@ class TextWriter : public BufferedWriter {
  private:
   // The cell as text, counted into its column's width and alignment.
   std::string cell_text(const StatsTable& t, const std::vector<StatsCell>& row, size_t c) {
-    std::string s = cell_string(row[c], is_mb_column(t.columns[c]), true);
+    std::string s = cell_string(row[c], column_decimals(t.columns[c], true), true);
     width_[c] = std::max(width_[c], s.size());
     if (row[c].kind == StatsCell::Kind::kText) text_col_[c] = true;
     return s;
