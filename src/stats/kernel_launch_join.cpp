@@ -2,7 +2,8 @@
 // `k JOIN r ON k.correlationId = r.correlationId` by building an automatic index of the whole
 // CUPTI_ACTIVITY_KIND_RUNTIME table on every query (exports have no index on correlationId): in
 // WebAssembly that was 8 s of the 8.2 s the page took for the first rows of cuda_kern_exec_trace
-// on a 400 MB export (1.4 M kernels, 3.3 M calls). Here, in three scans of the two tables:
+// on a 400 MB export (1.4 M kernels, 3.3 M calls). nvtx_gpu_proj_sum joins memcpys and memsets
+// the same way (join_gpu_op_launches). Here, in three scans of the two tables:
 //   1. the kernels' (correlation id, process), sorted: the index (24 bytes a kernel);
 //   2. the calls streamed past it, each match kept in its kernel's slot (48 bytes a kernel);
 //   3. the kernels again, in rowid order, each paired with its slot.
@@ -93,32 +94,38 @@ size_t lower_bound_near(const std::vector<IndexEntry>& index, int64_t corr, size
 
 bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
                           const std::function<void(const LaunchPair&)>& fn, std::string* error) {
-  const std::string kernels_table = "CUPTI_ACTIVITY_KIND_KERNEL";
-  const bool by_process = db.has_column(kernels_table, "globalPid");
+  return join_gpu_op_launches(db, "CUPTI_ACTIVITY_KIND_KERNEL", keep_unlaunched, fn, error);
+}
+
+bool join_gpu_op_launches(const StatsDb& db, const std::string& table, bool keep_unlaunched,
+                          const std::function<void(const LaunchPair&)>& fn, std::string* error) {
+  const bool kernel_table = table == "CUPTI_ACTIVITY_KIND_KERNEL";
+  const std::string op = kernel_table ? "kernel" : "GPU op";
+  const bool by_process = db.has_column(table, "globalPid");
 
   // 1. The index.
   std::vector<IndexEntry> index;
-  uint64_t kernels = 0;
+  uint64_t ops = 0;
   bool ok = db.query(
-      "SELECT correlationId, " + std::string(by_process ? "globalPid" : "0") + " FROM " +
-          kernels_table + " ORDER BY rowid",
+      "SELECT correlationId, " + std::string(by_process ? "globalPid" : "0") + " FROM " + table +
+          " ORDER BY rowid",
       [&](sqlite3_stmt* st) {
-        if (is_int(st, 0) && is_int(st, 1) && kernels < UINT32_MAX)
-          index.push_back({col_int(st, 0), col_int(st, 1), static_cast<uint32_t>(kernels)});
-        ++kernels;
+        if (is_int(st, 0) && is_int(st, 1) && ops < UINT32_MAX)
+          index.push_back({col_int(st, 0), col_int(st, 1), static_cast<uint32_t>(ops)});
+        ++ops;
       },
       error);
   if (!ok) return false;
-  if (kernels >= UINT32_MAX) {
-    *error = "more kernels than this report can join (4 billion)";
+  if (ops >= UINT32_MAX) {
+    *error = "more " + op + "s than this report can join (4 billion)";
     return false;
   }
   std::sort(index.begin(), index.end());
 
-  // 2. The calls, each into the slots of the kernels it launched.
-  std::vector<CallSide> slots(kernels);
+  // 2. The calls, each into the slots of the ops it launched.
+  std::vector<CallSide> slots(ops);
   std::vector<ExtraCall> extra;
-  const uint64_t extra_limit = max_extra_calls(kernels);
+  const uint64_t extra_limit = max_extra_calls(ops);
   bool too_many = false;
   size_t hint = 0;
   ok = db.query(
@@ -166,16 +173,16 @@ bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
       error);
   if (!ok) return false;
   if (too_many) {
-    *error = "correlation ids repeat: more than " + std::to_string(kernels + extra_limit) +
-             " kernel/launch pairs for " + std::to_string(kernels) +
-             " kernels (each kernel has one launching call): the file is damaged or crafted";
+    *error = "correlation ids repeat: more than " + std::to_string(ops + extra_limit) + " " + op +
+             "/launch pairs for " + std::to_string(ops) + " " + op + "s (each " + op +
+             " has one launching call): the file is damaged or crafted";
     return false;
   }
   index = {};
   std::stable_sort(extra.begin(), extra.end(),
                    [](const ExtraCall& a, const ExtraCall& b) { return a.kernel < b.kernel; });
 
-  // 3. The kernels again, each with its calls.
+  // 3. The ops again, each with its calls.
   LaunchPair p;
   uint32_t i = 0;
   size_t next = 0;
@@ -191,7 +198,8 @@ bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
     fn(p);
   };
   ok = db.query(
-      "SELECT start, end, deviceId, " + kernel_name_expr(db) + ", rowid FROM " + kernels_table +
+      "SELECT start, end, " + std::string(db.has_column(table, "deviceId") ? "deviceId" : "0") +
+          ", " + (kernel_table ? kernel_name_expr(db) : "NULL") + ", rowid FROM " + table +
           " ORDER BY rowid",
       [&](sqlite3_stmt* st) {
         if (i >= slots.size()) return;  // the table cannot grow (read-only); a guard all the same

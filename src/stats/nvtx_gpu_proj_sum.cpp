@@ -77,15 +77,10 @@ bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* err
   for (const char* table :
        {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
     if (!db.has_table(table)) continue;
-    const std::string same_process = call_same_process(db, table, "g");
-    if (!db.query(
-            "SELECT r.globalTid, r.start, r.end, g.start, g.end FROM " + std::string(table) +
-                " AS g JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = "
-                "g.correlationId" +
-                same_process,
-            [&](sqlite3_stmt* st) {
-              ops_of[col_int(st, 0)].push_back(
-                  {col_int(st, 1), col_int(st, 2), col_int(st, 3), col_int(st, 4)});
+    if (!join_gpu_op_launches(
+            db, table, false,
+            [&ops_of](const LaunchPair& l) {
+              ops_of[l.global_tid].push_back({l.call_start, l.call_end, l.start, l.end});
             },
             error))
       return false;

@@ -159,6 +159,10 @@ struct LaunchPair {
 // `keep_unlaunched`) gives them. Needs both tables; false only for an SQL failure.
 bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
                           const std::function<void(const LaunchPair&)>& fn, std::string* error);
+// The same for the GPU ops of `table` (CUPTI_ACTIVITY_KIND_MEMCPY, _MEMSET, or _KERNEL): the
+// LaunchPair's "kernel" fields are the op's, its name id NULL for a table without names.
+bool join_gpu_op_launches(const StatsDb& db, const std::string& table, bool keep_unlaunched,
+                          const std::function<void(const LaunchPair&)>& fn, std::string* error);
 // The names of StringIds by id, each read once ("" for an id not there).
 class StringIdNames {
  public:
