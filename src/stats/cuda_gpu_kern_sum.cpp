@@ -38,16 +38,6 @@ std::string kernel_name_expr(const StatsDb& db, const std::string& alias) {
   return templated;
 }
 
-std::string call_same_process(const StatsDb& db, const char* table, const char* alias) {
-  return db.has_column(table, "globalPid")
-             ? std::string(" AND ") + alias + ".globalPid = (r.globalTid & 0xFFFFFFFFFF000000)"
-             : "";
-}
-
-std::string kernel_call_same_process(const StatsDb& db) {
-  return call_same_process(db, "CUPTI_ACTIVITY_KIND_KERNEL", "k");
-}
-
 const char* kNoKernelRows =
     "CUPTI_ACTIVITY_KIND_KERNEL has no rows: no kernel ran inside the capture window";
 

@@ -90,16 +90,32 @@ size_t lower_bound_near(const std::vector<IndexEntry>& index, int64_t corr, size
                              index.begin());
 }
 
+const char* kKernels = "CUPTI_ACTIVITY_KIND_KERNEL";
+const char* kCalls = "CUPTI_ACTIVITY_KIND_RUNTIME";
+
 }  // namespace
+
+bool kernel_launch_tables(const StatsDb& db, std::string* note) {
+  if (db.has_table(kKernels) && db.has_table(kCalls) && db.has_table("StringIds")) return true;
+  *note = !db.has_table(kKernels) ? "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were "
+                                    "traced (capture with --trace=cuda)"
+          : !db.has_table(kCalls) ? "no CUPTI_ACTIVITY_KIND_RUNTIME table: the export has no "
+                                    "CUDA API calls to join the kernels with"
+                                  : "no StringIds table: the export has no names";
+  return false;
+}
+
+const char* kNoKernelLaunches =
+    "no kernel has its launching call in the export (or none ran inside the capture)";
 
 bool join_kernel_launches(const StatsDb& db, bool keep_unlaunched,
                           const std::function<void(const LaunchPair&)>& fn, std::string* error) {
-  return join_gpu_op_launches(db, "CUPTI_ACTIVITY_KIND_KERNEL", keep_unlaunched, fn, error);
+  return join_gpu_op_launches(db, kKernels, keep_unlaunched, fn, error);
 }
 
 bool join_gpu_op_launches(const StatsDb& db, const std::string& table, bool keep_unlaunched,
                           const std::function<void(const LaunchPair&)>& fn, std::string* error) {
-  const bool kernel_table = table == "CUPTI_ACTIVITY_KIND_KERNEL";
+  const bool kernel_table = table == kKernels;
   const std::string op = kernel_table ? "kernel" : "GPU op";
   const bool by_process = db.has_column(table, "globalPid");
 
@@ -129,8 +145,8 @@ bool join_gpu_op_launches(const StatsDb& db, const std::string& table, bool keep
   bool too_many = false;
   size_t hint = 0;
   ok = db.query(
-      "SELECT correlationId, globalTid, start, end, nameId, rowid FROM "
-      "CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid",
+      "SELECT correlationId, globalTid, start, end, nameId, rowid FROM " + std::string(kCalls) +
+          " ORDER BY rowid",
       [&](sqlite3_stmt* st) {
         if (too_many || !is_int(st, 0) || (by_process && !is_int(st, 1))) return;
         const int64_t corr = col_int(st, 0);

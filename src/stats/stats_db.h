@@ -113,13 +113,6 @@ void fill_time_summary(std::vector<SumGroup> groups, const std::string& count_co
 // column); shortName for KernelNaming::kBase; coalesce(mangledName, <the templated one>) for
 // kMangled, as nsys falls back where the capture did not record mangled names.
 std::string kernel_name_expr(const StatsDb& db, const std::string& alias = "");
-// The condition that joins a GPU op of `table` (aliased `alias`) to its launching call (`r`,
-// CUPTI_ACTIVITY_KIND_RUNTIME) within its process, where the table says which (correlation ids
-// are per process): " AND <alias>.globalPid = (r.globalTid & 0xFFFFFFFFFF000000)", or "".
-std::string call_same_process(const StatsDb& db, const char* table, const char* alias);
-// The same for a kernel aliased `k`.
-std::string kernel_call_same_process(const StatsDb& db);
-
 // A launch's grid or block size as the reports print it: each of x, y, z right-aligned in four
 // characters ("  64    1    1").
 std::string launch_shape(const int64_t (&xyz)[3]);
@@ -137,14 +130,6 @@ extern const char* kNoKernelRows;  // the note of an export whose kernel table i
 bool collect_api_groups(const StatsDb& db, std::vector<SumGroup>* groups, std::string* note,
                         std::string* error);
 
-// One kernel joined with its launching call (cuda_kern_exec_sum and cuda_kern_exec_trace).
-struct KernelLaunch {
-  int64_t pid = 0, tid = 0, device = 0;
-  int64_t call_start = 0, call_end = 0, start = 0, end = 0;
-  int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-  std::string api;     // without the version suffix
-  std::string kernel;  // as cuda_gpu_kern_sum names it
-};
 // A kernel and the call that launched it, as join_kernel_launches reads them (names as ids).
 struct LaunchPair {
   int64_t kernel_rowid = 0, start = 0, end = 0, device = 0, kernel_name_id = 0;
@@ -185,13 +170,10 @@ class StringIdNames {
   FlatU64Map<uint32_t> by_id_;  // seeded: a file cannot choose ids that collide
   uint32_t null_index_ = UINT32_MAX;
 };
-// What cuda_kern_exec_sum and cuda_kern_exec_trace share: whether the tables are there (else
-// false and *note), the query of one launch (`what`, empty for the columns read_kernel_launch
-// reads, with `where` appended: the trace fetches its kept rows by rowid with it), the reader of
-// those columns, and the note for an export where no kernel has its call.
+
+// Whether the tables a launch needs are there (else false and *note says which is missing), and
+// the note for an export where no kernel has its call (cuda_kern_exec_sum and _trace).
 bool kernel_launch_tables(const StatsDb& db, std::string* note);
-std::string kernel_launch_sql(const StatsDb& db, const std::string& what, const std::string& where);
-void read_kernel_launch(sqlite3_stmt* st, KernelLaunch* l);
 extern const char* kNoKernelLaunches;
 
 // The reports, one file each (definitions at the top of each).
