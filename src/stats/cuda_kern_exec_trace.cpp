@@ -8,7 +8,7 @@
 // call to end of the API call or the end of the kernel execution, whichever is later."
 //   Columns: API Start (ns), API Dur (ns), Queue Start (ns), Queue Dur (ns), Kernel Start (ns),
 //   Kernel Dur (ns), Total Dur (ns), PID, TID, DevId, API Function, GridXYZ, BlockXYZ, Kernel
-//   Name. One row per kernel with its launching call (kernel_launches.cpp: the join and the
+//   Name. One row per kernel with its launching call (kernel_launch_join.cpp: the join; the
 //   names, as cuda_kern_exec_sum takes them). Queue Start is the call's end and Queue Dur the
 //   kernel start minus it, both empty for a kernel that started before its call returned. GridXYZ
 //   and BlockXYZ are the three sizes, each right-aligned in four characters ("  64    1    1":
