@@ -18,6 +18,10 @@ from array import array
 from . import FLEET_SCHEMA, DIGEST_SCHEMA
 from . import rules
 
+# src/analysis/multi_rank.h kCpuCollectiveStream: the stream of a collective that ran on the CPU
+# (a gloo:* range), labelled "gloo (CPU)" as match_channels labels it.
+CPU_COLLECTIVE_STREAM = -2
+
 # c10::ScalarType names and C++ type names -> bytes (src/analysis/multi_rank.cpp: dtype_size).
 _DTYPE_SIZES = {
     "Byte": 1, "Char": 1, "Bool": 1, "Float8_e4m3fn": 1, "Float8_e5m2": 1,
@@ -313,7 +317,8 @@ class Reducer:
 
     def _channels(self, ranks, out):
         """The communicators every rank has, as src/analysis/multi_rank.cpp's match_channels: a
-        kernel's process group ("group NAME") where the digest names it, else its stream ("stream
+        kernel's process group ("group NAME") where the digest names it, "gloo (CPU)" for a gloo:*
+        CPU range (stream CPU_COLLECTIVE_STREAM), else its stream ("stream
         N" when every rank has the same set of communication streams, else "stream #k", the
         stream's order of first use on the rank). Returns [(label, [per-rank index lists])];
         sets counts_match / mismatch_channel in `out`."""
@@ -332,6 +337,8 @@ class Reducer:
                 g = r.coll_group[i]
                 if g >= 0:
                     label = "group " + self._group_list[g]
+                elif r.coll_stream[i] == CPU_COLLECTIVE_STREAM:
+                    label = "gloo (CPU)"
                 elif same:
                     label = "stream %d" % r.coll_stream[i]
                 else:

@@ -8,6 +8,8 @@ What it captures
     waiting in collectives) can line the ranks up by step.
 
     Backend: nccl when CUDA is available (one GPU per local rank), gloo on the CPU.
+    --backend gloo on CUDA runs more ranks than GPUs (ranks share GPUs round-robin; nccl
+    refuses two ranks on one GPU), e.g. four ranks on a one-GPU machine.
     --slow-rank R --slow-ms M makes rank R do M ms of extra work per step, before its
     backward pass, so it becomes a straggler and its peers wait in the all-reduce.
 
@@ -57,6 +59,8 @@ def parse_args(argv):
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--width", type=int, default=256)
     p.add_argument("--no-gzip", action="store_true")
+    p.add_argument("--backend", choices=["nccl", "gloo"], default=None,
+                   help="process group backend (default: nccl on CUDA, gloo on the CPU)")
     return p.parse_args(argv)
 
 
@@ -76,11 +80,13 @@ def main(argv=None):
                  % sys.argv[0])
     use_cuda = torch.cuda.is_available()
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    backend = args.backend or ("nccl" if use_cuda else "gloo")
+    gpu = local_rank % torch.cuda.device_count() if use_cuda else 0
     if use_cuda:
-        torch.cuda.set_device(local_rank)
-    dist.init_process_group(backend="nccl" if use_cuda else "gloo")
+        torch.cuda.set_device(gpu)
+    dist.init_process_group(backend=backend)
     rank, world = dist.get_rank(), dist.get_world_size()
-    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
+    device = torch.device("cuda", gpu) if use_cuda else torch.device("cpu")
     if not use_cuda:
         torch.set_num_threads(1)  # ranks share the cores
 
@@ -88,7 +94,7 @@ def main(argv=None):
     model = nn.Sequential(nn.Linear(args.width, 2 * args.width), nn.ReLU(),
                           nn.Linear(2 * args.width, 2 * args.width), nn.ReLU(),
                           nn.Linear(2 * args.width, 10)).to(device)
-    ddp = DDP(model, device_ids=[local_rank] if use_cuda else None)
+    ddp = DDP(model, device_ids=[gpu] if use_cuda else None)
     opt = torch.optim.SGD(ddp.parameters(), lr=1e-2, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
 

@@ -17,6 +17,9 @@ What it captures
       --pageable               no pin_memory: HtoD copies from pageable memory
       --fp32                   no bf16 autocast and TF32 off: no tensor-core GEMMs
       --no-schedule            record from the first step, warm-up included
+    and one switch changes the program rather than adding a fault:
+      --compile [MODE]         torch.compile the model (Triton kernels, many small fused
+                               ones); MODE reduce-overhead replays them as CUDA graphs
 
 How to run (needs a CUDA GPU; refuses otherwise; about 20 s including CUDA start-up)
     python3 examples/capture/gpu_nvtx.py --out build/gpu_traces
@@ -117,6 +120,9 @@ def parse_args(argv):
     p.add_argument("--pageable", action="store_true", help="do not pin host batches")
     p.add_argument("--fp32", action="store_true", help="no autocast, TF32 off")
     p.add_argument("--no-schedule", action="store_true")
+    p.add_argument("--compile", nargs="?", const="default", default=None, metavar="MODE",
+                   choices=["default", "reduce-overhead", "max-autotune-no-cudagraphs"],
+                   help="torch.compile the model (MODE: default, reduce-overhead = CUDA graphs)")
     p.add_argument("--no-gzip", action="store_true")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--seq", type=int, default=128)
@@ -149,6 +155,9 @@ def main(argv=None):
     n_classes = 10
     model = Classifier(args.d_model, args.heads, args.layers, n_classes).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+    if args.compile:
+        # compiled on the first (untraced) step; the warm-up steps absorb any recompile
+        model = torch.compile(model, mode=args.compile)
     loss_fn = nn.CrossEntropyLoss()
     data = SlowTokens(steps * args.batch, args.seq, args.d_model, n_classes,
                       int(args.getitem_ms * iterations_per_cpu_ms()), seed=args.seed)

@@ -27,6 +27,17 @@ bool icontains(std::string_view s, std::string_view lower_pattern) {
   return false;
 }
 
+// "conv" as in conv2d, convolve, convolution, implicit_convolve_sgemm; not as in convert or
+// conversion (cuDNN's SDPA backward runs cudnn::fusion::convert_dq_to_16bits, a cast).
+bool names_convolution(std::string_view name) {
+  for (size_t at = 0; at + 4 <= name.size(); ++at) {
+    std::string_view rest = name.substr(at);
+    if (!icontains(rest.substr(0, 4), "conv")) continue;
+    if (!icontains(rest.substr(4, 2), "er")) return true;
+  }
+  return false;
+}
+
 bool is_communication(std::string_view name) {
   return starts_with(name, "nccl") || contains(name, "ncclKernel") ||
          contains(name, "ncclDevKernel") || starts_with(name, "hccl");
@@ -53,7 +64,7 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
     return KernelClass::kAttention;
   // cuDNN also names its convolution kernels by algorithm, without "conv": volta_scudnn_128x64_
   // stridedB_interior_nn_v1, *_scudnn_winograd_*, winograd_nonfused::winogradForwardData4x4.
-  if (icontains(name, "conv") || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
+  if (names_convolution(name) || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
       icontains(name, "dgrad") || icontains(name, "scudnn") || icontains(name, "winograd"))
     return KernelClass::kConvolution;
   if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
@@ -117,6 +128,11 @@ bool is_math_class(KernelClass c) {
 }
 
 bool is_tensor_core_kernel(std::string_view name) {
+  // Names that say the math runs on the CUDA cores come first: cuBLAS's fp32 GEMMs without TF32
+  // are "sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_..." (xmma_gemm, yet FFMA instructions) and
+  // CUTLASS's are "cutlass_80_simt_sgemm_...", as a real H200 capture with TF32 off showed
+  // (examples/capture/gpu_nvtx.py --fp32). The TB plugin's list counts the former as tensor-core.
+  if (contains(name, "ffma") || contains(name, "hfma") || contains(name, "simt")) return false;
   static const char* const kPatterns[] = {"h884",
                                           "s884",
                                           "h1688",

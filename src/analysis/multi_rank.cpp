@@ -7,6 +7,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
+#include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 
 namespace ks {
@@ -133,6 +134,32 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
+// The gloo:* ranges of a rank without communication kernels: gloo runs each collective on one
+// of its CPU threads, and the range lasts until every peer has joined (a rank waiting for a
+// straggler shows it as a long range, the straggler as a short one). c10d::allreduce_ on the
+// training thread only enqueues, and nccl:* ranges are NCCL's enqueue annotations: neither is
+// taken. Ranges inside another gloo:* range are counted once, in their parent.
+void add_cpu_collectives(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
+  const SliceTable& s = t.slices;
+  auto is_gloo = make_name_cache(t, [](std::string_view n) { return n.substr(0, 5) == "gloo:"; });
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
+    if (!is_gloo(s.name[i])) continue;
+    const int32_t parent = s.parent[i];
+    if (parent >= 0 && is_gloo(s.name[static_cast<size_t>(parent)])) continue;
+    comm->push_back({s.ts[i], s.end(i)});
+    CommKernel k;
+    k.name = std::string(t.str(s.name[i]));
+    k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
+    k.stream = kCpuCollectiveStream;
+    k.ts_ns = s.ts[i];
+    k.dur_ns = s.dur[i];
+    d->comm.push_back(std::move(k));
+  }
+  std::stable_sort(d->comm.begin(), d->comm.end(),
+                   [](const CommKernel& a, const CommKernel& b) { return a.ts_ns < b.ts_ns; });
+}
+
 // GPU idle gaps inside each step, between its first and last GPU op, net of data loading.
 void count_idle_gaps(const std::vector<Interval>& busy, const std::vector<Interval>& loader,
                      const std::vector<StepSpan>& steps, RankDigest* d) {
@@ -206,6 +233,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
     if ((s.kind[i] == SliceKind::kUserAnnotation || s.kind[i] == SliceKind::kCpuOp) &&
         is_dataloader_slice(t.str(s.name[i])))
       loader.push_back({s.ts[i], s.end(i)});
+  if (d.comm.empty()) add_cpu_collectives(t, &comm, &d);
   all = merge_intervals(std::move(all));
   compute = merge_intervals(std::move(compute));
   comm = merge_intervals(std::move(comm));
@@ -418,6 +446,8 @@ std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRank
       std::string label;
       if (!c.process_group.empty()) {
         label = "group " + c.process_group;
+      } else if (c.stream == kCpuCollectiveStream) {
+        label = "gloo (CPU)";
       } else if (same_streams) {
         label = "stream " + std::to_string(c.stream);
       } else {

@@ -21,6 +21,11 @@ namespace ks {
 // What the comparison needs from one rank, computed where the rank was loaded (the page loads
 // ranks in parallel workers, each with its own model) and combined anywhere: serializable to
 // JSON (report/rank_digest_json.h).
+// CommKernel.stream of a collective that ran on the CPU (a gloo:* range): gloo jobs, CPU-only
+// or with CUDA tensors, have no communication kernels; their ranges last as long as the rank
+// waits for its peers, as a kernel does, so the straggler rule reads them the same way.
+constexpr int64_t kCpuCollectiveStream = -2;
+
 struct CommKernel {
   std::string name;
   int64_t stream = kNoValue;

@@ -13,6 +13,7 @@
 // launch overhead findings elsewhere in this report (kernels.launch_bound) speak up.
 #include <algorithm>
 
+#include "findings/compile_advice.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -72,6 +73,7 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
         "torch.compile), CUDA graphs to replay launches, no allocations or host syncs inside the "
         "step.";
     f.fix_code = "model = torch.compile(model)  # or capture the step in a CUDA graph";
+    fit_launch_overhead_fix(compile_use(t, in.analyses), &f.fix, &f.fix_code);
     add_heaviest(t, r, CpBound::kCpu, &f);
   } else if (overhead >= 0.25) {
     f.id = "critical_path.gpu_overhead";
@@ -85,6 +87,7 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
         "start after the previous one: overhead, not work, limits the step.";
     f.fix = "Fewer, larger kernels (fusion, torch.compile) or CUDA graphs.";
     f.fix_code = "model = torch.compile(model, mode=\"reduce-overhead\")";
+    fit_launch_overhead_fix(compile_use(t, in.analyses), &f.fix, &f.fix_code);
     add_heaviest(t, r, CpBound::kGpuLaunch, &f);
   } else {
     return;

@@ -3,6 +3,7 @@
 // the CPU launched too late, or something else.
 #include <algorithm>
 
+#include "findings/compile_advice.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -155,6 +156,8 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
                                           : lead->call)
            : a.fix;
   f.fix_code = a.code;
+  if (!cpu_away && top == static_cast<int>(GapCause::kHostWait))
+    fit_launch_overhead_fix(compile_use(in.trace, in.analyses), &f.fix, &f.fix_code);
 
   f.number("idle_pct", g.idle_pct, 1, "%");
   f.number("window_us", us_of(g.window_ns), 3, "us");

@@ -5,6 +5,7 @@
 
 #include "analysis/name_cache.h"
 
+#include "findings/compile_advice.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -73,6 +74,7 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
       "Fuse the elementwise work (torch.compile), use fused layers and optimizers, avoid "
       "needless copies (.contiguous(), dtype conversions, cat/index in loops).";
   f.fix_code = "model = torch.compile(model)";
+  fit_fusion_fix(compile_use(t, a), &f.fix, &f.fix_code);
   // Kernels whose names match no class (custom CUDA, an HPC code's stencils) are not known to be
   // elementwise or copies: said as such when they are most of the non-math time.
   int64_t unclassified_ns = 0;
@@ -204,6 +206,7 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   f.fix_code =
       "optimizer = torch.optim.AdamW(params, foreach=True)  # or fused=True\n"
       "model = torch.compile(model, mode=\"reduce-overhead\")  # CUDA graphs";
+  fit_launch_overhead_fix(compile_use(in.trace, a), &f.fix, &f.fix_code);
   f.number("kernels", static_cast<double>(kernels));
   f.number("kernels_le_4us", static_cast<double>(tiny));
   if (steps > 0)

@@ -35,6 +35,13 @@ TEST_CASE("Kernel classes separate math from overhead", "[analysis][kernels]") {
   CHECK(cls("fmha_cutlassF_f16_aligned_64x64") == KernelClass::kAttention);
   CHECK(cls("cudnn::detail::implicit_convolve_sgemm") == KernelClass::kConvolution);
   CHECK(cls("sm80_xmma_fprop_implicit_gemm_f16f16") == KernelClass::kConvolution);
+  // A cast inside cuDNN's SDPA backward (H200, torch 2.11): "convert" is no convolution.
+  CHECK(cls("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)") ==
+        KernelClass::kOther);
+  CHECK(cls("void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false>") ==
+        KernelClass::kConvolution);
+  CHECK(cls("void at::native::conv_depthwise2d_forward_kernel<float>") ==
+        KernelClass::kConvolution);
   // cuDNN convolutions named by algorithm (V100 ResNet-50 traces in ../shared).
   CHECK(cls("volta_scudnn_128x64_stridedB_interior_nn_v1") == KernelClass::kConvolution);
   CHECK(cls("cudnn_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1") ==
@@ -71,5 +78,20 @@ TEST_CASE("Tensor-core kernels are recognized by name", "[analysis][kernels]") {
   CHECK(ks::is_tensor_core_kernel("void cutlass::device_kernel<cutlass3x_sm90_wgmma>"));
   CHECK(ks::is_tensor_core_kernel("nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT"));
   CHECK_FALSE(ks::is_tensor_core_kernel("volta_sgemm_128x64_nn"));
+  // An H200 with TF32 off (torch 2.11): cuBLAS's xmma kernels on FFMA, CUTLASS's SIMT GEMMs.
+  CHECK_FALSE(ks::is_tensor_core_kernel(
+      "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_"
+      "alignc4_execute_kernel_trt"));
+  CHECK_FALSE(ks::is_tensor_core_kernel(
+      "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x256_8x4_nt_align1>(cutlass_80_simt_sgemm_"
+      "128x256_8x4_nt_align1::Params)"));
+  // The same run with bf16 autocast: cuBLAS's nvjet and cuDNN's wgmma attention.
+  CHECK(ks::is_tensor_core_kernel("nvjet_sm90_tst_128x128_64x6_2x1_v_bz_NNT"));
+  CHECK(ks::is_tensor_core_kernel(
+      "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_"
+      "kernel0_0"));
+  CHECK(ks::is_tensor_core_kernel(
+      "void "
+      "cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align2>"));
   CHECK_FALSE(ks::is_tensor_core_kernel("void at::native::vectorized_elementwise_kernel"));
 }

@@ -811,3 +811,28 @@ TEST_CASE("An NCCL kernel's name says its collective where no args do", "[analys
   CHECK(ks::bus_factor(ks::collective_from_kernel_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
                        4) == Approx(1.5));
 }
+
+TEST_CASE("gloo on CUDA (4 ranks on one H200): the straggler from the gloo:* CPU ranges",
+          "[analysis][ranks][findings][h200]") {
+  // examples/capture/ddp_per_rank.py --backend gloo --slow-rank 2 --slow-ms 20: no
+  // communication kernels; gloo:all_reduce on the backend's threads lasts until every rank has
+  // joined: 132-135 ms on ranks 0, 1, 3 and 11.8 ms on rank 2, which the others wait for.
+  const std::string dir =
+      std::string(KS_SOURCE_DIR) + "/examples/pathologies/h200/ddp4_gloo_slow2/";
+  std::vector<ks::RankDigest> ranks;
+  for (int k = 0; k < 4; ++k) {
+    const std::string file = "trace_rank" + std::to_string(k) + ".pt.trace.json.gz";
+    Loaded l = load_file(dir + file);
+    REQUIRE(l.ok);
+    ranks.push_back(digest_of(*l.trace, file, k));
+    CHECK(ranks.back().comm.size() == 6);  // 3 steps x 2 buckets
+    for (const ks::CommKernel& c : ranks.back().comm) {
+      CHECK(c.stream == ks::kCpuCollectiveStream);
+      CHECK(c.collective == "all_reduce");
+    }
+  }
+  ks::MultiRankReport m = ks::combine_ranks(ranks);
+  const ks::Finding* f = find(m.findings, "ranks.straggler");
+  REQUIRE(f);
+  CHECK(f->title.rfind("Rank 2 is the straggler", 0) == 0);
+}

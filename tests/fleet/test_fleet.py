@@ -64,18 +64,20 @@ def named(doc):
     return ranks, nodes
 
 
-@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
-class SameAsInProcess(unittest.TestCase):
+class _SameAsInProcess:
+    """The fleet's report of FILES against the CLI's multi-rank report of the same files."""
+    FILES = []
+
     @classmethod
     def setUpClass(cls):
-        out = subprocess.run([EXE, "report"] + DLRM + ["--format", "json"], stdout=subprocess.PIPE,
+        out = subprocess.run([EXE, "report"] + cls.FILES + ["--format", "json"], stdout=subprocess.PIPE,
                              check=True).stdout
         cls.mr = json.loads(out)
-        cls.fleet = fleet_of(DLRM)
+        cls.fleet = fleet_of(cls.FILES)
 
     def test_rank_rows(self):
         keys = [k for k in self.mr["ranks"][0] if k not in ("step_mean",)]
-        self.assertEqual(len(self.fleet["ranks"]), 8)
+        self.assertEqual(len(self.fleet["ranks"]), len(self.FILES))
         for a, b in zip(self.mr["ranks"], self.fleet["ranks"]):
             for k in keys:
                 self.assertEqual(a[k], b[k], "rank %s %s" % (a["rank"], k))
@@ -113,8 +115,26 @@ class SameAsInProcess(unittest.TestCase):
             return (f["id"], f["severity"], f["title"], ev.get("rank"), ev.get("late_start_flags"), ev.get("steps_flagged"))
         a = [key(f) for f in self.mr["findings"]]
         b = [key(f) for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
-        self.assertTrue(a, "the 8-rank set has multi-rank findings to compare")
+        self.assertTrue(a, "the set has multi-rank findings to compare")
         self.assertEqual(a, b)
+
+
+# Collectives on the CPU: 4 gloo ranks on one H200, rank 2 the straggler (gloo:* ranges).
+GLOO = sorted(glob.glob(os.path.join(ROOT, "examples", "pathologies", "h200", "ddp4_gloo_slow2", "*.gz")))
+
+
+class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    FILES = GLOO
+
+    def test_straggler(self):
+        ids = [(f["id"], f["evidence"].get("rank")) for f in self.fleet["findings"]]
+        self.assertIn(("ranks.straggler", 2), ids)
+        self.assertEqual([c["name"] for c in self.fleet["collectives"]["by_name"]], ["gloo:all_reduce"])
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class SameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    FILES = DLRM
 
     def test_kernel_sketch_medians(self):
         # Exact per-name kernel durations over the 8 traces, read here from the raw JSON.

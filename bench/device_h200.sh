@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One short run on a lent GPU machine (16 cores, one H200; the device tool, docs/performance.md):
+#   1. real Kineto captures of examples/capture/ on the GPU: a clean run and one per pathology
+#      switch, torch.compile (Triton kernels, CUDA graphs) and a 4-rank gloo DDP job with a
+#      straggler; tarred into $OUT/captures.tar.gz for examples/ and the tests.
+#   2. the N-worker curve (issue #19): bench/split_native (the page's split read on N threads) on
+#      two benchmark shapes at 1, 2, 4, 8 and 16 workers, into $OUT/split.jsonl.
+# Prepared here, carried there: .dev/bin (split_native built for x86-64-v3 and the shared libraries
+# it needs) and .dev/shared (the shape sources from ../shared). bench/device_prepare.sh makes both.
+#   (device tool) bash bench/device_h200.sh  with carry [".dev"]
+set -u
+OUT=${OUT:-build/device_out}
+mkdir -p "$OUT" /tmp/cap
+LOG=$OUT/log.txt
+exec > >(tee -a "$LOG") 2>&1
+export PYTHONUNBUFFERED=1
+START=$(date +%s)
+elapsed() { echo $(( $(date +%s) - START )); }
+echo "== machine: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
+
+# Shapes are generated while the GPU captures run (different resources: CPU vs GPU).
+MB=${SHAPE_MB:-400}
+mkdir -p /tmp/shapes
+(for s in resnet nccl; do
+   python3 bench/shapes/make_shape.py --shape "$s" --target-mb "$MB" --out "/tmp/shapes/$s.json" \
+     --shared .dev/shared >/tmp/shapes/$s.log 2>&1 || echo "shape $s failed"
+ done; echo "== shapes done at $(elapsed) s") &
+SHAPES_PID=$!
+
+cap() {  # name, then gpu_nvtx.py flags
+  local name=$1; shift
+  if [ "$(elapsed)" -gt "${CAP_BUDGET_S:-270}" ]; then echo "== skip $name: over budget"; return; fi
+  echo "== capture $name ($(elapsed) s)"
+  timeout 100 python3 examples/capture/gpu_nvtx.py --out /tmp/cap --name "h200_$name" "$@" 2>&1 | tail -3
+}
+cap clean
+cap item --item-per-step
+cap loader0 --dataloader-workers 0 --getitem-ms 2
+cap fp32 --fp32
+cap pageable --pageable
+cap nosched --no-schedule
+cap heavy --record-shapes --with-stack --profile-memory
+cap compile --compile
+cap cudagraph --compile reduce-overhead
+echo "== ddp 4 ranks gloo, rank 2 slow ($(elapsed) s)"
+timeout 90 python3 -m torch.distributed.run --standalone --nproc_per_node=4 \
+  examples/capture/ddp_per_rank.py --out /tmp/cap/ddp4_gloo_slow2 --backend gloo --slow-rank 2 \
+  --slow-ms 20 2>&1 | tail -3
+ls -la /tmp/cap /tmp/cap/ddp4_gloo_slow2 2>&1
+tar -C /tmp/cap -czf "$OUT/captures.tar.gz" .
+
+wait "$SHAPES_PID"
+ls -la /tmp/shapes
+export LD_LIBRARY_PATH=.dev/bin
+for s in resnet nccl; do
+  f=/tmp/shapes/$s.json
+  [ -s "$f" ] || { echo "no $f"; continue; }
+  for n in 1 2 4 8 16; do
+    if [ "$(elapsed)" -gt "${SPLIT_BUDGET_S:-460}" ]; then echo "== skip split $s $n: over budget"; continue; fi
+    echo "== split $s workers=$n ($(elapsed) s)"
+    timeout 120 .dev/bin/split_native "$f" "$n" 3 | sed "s/^{/{\"shape\":\"$s\",/" | tee -a "$OUT/split.jsonl"
+  done
+done
+echo "== done in $(elapsed) s"
