@@ -289,9 +289,11 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   for (size_t i = 0; i < n; ++i)
     if (s.kind[i] == SliceKind::kKernel) r.total_kernel_ns += s.dur[i];
   if (st.empty()) return r;
+  // Kernels by device time from where a step's own work starts (the first step's queued
+  // backlog belongs to the steps before the capture), ops by host time.
   auto step_of = [&st](int64_t ts, bool host) -> int {
     auto it = std::upper_bound(st.begin(), st.end(), ts, [host](int64_t v, const Step& x) {
-      return v < (host ? x.host_begin : x.begin);
+      return v < (host ? x.host_begin : x.begin + x.queued_ns);
     });
     if (it == st.begin()) return -1;
     --it;
@@ -319,7 +321,9 @@ MathEfficiency compute_math_efficiency(const Trace& t, const LaunchJoin& join,
   for (size_t k = 0; k < st.size(); ++k) {
     MathStepRow& row = rows[k];
     row.number = st[k].number;
-    row.dur_ns = st[k].dur();
+    // Its own time: a first step that starts with the warm-up steps' GPU work still queued
+    // (Step.queued_ns) did its own FLOPs in the rest.
+    row.dur_ns = st[k].own_dur();
     size_t best = 0;
     for (size_t d = 1; d < 8; ++d)
       if (by_dtype[k][d] > by_dtype[k][best]) best = d;

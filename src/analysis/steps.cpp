@@ -147,6 +147,25 @@ bool is_library_range(std::string_view name) {
   return false;
 }
 
+namespace {
+
+// Step.queued_ns of the first step: GPU ops that start before the step's own first GPU op and
+// were launched before the step began (or outside the capture: no launch in the trace) keep the
+// GPU busy with earlier work; the step's own time starts when the last of them ends.
+void set_queued_time(const SliceTable& s, const LaunchJoin& join, Step* st) {
+  int64_t queued_end = st->begin;
+  for (uint32_t g : join.gpu_ops_by_ts) {
+    if (s.ts[g] >= st->end) break;
+    const int32_t launch = join.partner[g];
+    const bool earlier = launch < 0 || s.ts[static_cast<size_t>(launch)] < st->host_begin;
+    if (!earlier) break;  // the step's own work has begun
+    queued_end = std::max(queued_end, s.end(g));
+  }
+  st->queued_ns = std::max<int64_t>(0, std::min(queued_end, st->end) - st->begin);
+}
+
+}  // namespace
+
 StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range) {
   const SliceTable& s = t.slices;
@@ -324,6 +343,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     st.end = std::max(st.end, st.begin);
     prev_end = st.end;
   }
+  if (!r.steps.empty()) set_queued_time(s, join, &r.steps.front());
   if (!r.steps.empty()) {
     r.last_host_begin = r.steps.back().host_begin;
     r.last_host_end = r.steps.back().host_end;

@@ -33,7 +33,14 @@ struct Step {
   uint32_t slice = 0;  // the ProfilerStep slice
   int64_t host_begin = 0, host_end = 0;
   int64_t begin = 0, end = 0;  // device-adjusted
+  // The first step only: how long, from its start, the GPU was still running work queued before
+  // it (launched before the step, or before the capture: GPU ops with no launch in the trace).
+  // A GPU-bound loop runs ahead of the GPU, so a capture's first step inherits the warm-up
+  // steps' backlog (a real H200 capture: 165 ms of a 358 ms first step); the step rules compare
+  // its own time, dur() - queued_ns.
+  int64_t queued_ns = 0;
   int64_t dur() const { return end - begin; }
+  int64_t own_dur() const { return end - begin - queued_ns; }
 };
 
 enum class StepSource : uint8_t { kNone, kProfilerStep, kStepLikeRange, kUserRange };

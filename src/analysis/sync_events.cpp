@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/gpu_op_summary.h"
+#include "analysis/intervals.h"
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
 
@@ -56,14 +57,23 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
   auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
+  std::vector<Interval> blocked, gpu_busy;
   for (uint32_t i : join.runtime_by_ts) {
     if (!is_sync(s.name[i])) continue;
+    blocked.push_back({s.ts[i], s.end(i)});
     SyncCallRow& row = calls[s.name[i]];
     row.name = s.name[i];
     ++row.count;
     row.total_ns += s.dur[i];
     row.max_ns = std::max(row.max_ns, s.dur[i]);
     row.longest.push_back(i);
+  }
+  if (!blocked.empty()) {
+    for (uint32_t g : join.gpu_ops_by_ts) gpu_busy.push_back({s.ts[g], s.end(g)});
+    blocked = merge_intervals(std::move(blocked));
+    r.blocked_ns = total_length(blocked);
+    r.gpu_busy_while_blocked_ns =
+        total_length(intersect(blocked, merge_intervals(std::move(gpu_busy))));
   }
   EnclosingCpuOps enclosing(t, 4);
   std::optional<EnclosingNvtxRanges> own;

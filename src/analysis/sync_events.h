@@ -40,6 +40,11 @@ struct SyncResult {
   std::vector<SyncCallRow> calls;  // by total time
   int64_t total_ns = 0;
   uint64_t count = 0;
+  // Of the time the CPU was blocked in them (their union), how much the GPU was running work
+  // meanwhile: near all of it in a GPU-bound loop, where the CPU waits for queued work and the
+  // block costs nothing.
+  int64_t blocked_ns = 0;
+  int64_t gpu_busy_while_blocked_ns = 0;
   std::vector<CopyOrigin> dtoh_in_steps;  // by count
   uint64_t dtoh_in_steps_count = 0;
   uint64_t steps_with_dtoh = 0;

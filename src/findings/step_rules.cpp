@@ -82,9 +82,10 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "steps.warmup_in_window";
   f.severity = Severity::kWarning;
-  f.title = strf("First captured step %s is %.1fx slower than the others (%s vs %s)",
-                 step_label(st, first.number).c_str(), ratio, format_duration(first.dur()).c_str(),
-                 format_duration(static_cast<int64_t>(others.median_ns)).c_str());
+  f.title =
+      strf("First captured step %s is %.1fx slower than the others (%s vs %s)",
+           step_label(st, first.number).c_str(), ratio, format_duration(first.own_dur()).c_str(),
+           format_duration(static_cast<int64_t>(others.median_ns)).c_str());
   f.meaning =
       "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
       "initialization, allocator growth, autotuning, DataLoader workers starting): it is "
@@ -94,7 +95,7 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
       "this step out when quoting step times.";
   f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=2, active=3)";
   f.number("first_step", static_cast<double>(first.number));
-  f.number("first_step_us", us_of(first.dur()), 3, "us");
+  f.number("first_step_us", us_of(first.own_dur()), 3, "us");
   f.number("others_median_us", others.median_ns / 1e3, 3, "us");
   f.number("ratio", ratio, 2, "x");
   f.number("steps", static_cast<double>(st.steps.size()));
@@ -124,7 +125,8 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   if (!inferred) {
     from = first_steady_step(st);
     for (const Step& x : st.steps)
-      w.push_back({x.dur(), x.begin, x.end, step_label(st, x.number), x.number, x.slice});
+      w.push_back(
+          {x.own_dur(), x.begin + x.queued_ns, x.end, step_label(st, x.number), x.number, x.slice});
   } else {
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];

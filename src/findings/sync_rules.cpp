@@ -9,6 +9,41 @@
 
 namespace ks {
 
+namespace {
+
+// What the synchronizations cost: the GPU's idle time right after them, while the CPU refills
+// the queue (idle_causes.h, cause "sync"), as a share of the analysis window; and the CPU's time
+// blocked in them, which costs nothing where the GPU was busy meanwhile (a GPU-bound loop: the
+// CPU waits for work it queued). Real H200 captures showed both: syncs in a GPU-bound loop
+// (33% of step time blocked, the GPU 99% busy) and .item() in a launch-bound one (no GPU idle
+// after it).
+constexpr double kCostlySyncIdlePct = 1.0;
+constexpr double kCostlyBlockedPct = 5.0;
+
+int64_t sync_idle_ns(const RuleInput& in) {
+  return in.analyses.idle_causes.idle_ns[static_cast<int>(GapCause::kSync)];
+}
+
+double sync_idle_pct(const RuleInput& in) {
+  const int64_t window = analysis_window_ns(in.trace, in.analyses);
+  return window > 0 ? 100.0 * static_cast<double>(sync_idle_ns(in)) / static_cast<double>(window)
+                    : 0;
+}
+
+// The CPU blocked in synchronizations while the GPU had nothing to run, as a share of the window.
+double idle_blocked_pct(const RuleInput& in) {
+  const SyncResult& s = in.analyses.sync;
+  const int64_t window = analysis_window_ns(in.trace, in.analyses);
+  const int64_t idle_blocked = s.blocked_ns - s.gpu_busy_while_blocked_ns;
+  return window > 0 ? 100.0 * static_cast<double>(idle_blocked) / static_cast<double>(window) : 0;
+}
+
+bool syncs_costly(const RuleInput& in) {
+  return sync_idle_pct(in) >= kCostlySyncIdlePct || idle_blocked_pct(in) >= kCostlyBlockedPct;
+}
+
+}  // namespace
+
 void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   const SyncResult& s = in.analyses.sync;
   if (s.dtoh_in_steps_count == 0) return;
@@ -16,7 +51,8 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   const CopyOrigin& top = s.dtoh_in_steps.front();
   Finding f;
   f.id = "sync.dtoh_in_step";
-  f.severity = Severity::kWarning;
+  const double idle_pct = sync_idle_pct(in);
+  f.severity = syncs_costly(in) ? Severity::kWarning : Severity::kInfo;
   char buf[200];
   // Without steps the copies were looked for in the iterations the launches repeat in
   // (iterations.h), and the title says so.
@@ -32,6 +68,11 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
       "A copy from GPU to CPU inside the training step makes the CPU wait until the GPU "
       "has finished everything queued before it (.item(), .cpu(), .tolist(), printing "
       "or logging a tensor): the CPU cannot run ahead.";
+  if (f.severity == Severity::kInfo)
+    f.meaning +=
+        " Here they cost the GPU little (" + format_duration(sync_idle_ns(in)) +
+        " idle after synchronizations): the loop is bound elsewhere, but they will cost once "
+        "that is fixed.";
   f.fix =
       "Keep values on the GPU inside the loop; accumulate metrics as tensors and read them "
       "once every N steps.";
@@ -44,6 +85,8 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.text("issued_by", top.cpu_ops);
   f.number("issued_by_count", static_cast<double>(top.count));
   f.number("bytes", static_cast<double>(top.bytes), 0, "B");
+  f.number("gpu_idle_after_sync_us", us_of(sync_idle_ns(in)), 3, "us");
+  f.number("gpu_idle_after_sync_pct", idle_pct, 1, "%");
   if (!top.examples.empty()) {
     const int32_t launcher = in.analyses.join.partner[top.examples.front()];
     if (launcher >= 0) add_python_source(t, static_cast<uint32_t>(launcher), &f);
@@ -71,11 +114,14 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   // synchronize before the profiler stops, one at the end of a benchmark) cost nothing: not
   // reported.
   constexpr double kWarnPct = 5.0;
-  const int64_t idle_after = in.analyses.idle_causes.idle_ns[static_cast<int>(GapCause::kSync)];
+  const int64_t idle_after = sync_idle_ns(in);
   if (share < kWarnPct && idle_after == 0) return;
   Finding f;
   f.id = "sync.runtime_calls";
-  f.severity = share >= kWarnPct ? Severity::kWarning : Severity::kInfo;
+  // A warning when they cost the GPU time; the CPU blocked in them alone (a GPU-bound loop)
+  // costs nothing.
+  const bool costly = share >= kWarnPct && syncs_costly(in);
+  f.severity = costly ? Severity::kWarning : Severity::kInfo;
   char buf[200];
   // Name the API the trace used: the HIP runtime on AMD (hipDeviceSynchronize, ...), the CUDA
   // runtime or driver (cuCtxSynchronize) on NVIDIA (sync_names.h).
@@ -92,6 +138,9 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
       "synchronous copies (cudaMemcpy, cudaMemcpy2D/3D, cudaMemcpyToSymbol, hipMemcpy, ...) "
       "block the CPU until the GPU catches up; inside a training loop they serialize "
       "CPU and GPU (lockstep).";
+  if (!costly && in.analyses.gpu_idle.has_gpu_ops)
+    f.meaning += " Here the GPU lost little to them (" + format_duration(idle_after) +
+                 " idle after them): while the CPU waited, the GPU had work queued.";
   f.fix =
       "Remove explicit synchronizations from the loop (they are often left over from "
       "timing code); use non_blocking=True copies from pinned memory.";

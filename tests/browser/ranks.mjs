@@ -285,5 +285,22 @@ export function rankTests(t) {
       noErrors(log);
       await page.close();
     },
+
+    async 'four gloo ranks on an H200 (real): the straggler from gloo\'s CPU ranges, as the CLI says'({ ctx, origin }) {
+      const dir = 'examples/pathologies/h200/ddp4_gloo_slow2';
+      const names = [0, 1, 2, 3].map((r) => `trace_rank${r}.pt.trace.json.gz`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', names.map((n) => join(ROOT, dir, n)));
+      check((await settled(page, before)) === 'ready', `the ranks did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, names.map((n) => join(ROOT, dir, n)));
+      const f = straggler(report);
+      check(f && /^Rank 2 is the straggler/.test(f.title), `straggler: ${f && f.title}`);
+      const glance = (await page.textContent('.ranks-head .glance')) || '';
+      check(/rank 2/.test(glance), `the job at a glance does not name rank 2: ${glance}`);
+      await shot(page, 'ranks-h200-gloo');
+      noErrors(log);
+      await page.close();
+    },
   };
 }

@@ -736,6 +736,17 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
+    async '14. a GPU-bound H200 capture: the first step says the GPU work queued before it, and no warm-up is claimed'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(ROOT, 'examples/pathologies/h200/h200_big.pt.trace.json.gz'));
+      const steps = (await page.textContent('#steps')) || '';
+      check(/first step starts with 165(\.\d+)? ms of GPU work queued before it/i.test(steps), `the steps section: ${steps.slice(0, 400)}`);
+      const ids = await page.evaluate(() => window.kinetoscope.report().findings.map((f) => f.id));
+      check(!ids.includes('steps.warmup_in_window'), `findings: ${ids}`);
+      await shot(page, '14-h200-steps');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
     async '13. on a phone (390 px): the header wraps, its buttons and the privacy line on screen, nothing scrolls sideways'({ ctx, origin }) {
       const { page, errors } = await openPage(ctx, origin);
       const phone = { width: 390, height: 844 };

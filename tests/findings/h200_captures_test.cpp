@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include <cmath>
+
 #include "analysis/kernel_class.h"
+#include "analysis/math_efficiency.h"
 #include "findings/finding_run.h"
 
 namespace {
@@ -116,5 +119,64 @@ TEST_CASE("H200 torch.compile captures: advice fits what the step already does",
     // cuDNN's SDPA backward casts (cudnn::fusion::convert_dq_to_16bits) are no convolution.
     for (const ks::KernelClassRow& row : r.analyses.kernel_groups.by_class)
       CHECK(row.klass != ks::KernelClass::kConvolution);
+  }
+}
+
+TEST_CASE(
+    "H200 GPU-bound capture: the first step's backlog is not a warm-up, blocking costs "
+    "nothing",
+    "[findings][h200]") {
+  // gpu_nvtx.py with 8 layers of d_model 2048 over 64 x 512 tokens: the GPU is 99% busy and the
+  // CPU runs ahead of it, so the first recorded step starts with 165 ms of the warm-up steps'
+  // kernels still running (1106 GPU ops with no launch in the capture).
+  Run r = run_capture("big");
+  INFO("findings: " << r.ids);
+  const ks::StepsResult& st = r.analyses.steps;
+  REQUIRE(st.steps.size() == 3);
+  CHECK(st.steps[0].queued_ns > 100000000);
+  CHECK(st.steps[1].queued_ns == 0);
+  CHECK(st.steps[0].own_dur() < 1.2 * st.stats.median_ns);
+  CHECK_FALSE(fired(r, "steps.warmup_in_window"));
+  CHECK_FALSE(fired(r, "steps.unstable"));
+  CHECK_FALSE(fired(r, "kernels.launch_bound"));
+  CHECK_FALSE(fired(r, "gpu.idle"));
+  // The final torch.cuda.synchronize() blocks the CPU for 255 ms (33% of step time) while the
+  // GPU finishes queued work: for information, not a warning.
+  const ks::Finding& f = require(r, "sync.runtime_calls");
+  CHECK(f.severity == ks::Severity::kInfo);
+  CHECK(r.analyses.sync.gpu_busy_while_blocked_ns > 0.95 * r.analyses.sync.blocked_ns);
+}
+
+TEST_CASE("H200 GPU-bound capture with loss.item(): named, for information", "[findings][h200]") {
+  Run r = run_capture("big_item");
+  const ks::Finding& f = require(r, "sync.dtoh_in_step");
+  CHECK(f.severity == ks::Severity::kInfo);
+  CHECK(num(f, "gpu_idle_after_sync_pct") < 1.0);
+}
+
+TEST_CASE("H200 MFU from recorded shapes agrees with the model's arithmetic", "[findings][h200]") {
+  // The GPU-bound model with --record-shapes. Per step, per layer: QKV 2*T*d*3d, out 2*T*d*d,
+  // FF 2 x 2*T*d*4d (T = 64 x 512 tokens, d = 2048) and attention 2 x 2*B*H*S*S*dh forward;
+  // backward twice the GEMMs and 2.5x the attention (flash recomputes the scores): 83.0 TFLOP
+  // for 8 layers; the classifier head and LayerNorms are left out of both.
+  std::string json;
+  REQUIRE(ks_test::read_file_maybe_gzip(
+      std::string(KS_SOURCE_DIR) + "/examples/pathologies/h200/h200_big_shapes.pt.trace.json.gz",
+      &json));
+  Run r = ks_test::run_findings_on(json);
+  const ks::MathEfficiency m =
+      ks::compute_math_efficiency(*r.trace, r.analyses.join, r.analyses.steps);
+  REQUIRE(m.steps.size() == 3);
+  const double T = 64.0 * 512, d = 2048, B = 64, H = 16, S = 512, dh = 128;
+  const double gemm = 2 * T * d * 3 * d + 2 * T * d * d + 2 * (2 * T * d * 4 * d);
+  const double attn = 2 * (2 * B * H * S * S * dh);
+  const double expected = 8 * (3 * gemm + 3.5 * attn);
+  for (const ks::MathStepRow& row : m.steps) {
+    INFO("step " << row.number << ": " << row.flops << " FLOPs, expected " << expected);
+    CHECK(std::abs(row.flops - expected) < 0.02 * expected);
+    // bf16 on an H200 (989.5 TFLOP/s dense): 41-44% in every step, the first one included,
+    // once its 165 ms of queued warm-up work is not counted as its time.
+    CHECK(row.mfu_pct > 38.0);
+    CHECK(row.mfu_pct < 48.0);
   }
 }

@@ -68,8 +68,14 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
+  // A GPU-bound loop runs ahead of the GPU: the first step inherits the warm-up steps' backlog.
+  const queued = s.first_step_queued_us;
+  const backlog =
+    isNum(queued) && rows[0] && isNum(rows[0].dur_us)
+      ? note(`The first step starts with ${fmtUs(queued)} of GPU work queued before it (the loop ran ahead of the GPU): its own time is ${fmtUs(rows[0].dur_us - queued)}.`)
+      : null;
   const columns = [
     { key: 'number', label: 'Step', num: true, fmt: fmtAny },
     { key: 'name', label: 'Name' },
@@ -87,6 +93,7 @@ export function stepsView(s) {
     'steps',
     'Steps',
     statList(stats),
+    backlog,
     bars(rows, s.median_us),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
   );

@@ -115,6 +115,19 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   s.field("spread_pct", Cell::number(r.spread_pct));
   s.field("cv_pct", Cell::number(r.cv_pct));
   add_steps_prose(&s, r, how);
+  // A GPU-bound loop runs ahead of the GPU: the capture's first step then starts with the GPU
+  // still busy with the warm-up steps' work (Step.queued_ns). Said when it is a visible share.
+  if (!r.steps.empty() && r.steps.front().queued_ns * 10 >= r.steps.front().dur() &&
+      r.steps.front().queued_ns > 0) {
+    const Step& first = r.steps.front();
+    s.field("first_step_queued_us", Cell::ns(first.queued_ns));
+    const std::string note =
+        "the first step starts with " + format_duration(first.queued_ns) +
+        " of GPU work queued before it (the loop ran ahead of the GPU): its own time is " +
+        format_duration(first.own_dur());
+    s.line("  " + note);
+    s.paragraph("Note: " + note + ".\n\n");
+  }
 
   Table& tb = s.table();
   tb.columns = {
