@@ -20,7 +20,8 @@ echo "== machine: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version -
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
 
 # What to run: any of pathologies (the switch captures, the DDP job), scale (a GPU-bound model,
-# a 25-step and a 1-step capture), mfu (the GPU-bound model with --record-shapes, whose FLOPs
+# a 25-step and a 1-step capture), scale2 (that model with Python stacks, pageable batches, CUDA
+# graphs), mfu (the GPU-bound model with --record-shapes, whose FLOPs
 # kinetoscope math counts), split (the N-worker curve). Default: pathologies split.
 WHAT=${*:-pathologies split}
 wants() { [[ " $WHAT " == *" $1 "* ]]; }
@@ -60,6 +61,11 @@ if wants pathologies; then
 fi
 # GPU-bound: 8 layers of d_model 2048 over 64 x 512 tokens (the GEMMs outlast the launches).
 BIG="--d-model 2048 --heads 16 --layers 8 --batch 64 --seq 512 --getitem-ms 0.1 --dataloader-workers 4"
+if wants scale2; then
+  cap big_stack $BIG --with-stack --record-shapes
+  cap big_pageable $BIG --pageable
+  cap big_cudagraph $BIG --compile reduce-overhead
+fi
 if wants mfu; then
   cap big_shapes $BIG --record-shapes
   cap big_shapes_fp32 $BIG --record-shapes --fp32

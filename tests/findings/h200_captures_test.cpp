@@ -180,3 +180,17 @@ TEST_CASE("H200 MFU from recorded shapes agrees with the model's arithmetic", "[
     CHECK(row.mfu_pct < 48.0);
   }
 }
+
+TEST_CASE("H200 GPU-bound capture with pageable batches: the copies' own cost, not the queue's",
+          "[findings][h200]") {
+  // 256 MiB of pageable HtoD per step at 6 GB/s (44 ms). Their cudaMemcpyAsync calls block the
+  // CPU 196 ms per step, most of it while the GPU finishes the work queued before them: that
+  // wait costs nothing. The share is the copies' GPU time, 14% of step time, not 63%.
+  Run r = run_capture("big_pageable");
+  const ks::Finding& f = require(r, "memcpy.pageable");
+  CHECK(f.severity == ks::Severity::kWarning);
+  CHECK(num(f, "launch_blocked_us") > 4 * num(f, "copy_us"));
+  CHECK(num(f, "launch_blocked_gpu_idle_us") < 0.1 * num(f, "copy_us"));
+  CHECK(num(f, "share_pct") > 10.0);
+  CHECK(num(f, "share_pct") < 20.0);
+}
