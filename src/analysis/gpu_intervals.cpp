@@ -41,4 +41,14 @@ GpuIntervals collect_gpu_intervals(const Trace& t, const LaunchJoin& join,
   return g;
 }
 
+int64_t gpu_busy_within(const Trace& trace, const LaunchJoin& join,
+                        const std::vector<Interval>& merged) {
+  if (merged.empty()) return 0;
+  const SliceTable& s = trace.slices;
+  std::vector<Interval> busy;
+  busy.reserve(join.gpu_ops_by_ts.size());
+  for (uint32_t g : join.gpu_ops_by_ts) busy.push_back({s.ts[g], s.end(g)});
+  return total_length(intersect(merged, merge_intervals(std::move(busy))));
+}
+
 }  // namespace ks

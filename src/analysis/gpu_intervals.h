@@ -26,4 +26,9 @@ struct GpuIntervals {
 GpuIntervals collect_gpu_intervals(const Trace& trace, const LaunchJoin& join,
                                    const std::vector<bool>* included);
 
+// How much of `merged` (merged intervals) some GPU op of the trace was running in: the part of a
+// CPU wait (a synchronization, a blocking copy's launch) that the GPU spent on queued work.
+int64_t gpu_busy_within(const Trace& trace, const LaunchJoin& join,
+                        const std::vector<Interval>& merged);
+
 }  // namespace ks

@@ -5,8 +5,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "analysis/gpu_intervals.h"
 #include "analysis/gpu_op_summary.h"
-#include "analysis/intervals.h"
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
 
@@ -57,7 +57,7 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
   auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
-  std::vector<Interval> blocked, gpu_busy;
+  std::vector<Interval> blocked;
   for (uint32_t i : join.runtime_by_ts) {
     if (!is_sync(s.name[i])) continue;
     blocked.push_back({s.ts[i], s.end(i)});
@@ -68,13 +68,9 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     row.max_ns = std::max(row.max_ns, s.dur[i]);
     row.longest.push_back(i);
   }
-  if (!blocked.empty()) {
-    for (uint32_t g : join.gpu_ops_by_ts) gpu_busy.push_back({s.ts[g], s.end(g)});
-    blocked = merge_intervals(std::move(blocked));
-    r.blocked_ns = total_length(blocked);
-    r.gpu_busy_while_blocked_ns =
-        total_length(intersect(blocked, merge_intervals(std::move(gpu_busy))));
-  }
+  blocked = merge_intervals(std::move(blocked));
+  r.blocked_ns = total_length(blocked);
+  r.gpu_busy_while_blocked_ns = gpu_busy_within(t, join, blocked);
   EnclosingCpuOps enclosing(t, 4);
   std::optional<EnclosingNvtxRanges> own;
   const EnclosingNvtxRanges& nvtx = shared ? *shared : own.emplace(t, steps, 4);

@@ -4,8 +4,8 @@
 #include <climits>
 #include <vector>
 
+#include "analysis/gpu_intervals.h"
 #include "analysis/gpu_op_summary.h"
-#include "analysis/intervals.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -47,11 +47,8 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   // the work queued before it: in a GPU-bound loop (a real H200 capture: 588 ms blocked, the GPU
   // busy for 455 ms of it) that wait costs nothing. What costs is the copy's GPU time, or the
   // CPU blocked while the GPU had nothing to run, whichever is larger.
-  std::vector<Interval> busy;
-  for (uint32_t g : a.join.gpu_ops_by_ts) busy.push_back({s.ts[g], s.end(g)});
   launches = merge_intervals(std::move(launches));
-  const int64_t launch_idle_ns =
-      total_length(launches) - total_length(intersect(launches, merge_intervals(std::move(busy))));
+  const int64_t launch_idle_ns = total_length(launches) - gpu_busy_within(t, a.join, launches);
   const int64_t window = analysis_window_ns(t, a);
   const double share = window > 0 ? 100.0 * static_cast<double>(std::max(gpu_ns, launch_idle_ns)) /
                                         static_cast<double>(window)
