@@ -7,7 +7,7 @@
 #      two benchmark shapes at 1, 2, 4, 8 and 16 workers, into $OUT/split.jsonl.
 # Prepared here, carried there: .dev/bin (split_native built for x86-64-v3 and the shared libraries
 # it needs) and .dev/shared (the shape sources from ../shared). bench/device_prepare.sh makes both.
-#   (device tool) bash bench/device_h200.sh [pathologies] [scale] [split]  with carry [".dev"]
+#   (device tool) bash bench/device_h200.sh [pathologies] [scale] [shapes] [split]  with carry [".dev"]
 set -u
 OUT=${OUT:-build/device_out}
 mkdir -p "$OUT" /tmp/cap
@@ -21,7 +21,7 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_devic
 
 # What to run: any of pathologies (the switch captures, the DDP job), scale (a GPU-bound model,
 # a 25-step and a 1-step capture), scale2 (that model with Python stacks, pageable batches, CUDA
-# graphs), mfu (the GPU-bound model with --record-shapes, whose FLOPs
+# graphs), shapes (gpu_shapes.py's programs), mfu (the GPU-bound model with --record-shapes, whose FLOPs
 # kinetoscope math counts), split (the N-worker curve). Default: pathologies split.
 WHAT=${*:-pathologies split}
 wants() { [[ " $WHAT " == *" $1 "* ]]; }
@@ -65,6 +65,25 @@ if wants scale2; then
   cap big_stack $BIG --with-stack --record-shapes
   cap big_pageable $BIG --pageable
   cap big_cudagraph $BIG --compile reduce-overhead
+fi
+# Program shapes gpu_nvtx.py's loop lacks (examples/capture/gpu_shapes.py; session 22).
+shape() {  # name, then gpu_shapes.py flags
+  local name=$1; shift
+  if [ "$(elapsed)" -gt "${CAP_BUDGET_S:-270}" ]; then echo "== skip $name: over budget"; return; fi
+  echo "== capture $name ($(elapsed) s)"
+  timeout 100 python3 examples/capture/gpu_shapes.py --out /tmp/cap --name "h200_$name" "$@" 2>&1 | tail -3
+}
+if wants shapes; then
+  shape decode --shape decode
+  shape decode_item --shape decode --item-per-step
+  shape convnet --shape convnet
+  shape convnet_shapes --shape convnet --record-shapes
+  shape prefetch --shape prefetch
+  shape nocache --shape nocache
+  shape foreach_off --shape foreach_off
+  shape lockstep --shape lockstep
+  shape nosteps --shape nosteps
+  shape long --shape long
 fi
 if wants mfu; then
   cap big_shapes $BIG --record-shapes

@@ -158,7 +158,7 @@ class _Rank:
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
                  "coll_msg", "coll_sum", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
-                 "digest_bytes",
+                 "digest_bytes", "step_ranges",
                  "file_bytes")
 
 
@@ -192,6 +192,7 @@ class Reducer:
         r.step_median_2ns = d["step_median_2ns"]
         r.totals = array("q", (d[k] for k in TOTALS))
         r.steps = [tuple(s) for s in d["step_spans"]]
+        r.step_ranges = {name: ns for name, ns in d.get("step_ranges", [])}
         r.digest_bytes, r.file_bytes = digest_bytes, d.get("file_bytes", 0)
         c = d["collectives"]
         ids = []
@@ -312,7 +313,8 @@ class Reducer:
         }
         # Integers the rules and the heat map use; dropped before writing.
         row["_ns"] = dict(t, step_median_ns=r.step_median_2ns / 2, collective_sum_ns=r.coll_sum,
-                          transfer_ns=0, wait_ns=0, step_ns=step_ns, step_wait_ns=[0] * len(r.steps))
+                          transfer_ns=0, wait_ns=0, step_ns=step_ns, step_wait_ns=[0] * len(r.steps),
+                          step_ranges=r.step_ranges)
         return row
 
     def _channels(self, ranks, out):

@@ -20,6 +20,8 @@ import bisect
 
 # A rank that is one process of an Nsight Systems export (src/analysis/rank_identity.cpp).
 EXPORT_PROCESS = "process in the export (by GPU)"
+# The host time in steps outside any of their child ranges (src/analysis/step_ranges.h).
+OUTSIDE_ANY_OP = "(outside any op)"
 
 
 def export_of(file):
@@ -95,6 +97,64 @@ def _typical_step(rows):
     return median([r["_ns"]["step_median_ns"] for r in rows if r["_ns"]["steps"]])
 
 
+def _vs_others(its, others):
+    return "%s vs %s on the others" % (_fmt(its), _fmt(others))
+
+
+def _range_excess(rows, s, outside):
+    """multi_rank_rules.cpp's largest_range_excess: (name, its ns, others' median) of the host
+    range rank s spends longest in beyond the others' median; outside: only OUTSIDE_ANY_OP."""
+    best = ("", 0.0, 0.0)
+    for name, ns in rows[s]["_ns"]["step_ranges"].items():
+        if (name == OUTSIDE_ANY_OP) != outside:
+            continue
+        o = median([r["_ns"]["step_ranges"].get(name, 0) for k, r in enumerate(rows) if k != s])
+        if ns - o > best[1] - best[2]:
+            best = (name, float(ns), o)
+    return best
+
+
+def _straggler_cause(rows, s, clear):
+    """multi_rank_rules.cpp's straggler_cause: (likely cause, fix)."""
+    row = rows[s]["_ns"]
+    loader, loader_o = row["dataloader_ns"], _others(rows, s, "dataloader_ns")
+    compute, compute_o = row["compute_ns"], _others(rows, s, "compute_ns")
+    gaps, gaps_o = row["idle_gap_ns"], _others(rows, s, "idle_gap_ns")
+    named = _range_excess(rows, s, False)
+    outside = _range_excess(rows, s, True)
+    if loader - loader_o > clear:
+        return ("data loading (%s)" % _vs_others(loader, loader_o),
+                "Give this rank's DataLoader more workers, check its storage/network path and input "
+                "sharding (uneven shards make one rank read more).")
+    by_named = named[1] - named[2] if named[1] - named[2] > clear else 0
+    by_compute = compute - compute_o if compute > 1.1 * compute_o else 0
+    by_gaps = gaps - gaps_o if gaps - gaps_o > clear else 0
+    if by_named > 0 and by_named >= by_compute and by_named >= by_gaps:
+        return ("host range %s: %s" % (named[0], _vs_others(named[1], named[2])),
+                "Look at what %s does on this rank and not on the others (uneven work, a task only "
+                "this rank runs, a slower host); move it off the step or spread it over the ranks."
+                % named[0])
+    if by_compute > 0 and by_compute >= by_gaps:
+        return ("compute (%s of kernels vs %s on the others)" % (_fmt(compute), _fmt(compute_o)),
+                "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
+                "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).")
+    if by_gaps > 0:
+        cpu = ""
+        if by_named > 0:
+            cpu = "; on its CPU: %s %s vs %s" % (named[0], _fmt(named[1]), _fmt(named[2]))
+        elif outside[1] - outside[2] > clear:
+            cpu = "; on its CPU: outside any op %s vs %s" % (_fmt(outside[1]), _fmt(outside[2]))
+        return ("GPU idle gaps in its steps (%d gaps, %s idle)%s" % (rows[s]["idle_gaps"], _fmt(gaps), cpu),
+                "See what this rank's CPU does during its GPU idle gaps (a sync, GC, logging): the "
+                "idle-gap finding and the stacked timelines show where.")
+    if outside[1] - outside[2] > clear:
+        return ("CPU time outside any traced op: %s" % _vs_others(outside[1], outside[2]),
+                "Profile this rank's Python between ops (py-spy, or record_function ranges around data "
+                "handling, logging and checkpoints) and compare it with a fast rank's.")
+    return ("unknown from the traces (look at its timeline against another rank's)",
+            "Compare this rank's timeline with a fast rank's in the same step.")
+
+
 def seed_rules(result, rows):
     out = []
     coll = result["collectives"]
@@ -120,21 +180,13 @@ def seed_rules(result, rows):
         others = _others(rows, s, "collective_sum_ns")
         steps = max(1.0, row["_ns"]["steps"])
         if others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step):
-            cause = "unknown from the traces (look at its timeline against another rank's)"
-            loader_o = _others(rows, s, "dataloader_ns")
-            compute_o = _others(rows, s, "compute_ns")
-            if row["_ns"]["dataloader_ns"] - loader_o > 0.05 * step * steps:
-                cause = "data loading (%s vs %s on the others)" % (_fmt(row["_ns"]["dataloader_ns"]), _fmt(loader_o))
-            elif row["_ns"]["compute_ns"] > 1.1 * compute_o:
-                cause = "compute (%s of kernels vs %s on the others)" % (_fmt(row["_ns"]["compute_ns"]), _fmt(compute_o))
-            elif row["_ns"]["idle_gap_ns"] - _others(rows, s, "idle_gap_ns") > 0.05 * step * steps:
-                cause = "GPU idle gaps inside its steps (%d gaps, %s idle)" % (row["idle_gaps"], _fmt(row["_ns"]["idle_gap_ns"]))
+            cause, fix = _straggler_cause(rows, s, 0.05 * step * steps)
             out.append(_finding(
                 "ranks.straggler", "warning",
                 "Rank %d is the straggler: its collectives take %s, the others %s" % (row["rank"], _fmt(comm), _fmt(others)),
                 "The other ranks reach each collective first and wait inside it for this rank, so their "
                 "communication kernels run long and its run short: the whole job moves at this rank's pace.",
-                "Compare this rank's timeline with a fast rank's in the same step.",
+                fix,
                 ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                 its_communication_us=round(comm / 1e3, 3), others_median_us=round(others / 1e3, 3),
                 rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause))

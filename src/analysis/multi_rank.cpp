@@ -145,8 +145,10 @@ void add_cpu_collectives(const Trace& t, std::vector<Interval>* comm, RankDigest
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
     if (!is_gloo(s.name[i])) continue;
-    const int32_t parent = s.parent[i];
-    if (parent >= 0 && is_gloo(s.name[static_cast<size_t>(parent)])) continue;
+    bool inside_gloo = false;  // at any depth: gloo:* ranges nest through other ranges too
+    for (int32_t up = s.parent[i]; up >= 0 && !inside_gloo; up = s.parent[static_cast<size_t>(up)])
+      inside_gloo = is_gloo(s.name[static_cast<size_t>(up)]);
+    if (inside_gloo) continue;
     comm->push_back({s.ts[i], s.end(i)});
     CommKernel k;
     k.name = std::string(t.str(s.name[i]));
@@ -195,6 +197,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   d.step_total_ns = a.steps.stats.total_ns;
   for (const Step& st : a.steps.steps) d.step_spans.push_back({st.number, st.begin, st.end});
   d.start_ns = t.facts.start_ns;
+  d.step_ranges = step_range_times(t, a.steps, kStepRangesKept);
   std::vector<Interval> all, compute, comm, loader, host_gaps, copies;
   int64_t busy_until = INT64_MIN;
   for (uint32_t g : a.join.gpu_ops_by_ts) {

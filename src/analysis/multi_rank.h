@@ -15,6 +15,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/rank_identity.h"
+#include "analysis/step_ranges.h"
 
 namespace ks {
 
@@ -76,7 +77,12 @@ struct RankTotals {
   // it not covered by data loading (a rank waiting for input is the data-loader rule's).
   uint64_t idle_gaps = 0;
   int64_t idle_gap_ns = 0;
+  // Host time in the steps by the steps' direct children (analysis/step_ranges.h), the
+  // kStepRangesKept names with the most: what a straggler's CPU spends longer on.
+  std::vector<NamedNs> step_ranges;
 };
+
+constexpr size_t kStepRangesKept = 24;
 
 constexpr int64_t kIdleGapNs = 100000;  // 100 us: longer than launch overhead
 

@@ -353,9 +353,18 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     r.steps.pop_back();
     r.dropped_last = true;
   }
+  // The statistics compare the steps' own times: a first step that starts with the warm-up's
+  // queued GPU work (queued_ns) is not slower, and counting that backlog called a steady
+  // GPU-bound loop unstable (spread 76% on a real H200 capture). total_ns stays the steps' whole
+  // span: the rules use it as the window their shares are of.
   std::vector<int64_t> durs;
-  for (const Step& st : r.steps) durs.push_back(st.dur());
+  int64_t window = 0;
+  for (const Step& st : r.steps) {
+    durs.push_back(st.own_dur());
+    window += st.dur();
+  }
   r.stats = compute_duration_stats(durs);
+  r.stats.total_ns = window;
   if (r.stats.count > 0 && r.stats.median_ns > 0) {
     r.spread_pct = static_cast<double>(r.stats.max_ns - r.stats.min_ns) / r.stats.median_ns * 100;
   }

@@ -54,7 +54,7 @@ struct StepsResult {
   uint64_t found = 0;           // ProfilerStep markers found, before dropping
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
   int64_t last_host_end = 0;    // host end of the last step found
-  DurationStats stats;          // over the device-adjusted durations
+  DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)
   double spread_pct = 0;        // (max - min) / median * 100
   double cv_pct = 0;            // stddev / mean * 100
 };

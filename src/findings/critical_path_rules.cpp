@@ -21,7 +21,7 @@ namespace ks {
 namespace {
 
 // The heaviest events on the path (up to 5), for the finding's events and ranges.
-void add_heaviest(const Trace& t, const CriticalPathResult& r, CpBound want, Finding* f) {
+void add_heaviest(const CriticalPathResult& r, CpBound want, Finding* f) {
   std::vector<const CpPathEdge*> edges;
   for (const CpPathEdge& e : r.path)
     if (e.bound == want && e.slice >= 0 && e.weight > 0) edges.push_back(&e);
@@ -74,7 +74,7 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
         "step.";
     f.fix_code = "model = torch.compile(model)  # or capture the step in a CUDA graph";
     fit_launch_overhead_fix(compile_use(t, in.analyses), &f.fix, &f.fix_code);
-    add_heaviest(t, r, CpBound::kCpu, &f);
+    add_heaviest(r, CpBound::kCpu, &f);
   } else if (overhead >= 0.25) {
     f.id = "critical_path.gpu_overhead";
     f.severity = Severity::kInfo;
@@ -88,7 +88,7 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
     f.fix = "Fewer, larger kernels (fusion, torch.compile) or CUDA graphs.";
     f.fix_code = "model = torch.compile(model, mode=\"reduce-overhead\")";
     fit_launch_overhead_fix(compile_use(t, in.analyses), &f.fix, &f.fix_code);
-    add_heaviest(t, r, CpBound::kGpuLaunch, &f);
+    add_heaviest(r, CpBound::kGpuLaunch, &f);
   } else {
     return;
   }

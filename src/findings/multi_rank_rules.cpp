@@ -71,6 +71,104 @@ void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// A host range (a step's direct child, or the time outside any) that rank s spends longer in
+// than the other ranks' median: the largest such excess, of the named ranges or of the time
+// outside any op.
+struct RangeExcess {
+  std::string name;
+  double ns = 0, others = 0;
+  double excess() const { return ns - others; }
+};
+
+RangeExcess largest_range_excess(const MultiRankResult& r, size_t s, bool outside) {
+  RangeExcess best;
+  for (const NamedNs& x : r.ranks[s].step_ranges) {
+    if ((x.name == kOutsideAnyOp) != outside) continue;
+    const double o = median_of_others(r, s, [&x](const RankRow& y) {
+      return static_cast<double>(named_ns(y.step_ranges, x.name));
+    });
+    if (static_cast<double>(x.ns) - o > best.excess())
+      best = {x.name, static_cast<double>(x.ns), o};
+  }
+  return best;
+}
+
+std::string vs_others(double its, double others) {
+  return format_duration(static_cast<int64_t>(its)) + " vs " +
+         format_duration(static_cast<int64_t>(others)) + " on the others";
+}
+
+// What makes straggler s slow, when the ranks show it by more than `clear` (5% of its step
+// time), and the fix to match. The named host range a slow rank alone runs long (a
+// record_function of its own) says most; the GPU-side signs (longer kernels, idle gaps) come
+// next; its CPU time outside any op last.
+std::string straggler_cause(const MultiRankResult& r, size_t s, double clear, Finding* f) {
+  const RankRow& row = r.ranks[s];
+  auto get = [&r, s](int64_t RankRow::*field) {
+    return std::make_pair(static_cast<double>(r.ranks[s].*field),
+                          median_of_others(r, s, [field](const RankRow& x) {
+                            return static_cast<double>(x.*field);
+                          }));
+  };
+  const auto loader = get(&RankRow::dataloader_ns);
+  const auto compute = get(&RankRow::compute_ns);
+  const auto gaps = get(&RankRow::idle_gap_ns);
+  const RangeExcess named = largest_range_excess(r, s, false);
+  const RangeExcess outside = largest_range_excess(r, s, true);
+  const bool compute_clear = compute.first > 1.1 * compute.second;
+  if (loader.first - loader.second > clear) {
+    f->fix =
+        "Give this rank's DataLoader more workers, check its storage/network path and input "
+        "sharding (uneven shards make one rank read more).";
+    f->fix_code = "DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)";
+    return "data loading (" + vs_others(loader.first, loader.second) + ")";
+  }
+  // Of the signs that are clear, the one by which this rank exceeds the others most.
+  const double by_named = named.excess() > clear ? named.excess() : 0;
+  const double by_compute = compute_clear ? compute.first - compute.second : 0;
+  const double by_gaps = gaps.first - gaps.second > clear ? gaps.first - gaps.second : 0;
+  const std::string named_text =
+      "host range " + named.name + ": " + vs_others(named.ns, named.others);
+  const std::string untraced =
+      "CPU time outside any traced op: " + vs_others(outside.ns, outside.others);
+  if (by_named > 0 && by_named >= by_compute && by_named >= by_gaps) {
+    f->fix = "Look at what " + named.name +
+             " does on this rank and not on the others (uneven work, a task only this rank "
+             "runs, a slower host); move it off the step or spread it over the ranks.";
+    return named_text;
+  }
+  if (by_compute > 0 && by_compute >= by_gaps) {
+    f->fix =
+        "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
+        "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+    return "compute (" + format_duration(static_cast<int64_t>(compute.first)) + " of kernels vs " +
+           format_duration(static_cast<int64_t>(compute.second)) + " on the others)";
+  }
+  if (by_gaps > 0) {
+    // The GPU idles; what its CPU does longer than the others' says why, when the ranks show it.
+    std::string cpu;  // short: the evidence text is shown up to 120 characters
+    if (by_named > 0)
+      cpu = "; on its CPU: " + named.name + " " + format_duration(static_cast<int64_t>(named.ns)) +
+            " vs " + format_duration(static_cast<int64_t>(named.others));
+    else if (outside.excess() > clear)
+      cpu = "; on its CPU: outside any op " + format_duration(static_cast<int64_t>(outside.ns)) +
+            " vs " + format_duration(static_cast<int64_t>(outside.others));
+    f->fix =
+        "See what this rank's CPU does during its GPU idle gaps (a sync, GC, logging): the "
+        "idle-gap finding and the stacked timelines show where.";
+    return "GPU idle gaps in its steps (" + std::to_string(row.idle_gaps) + " gaps, " +
+           format_duration(row.idle_gap_ns) + " idle)" + cpu;
+  }
+  if (outside.excess() > clear) {
+    f->fix =
+        "Profile this rank's Python between ops (py-spy, or record_function ranges around data "
+        "handling, logging and checkpoints) and compare it with a fast rank's.";
+    return untraced;
+  }
+  f->fix = "Compare this rank's timeline with a fast rank's in the same step.";
+  return "unknown from the traces (look at its timeline against another rank's)";
+}
+
 // The straggler is the rank with the shortest communication time: the others wait for it
 // inside their collectives.
 void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
@@ -99,42 +197,11 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
       "The other ranks reach each collective first and wait inside it for this rank, so "
       "their communication kernels run long and its run short: the whole job moves at "
       "this rank's pace.";
-  // Say what makes it slow, when the ranks show it.
-  auto compute = [](const RankRow& x) { return static_cast<double>(x.compute_ns); };
-  auto loader = [](const RankRow& x) { return static_cast<double>(x.dataloader_ns); };
-  double compute_others = median_of_others(r, s, compute);
-  double loader_others = median_of_others(r, s, loader);
-  std::string cause = "unknown from the traces (look at its timeline against another rank's)";
-  if (loader(row) - loader_others > 0.05 * step * steps) {
-    cause = "data loading (" + format_duration(row.dataloader_ns) + " vs " +
-            format_duration(static_cast<int64_t>(loader_others)) + " on the others)";
-    f.fix =
-        "Give this rank's DataLoader more workers, check its storage/network path and input "
-        "sharding (uneven shards make one rank read more).";
-    f.fix_code = "DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)";
-  } else if (compute(row) > 1.1 * compute_others) {
-    cause = "compute (" + format_duration(row.compute_ns) + " of kernels vs " +
-            format_duration(static_cast<int64_t>(compute_others)) + " on the others)";
-    f.fix =
-        "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
-        "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
-  } else if (static_cast<double>(row.idle_gap_ns) -
-                 median_of_others(
-                     r, s, [](const RankRow& x) { return static_cast<double>(x.idle_gap_ns); }) >
-             0.05 * step * steps) {
-    cause = "GPU idle gaps inside its steps (" + std::to_string(row.idle_gaps) + " gaps, " +
-            format_duration(row.idle_gap_ns) + " idle)";
-    f.fix =
-        "See what this rank's CPU does during its GPU idle gaps (a sync, GC, logging): the "
-        "idle-gap finding and the stacked timelines show where.";
-  } else {
-    f.fix = "Compare this rank's timeline with a fast rank's in the same step.";
-  }
   f.number("rank", static_cast<double>(row.rank));
   f.number("its_communication_us", comm(row) / 1e3, 3, "us");
   f.number("others_median_us", others / 1e3, 3, "us");
   f.text("rule", "shortest communication time (TB plugin: the rank that waits least)");
-  f.text("likely_cause", cause);
+  f.text("likely_cause", straggler_cause(r, s, 0.05 * step * steps, &f));
   if (r.late_start.computed && s < r.late_start.flagged.size())
     f.number("late_start_flags", static_cast<double>(r.late_start.flagged[s]));
   for (const RankRow& x : r.ranks)

@@ -98,6 +98,11 @@ void write_totals(JsonWriter& w, const RankDigest& d) {
   w.field("start_ns", d.start_ns);
   w.field("idle_gaps", d.idle_gaps);
   w.field("idle_gap_ns", d.idle_gap_ns);
+  // [name, ns]: host time in the steps by their direct children (analysis/step_ranges.h)
+  w.key("step_ranges").begin_array();
+  for (const NamedNs& x : d.step_ranges)
+    w.begin_array().value(std::string_view(x.name)).value(x.ns).end_array();
+  w.end_array();
 }
 
 // Collectives as columns: names and messages interned, start times as differences.

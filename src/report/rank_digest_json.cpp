@@ -32,6 +32,10 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("host_wait_ns", d.host_wait_ns);
   w.field("idle_gaps", d.idle_gaps);
   w.field("idle_gap_ns", d.idle_gap_ns);
+  w.key("step_ranges").begin_array();
+  for (const NamedNs& x : d.step_ranges)
+    w.begin_array().value(std::string_view(x.name)).value(x.ns).end_array();
+  w.end_array();
   w.key("step_spans").begin_array();
   for (const StepSpan& s : d.step_spans) {
     w.begin_array().value(s.number).value(s.begin_ns).value(s.end_ns).value(s.busy_ns);
@@ -97,8 +101,16 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
   d->file = std::string(file);
   d->steps = steps;
   d->step_median_ns = static_cast<double>(median2) / 2.0;
-  simdjson::dom::array spans, comm;
-  if (root["step_spans"].get(spans) || root["comm"].get(comm)) return false;
+  simdjson::dom::array spans, comm, ranges;
+  if (root["step_spans"].get(spans) || root["comm"].get(comm) || root["step_ranges"].get(ranges))
+    return false;
+  for (simdjson::dom::element x : ranges) {
+    std::string_view name;
+    NamedNs n;
+    if (x.at(0).get(name) || x.at(1).get(n.ns)) return false;
+    n.name = std::string(name);
+    d->step_ranges.push_back(std::move(n));
+  }
   for (simdjson::dom::element s : spans) {
     StepSpan sp;
     if (s.at(0).get(sp.number) || s.at(1).get(sp.begin_ns) || s.at(2).get(sp.end_ns) ||

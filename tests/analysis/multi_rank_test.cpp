@@ -420,10 +420,13 @@ TEST_CASE("A rank with extra GPU idle gaps inside its steps is named; the others
     const ks::Finding* s = find(m.findings, "ranks.straggler");
     REQUIRE(s);
     CHECK(s->title.rfind("Rank 5 is the straggler", 0) == 0);
-    bool cause_gaps = false;
+    // The GPU idles; on its CPU, the .item() sync only this rank makes (its range is a direct
+    // child of the step on rank 5 alone).
+    std::string cause;
     for (const ks::Evidence& e : s->evidence)
-      if (e.key == "likely_cause") cause_gaps = e.text.rfind("GPU idle gaps", 0) == 0;
-    CHECK(cause_gaps);
+      if (e.key == "likely_cause") cause = e.text;
+    CHECK(cause.rfind("GPU idle gaps", 0) == 0);
+    CHECK(cause.find("on its CPU: aten::item") != std::string::npos);
     CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
     CHECK(find(m.findings, "ranks.dataloader_skew") == nullptr);
     // The generator sizes each ring all-reduce transfer at 150 GB/s of bus bandwidth (+-3%
@@ -835,4 +838,17 @@ TEST_CASE("gloo on CUDA (4 ranks on one H200): the straggler from the gloo:* CPU
   const ks::Finding* f = find(m.findings, "ranks.straggler");
   REQUIRE(f);
   CHECK(f->title.rfind("Rank 2 is the straggler", 0) == 0);
+  // Why: rank 2 alone runs record_function("slow_rank_extra_work"), 20 ms a step for 3 steps.
+  CHECK(ks::named_ns(ranks[2].step_ranges, "slow_rank_extra_work") > 55000000);
+  CHECK(ks::named_ns(ranks[0].step_ranges, "slow_rank_extra_work") == 0);
+  std::string cause;
+  for (const ks::Evidence& e : f->evidence)
+    if (e.key == "likely_cause") cause = e.text;
+  CHECK(cause.rfind("host range slow_rank_extra_work: 60.", 0) == 0);
+  // The digest the page's workers exchange keeps the ranges.
+  ks::RankDigest back;
+  REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(ranks[2]), &back));
+  REQUIRE(back.step_ranges.size() == ranks[2].step_ranges.size());
+  CHECK(back.step_ranges[0].name == ranks[2].step_ranges[0].name);
+  CHECK(back.step_ranges[0].ns == ranks[2].step_ranges[0].ns);
 }

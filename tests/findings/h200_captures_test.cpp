@@ -136,6 +136,11 @@ TEST_CASE(
   CHECK(st.steps[0].queued_ns > 100000000);
   CHECK(st.steps[1].queued_ns == 0);
   CHECK(st.steps[0].own_dur() < 1.2 * st.stats.median_ns);
+  // The statistics are of own times (spread 8.7%; 76% with the backlog counted), and the window
+  // the rules divide by is still the steps' whole span.
+  CHECK(st.spread_pct < 15.0);
+  CHECK(st.stats.max_ns < st.steps[0].dur());
+  CHECK(st.stats.total_ns == st.steps.back().end - st.steps.front().begin);
   CHECK_FALSE(fired(r, "steps.warmup_in_window"));
   CHECK_FALSE(fired(r, "steps.unstable"));
   CHECK_FALSE(fired(r, "kernels.launch_bound"));

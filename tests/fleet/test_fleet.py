@@ -112,7 +112,9 @@ class _SameAsInProcess:
     def test_findings(self):
         def key(f):
             ev = f["evidence"]
-            return (f["id"], f["severity"], f["title"], ev.get("rank"), ev.get("late_start_flags"), ev.get("steps_flagged"))
+            return (f["id"], f["severity"], f["title"], ev.get("rank"), ev.get("late_start_flags"),
+                    ev.get("steps_flagged"), ev.get("likely_cause"),
+                    f["fix"] if f["id"] == "ranks.straggler" else None)
         a = [key(f) for f in self.mr["findings"]]
         b = [key(f) for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
         self.assertTrue(a, "the set has multi-rank findings to compare")
@@ -129,6 +131,9 @@ class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
     def test_straggler(self):
         ids = [(f["id"], f["evidence"].get("rank")) for f in self.fleet["findings"]]
         self.assertIn(("ranks.straggler", 2), ids)
+        # rank 2 burns 20 ms of CPU a step in record_function("slow_rank_extra_work")
+        cause = [f["evidence"]["likely_cause"] for f in self.fleet["findings"] if f["id"] == "ranks.straggler"]
+        self.assertTrue(cause[0].startswith("host range slow_rank_extra_work: 60."), cause)
         self.assertEqual([c["name"] for c in self.fleet["collectives"]["by_name"]], ["gloo:all_reduce"])
 
 
