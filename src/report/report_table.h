@@ -251,6 +251,12 @@ struct Column {
 // under a few MB while every total above the rows still counts everything.
 constexpr size_t kMaxTableRows = 1000;
 
+// Tables of steps (and inferred iterations) list the first kMaxTableRows in JSON, in time order,
+// with `omitted_rows` and `omitted_total_us` after them, and the first kMaxStepRowsShown in text
+// and Markdown: a capture of 200 k steps gave a 121 MB JSON report and a 12 MB text one. The
+// statistics above the rows, and the step findings, cover every step.
+constexpr size_t kMaxStepRowsShown = 100;
+
 struct Table {
   const char* key = "rows";  // JSON key of the array of row objects; nullptr: not in JSON
   std::vector<Column> columns;

@@ -159,6 +159,25 @@ export function badInputTests() {
       await page.close();
     },
 
+    async 'a capture of 200 000 steps opens with bounded tables: the first 1000 steps listed, the statistics over all'({ ctx, origin, tmp }) {
+      // A capture far too long (a micro-benchmark with prof.step() every iteration): the report
+      // was 121 MB of JSON before the step tables were capped (report_table.h).
+      const file = join(tmp, 'many_steps.json');
+      const ev = [];
+      for (let i = 0; i < 200000; i++) ev.push({ ph: 'X', name: `ProfilerStep#${i}`, ts: i * 10, dur: 9, pid: 1, tid: 1 });
+      writeFileSync(file, JSON.stringify({ traceEvents: ev }));
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', 'the 200 000-step trace did not load');
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      check(report.steps.count === 200000, `steps.count ${report.steps.count}, not 200000`);
+      check(report.steps.rows.length === 1000 && report.steps.omitted_rows === 199000, `steps rows ${report.steps.rows.length}, omitted ${report.steps.omitted_rows}`);
+      const text = await page.textContent('#steps');
+      check(text.includes('The report lists the first 1,000 of 200,000 steps'), 'the steps panel does not say that only the first steps are listed');
+      check((await page.locator('#steps tbody tr').count()) <= 1000, 'more than 1000 step rows in the DOM');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'a cancelled or replaced load leaves no worker running'({ ctx, origin, tmp }) {
       const { page, log } = await openPage(ctx, origin, '/?split=on'); // large files get a helper
       const good = goodTrace(tmp);

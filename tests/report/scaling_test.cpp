@@ -112,6 +112,31 @@ std::string distinct_names(size_t n) {
   return wrap(ev);
 }
 
+// N/2 launches and N/2 kernels that all carry one correlation id (two sessions' ids collide,
+// or a writer that numbers nothing): each op's launcher is found by binary search, not by a walk
+// over every call of the id (13 s for 200 k events).
+std::string one_correlation_id(size_t n) {
+  std::string ev;
+  for (size_t i = 0; i < n / 2; ++i) {
+    const long long at = 10 * static_cast<long long>(i);
+    add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", 1, 1, at, 5, "\"correlation\":7"));
+    add(&ev,
+        x_event("kernel", "k", 0, 7, at + 3, 5, "\"correlation\":7,\"stream\":7,\"device\":0"));
+  }
+  return wrap(ev);
+}
+
+// N ProfilerStep markers, one op each: a capture far too long.
+std::string many_steps(size_t n) {
+  std::string ev;
+  for (size_t i = 0; i < n / 2; ++i) {
+    const long long at = 10 * static_cast<long long>(i);
+    add(&ev, x_event("user_annotation", "ProfilerStep#" + std::to_string(i), 1, 1, at, 9));
+    add(&ev, x_event("cpu_op", "aten::add", 1, 1, at + 1, 5));
+  }
+  return wrap(ev);
+}
+
 using ks_test::ScalingRun;
 
 ScalingRun run_once(const std::string& json) {
@@ -156,6 +181,21 @@ TEST_CASE("distinct names scale linearly and the reports stay bounded", "[scalin
   const auto runs = check_scaling(distinct_names, 50000);
   // Tables list the top rows and say how many more there are: four times the names must not
   // grow the reports (10^6 names gave a 365 MB JSON report).
+  INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
+  CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
+  CHECK(runs.second.json_bytes < 2000000);
+  CHECK(runs.second.text_bytes < runs.first.text_bytes * 11 / 10);
+  CHECK(runs.second.md_bytes < runs.first.md_bytes * 11 / 10);
+}
+
+TEST_CASE("one correlation id on every launch scales linearly", "[scaling]") {
+  check_scaling(one_correlation_id, 100000);
+}
+
+TEST_CASE("many steps scale linearly and the reports stay bounded", "[scaling]") {
+  const auto runs = check_scaling(many_steps, 100000);
+  // The step tables list the first 1000 steps in JSON and 100 in text (report_table.h): 200 k
+  // steps gave a 121 MB JSON report and a 12 MB text one.
   INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
   CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
   CHECK(runs.second.json_bytes < 2000000);

@@ -3,7 +3,7 @@
 // collective wait (rank x step, aligned on the step number), the collectives matched across
 // ranks, and a picker that opens any rank's own report. Strings from the traces are text nodes.
 import { h, note, section } from '../views/dom.js';
-import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs } from '../views/format.js';
+import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs, isNum } from '../views/format.js';
 import { rollupSection, stragglerRank } from './rollup.js';
 import { dataTable } from '../views/table.js';
 import { toCsv } from '../share/csv.js';
@@ -174,7 +174,9 @@ function collectivesSection(multi) {
     byName.length ? h('h3', { className: 'sub' }, 'By name') : null,
     byName.length ? dataTable({ columns: nameColumns, rows: byName, sortKey: 'transfer_us', sortDesc: true, label: 'Collectives by name', limit: 1000 }) : null,
     h('h3', { className: 'sub' }, 'By order of issue'),
-    c.rows.length > COLLECTIVE_ROWS ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(c.rows.length)} are shown (all are in the JSON).`) : null,
+    c.rows.length > COLLECTIVE_ROWS
+      ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(isNum(c.matched) ? c.matched : c.rows.length)} are shown (${isNum(c.omitted_rows) && c.omitted_rows > 0 ? `the JSON lists the first ${fmtInt(c.rows.length)}` : 'all are in the JSON'}).`)
+      : null,
     dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS }),
   );
 }

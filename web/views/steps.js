@@ -68,7 +68,7 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
   // A GPU-bound loop runs ahead of the GPU: the first step inherits the warm-up steps' backlog.
   const queued = s.first_step_queued_us;
@@ -89,11 +89,16 @@ export function stepsView(s) {
     },
     ...extraColumns(rows, KNOWN, fmtByKey),
   ];
+  // A long capture: the report lists the first steps only (report_table.h), the statistics cover all.
+  const omitted = isNum(s.omitted_rows) && s.omitted_rows > 0
+    ? note(`The report lists the first ${fmtInt(rows.length)} of ${fmtInt(rows.length + s.omitted_rows)} steps; the statistics above cover every step.`)
+    : null;
   return section(
     'steps',
     'Steps',
     statList(stats),
     backlog,
+    omitted,
     bars(rows, s.median_us),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
   );

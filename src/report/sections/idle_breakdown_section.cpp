@@ -51,7 +51,16 @@ ReportSection idle_breakdown_section(const IdleBreakdown& b, bool has_gpu_ops) {
     tb.columns[gaps + 7 * c].text("", Show::kPlain).prefix("(").suffix(")");
   tb.shown = {0, 3, 4, 5, gaps, 6, gaps + 7, 7, gaps + 14};
   tb.text_header = false;
+  // A trace may hold thousands of streams (a generator, a stream per request): the terminal and
+  // Markdown list the first 32, the JSON the first kMaxTableRows; the totals above count all.
+  tb.text_rows = tb.md_rows = 32;
+  tb.text_more_note = true;
   for (const StreamIdle& st : b.streams) {
+    if (tb.rows.size() == kMaxTableRows) {
+      ++tb.omitted_rows;
+      tb.omitted_ns += st.idle_total_ns();
+      continue;
+    }
     std::vector<Cell>& row = tb.row();
     row = {Cell::str(s.own(stream_label(st.device, st.stream))), Cell::optional(st.device),
            Cell::optional(st.stream), Cell::count(st.ops), Cell::ns(st.idle_total_ns())};

@@ -78,11 +78,16 @@ void add_inferred_iterations(ReportSection* s, const Trace& t, const IterationsR
     const int64_t t0 = t.facts.start_ns;
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];
+      if (i >= kMaxTableRows) {
+        ++tb.omitted_rows;
+        tb.omitted_ns += x.dur();
+        continue;
+      }
       tb.row() = {Cell::count(i),    Cell::ns(x.begin - t0),      Cell::ns(x.end - t0),
                   Cell::ns(x.dur()), Cell::ns(x.host_begin - t0), Cell::ns(x.host_end - t0)};
     }
     // A long capture repeats thousands of times: the sentence's statistics say it in a terminal,
-    // the JSON (and the page) keep every row.
+    // the JSON (and the page) keep the first kMaxTableRows rows.
     constexpr size_t kMaxShownIterations = 20;
     if (it.iterations.size() > kMaxShownIterations) tb.json_only();
   }
@@ -139,8 +144,15 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
       Column("host_start_us"),
       Column("host_end_us"),
       Column("gpu_idle_pct").text("GPU idle", Show::kPct, 10).md("GPU idle", Show::kPct)};
+  tb.text_rows = tb.md_rows = kMaxStepRowsShown;
+  tb.text_more_note = true;
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const Step& st = r.steps[i];
+    if (i >= kMaxTableRows) {  // report_table.h: the statistics above cover every step
+      ++tb.omitted_rows;
+      tb.omitted_ns += st.dur();
+      continue;
+    }
     tb.row() = {
         Cell::str(t.str(t.slices.name[st.slice])),
         Cell::integer(st.number),
