@@ -26,9 +26,7 @@ How to run (a few seconds on 2 cores, most of it importing torch)
 
 import argparse
 import contextlib
-import gzip
 import os
-import shutil
 import socket
 import sys
 import time
@@ -37,6 +35,8 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 from torch.utils.data import DataLoader, Dataset
+
+from trace_files import trace_saver
 
 WAIT, WARMUP, ACTIVE = 1, 2, 3
 
@@ -113,27 +113,6 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def make_handler(out_dir, stem, use_gzip, written):
-    """on_trace_ready: export JSON, then gzip it ourselves.
-
-    torch 1.13's tensorboard_trace_handler(use_gzip=True) names the file .gz but the
-    legacy (non-Kineto) exporter writes plain text into it, so compress explicitly.
-    """
-
-    def handler(prof):
-        os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, "%s.%d.pt.trace.json" % (stem, int(time.time() * 1000)))
-        prof.export_chrome_trace(path)
-        if use_gzip:
-            with open(path, "rb") as src, gzip.open(path + ".gz", "wb", compresslevel=9) as dst:
-                shutil.copyfileobj(src, dst)
-            os.remove(path)
-            path += ".gz"
-        written.append(path)
-
-    return handler
-
-
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     steps = args.steps or (4 if args.no_schedule else WAIT + WARMUP + ACTIVE)
@@ -151,8 +130,7 @@ def main(argv=None):
                         num_workers=args.dataloader_workers)
 
     stem = args.name or "%s_%d" % (socket.gethostname(), os.getpid())
-    written = []
-    handler = make_handler(args.out, stem, not args.no_gzip, written)
+    handler, written = trace_saver(args.out, stem, compress=not args.no_gzip)
     prof_kwargs = dict(activities=[ProfilerActivity.CPU], on_trace_ready=handler,
                        record_shapes=args.record_shapes, with_stack=args.with_stack,
                        profile_memory=args.profile_memory)

@@ -32,9 +32,7 @@ How to run (needs a CUDA GPU; refuses otherwise; about 20 s including CUDA start
 
 import argparse
 import contextlib
-import gzip
 import os
-import shutil
 import socket
 import sys
 import time
@@ -43,6 +41,8 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 from torch.utils.data import DataLoader, Dataset
+
+from trace_files import trace_saver
 
 WAIT, WARMUP, ACTIVE = 1, 2, 3
 
@@ -165,18 +165,7 @@ def main(argv=None):
                         num_workers=args.dataloader_workers, pin_memory=not args.pageable)
 
     stem = args.name or "%s_%d" % (socket.gethostname(), os.getpid())
-    written = []
-
-    def save(prof):
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "%s.%d.pt.trace.json" % (stem, int(time.time() * 1000)))
-        prof.export_chrome_trace(path)
-        if not args.no_gzip:
-            with open(path, "rb") as src, gzip.open(path + ".gz", "wb", compresslevel=9) as dst:
-                shutil.copyfileobj(src, dst)
-            os.remove(path)
-            path += ".gz"
-        written.append(path)
+    save, written = trace_saver(args.out, stem, compress=not args.no_gzip)
 
     kwargs = dict(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], on_trace_ready=save,
                   record_shapes=args.record_shapes, with_stack=args.with_stack,

@@ -33,9 +33,7 @@ How to run (needs a CUDA GPU; refuses otherwise)
 
 import argparse
 import contextlib
-import gzip
 import os
-import shutil
 import sys
 import time
 
@@ -47,6 +45,9 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function, schedule  # noqa: E402
+
+from gpu_nvtx import Classifier  # noqa: E402  (the same transformer classifier)
+from trace_files import trace_saver  # noqa: E402
 
 WAIT, WARMUP, ACTIVE = 1, 2, 3
 SHAPES = ("decode", "convnet", "prefetch", "nocache", "foreach_off", "lockstep", "nosteps",
@@ -119,18 +120,6 @@ def convnet(classes=100):
     return nn.Sequential(conv_bn(3, 64, 1), Residual(64), conv_bn(64, 128, 2), Residual(128),
                          conv_bn(128, 256, 2), Residual(256), nn.AdaptiveAvgPool2d(1),
                          nn.Flatten(), nn.Linear(256, classes))
-
-
-class Classifier(nn.Module):
-    def __init__(self, d_model, heads, layers, classes):
-        super().__init__()
-        layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.1,
-                                           batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, layers)
-        self.head = nn.Linear(d_model, classes)
-
-    def forward(self, x):
-        return self.head(self.encoder(x).mean(dim=1))
 
 
 class ManyParams(nn.Module):
@@ -276,18 +265,7 @@ def main(argv=None):
     step = make_step(args, dev)
 
     stem = args.name or args.shape
-    written = []
-
-    def save(prof):
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "%s.%d.pt.trace.json" % (stem, int(time.time() * 1000)))
-        prof.export_chrome_trace(path)
-        if not args.no_gzip:
-            with open(path, "rb") as src, gzip.open(path + ".gz", "wb", compresslevel=9) as dst:
-                shutil.copyfileobj(src, dst)
-            os.remove(path)
-            path += ".gz"
-        written.append(path)
+    save, written = trace_saver(args.out, stem, compress=not args.no_gzip)
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
     kwargs = dict(activities=activities, on_trace_ready=save, record_shapes=args.record_shapes)

@@ -159,6 +159,15 @@ std::pair<ScalingRun, ScalingRun> check_scaling(const Gen& gen, size_t n) {
   return ks_test::check_scaling(gen, n, run_once);
 }
 
+// Four times the input must not grow the reports (by 10% at most), and the JSON stays small.
+void check_bounded_reports(const std::pair<ScalingRun, ScalingRun>& runs) {
+  INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
+  CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
+  CHECK(runs.second.json_bytes < 2000000);
+  CHECK(runs.second.text_bytes < runs.first.text_bytes * 11 / 10);
+  CHECK(runs.second.md_bytes < runs.first.md_bytes * 11 / 10);
+}
+
 }  // namespace
 
 TEST_CASE("N identical kernels nested on one stream scale linearly", "[scaling]") {
@@ -178,14 +187,9 @@ TEST_CASE("every event at one timestamp scales linearly", "[scaling]") {
 }
 
 TEST_CASE("distinct names scale linearly and the reports stay bounded", "[scaling]") {
-  const auto runs = check_scaling(distinct_names, 50000);
   // Tables list the top rows and say how many more there are: four times the names must not
   // grow the reports (10^6 names gave a 365 MB JSON report).
-  INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
-  CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
-  CHECK(runs.second.json_bytes < 2000000);
-  CHECK(runs.second.text_bytes < runs.first.text_bytes * 11 / 10);
-  CHECK(runs.second.md_bytes < runs.first.md_bytes * 11 / 10);
+  check_bounded_reports(check_scaling(distinct_names, 50000));
 }
 
 TEST_CASE("one correlation id on every launch scales linearly", "[scaling]") {
@@ -193,12 +197,7 @@ TEST_CASE("one correlation id on every launch scales linearly", "[scaling]") {
 }
 
 TEST_CASE("many steps scale linearly and the reports stay bounded", "[scaling]") {
-  const auto runs = check_scaling(many_steps, 100000);
   // The step tables list the first 1000 steps in JSON and 100 in text (report_table.h): 200 k
   // steps gave a 121 MB JSON report and a 12 MB text one.
-  INFO("JSON " << runs.first.json_bytes << " -> " << runs.second.json_bytes << " bytes");
-  CHECK(runs.second.json_bytes < runs.first.json_bytes * 11 / 10);
-  CHECK(runs.second.json_bytes < 2000000);
-  CHECK(runs.second.text_bytes < runs.first.text_bytes * 11 / 10);
-  CHECK(runs.second.md_bytes < runs.first.md_bytes * 11 / 10);
+  check_bounded_reports(check_scaling(many_steps, 100000));
 }
