@@ -1,4 +1,5 @@
 #include "analysis/kernel_class.h"
+#include "util/text_match.h"
 
 #include <cctype>
 #include <string>
@@ -6,13 +7,6 @@
 namespace ks {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-bool contains(std::string_view s, std::string_view p) {
-  return s.find(p) != std::string_view::npos;
-}
 
 // Case-insensitive contains, for the finer classes (kernel names mix cases freely).
 bool icontains(std::string_view s, std::string_view lower_pattern) {

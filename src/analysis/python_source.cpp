@@ -1,12 +1,9 @@
 #include "analysis/python_source.h"
+#include "util/text_match.h"
 
 namespace ks {
 
 namespace {
-
-bool contains(std::string_view s, std::string_view p) {
-  return s.find(p) != std::string_view::npos;
-}
 
 bool is_library_path(std::string_view path) {
   return contains(path, "site-packages") || contains(path, "dist-packages") ||

@@ -6,6 +6,7 @@
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -30,15 +31,6 @@ const char* step_role_name(StepRole r) {
   }
   return "other";
 }
-
-namespace {
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-}  // namespace
 
 namespace {
 

@@ -1,15 +1,9 @@
 #include "analysis/sync_names.h"
+#include "util/text_match.h"
 
 namespace ks {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 
 // The API prefixes, longest first so that "cuda" is not read as "cu" + "da...".
 constexpr std::string_view kPrefixes[] = {"cuda", "hip", "cu"};

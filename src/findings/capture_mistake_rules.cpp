@@ -6,14 +6,11 @@
 
 #include "analysis/name_cache.h"
 #include "findings/rules.h"
+#include "util/text_match.h"
 
 namespace ks {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
 
 // One-time work a steady-state step should not contain, by group.
 const char* const kWarmupGroups[] = {"allocator (cudaMalloc/cudaFree)", "module loading / JIT",

@@ -3,14 +3,11 @@
 #include <string_view>
 
 #include "analysis/name_cache.h"
+#include "util/text_match.h"
 
 namespace ks {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
 
 bool inductor_kernel(std::string_view n) {
   return starts_with(n, "triton_poi") || starts_with(n, "triton_red") ||

@@ -21,6 +21,7 @@
 #include "analysis/name_cache.h"
 #include "findings/rules.h"
 #include "util/safe_text.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -28,10 +29,6 @@ namespace {
 
 bool is_nsys(const Trace& t) {
   return t.facts.format == TraceFormat::kNsysSqlite;
-}
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
 }
 
 // The capture's span: first to last timed event.

@@ -9,16 +9,11 @@
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
+#include "util/text_match.h"
 
 namespace ks {
 
-namespace {
-
-bool contains(std::string_view s, std::string_view p) {
-  return s.find(p) != std::string_view::npos;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
