@@ -563,6 +563,8 @@ class Reducer:
             vals = {k: [None] * len(numbers) for k in ("step_time", "collective_wait", "compute", "dataloader")}
             for k, s in enumerate(r.steps):
                 j = col[s[0]]
+                if vals["step_time"][j] is not None:
+                    continue  # a number the rank has twice: its first step's (multi_rank_report.cpp)
                 vals["step_time"][j] = round((s[2] - s[1]) / 1e3)
                 vals["collective_wait"][j] = round(row["_ns"]["step_wait_ns"][k] / 1e3)
                 vals["compute"][j] = round(s[4] / 1e3)

@@ -54,5 +54,5 @@ ks_test::ScalingRun combine(const std::string& n_text) {
 }  // namespace
 
 TEST_CASE("many ranks' long captures combine in linear time", "[scaling]") {
-  ks_test::check_scaling(size_only, 40000, combine);
+  ks_test::check_scaling(size_only, 20000, combine);
 }

@@ -298,6 +298,8 @@ export function rankTests(t) {
       check(f && /^Rank 2 is the straggler/.test(f.title), `straggler: ${f && f.title}`);
       const glance = (await page.textContent('.ranks-head .glance')) || '';
       check(/rank 2/.test(glance), `the job at a glance does not name rank 2: ${glance}`);
+      // and why: rank 2 alone burns 20 ms a step in record_function("slow_rank_extra_work")
+      check(/likely host range slow_rank_extra_work/.test(glance), `the job at a glance does not say why rank 2 is slow: ${glance}`);
       await shot(page, 'ranks-h200-gloo');
       noErrors(log);
       await page.close();

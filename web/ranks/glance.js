@@ -35,7 +35,10 @@ function straggler(multi) {
   const value = isNum(e.its_communication_us) && isNum(e.others_median_us)
     ? `rank ${e.rank}: collectives ${fmtUs(e.its_communication_us)}, others ${fmtUs(e.others_median_us)}`
     : `rank ${e.rank}`;
-  return glanceItem('Straggler (shortest communication)', '#findings', value, f.title);
+  // What makes it slow, when the ranks show it (the finding's likely_cause): the first thing a
+  // user looks for after the rank.
+  const cause = typeof e.likely_cause === 'string' && e.likely_cause && !e.likely_cause.startsWith('unknown') ? `; likely ${e.likely_cause}` : '';
+  return glanceItem('Straggler (shortest communication)', '#findings', `${value}${cause}`, f.title);
 }
 
 function waiting(ranks) {
