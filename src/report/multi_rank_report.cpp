@@ -270,11 +270,7 @@ ReportSection collectives_section(const MultiRankResult& r) {
   // A long capture of many ranks matches tens of thousands of collectives: the JSON lists the
   // first kMaxTableRows (report_table.h), `matched` and the groups below count all.
   for (const CollectiveRow& c : r.collectives) {
-    if (rows.rows.size() == kMaxTableRows) {
-      ++rows.omitted_rows;
-      rows.omitted_ns += c.transfer_ns;
-      continue;
-    }
+    if (!rows.room_for_row(c.transfer_ns)) continue;
     rows.row() = {
         Cell::count(c.index),         Cell::str(c.channel),        Cell::count(c.sequence),
         Cell::str(c.name_text),       Cell::ns(c.transfer_ns),     Cell::micros_list(&c.dur_ns),

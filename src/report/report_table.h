@@ -286,6 +286,14 @@ struct Table {
   void json_only() {
     for (Column& c : columns) c.text_show = c.md_show = Show::kNone;
   }
+  // Whether one more row fits (the first kMaxTableRows); past that, counts it and its time
+  // `ns` as omitted. For builders that add one row per item in their own loop.
+  bool room_for_row(int64_t ns) {
+    if (rows.size() < kMaxTableRows) return true;
+    ++omitted_rows;
+    omitted_ns += ns;
+    return false;
+  }
   // Takes the first kMaxTableRows of `all` through `add(row)`, and counts the rest, whose
   // time `ns_of(row)` gives, as omitted.
   template <class Rows, class Add, class NsOf>

@@ -56,11 +56,7 @@ ReportSection idle_breakdown_section(const IdleBreakdown& b, bool has_gpu_ops) {
   tb.text_rows = tb.md_rows = 32;
   tb.text_more_note = true;
   for (const StreamIdle& st : b.streams) {
-    if (tb.rows.size() == kMaxTableRows) {
-      ++tb.omitted_rows;
-      tb.omitted_ns += st.idle_total_ns();
-      continue;
-    }
+    if (!tb.room_for_row(st.idle_total_ns())) continue;
     std::vector<Cell>& row = tb.row();
     row = {Cell::str(s.own(stream_label(st.device, st.stream))), Cell::optional(st.device),
            Cell::optional(st.stream), Cell::count(st.ops), Cell::ns(st.idle_total_ns())};

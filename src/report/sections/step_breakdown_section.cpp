@@ -34,11 +34,7 @@ ReportSection step_breakdown_section(const Trace& t, const StepBreakdown& b, boo
   for (int k = 0; k < kStepRoles; ++k)
     rows.columns.push_back(Column(s.own(std::string(role(k)) + "_us").data()));
   for (const StepParts& p : b.steps) {
-    if (rows.rows.size() == kMaxTableRows) {  // report_table.h: the totals above cover all
-      ++rows.omitted_rows;
-      rows.omitted_ns += p.end_ns - p.begin_ns;
-      continue;
-    }
+    if (!rows.room_for_row(p.end_ns - p.begin_ns)) continue;  // the totals above cover all
     rows.row() = {Cell::optional(p.step_number), Cell::ns(p.begin_ns - t.facts.start_ns),
                   Cell::ns(p.end_ns - p.begin_ns)};
     for (int k = 0; k < kStepRoles; ++k) rows.rows.back().push_back(Cell::ns(p.ns[k]));

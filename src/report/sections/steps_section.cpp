@@ -78,11 +78,7 @@ void add_inferred_iterations(ReportSection* s, const Trace& t, const IterationsR
     const int64_t t0 = t.facts.start_ns;
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];
-      if (i >= kMaxTableRows) {
-        ++tb.omitted_rows;
-        tb.omitted_ns += x.dur();
-        continue;
-      }
+      if (!tb.room_for_row(x.dur())) continue;
       tb.row() = {Cell::count(i),    Cell::ns(x.begin - t0),      Cell::ns(x.end - t0),
                   Cell::ns(x.dur()), Cell::ns(x.host_begin - t0), Cell::ns(x.host_end - t0)};
     }
@@ -148,11 +144,7 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   tb.text_more_note = true;
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const Step& st = r.steps[i];
-    if (i >= kMaxTableRows) {  // report_table.h: the statistics above cover every step
-      ++tb.omitted_rows;
-      tb.omitted_ns += st.dur();
-      continue;
-    }
+    if (!tb.room_for_row(st.dur())) continue;  // the statistics above cover every step
     tb.row() = {
         Cell::str(t.str(t.slices.name[st.slice])),
         Cell::integer(st.number),
