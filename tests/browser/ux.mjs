@@ -127,6 +127,16 @@ async function saved(page, selector) {
 }
 
 const tl = (page, body, arg) => page.evaluate(body, arg);
+// A click, then `done` (a page function) within 10 s; else one more click and 20 s. Firefox in CI once
+// lost a click on a step's "show" (the tab never switched; not reproduced in 9 runs here, loaded or not): a second
+// miss still fails, and a first one is logged.
+async function clickUntil(page, locator, done) {
+  await locator.click();
+  if (await page.waitForFunction(done, null, { timeout: 10_000 }).then(() => true, () => false)) return;
+  console.log('      (the click had no effect within 10 s: clicking again)');
+  await locator.click();
+  await page.waitForFunction(done, null, { timeout: 20_000 });
+}
 async function openTimeline(page) {
   await page.click('#tabs button[data-tab="timeline"]');
   await tl(page, () => window.kinetoscope.timeline.settled());
@@ -484,8 +494,7 @@ function tests(tmp) {
       check(!dt.some((t) => /\b(us|pct)\b/.test(t)), `raw unit words in evidence labels: ${dt.filter((t) => /\b(us|pct)\b/.test(t))}`);
       check((await page.locator('#steps tbody .tl-show').count()) === 3, 'the step rows have no "show"');
       check((await page.locator('#cpu-ops tbody .tl-show').count()) >= 2, 'the CPU-op rows have no "show"');
-      await page.locator('#steps tbody tr').nth(1).locator('.tl-show').click();
-      await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+      await clickUntil(page, page.locator('#steps tbody tr').nth(1).locator('.tl-show'), () => document.body.dataset.tab === 'timeline');
       await tl(page, () => window.kinetoscope.timeline.settled());
       const s = await tl(page, () => window.kinetoscope.timeline.state());
       const step = await page.evaluate(() => window.kinetoscope.report().steps.rows[1]);
