@@ -80,6 +80,9 @@ const DiagInfo kInfos[] = {
     {"lone_surrogate", S::kWarning,
      "Escapes of half a UTF-16 surrogate pair (\\ud800) were read as U+FFFD; the events were "
      "kept."},
+    {"stray_time", S::kWarning,
+     "Events far in time from all the others (a corrupt timestamp) were left out of the "
+     "analysis and the timeline."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

@@ -52,6 +52,7 @@ enum class Diag {
   kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
   kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
   kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
+  kStrayTime,            // events far in time from all the others: left out (model/stray_times.h)
   kCount
 };
 

@@ -104,6 +104,7 @@ class TraceBuilder {
                         SliceKind kind, const SliceArgs& args, EventSource src);
   void apply_base_time();
   void close_open_slices();
+  void leave_out_stray_times();
   void sort_slices();
   void compute_depth_and_parent();
   void classify_tracks();
@@ -119,7 +120,8 @@ class TraceBuilder {
   bool any_time_ = false;
   int64_t last_ts_ = 0;
   bool out_of_order_ = false;
-  PartState part_;  // kept up to date for part_state()
+  PartState part_;              // kept up to date for part_state()
+  std::vector<uint8_t> stray_;  // per slice, 1: left out by sort_slices (empty: none)
 };
 
 }  // namespace ks

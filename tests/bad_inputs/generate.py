@@ -92,6 +92,12 @@ def small_files():
         ev("X", "op", 1, dur=1)])
     files["timestamps_out_of_order.json"] = trace([
         ev("X", "third", 30, dur=1), ev("X", "first", 10, dur=1), ev("X", "second", 20, dur=1)])
+    # A kernel 35 days after the rest (a corrupt CUPTI time): left out, not a 35-day trace.
+    files["stray_timestamp.json"] = trace([
+        ev("X", "ProfilerStep#1", 0, dur=100, cat="user_annotation"),
+        *[ev("X", f"kernel_{i}", 5 + i * 10, dur=4, cat="kernel", pid=0, tid=7, args={"stream": 7, "device": 0})
+          for i in range(9)],
+        ev("X", "kernel_late", 35 * 86400 * 10**6, dur=4, cat="kernel", pid=0, tid=7, args={"stream": 7, "device": 0})])
     files["truncated_mid_event.json"] = trace([ev("X", "kept", 1, dur=2), ev("X", "cut", 5, dur=2)])[:-30]
     files["stray_brace.json"] = b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1}}'
     files["malformed_event.json"] = (

@@ -178,6 +178,30 @@ export function badInputTests() {
       await page.close();
     },
 
+    async 'a kernel 35 days after the rest is left out and said on the first screen, in a split read too'({ ctx, origin, tmp }) {
+      // A corrupt CUPTI time made a 35-day trace: "GPU idle 100%" about nothing (model/stray_times.h).
+      // 36 MB, so the page reads its second half in a helper (split.js) and merges the parts.
+      const file = join(tmp, 'stray_kernel.json');
+      const ev = [];
+      for (let i = 0; i < 180000; i++) {
+        ev.push({ ph: 'X', cat: 'cpu_op', name: 'aten::mm', ts: 1000 + i * 10, dur: 5, pid: 1, tid: 1 });
+        ev.push({ ph: 'X', cat: 'kernel', name: 'gemm', ts: 1003 + i * 10, dur: 4, pid: 0, tid: 7, args: { stream: 7, device: 0 } });
+      }
+      ev.push({ ph: 'X', cat: 'kernel', name: 'gemm', ts: 35 * 86400e6, dur: 4, pid: 0, tid: 7, args: { stream: 7, device: 0 } });
+      writeFileSync(file, JSON.stringify({ traceEvents: ev }));
+      const { page, log } = await openPage(ctx, origin, '/?split=on');
+      check((await loadFile(page, file)) === 'ready', 'the trace did not load');
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      check(report.trace.span_us < 2e6, `the trace spans ${report.trace.span_us} us`);
+      const d = report.diagnostics.find((x) => x.code === 'stray_time');
+      check(d && d.count === 1 && d.message.includes('35 days after them'), `the diagnostic: ${JSON.stringify(d)}`);
+      check(report.kernels.count === 180000, `${report.kernels.count} kernels, not 180000`);
+      const problems = await page.textContent('.report-head .read-problems');
+      check(problems.includes('stray_time'), `the read problems: ${problems}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'a cancelled or replaced load leaves no worker running'({ ctx, origin, tmp }) {
       const { page, log } = await openPage(ctx, origin, '/?split=on'); // large files get a helper
       const good = goodTrace(tmp);

@@ -532,6 +532,21 @@ def rw_bare_array(doc):
     return {"traceEvents": doc["traceEvents"], "_bare": True}, None, 1
 
 
+def rw_stray_times(doc):
+    """A copy of a kernel and of a CPU slice 35 days after the capture (a corrupt timestamp, as
+    CUPTI sometimes writes one): both are left out (diagnostic stray_time), the report is as it was."""
+    slices = [e for e in doc["traceEvents"] if e.get("ph") == "X" and "ts" in e and "dur" in e]
+    kernels = [e for e in slices if e.get("cat") in ("kernel", "Kernel")]
+    if not kernels:
+        return None
+    far = decimal.Decimal(35 * 86400 * 10**6)
+    for e in (kernels[len(kernels) // 2], slices[0]):
+        copy = dict(e)
+        copy["ts"] = dec(e["ts"]) + far
+        doc["traceEvents"].append(copy)
+    return doc, None, 1
+
+
 def rw_gzip_members(doc):
     return doc, None, 3
 
@@ -570,6 +585,7 @@ REWRITES = [
     # The advice to record distributedInfo is about that header, so it may come and go.
     ("distributedInfo toggled", rw_toggle_distributed, {"capture.no_distributed_info"}),
     ("gzip of 3 members", rw_gzip_members),
+    ("a kernel and a CPU slice 35 days late", rw_stray_times),
     ("bare array of events", rw_bare_array, {"capture.no_distributed_info"}),
     ("'External id' / 'external id'", rw_external_id_case),
     ("strings with \\u and \\/ escapes", rw_ascii),

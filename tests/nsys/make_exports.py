@@ -44,6 +44,7 @@ Files (deterministic: same bytes every run):
                              'aten::linear, seq = N' around 'aten::addmm, seq = N, op_id = M,
                              sizes = [...]'), nested ranges, train_step with an int64
                              payload, a start/end range ending on another thread
+  stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables
   view_named_kernel.sqlite   an export whose CUPTI_ACTIVITY_KIND_KERNEL is a VIEW over another
@@ -433,6 +434,17 @@ def lost_events(steps=3):
     e.kernel(corr, 'ampere_sgemm_128x64_tn', t + 20_000, 500_000)
     corr = e.api(4242, 'cudaDeviceSynchronize_v3020', t + 8_000, 520_000)
     e.sync(corr, EVENT_SYNC, t + 8_000, 515_000, stream=0xFFFFFFFF)
+    return e
+
+
+def stray_times(steps=3):
+    """training() with one kernel whose start is garbage (2^62 ns, about 146 years after the
+    session; a CUPTI record written half-way): left out with its flow (stray_time), so the capture
+    does not span 146 years."""
+    e = training(steps=steps)
+    t = max(r[1] for r in e.rows['CUPTI_ACTIVITY_KIND_KERNEL']) + 10_000
+    corr = e.api(4242, 'cudaLaunchKernel_v7000', t, 6_000)
+    e.kernel(corr, 'ampere_sgemm_128x64_tn', 2**62, 500_000)
     return e
 
 
@@ -986,6 +998,7 @@ def main():
     training().save(p('no_nvtx.sqlite'), skip_tables=('NVTX_EVENTS',))
     process_start().save(p('process_start.sqlite'))
     lost_events().save(p('lost_events.sqlite'))
+    stray_times().save(p('stray_times.sqlite'))
     memory_usage().save(p('memory_usage.sqlite'))
     event_waits().save(p('event_waits.sqlite'))
     data_stall().save(p('data_stall.sqlite'))
