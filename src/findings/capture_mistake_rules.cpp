@@ -110,7 +110,11 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
     ++g.calls;
     g.ns += s.dur[i];
   }
-  const int64_t window = analysis_window_ns(t, a);
+  // Counted within the steps when there are steps, else over the whole capture (from process
+  // start, say): the share is of that same time. Over the GPU span it read "1220.2% of the GPU
+  // span" for a capture whose allocator storm came before the first kernel.
+  const int64_t window = steps.empty() ? t.span_ns() : analysis_window_ns(t, a);
+  const char* window_name = steps.empty() ? "the capture" : analysis_window_name(a);
   // Three steps or more, allocator calls in all but at most a quarter of them: churn, said on
   // its own and left out of the warm-up finding.
   size_t steps_with_alloc = 0;
@@ -141,7 +145,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
   f.title = strf("One-time work inside the %s: %s (%s, %.1f%% of %s)",
                  steps.empty() ? "capture" : "steps", what.c_str(), format_duration(total).c_str(),
-                 pct, analysis_window_name(a));
+                 pct, window_name);
   f.meaning =
       "Memory allocation from the device, module loading/JIT compilation and autotuning "
       "normally happen in the first iterations only; seen here, the capture includes "
