@@ -15,7 +15,9 @@ namespace ks {
 // kStrayBodyMultiple times that bulk's own span; and few (at most kStrayShare of all the times:
 // a tenth, as a small export's handful of bad rows with their launches' flows is 3%), so two
 // large groups (one device of two or eight with its clock off) are never cut apart here.
-constexpr int64_t kStrayGapNs = int64_t{600} * 1000 * 1000 * 1000;  // 10 minutes
+// An hour of nothing at all: corrupt times lie days to centuries off, while a script that slept
+// minutes between a few startup calls and a short burst of work is a real capture.
+constexpr int64_t kStrayGapNs = int64_t{3600} * 1000 * 1000 * 1000;  // 1 hour
 constexpr int64_t kStrayBodyMultiple = 100;
 constexpr double kStrayShare = 0.1;
 
