@@ -83,6 +83,10 @@ const DiagInfo kInfos[] = {
     {"stray_time", S::kWarning,
      "Events far in time from all the others (a corrupt timestamp) were left out of the "
      "analysis and the timeline."},
+    {"time_groups", S::kWarning,
+     "The events' times fall in groups an hour or more apart, too many to be stray (a device's "
+     "clock off, or captures joined): all are kept, so spans, gaps and idle times include the "
+     "gaps between the groups."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

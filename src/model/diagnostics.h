@@ -53,6 +53,7 @@ enum class Diag {
   kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
   kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
   kStrayTime,            // events far in time from all the others: left out (model/stray_times.h)
+  kTimeGroups,           // the times form groups far apart, too large to leave out: all kept
   kCount
 };
 

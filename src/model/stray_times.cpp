@@ -109,8 +109,13 @@ KeptTimes find_stray_times(const Trace& t) {
   uint64_t stray = 0;
   for (size_t g = 0; g < groups.size(); ++g)
     if (g < first || g > last) stray += groups[g].count;
-  if (stray == 0 || static_cast<double>(stray) > kStrayShare * static_cast<double>(total))
+  if (stray == 0) return kept;
+  if (static_cast<double>(stray) > kStrayShare * static_cast<double>(total)) {
+    kept.far_groups = groups.size();
+    for (size_t g = 1; g < groups.size(); ++g)
+      kept.widest_gap_ns = std::max(kept.widest_gap_ns, apart(groups[g - 1].hi, groups[g].lo));
     return kept;
+  }
   kept.any_stray = true;
   kept.lo = groups[first].lo;
   kept.hi = groups[last].hi;

@@ -25,6 +25,10 @@ struct KeptTimes {
   bool any_stray = false;
   int64_t lo = 0;  // every time kept lies in [lo, hi]
   int64_t hi = 0;
+  // Groups far apart but too many times to leave out (a device's clock off, captures joined):
+  // all kept, and the diagnostic time_groups says so. 0 when the times are one group.
+  size_t far_groups = 0;
+  uint64_t widest_gap_ns = 0;
 };
 
 // Looks at every slice's start and end, every instant, counter sample and flow end. Costs one

@@ -376,12 +376,14 @@ void keep_rows(std::vector<T>& col, const std::vector<uint8_t>& keep) {
   col.resize(w);
 }
 
-// "100 us", "1.17 s", "2.5 hours", "35 days": the spans a stray time comes with are anything up to
-// centuries.
+// "100 us", "1.17 s", "2.5 hours", "35 days", "146 years": the spans a stray time comes with are
+// anything up to centuries.
 std::string seconds_text(uint64_t ns) {
   const double s = static_cast<double>(ns) / 1e9;
   char buf[64];
-  if (s >= 2 * 86400.0)
+  if (s >= 2 * 365.25 * 86400)
+    std::snprintf(buf, sizeof buf, "%.3g years", s / (365.25 * 86400));
+  else if (s >= 2 * 86400.0)
     std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
   else if (s >= 2 * 3600.0)
     std::snprintf(buf, sizeof buf, "%.3g hours", s / 3600);
@@ -400,6 +402,14 @@ std::string seconds_text(uint64_t ns) {
 // span becomes that of the rest. The diagnostic counts them and says how far they lay.
 void TraceBuilder::leave_out_stray_times() {
   const KeptTimes k = find_stray_times(*t_);
+  if (k.far_groups) {
+    // Kept, but the report spans the gaps between them: said, so that a GPU idle for days or a
+    // step of centuries is read for what it is.
+    t_->diagnostics.add(Diag::kTimeGroups, 0);
+    t_->diagnostics.set_detail(Diag::kTimeGroups, std::to_string(k.far_groups) +
+                                                      " groups; the widest gap " +
+                                                      seconds_text(k.widest_gap_ns) + ".");
+  }
   if (!k.any_stray) return;
   auto in = [&k](int64_t x) { return x >= k.lo && x <= k.hi; };
   uint64_t left_out = 0;

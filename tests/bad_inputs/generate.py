@@ -98,6 +98,12 @@ def small_files():
         *[ev("X", f"kernel_{i}", 5 + i * 10, dur=4, cat="kernel", pid=0, tid=7, args={"stream": 7, "device": 0})
           for i in range(9)],
         ev("X", "kernel_late", 35 * 86400 * 10**6, dur=4, cat="kernel", pid=0, tid=7, args={"stream": 7, "device": 0})])
+    # The GPU's times in another clock, 50 years before the CPU's (an old tracer's relative GPU
+    # times): too many to leave out, so kept, and time_groups says the report spans the gap.
+    files["clock_groups.json"] = trace([
+        *[ev("X", "aten::mm", 1_600_000_000_000_000 + i * 10, dur=5) for i in range(5)],
+        *[ev("X", f"kernel_{i}", 1_000_000 + i * 10, dur=4, cat="kernel", pid=0, tid=7, args={"stream": 7, "device": 0})
+          for i in range(5)]])
     files["truncated_mid_event.json"] = trace([ev("X", "kept", 1, dur=2), ev("X", "cut", 5, dur=2)])[:-30]
     files["stray_brace.json"] = b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1}}'
     files["malformed_event.json"] = (

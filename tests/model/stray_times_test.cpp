@@ -66,6 +66,8 @@ TEST_CASE("times are not left out when many lie apart, or the bulk spans long", 
     b.finalize();
     CHECK(t.slices.size() == 200);
     CHECK(t.diagnostics.count(Diag::kStrayTime) == 0);
+    CHECK(t.diagnostics.count(Diag::kTimeGroups) == 1);  // but said
+    CHECK(t.diagnostics.get(Diag::kTimeGroups).detail == "2 groups; the widest gap 24 hours.");
   }
   SECTION("a 30-minute capture and one event 2 hours after it: within 100x its span") {
     Trace t;
