@@ -1,6 +1,7 @@
 #include "model/trace_builder.h"
 
 #include "model/stray_times.h"
+#include "util/format.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -376,23 +377,18 @@ void keep_rows(std::vector<T>& col, const std::vector<uint8_t>& keep) {
   col.resize(w);
 }
 
-// "100 us", "1.17 s", "2.5 hours", "35 days", "146 years": the spans a stray time comes with are
-// anything up to centuries.
+// format_duration's text, and past two hours "2.5 hours", "35 days", "146 years": the spans a
+// stray time comes with are anything up to centuries.
 std::string seconds_text(uint64_t ns) {
   const double s = static_cast<double>(ns) / 1e9;
+  if (s < 2 * 3600.0) return format_duration(static_cast<int64_t>(ns));
   char buf[64];
   if (s >= 2 * 365.25 * 86400)
     std::snprintf(buf, sizeof buf, "%.3g years", s / (365.25 * 86400));
   else if (s >= 2 * 86400.0)
     std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
-  else if (s >= 2 * 3600.0)
-    std::snprintf(buf, sizeof buf, "%.3g hours", s / 3600);
-  else if (s >= 1)
-    std::snprintf(buf, sizeof buf, "%.3g s", s);
-  else if (s >= 1e-3)
-    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
   else
-    std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+    std::snprintf(buf, sizeof buf, "%.3g hours", s / 3600);
   return buf;
 }
 }  // namespace
