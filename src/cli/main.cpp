@@ -19,6 +19,7 @@
 #include "cli/aggregate_command.h"
 #include "cli/critical_path_command.h"
 #include "cli/digest_command.h"
+#include "cli/huge_pages.h"
 #include "cli/loaded_trace.h"
 #include "cli/math_command.h"
 #include "cli/options.h"
@@ -154,6 +155,7 @@ int diff_command(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ks::cli::reexec_with_huge_page_heap(argv);  // returns here unless it could start again
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::fputs(kUsage, stderr);
