@@ -4,7 +4,10 @@
 // when the file fits in memory. Prints one JSON line. Besides wall-clock MB/s it gives MB per
 // second of this process's CPU time (cpu_mb_per_s), which stays comparable when other work
 // shares the machine (the wall clock then measures the load as much as the code).
-//   node bench/ingest_node.cjs TRACE [--no-walk]
+// --warm first runs the page's warm-up on the module (web/worker/warm.js warmModule: a small
+// trace read and reported, then the heap pretouched), as the page's spare loader does before a
+// file arrives; without it the module is cold, as a file opened the moment the page loads.
+//   node bench/ingest_node.cjs TRACE [--no-walk] [--warm]
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -16,6 +19,13 @@ const wasmDir = process.env.KINETOSCOPE_WASM_DIR || path.join(root, 'build/wasm'
 async function kinetoscope(file) {
   const create = require(path.join(wasmDir, 'kinetoscope_wasm.js'));
   const M = await create({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'kinetoscope_wasm.wasm')) });
+  let warm_s = 0;
+  if (process.argv.includes('--warm')) {
+    const w0 = process.hrtime.bigint();
+    const { warmModule } = await import(path.join(root, 'web/worker/warm.js'));
+    warmModule(M);
+    warm_s = Number(process.hrtime.bigint() - w0) / 1e9;
+  }
   const gzip = file.endsWith('.gz');
   const s = new M.Session();
   s.setSource(path.basename(file), gzip);
@@ -54,7 +64,7 @@ async function kinetoscope(file) {
   const heap = M.HEAPU8.length;
   s.delete();
   return {
-    ok, json_bytes: bytes,
+    ok, json_bytes: bytes, warm: process.argv.includes('--warm'), warm_s,
     ingest_s: Number(t1 - t0) / 1e9, report_s: Number(t2 - t1) / 1e9,
     mb_per_s: bytes / 1e6 / (Number(t1 - t0) / 1e9),
     cpu_s: (c1.user + c1.system) / 1e6, cpu_mb_per_s: bytes / (c1.user + c1.system),

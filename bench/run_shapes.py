@@ -6,6 +6,8 @@ For each repetition, for each file (shape x size), each tool runs once in turn (
   native_cli   build/native/kinetoscope report --format json (wall, peak RSS, user+sys)
   native_stages  (not in the default TOOLS) the CLI's stages from memory, wall and CPU (bench/stages_native.cpp)
   wasm_node    the WASM build in Node, fed in 1 MiB chunks as the page's worker does (bench/ingest_node.cjs)
+  wasm_node_warm  the same after the page's warm-up on the module (ingest_node.cjs --warm), as the page's
+               spare loader reads; the report's one-shot analyses then run optimized code
   page_cold    the page in headless Chromium, the file given as soon as the page is loaded
   page_warm    the same once the page's spare loader is warm (bench/ingest_browser.mjs --warm)
   devtools     the Chrome DevTools trace engine in Node (../shared/peers; files < 537 MB: V8's string limit)
@@ -17,7 +19,7 @@ plus the reference readings); the table: bench/summarize_shapes.py, printed at t
 
 Environment: SIZES="200 1024" (MB), REPS=3, SHAPES="resnet pystack nccl tiny_kernels amd" (SHAPES_1024="..."
 for one size only; REPS_1024=2: fewer repetitions at that size),
-TOOLS="native_cli wasm_node page_cold page_warm devtools speedscope", PEERS=1 (0: no peers),
+TOOLS="native_cli wasm_node wasm_node_warm page_cold page_warm devtools speedscope", PEERS=1 (0: no peers),
 SPEEDSCOPE_MAX_MB=250, SPEEDSCOPE_REPS=1, SPEEDSCOPE_TIMEOUT_S=900, BENCH_DATA=/tmp/kinetoscope-bench,
 KS_SHARED_DIR=../shared, CLEAN=1 (delete the generated files at the end), RESULTS=build/bench/results.jsonl.
 """
@@ -34,7 +36,7 @@ env = os.environ.get
 SIZES = [int(s) for s in env("SIZES", "200 1024").split()]
 REPS = int(env("REPS", "3"))
 SHAPES = env("SHAPES", "resnet pystack nccl tiny_kernels amd").split()
-TOOLS = env("TOOLS", "native_cli wasm_node page_cold page_warm devtools speedscope").split()
+TOOLS = env("TOOLS", "native_cli wasm_node wasm_node_warm page_cold page_warm devtools speedscope").split()
 if env("PEERS", "1") == "0":
     TOOLS = [t for t in TOOLS if t not in ("devtools", "speedscope")]
 SPEEDSCOPE_MAX_MB = float(env("SPEEDSCOPE_MAX_MB", "250"))
@@ -139,8 +141,9 @@ def native_stages(f, first):
             "stages_cpu_s": {k: v["cpu_s"] for k, v in st.items()}}
 
 
-def wasm_node(f, first):
-    rc, out, err = run(["node", "--max-old-space-size=8192", "bench/ingest_node.cjs", f, "--no-walk"])
+def wasm_node(f, first, warm=False):
+    rc, out, err = run(["node", "--max-old-space-size=8192", "bench/ingest_node.cjs", f, "--no-walk"] +
+                       (["--warm"] if warm else []))
     if rc != 0:
         return {"ok": False, "error": err[-500:]}
     d = json.loads(out)
@@ -231,6 +234,8 @@ def main():
                         row = native_stages(f, rep == 1)
                     elif tool == "wasm_node":
                         row = wasm_node(f, rep == 1)
+                    elif tool == "wasm_node_warm":
+                        row = wasm_node(f, rep == 1, warm=True)
                     elif tool == "page_cold":
                         row = page(f, False)
                     elif tool == "page_warm":

@@ -17,6 +17,7 @@ PEERS = ("devtools", "speedscope")
 TOOL_NOTE = {
     "native_cli": "CLI report, whole run; peak RSS",
     "wasm_node": "WASM in Node, 1 MiB chunks + report; WASM heap",
+    "wasm_node_warm": "the same after the page's warm-up (--warm); WASM heap",
     "native_stages": "native read + feed + finish + report from memory, one thread",
     "page_cold": "page clock, file given at load; browser RSS growth",
     "page_warm": "page clock, spare loader warm; browser RSS growth",
@@ -156,7 +157,7 @@ for (shape, mb), tools in groups.items():
                 "%s %.2f" % kv for kv in sorted(cs.items(), key=lambda kv: -kv[1]))
         print("- %s: native CLI %.0f MB/s wall (%s MB/s of CPU time), %.0f%% short of %d%s" % (
             label, nat["mbps"], fmt(nat["cpu_mbps"]), (1 - nat["mbps"] / NATIVE_MBPS) * 100, NATIVE_MBPS, split))
-    for t in ("native_cli", "page_warm", "page_cold", "wasm_node"):
+    for t in ("native_cli", "page_warm", "page_cold", "wasm_node", "wasm_node_warm"):
         s = summaries.get((shape, mb, t))
         if s and s["peak"] and s["peak"] / s["json_bytes"] > MEM_RATIO:
             misses += 1

@@ -36,7 +36,7 @@ function warmupTrace(steps) {
 // before any file, so not on a machine that reports under 4 GB (navigator.deviceMemory).
 export const PRETOUCH_BYTES = 128 << 20;
 function pretouch(M) {
-  const memory = self.navigator && self.navigator.deviceMemory;
+  const memory = globalThis.navigator && globalThis.navigator.deviceMemory;
   if (memory !== undefined && memory < 4) return 0;
   const p = M._malloc(PRETOUCH_BYTES);
   if (!p) return 0;
@@ -45,25 +45,31 @@ function pretouch(M) {
   return PRETOUCH_BYTES;
 }
 
-export async function warm() {
-  const t0 = performance.now();
-  let session = null;
-  let pretouched = 0;
+// The warm-up itself, on a loaded module M; returns the bytes pretouched. Also what
+// bench/ingest_node.cjs --warm runs, so that WASM in Node can be measured as the page's warm
+// loader reads. It matters most for the report: its analyses run once per load, so on a cold
+// module they run to their end in the baseline tier (2.5-3x the time, docs/performance.md).
+export function warmModule(M) {
+  const session = new M.Session();
   try {
-    const M = await loadModule();
-    session = new M.Session();
     feed(M, session, new TextEncoder().encode(warmupTrace(30)));
     if (session.finish()) {
       session.reportJson();
       session.reportMarkdown();
     }
+  } finally {
     session.delete();
-    session = null;
-    pretouched = pretouch(M);
+  }
+  return pretouch(M);
+}
+
+export async function warm() {
+  const t0 = performance.now();
+  let pretouched = 0;
+  try {
+    pretouched = warmModule(await loadModule());
   } catch {
     resetModule(); // the real load will say what is wrong
-  } finally {
-    if (session) session.delete();
   }
   self.postMessage({ type: Msg.warmed, ms: Math.round(performance.now() - t0), pretouched });
 }
