@@ -17,6 +17,9 @@
 // Each says what to pass to nsys instead.
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <string>
+#include <string_view>
 
 #include "analysis/name_cache.h"
 #include "findings/rules.h"
@@ -239,17 +242,24 @@ void rule_nsys_metrics_sampling(const RuleInput& in, std::vector<Finding>* out) 
   const Trace& t = in.trace;
   if (!is_nsys(t) || in.analyses.steps.steps.empty()) return;
   // GPU metrics land as counters named after the metric ("SM Active", "Tensor Active", ...).
+  // The series named in the evidence: the one with the most samples, then the first by name, so
+  // that it does not depend on the order the export's rows come in.
   uint64_t samples = 0;
-  std::string series;
+  std::map<std::string_view, uint64_t> per_series;
   for (size_t i = 0; i < t.counters.size(); ++i) {
     std::string_view n = t.str(t.counters.series[i]);
     if (n.find("Active") == std::string_view::npos &&
         n.find("Throughput") == std::string_view::npos)
       continue;
-    if (series.empty()) series = std::string(n);
+    ++per_series[n];
     ++samples;
   }
   if (samples == 0) return;
+  std::string_view most;
+  uint64_t most_n = 0;
+  for (const auto& [name, n] : per_series)
+    if (n > most_n) most = name, most_n = n;
+  const std::string series(most);
   Finding f;
   f.id = "nsys.metrics_sampling";
   f.severity = Severity::kInfo;

@@ -5,7 +5,8 @@
 # rank 2 the straggler. Then
 # `kinetoscope stats`: an unknown report name exits 2 listing the known names; a missing file,
 # non-SQLite, non-nsys SQLite and damaged/cut-off exports exit 1 with one stderr line; a good
-# export prints the asked report.
+# export prints the asked report. And the exports of make_exports.py SHUFFLED, their rows in a
+# random order, give the same report as in order (tests/nsys/same_report.py).
 #   KINETOSCOPE_CLI=build/sanitize/kinetoscope bash tests/nsys/check_cli.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -100,6 +101,19 @@ good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" range
 # --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
+
+# Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
+# exports with every event table shuffled give the same report, but for the rows its ids name.
+for f in "$DIR"/shuffled/*.sqlite; do
+  name=$(basename "$f")
+  "$CLI" report "$DIR/$name" --format json >"$DIR/ordered.json" 2>/dev/null
+  "$CLI" report "$f" --format json >"$DIR/shuffled.json" 2>/dev/null
+  if diff_out=$(python3 tests/nsys/same_report.py "$DIR/ordered.json" "$DIR/shuffled.json"); then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name with its rows shuffled: the report changed"; echo "$diff_out"; fail=$((fail + 1))
+  fi
+done
 
 # kinetoscope stats
 stats_bad() {  # stats_bad FILE CODE

@@ -56,6 +56,7 @@ Files (deterministic: same bytes every run):
 """
 import os
 import random
+import shutil
 import sqlite3
 import sys
 
@@ -981,6 +982,39 @@ def big(path, kernels):
     print('make_exports: wrote %s (%d bytes)' % (path, os.path.getsize(path)))
 
 
+# The exports check_cli.sh also reads with their rows shuffled (the thread states of gil_wait and
+# python_busy are paired from SCHED_EVENTS; memory_usage keeps a running total; the others join
+# launches, kernels, NVTX ranges and processes across tables).
+SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'memory_usage.sqlite',
+            'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
+            'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite')
+
+
+def shuffle_rows(src, dst, seed=7):
+    """A copy of an export whose event tables hold their rows in a random order (new rowids), as
+    Nsight Systems 2025.6 and later may write them ("It cannot be assumed that rows will continue
+    to be exported in any particular order, including timestamp order"). Tables keyed by an
+    INTEGER PRIMARY KEY (StringIds, the ENUM_ tables) read in key order whatever was written."""
+    shutil.copyfile(src, dst)
+    db = sqlite3.connect(dst)
+    rng = random.Random(seed)
+    tables = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table' "
+                        "AND name NOT LIKE 'sqlite_%'").fetchall()
+    for name, sql in tables:
+        info = db.execute('PRAGMA table_info("%s")' % name).fetchall()
+        keys = [c for c in info if c[5]]
+        if len(keys) == 1 and keys[0][2].upper() == 'INTEGER':
+            continue
+        rows = db.execute('SELECT * FROM "%s"' % name).fetchall()
+        rng.shuffle(rows)
+        db.execute('DELETE FROM "%s"' % name)
+        if rows:
+            db.executemany('INSERT INTO "%s" VALUES (%s)' % (name, ', '.join('?' * len(rows[0]))), rows)
+    db.commit()
+    db.execute('VACUUM')
+    db.close()
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1054,6 +1088,10 @@ def main():
         damaged[k * page:(k + 1) * page] = bytes(rng.getrandbits(8) for _ in range(page))
     open(p('damaged_garbage.sqlite'), 'wb').write(bytes(damaged))
     open(p('not_sqlite.sqlite'), 'w').write('<html><body>502 Bad Gateway</body></html>\n')
+    # The same exports with their rows in a random order (tests/nsys/check_cli.sh: same report).
+    os.makedirs(p('shuffled'), exist_ok=True)
+    for name in SHUFFLED:
+        shuffle_rows(p(name), os.path.join(p('shuffled'), name))
     print('make_exports: wrote %d files into %s' % (len(os.listdir(OUT)), os.path.normpath(OUT)))
 
 

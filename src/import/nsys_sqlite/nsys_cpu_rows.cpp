@@ -132,10 +132,9 @@ bool read_osrt(Context& c) {
 // "off CPU" slice on the thread's "CPU state" row, as nsys' GUI draws thread state; the analyses
 // read it for what a launching thread did in a GPU wait when it had no call recorded
 // (analysis/gap_activity.h). Read after every other row, so the span is known: the slices are
-// clipped to it. nsys writes the rows in time order, so the intervals are built as the rows come
-// (memory per interval, not per row); a thread whose rows go back in time is dropped, as its
-// pairs would be wrong. A switch out with no switch back in the capture stays open: its end is
-// not known.
+// clipped to it. A thread's switches are paired in time order, whatever order the rows come in
+// (nsys 2025.6 and later no longer promise time order in any table); rows at one time keep the
+// table's order. A switch out with no switch back in the capture stays open: its end is not known.
 bool read_sched(Context& c) {
   if (!c.db.has_table("SCHED_EVENTS")) return true;  // --cpuctxsw=none, or not Linux: no note
   RowReader r;
@@ -143,18 +142,16 @@ bool read_sched(Context& c) {
   if (!r.prepare(c.db, "SCHED_EVENTS", {"start", "isSchedIn", "globalTid"}, &c.trace->diagnostics,
                  c.error))
     return false;
-  struct Off {
-    int64_t begin, end;
-    uint64_t row;  // the switch out's
+  struct Switch {
+    int64_t ts;
+    uint64_t row;
+    bool in;
   };
   struct Thread {
-    bool kept = false;  // the thread has other rows, and its switches came in time order
-    int64_t last = INT64_MIN, out = RowReader::kNull;
-    uint64_t out_row = 0;
-    std::vector<Off> off;
+    bool kept = false;  // the thread has other rows
+    std::vector<Switch> switches;
   };
   std::unordered_map<int64_t, Thread> threads;  // by globalTid
-  const TraceFacts& f = c.trace->facts;
   while (r.next()) {
     const int64_t ts = r.i64(kStart, RowReader::kNull), gtid = r.i64(kTid, 0);
     if (ts == RowReader::kNull || c.skip_global(gtid)) continue;
@@ -162,33 +159,39 @@ bool read_sched(Context& c) {
     Thread& th = it->second;
     if (added)
       for (const auto& rows : c.cpu_tracks) th.kept = th.kept || rows.count(gtid);
-    if (!th.kept) continue;
-    if (ts < th.last) {  // out of order: no pairs can be trusted
-      th.kept = false;
-      std::vector<Off>().swap(th.off);
-      continue;
-    }
-    th.last = ts;
-    if (r.i64(kIn, 0) == 0) {
-      if (th.out == RowReader::kNull) th.out = ts, th.out_row = r.row();
-    } else if (th.out != RowReader::kNull) {
-      const int64_t b = std::max(th.out, f.start_ns), e = std::min(ts, f.end_ns);
-      if (e > b) th.off.push_back({b, e, th.out_row});
-      th.out = RowReader::kNull;
-    }
+    if (th.kept) th.switches.push_back({ts, r.row(), r.i64(kIn, 0) != 0});
   }
   if (r.failed()) return false;
   // In thread order, so the tracks are numbered the same on every run.
   std::vector<int64_t> order;
   for (const auto& kv : threads)
-    if (kv.second.kept && !kv.second.off.empty()) order.push_back(kv.first);
+    if (kv.second.kept && !kv.second.switches.empty()) order.push_back(kv.first);
   std::sort(order.begin(), order.end());
+  const TraceFacts& f = c.trace->facts;
   const StringId off_cpu = c.trace->strings.intern("off CPU");
   for (int64_t gtid : order) {
-    const TrackId track = c.cpu_track(gtid, Row::kCpuState);
-    for (const Off& o : threads[gtid].off)
-      c.add(track, o.begin, o.end, off_cpu, Context::kCatCpuState, SliceKind::kOther, SliceArgs(),
-            row_source(Table::kSched, o.row));
+    std::vector<Switch>& sw = threads[gtid].switches;
+    const auto earlier = [](const Switch& a, const Switch& b) { return a.ts < b.ts; };
+    if (!std::is_sorted(sw.begin(), sw.end(), earlier))
+      std::stable_sort(sw.begin(), sw.end(), earlier);
+    TrackId track{};
+    bool have_track = false;  // made on the first slice, as a thread without one has no row
+    int64_t out = RowReader::kNull;
+    uint64_t out_row = 0;
+    for (const Switch& s : sw) {
+      if (!s.in) {
+        if (out == RowReader::kNull) out = s.ts, out_row = s.row;
+        continue;
+      }
+      if (out == RowReader::kNull) continue;
+      const int64_t b = std::max(out, f.start_ns), e = std::min(s.ts, f.end_ns);
+      out = RowReader::kNull;
+      if (e <= b) continue;
+      if (!have_track) track = c.cpu_track(gtid, Row::kCpuState), have_track = true;
+      c.add(track, b, e, off_cpu, Context::kCatCpuState, SliceKind::kOther, SliceArgs(),
+            row_source(Table::kSched, out_row));
+    }
+    std::vector<Switch>().swap(sw);
   }
   return true;
 }
