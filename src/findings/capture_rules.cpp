@@ -1,5 +1,5 @@
 // Capture mistakes that make the rest of the report moot: nothing recorded, or a GPU run
-// recorded without its GPU side.
+// recorded without its GPU side, or without its CPU side.
 #include "findings/rules.h"
 
 namespace ks {
@@ -48,6 +48,39 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
       "                                   torch.profiler.ProfilerActivity.CUDA])";
   f.number("launch_calls", static_cast<double>(a.launch_calls));
   f.number("devices_named", static_cast<double>(in.trace.devices.size()));
+  out->push_back(std::move(f));
+}
+
+// The GPU's ops were recorded but nothing timed on a CPU thread: no operator, launch call,
+// annotation or Python frame (torch.profiler with activities=[CUDA] only; a device-side tracer).
+// The GPU's busy and idle time stand, but an idle gap cannot be put down to what the CPU did, and
+// steps, launch delays, syncs and the CPU/GPU relationship are unknown: said once, here, rather
+// than left for the reader to infer from "other" in every breakdown.
+void rule_no_cpu_activity(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  if (!in.analyses.gpu_idle.has_gpu_ops) return;
+  uint64_t gpu_ops = 0;
+  for (size_t i = 0; i < t.slices.size(); ++i) {
+    if (t.tracks[t.slices.track[i]].kind != TrackKind::kCpuThread) {
+      const SliceKind k = t.slices.kind[i];
+      gpu_ops += k == SliceKind::kKernel || k == SliceKind::kMemcpy || k == SliceKind::kMemset;
+      continue;
+    }
+    return;  // anything timed on a CPU thread: the CPU side is there, whatever it calls itself
+  }
+  Finding f;
+  f.id = "capture.no_cpu_activity";
+  f.severity = Severity::kWarning;
+  f.title = "GPU activity without its CPU side: no operator, launch or annotation was recorded";
+  f.meaning =
+      "The GPU's ops are here but nothing the CPU did: GPU busy and idle time are measured, but "
+      "an idle gap cannot be put down to what the CPU was doing, and steps, launch delays, "
+      "synchronizations and the CPU/GPU relationship cannot be computed.";
+  f.fix = "Profile with the CPU activity enabled as well, and call prof.step() each iteration.";
+  f.fix_code =
+      "torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
+      "                                   torch.profiler.ProfilerActivity.CUDA])";
+  f.number("gpu_ops", static_cast<double>(gpu_ops));
   out->push_back(std::move(f));
 }
 

@@ -14,6 +14,7 @@ namespace {
 const Rule kRules[] = {
     rule_empty_trace,
     rule_no_gpu_activity,
+    rule_no_cpu_activity,
     rule_no_steps,
     rule_warmup_step,
     rule_unstable_steps,

@@ -19,6 +19,7 @@ using Rule = void (*)(const RuleInput&, std::vector<Finding>*);
 // capture_rules.cpp: captures with nothing (or no GPU side) to analyze
 void rule_empty_trace(const RuleInput&, std::vector<Finding>*);
 void rule_no_gpu_activity(const RuleInput&, std::vector<Finding>*);
+void rule_no_cpu_activity(const RuleInput&, std::vector<Finding>*);
 // step_rules.cpp
 void rule_no_steps(const RuleInput&, std::vector<Finding>*);
 void rule_warmup_step(const RuleInput&, std::vector<Finding>*);

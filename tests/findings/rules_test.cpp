@@ -133,6 +133,41 @@ TEST_CASE("capture.no_gpu_activity: a GPU run without its GPU side", "[findings]
   }
 }
 
+TEST_CASE("capture.no_cpu_activity: a GPU run without its CPU side", "[findings]") {
+  SECTION("kernels and a copy, nothing on a CPU thread") {
+    Run r = run(R"J([
+      {"ph":"M","name":"process_name","pid":0,"args":{"name":"GPU 0"}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":5,"args":{"stream":7}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7}},
+      {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,
+       "ts":30,"dur":5,"args":{"stream":7,"bytes":1024}}
+    ])J");
+    const ks::Finding* f = find(r, "capture.no_cpu_activity");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(number(*f, "gpu_ops") == 3);
+  }
+  SECTION("clean twin: one CPU op beside the kernels") {
+    Run r = run(R"([
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":4},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":5,"args":{"stream":7}}
+    ])");
+    CHECK(find(r, "capture.no_cpu_activity") == nullptr);
+  }
+  SECTION("clean twin: CPU events of a category we do not know still are the CPU side") {
+    Run r = run(R"([
+      {"ph":"X","cat":"framework_step","name":"train","pid":1,"tid":1,"ts":0,"dur":40},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":5,"args":{"stream":7}}
+    ])");
+    CHECK(find(r, "capture.no_cpu_activity") == nullptr);
+  }
+  SECTION("clean twin: no GPU ops at all (a CPU-only run, or nothing)") {
+    Run r =
+        run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
+    CHECK(find(r, "capture.no_cpu_activity") == nullptr);
+  }
+}
+
 TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
   Run r = run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
   CHECK(ids(r) == std::vector<std::string>{"steps.none"});
