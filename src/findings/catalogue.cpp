@@ -31,6 +31,7 @@ const Rule kRules[] = {
     rule_slow_math,
     rule_pageable_copies,
     rule_low_utilization,
+    rule_uneven_devices,
     rule_low_sm_efficiency,
     rule_low_tensor_active,
     rule_dataloader,

@@ -39,6 +39,51 @@ void rule_low_utilization(const RuleInput& in, std::vector<Finding>* out) {
   }
 }
 
+// One process driving several GPUs (nn.DataParallel, a model or pipeline split across the
+// process's GPUs, or an export read whole) that keeps one of them far less busy than another:
+// utilization (kernel time over the steps, per device) under half the busiest device's, and 25
+// points or more below it, with the busiest at 30% or more. The slack is the least busy GPU's.
+void rule_uneven_devices(const RuleInput& in, std::vector<Finding>* out) {
+  const GpuMetrics& m = in.analyses.gpu_metrics;
+  constexpr double kBusiestPct = 30.0, kRatio = 0.5, kGapPoints = 25.0;
+  const DeviceMetrics* most = nullptr;
+  const DeviceMetrics* least = nullptr;
+  size_t devices = 0;
+  for (const DeviceMetrics& d : m.devices) {
+    if (!d.has_utilization) continue;
+    ++devices;
+    if (!most || d.utilization_pct > most->utilization_pct) most = &d;
+    if (!least || d.utilization_pct < least->utilization_pct) least = &d;
+  }
+  if (devices < 2 || most->utilization_pct < kBusiestPct) return;
+  if (least->utilization_pct >= kRatio * most->utilization_pct ||
+      most->utilization_pct - least->utilization_pct < kGapPoints)
+    return;
+  const char* window = m.window_is_steps ? "the steps" : "the trace";
+  Finding f;
+  f.id = "gpu.uneven_devices";
+  f.severity = Severity::kWarning;
+  f.title = strf(
+      "GPU %lld runs kernels %.1f%% of %s, GPU %lld %.1f%%: the work is uneven across "
+      "this process's %zu GPUs",
+      static_cast<long long>(least->device), least->utilization_pct, window,
+      static_cast<long long>(most->device), most->utilization_pct, devices);
+  f.meaning =
+      "One of this process's GPUs idles for much of the time another works: where the run "
+      "splits its work across them, a step lasts as long as the busiest GPU's share, and the "
+      "least busy GPU's idle time is capacity lost.";
+  f.fix =
+      "With nn.DataParallel (GPU 0 gathers outputs and holds the optimizer), switch to "
+      "DistributedDataParallel, one process per GPU; with a model or pipeline split across "
+      "GPUs, move layers from the busiest GPU's part to the least busy one's.";
+  f.number("devices", static_cast<double>(devices));
+  f.number("least_busy_device", static_cast<double>(least->device));
+  f.number("least_busy_utilization_pct", least->utilization_pct, 1, "%");
+  f.number("busiest_device", static_cast<double>(most->device));
+  f.number("busiest_utilization_pct", most->utilization_pct, 1, "%");
+  out->push_back(std::move(f));
+}
+
 // Est. SM efficiency far below utilization: while kernels run, most SMs have no block to run.
 void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
   const Analyses& a = in.analyses;

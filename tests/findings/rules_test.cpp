@@ -2,6 +2,8 @@
 // evidence, and stays silent on its clean twin.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "findings/finding_run.h"
 
 namespace {
@@ -165,6 +167,37 @@ TEST_CASE("capture.no_cpu_activity: a GPU run without its CPU side", "[findings]
     Run r =
         run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
     CHECK(find(r, "capture.no_cpu_activity") == nullptr);
+  }
+}
+
+// One step [0, 100) us; device 0 runs kernels 80 us of it, device 1 `busy1` us.
+std::string two_devices(int busy1) {
+  return R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":80,
+     "args":{"device":0,"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":2,"tid":8,"ts":10,"dur":)" +
+         std::to_string(busy1) + R"(,"args":{"device":1,"stream":8}}
+  ])";
+}
+
+TEST_CASE("gpu.uneven_devices: one process's GPUs far apart in utilization", "[findings]") {
+  SECTION("80% against 20%") {
+    Run r = run(two_devices(20));
+    const ks::Finding* f = find(r, "gpu.uneven_devices");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(number(*f, "least_busy_device") == 1);
+    CHECK(number(*f, "least_busy_utilization_pct") == Approx(20));
+    CHECK(number(*f, "busiest_device") == 0);
+    CHECK(number(*f, "busiest_utilization_pct") == Approx(80));
+  }
+  SECTION("clean twin: 80% against 60%") {
+    CHECK(find(run(two_devices(60)), "gpu.uneven_devices") == nullptr);
+  }
+  SECTION("clean twin: one GPU") {
+    CHECK(find(run(kIdleTrace), "gpu.uneven_devices") == nullptr);
   }
 }
 
