@@ -142,10 +142,11 @@ bool read_sched(Context& c) {
   if (!r.prepare(c.db, "SCHED_EVENTS", {"start", "isSchedIn", "globalTid"}, &c.trace->diagnostics,
                  c.error))
     return false;
-  struct Switch {
+  struct Switch {  // 16 bytes a row: a busy thread has millions
     int64_t ts;
-    uint64_t row;
-    bool in;
+    uint64_t row_in;  // the row's number << 1, | 1 for a switch in
+    bool in() const { return row_in & 1; }
+    uint64_t row() const { return row_in >> 1; }
   };
   struct Thread {
     bool kept = false;  // the thread has other rows
@@ -159,7 +160,7 @@ bool read_sched(Context& c) {
     Thread& th = it->second;
     if (added)
       for (const auto& rows : c.cpu_tracks) th.kept = th.kept || rows.count(gtid);
-    if (th.kept) th.switches.push_back({ts, r.row(), r.i64(kIn, 0) != 0});
+    if (th.kept) th.switches.push_back({ts, r.row() << 1 | (r.i64(kIn, 0) != 0 ? 1u : 0u)});
   }
   if (r.failed()) return false;
   // In thread order, so the tracks are numbered the same on every run.
@@ -179,8 +180,8 @@ bool read_sched(Context& c) {
     int64_t out = RowReader::kNull;
     uint64_t out_row = 0;
     for (const Switch& s : sw) {
-      if (!s.in) {
-        if (out == RowReader::kNull) out = s.ts, out_row = s.row;
+      if (!s.in()) {
+        if (out == RowReader::kNull) out = s.ts, out_row = s.row();
         continue;
       }
       if (out == RowReader::kNull) continue;
