@@ -23,7 +23,7 @@ async function kinetoscope(file) {
   if (process.argv.includes('--warm')) {
     const w0 = process.hrtime.bigint();
     const { warmModule } = await import(path.join(root, 'web/worker/warm.js'));
-    warmModule(M);
+    await warmModule(M);
     warm_s = Number(process.hrtime.bigint() - w0) / 1e9;
   }
   const gzip = file.endsWith('.gz');

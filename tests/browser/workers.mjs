@@ -76,6 +76,24 @@ export function workerTests() {
       const t = await page.evaluate(() => window.kinetoscope.timings());
       check(t.worker.module < 50, `the load did not run on the warmed module (module ${t.worker.module} ms)`);
       sameAsCli(JSON.parse(await page.evaluate(() => window.kinetoscope.exports().json)), file);
+      check(t.worker.warmup_cut === false, 'a load after the warm-up says it cut one short');
+      noErrors(log);
+      await page.close();
+    },
+
+    // worker/warm.js: a file given while the spare is still warming up stops the warm-up at its
+    // next stage (it does not wait for the rest, the 128 MiB pretouch included), and reads as the
+    // CLI does.
+    async 'a file given while the spare warms up does not wait for the warm-up'({ ctx, origin, tmp }) {
+      needTraces();
+      const { page, log } = await openPage(ctx, origin, '/');
+      await page.waitForFunction(() => document.body.dataset.spare === '1', null, { timeout: 60_000, polling: 10 });
+      check(!(await page.evaluate(() => document.body.dataset.warm)), 'the spare was warm before the file could be given');
+      const file = traces(tmp)[1].file; // resnet50_nw4, 31 MB
+      check((await loadFile(page, file)) === 'ready', `${file} did not load: ${await page.textContent('#error')}`);
+      const t = await page.evaluate(() => window.kinetoscope.timings());
+      check(t.worker.warmup_cut === true, `the load did not stop the spare's warm-up (timings ${JSON.stringify(t.worker)})`);
+      sameAsCli(JSON.parse(await page.evaluate(() => window.kinetoscope.exports().json)), file);
       noErrors(log);
       await page.close();
     },

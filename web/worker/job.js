@@ -12,6 +12,7 @@ import { isExport, readExport } from './nsys.js';
 import { PartHelpers, findSplits, readSplit } from './split.js';
 import { relayed } from './unzip.js';
 import { combinable } from './combine.js';
+import { warmupCut } from './warm.js';
 
 let current = null; // the running load
 
@@ -31,7 +32,7 @@ class Load {
     // Where a load's time goes, for bench/ingest_browser.mjs (ms since the worker got the
     // message), the wait for the stream's chunks and the time inside the module feeding them.
     this.t0 = performance.now();
-    this.timings = { read_wait_ms: 0, feed_ms: 0, reads: 0 };
+    this.timings = { read_wait_ms: 0, feed_ms: 0, reads: 0, warmup_cut: warmupCut() };
   }
   mark(what) {
     this.timings[what] = Math.round((performance.now() - this.t0) * 10) / 10;

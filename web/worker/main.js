@@ -6,13 +6,16 @@ import { Msg } from './protocol.js';
 import { cancelTrace, helperLost, openTrace } from './job.js';
 import { runPart } from './split.js';
 import { runUnzip } from './unzip.js';
-import { warm } from './warm.js';
+import { stopWarmup, warm } from './warm.js';
 import { timelineRequest } from './timeline.js';
 import { stepRange, statsReport } from './kept.js';
 import { combine } from './combine.js';
 
 const handlers = {
-  [Msg.open]: openTrace,
+  [Msg.open]: (m) => {
+    stopWarmup(); // a spare still warming up: the file does not wait for the rest of it
+    return openTrace(m);
+  },
   [Msg.cancel]: (m) => cancelTrace(m.id),
   [Msg.warm]: warm,
   [Msg.part]: runPart,
