@@ -4,6 +4,13 @@
 
 namespace ks {
 
+namespace {
+// The profiler's two sides, as a capture missing either should have asked for them.
+constexpr const char* kBothActivities =
+    "torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
+    "                                   torch.profiler.ProfilerActivity.CUDA])";
+}  // namespace
+
 void rule_empty_trace(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   uint64_t timed = t.slices.size() + t.instants.size() + t.counters.size();
@@ -43,9 +50,7 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
       "or memset appears: the GPU side of the run is missing, so GPU time, idle gaps "
       "and kernel rankings cannot be computed.";
   f.fix = "Profile with the CUDA activity enabled (CUPTI must be available to the process).";
-  f.fix_code =
-      "torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
-      "                                   torch.profiler.ProfilerActivity.CUDA])";
+  f.fix_code = kBothActivities;
   f.number("launch_calls", static_cast<double>(a.launch_calls));
   f.number("devices_named", static_cast<double>(in.trace.devices.size()));
   out->push_back(std::move(f));
@@ -77,9 +82,7 @@ void rule_no_cpu_activity(const RuleInput& in, std::vector<Finding>* out) {
       "an idle gap cannot be put down to what the CPU was doing, and steps, launch delays, "
       "synchronizations and the CPU/GPU relationship cannot be computed.";
   f.fix = "Profile with the CPU activity enabled as well, and call prof.step() each iteration.";
-  f.fix_code =
-      "torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,\n"
-      "                                   torch.profiler.ProfilerActivity.CUDA])";
+  f.fix_code = kBothActivities;
   f.number("gpu_ops", static_cast<double>(gpu_ops));
   out->push_back(std::move(f));
 }
