@@ -64,15 +64,9 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
 void rule_no_cpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   if (!in.analyses.gpu_idle.has_gpu_ops) return;
-  uint64_t gpu_ops = 0;
-  for (size_t i = 0; i < t.slices.size(); ++i) {
-    if (t.tracks[t.slices.track[i]].kind != TrackKind::kCpuThread) {
-      const SliceKind k = t.slices.kind[i];
-      gpu_ops += k == SliceKind::kKernel || k == SliceKind::kMemcpy || k == SliceKind::kMemset;
-      continue;
-    }
-    return;  // anything timed on a CPU thread: the CPU side is there, whatever it calls itself
-  }
+  // Anything timed on a CPU thread is the CPU side, whatever it calls itself.
+  for (TrackId track : t.slices.track)
+    if (t.tracks[track].kind == TrackKind::kCpuThread) return;
   Finding f;
   f.id = "capture.no_cpu_activity";
   f.severity = Severity::kWarning;
@@ -83,7 +77,7 @@ void rule_no_cpu_activity(const RuleInput& in, std::vector<Finding>* out) {
       "synchronizations and the CPU/GPU relationship cannot be computed.";
   f.fix = "Profile with the CPU activity enabled as well, and call prof.step() each iteration.";
   f.fix_code = kBothActivities;
-  f.number("gpu_ops", static_cast<double>(gpu_ops));
+  f.number("gpu_ops", static_cast<double>(in.analyses.join.gpu_ops_by_ts.size()));
   out->push_back(std::move(f));
 }
 
