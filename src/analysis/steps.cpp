@@ -149,19 +149,28 @@ bool is_library_range(std::string_view name) {
 
 namespace {
 
-// Step.queued_ns of the first step: GPU ops that start before the step's own first GPU op and
-// were launched before the step began (or outside the capture: no launch in the trace) keep the
-// GPU busy with earlier work; the step's own time starts when the last of them ends.
+// Step.queued_ns of the first step: the time the GPU spent, inside the step, on ops that start
+// before the step's own first GPU op and were launched before the step began (or outside the
+// capture: no launch in the trace): a backlog of earlier work, not the step's own. Their busy
+// time, not their extent: a first step that spent 400 ms autotuning on the CPU while the GPU sat
+// idle, and only then ran the capture's leftover ops, keeps those 400 ms as its own time (and an
+// idle millisecond or two inside a real backlog stays the step's too).
 void set_queued_time(const SliceTable& s, const LaunchJoin& join, Step* st) {
-  int64_t queued_end = st->begin;
+  int64_t covered = st->begin;  // the backlog's busy time is counted up to here
+  int64_t busy = 0;
   for (uint32_t g : join.gpu_ops_by_ts) {
     if (s.ts[g] >= st->end) break;
     const int32_t launch = join.partner[g];
     const bool earlier = launch < 0 || s.ts[static_cast<size_t>(launch)] < st->host_begin;
     if (!earlier) break;  // the step's own work has begun
-    queued_end = std::max(queued_end, s.end(g));
+    const int64_t from = std::max(covered, s.ts[g]);
+    const int64_t to = std::min(s.end(g), st->end);
+    if (to > from) {
+      busy += to - from;
+      covered = to;
+    }
   }
-  st->queued_ns = std::max<int64_t>(0, std::min(queued_end, st->end) - st->begin);
+  st->queued_ns = busy;
 }
 
 }  // namespace

@@ -168,6 +168,55 @@ TEST_CASE("Step markers: one per number, host side only, in time order", "[analy
   CHECK(r.steps[1].begin == 60000);
 }
 
+TEST_CASE("The first step's backlog is the GPU's busy time on earlier work, not its extent",
+          "[analysis][steps]") {
+  // Two steps of 10 ms. Kernels q1, q2 (2 ms each) have no launch in the capture (queued before
+  // it began); k1 and k2 are launched in steps 1 and 2. Running from the step's start, q1 and q2
+  // keep the GPU busy with earlier work for 4 ms. Moved 5 ms later (the CPU spent the step's
+  // first 5 ms on one-time work while the GPU sat idle), they are still 4 ms of backlog, and
+  // the 5 idle ms are the step's own time. A 1 ms idle stretch between them is the step's too.
+  auto trace_with_queued_at = [](int q1_us, int q2_us) {
+    return ks_test::load(R"([
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10000},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":10000,"dur":10000},
+      {"ph":"X","cat":"kernel","name":"q1","pid":0,"tid":7,"ts":)" +
+                         std::to_string(q1_us) +
+                         R"(,"dur":2000,"args":{"stream":7}},
+      {"ph":"X","cat":"kernel","name":"q2","pid":0,"tid":7,"ts":)" +
+                         std::to_string(q2_us) +
+                         R"(,"dur":2000,"args":{"stream":7}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":7000,"dur":5,
+       "args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":9000,"dur":500,
+       "args":{"correlation":1,"stream":7}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":17000,"dur":5,
+       "args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":18000,"dur":1000,
+       "args":{"correlation":2,"stream":7}}
+    ])");
+  };
+  SECTION("running from the step's start") {
+    auto t = trace_with_queued_at(0, 2000);
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.steps[0].queued_ns == 4000000);
+    CHECK(r.steps[1].queued_ns == 0);
+  }
+  SECTION("reached after the GPU sat idle 5 ms: the idle time is the step's own") {
+    auto t = trace_with_queued_at(5000, 7000);
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.steps[0].queued_ns == 4000000);
+    CHECK(r.steps[0].own_dur() == r.steps[0].dur() - 4000000);
+  }
+  SECTION("an idle millisecond inside the backlog") {
+    auto t = trace_with_queued_at(0, 3000);
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.steps[0].queued_ns == 4000000);
+  }
+}
+
 TEST_CASE("A trace without markers has no steps", "[analysis][steps]") {
   auto t = ks_test::load(R"([{"ph":"X","name":"op","pid":1,"tid":1,"ts":0,"dur":5}])");
   ks::StepsResult r = steps_of(*t);

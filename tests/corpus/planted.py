@@ -23,6 +23,9 @@ import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer
 D = decimal.Decimal
 BASE = "kineto__resnet50_nw4__worker0.1623212756351.pt.trace.json.gz"
 RANKS = "param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json"
+# A second base for the warm-up plant: MI300X, RCCL, steps 15..17, a capture begun mid-step (its
+# first step opens with GPU ops launched before the capture, with no launch in the trace).
+MIDSTEP = "tracelens__mi300__resnet_act_checkpoint.json.gz"
 DIAG_ARGS = ("Input Dims", "Input type", "Call stack", "Input Strides", "Concrete Inputs")
 
 
@@ -44,7 +47,9 @@ def steps_of(doc):
     out = []
     for e in doc["traceEvents"]:
         n = str(e.get("name", ""))
-        if e.get("ph") == "X" and n.startswith("ProfilerStep#"):
+        # The host markers: a newer trace also names its GPU-side step ranges ProfilerStep#N.
+        if (e.get("ph") == "X" and n.startswith("ProfilerStep#")
+                and e.get("cat") != "gpu_user_annotation"):
             out.append((int(n.split("#")[1]), e))
     return sorted(out, key=lambda p: p[0])
 
@@ -362,6 +367,24 @@ def main():
         c.check("too long: capture.too_long fires", f is not None)
         if f:
             c.check("too long: 30 steps", f["evidence"].get("steps") == 30, str(f["evidence"]))
+
+        # Warm-up on the second base: the GPU ops queued before the capture run after the 400 ms
+        # of autotuning, with the GPU idle until then, so they are no backlog of the first step.
+        mid = mm.load(os.path.join(mm.TRACES, MIDSTEP))
+        clean_mid = run(args.cli, [write(mid, os.path.join(tmp, "mid.json"))])
+        c.check("mid-step base: no steps.warmup_in_window",
+                finding(clean_mid, "steps.warmup_in_window") is None)
+        r = run(args.cli, [write(plant_warmup(mid), os.path.join(tmp, "mid_warm.json"))])
+        f = finding(r, "steps.warmup_in_window")
+        c.check("mid-step warm-up: steps.warmup_in_window fires", f is not None,
+                str([x["id"] for x in r["findings"]]))
+        if f:
+            # Own times: the step less the GPU's busy time on work queued before it.
+            st = clean_mid["steps"]
+            first = st["rows"][0]["dur_us"] - st.get("first_step_queued_us", 0) + 400000
+            c.check("mid-step warm-up: names step 15, its own time 400 ms longer",
+                    f["evidence"].get("first_step") == 15
+                    and near(f["evidence"].get("first_step_us"), first, 0.01), str(f["evidence"]))
 
         # Straggler: four identical ranks are clean; rank 2 arriving last at every collective
         # (its NCCL kernels only transfer: a fifth of their time) is the straggler.
