@@ -177,6 +177,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
 // overhead to every op, so step times from this capture are not the run's step times.
 void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
+  if (!has_timed_events(t)) return;  // the header's flags, over nothing recorded
   const TraceFacts& fa = t.facts;
   uint64_t python_frames = 0;
   for (SliceKind k : t.slices.kind) python_frames += k == SliceKind::kPythonFunction ? 1 : 0;

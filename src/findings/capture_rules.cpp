@@ -13,8 +13,7 @@ constexpr const char* kBothActivities =
 
 void rule_empty_trace(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
-  uint64_t timed = t.slices.size() + t.instants.size() + t.counters.size();
-  if (timed > 0) return;
+  if (has_timed_events(t)) return;
   Finding f;
   f.id = "capture.empty";
   f.severity = Severity::kCritical;

@@ -78,6 +78,10 @@ bool looks_like_pytorch_trace(const Trace& t) {
   return false;
 }
 
+bool has_timed_events(const Trace& t) {
+  return t.slices.size() + t.instants.size() + t.counters.size() > 0;
+}
+
 bool first_step_is_warmup(const StepsResult& st, double* ratio) {
   if (st.steps.size() < 3) return false;
   std::vector<int64_t> rest;

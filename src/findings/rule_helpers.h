@@ -30,6 +30,10 @@ enum class GpuVendor { kNone, kNvidia, kAmd, kOther };
 // that is neither (MTIA), where CUDA kernel-name rules do not apply.
 GpuVendor gpu_vendor(const Trace& trace, const Analyses& a);
 
+// Anything timed at all (a slice, an instant or a counter sample): without, capture.empty says
+// so alone, and the rules about how the capture was made have nothing to be about.
+bool has_timed_events(const Trace& t);
+
 // A trace written by PyTorch's profiler (it has CPU ops, runtime calls or GPU ops).
 bool looks_like_pytorch_trace(const Trace& t);
 

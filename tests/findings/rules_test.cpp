@@ -92,9 +92,20 @@ TEST_CASE("capture.empty: nothing was recorded", "[findings]") {
     CHECK(f->title == "The trace has no timed events (metadata only)");
     CHECK(number(*f, "events") == 2);
   }
+  SECTION("metadata only, from a profiler with record_shapes and with_stack on: that one alone") {
+    // The header's flags over nothing recorded: no step times to warn about.
+    Run r = run(R"({"record_shapes": 1, "with_stack": 1, "traceEvents": [
+                    {"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}}]})");
+    CHECK(ids(r) == std::vector<std::string>{"capture.empty"});
+  }
   SECTION("clean twin: one timed event") {
     Run r = run(R"([{"ph":"i","name":"mark","pid":1,"tid":1,"ts":1}])");
     CHECK(find(r, "capture.empty") == nullptr);
+  }
+  SECTION("the flags' twin: one timed event, the flags are told") {
+    Run r = run(R"({"record_shapes": 1, "traceEvents": [
+                    {"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":2}]})");
+    CHECK(find(r, "capture.diagnostic_flags") != nullptr);
   }
 }
 
