@@ -33,6 +33,7 @@ wasm: setup
 	@cmake --build $(WASM_BUILD)
 	@mkdir -p $(WASM_OUT)
 	@cp $(WASM_BUILD)/wasm/kinetoscope_wasm.js $(WASM_BUILD)/wasm/kinetoscope_wasm.wasm $(WASM_OUT)/
+	@node scripts/stamp_wasm.mjs $(WASM_OUT)
 
 # The scalar fallback of the byte scanning (KS_WASM_SIMD=OFF: no -msimd128), for the parity test
 # (tests/run_all.sh) and for browsers without WebAssembly SIMD; not what the page loads.
@@ -41,6 +42,7 @@ wasm-scalar: setup
 	@cmake --build build/wasm-scalar-cmake
 	@mkdir -p build/wasm-scalar
 	@cp build/wasm-scalar-cmake/wasm/kinetoscope_wasm.js build/wasm-scalar-cmake/wasm/kinetoscope_wasm.wasm build/wasm-scalar/
+	@node scripts/stamp_wasm.mjs build/wasm-scalar
 
 test: native wasm
 	@bash tests/run_all.sh

@@ -130,11 +130,24 @@ async function handle(req, res, opts) {
     return send(res, 404, 'not found');
   }
   if (!st.isFile()) return send(res, 404, 'not found');
+  // A validator, as any static host sends one: the browser revalidates and gets 304 for an
+  // unchanged file.
+  const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+  // The worker names the build in the .wasm's URL (?v=, scripts/stamp_wasm.mjs): that URL's
+  // bytes never change, so it may be kept without asking again, and Chromium then keeps V8's
+  // optimized code for it, which a revalidated (no-cache, 304) entry loses.
+  const versioned = extname(file).toLowerCase() === '.wasm' && url.searchParams.has('v');
+  const cacheControl = versioned ? 'public, max-age=31536000, immutable' : 'no-cache';
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, { ETag: etag, 'Cache-Control': cacheControl });
+    return res.end();
+  }
   res.writeHead(200, {
     'Content-Type': MIME[extname(file).toLowerCase()] || 'application/octet-stream',
     'Content-Length': st.size,
-    // Development server: always revalidate, so a rebuilt .wasm is never served stale.
-    'Cache-Control': 'no-cache',
+    ETag: etag,
+    // Development server: anything else is revalidated, so a rebuilt file is never served stale.
+    'Cache-Control': cacheControl,
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': `${CSP}; ${frameAncestors(opts.embedOrigins)}`,
   });

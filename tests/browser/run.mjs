@@ -129,7 +129,13 @@ const tests = {
     const foreign = log.requests.filter((u) => !u.startsWith(origin + '/') && !/^(blob|data):/.test(u));
     check(!foreign.length, `requests left the origin: ${foreign.join(', ')}`);
     // The worker's requests are seen too: otherwise this test would prove little.
-    check(log.requests.some((u) => u.endsWith('/wasm/kinetoscope_wasm.wasm')), `the worker's .wasm request was not observed: ${log.requests.join(', ')}`);
+    const wasmUrl = log.requests.find((u) => /\/wasm\/kinetoscope_wasm\.wasm(\?|$)/.test(u));
+    check(wasmUrl, `the worker's .wasm request was not observed: ${log.requests.join(', ')}`);
+    // The build's name is in its URL (scripts/stamp_wasm.mjs), and that URL is kept for good: a
+    // returning visitor's browser reuses the .wasm and V8's optimized code for it.
+    check(/\?v=[0-9a-f]{16}$/.test(wasmUrl), `the .wasm URL does not name its build: ${wasmUrl}`);
+    const cache = (await fetch(wasmUrl)).headers.get('cache-control');
+    check(/immutable/.test(cache), `the build-named .wasm is served with Cache-Control: ${cache}`);
     noErrors(log);
     await page.close();
   },

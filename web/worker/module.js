@@ -16,9 +16,11 @@ export function loadModule() {
     modulePromise = (async () => {
       if (self.kinetoscopeWasmBase64) return self.createKinetoscope({ wasmBinary: embeddedWasm() });
       // The glue sits in wasm/ beside worker.js; without locateFile it would look for the .wasm
-      // next to the worker script.
+      // next to the worker script. The glue names its build (scripts/stamp_wasm.mjs): the .wasm's
+      // URL carries it, so a browser may keep the .wasm, and V8 its optimized code, for good.
       if (typeof self.createKinetoscope !== 'function') self.importScripts('wasm/kinetoscope_wasm.js');
-      return self.createKinetoscope({ locateFile: (p) => new URL('wasm/' + p, self.location.href).href });
+      const version = typeof self.kinetoscopeWasmVersion === 'string' ? `?v=${encodeURIComponent(self.kinetoscopeWasmVersion)}` : '';
+      return self.createKinetoscope({ locateFile: (p) => new URL('wasm/' + p + (p.endsWith('.wasm') ? version : ''), self.location.href).href });
     })();
     modulePromise.catch(() => {
       modulePromise = null; // let a later file try again
