@@ -12,7 +12,8 @@
 //                       hashes), blob: workers and WebAssembly.
 // dist/examples/demo/   the bundled example trace (the welcome page links to it)
 // dist/_headers         frame-ancestors for hosts that read a _headers file (Netlify, Cloudflare
-//                       Pages); other hosts must send it themselves (docs/sharing.md, "Embedding")
+//                       Pages); other hosts must send it themselves (docs/sharing.md, "Embedding");
+//                       and a long Cache-Control for the build-named .wasm
 //
 // --embed-origin (repeatable): an origin allowed to embed the page and drive it by postMessage,
 // written into both pages as <meta name="kinetoscope-embed-origins"> (web/share/embed.js) and
@@ -20,6 +21,7 @@
 //
 // Node 20, no dependencies. It prints the size of every file (raw and gzipped).
 import { createHash } from 'node:crypto';
+import { stampWasmDir } from './stamp_wasm.mjs';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -330,6 +332,7 @@ function main() {
   cpSync(opts.web, opts.out, { recursive: true });
   mkdirSync(join(opts.out, 'wasm'));
   for (const f of ['kinetoscope_wasm.js', 'kinetoscope_wasm.wasm']) cpSync(join(opts.wasm, f), join(opts.out, 'wasm', f));
+  stampWasmDir(join(opts.out, 'wasm')); // the .wasm's URL names its build (scripts/stamp_wasm.mjs)
   let indexHtml = readFileSync(join(opts.web, 'index.html'), 'utf8');
   if (opts.embedOrigins.length) {
     const meta = `<meta name="kinetoscope-embed-origins" content="${opts.embedOrigins.join(' ')}">`;
@@ -345,7 +348,13 @@ function main() {
   writeFileSync(join(opts.out, 'index.html'), indexHtml.replace(/<!-- dist:offline-link[^>]*-->/, () => `${offline}</p>`));
   writeFileSync(join(opts.out, '.nojekyll'), ''); // GitHub Pages: serve every file as it is
   const ancestors = ["'self'", ...opts.embedOrigins].join(' ');
-  writeFileSync(join(opts.out, '_headers'), `/*\n  Content-Security-Policy: frame-ancestors ${ancestors}\n  X-Content-Type-Options: nosniff\n`);
+  // The worker asks for the .wasm under its build's name (?v=, scripts/stamp_wasm.mjs), so it may
+  // be kept without revalidation, which keeps V8's cached optimized code for it (docs/sharing.md).
+  writeFileSync(
+    join(opts.out, '_headers'),
+    `/*\n  Content-Security-Policy: frame-ancestors ${ancestors}\n  X-Content-Type-Options: nosniff\n` +
+      `/wasm/kinetoscope_wasm.wasm\n  Cache-Control: public, max-age=31536000, immutable\n`,
+  );
 
   // The single file carries the example trace itself (it cannot fetch one): web/views/welcome.js.
   let single = singleFile(opts, indexHtml);

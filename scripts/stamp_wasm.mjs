@@ -9,15 +9,25 @@
 //   node scripts/stamp_wasm.mjs DIR
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const dir = process.argv[2];
-if (!dir) {
-  console.error('usage: node scripts/stamp_wasm.mjs DIR (the folder with kinetoscope_wasm.js and .wasm)');
-  process.exit(2);
-}
-const version = createHash('sha256').update(readFileSync(join(dir, 'kinetoscope_wasm.wasm'))).digest('hex').slice(0, 16);
-const gluePath = join(dir, 'kinetoscope_wasm.js');
 const STAMP = /^var kinetoscopeWasmVersion = "[0-9a-f]*";\n/;
-const glue = readFileSync(gluePath, 'utf8').replace(STAMP, '');
-writeFileSync(gluePath, `var kinetoscopeWasmVersion = "${version}";\n${glue}`);
+
+// Stamps DIR/kinetoscope_wasm.js with DIR/kinetoscope_wasm.wasm's build name; returns the name.
+export function stampWasmDir(dir) {
+  const version = createHash('sha256').update(readFileSync(join(dir, 'kinetoscope_wasm.wasm'))).digest('hex').slice(0, 16);
+  const gluePath = join(dir, 'kinetoscope_wasm.js');
+  const glue = readFileSync(gluePath, 'utf8').replace(STAMP, '');
+  writeFileSync(gluePath, `var kinetoscopeWasmVersion = "${version}";\n${glue}`);
+  return version;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error('usage: node scripts/stamp_wasm.mjs DIR (the folder with kinetoscope_wasm.js and .wasm)');
+    process.exit(2);
+  }
+  stampWasmDir(dir);
+}
