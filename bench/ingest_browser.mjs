@@ -7,9 +7,10 @@
 // as when a user opens the page and then picks a file; without, the moment the page has loaded.
 // --split=on|off and --workers=N go to the page's URL (web/worker/helpers.js: whether a large
 // file is read by two workers, or by N; by default one per core, only with 4 cores or more).
-// --revisit: a returning visitor's cold load. A first browser opens the page, reads the file once
-// and waits while V8 writes the optimized code it cached beside the .wasm (the HTTP cache entry
-// the server's ETag keeps valid; the warm-up alone compiles too little to be cached), and closes;
+// --revisit: a returning visitor's cold load. A first browser opens the page, lets it warm up,
+// reads the file once and waits while V8 writes the optimized code it cached beside the .wasm
+// (kept for good: its URL names its build; the warm-up alone compiles too little to be cached,
+// V8 caches past 1 MB of optimized code), and closes;
 // a second browser on the same profile then gives the file the moment the page has loaded, as the
 // cold run does.
 //   node bench/ingest_browser.mjs TRACE [--warm | --revisit] [--split=on|off] [--workers=N]
@@ -66,6 +67,7 @@ const query = process.argv.filter((a) => /^--(split|workers)=/.test(a)).map((a) 
 if (revisit) {
   const first = await startBrowser(profile);
   const { page } = await openPage(first, server.origin, query ? `/?${query}` : '/');
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   await page.setInputFiles('#file', file);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
   await page.waitForTimeout(REVISIT_CACHE_WAIT_MS);

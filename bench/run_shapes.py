@@ -10,6 +10,9 @@ For each repetition, for each file (shape x size), each tool runs once in turn (
                spare loader reads; the report's one-shot analyses then run optimized code
   page_cold    the page in headless Chromium, the file given as soon as the page is loaded
   page_warm    the same once the page's spare loader is warm (bench/ingest_browser.mjs --warm)
+  page_revisit (not in the default TOOLS) a returning visitor's cold load: a first browser reads the
+               file and closes, a second on the same profile reads it cold, with the optimized code
+               Chromium kept beside the cached .wasm (bench/ingest_browser.mjs --revisit)
   devtools     the Chrome DevTools trace engine in Node (../shared/peers; files < 537 MB: V8's string limit)
   speedscope   speedscope in Chromium (../shared/peers; files <= SPEEDSCOPE_MAX_MB, first SPEEDSCOPE_REPS reps)
 The reference: the bare simdjson walk (WASM, Node; fixed code) over one fixed file (the real
@@ -151,8 +154,9 @@ def wasm_node(f, first, warm=False):
             "cpu_s": d["cpu_s"], "stages_s": {"read+feed+finish": d["ingest_s"], "report": d["report_s"]}}
 
 
-def page(f, warm):
-    rc, out, err = run(["node", "bench/ingest_browser.mjs", f] + (["--warm"] if warm else []), timeout=3600)
+def page(f, warm, revisit=False):
+    mode = ["--warm"] if warm else ["--revisit"] if revisit else []
+    rc, out, err = run(["node", "bench/ingest_browser.mjs", f] + mode, timeout=3600)
     if rc != 0:
         return {"ok": False, "error": err[-500:]}
     d = json.loads(out.strip().splitlines()[-1])
@@ -240,6 +244,8 @@ def main():
                         row = page(f, False)
                     elif tool == "page_warm":
                         row = page(f, True)
+                    elif tool == "page_revisit":
+                        row = page(f, False, revisit=True)
                     elif tool == "devtools":
                         row = devtools(f, rep == 1)
                     elif tool == "speedscope":

@@ -21,6 +21,7 @@ TOOL_NOTE = {
     "native_stages": "native read + feed + finish + report from memory, one thread",
     "page_cold": "page clock, file given at load; browser RSS growth",
     "page_warm": "page clock, spare loader warm; browser RSS growth",
+    "page_revisit": "page clock, file given at load, a returning visitor (cached optimized code)",
     "devtools": "DevTools trace engine (Node): read + JSON.parse + model; RSS",
     "speedscope": "speedscope: file to first flame graph; browser RSS",
 }
