@@ -364,6 +364,10 @@ export function nsysTests() {
       const f = (expected.findings || []).find((x) => x.id === 'ranks.straggler');
       check(f, `the CLI names no straggler for ${files.join(', ')}`);
       check((await page.textContent('#findings')).includes(`Rank ${f.evidence.rank} is the straggler`), `the page does not name rank ${f.evidence.rank} as the straggler`);
+      // The built ranks idle alike: said once, not as "X (rank 0) to X (rank 0)".
+      const glance = (await page.textContent('.ranks-head .glance')) || '';
+      const idles = new Set(expected.ranks.map((x) => x.idle_us));
+      if (idles.size === 1) check(/GPU idle per rank.* on every rank/.test(glance) && !/\(rank (\d+)\) to .*\(rank \1\)/.test(glance), `the job at a glance: ${glance}`);
       await shot(page, 'nsys-ranks');
       noErrors(log);
       await page.close();

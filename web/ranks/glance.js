@@ -18,7 +18,8 @@ function spread(ranks, key) {
   return lo ? { lo: lo[key], hi: hi[key], loRank: lo.rank, hiRank: hi.rank } : null;
 }
 
-const perRank = (s) => `${fmtUs(s.lo)} (rank ${s.loRank}) to ${fmtUs(s.hi)} (rank ${s.hiRank})`;
+// "835 µs on every rank" rather than "835 µs (rank 0) to 835 µs (rank 0)" when the ranks agree.
+const perRank = (s) => (s.lo === s.hi ? `${fmtUs(s.lo)} on every rank` : `${fmtUs(s.lo)} (rank ${s.loRank}) to ${fmtUs(s.hi)} (rank ${s.hiRank})`);
 
 function steps(ranks) {
   const s = spread(ranks, 'step_median_us');
