@@ -18,7 +18,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { loadFile, openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
 
 function browserRssBytes(rootPid) {
   // Sum over the processes whose command line names this run's profile directory.
@@ -68,8 +68,7 @@ if (revisit) {
   const first = await startBrowser(profile);
   const { page } = await openPage(first, server.origin, query ? `/?${query}` : '/');
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
-  await page.setInputFiles('#file', file);
-  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
+  await loadFile(page, file);
   await page.waitForTimeout(REVISIT_CACHE_WAIT_MS);
   await first.close();
 }
