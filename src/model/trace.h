@@ -214,6 +214,14 @@ struct TraceFacts {
   int64_t end_ns = 0;    // last end
   bool has_base_time = false;
   int64_t base_time_ns = 0;
+  // Time zero of the profiler's own views, where it has one: Nsight Systems counts from the
+  // session start (its GUI's ruler, `nsys stats`' "Start (ns)"), so an export's times are shown
+  // from there and read the same in both tools. Kineto's JSON has none: times count from the
+  // first event, as Perfetto and chrome://tracing show them.
+  bool has_session_start = false;
+  int64_t session_start_ns = 0;
+  // What every time in the report and on the timeline counts from.
+  int64_t origin_ns() const { return has_session_start ? session_start_ns : start_ns; }
   std::string schema_version;
   std::string trace_name;
   std::vector<std::string> top_level_keys;

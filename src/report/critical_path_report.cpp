@@ -97,8 +97,8 @@ void add_critical_path_json(ReportSection* s, const Trace& t, const CriticalPath
   s->field("annotation", Cell::str(r.annotation));
   s->field("instance", Cell::integer(r.instance));
   s->field("window_slice", Cell::integer(r.window_slice));
-  // Times relative to the trace's first event, as everywhere in the JSON report.
-  const int64_t t0 = t.facts.start_ns;
+  // Times from the trace's time zero (facts.origin_ns()), as everywhere in the JSON report.
+  const int64_t t0 = t.facts.origin_ns();
   s->field("window_begin_us", Cell::ns(r.window_begin - t0));
   s->field("window_end_us", Cell::ns(r.window_end - t0));
   s->field("path_total_us", Cell::ns(r.total));

@@ -119,6 +119,8 @@ std::string track_layout_json(const ViewIndex& index) {
   JsonWriter w;
   w.begin_object();
   w.field("origin_ns", std::string_view(std::to_string(index.origin())));
+  w.field("time_zero", index.trace().facts.has_session_start ? "session start" : "first event");
+  w.field("start_ns", index.first_event());
   w.field("span_ns", index.span());
   w.field("index_bytes", static_cast<uint64_t>(index.memory_bytes()));
   w.key("groups").begin_array();

@@ -46,9 +46,11 @@ bool sparse_track(const TrackRows& rows, size_t instants, int64_t span_ns);
 
 std::vector<LayoutGroup> track_layout(const ViewIndex& index);
 
-// {"origin_ns": "...", "span_ns": N, "groups": [...], "steps": [{number, start_ns, end_ns,
-// inferred?}]} (`inferred`: true on every band when the trace has no step markers and the bands are
-// the iterations inferred from the repeating launches)
+// {"origin_ns": "...", "time_zero": "first event" | "session start", "start_ns": N, "span_ns": N,
+// "groups": [...], "steps": [{number, start_ns, end_ns, inferred?}]} (`start_ns`: the first event,
+// from the time zero; the trace is [start_ns, start_ns + span_ns]) (`inferred`: true on every band
+// when the trace has no step markers and the bands are the iterations inferred from the repeating
+// launches)
 std::string track_layout_json(const ViewIndex& index);
 
 }  // namespace ks::timeline_query

@@ -1,8 +1,9 @@
 // What the timeline asks of a trace, prepared once: per track and per depth ("row") the slices
 // as sorted, non-overlapping arrays with a block max-tree over max(duration, gap); per counter
 // series and per track of instants, sorted sample arrays; self times; the step bands. Times in
-// the view are nanoseconds relative to the first event (facts.start_ns), so a double in JS
-// holds them exactly (up to 2^53 ns, 104 days).
+// the view are nanoseconds from the trace's time zero (facts.origin_ns(): the first event, or an
+// Nsight Systems session's start), the report's zero too, so a double in JS holds them exactly
+// (up to 2^53 ns, 104 days).
 //
 // Why rows are non-overlapping: TraceBuilder gives each slice the depth of its track's stack of
 // open slices, and a slice that only partly overlaps the one above goes one row deeper (see
@@ -72,7 +73,9 @@ class ViewIndex {
   ViewIndex& operator=(const ViewIndex&) = delete;
 
   const Trace& trace() const { return trace_; }
-  int64_t origin() const { return trace_.facts.start_ns; }
+  int64_t origin() const { return trace_.facts.origin_ns(); }
+  // Where the first event lies in the view's time (0 unless the time zero is a session start).
+  int64_t first_event() const { return trace_.facts.start_ns - origin(); }
   int64_t span() const { return trace_.span_ns(); }
   const std::vector<TrackRows>& tracks() const { return tracks_; }  // by TrackId
   const std::vector<CounterSeries>& counters() const { return counters_; }

@@ -127,6 +127,17 @@ export function nsysTests() {
       const st = await api(page, () => window.kinetoscope.timeline.state());
       check(st.links.some((l) => l.kind === 'launch' && l.to === slice), `no launch arrow to the kernel: ${JSON.stringify(st.links)}`);
       check(st.details.partner && /^cuda/.test(st.details.partner.name), `the kernel's launch is not linked: ${JSON.stringify(st.details.partner)}`);
+      // Times count from the session start, as Nsight Systems': the selected kernel starts where
+      // `nsys stats --report cuda_gpu_trace` ("Start (ns)") has it, and the drawer and the facts say so.
+      check(layout.time_zero === 'session start' && layout.start_ns === 56574271, `the timeline counts from ${layout.time_zero}, first event at ${layout.start_ns} ns`);
+      const trace = JSON.parse(cli(['stats', '--format', 'json', '--report', 'cuda_gpu_trace', REAL]).stdout).reports[0];
+      const startCol = trace.columns.indexOf('Start (ns)');
+      const nameCol = trace.columns.indexOf('Name');
+      check(trace.rows.some((row) => row[startCol] === st.details.start_ns && row[nameCol] === kernel), `the selected ${kernel.slice(0, 40)} starts at ${st.details.start_ns} ns on the timeline: no such row in cuda_gpu_trace`);
+      const drawer = await page.textContent('.tl-details');
+      check(/Start[\s\S]*from the session start/.test(drawer), `the drawer says: ${drawer.slice(0, 200)}`);
+      const facts = await page.textContent('#facts');
+      check(/Times count from\s*the session start, as in Nsight Systems \(first event at 56\.6 ms\)/.test(facts), `the facts say: ${facts.slice(0, 400)}`);
       await shot(page, 'nsys-timeline');
       noErrors(log);
       await page.close();

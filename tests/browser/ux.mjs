@@ -750,7 +750,7 @@ function tests(tmp) {
       await loadFiles(page, join(ROOT, 'examples/pathologies/h200/h200_big.pt.trace.json.gz'));
       const steps = (await page.textContent('#steps')) || '';
       // 164 ms of busy GPU time on the warm-up steps' kernels (the stretch they span is 165 ms).
-      check(/first step starts with 16\d(\.\d+)? ms of GPU work queued before it/i.test(steps), `the steps section: ${steps.slice(0, 400)}`);
+      check(/in the first step the GPU spends 16\d(\.\d+)? ms on work queued before it/i.test(steps), `the steps section: ${steps.slice(0, 400)}`);
       const ids = await page.evaluate(() => window.kinetoscope.report().findings.map((f) => f.id));
       check(!ids.includes('steps.warmup_in_window'), `findings: ${ids}`);
       await shot(page, '14-h200-steps');

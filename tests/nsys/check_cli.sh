@@ -6,7 +6,8 @@
 # `kinetoscope stats`: an unknown report name exits 2 listing the known names; a missing file,
 # non-SQLite, non-nsys SQLite and damaged/cut-off exports exit 1 with one stderr line; a good
 # export prints the asked report. And the exports of make_exports.py SHUFFLED, their rows in a
-# random order, give the same report as in order (tests/nsys/same_report.py).
+# random order, give the same report as in order (tests/nsys/same_report.py). And times count
+# from the session start (tests/nsys/time_zero.py).
 #   KINETOSCOPE_CLI=build/sanitize/kinetoscope bash tests/nsys/check_cli.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -145,6 +146,15 @@ if [ "$rc" = 0 ] && grep -q "ProfilerStep#0" <<<"$out"; then
   pass=$((pass + 1))
 else
   echo "FAIL stats nvtx_sum: exit $rc: $out"; fail=$((fail + 1))
+fi
+# Times count from the session start, as Nsight Systems' own: each finding's event at its row's
+# start (the real export too, when ../shared has it), and pre-capture NVTX ranges move nothing.
+REAL=../shared/nsys/perlmutter-cloverleaf-cuda.sqlite
+[ -f "$REAL" ] || { echo "skipped: $REAL absent (the real export's event times)"; REAL=; }
+if out=$(/usr/bin/python3 tests/nsys/time_zero.py "$CLI" "$DIR" $REAL); then
+  pass=$((pass + 1))
+else
+  echo "$out"; fail=$((fail + 1))
 fi
 
 echo "nsys CLI: $pass passed, $fail failed"

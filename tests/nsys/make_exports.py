@@ -418,6 +418,17 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False):
     return e
 
 
+def precapture_nvtx(steps=6):
+    """training() under --capture-range=cudaProfilerApi, where NCCL's NVTX ranges opened before
+    cudaProfilerStart come out with negative times (4 s before the session's zero): the report's
+    times still count from the session start, so every step starts where training()'s does."""
+    e = training(steps=steps)
+    e.thread(4260, 'nccl_init')
+    e.nvtx(4260, 'ncclCommInitRank', -4_000_000_000, -3_950_000_000)
+    e.nvtx(4260, 'ncclGroupEnd', -3_940_000_000, -3_939_000_000)
+    return e
+
+
 def lost_events(steps=3):
     """training() where nsys warned that it lost events, and each step ends with
     cudaDeviceSynchronize typed as an event synchronize with no event and no stream (as the real
@@ -1030,6 +1041,7 @@ def main():
     # Captured without --trace=nvtx: no step ranges, but the launches repeat (the report infers
     # the iterations: src/analysis/iterations.h).
     training().save(p('no_nvtx.sqlite'), skip_tables=('NVTX_EVENTS',))
+    precapture_nvtx().save(p('precapture_nvtx.sqlite'))
     process_start().save(p('process_start.sqlite'))
     lost_events().save(p('lost_events.sqlite'))
     stray_times().save(p('stray_times.sqlite'))

@@ -2,7 +2,9 @@
 // perlmutter-cloverleaf-cuda.sqlite): the drawer's "Args" come from the row the importer read (an
 // export has no event text), and the slice's id, past 2^53, travels as an exact decimal string
 // that finds the same slice again ("show on timeline" from a finding's events).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <climits>
 #include <string>
 
 #include "corpus/shared_traces.h"
@@ -10,6 +12,7 @@
 #include "model/slice_kind.h"
 #include "timeline_query/id_list.h"
 #include "timeline_query/slice_query.h"
+#include "timeline_query/track_layout.h"
 
 namespace {
 
@@ -88,4 +91,26 @@ TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
       args_of(ks::timeline_query::slice_details_json(index, static_cast<uint32_t>(api)));
   CHECK(field_text(a, "table") == "\"CUPTI_ACTIVITY_KIND_RUNTIME\"");
   CHECK(field_text(a, "streamId").empty());  // a CPU thread's row has no stream
+}
+
+TEST_CASE("The timeline of an nsys export counts from the session start, as Nsight Systems",
+          "[timeline_query][nsys]") {
+  const std::string path = ks_test::shared_dir() + "/nsys/perlmutter-cloverleaf-cuda.sqlite";
+  ks::ImportError error;
+  auto t = ks::import_nsys_file(path, &error);
+  INFO(error.to_line());
+  REQUIRE(t);
+  ks::timeline_query::ViewIndex index(*t);
+  // The first kernel where another reader of the same run puts it (../shared/nsys/
+  // cloverleaf_gpu_trace.csv: par_ranged2d_kernel enters at 533338240 ns), not 56.6 ms earlier
+  // (the first event, an OS runtime call, is at 56574271 ns).
+  int64_t first_kernel = INT64_MAX;
+  for (uint32_t i = 0; i < t->slices.size(); ++i)
+    if (t->slices.kind[i] == ks::SliceKind::kKernel)
+      first_kernel = std::min(first_kernel, index.rel_start(i));
+  CHECK(first_kernel == 533338240);
+  const std::string layout = ks::timeline_query::track_layout_json(index);
+  CHECK(field_text(layout, "time_zero") == "\"session start\"");
+  CHECK(field_text(layout, "start_ns") == "56574271");
+  CHECK(field_text(layout, "span_ns") == std::to_string(t->span_ns()));
 }

@@ -41,6 +41,23 @@ test('scrolling stays within the lanes; a row well in view does not scroll', () 
   assert.equal(scrollToShow(10, 100, 300), -90); // above: brought down (clamped by the caller)
 });
 
+test('a trace that starts after its time zero (an Nsight Systems session): fit, clamp and fetch follow it', () => {
+  // The first event 50,000 ns after the session start, 1000 ns long.
+  const dom = { start: 50_000, span: 1000 };
+  assert.deepEqual(fitWindow(dom), { start: 49_990, end: 51_010 });
+  // A window at 0 (before the capture) is brought to where the trace is: some of it on screen.
+  const early = clampWindow(dom, 0, 100);
+  assert.ok(early.end > 50_000 && early.start < 51_000, JSON.stringify(early));
+  const late = clampWindow(dom, 90_000, 90_100);
+  assert.ok(late.start < 51_000, JSON.stringify(late));
+  // A view at the trace's start whose answer reaches a view's width before it: nothing lies
+  // further left, so no new query; counted from 0, the same answer looked cut short.
+  const d = { winStart: 49_890, winEnd: 50_400, nsPerPx: 1, pixelNs: 1, trackSet: new Set([1]), counterSet: new Set() };
+  const view = { start: 49_910, end: 50_010 };
+  assert.equal(needsQuery(d, view, dom, 100, { tracks: [1], counters: [] }), false);
+  assert.equal(needsQuery(d, view, 1000, 100, { tracks: [1], counters: [] }), true);
+});
+
 test('needsQuery: edges of the fetched window, the scale, lanes not covered', () => {
   const d = { winStart: -1000, winEnd: 2000, nsPerPx: 1, pixelNs: 1, trackSet: new Set([1, 2]), counterSet: new Set() };
   const items = { tracks: [1], counters: [] };

@@ -8,7 +8,8 @@
 //     zero at the earliest event of any rank; every timeline shows the same window of that
 //     clock (from the earliest start of step N to the latest end), so a rank that starts late
 //     shows late. The report's alignment.ranks[k].first_event_us puts rank k's own time axis
-//     (µs from its first event) on that clock.
+//     (µs from its time zero: the first event, or an Nsight Systems session's start) on that
+//     clock (clockShift).
 import { h, note, section } from '../views/dom.js';
 import { fmtUs } from '../views/format.js';
 import { Msg, openMsg } from '../worker/protocol.js';
@@ -64,16 +65,20 @@ function rankTimeline(file, name, box, onError) {
   return { ready, api: tl.api, panel, dispose: () => worker.terminate() };
 }
 
-// Where rank k's trace starts on the global-min clock (µs).
-function firstEventUs(multi, k) {
+// What puts rank k's own time axis on the global-min clock (µs): where its first event lies on
+// that clock, less where it lies on its own axis (0, unless the axis counts from an Nsight
+// Systems session's start: the report's trace.first_event_us).
+function clockShift(multi, k) {
   const a = multi.alignment && multi.alignment.ranks && multi.alignment.ranks[k];
-  return a && typeof a.first_event_us === 'number' ? a.first_event_us : 0;
+  const t = multi.reports[k] && multi.reports[k].trace;
+  const own = t && typeof t.first_event_us === 'number' ? t.first_event_us : 0;
+  return (a && typeof a.first_event_us === 'number' ? a.first_event_us : 0) - own;
 }
 
 // Each selected rank's window in its own time axis (µs), and the words for its heading.
 export function alignedWindows(multi, ranks, number, mode) {
   const local = ranks.map((k) => stepOf(multi, k, number));
-  const global = local.map((w, i) => (w ? [w[0] + firstEventUs(multi, ranks[i]), w[1] + firstEventUs(multi, ranks[i])] : null));
+  const global = local.map((w, i) => (w ? [w[0] + clockShift(multi, ranks[i]), w[1] + clockShift(multi, ranks[i])] : null));
   const present = global.filter(Boolean);
   const g0 = present.length ? Math.min(...present.map((w) => w[0])) : 0;
   const g1 = present.length ? Math.max(...present.map((w) => w[1])) : 0;
@@ -82,7 +87,7 @@ export function alignedWindows(multi, ranks, number, mode) {
     const w = local[i];
     // The step's start on the global-min clock, after the earliest selected rank's.
     const late = global[i] ? global[i][0] - g0 : null;
-    const start = mode === 'global-min' ? g0 - firstEventUs(multi, k) : w ? w[0] : null;
+    const start = mode === 'global-min' ? g0 - clockShift(multi, k) : w ? w[0] : null;
     return { k, step: w, start, span, late };
   });
 }

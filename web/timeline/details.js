@@ -83,14 +83,16 @@ function contextParts(d, context, onSelect) {
   return parts;
 }
 
-export function renderDetails(box, d, { flows, onSelect, context }) {
+// `zero`: what times count from (the layout's time_zero: "first event", or an Nsight Systems
+// export's "session start").
+export function renderDetails(box, d, { flows, onSelect, context, zero }) {
   if (!d) {
     box.replaceChildren(h('p', { className: 'muted' }, 'Click a slice to see its details.'));
     return;
   }
   const rows = [
     row('Category', inertName(d.cat) || '—', h('span', { className: 'muted' }, ` (${d.kind})`)),
-    row('Start', fmtDur(d.start_ns), h('span', { className: 'muted' }, ' from the first event')),
+    row('Start', fmtDur(d.start_ns), h('span', { className: 'muted' }, ` from the ${zero === 'session start' ? 'session start' : 'first event'}`)),
     row('Duration', fmtDur(d.dur_ns)),
     row('Self time', fmtDur(d.self_ns), h('span', { className: 'muted' }, d.children ? ` (${d.children} direct children)` : '')),
     row('Track', `${inertName(d.process_name) || `pid ${d.pid}`} › ${inertName(d.track_name)}`, h('span', { className: 'muted' }, ` · depth ${d.depth}`)),

@@ -6,7 +6,7 @@
 import { inertName } from '../views/inert.js';
 import { itemsBetween } from './layout.js';
 import { plotWidth } from './geometry.js';
-import { indexRows, needsQuery } from './state.js';
+import { indexRows, needsQuery, traceDomain } from './state.js';
 import { viewH } from './viewport.js';
 import { record, requestDraw } from './frames.js';
 
@@ -18,7 +18,7 @@ export function visibleItems(tl, margin) {
 export function queryNeeded(tl) {
   const st = tl.st;
   if (!st.data) return true;
-  return needsQuery(st.data, st.view, st.layout.span_ns, plotWidth(st), visibleItems(tl, 0));
+  return needsQuery(st.data, st.view, traceDomain(st), plotWidth(st), visibleItems(tl, 0));
 }
 
 export async function query(tl) {

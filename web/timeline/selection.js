@@ -45,7 +45,7 @@ export async function select(tl, slice, { scroll = false } = {}) {
   sel.briefs = new Map(fl.flows.slices.map((x) => [x.slice, x]));
   st.details = det.details;
   const onSelect = (i) => select(tl, i, { scroll: true }).then(() => centerOn(tl, st.selection && st.selection.brief));
-  renderDetails(dom.detailsBox, det.details, { flows: fl.flows, onSelect, context: null });
+  renderDetails(dom.detailsBox, det.details, { flows: fl.flows, onSelect, context: null, zero: st.layout && st.layout.time_zero });
   drawerShown(tl, !!det.details);
   shareSelection(tl, det.details);
   // Selected by a click too: a slice the drawer now covers is scrolled above it.
@@ -57,7 +57,7 @@ export async function select(tl, slice, { scroll = false } = {}) {
   sliceContext(det.details, read).then((context) => {
     if (st.selection !== sel || session !== client.session) return;
     st.context = context;
-    renderDetails(dom.detailsBox, det.details, { flows: fl.flows, onSelect, context });
+    renderDetails(dom.detailsBox, det.details, { flows: fl.flows, onSelect, context, zero: st.layout && st.layout.time_zero });
     drawerShown(tl, true); // its height may have changed
     if (sel.brief) keepInView(tl, sel.brief.track, sel.brief.depth);
     requestDraw(tl);

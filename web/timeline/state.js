@@ -54,21 +54,33 @@ export function createState(theme) {
 // The trace's length in ns (at least 1).
 export const totalSpan = (st) => (st.layout ? Math.max(st.layout.span_ns, 1) : 1);
 
+// Where the trace lies in the view's time: [start, start + span). Times count from the trace's
+// time zero (layout.time_zero): its first event, so start is 0, or an Nsight Systems session's
+// start, where the first event comes later (or earlier: ranges opened before the capture).
+export const traceDomain = (st) => ({ start: (st.layout && st.layout.start_ns) || 0, span: totalSpan(st) });
+// A bare length is a trace that starts at 0.
+const asDomain = (dom) => (typeof dom === 'number' ? { start: 0, span: dom } : dom);
+
 // The window [start, end) kept sane: at least MIN_SPAN_NS, at most 4x the trace, some of the trace
 // on screen.
-export function clampWindow(total, start, end) {
+export function clampWindow(dom, start, end) {
+  const { start: lo, span: total } = asDomain(dom);
   let span = Math.max(MIN_SPAN_NS, end - start);
   span = Math.min(span, total * 4);
   let s = (start + end) / 2 - span / 2;
-  s = Math.min(Math.max(s, -span * 0.9), total - span * 0.1);
+  s = Math.min(Math.max(s, lo - span * 0.9), lo + total - span * 0.1);
   return { start: s, end: s + span };
 }
 
 // The whole trace with 1% on each side.
-export const fitWindow = (total) => clampWindow(total, -total * 0.01, total * 1.01);
+export function fitWindow(dom) {
+  const { start: lo, span: total } = asDomain(dom);
+  return clampWindow(dom, lo - total * 0.01, lo + total * 1.01);
+}
 
 // Zooms by `factor` (< 1 in) keeping time `t` where it is on screen.
-export function zoomWindow(view, total, t, factor) {
+export function zoomWindow(view, dom, t, factor) {
+  const total = asDomain(dom).span;
   const span = view.end - view.start;
   const next = Math.min(total * 4, Math.max(MIN_SPAN_NS, span * factor));
   const start = t - (t - view.start) * (next / span);
@@ -86,12 +98,13 @@ export function scrollToShow(y, scrollY, viewH) {
 
 // Whether the last answer `d` cannot draw `view`: it is near or past the fetched window's edge,
 // its scale is 1.5x off, or lanes on screen (`items`) are not in it.
-export function needsQuery(d, view, total, plotW, items) {
+export function needsQuery(d, view, dom, plotW, items) {
   if (!d) return true;
+  const { start: lo, span: total } = asDomain(dom);
   const span = view.end - view.start;
   if (view.start < d.winStart || view.end > d.winEnd) return true;
-  if (view.start - d.winStart < span * 0.25 && d.winStart > -span) return true;
-  if (d.winEnd - view.end < span * 0.25 && d.winEnd < total + span) return true;
+  if (view.start - d.winStart < span * 0.25 && d.winStart > lo - span) return true;
+  if (d.winEnd - view.end < span * 0.25 && d.winEnd < lo + total + span) return true;
   const nsPerPx = span / plotW;
   // Against the scale asked for (the answer's pixelNs is rounded up to whole ns).
   if (nsPerPx > d.nsPerPx * 1.5 || (nsPerPx * 1.5 < d.nsPerPx && d.pixelNs > 1)) return true;

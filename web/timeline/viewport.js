@@ -4,7 +4,7 @@
 import { LABEL_W, ROW_H, RULER_H, buildLanes, foldable } from './layout.js';
 import { palette } from './colors.js';
 import { plotWidth, timeAt } from './geometry.js';
-import { clampScrollY, clampWindow, fitWindow, scrollToShow, totalSpan, zoomWindow } from './state.js';
+import { clampScrollY, clampWindow, fitWindow, scrollToShow, traceDomain, zoomWindow } from './state.js';
 import { requestDraw } from './frames.js';
 
 export function resize(tl) {
@@ -45,12 +45,12 @@ export function clampScroll(tl) {
 }
 
 export function setWindow(tl, start, end) {
-  tl.st.view = clampWindow(totalSpan(tl.st), start, end);
+  tl.st.view = clampWindow(traceDomain(tl.st), start, end);
   requestDraw(tl);
 }
 
 export function fit(tl) {
-  tl.st.view = fitWindow(totalSpan(tl.st));
+  tl.st.view = fitWindow(traceDomain(tl.st));
   requestDraw(tl);
 }
 
@@ -62,7 +62,7 @@ export function anchorTime(tl) {
 }
 
 export function zoomAt(tl, t, factor) {
-  tl.st.view = zoomWindow(tl.st.view, totalSpan(tl.st), t, factor);
+  tl.st.view = zoomWindow(tl.st.view, traceDomain(tl.st), t, factor);
   requestDraw(tl);
 }
 

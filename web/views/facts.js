@@ -6,7 +6,7 @@ import { fmtAny, fmtBytes, fmtByKey, fmtInt, fmtUs, labelFor } from './format.js
 const SHOWN = [
   'file', 'gzip', 'format', 'json_bytes', 'events_total', 'slices', 'events_by_phase', 'categories', 'span_us',
   'start_ns', 'processes', 'threads', 'gpu_devices', 'gpu_streams', 'device', 'rank', 'world_size', 'backend',
-  'schema_version', 'capture',
+  'schema_version', 'capture', 'time_zero', 'origin_ns', 'first_event_us',
 ];
 const WIDE = new Set(['Device', 'capture']);
 
@@ -16,6 +16,12 @@ function start(ns) {
   const ms = Number(BigInt(ns) / 1000000n);
   const plausible = ms > Date.UTC(2000, 0, 1) && ms < Date.UTC(2100, 0, 1);
   return plausible ? `${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${ns} ns)` : `${ns} ns`;
+}
+
+// What the report's and the timeline's times count from: said only when it is not the first event.
+function timeZero(t) {
+  if (t.time_zero !== 'session_start') return undefined;
+  return `the session start, as in Nsight Systems (first event at ${fmtUs(t.first_event_us)})`;
 }
 
 function rank(t) {
@@ -62,6 +68,7 @@ export function factsView(t) {
     ['Slices', 'slices' in t ? fmtInt(t.slices) : undefined],
     ['Span', fmtUs(t.span_us)],
     ['Starts at', 'start_ns' in t ? start(t.start_ns) : undefined],
+    ['Times count from', timeZero(t)],
     ['Processes', count(t.processes)],
     ['Threads', count(t.threads)],
     ['GPU devices', count(t.gpu_devices)],

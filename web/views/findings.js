@@ -1,5 +1,6 @@
 // Findings: what is slow and what to do about it, most severe first. Times in `ranges` and
-// `events` count from the start of the trace (report.trace.start_ns).
+// `events` count from the trace's time zero (report.trace.origin_ns: the first event, or an
+// Nsight Systems session's start), as the timeline's do.
 import { h, section, note, valueView } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt, fmtUs, fmtUsRange, labelFor } from './format.js';
 

@@ -37,7 +37,7 @@ function inferredView(it) {
   ];
   const columns = [
     { key: 'number', label: 'Iteration', num: true, fmt: fmtAny },
-    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the start of the trace' },
+    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the trace’s time zero (its first event; in an Nsight Systems export, the session start)' },
     { key: 'dur_us', label: 'Duration', num: true, fmt: fmtUs },
   ];
   return [
@@ -74,12 +74,12 @@ export function stepsView(s) {
   const queued = s.first_step_queued_us;
   const backlog =
     isNum(queued) && rows[0] && isNum(rows[0].dur_us)
-      ? note(`The first step starts with ${fmtUs(queued)} of GPU work queued before it (the loop ran ahead of the GPU): its own time is ${fmtUs(rows[0].dur_us - queued)}.`)
+      ? note(`In the first step the GPU spends ${fmtUs(queued)} on work queued before it (the loop ran ahead of the GPU): its own time is ${fmtUs(rows[0].dur_us - queued)}.`)
       : null;
   const columns = [
     { key: 'number', label: 'Step', num: true, fmt: fmtAny },
     { key: 'name', label: 'Name' },
-    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the start of the trace' },
+    { key: 'start_us', label: 'Starts at', num: true, fmt: fmtUs, title: 'Sort by start, counted from the trace’s time zero (its first event; in an Nsight Systems export, the session start)' },
     { key: 'dur_us', label: 'Duration', num: true, fmt: fmtUs },
     {
       key: 'dur_us',

@@ -363,6 +363,11 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
+  // Times are shown from the session start, Nsight Systems' zero: the start itself when the
+  // builder added it to every time (not when a hostile start would overflow them), else 0.
+  trace->facts.has_session_start = true;
+  trace->facts.session_start_ns =
+      trace->diagnostics.get(Diag::kBaseTimeApplied).count ? trace->facts.base_time_ns : 0;
   // Tables are read one after another, so the rows are never in one time order: not news. Nor
   // is the session's start added to every time (read_session_start): every export is read so,
   // and "relative to baseTimeNanoseconds" speaks of Kineto's JSON.

@@ -57,7 +57,7 @@ std::string evidence_bullet(const Evidence& e) {
 // The JSON of one finding's evidence (an object of its own keys), ranges and events.
 void add_json_cells(ReportSection* s, const Trace* trace, const Finding& f,
                     std::vector<Cell>* row) {
-  const int64_t t0 = trace ? trace->facts.start_ns : 0;
+  const int64_t t0 = trace ? trace->facts.origin_ns() : 0;
   Table& evidence = s->nested_table();
   std::vector<Cell>& values = evidence.row();
   for (const Evidence& e : f.evidence) {
@@ -92,7 +92,7 @@ void add_json_cells(ReportSection* s, const Trace* trace, const Finding& f,
 
 ReportSection findings_section(const Trace* trace, const std::vector<Finding>& findings,
                                const char* none) {
-  const int64_t t0 = trace ? trace->facts.start_ns : 0;
+  const int64_t t0 = trace ? trace->facts.origin_ns() : 0;
   ReportSection s(nullptr);
   Table& t = s.table("findings");
   t.columns = {Column("id"),      Column("severity"), Column("title"),

@@ -9,7 +9,7 @@
 namespace ks {
 
 ReportSection idle_causes_section(const Trace& t, const IdleCauses& c) {
-  const int64_t t0 = t.facts.start_ns;
+  const int64_t t0 = t.facts.origin_ns();
   ReportSection s("idle_causes");
   s.field("window_us", Cell::ns(c.window_ns));
   s.field("idle_us", Cell::ns(c.idle_total_ns()));

@@ -75,7 +75,8 @@ ReportSection launch_stats_section(const Trace& t, const LaunchStats& l, bool ha
                     Column("mean_len").json(2), Column("blocked_us"), Column("series")};
   for (const StreamQueue& q : l.queues) {
     std::vector<std::array<int64_t, 2>>& series = s.keep_series.emplace_back();
-    for (const QueuePoint& p : q.series) series.push_back({p.ts_ns - t.facts.start_ns, p.max_len});
+    for (const QueuePoint& p : q.series)
+      series.push_back({p.ts_ns - t.facts.origin_ns(), p.max_len});
     queues.row() = {Cell::optional(q.device), Cell::optional(q.stream), Cell::integer(q.max_len),
                     Cell::number(q.mean_len), Cell::ns(q.blocked_ns),   Cell::pairs(&series)};
   }

@@ -17,7 +17,7 @@ Cell optional(int64_t v) {
 }  // namespace
 
 ReportSection memory_section(const Trace& t, const MemoryUsage& m) {
-  const int64_t t0 = t.facts.start_ns;
+  const int64_t t0 = t.facts.origin_ns();
   ReportSection s("memory");
   s.field("events", Cell::count(m.events));
   Table& tb = s.table("devices");

@@ -35,7 +35,7 @@ ReportSection step_breakdown_section(const Trace& t, const StepBreakdown& b, boo
     rows.columns.push_back(Column(s.own(std::string(role(k)) + "_us").data()));
   for (const StepParts& p : b.steps) {
     if (!rows.room_for_row(p.end_ns - p.begin_ns)) continue;  // the totals above cover all
-    rows.row() = {Cell::optional(p.step_number), Cell::ns(p.begin_ns - t.facts.start_ns),
+    rows.row() = {Cell::optional(p.step_number), Cell::ns(p.begin_ns - t.facts.origin_ns()),
                   Cell::ns(p.end_ns - p.begin_ns)};
     for (int k = 0; k < kStepRoles; ++k) rows.rows.back().push_back(Cell::ns(p.ns[k]));
   }

@@ -75,7 +75,7 @@ void add_inferred_iterations(ReportSection* s, const Trace& t, const IterationsR
         Column("dur_us").text("dur (ms)", Show::kMs, 12).md("Duration (ms)", Show::kMs).digits(3),
         Column("host_start_us"),
         Column("host_end_us")};
-    const int64_t t0 = t.facts.start_ns;
+    const int64_t t0 = t.facts.origin_ns();
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];
       if (!tb.room_for_row(x.dur())) continue;
@@ -94,7 +94,7 @@ void add_inferred_iterations(ReportSection* s, const Trace& t, const IterationsR
 
 ReportSection steps_section(const Trace& t, const StepsResult& r, const IterationsResult& inferred,
                             const GpuIdleResult& idle) {
-  const int64_t t0 = t.facts.start_ns;
+  const int64_t t0 = t.facts.origin_ns();
   ReportSection s("steps");
   s.field("found", Cell::count(r.found));
   // Only where steps are not ProfilerStep's (or an nsys export has none): PyTorch reports keep
@@ -123,8 +123,8 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
     const Step& first = r.steps.front();
     s.field("first_step_queued_us", Cell::ns(first.queued_ns));
     const std::string note =
-        "the first step starts with " + format_duration(first.queued_ns) +
-        " of GPU work queued before it (the loop ran ahead of the GPU): its own time is " +
+        "in the first step the GPU spends " + format_duration(first.queued_ns) +
+        " on work queued before it (the loop ran ahead of the GPU): its own time is " +
         format_duration(first.own_dur());
     s.line("  " + note);
     s.paragraph("Note: " + note + ".\n\n");

@@ -43,11 +43,19 @@ void add_trace_prose(ReportSection* s, const Trace& t, const TrackCounts& c) {
   s->linef("Trace: %s, %s, %llu events (%s), span %s", trace_format_name(f.format), size.c_str(),
            static_cast<unsigned long long>(f.events_total), phases.c_str(),
            format_duration(t.span_ns()).c_str());
-  s->line("       " + counts + "; device: " + device + "; rank: " + rank + "\n");
+  // Where an export's times count from: said once, since they are not from the first event.
+  const std::string zero = f.has_session_start ? "count from the session start, as in Nsight "
+                                                 "Systems; the first event is at " +
+                                                     format_duration(f.start_ns - f.origin_ns())
+                                               : "";
+  s->line("       " + counts + "; device: " + device + "; rank: " + rank +
+          (zero.empty() ? "\n" : ""));
+  if (!zero.empty()) s->line("       times " + zero + "\n");
   std::string md = "# Kinetoscope report: " + markdown_code_cell(f.source_name) +
                    "\n\n- Format: " + trace_format_name(f.format) + ", " + size + ", " +
                    std::to_string(f.events_total) + " events, span " +
                    format_duration(t.span_ns()) + "\n- " + counts + "\n";
+  if (!zero.empty()) md += "- Times " + zero + "\n";
   if (!t.devices.empty()) md += "- Device: " + markdown_cell(t.devices.front().name, 120) + "\n";
   if (d.rank != kNoValue)
     md += "- Rank: " + std::to_string(d.rank) +
@@ -75,6 +83,10 @@ ReportSection trace_section(const Trace& t) {
   s.end_object();
   s.field("span_us", Cell::ns(t.span_ns()));
   s.field("start_ns", Cell::str(s.own(std::to_string(f.start_ns))));
+  // Every _us time in the report counts from origin_ns (report-schema.md, "Conventions").
+  s.field("time_zero", Cell::str(f.has_session_start ? "session_start" : "first_event"));
+  s.field("origin_ns", Cell::str(s.own(std::to_string(f.origin_ns()))));
+  s.field("first_event_us", Cell::ns(f.start_ns - f.origin_ns()));
   s.field("slices", Cell::count(t.slices.size()));
   s.field("processes", Cell::count(c.processes));
   s.field("threads", Cell::count(c.threads));
