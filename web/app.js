@@ -17,6 +17,7 @@
 import { h, neutral, note, section } from './views/dom.js';
 import { renderReport } from './views/report.js';
 import { reportHead, summedNote } from './views/report_head.js';
+import { warmViews } from './views/warm.js';
 import { parseStats, statsView, withReport } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
@@ -123,7 +124,8 @@ function endHelper() {
 function onMessage(e, from) {
   const m = e.data;
   if (m.type === Msg.warmed) {
-    if (from === spare) Object.assign(document.body.dataset, { warm: '1', pretouched: String(m.pretouched || 0) });
+    // Ready once the page's own views have run too (the first time: views/warm.js).
+    if (from === spare) warmViews(m.report, () => !!job).then(() => from === spare && Object.assign(document.body.dataset, { warm: '1', pretouched: String(m.pretouched || 0) }));
     return;
   }
   if (m.type === Msg.timelineReply) return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)

@@ -52,6 +52,13 @@ function other(key, value) {
   return section(`extra-${key}`, labelFor(key), h('pre', { className: 'json' }, JSON.stringify(value, null, 2)));
 }
 
+// One section's view (null where the report has no such key): views/warm.js renders them one by one.
+export const VIEW_KEYS = VIEWS.map(([k]) => k);
+export function renderView(report, key) {
+  const v = VIEWS.find(([k]) => k === key);
+  return v && key in report ? v[1](report[key], report) : null;
+}
+
 export function renderReport(report) {
   const nodes = [];
   for (const [key, view] of VIEWS) {
