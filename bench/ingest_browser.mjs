@@ -13,6 +13,9 @@
 // V8 caches past 1 MB of optimized code), and closes;
 // a second browser on the same profile then gives the file the moment the page has loaded, as the
 // cold run does.
+// KS_IDLE_MS=N waits N ms after the warm-up before the file, as a user picking a file does: V8's
+// background compilation of what the warm-up made hot may still run when the page says it is
+// warm, and a file given at once shares the cores with it (docs/performance.md, session 26).
 //   node bench/ingest_browser.mjs TRACE [--warm | --revisit] [--split=on|off] [--workers=N]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,6 +79,7 @@ const ctx = await startBrowser(profile);
 try {
   const { page } = await openPage(ctx, server.origin, query ? `/?${query}` : '/');
   if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+  if (process.env.KS_IDLE_MS) await page.waitForTimeout(Number(process.env.KS_IDLE_MS));
   // The heap the warm loader wrote before the file (worker/warm.js pretouch()): resident before
   // the clock starts, so it is added to the load's memory growth rather than hidden by the base.
   const pretouched = warm ? Number(await page.evaluate(() => document.body.dataset.pretouched || 0)) : 0;

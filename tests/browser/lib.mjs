@@ -69,6 +69,9 @@ export async function startBrowser(profile) {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      // Extra flags for experiments, e.g. KS_CHROMIUM_FLAGS=--js-flags=--no-wasm-dynamic-tiering
+      // (docs/performance.md, session 26).
+      ...(process.env.KS_CHROMIUM_FLAGS ? process.env.KS_CHROMIUM_FLAGS.split(' ') : []),
     ],
   });
 }
