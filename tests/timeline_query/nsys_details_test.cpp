@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <climits>
+#include <memory>
 #include <string>
 
 #include "corpus/shared_traces.h"
@@ -38,15 +39,21 @@ int32_t first_of_kind(const ks::Trace& t, ks::SliceKind kind) {
   return -1;
 }
 
-}  // namespace
-
-TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
-          "[timeline_query][nsys]") {
+// ../shared's real Nsight Systems export, read.
+std::unique_ptr<ks::Trace> real_export() {
   const std::string path = ks_test::shared_dir() + "/nsys/perlmutter-cloverleaf-cuda.sqlite";
   ks::ImportError error;
   auto t = ks::import_nsys_file(path, &error);
   INFO(error.to_line());
   REQUIRE(t);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
+          "[timeline_query][nsys]") {
+  auto t = real_export();
   ks::timeline_query::ViewIndex index(*t);
 
   const int32_t kernel = first_of_kind(*t, ks::SliceKind::kKernel);
@@ -95,11 +102,7 @@ TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
 
 TEST_CASE("The timeline of an nsys export counts from the session start, as Nsight Systems",
           "[timeline_query][nsys]") {
-  const std::string path = ks_test::shared_dir() + "/nsys/perlmutter-cloverleaf-cuda.sqlite";
-  ks::ImportError error;
-  auto t = ks::import_nsys_file(path, &error);
-  INFO(error.to_line());
-  REQUIRE(t);
+  auto t = real_export();
   ks::timeline_query::ViewIndex index(*t);
   // The first kernel where another reader of the same run puts it (../shared/nsys/
   // cloverleaf_gpu_trace.csv: par_ranged2d_kernel enters at 533338240 ns), not 56.6 ms earlier
