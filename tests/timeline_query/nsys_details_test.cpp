@@ -116,4 +116,13 @@ TEST_CASE("The timeline of an nsys export counts from the session start, as Nsig
   CHECK(field_text(layout, "time_zero") == "\"session start\"");
   CHECK(field_text(layout, "start_ns") == "56574271");
   CHECK(field_text(layout, "span_ns") == std::to_string(t->span_ns()));
+  // cudaDeviceSynchronize's sync records have no stream: the row is named as Kineto names its
+  // device-wide lane, not "stream -1".
+  int no_stream_rows = 0;
+  for (const ks::Track& tr : t->tracks)
+    if (tr.kind == ks::TrackKind::kGpuStream && tr.stream == -1) {
+      ++no_stream_rows;
+      CHECK(tr.name == "Device 0");
+    }
+  CHECK(no_stream_rows == 1);
 }

@@ -176,7 +176,10 @@ TrackId Context::gpu_track(int64_t device, int64_t stream) {
   if (it != gpu_tracks.end()) return it->second;
   // As Kineto writes them: pid = the device, tid = the stream.
   std::string pid = gpu_process(device);
-  TrackId id = b.track(pid, std::to_string(stream));
+  const std::string tid = std::to_string(stream);
+  TrackId id = b.track(pid, tid);
+  // No stream (context-wide syncs): Kineto's device-wide lane, which it names "Device N".
+  if (stream < 0) b.set_thread_name(pid, tid, "Device " + pid, 0);
   Track& tr = trace->tracks[id];
   tr.device = device;
   tr.stream = stream;
