@@ -5,31 +5,34 @@ import assert from 'node:assert/strict';
 import { MIN_SPAN_NS, clampScrollY, memoryOf, clampWindow, columnsFromBriefs, fitWindow, hitCountText, hitsFrom, indexRows, nameMatcher, needsQuery, nextHitIndex, scrollToShow, zoomWindow } from '../../web/timeline/state.js';
 import { lowerBound } from '../../web/timeline/geometry.js';
 
+// A trace whose first event is its time zero, `span` ns long (state.js traceDomain).
+const from0 = (span) => ({ start: 0, span });
+
 test('clampWindow: at least MIN_SPAN_NS, at most 4x the trace, some of the trace on screen', () => {
-  assert.deepEqual(clampWindow(1000, 100, 200), { start: 100, end: 200 });
-  const tiny = clampWindow(1000, 500, 500);
+  assert.deepEqual(clampWindow(from0(1000), 100, 200), { start: 100, end: 200 });
+  const tiny = clampWindow(from0(1000), 500, 500);
   assert.equal(tiny.end - tiny.start, MIN_SPAN_NS);
   assert.equal((tiny.start + tiny.end) / 2, 500); // about the same middle
-  const huge = clampWindow(1000, -1e9, 1e9);
+  const huge = clampWindow(from0(1000), -1e9, 1e9);
   assert.equal(huge.end - huge.start, 4000);
   // Far past the end: pulled back so that 10% of the window still shows the trace.
-  const past = clampWindow(1000, 5000, 5100);
+  const past = clampWindow(from0(1000), 5000, 5100);
   assert.equal(past.start, 1000 - 100 * 0.1);
-  const before = clampWindow(1000, -5000, -4900);
+  const before = clampWindow(from0(1000), -5000, -4900);
   assert.equal(before.start, -100 * 0.9);
 });
 
 test('fitWindow shows the whole trace with 1% on each side', () => {
-  assert.deepEqual(fitWindow(1000), { start: -10, end: 1010 });
+  assert.deepEqual(fitWindow(from0(1000)), { start: -10, end: 1010 });
 });
 
 test('zoomWindow keeps the anchor time at the same place on screen', () => {
   const v = { start: 0, end: 1000 };
-  const z = zoomWindow(v, 10_000, 250, 0.5);
+  const z = zoomWindow(v, from0(10_000), 250, 0.5);
   assert.equal(z.end - z.start, 500);
   assert.equal((250 - z.start) / (z.end - z.start), (250 - v.start) / (v.end - v.start));
-  assert.equal(zoomWindow(v, 10_000, 0, 1e-9).end, MIN_SPAN_NS); // not below the minimum
-  assert.equal(zoomWindow(v, 100, 0, 1e9).end, 400); // nor past 4x the trace
+  assert.equal(zoomWindow(v, from0(10_000), 0, 1e-9).end, MIN_SPAN_NS); // not below the minimum
+  assert.equal(zoomWindow(v, from0(100), 0, 1e9).end, 400); // nor past 4x the trace
 });
 
 test('scrolling stays within the lanes; a row well in view does not scroll', () => {
@@ -55,18 +58,18 @@ test('a trace that starts after its time zero (an Nsight Systems session): fit, 
   const d = { winStart: 49_890, winEnd: 50_400, nsPerPx: 1, pixelNs: 1, trackSet: new Set([1]), counterSet: new Set() };
   const view = { start: 49_910, end: 50_010 };
   assert.equal(needsQuery(d, view, dom, 100, { tracks: [1], counters: [] }), false);
-  assert.equal(needsQuery(d, view, 1000, 100, { tracks: [1], counters: [] }), true);
+  assert.equal(needsQuery(d, view, from0(1000), 100, { tracks: [1], counters: [] }), true);
 });
 
 test('needsQuery: edges of the fetched window, the scale, lanes not covered', () => {
   const d = { winStart: -1000, winEnd: 2000, nsPerPx: 1, pixelNs: 1, trackSet: new Set([1, 2]), counterSet: new Set() };
   const items = { tracks: [1], counters: [] };
-  assert.equal(needsQuery(null, { start: 0, end: 1000 }, 1000, 1000, items), true);
-  assert.equal(needsQuery(d, { start: 0, end: 1000 }, 1000, 1000, items), false);
-  assert.equal(needsQuery(d, { start: 1100, end: 2100 }, 5000, 1000, items), true); // past the end
-  assert.equal(needsQuery(d, { start: 0, end: 1000 }, 1000, 500, items), true); // 2 ns/px: coarser
-  assert.equal(needsQuery(d, { start: 0, end: 1000 }, 1000, 1000, { tracks: [3], counters: [] }), true);
-  assert.equal(needsQuery(d, { start: 0, end: 1000 }, 1000, 1000, { tracks: [], counters: [0] }), true);
+  assert.equal(needsQuery(null, { start: 0, end: 1000 }, from0(1000), 1000, items), true);
+  assert.equal(needsQuery(d, { start: 0, end: 1000 }, from0(1000), 1000, items), false);
+  assert.equal(needsQuery(d, { start: 1100, end: 2100 }, from0(5000), 1000, items), true); // past the end
+  assert.equal(needsQuery(d, { start: 0, end: 1000 }, from0(1000), 500, items), true); // 2 ns/px: coarser
+  assert.equal(needsQuery(d, { start: 0, end: 1000 }, from0(1000), 1000, { tracks: [3], counters: [] }), true);
+  assert.equal(needsQuery(d, { start: 0, end: 1000 }, from0(1000), 1000, { tracks: [], counters: [0] }), true);
 });
 
 test('indexRows: rows per track and depth, series and instant ranges, hues per rectangle', () => {

@@ -58,13 +58,11 @@ export const totalSpan = (st) => (st.layout ? Math.max(st.layout.span_ns, 1) : 1
 // time zero (layout.time_zero): its first event, so start is 0, or an Nsight Systems session's
 // start, where the first event comes later (or earlier: ranges opened before the capture).
 export const traceDomain = (st) => ({ start: (st.layout && st.layout.start_ns) || 0, span: totalSpan(st) });
-// A bare length is a trace that starts at 0.
-const asDomain = (dom) => (typeof dom === 'number' ? { start: 0, span: dom } : dom);
 
 // The window [start, end) kept sane: at least MIN_SPAN_NS, at most 4x the trace, some of the trace
 // on screen.
 export function clampWindow(dom, start, end) {
-  const { start: lo, span: total } = asDomain(dom);
+  const { start: lo, span: total } = dom;
   let span = Math.max(MIN_SPAN_NS, end - start);
   span = Math.min(span, total * 4);
   let s = (start + end) / 2 - span / 2;
@@ -74,13 +72,13 @@ export function clampWindow(dom, start, end) {
 
 // The whole trace with 1% on each side.
 export function fitWindow(dom) {
-  const { start: lo, span: total } = asDomain(dom);
+  const { start: lo, span: total } = dom;
   return clampWindow(dom, lo - total * 0.01, lo + total * 1.01);
 }
 
 // Zooms by `factor` (< 1 in) keeping time `t` where it is on screen.
 export function zoomWindow(view, dom, t, factor) {
-  const total = asDomain(dom).span;
+  const total = dom.span;
   const span = view.end - view.start;
   const next = Math.min(total * 4, Math.max(MIN_SPAN_NS, span * factor));
   const start = t - (t - view.start) * (next / span);
@@ -100,7 +98,7 @@ export function scrollToShow(y, scrollY, viewH) {
 // its scale is 1.5x off, or lanes on screen (`items`) are not in it.
 export function needsQuery(d, view, dom, plotW, items) {
   if (!d) return true;
-  const { start: lo, span: total } = asDomain(dom);
+  const { start: lo, span: total } = dom;
   const span = view.end - view.start;
   if (view.start < d.winStart || view.end > d.winEnd) return true;
   if (view.start - d.winStart < span * 0.25 && d.winStart > lo - span) return true;
