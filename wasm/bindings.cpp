@@ -209,6 +209,9 @@ class Session {
                    {"CUDA_GPU_MEMORY_USAGE_EVENTS", 4},
                    {"NVTX_EVENTS", 4},
                    {"OSRT_API", 4},
+                   {"PROFILER_OVERHEAD", 4},
+                   {"CUDNN_EVENTS", 4},
+                   {"CUBLAS_EVENTS", 4},
                    {"GPU_METRICS", 1},
                    {"CUPTI_ACTIVITY_KIND_CUDA_EVENT", 1}};
     uint64_t rows = 0, quarters = 0;

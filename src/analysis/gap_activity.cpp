@@ -158,6 +158,19 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
   // (the "PyTorch Profiler" range over the whole capture) are no call.
   const StringId osrt = t.strings.find("os_runtime");
   auto is_os_call = [&](size_t i) { return osrt != StringPool::kMissing && s.cat[i] == osrt; };
+  // Nsight Systems' own work (its "Profiler overhead" row): a call, the profiler's not the
+  // program's.
+  const StringId overhead = t.strings.find("profiler_overhead");
+  auto is_overhead = [&](size_t i) {
+    return overhead != StringPool::kMissing && s.cat[i] == overhead;
+  };
+  // cuDNN's and cuBLAS' API calls (--trace=cudnn,cublas): the program's calls into the libraries.
+  const StringId cudnn = t.strings.find("cudnn"), cublas = t.strings.find("cublas");
+  auto library_of = [&](size_t i) {
+    return cudnn != StringPool::kMissing && s.cat[i] == cudnn     ? 1
+           : cublas != StringPool::kMissing && s.cat[i] == cublas ? 2
+                                                                  : 0;
+  };
   const StringId cpu_state = t.strings.find("cpu_state");
   auto is_off_cpu = [&](size_t i) {
     return cpu_state != StringPool::kMissing && s.cat[i] == cpu_state;
@@ -182,11 +195,13 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
           off.push_back({s.ts[i], s.end(i)});  // one track, in time order, not overlapping
         } else if (kind == SliceKind::kCpuOp || kind == SliceKind::kPythonFunction ||
                    kind == SliceKind::kRuntime || kind == SliceKind::kDriver ||
-                   (kind == SliceKind::kOther && is_os_call(i))) {
+                   (kind == SliceKind::kOther &&
+                    (is_os_call(i) || is_overhead(i) || library_of(i)))) {
           calls.push_back(i);
         }
       }
-      // An export's CUDA API and OS runtime rows are two runs of one thread: merged in order.
+      // An export's CUDA API, OS runtime, profiler overhead, cuDNN and cuBLAS rows are runs of
+      // one thread: merged in order.
       std::inplace_merge(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(mid),
                          calls.end(), [&s](uint32_t a, uint32_t b) {
                            return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.dur[a] > s.dur[b];
@@ -198,7 +213,18 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
         .first->second;
   };
   // (range name or -1, call name or -1, call class) -> time.
-  enum CallClass { kNoCall, kOsCall, kCudaCall, kLaunchCall, kOtherCall, kOffCpu, kOnCpu };
+  enum CallClass {
+    kNoCall,
+    kOsCall,
+    kCudaCall,
+    kLaunchCall,
+    kOtherCall,
+    kOffCpu,
+    kOnCpu,
+    kProfilerCall,
+    kCudnnCall,
+    kCublasCall
+  };
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> time_in;
   auto name_of = [&s](int32_t slice) -> int64_t {
     return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
@@ -234,6 +260,9 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
         cls = cuda && join.partner[static_cast<size_t>(call)] >= 0 ? kLaunchCall
               : cuda                                               ? kCudaCall
               : is_os_call(static_cast<size_t>(call))              ? kOsCall
+              : is_overhead(static_cast<size_t>(call))             ? kProfilerCall
+              : library_of(static_cast<size_t>(call)) == 1         ? kCudnnCall
+              : library_of(static_cast<size_t>(call)) == 2         ? kCublasCall
                                                                    : kOtherCall;
       }
       if (call < 0 && !ts.off.empty()) {  // no call: switched out, or running untraced code
@@ -263,6 +292,10 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
       std::string name = act.call;
       if (cls == kOsCall)
         act.kind = os_call_kind(name), name += " (OS runtime)";
+      else if (cls == kProfilerCall)
+        act.kind = HostActivityKind::kProfiler, name += " (profiler overhead)";
+      else if (cls == kCudnnCall || cls == kCublasCall)
+        act.kind = HostActivityKind::kCpuWork, name += cls == kCudnnCall ? " (cuDNN)" : " (cuBLAS)";
       else if (cls == kCudaCall || cls == kLaunchCall) {
         act.kind = cls == kLaunchCall ? HostActivityKind::kLaunch : HostActivityKind::kCudaCall;
         if (nsys) name += " (CUDA API)";

@@ -69,9 +69,11 @@ double capped_integral(std::vector<ValueEdge>& edges, int64_t begin, int64_t end
   return area;
 }
 
-// Which measured series a counter is: 1 = SM Active, 2 = Tensor Active, 0 = neither.
+// Which measured series a counter is: 1 = SM Active, 2 = Tensor Active, 0 = neither. nsys 2021-22
+// names them "SM Active" and "Tensor Active" ("Tensor Active / FP16 Active" on Turing), 2023 and
+// later "SMs Active [Throughput %]" and "Tensor Active [Throughput %]".
 int measured_series(std::string_view n) {
-  if (n.substr(0, 9) == "SM Active") return 1;
+  if (n.substr(0, 9) == "SM Active" || n.substr(0, 10) == "SMs Active") return 1;
   if (n.substr(0, 13) == "Tensor Active") return 2;
   return 0;
 }

@@ -16,8 +16,9 @@
 //
 // Measured metrics (Nsight Systems exports only, `nsys profile --gpu-metrics-devices`): the
 // importer puts GPU_METRICS samples in the model's counters under the GPU's process (pid text =
-// the device id), one series per metric name. `SM Active` and `Tensor Active` (older nsys:
-// `SM Active [Throughput %]`, `Tensor Active [...]`: matched by prefix) are then read per device:
+// the device id), one series per metric name. `SM Active` and `Tensor Active` (nsys 2021-22;
+// 2023 and later: `SMs Active [Throughput %]`, `Tensor Active [Throughput %]`: matched by prefix)
+// are then read per device:
 //   mean over the capture = arithmetic mean of all samples (nsys samples at a fixed rate, so
 //                           this is the time-weighted mean over the sampled span);
 //   mean within steps     = mean of the samples whose timestamp lies inside a step.

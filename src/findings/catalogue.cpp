@@ -51,6 +51,7 @@ const Rule kRules[] = {
     rule_nsys_metrics_sampling,
     rule_nsys_graph_trace,
     rule_nsys_profiler_warnings,
+    rule_nsys_profiler_overhead,
 };
 }  // namespace
 

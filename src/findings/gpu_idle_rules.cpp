@@ -92,7 +92,19 @@ std::string cpu_away_fix(HostActivityKind kind, const std::string& what) {
              "): Python between operators, data preparation or the program's own work in the "
              "loop. Capture with --python-sampling=true (or --sample=process-tree) to see which "
              "functions; move that work out of the loop or into DataLoader workers.";
+    case HostActivityKind::kProfiler:
+      return "The thread that launches the GPU work was inside Nsight Systems' own work (" + what +
+             ", on its Profiler overhead row): the profiler held the loop, not the program, so "
+             "this idle time is the capture's and the step times are inflated by it. Capture a "
+             "few steady steps (--capture-range=cudaProfilerApi) with only the traces needed "
+             "(--trace=cuda,nvtx): a shorter capture has fewer buffers to flush.";
     case HostActivityKind::kCpuWork:
+      // cuDNN's autotuning (--trace=cudnn names it): it runs for every new input shape.
+      if (what.find("cudnnFind") != std::string::npos)
+        return "The thread that launches the GPU work was in cuDNN's autotuning (" + what +
+               "): torch.backends.cudnn.benchmark=True times every convolution algorithm for "
+               "each new input shape. Keep input shapes steady (pad or bucket them), or leave "
+               "the first steps of each shape out of the capture.";
       break;
   }
   return std::string(kCpuAway.fix) + " Most of that time it was in " + what + ".";

@@ -14,14 +14,19 @@
 //                           their GPU time counts, their kernels are not listed one by one
 //   nsys.profiler_warnings  Nsight Systems itself warned during the capture (lost events, a
 //                           driver it does not support): the trace may miss activity
+//   nsys.profiler_overhead  Nsight Systems' own work (PROFILER_OVERHEAD) held the threads that
+//                           launch GPU work for 2% of the step time or more: the step times
+//                           include the profiler's cost
 // Each says what to pass to nsys instead.
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "analysis/name_cache.h"
+#include "analysis/nvtx_context.h"
 #include "findings/rules.h"
 #include "util/safe_text.h"
 #include "util/text_match.h"
@@ -91,7 +96,9 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
     if (starts_with(n, "cudaMalloc") || starts_with(n, "cudaFree") ||
         starts_with(n, "cuMemAlloc") || starts_with(n, "cuMemFree"))
       return 2;
-    if (starts_with(n, "cudnnFind") || starts_with(n, "cudnnGetConvolution")) return 3;
+    // cudnnFind* times every algorithm (benchmark=True's first call per shape); the
+    // cudnnGetConvolution* queries (heuristics, workspace sizes) come with ordinary calls too.
+    if (starts_with(n, "cudnnFind")) return 3;
     return 0;
   });
   int64_t ctx_ns = 0, alloc_ns = 0, first_call_ns = 0;
@@ -369,6 +376,97 @@ void rule_nsys_profiler_warnings(const RuleInput& in, std::vector<Finding>* out)
     if (shown++ == 3) break;
     const int64_t at = std::min(std::max(m.ts, t.facts.start_ns), t.facts.end_ns);
     f.range(at, at, display_safe(m.text, 200));
+  }
+  out->push_back(std::move(f));
+}
+
+// The share of step time Nsight Systems' own rows took on the threads that launch GPU work (those
+// with a CUDA API row): a flush of CUPTI's buffers on the main thread stops the loop as surely as
+// the program's own work would, and its time is in every step duration measured. 2% is where it
+// starts to move step-time comparisons (ours); 10% is a capture whose step times mislead.
+void rule_nsys_profiler_overhead(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const std::vector<Step>& steps = in.analyses.steps.steps;
+  const StringId overhead_cat = t.strings.find("profiler_overhead");
+  if (!is_nsys(t) || steps.empty() || overhead_cat == StringPool::kMissing) return;
+  // The steps' host time, merged: [begin, end) in time order, no overlaps.
+  std::vector<std::pair<int64_t, int64_t>> window;
+  for (const Step& st : steps) window.push_back({st.host_begin, st.host_end});
+  std::sort(window.begin(), window.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  int64_t steps_ns = 0;
+  for (const auto& w : window) {
+    if (!merged.empty() && w.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, w.second);
+    else
+      merged.push_back(w);
+  }
+  for (const auto& w : merged) steps_ns += w.second - w.first;
+  if (steps_ns <= 0) return;
+  std::set<std::pair<uint32_t, std::string_view>> launching;  // (process, thread)
+  for (const Track& tr : t.tracks) {
+    const std::string_view tid = t.str(tr.tid_text);
+    if (tid.size() > 9 && tid.compare(tid.size() - 9, 9, " CUDA API") == 0)
+      launching.insert({tr.process, export_thread_of(tid)});
+  }
+  const SliceTable& s = t.slices;
+  int64_t in_steps = 0;
+  std::map<std::string_view, int64_t> by_name;
+  std::vector<std::pair<int64_t, uint32_t>> longest;  // (time in the steps, slice)
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (s.cat[i] != overhead_cat) continue;
+    const Track& tr = t.tracks[s.track[i]];
+    if (!launching.count({tr.process, export_thread_of(t.str(tr.tid_text))})) continue;
+    // Its overlap with the merged steps.
+    int64_t ns = 0;
+    auto w = std::upper_bound(merged.begin(), merged.end(), std::make_pair(s.ts[i], INT64_MAX));
+    if (w != merged.begin()) --w;
+    for (; w != merged.end() && w->first < s.end(i); ++w)
+      ns += std::max<int64_t>(0, std::min(w->second, s.end(i)) - std::max(w->first, s.ts[i]));
+    if (ns <= 0) continue;
+    in_steps += ns;
+    by_name[t.str(s.name[i])] += ns;
+    longest.push_back({ns, i});
+  }
+  constexpr double kInfoPct = 2, kWarnPct = 10;
+  const double pct = 100.0 * static_cast<double>(in_steps) / static_cast<double>(steps_ns);
+  if (pct < kInfoPct) return;
+  std::vector<std::pair<int64_t, std::string_view>> names;
+  for (const auto& [name, ns] : by_name) names.push_back({ns, name});
+  std::stable_sort(names.begin(), names.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string what;
+  for (size_t k = 0; k < names.size() && k < 3; ++k)
+    what +=
+        (k ? ", " : "") + display_safe(names[k].second, 80) + " " + format_duration(names[k].first);
+  Finding f;
+  f.id = "nsys.profiler_overhead";
+  f.severity = pct >= kWarnPct ? Severity::kWarning : Severity::kInfo;
+  f.title = strf(
+                "Nsight Systems' own work took %.1f%% of the step time on the threads that launch "
+                "GPU work (",
+                pct) +
+            format_duration(in_steps) + "): the step times include the profiler's cost";
+  f.meaning =
+      "The export's PROFILER_OVERHEAD rows (the GUI's \"Profiler overhead\" row under a thread) "
+      "are the profiler's work done on the program's threads: flushing CUPTI's buffers, "
+      "instrumenting CUDA calls. While they run the loop does not, so the steps here are slower "
+      "than the same steps run without the profiler.";
+  f.fix =
+      "Compare step times with an unprofiled run, or capture a few steady steps "
+      "(--capture-range=cudaProfilerApi) tracing only what is needed (--trace=cuda,nvtx): a "
+      "shorter capture has fewer buffers to flush.";
+  f.fix_code = std::string(kProfilerApiFix) + "\n\n" + kProfilerApiCode;
+  f.number("overhead_pct", pct, 1, "%");
+  f.number("overhead_us", us_of(in_steps), 3, "us");
+  f.number("steps_us", us_of(steps_ns), 3, "us");
+  f.text("by_activity", what);
+  std::stable_sort(longest.begin(), longest.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; k < longest.size() && k < 5; ++k) {
+    const uint32_t i = longest[k].second;
+    f.range(s.ts[i], s.end(i), display_safe(t.str(s.name[i]), 120) + " (profiler overhead)");
+    f.events.push_back(i);
   }
   out->push_back(std::move(f));
 }

@@ -67,6 +67,7 @@ void rule_nsys_emit_nvtx(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_metrics_sampling(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_graph_trace(const RuleInput&, std::vector<Finding>*);
 void rule_nsys_profiler_warnings(const RuleInput&, std::vector<Finding>*);
+void rule_nsys_profiler_overhead(const RuleInput&, std::vector<Finding>*);
 
 // The GPU time of CUDA graph replays traced whole (nsys --cuda-graph-trace=graph): kernels of
 // unknown names, which the kernel-mix rule must not judge.

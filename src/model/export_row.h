@@ -20,13 +20,16 @@ enum class ExportTable : uint64_t {
   kOsrt,
   kGraphTrace,
   kMemoryUsage,
-  kSched
+  kSched,
+  kProfilerOverhead,
+  kCudnn,
+  kCublas
 };
 
 // The rows of an export's thread, as its tracks name them ("4242 NVTX", "4242 CUDA API", ...),
 // in the importer's Row order (nsys_rows.h): one thread to the analyses (export_thread_of).
-inline constexpr std::string_view kExportThreadRows[] = {"NVTX", "CUDA API", "OS runtime",
-                                                         "CPU state"};
+inline constexpr std::string_view kExportThreadRows[] = {
+    "NVTX", "CUDA API", "OS runtime", "CPU state", "Profiler overhead", "cuDNN", "cuBLAS"};
 
 constexpr uint64_t kExportRowMask = (uint64_t{1} << 56) - 1;
 
@@ -55,6 +58,9 @@ inline std::string_view export_table_of(uint64_t offset) {
       "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
       "CUDA_GPU_MEMORY_USAGE_EVENTS",
       "SCHED_EVENTS",
+      "PROFILER_OVERHEAD",
+      "CUDNN_EVENTS",
+      "CUBLAS_EVENTS",
   };
   const uint64_t code = offset >> 56;
   return code < std::size(kNames) ? kNames[code] : std::string_view();

@@ -351,6 +351,28 @@ export function nsysTests() {
       await page.close();
     },
 
+    async "nsys: the profiler's own work is a row of its thread, and its finding shows it"({ ctx, origin }) {
+      if (!built().includes('profiler_stall.sqlite')) skip(`no profiler_stall.sqlite in ${BUILT}`);
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, join(BUILT, 'profiler_stall.sqlite'))) === 'ready', `profiler_stall.sqlite did not load: ${await page.textContent('#error')}`);
+      const idle = await page.textContent('#findings article.finding:has(.finding-id:text-is("gpu.idle"))');
+      check(idle.includes('CUDA profiling data flush (profiler overhead)'), `gpu.idle does not name the profiler's work: ${idle.slice(0, 300)}`);
+      const card = page.locator('#findings article.finding', { has: page.locator('.finding-id:text-is("nsys.profiler_overhead")') });
+      check((await card.count()) === 1, 'no nsys.profiler_overhead finding');
+      const events = card.locator('.listed', { has: page.locator('h4', { hasText: /^Events/ }) });
+      const first = await events.locator('li').first().textContent();
+      check(first.includes('a row of PROFILER_OVERHEAD'), `the event does not name its table: ${first}`);
+      await events.locator('li').first().locator('.tl-show').click();
+      await page.waitForFunction(() => { const s = window.kinetoscope.timeline.state(); return s.details && s.details.cat === 'profiler_overhead'; }, null, { timeout: 15_000 });
+      const d = await api(page, () => window.kinetoscope.timeline.state().details);
+      check(d.name === 'CUDA profiling data flush' && d.args && d.args.table === 'PROFILER_OVERHEAD' && d.args.row > 0, `the selected slice: ${JSON.stringify(d).slice(0, 300)}`);
+      const drawer = await page.textContent('.tl-drawer');
+      check(drawer.includes('Profiler overhead'), `the drawer does not name the thread's row: ${drawer.slice(0, 300)}`);
+      await shot(page, 'nsys-profiler-overhead');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: four rank exports dropped together name the straggler, as the CLI does'({ ctx, origin }) {
       const files = built().filter((f) => /rank\d+\.sqlite$/.test(f));
       if (files.length < 2) skip(`no rank exports in ${BUILT}`);

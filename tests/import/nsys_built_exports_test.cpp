@@ -17,12 +17,14 @@
 #include "analysis/rank_identity.h"
 #include "analysis/trace_diff.h"
 #include "corpus/shared_traces.h"
+#include "findings/finding_run.h"
 #include "findings/multi_rank_rules.h"
 #include "import/file_byte_source.h"
 #include "import/memory_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "import/nsys_sqlite/nsys_importer.h"
+#include "model/export_row.h"
 #include "report/report.h"
 
 #include <sqlite3.h>
@@ -152,7 +154,10 @@ TEST_CASE("nsys built: GPU metrics are the measured SM/Tensor Active, not only e
   // training_steps.sqlite samples device 0 four times at the start of each of the 6 steps:
   // SM Active 60..63 and Tensor Active 20..23, so both means are x.5 over the capture and, all
   // samples lying inside the steps, within them.
-  auto t = load_built("training_steps.sqlite");
+  // Named as nsys 2023 and later name them ("SMs Active [Throughput %]"), the same samples.
+  const char* file = GENERATE("training_steps.sqlite", "metrics_2024_names.sqlite");
+  INFO(file);
+  auto t = load_built(file);
   ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
   const ks::GpuMetrics& g = report.analyses.gpu_metrics;
   CHECK(g.measured);
@@ -647,6 +652,71 @@ TEST_CASE("nsys built: the GPU's host waits name what the launching thread was d
   CHECK(loader.analyses.idle_causes.host_wait_activity.gaps == 0);
 }
 
+TEST_CASE("nsys built: a GPU wait spent in the profiler's own work is the profiler's",
+          "[nsys][built]") {
+  auto t = load_built("profiler_stall.sqlite");
+  // Four 2.8 ms flushes on the main thread's "Profiler overhead" row; the CUPTI worker thread's
+  // rows (nsys' own thread), the row with no thread and the start-up before the program's first
+  // row are left out: one thread, and the span starts at the first step.
+  const ks::SliceTable& s = t->slices;
+  const ks::StringId cat = t->strings.find("profiler_overhead");
+  size_t rows = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.cat[i] != cat) continue;
+    ++rows;
+    CHECK(t->str(t->tracks[s.track[i]].tid_text) == "4242 Profiler overhead");
+    CHECK(t->str(s.name[i]) == "CUDA profiling data flush");
+    CHECK(ks::export_table_of(s.file_offset[i]) == "PROFILER_OVERHEAD");
+  }
+  CHECK(rows == 4);
+  CHECK(t->facts.start_ns - t->facts.base_time_ns == 10'000'000);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::GapActivity& act = report.analyses.idle_causes.host_wait_activity;
+  REQUIRE(!act.top.empty());
+  CHECK(act.top[0].label == "CUDA profiling data flush (profiler overhead)");
+  CHECK(act.top[0].kind == ks::HostActivityKind::kProfiler);
+  const ks::Finding *idle = nullptr, *overhead = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    if (f.id == "gpu.idle") idle = &f;
+    if (f.id == "nsys.profiler_overhead") overhead = &f;
+  }
+  REQUIRE(idle);
+  CHECK(idle->fix.find("Nsight Systems' own work") != std::string::npos);
+  REQUIRE(overhead);
+  CHECK(overhead->severity == ks::Severity::kWarning);
+  CHECK(overhead->events.size() == 4);
+  // 4 x 2.8 ms of four 4.008 ms steps.
+  CHECK(ks_test::evidence_number(*overhead, "overhead_pct") == Approx(69.9).margin(0.05));
+  // The same loop without the profiler's rows: no such finding.
+  auto plain = load_built("host_stall.sqlite");
+  for (const ks::Finding& f : ks::build_report(*plain, ks::AnalysisOptions{}).findings)
+    CHECK(f.id != "nsys.profiler_overhead");
+}
+
+TEST_CASE("nsys built: cuDNN and cuBLAS calls are rows of their thread, and named in GPU waits",
+          "[nsys][built]") {
+  auto t = load_built("library_calls.sqlite");
+  std::map<std::string, size_t> per_track;
+  for (size_t i = 0; i < t->slices.size(); ++i) {
+    const std::string cat(t->str(t->slices.cat[i]));
+    if (cat == "cudnn" || cat == "cublas")
+      ++per_track[std::string(t->str(t->tracks[t->slices.track[i]].tid_text))];
+  }
+  // 4 handles and 16 GEMM calls on the cuBLAS row, the one autotuning call on the cuDNN row.
+  CHECK(per_track == std::map<std::string, size_t>{{"4242 cuBLAS", 20}, {"4242 cuDNN", 1}});
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // One thread, whatever its rows: the cuBLAS handle created in each step holds the GPU waits.
+  CHECK(ks::count_tracks(*t).threads == 1);
+  const ks::GapActivity& act = report.analyses.idle_causes.host_wait_activity;
+  REQUIRE(!act.top.empty());
+  CHECK(act.top[0].label == "cublasCreate_v2 (cuBLAS)");
+  const ks::Finding* start = nullptr;
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "nsys.from_process_start") start = &f;
+  REQUIRE(start);
+  CHECK(ks_test::evidence_number(*start, "cudnn_find_calls") == 1);
+}
+
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",
           "[nsys][built]") {
   // nsys' GPU 0 is an A100 that CUDA calls device 1; its GPU 1 is cuda:0, an H100, where every
@@ -808,7 +878,8 @@ TEST_CASE("nsys built: what the importer reserves and gathers while reading matc
        {"training_steps.sqlite", "gil_wait.sqlite", "python_busy.sqlite", "host_stall.sqlite",
         "mixed_node.sqlite", "autograd_shapes.sqlite", "cuda_graphs.sqlite", "graph_trace.sqlite",
         "memory_usage.sqlite", "event_waits.sqlite", "process_start.sqlite", "nvtx_domains.sqlite",
-        "torchrun_4procs.sqlite", "data_stall.sqlite", "alloc_churn.sqlite", "old_schema.sqlite"}) {
+        "torchrun_4procs.sqlite", "data_stall.sqlite", "alloc_churn.sqlite", "old_schema.sqlite",
+        "profiler_stall.sqlite", "library_calls.sqlite"}) {
     INFO(name);
     std::ifstream in(built(name), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

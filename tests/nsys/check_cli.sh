@@ -91,6 +91,11 @@ good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 step
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
+# The profiler's own work on the launching thread (PROFILER_OVERHEAD) is said to be the profiler's.
+good "$DIR/profiler_stall.sqlite" "the launching thread was in CUDA profiling data flush (profiler overhead)"
+good "$DIR/profiler_stall.sqlite" "Nsight Systems' own work took 69.9% of the step time on the threads that launch GPU work"
+# cuDNN's and cuBLAS' calls (--trace=cudnn,cublas) are what the launching thread was in.
+good "$DIR/library_calls.sqlite" "the launching thread was in cublasCreate_v2 (cuBLAS)"
 # Kernels under the NVTX range open at their launch; graph replays launched outside any range.
 good "$DIR/cuda_graphs.sqlite" "20.0  360.0 µs       12   30.0 µs  warmup"
 good "$DIR/training_steps.sqlite" "100.0    7.14 ms       24  297.5 µs  forward"

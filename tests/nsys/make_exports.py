@@ -140,6 +140,14 @@ TABLES = {
     'OSRT_API': ('start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, '
                  'globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, '
                  'nestingLevel INTEGER, callchainId INTEGER NOT NULL'),
+    # --trace=cudnn,cublas: the libraries' API calls (NVIDIA's documented schema).
+    'CUDNN_EVENTS': ('start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, '
+                     'globalTid INTEGER, nameId INTEGER NOT NULL'),
+    'CUBLAS_EVENTS': ('start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, '
+                      'globalTid INTEGER, nameId INTEGER NOT NULL'),
+    # As in the real export: Nsight Systems' own work (its GUI's "Profiler overhead" row).
+    'PROFILER_OVERHEAD': ('start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER, '
+                          'nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL'),
     # As in the real export (context switches, --cpuctxsw=process-tree, on by default on Linux).
     'SCHED_EVENTS': ('start INTEGER NOT NULL, cpu INTEGER NOT NULL, isSchedIn INTEGER NOT NULL, '
                      'globalTid INTEGER, threadState INTEGER, threadBlock INTEGER'),
@@ -289,6 +297,15 @@ class Export:
         self.rows['OSRT_API'].append((start, start + dur, 27, gtid(self.pid, tid), self.sid(name),
                                       0, 0, 1))
 
+    def library(self, table, tid, name, start, dur):
+        """A cuDNN or cuBLAS call (`table` CUDNN_EVENTS or CUBLAS_EVENTS) on thread `tid`."""
+        self.rows[table].append((start, start + dur, 0, gtid(self.pid, tid), self.sid(name)))
+
+    def overhead(self, tid, name, start, dur):
+        """Nsight Systems' own work on thread `tid` (None: on no thread, as some rows are)."""
+        self.rows['PROFILER_OVERHEAD'].append(
+            (start, start + dur, None if tid is None else gtid(self.pid, tid), self.sid(name), 0))
+
     def off_cpu(self, tid, start, dur, cpu=3):
         """Thread `tid` switched out of its core at `start` and back in `dur` ns later."""
         g = gtid(self.pid, tid)
@@ -361,7 +378,13 @@ class Export:
         db.close()
 
 
-def training(step_name='ProfilerStep#%d', steps=6, loss_range=False):
+# GPU metrics' names: as nsys 2021-2022 wrote them, and as 2023 and later write them.
+OLD_METRICS = ('SM Active', 'Tensor Active', 'DRAM Bandwidth')
+NEW_METRICS = ('SMs Active [Throughput %]', 'Tensor Active [Throughput %]',
+               'DRAM Read Bandwidth [Throughput %]')
+
+
+def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD_METRICS):
     """A PyTorch-like loop under nsys: NVTX step ranges, kernels, a DtoH copy and a sync per step
     (with loss_range, inside an NVTX range "log_loss" > "loss.item", as a program that marks its
     logging would push them)."""
@@ -411,9 +434,9 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False):
         e.nvtx(4242, 'forward', step_start + 150_000, step_start + 150_000 + 4 * 9_000)
         for k in range(4):  # GPU metrics sampled every 10 us of the step's first 40 us
             ts = step_start + 10_000 * k
-            e.metric(0, 1, 'SM Active', ts, 60 + k)
-            e.metric(0, 2, 'Tensor Active', ts, 20 + k)
-            e.metric(0, 3, 'DRAM Bandwidth', ts, 35)
+            e.metric(0, 1, metrics[0], ts, 60 + k)
+            e.metric(0, 2, metrics[1], ts, 20 + k)
+            e.metric(0, 3, metrics[2], ts, 35)
         t += 50_000
     return e
 
@@ -576,6 +599,48 @@ def host_stall(steps=4):
         e.nvtx(4242, 'log_metrics', t, t + 3_000_000)
         e.osrt(4242, 'clock_nanosleep', t + 50_000, 2_900_000)
         t += 3_000_000
+        t = gemm_burst(e, t, t + 20_000)
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
+def profiler_stall(steps=4):
+    """A loop whose launching thread is held by Nsight Systems itself: in each step a 2.8 ms
+    "CUDA profiling data flush" (its PROFILER_OVERHEAD row, as the real export has one on the main
+    thread) before 1 ms of GPU work. CUPTI's own thread flushes buffers meanwhile, and one row has
+    no thread. The GPU waits on the host, and the host was in the profiler, not the program."""
+    e = one_gpu_process()
+    e.thread(4260, 'CUPTI worker thread')
+    e.overhead(4242, 'CUDA profiling initialization', 2_000_000, 6_000_000)
+    e.overhead(None, 'TLS allocation', 8_500_000, 100_000)
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        e.overhead(4242, 'CUDA profiling data flush', t + 100_000, 2_800_000)
+        e.overhead(4260, 'CUPTI: Buffer flush', t + 150_000, 20_000)
+        t += 3_000_000
+        t = gemm_burst(e, t, t + 20_000)
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
+def library_calls(steps=4):
+    """nsys profile --trace=cuda,nvtx,osrt,cudnn,cublas of a loop that creates a cuBLAS handle in
+    every step (cublasCreate, 2.5 ms) before its GEMMs, each launched inside a cublasSgemm call;
+    the first step also autotunes a convolution (cudnnFindConvolutionForwardAlgorithmEx)."""
+    e = one_gpu_process()
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        if s == 0:
+            e.library('CUDNN_EVENTS', 4242, 'cudnnFindConvolutionForwardAlgorithmEx', t + 10_000,
+                      30_000)
+        e.library('CUBLAS_EVENTS', 4242, 'cublasCreate_v2', t + 50_000, 2_500_000)
+        t += 3_000_000
+        for k in range(4):
+            e.library('CUBLAS_EVENTS', 4242, 'cublasSgemm_v2', t + 8_000 * k - 1_000, 7_500)
         t = gemm_burst(e, t, t + 20_000)
         e.nvtx(4242, 'train_step', step_start, t)
         t += 10_000
@@ -998,7 +1063,8 @@ def big(path, kernels):
 # launches, kernels, NVTX ranges and processes across tables).
 SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'memory_usage.sqlite',
             'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
-            'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite')
+            'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite',
+            'profiler_stall.sqlite', 'library_calls.sqlite')
 
 
 def shuffle_rows(src, dst, seed=7):
@@ -1037,6 +1103,7 @@ def main():
     p = lambda name: os.path.join(OUT, name)
     training().save(p('training_steps.sqlite'))
     training('train_step').save(p('train_step_ranges.sqlite'))
+    training(metrics=NEW_METRICS).save(p('metrics_2024_names.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     # Captured without --trace=nvtx: no step ranges, but the launches repeat (the report infers
     # the iterations: src/analysis/iterations.h).
@@ -1049,6 +1116,8 @@ def main():
     event_waits().save(p('event_waits.sqlite'))
     data_stall().save(p('data_stall.sqlite'))
     host_stall().save(p('host_stall.sqlite'))
+    profiler_stall().save(p('profiler_stall.sqlite'))
+    library_calls().save(p('library_calls.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
     alloc_churn().save(p('alloc_churn.sqlite'))
     untraced_wait().save(p('gil_wait.sqlite'))

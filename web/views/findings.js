@@ -44,7 +44,9 @@ const MAX_EVENT_NAME = 200;
 // In an Nsight Systems export an event's "offset" is not a byte offset: its top byte names the
 // table the row came from (docs/report-schema.md, "Nsight Systems exports"); the row number below
 // it is past 2^53, so not exact in JavaScript, and is not shown.
-const NSYS_TABLES = [null, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', 'OSRT_API'];
+const NSYS_TABLES = [null, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', 'OSRT_API',
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUDA_GPU_MEMORY_USAGE_EVENTS', 'SCHED_EVENTS', 'PROFILER_OVERHEAD',
+  'CUDNN_EVENTS', 'CUBLAS_EVENTS'];
 
 function eventWhere(e, nsys) {
   if (e.byte_offset === undefined) return '';

@@ -105,12 +105,11 @@ bool read_nvtx(Context& c) {
   return !r.failed();
 }
 
-bool read_osrt(Context& c) {
-  const char* table = "OSRT_API";
-  if (!c.db.has_table(table)) {
-    c.table_missing(table);
-    return true;
-  }
+namespace {
+
+// A table of calls made on a thread, (start, end, globalTid, nameId) a row: each call a slice of
+// `cat` (kind other) on the thread's `row`.
+bool read_thread_calls(Context& c, const char* table, Row row, Context::Cat cat, Table code) {
   RowReader r;
   enum { kStart, kEnd, kTid, kName };
   if (!r.prepare(c.db, table, {"start", "end", "globalTid", "nameId"}, &c.trace->diagnostics,
@@ -118,11 +117,73 @@ bool read_osrt(Context& c) {
     return false;
   while (r.next()) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
-    if (!c.usable_times(start, end, Table::kOsrt, r.row())) continue;
+    if (!c.usable_times(start, end, code, r.row())) continue;
     if (c.skip_global(r.i64(kTid, 0))) continue;
-    TrackId tr = c.cpu_track(r.i64(kTid, 0), Row::kOsRuntime);
-    c.add(tr, start, end, c.strings.interned(r.i64(kName), &c.trace->strings), Context::kCatOsrt,
-          SliceKind::kOther, SliceArgs(), row_source(Table::kOsrt, r.row()));
+    TrackId tr = c.cpu_track(r.i64(kTid, 0), row);
+    c.add(tr, start, end, c.strings.interned(r.i64(kName), &c.trace->strings), cat,
+          SliceKind::kOther, SliceArgs(), row_source(code, r.row()));
+  }
+  return !r.failed();
+}
+
+}  // namespace
+
+bool read_osrt(Context& c) {
+  const char* table = "OSRT_API";
+  if (!c.db.has_table(table)) {
+    c.table_missing(table);
+    return true;
+  }
+  return read_thread_calls(c, table, Row::kOsRuntime, Context::kCatOsrt, Table::kOsrt);
+}
+
+// CUDNN_EVENTS, CUBLAS_EVENTS (nsys profile --trace=cudnn,cublas, off by default, so their absence
+// is not noted): the libraries' API calls, on the thread's "cuDNN" and "cuBLAS" rows as the GUI
+// draws them. The CUDA calls they make are the CUDA API row's; what they add is the library's
+// own time (cuDNN's autotuning, cudnnFind*, in the from-process-start finding) and what a thread
+// was inside while the GPU waited (analysis/gap_activity.h).
+bool read_library_calls(Context& c) {
+  if (c.db.has_table("CUDNN_EVENTS") &&
+      !read_thread_calls(c, "CUDNN_EVENTS", Row::kCudnn, Context::kCatCudnn, Table::kCudnn))
+    return false;
+  if (c.db.has_table("CUBLAS_EVENTS") &&
+      !read_thread_calls(c, "CUBLAS_EVENTS", Row::kCublas, Context::kCatCublas, Table::kCublas))
+    return false;
+  return true;
+}
+
+// PROFILER_OVERHEAD: Nsight Systems' own work on the program's threads (flushing CUPTI's buffers,
+// instrumenting CUDA calls), drawn as nsys' GUI draws it: a "Profiler overhead" row under the
+// thread. The analyses read it as a call, so a GPU wait spent in it is put down to the profiler
+// (analysis/gap_activity.h), not to the program. Only threads with rows of the program (NVTX,
+// CUDA API, OS runtime, cuDNN, cuBLAS) get it, and only within the span of those rows: nsys' own
+// threads, its start-up before the program's first call and its final flush are not the program's,
+// so they change neither the thread count nor the capture's span. Read after the program's rows, so
+// the span is known; rows without a thread (a NULL globalTid) are left out.
+bool read_profiler_overhead(Context& c) {
+  const char* table = "PROFILER_OVERHEAD";
+  if (!c.db.has_table(table)) return true;  // nothing to note: nsys writes it when it has rows
+  RowReader r;
+  enum { kStart, kEnd, kTid, kName };
+  if (!r.prepare(c.db, table, {"start", "end", "globalTid", "nameId"}, &c.trace->diagnostics,
+                 c.error))
+    return false;
+  auto program_thread = [&c](int64_t gtid) {
+    for (Row row : {Row::kNvtx, Row::kCudaApi, Row::kOsRuntime, Row::kCudnn, Row::kCublas})
+      if (c.cpu_tracks[static_cast<int>(row)].count(gtid)) return true;
+    return false;
+  };
+  const TraceFacts& f = c.trace->facts;
+  while (r.next()) {
+    const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
+    const int64_t gtid = r.i64(kTid, RowReader::kNull);
+    if (gtid == RowReader::kNull || c.skip_global(gtid) || !program_thread(gtid)) continue;
+    if (!c.usable_times(start, end, Table::kProfilerOverhead, r.row())) continue;
+    const int64_t b = std::max(start, f.start_ns), e = std::min(end, f.end_ns);
+    if (e <= b) continue;
+    c.add(c.cpu_track(gtid, Row::kProfilerOverhead), b, e,
+          c.strings.interned(r.i64(kName), &c.trace->strings), Context::kCatProfilerOverhead,
+          SliceKind::kOther, SliceArgs(), row_source(Table::kProfilerOverhead, r.row()));
   }
   return !r.failed();
 }

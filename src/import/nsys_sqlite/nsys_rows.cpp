@@ -152,8 +152,9 @@ TrackId Context::cpu_track(int64_t global_tid, Row row) {
                            ? name->second
                            : "thread " + std::to_string(tid);
   b.set_thread_name(pid, tid_text, thread + " " + row_name, 0);
-  // Nsight's order within a thread: NVTX, then CUDA API, then OS runtime.
-  b.set_thread_sort_index(pid, tid_text, tid * 4 + static_cast<int>(row));
+  // Nsight's order within a thread: NVTX, then CUDA API, then OS runtime, ...
+  b.set_thread_sort_index(pid, tid_text,
+                          tid * static_cast<int>(Row::kRowCount) + static_cast<int>(row));
   cache.emplace(global_tid, id);
   return id;
 }
@@ -197,9 +198,9 @@ std::string Context::gpu_process(int64_t device) {
 StringId Context::cat(Cat c) {
   // cuda_graph: a graph launch traced as a whole (nsys --cuda-graph-trace=graph); a kernel to
   // the analyses (SliceKind), its own category so the findings can tell it apart.
-  static const char* const kNames[] = {"cuda_runtime", "cuda_driver", "kernel",
-                                       "gpu_memcpy",   "gpu_memset",  "cuda_sync",
-                                       "os_runtime",   "cuda_graph",  "cpu_state"};
+  static const char* const kNames[] = {
+      "cuda_runtime", "cuda_driver", "kernel",    "gpu_memcpy",        "gpu_memset", "cuda_sync",
+      "os_runtime",   "cuda_graph",  "cpu_state", "profiler_overhead", "cudnn",      "cublas"};
   StringId& id = cat_ids[c];
   if (id == 0) id = trace->strings.intern(kNames[c]);
   return id;

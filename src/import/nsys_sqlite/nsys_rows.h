@@ -83,9 +83,20 @@ class StringCache {
 };
 
 // The rows of a thread, drawn like Nsight's GUI: one track each.
-// "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row. The
-// names are kExportThreadRows (model/export_row.h), in this order.
-enum class Row : int { kNvtx = 0, kCudaApi = 1, kOsRuntime = 2, kCpuState = 3 };
+// "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row;
+// "Profiler overhead": nsys' own work on the thread (PROFILER_OVERHEAD); "cuDNN", "cuBLAS": the
+// libraries' API calls (--trace=cudnn,cublas). The names are kExportThreadRows
+// (model/export_row.h), in this order.
+enum class Row : int {
+  kNvtx = 0,
+  kCudaApi = 1,
+  kOsRuntime = 2,
+  kCpuState = 3,
+  kProfilerOverhead = 4,
+  kCudnn = 5,
+  kCublas = 6,
+  kRowCount
+};
 
 // Where a slice came from (model/export_row.h): its table and row, in EventSource.offset.
 using Table = ExportTable;
@@ -108,7 +119,8 @@ struct Context {
   StringCache strings;
   std::unordered_map<int64_t, std::string> process_names;  // by globalPid (tid bits zero)
   std::unordered_map<int64_t, std::string> thread_names;   // by globalTid
-  std::unordered_map<int64_t, TrackId> cpu_tracks[4];      // by globalTid, per Row
+  std::unordered_map<int64_t, TrackId>
+      cpu_tracks[static_cast<int>(Row::kRowCount)];        // by globalTid, per Row
   std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
   std::unordered_map<uint64_t, TrackId> gpu_tracks;        // by device << 32 | stream
   FlatU64Map<Launch> launches;                             // by launch_key: pid, correlationId
@@ -144,6 +156,9 @@ struct Context {
     kCatOsrt,
     kCatGraph,
     kCatCpuState,
+    kCatProfilerOverhead,
+    kCatCudnn,
+    kCatCublas,
     kCatCount
   };
   StringId cat_ids[kCatCount] = {};  // interned categories, by Cat
@@ -189,6 +204,8 @@ bool read_sync(Context& c);
 bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
+bool read_library_calls(Context& c);  // CUDNN_EVENTS, CUBLAS_EVENTS
+bool read_profiler_overhead(Context& c);
 bool read_gpu_metrics(Context& c);
 bool read_sched(Context& c);
 bool read_profiler_diagnostics(Context& c);
