@@ -103,7 +103,7 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   });
   int64_t ctx_ns = 0, alloc_ns = 0, first_call_ns = 0;
   uint64_t allocs = 0, finds = 0;
-  uint32_t longest_alloc = 0;
+  uint32_t longest_alloc = 0, first_find = 0;
   std::vector<uint32_t> api;  // CUDA runtime/driver calls, for the first few below
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
@@ -121,7 +121,7 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
         if (allocs == 1 || s.dur[i] > s.dur[longest_alloc]) longest_alloc = i;
         break;
       case 3:
-        ++finds;
+        if (!finds++ || s.ts[i] < s.ts[first_find]) first_find = i;
         break;
       default:
         break;
@@ -157,7 +157,8 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
     what += (what.empty() ? "" : ", ") + std::to_string(allocs) + " cudaMalloc/cudaFree (" +
             format_duration(alloc_ns) + ")";
   if (finds > 0)
-    what += (what.empty() ? "" : ", ") + std::to_string(finds) + " cuDNN autotuning calls";
+    what += (what.empty() ? "" : ", ") + std::to_string(finds) + " cuDNN autotuning call" +
+            (finds == 1 ? "" : "s");
   f.title = "The capture starts with the process: " + what;
   f.meaning =
       "Profiling began at process start, so the window holds one-time start-up work "
@@ -175,9 +176,13 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   f.number("cudnn_find_calls", static_cast<double>(finds));
   f.number("share_of_capture_pct",
            span > 0 ? 100.0 * static_cast<double>(startup) / static_cast<double>(span) : 0, 1, "%");
-  if (have_first) {
+  // The start-up call when the context was created in the window, else the first autotuning.
+  if (context && have_first) {
     f.range(s.ts[first], s.end(first), std::string(t.str(s.name[first])));
     f.events.push_back(first);
+  } else if (finds > 0) {
+    f.range(s.ts[first_find], s.end(first_find), std::string(t.str(s.name[first_find])));
+    f.events.push_back(first_find);
   }
   out->push_back(std::move(f));
 }

@@ -357,6 +357,8 @@ export function nsysTests() {
       check((await loadFile(page, join(BUILT, 'profiler_stall.sqlite'))) === 'ready', `profiler_stall.sqlite did not load: ${await page.textContent('#error')}`);
       const idle = await page.textContent('#findings article.finding:has(.finding-id:text-is("gpu.idle"))');
       check(idle.includes('CUDA profiling data flush (profiler overhead)'), `gpu.idle does not name the profiler's work: ${idle.slice(0, 300)}`);
+      // An export's times count from the session start (report.trace.time_zero), and the card says so.
+      check(idle.includes('Where in the trace (from the session start)'), `the card does not say where its times count from: ${idle.slice(0, 600)}`);
       const card = page.locator('#findings article.finding', { has: page.locator('.finding-id:text-is("nsys.profiler_overhead")') });
       check((await card.count()) === 1, 'no nsys.profiler_overhead finding');
       const events = card.locator('.listed', { has: page.locator('h4', { hasText: /^Events/ }) });

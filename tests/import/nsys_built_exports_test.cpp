@@ -715,6 +715,10 @@ TEST_CASE("nsys built: cuDNN and cuBLAS calls are rows of their thread, and name
     if (f.id == "nsys.from_process_start") start = &f;
   REQUIRE(start);
   CHECK(ks_test::evidence_number(*start, "cudnn_find_calls") == 1);
+  // With no context created in the window, what it points at is the autotuning.
+  CHECK(start->title == "The capture starts with the process: 1 cuDNN autotuning call");
+  REQUIRE(start->events.size() == 1);
+  CHECK(t->str(t->slices.name[start->events[0]]) == "cudnnFindConvolutionForwardAlgorithmEx");
 }
 
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",

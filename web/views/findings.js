@@ -62,7 +62,9 @@ function event(e, nsys) {
   return [h('code', { title: name }, shown), ` at ${fmtUs(e.ts_us)}, ${fmtUs(e.dur_us)}${where}`];
 }
 
-export function card(f, nsys = false) {
+// `nsys`: the finding is of an Nsight Systems export (its events name their tables); `sessionStart`:
+// the report's times count from the session start (report.trace.time_zero), as nsys counts them.
+export function card(f, nsys = false, sessionStart = false) {
   const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(
@@ -71,7 +73,7 @@ export function card(f, nsys = false) {
     h('header', null, h('span', { className: `badge sev-${sev}` }, fmtAny(f.severity || 'info')), h('h3', null, fmtAny(f.title || f.id))),
     f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
     evidence(f.evidence),
-    listed('Where in the trace (from its start)', f.ranges, range),
+    listed(`Where in the trace (from ${sessionStart ? 'the session start' : 'its start'})`, f.ranges, range),
     listed('Events', f.events, (e) => event(e, nsys)),
     extra.map(([k, v]) => h('div', { className: 'listed' }, h('h4', null, labelFor(k)), valueView(k, v, fmtByKey))),
     f.fix || f.fix_code
@@ -89,6 +91,7 @@ export function card(f, nsys = false) {
 // `report` (optional): the whole report, for its format.
 export function findingsView(findings, report) {
   const nsys = !!(report && report.trace && report.trace.format === 'nsys_sqlite');
+  const sessionStart = !!(report && report.trace && report.trace.time_zero === 'session_start');
   if (!Array.isArray(findings)) return null;
   const sorted = findings
     .map((f, i) => [f, i])
@@ -103,6 +106,6 @@ export function findingsView(findings, report) {
     'findings',
     'Findings',
     sorted.length ? h('p', { className: 'summary-badges' }, summary) : note('No findings: nothing in this trace stood out.'),
-    sorted.map((f) => card(f, nsys)),
+    sorted.map((f) => card(f, nsys, sessionStart)),
   );
 }

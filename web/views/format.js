@@ -85,7 +85,7 @@ export function fmtByKey(key, v) {
 
 // "total_us" -> "Total", "gb_per_s" -> "GB/s", "gpu_idle_pct" -> "GPU idle": units show in the values.
 // "next_us_per_step" -> "__next__ per step", "kernels_le_4us" -> "Kernels ≤ 4 µs".
-const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader' };
+const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader', cuda: 'CUDA', cudnn: 'cuDNN', cublas: 'cuBLAS', nvtx: 'NVTX', api: 'API', nccl: 'NCCL' };
 export function labelFor(key) {
   if (key === 'gb_per_s') return 'GB/s';
   const words = key
@@ -93,5 +93,6 @@ export function labelFor(key) {
     .split('_')
     .map((w) => WORDS[w] || w.replace(/^(\d+)us$/, '$1 µs'));
   const text = words.join(' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  // A name spelled with a small first letter ("cuDNN find calls") keeps it.
+  return /^[a-z]+[A-Z]/.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,0 +1,16 @@
+// Evidence labels (web/views/format.js labelFor): a finding's evidence keys read as words, with
+// the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { labelFor } from '../../web/views/format.js';
+
+test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
+  assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
+  assert.equal(labelFor('cublas_calls'), 'cuBLAS calls');
+  assert.equal(labelFor('longest_early_cuda_call_us'), 'Longest early CUDA call');
+  assert.equal(labelFor('cuda_api_calls'), 'CUDA API calls');
+  assert.equal(labelFor('gpu_idle_after_sync_us'), 'GPU idle after sync');
+  assert.equal(labelFor('comm_us'), 'Communication');  // a mapped word is still capitalized
+  assert.equal(labelFor('idle_pct'), 'Idle');
+  assert.equal(labelFor('gb_per_s'), 'GB/s');
+});
