@@ -222,6 +222,8 @@ struct TraceFacts {
   int64_t session_start_ns = 0;
   // What every time in the report and on the timeline counts from.
   int64_t origin_ns() const { return has_session_start ? session_start_ns : start_ns; }
+  // Where the first event lies after that zero (0 but for an export whose session started first).
+  int64_t first_event_after_origin_ns() const { return start_ns - origin_ns(); }
   std::string schema_version;
   std::string trace_name;
   std::vector<std::string> top_level_keys;

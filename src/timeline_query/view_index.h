@@ -75,7 +75,7 @@ class ViewIndex {
   const Trace& trace() const { return trace_; }
   int64_t origin() const { return trace_.facts.origin_ns(); }
   // Where the first event lies in the view's time (0 unless the time zero is a session start).
-  int64_t first_event() const { return trace_.facts.start_ns - origin(); }
+  int64_t first_event() const { return trace_.facts.first_event_after_origin_ns(); }
   int64_t span() const { return trace_.span_ns(); }
   const std::vector<TrackRows>& tracks() const { return tracks_; }  // by TrackId
   const std::vector<CounterSeries>& counters() const { return counters_; }

@@ -569,6 +569,20 @@ def gemm_burst(e, t, gpu_t):
     return gpu_t + 20_000
 
 
+def stalled_steps(e, steps, stall):
+    """`steps` NVTX "train_step" ranges of 3 ms on the host, then 1 ms of GEMMs (gemm_burst), from
+    10 ms on; `stall(t, s)` adds what the launching thread did in step `s`'s 3 ms from `t`."""
+    t = 10_000_000
+    for s in range(steps):
+        step_start = t
+        stall(t, s)
+        t += 3_000_000
+        t = gemm_burst(e, t, t + 20_000)
+        e.nvtx(4242, 'train_step', step_start, t)
+        t += 10_000
+    return e
+
+
 def data_stall(steps=4):
     """A loop that waits for its input: each step's NVTX "data_loading" range (the main thread
     blocked in poll on the workers' pipe) is 3 ms, its GPU work 1 ms."""
@@ -593,16 +607,11 @@ def host_stall(steps=4):
     clock_nanosleep (time.sleep in Python 3.11+) before 1 ms of GPU work. Nothing names data
     loading: the GPU waits on the host, and the host was asleep."""
     e = one_gpu_process()
-    t = 10_000_000
-    for s in range(steps):
-        step_start = t
+
+    def stall(t, s):
         e.nvtx(4242, 'log_metrics', t, t + 3_000_000)
         e.osrt(4242, 'clock_nanosleep', t + 50_000, 2_900_000)
-        t += 3_000_000
-        t = gemm_burst(e, t, t + 20_000)
-        e.nvtx(4242, 'train_step', step_start, t)
-        t += 10_000
-    return e
+    return stalled_steps(e, steps, stall)
 
 
 def profiler_stall(steps=4):
@@ -614,16 +623,11 @@ def profiler_stall(steps=4):
     e.thread(4260, 'CUPTI worker thread')
     e.overhead(4242, 'CUDA profiling initialization', 2_000_000, 6_000_000)
     e.overhead(None, 'TLS allocation', 8_500_000, 100_000)
-    t = 10_000_000
-    for s in range(steps):
-        step_start = t
+
+    def stall(t, s):
         e.overhead(4242, 'CUDA profiling data flush', t + 100_000, 2_800_000)
         e.overhead(4260, 'CUPTI: Buffer flush', t + 150_000, 20_000)
-        t += 3_000_000
-        t = gemm_burst(e, t, t + 20_000)
-        e.nvtx(4242, 'train_step', step_start, t)
-        t += 10_000
-    return e
+    return stalled_steps(e, steps, stall)
 
 
 def library_calls(steps=4):
@@ -631,20 +635,16 @@ def library_calls(steps=4):
     every step (cublasCreate, 2.5 ms) before its GEMMs, each launched inside a cublasSgemm call;
     the first step also autotunes a convolution (cudnnFindConvolutionForwardAlgorithmEx)."""
     e = one_gpu_process()
-    t = 10_000_000
-    for s in range(steps):
-        step_start = t
+
+    def stall(t, s):
         if s == 0:
             e.library('CUDNN_EVENTS', 4242, 'cudnnFindConvolutionForwardAlgorithmEx', t + 10_000,
                       30_000)
         e.library('CUBLAS_EVENTS', 4242, 'cublasCreate_v2', t + 50_000, 2_500_000)
-        t += 3_000_000
-        for k in range(4):
-            e.library('CUBLAS_EVENTS', 4242, 'cublasSgemm_v2', t + 8_000 * k - 1_000, 7_500)
-        t = gemm_burst(e, t, t + 20_000)
-        e.nvtx(4242, 'train_step', step_start, t)
-        t += 10_000
-    return e
+        for k in range(4):  # around gemm_burst's launches, which start 3 ms on
+            e.library('CUBLAS_EVENTS', 4242, 'cublasSgemm_v2', t + 3_000_000 + 8_000 * k - 1_000,
+                      7_500)
+    return stalled_steps(e, steps, stall)
 
 
 def untraced_wait(steps=4, off=True):
@@ -653,15 +653,8 @@ def untraced_wait(steps=4, off=True):
     it (waiting on the GIL: another Python thread holds it), else on the CPU throughout (Python
     preparing the batch), switched out only for 0.1 ms. The context switches tell the two apart."""
     e = one_gpu_process()
-    t = 10_000_000
-    for s in range(steps):
-        step_start = t
-        e.off_cpu(4242, t + 200_000, 2_600_000 if off else 100_000)
-        t += 3_000_000
-        t = gemm_burst(e, t, t + 20_000)
-        e.nvtx(4242, 'train_step', step_start, t)
-        t += 10_000
-    return e
+    return stalled_steps(
+        e, steps, lambda t, s: e.off_cpu(4242, t + 200_000, 2_600_000 if off else 100_000))
 
 
 def alloc_churn(steps=5):

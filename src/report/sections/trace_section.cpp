@@ -44,10 +44,11 @@ void add_trace_prose(ReportSection* s, const Trace& t, const TrackCounts& c) {
            static_cast<unsigned long long>(f.events_total), phases.c_str(),
            format_duration(t.span_ns()).c_str());
   // Where an export's times count from: said once, since they are not from the first event.
-  const std::string zero = f.has_session_start ? "count from the session start, as in Nsight "
-                                                 "Systems; the first event is at " +
-                                                     format_duration(f.start_ns - f.origin_ns())
-                                               : "";
+  const std::string zero = f.has_session_start
+                               ? "count from the session start, as in Nsight "
+                                 "Systems; the first event is at " +
+                                     format_duration(f.first_event_after_origin_ns())
+                               : "";
   s->line("       " + counts + "; device: " + device + "; rank: " + rank +
           (zero.empty() ? "\n" : ""));
   if (!zero.empty()) s->line("       times " + zero + "\n");
@@ -86,7 +87,7 @@ ReportSection trace_section(const Trace& t) {
   // Every _us time in the report counts from origin_ns (report-schema.md, "Conventions").
   s.field("time_zero", Cell::str(f.has_session_start ? "session_start" : "first_event"));
   s.field("origin_ns", Cell::str(s.own(std::to_string(f.origin_ns()))));
-  s.field("first_event_us", Cell::ns(f.start_ns - f.origin_ns()));
+  s.field("first_event_us", Cell::ns(f.first_event_after_origin_ns()));
   s.field("slices", Cell::count(t.slices.size()));
   s.field("processes", Cell::count(c.processes));
   s.field("threads", Cell::count(c.threads));
