@@ -1006,6 +1006,8 @@ def seeds(out):
     untraced_wait(steps=1).save(p('gil_wait'), page_size=512)
     memory_usage(steps=1).save(p('memory_usage'), page_size=512)
     event_waits(steps=1).save(p('event_waits'), page_size=512)
+    profiler_stall(steps=1).save(p('profiler_stall'), page_size=512)
+    library_calls(steps=1).save(p('library_calls'), page_size=512)
     training(steps=1).save(p('old_schema'), page_size=512,
                            drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)},
                            skip_tables=('ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND'))
