@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -97,6 +98,8 @@ enum class Row : int {
   kCublas = 6,
   kRowCount
 };
+static_assert(std::size(kExportThreadRows) == static_cast<size_t>(Row::kRowCount),
+              "a row name for every Row");
 
 // Where a slice came from (model/export_row.h): its table and row, in EventSource.offset.
 using Table = ExportTable;
