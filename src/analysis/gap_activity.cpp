@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "analysis/name_families.h"
 #include "analysis/nvtx_context.h"
@@ -154,22 +155,32 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
   }
   std::unordered_set<uint32_t> step_slices;
   for (const Step& st : steps.steps) step_slices.insert(st.slice);
-  // OS runtime calls are "other" slices of the export's category; Kineto's other CPU slices
-  // (the "PyTorch Profiler" range over the whole capture) are no call.
-  const StringId osrt = t.strings.find("os_runtime");
-  auto is_os_call = [&](size_t i) { return osrt != StringPool::kMissing && s.cat[i] == osrt; };
-  // Nsight Systems' own work (its "Profiler overhead" row): a call, the profiler's not the
-  // program's.
-  const StringId overhead = t.strings.find("profiler_overhead");
-  auto is_overhead = [&](size_t i) {
-    return overhead != StringPool::kMissing && s.cat[i] == overhead;
+  // What the launching thread can be in, by the kind of call (and the time with none).
+  enum CallClass {
+    kNoCall,
+    kOsCall,
+    kCudaCall,
+    kLaunchCall,
+    kOtherCall,
+    kOffCpu,
+    kOnCpu,
+    kProfilerCall,
+    kCudnnCall,
+    kCublasCall
   };
-  // cuDNN's and cuBLAS' API calls (--trace=cudnn,cublas): the program's calls into the libraries.
-  const StringId cudnn = t.strings.find("cudnn"), cublas = t.strings.find("cublas");
-  auto library_of = [&](size_t i) {
-    return cudnn != StringPool::kMissing && s.cat[i] == cudnn     ? 1
-           : cublas != StringPool::kMissing && s.cat[i] == cublas ? 2
-                                                                  : 0;
+  // An export's calls that are "other" slices, told by their category: OS runtime calls, Nsight
+  // Systems' own work (its "Profiler overhead" row: a call, the profiler's, not the program's),
+  // cuDNN's and cuBLAS' API calls (--trace=cudnn,cublas). Kineto's other CPU slices (the
+  // "PyTorch Profiler" range over the whole capture) are no call: kNoCall.
+  const std::pair<StringId, CallClass> other_calls[] = {
+      {t.strings.find("os_runtime"), kOsCall},
+      {t.strings.find("profiler_overhead"), kProfilerCall},
+      {t.strings.find("cudnn"), kCudnnCall},
+      {t.strings.find("cublas"), kCublasCall}};
+  auto other_call = [&](size_t i) {
+    for (const auto& [cat, cls] : other_calls)
+      if (cat != StringPool::kMissing && s.cat[i] == cat) return cls;
+    return kNoCall;
   };
   const StringId cpu_state = t.strings.find("cpu_state");
   auto is_off_cpu = [&](size_t i) {
@@ -195,8 +206,7 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
           off.push_back({s.ts[i], s.end(i)});  // one track, in time order, not overlapping
         } else if (kind == SliceKind::kCpuOp || kind == SliceKind::kPythonFunction ||
                    kind == SliceKind::kRuntime || kind == SliceKind::kDriver ||
-                   (kind == SliceKind::kOther &&
-                    (is_os_call(i) || is_overhead(i) || library_of(i)))) {
+                   (kind == SliceKind::kOther && other_call(i) != kNoCall)) {
           calls.push_back(i);
         }
       }
@@ -213,18 +223,6 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
         .first->second;
   };
   // (range name or -1, call name or -1, call class) -> time.
-  enum CallClass {
-    kNoCall,
-    kOsCall,
-    kCudaCall,
-    kLaunchCall,
-    kOtherCall,
-    kOffCpu,
-    kOnCpu,
-    kProfilerCall,
-    kCudnnCall,
-    kCublasCall
-  };
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> time_in;
   auto name_of = [&s](int32_t slice) -> int64_t {
     return slice < 0 ? -1 : static_cast<int64_t>(s.name[static_cast<size_t>(slice)]);
@@ -257,12 +255,10 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
       if (call >= 0) {
         const SliceKind k = s.kind[static_cast<size_t>(call)];
         const bool cuda = k == SliceKind::kRuntime || k == SliceKind::kDriver;
+        const CallClass other = other_call(static_cast<size_t>(call));
         cls = cuda && join.partner[static_cast<size_t>(call)] >= 0 ? kLaunchCall
               : cuda                                               ? kCudaCall
-              : is_os_call(static_cast<size_t>(call))              ? kOsCall
-              : is_overhead(static_cast<size_t>(call))             ? kProfilerCall
-              : library_of(static_cast<size_t>(call)) == 1         ? kCudnnCall
-              : library_of(static_cast<size_t>(call)) == 2         ? kCublasCall
+              : other != kNoCall                                   ? other
                                                                    : kOtherCall;
       }
       if (call < 0 && !ts.off.empty()) {  // no call: switched out, or running untraced code

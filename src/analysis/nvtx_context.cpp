@@ -9,10 +9,7 @@
 
 namespace ks {
 
-namespace {
-
-// "4242 CUDA API" -> "4242": the thread part of an export track's tid text, "" for others.
-std::string_view thread_part(std::string_view tid_text, std::string_view row) {
+std::string_view export_thread_of_row(std::string_view tid_text, std::string_view row) {
   if (tid_text.size() <= row.size() + 1 ||
       tid_text.compare(tid_text.size() - row.size(), row.size(), row) != 0 ||
       tid_text[tid_text.size() - row.size() - 1] != ' ')
@@ -20,11 +17,9 @@ std::string_view thread_part(std::string_view tid_text, std::string_view row) {
   return tid_text.substr(0, tid_text.size() - row.size() - 1);
 }
 
-}  // namespace
-
 std::string_view export_thread_of(std::string_view tid_text) {
   for (std::string_view row : kExportThreadRows) {
-    std::string_view thread = thread_part(tid_text, row);
+    std::string_view thread = export_thread_of_row(tid_text, row);
     if (!thread.empty()) return thread;
   }
   return {};
@@ -35,12 +30,12 @@ EnclosingNvtxRanges::EnclosingNvtxRanges(const Trace& t, const StepsResult& step
   if (t.facts.format != TraceFormat::kNsysSqlite) return;
   std::map<std::pair<uint32_t, std::string_view>, TrackId> nvtx_by_thread;
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
-    std::string_view thread = thread_part(t.str(t.tracks[k].tid_text), "NVTX");
+    std::string_view thread = export_thread_of_row(t.str(t.tracks[k].tid_text), "NVTX");
     if (!thread.empty()) nvtx_by_thread[{t.tracks[k].process, thread}] = k;
   }
   if (nvtx_by_thread.empty()) return;
   for (TrackId k = 0; k < t.tracks.size(); ++k) {
-    std::string_view thread = thread_part(t.str(t.tracks[k].tid_text), "CUDA API");
+    std::string_view thread = export_thread_of_row(t.str(t.tracks[k].tid_text), "CUDA API");
     auto it =
         thread.empty() ? nvtx_by_thread.end() : nvtx_by_thread.find({t.tracks[k].process, thread});
     if (it != nvtx_by_thread.end()) nvtx_track_of_[k] = it->second;

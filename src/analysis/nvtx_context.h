@@ -22,6 +22,9 @@ namespace ks {
 // "4242 CUDA API", "4242 NVTX", "4242 OS runtime", "4242 CPU state" -> "4242": the thread of an
 // export's CPU track, "" for other tracks.
 std::string_view export_thread_of(std::string_view tid_text);
+// ("4242 CUDA API", "CUDA API") -> "4242": the thread of an export's track of that row, "" when
+// the track is not of that row.
+std::string_view export_thread_of_row(std::string_view tid_text, std::string_view row);
 
 class EnclosingNvtxRanges {
  public:

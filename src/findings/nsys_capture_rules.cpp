@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/intervals.h"
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
 #include "findings/rules.h"
@@ -395,24 +396,15 @@ void rule_nsys_profiler_overhead(const RuleInput& in, std::vector<Finding>* out)
   const StringId overhead_cat = t.strings.find("profiler_overhead");
   if (!is_nsys(t) || steps.empty() || overhead_cat == StringPool::kMissing) return;
   // The steps' host time, merged: [begin, end) in time order, no overlaps.
-  std::vector<std::pair<int64_t, int64_t>> window;
+  std::vector<Interval> window;
   for (const Step& st : steps) window.push_back({st.host_begin, st.host_end});
-  std::sort(window.begin(), window.end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  int64_t steps_ns = 0;
-  for (const auto& w : window) {
-    if (!merged.empty() && w.first <= merged.back().second)
-      merged.back().second = std::max(merged.back().second, w.second);
-    else
-      merged.push_back(w);
-  }
-  for (const auto& w : merged) steps_ns += w.second - w.first;
+  const std::vector<Interval> merged = merge_intervals(std::move(window));
+  const int64_t steps_ns = total_length(merged);
   if (steps_ns <= 0) return;
   std::set<std::pair<uint32_t, std::string_view>> launching;  // (process, thread)
   for (const Track& tr : t.tracks) {
-    const std::string_view tid = t.str(tr.tid_text);
-    if (tid.size() > 9 && tid.compare(tid.size() - 9, 9, " CUDA API") == 0)
-      launching.insert({tr.process, export_thread_of(tid)});
+    const std::string_view thread = export_thread_of_row(t.str(tr.tid_text), "CUDA API");
+    if (!thread.empty()) launching.insert({tr.process, thread});
   }
   const SliceTable& s = t.slices;
   int64_t in_steps = 0;
@@ -422,12 +414,7 @@ void rule_nsys_profiler_overhead(const RuleInput& in, std::vector<Finding>* out)
     if (s.cat[i] != overhead_cat) continue;
     const Track& tr = t.tracks[s.track[i]];
     if (!launching.count({tr.process, export_thread_of(t.str(tr.tid_text))})) continue;
-    // Its overlap with the merged steps.
-    int64_t ns = 0;
-    auto w = std::upper_bound(merged.begin(), merged.end(), std::make_pair(s.ts[i], INT64_MAX));
-    if (w != merged.begin()) --w;
-    for (; w != merged.end() && w->first < s.end(i); ++w)
-      ns += std::max<int64_t>(0, std::min(w->second, s.end(i)) - std::max(w->first, s.ts[i]));
+    const int64_t ns = length_within(merged, s.ts[i], s.end(i));  // its time inside the steps
     if (ns <= 0) continue;
     in_steps += ns;
     by_name[t.str(s.name[i])] += ns;
