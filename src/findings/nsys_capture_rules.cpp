@@ -160,6 +160,22 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   if (finds > 0)
     what += (what.empty() ? "" : ", ") + std::to_string(finds) + " cuDNN autotuning call" +
             (finds == 1 ? "" : "s");
+  // Without steps, capture.warmup_ops (run before this rule) counted the same allocator calls
+  // and autotuning over the same window: two cards for one fact. This one says it, with the
+  // module loads that finding also counted.
+  double module_loads = 0;
+  if (in.analyses.steps.steps.empty()) {
+    auto warmup = std::find_if(out->begin(), out->end(),
+                               [](const Finding& g) { return g.id == "capture.warmup_ops"; });
+    if (warmup != out->end()) {
+      for (const Evidence& e : warmup->evidence)
+        if (e.key == "module loading / JIT") module_loads = e.number;
+      out->erase(warmup);
+    }
+  }
+  if (module_loads > 0)
+    what += (what.empty() ? "" : ", ") +
+            strf("%.0f module load%s", module_loads, module_loads == 1 ? "" : "s");
   f.title = "The capture starts with the process: " + what;
   f.meaning =
       "Profiling began at process start, so the window holds one-time start-up work "
@@ -175,6 +191,7 @@ void rule_nsys_from_process_start(const RuleInput& in, std::vector<Finding>* out
   f.number("alloc_calls", static_cast<double>(allocs));
   f.number("alloc_us", us_of(alloc_ns), 3, "us");
   f.number("cudnn_find_calls", static_cast<double>(finds));
+  if (module_loads > 0) f.number("module_loads", module_loads);
   f.number("share_of_capture_pct",
            span > 0 ? 100.0 * static_cast<double>(startup) / static_cast<double>(span) : 0, 1, "%");
   // The start-up call when the context was created in the window, else the first autotuning.
