@@ -44,6 +44,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.kernels = summarize_kernels(t, included);
   a.memory_ops = summarize_memory_ops(t, included);
   a.gpu_idle = compute_gpu_idle(t, a.join, a.steps);
+  a.graph_captures = find_graph_captures(t, a.join, a.steps, a.gpu_idle);
   // The export's NVTX ranges by thread, sorted once for the analyses that ask what was open at
   // a launch (an emit_nvtx export has one per op call: millions).
   const EnclosingNvtxRanges nvtx(t, a.steps, 4);

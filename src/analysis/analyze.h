@@ -11,6 +11,7 @@
 #include "analysis/gpu_metrics.h"
 #include "analysis/gpu_op_summary.h"
 #include "analysis/gpu_time_by_op.h"
+#include "analysis/graph_capture.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/idle_causes.h"
 #include "analysis/iterations.h"
@@ -54,6 +55,8 @@ struct Analyses {
   KernelSummary kernels;
   MemoryOpSummary memory_ops;
   GpuIdleResult gpu_idle;
+  // CUDA graph capture windows: launches recorded, not run (graph_capture.h).
+  GraphCaptures graph_captures;
   SyncResult sync;
   // HTA's analyses (over the same op set as `kernels`: HTA's step filter with drop_last_step).
   TemporalBreakdown temporal;

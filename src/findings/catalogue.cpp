@@ -39,6 +39,7 @@ const Rule kRules[] = {
     rule_data_parallel,
     rule_peak_memory,
     rule_warmup_ops,
+    rule_graph_capture,
     rule_diagnostic_flags,
     rule_capture_too_long,
     rule_errors_visible,

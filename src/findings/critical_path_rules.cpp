@@ -92,6 +92,18 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
   } else {
     return;
   }
+  // A window spent mostly capturing CUDA graphs: its launches were recorded, not run, so its
+  // path is the capture's (CPU work, or the GPU waiting between the few kernels that ran), and
+  // advice to use CUDA graphs would be advice to do what it is doing.
+  const std::vector<Interval>& captures = in.analyses.graph_captures.windows;
+  if (r.window_end > r.window_begin &&
+      2 * length_within(captures, r.window_begin, r.window_end) >= r.window_end - r.window_begin) {
+    f.fix =
+        "This window is mostly CUDA graph capture, whose launches are recorded, not run: a "
+        "one-time set-up, not a step. Profile the graph replays to see what bounds a step "
+        "(capture.graph_capture says how).";
+    f.fix_code.clear();
+  }
   add_shares(r, &f);
   f.range(r.window_begin, r.window_end, r.window_label);
   out->push_back(std::move(f));

@@ -170,6 +170,21 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   f.fix_code = a.code;
   if (!cpu_away && top == static_cast<int>(GapCause::kHostWait))
     fit_launch_overhead_fix(compile_use(in.trace, in.analyses), &f.fix, &f.fix_code);
+  // Idle mostly while CUDA graphs were captured: their launches were recorded, not run, so the
+  // idle time is the capture's; the severity is that of the idle time outside it.
+  const double in_capture = graph_capture_idle_share(in.analyses);
+  if (in_capture >= 0.5) {
+    f.title = strf(
+        "GPU idle %.1f%% of %s, mostly while CUDA graphs were being captured (%.0f%% of the "
+        "idle time: launches recorded, not run)",
+        g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", 100.0 * in_capture);
+    f.fix = kGraphCaptureIdleFix;
+    f.fix_code.clear();
+    const double rest_pct = g.idle_pct * (1.0 - in_capture);
+    f.severity = rest_pct >= kCriticalPct ? Severity::kCritical
+                 : rest_pct >= kWarnPct   ? Severity::kWarning
+                                          : Severity::kInfo;
+  }
 
   f.number("idle_pct", g.idle_pct, 1, "%");
   f.number("window_us", us_of(g.window_ns), 3, "us");
@@ -180,6 +195,8 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
     f.number(name + "_gaps", static_cast<double>(c.gaps[k]));
   }
   f.number("short_host_wait_us", us_of(c.short_host_wait_ns), 3, "us");
+  if (in.analyses.graph_captures.any())
+    f.number("in_graph_capture_pct", 100.0 * in_capture, 1, "%");
   if (act.total_ns > 0) f.text("cpu_in_long_host_waits", activity_text(act));
   // The ranges show the dominant cause (issue 18: a finding that says "host wait, short gaps"
   // listed the DataLoader's long gaps): short host waits when launch overhead is the story, else

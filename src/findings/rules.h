@@ -54,6 +54,11 @@ void rule_data_parallel(const RuleInput&, std::vector<Finding>*);
 void rule_peak_memory(const RuleInput&, std::vector<Finding>*);
 // capture_mistake_rules.cpp: how the trace was taken
 void rule_warmup_ops(const RuleInput&, std::vector<Finding>*);
+// graph_capture_rules.cpp: a trace of CUDA graph capture, and the share of the GPU idle time
+// spent in it (0..1) with what to say of it, for the rules that read idle time
+void rule_graph_capture(const RuleInput&, std::vector<Finding>*);
+double graph_capture_idle_share(const Analyses& a);
+extern const char* const kGraphCaptureIdleFix;
 void rule_diagnostic_flags(const RuleInput&, std::vector<Finding>*);
 void rule_capture_too_long(const RuleInput&, std::vector<Finding>*);
 void rule_errors_visible(const RuleInput&, std::vector<Finding>*);

@@ -386,6 +386,35 @@ TEST_CASE("nsys built: graphs traced whole are GPU time, counted once, and said 
                      [](const ks::Finding& f) { return f.id == "nsys.graph_trace"; }));
 }
 
+TEST_CASE("nsys built: a server's start-up CUDA graph capture is said to be one",
+          "[nsys][built][graphs]") {
+  auto t = load_built("graph_capture.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::GraphCaptures& g = report.analyses.graph_captures;
+  // The nsys names carry version suffixes (cudaStreamBeginCapture_v10000).
+  REQUIRE(g.windows.size() == 1);
+  CHECK(g.windows[0].length() == 20'000'000);
+  CHECK(g.instantiations == 1);
+  CHECK(g.replays == 2);
+  const ks::Finding* capture = nullptr;
+  const ks::Finding* idle = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    if (f.id == "capture.graph_capture") capture = &f;
+    if (f.id == "gpu.idle") idle = &f;
+  }
+  REQUIRE(capture);
+  CHECK(capture->severity == ks::Severity::kWarning);
+  CHECK(capture->title.find("85.2% of the GPU span (1 capture, 20.00 ms)") != std::string::npos);
+  CHECK(capture->fix_code.find("nsys profile") != std::string::npos);
+  // 95% idle, 89% of it in the capture: what is left outside it is not a problem.
+  REQUIRE(idle);
+  CHECK(idle->severity == ks::Severity::kInfo);
+  CHECK(idle->title.find("89% of the idle time") != std::string::npos);
+  // The eager and replayed loops of cuda_graphs.sqlite hold no capture.
+  auto replays = load_built("cuda_graphs.sqlite");
+  CHECK_FALSE(ks::analyze(*replays, ks::AnalysisOptions{}).graph_captures.any());
+}
+
 TEST_CASE("nsys built: the profiler's own warnings, and a device sync typed as an event sync",
           "[nsys][built]") {
   auto t = load_built("lost_events.sqlite");
@@ -891,7 +920,7 @@ TEST_CASE("nsys built: what the importer reserves and gathers while reading matc
         "mixed_node.sqlite", "autograd_shapes.sqlite", "cuda_graphs.sqlite", "graph_trace.sqlite",
         "memory_usage.sqlite", "event_waits.sqlite", "process_start.sqlite", "nvtx_domains.sqlite",
         "torchrun_4procs.sqlite", "data_stall.sqlite", "alloc_churn.sqlite", "old_schema.sqlite",
-        "profiler_stall.sqlite", "library_calls.sqlite"}) {
+        "profiler_stall.sqlite", "library_calls.sqlite", "graph_capture.sqlite"}) {
     INFO(name);
     std::ifstream in(built(name), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -75,6 +75,10 @@ good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 m
 # replay also traced node by node counts once (4 of exec 5 here, not 5); a replay whose first node ran on the host (deviceId INT_MAX) is on its stream's GPU.
 good "$DIR/graph_trace.sqlite" "6 CUDA graph replays were traced whole: their kernels (72.4% of kernel time) are not listed"
 good "$DIR/graph_trace.sqlite" "56.99  *1484.0  *4  *371.0 .* CUDA graph exec 5 (graph 2)"
+# A server's start-up: a 20 ms CUDA graph capture whose launches ran nothing; the idle GPU is put
+# down to it.
+good "$DIR/graph_capture.sqlite" "\[WARNING\] CUDA graph capture takes 85.2% of the GPU span (1 capture, 20.00 ms)"
+good "$DIR/graph_capture.sqlite" "\[INFO\] GPU idle 95.4% of the GPU span, mostly while CUDA graphs were being captured"
 # Nsight Systems' own warning that it lost events: a finding that quotes it.
 good "$DIR/lost_events.sqlite" "\[WARNING\] Nsight Systems reported 2 warnings during the capture: CUPTI buffers overflowed: 1834 CUDA events were lost"
 # A kernel with a garbage start (146 years on): left out with its flow, the capture's own span kept.

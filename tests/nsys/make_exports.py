@@ -845,6 +845,38 @@ def cuda_graphs(steps=4, kernels=12):
     return e
 
 
+def graph_capture(replays=2, kernels=12, launches=400):
+    """A server's start-up under nsys: an eager warm-up of 12 kernels, then a CUDA graph capture
+    (cudaStreamBeginCapture to cudaStreamEndCapture, 20 ms) whose 400 cudaLaunchKernel calls run
+    nothing on the GPU (nsys records no kernel for them), its instantiation, then `replays`
+    cudaGraphLaunch calls of 12 kernels each: the GPU idles through most of its span."""
+    e = Export(pid=3300, process='python3')
+    e.thread(3300, 'python3')
+    e.gpu(0)
+    t = 10_000_000
+    for k in range(kernels):  # eager warm-up
+        corr = e.api(3300, 'cudaLaunchKernel_v7000', t, 7_000)
+        e.kernel(corr, 'ampere_sgemm_64x64_nn', t + 10_000, 30_000)
+        t += 45_000
+    e.api(3300, 'cudaStreamBeginCapture_v10000', t, 10_000)
+    for k in range(launches):
+        e.api(3300, 'cudaLaunchKernel_v7000', t + 20_000 + k * 49_000, 6_000)
+    t += 20_000_000
+    e.api(3300, 'cudaStreamEndCapture_v10000', t - 30_000, 30_000)
+    e.api(3300, 'cudaGraphInstantiateWithFlags_v11040', t + 10_000, 2_000_000)
+    t += 2_100_000
+    for r in range(replays):
+        corr = e.api(3300, 'cudaGraphLaunch_v10000', t, 15_000)
+        gpu_t = t + 20_000
+        for k in range(kernels):
+            e.kernel(corr, 'ampere_sgemm_64x64_nn', gpu_t, 30_000)
+            row = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1]
+            e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = row[:26] + (3000 + k, 0)  # graphNodeId
+            gpu_t += 31_000
+        t = gpu_t + 50_000
+    return e
+
+
 def graph_trace(steps=4, kernels=12):
     """cuda_graphs() as nsys records it by default (--cuda-graph-trace=graph): the eager warm-up's
     12 kernels, then per step ONE graph-trace row (graph 2, exec 5) spanning what its 12 kernels
@@ -1008,6 +1040,7 @@ def seeds(out):
     event_waits(steps=1).save(p('event_waits'), page_size=512)
     profiler_stall(steps=1).save(p('profiler_stall'), page_size=512)
     library_calls(steps=1).save(p('library_calls'), page_size=512)
+    graph_capture(replays=1, kernels=2, launches=10).save(p('graph_capture'), page_size=512)
     training(steps=1).save(p('old_schema'), page_size=512,
                            drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)},
                            skip_tables=('ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND'))
@@ -1059,7 +1092,7 @@ def big(path, kernels):
 SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'memory_usage.sqlite',
             'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
             'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite',
-            'profiler_stall.sqlite', 'library_calls.sqlite')
+            'profiler_stall.sqlite', 'library_calls.sqlite', 'graph_capture.sqlite')
 
 
 def shuffle_rows(src, dst, seed=7):
@@ -1126,6 +1159,7 @@ def main():
     torchrun().save(p('torchrun_4procs.sqlite'))
     cuda_graphs().save(p('cuda_graphs.sqlite'))
     graph_trace().save(p('graph_trace.sqlite'))
+    graph_capture().save(p('graph_capture.sqlite'))
     nvtx_domains().save(p('nvtx_domains.sqlite'))
     autograd_shapes().save(p('autograd_shapes.sqlite'))
     training(steps=2).save(
