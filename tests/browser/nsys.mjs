@@ -259,7 +259,7 @@ export function nsysTests() {
       const stat = page.locator('ul.stats li', { hasText: 'Peak memory, GPU 0' });
       check((await stat.count()) === 1, 'no "Peak memory, GPU 0" in the overview');
       const text = await stat.textContent();
-      check(/81\.6 GB/.test(text) && /95\.4%/.test(text), `the overview says: ${text}`);
+      check(/76\.0 GiB/.test(text) && /95\.4%/.test(text), `the overview says: ${text}`);
       check((await stat.getAttribute('title')) === 'reserved from the device', `its title: ${await stat.getAttribute('title')}`);
       noErrors(log);
       await page.close();

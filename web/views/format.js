@@ -42,13 +42,15 @@ export function fmtUsRange(a, b) {
   return `${usDigits(a, 10)} → ${usDigits(b, 10)}`;
 }
 
+// Binary units, as the CLI writes them (and nvidia-smi, PyTorch's memory stats): the same
+// trace reads "76.0 GiB" in both, not 76.00 GiB in one and 81.6 GB in the other.
 export function fmtBytes(v) {
   if (!isNum(v)) return fmtAny(v);
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let i = 0;
   let x = v;
-  while (Math.abs(x) >= 1000 && i < units.length - 1) {
-    x /= 1000;
+  while (Math.abs(x) >= 1024 && i < units.length - 1) {
+    x /= 1024;
     i++;
   }
   return i === 0 ? `${x} B` : `${digits(x, 3)} ${units[i]}`;

@@ -19,7 +19,7 @@ export const PROJECT_AFTER_BYTES = 16 * 2 ** 20;
 export const MAX_FETCHED_EXPORT_BYTES = 8 * 2 ** 30;
 
 export function gb(n) {
-  return `${(n / 2 ** 30).toFixed(1)} GB`;
+  return `${(n / 2 ** 30).toFixed(1)} GiB`;
 }
 
 export function tooLarge(name, what, offset) {
