@@ -40,6 +40,7 @@ const Rule kRules[] = {
     rule_peak_memory,
     rule_warmup_ops,
     rule_graph_capture,
+    rule_torch_compile,
     rule_diagnostic_flags,
     rule_capture_too_long,
     rule_errors_visible,

@@ -50,6 +50,11 @@ const CauseAdvice& advice(GapCause c) {
 // What to do about long host waits, by what the launching thread was doing in them
 // (gap_activity.h): `what` names the activity.
 std::string cpu_away_fix(HostActivityKind kind, const std::string& what) {
+  // torch.compile's phases (record_function "<phase> (dynamo_timed)"): the CPU was compiling.
+  if (what.find("(dynamo_timed)") != std::string::npos && !icontains(what, "cudagraph"))
+    return "The thread that launches the GPU work was compiling with torch.compile (" + what +
+           "): one-time work on the first call of each input shape, or recompilation when it "
+           "repeats (capture.torch_compile says which). Profile after a few compiled steps.";
   switch (kind) {
     case HostActivityKind::kSleep:
       return "The thread that launches the GPU work was sleeping (" + what +

@@ -57,6 +57,8 @@ void rule_warmup_ops(const RuleInput&, std::vector<Finding>*);
 // graph_capture_rules.cpp: a trace of CUDA graph capture, and the share of the GPU idle time
 // spent in it (0..1) with what to say of it, for the rules that read idle time
 void rule_graph_capture(const RuleInput&, std::vector<Finding>*);
+// torch_compile_rules.cpp: torch.compile compiling (or recompiling) inside the capture
+void rule_torch_compile(const RuleInput&, std::vector<Finding>*);
 double graph_capture_idle_share(const Analyses& a);
 extern const char* const kGraphCaptureIdleFix;
 void rule_diagnostic_flags(const RuleInput&, std::vector<Finding>*);

@@ -139,6 +139,35 @@ def plant_warmup(doc):
     return doc
 
 
+COMPILE = "_compile.compile_inner (dynamo_timed)"  # torch/_dynamo/utils.py dynamo_timed's name
+COMPILE_US = 2000000
+
+
+def plant_compile(doc):
+    """torch.compile compiled on the first captured step: 2 s of Dynamo (record_function
+    "_compile.compile_inner (dynamo_timed)") holding 1.5 s of Inductor ("compile_fx_inner
+    (dynamo_timed)"), before the step's own work, so the step starts 2 s earlier."""
+    num, st = steps_of(doc)[0]
+    t = mm.dec(st["ts"]) - COMPILE_US
+    st["ts"], st["dur"] = t, mm.dec(st["dur"]) + COMPILE_US
+    for name, ts, dur in ((COMPILE, t + 10, COMPILE_US - 20),
+                          ("compile_fx_inner (dynamo_timed)", t + 400000, 1500000)):
+        doc["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": name,
+                                   "pid": st["pid"], "tid": st["tid"], "ts": ts, "dur": D(dur)})
+    return doc
+
+
+def plant_recompile(doc):
+    """A guard fails every step (a new shape each batch): Dynamo compiles again inside each
+    step, in the widest gap between the step's own ops, 30 ms each time."""
+    for num, st in steps_of(doc):
+        b, e = widest_gap(doc, st)
+        doc["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": COMPILE,
+                                   "pid": st["pid"], "tid": st["tid"], "ts": b + 1000,
+                                   "dur": D(30000)})
+    return doc
+
+
 LOADER = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
 LOADER_US = 60000
 
@@ -272,7 +301,8 @@ def main():
         steps = [r["number"] for r in clean["steps"]["rows"]]
         c.check("clean base has 6 steps 5..10", steps == list(range(5, 11)), str(steps))
         planted_ids = ["sync.dtoh_in_step", "steps.warmup_in_window", "dataloader.slow",
-                       "capture.diagnostic_flags", "capture.empty", "capture.too_long"]
+                       "capture.diagnostic_flags", "capture.empty", "capture.too_long",
+                       "capture.torch_compile"]
         for fid in planted_ids:
             c.check("clean base: no %s" % fid, fid not in clean_ids, str(sorted(clean_ids)))
 
@@ -313,6 +343,33 @@ def main():
         c.check("warmup: step 5 starts 400 ms earlier",
                 near(r["steps"]["rows"][0]["dur_us"], clean["steps"]["rows"][0]["dur_us"] + 4e5,
                      0.01))
+
+        r = planted(plant_compile)
+        f = finding(r, "capture.torch_compile")
+        c.check("compile: capture.torch_compile fires", f is not None,
+                str([x["id"] for x in r["findings"]]))
+        if f:
+            ev = f["evidence"]
+            # The nested Inductor phase is inside Dynamo's: 2 s, not 3.5.
+            c.check("compile: 2 s in one step, a warning",
+                    near(ev.get("compile_us"), COMPILE_US, 0.001)
+                    and ev.get("steps_with_compile") == 1 and f["severity"] == "warning", str(f))
+            c.check("compile: said to be first-call compilation",
+                    "compiled inside the steps" in f["title"], f["title"])
+        c.check("compile: steps.warmup_in_window fires too",
+                finding(r, "steps.warmup_in_window") is not None)
+
+        r = planted(plant_recompile)
+        f = finding(r, "capture.torch_compile")
+        c.check("recompile: capture.torch_compile fires", f is not None,
+                str([x["id"] for x in r["findings"]]))
+        if f:
+            ev = f["evidence"]
+            c.check("recompile: 30 ms in each of the 6 steps",
+                    near(ev.get("compile_us"), 6 * 30000, 0.001)
+                    and ev.get("steps_with_compile") == 6, str(ev))
+            c.check("recompile: said to be recompilation",
+                    f["title"].startswith("torch.compile recompiled in 6 of 6 steps"), f["title"])
 
         r = planted(plant_dataloader)
         f = finding(r, "dataloader.slow")
