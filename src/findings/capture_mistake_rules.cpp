@@ -21,8 +21,11 @@ const char* warmup_group(std::string_view n) {
                                        "hipFree",    "hipHostMalloc", "hipExtMallocWithFlags"};
   for (const char* p : kAlloc)
     if (starts_with(n, p)) return kWarmupGroups[0];
-  static const char* const kModules[] = {"cuModuleLoad",  "cuLibraryLoad", "cudaLibraryLoad",
-                                         "hipModuleLoad", "nvrtc",         "hiprtc"};
+  // CUPTI's overhead records (Kineto's "overhead" category) for CUDA's lazy loading, 11.7 and
+  // later: a kernel's code is loaded on its first launch.
+  static const char* const kModules[] = {
+      "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad",       "hipModuleLoad",
+      "nvrtc",        "hiprtc",        "Lazy Function Loading", "Runtime Triggered Module Loading"};
   for (const char* p : kModules)
     if (starts_with(n, p)) return kWarmupGroups[1];
   if (icontains(n, "cudnnfind") || icontains(n, "miopenfind") || icontains(n, "autotune"))
@@ -95,7 +98,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
     if (k != SliceKind::kRuntime && k != SliceKind::kDriver && k != SliceKind::kCpuOp &&
-        k != SliceKind::kUserAnnotation)
+        k != SliceKind::kUserAnnotation && k != SliceKind::kOther)
       continue;
     const int code = group_of(s.name[i]);
     if (code == 0) continue;

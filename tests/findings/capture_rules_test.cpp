@@ -77,6 +77,16 @@ TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps",
       "[" + steps(3) +
       R"J({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2}])J");
   CHECK(find(clean, "capture.warmup_ops") == nullptr);
+  // CUDA's lazy loading as CUPTI reports it (Kineto's "overhead" records, on pid -1).
+  Run lazy = run("[" + steps(3) + R"J(
+    {"ph":"X","cat":"overhead","name":"Lazy Function Loading","pid":-1,"tid":0,"ts":10,"dur":40},
+    {"ph":"X","cat":"overhead","name":"Runtime Triggered Module Loading","pid":-1,"tid":0,"ts":60,"dur":20},
+    {"ph":"X","cat":"overhead","name":"Activity Buffer Request","pid":-1,"tid":0,"ts":90,"dur":50}
+  ])J");
+  const ks::Finding* g = find(lazy, "capture.warmup_ops");
+  REQUIRE(g);
+  CHECK(num(*g, "module loading / JIT") == 2);
+  CHECK(num(*g, "total_us") == 60);
 }
 
 TEST_CASE("memory.alloc_every_step: allocator calls in nearly every step are churn, not warm-up",
