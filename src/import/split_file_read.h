@@ -1,0 +1,26 @@
+// Native only: a large plain JSON file read by several threads, as the page reads one with
+// several workers (web/worker/split.js, docs/performance.md): helper k reads from a guessed
+// element start near k/N of the file to the next guess into an importer of its own and hands
+// its part over as bytes; the caller's importer reads from the start meanwhile, takes each part
+// in order (apply_part) where its guess was right, and reads a part itself where it was not.
+// The report is the same as one importer's (tests/import/split_import_test.cpp; the CLI's
+// tests/cli/check_cli_split.sh compares whole reports).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "import/chrome_json/importer.h"
+
+namespace ks {
+
+// The threads a file of `bytes` is read with: one per 32 MiB, up to the cores (8 at most).
+// KINETOSCOPE_READ_THREADS=N sets it (1: one thread).
+int read_threads_for(uint64_t bytes);
+
+// Feeds the file at `path` (plain JSON, `bytes` long) to `importer` with `threads` threads (2
+// or more), without finishing it. False when the importer failed (its error() says why) or
+// the file could not be read (*io_error set).
+bool feed_file_split(const std::string& path, uint64_t bytes, int threads,
+                     ChromeJsonImporter* importer, bool* io_error);
+
+}  // namespace ks
