@@ -75,6 +75,10 @@ const char kUsage[] =
     "trace_rank3.sqlite), else the environment an nsys export recorded (RANK, SLURM_PROCID,\n"
     "...), else the order.\n"
     "\n"
+    "A .json.gz is decoded on a second core while it is parsed, and a plain JSON file of 64 MB\n"
+    "or more is read by one thread per 32 MB, up to the cores (8 at most); the report is the\n"
+    "same. KINETOSCOPE_READ_THREADS=1 reads on one thread (less memory).\n"
+    "\n"
     "Exit status: 0 report written; 1 an input is not a readable trace (a one-line error with\n"
     "the byte offset goes to standard error); 2 usage error.\n";
 
