@@ -265,6 +265,23 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: a start-up CUDA graph capture is said to be one, in its finding and at a glance'({ ctx, origin }) {
+      if (!built().includes('graph_capture.sqlite')) skip(`no graph_capture.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'graph_capture.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `graph_capture.sqlite did not load: ${await page.textContent('#error')}`);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(report, file);
+      const ids = (report.findings || []).map((f) => f.id);
+      check(ids[0] === 'capture.graph_capture', `the capture is not the first finding: ${ids.join(', ')}`);
+      const card = page.locator('#findings .finding', { hasText: 'CUDA graph capture takes 85.2% of the GPU span' });
+      check((await card.count()) === 1, 'no card for the capture');
+      const glance = await page.locator('.report-head .glance > div').allTextContents();
+      check(glance.some((g) => /^GPU idle95\.4% of the GPU span, 89\.4% while CUDA graphs were captured \(launches recorded, not run\)$/.test(g)), `at a glance: ${glance.join(' | ')}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: a GPU waiting on a sleeping host names the sleep, in the finding and the overview'({ ctx, origin }) {
       if (!built().includes('host_stall.sqlite')) skip(`no host_stall.sqlite in ${BUILT}`);
       const file = join(BUILT, 'host_stall.sqlite');

@@ -53,7 +53,12 @@ function idle(g, c) {
   // last), not the whole trace (startup before the first op would count as idle).
   const of = g.window === 'steps' ? 'of step time' : g.window === 'gpu_span' ? 'of the GPU span' : 'of the trace';
   let why = '';
-  if (c && c.idle_us > 0) {
+  // Mostly while CUDA graphs were captured: their launches were recorded, not run (as gpu.idle
+  // says it).
+  const idleUs = isNum(g.window_us) && isNum(g.busy_us) ? g.window_us - g.busy_us : 0;
+  if (isNum(g.idle_in_graph_capture_us) && idleUs > 0 && 2 * g.idle_in_graph_capture_us >= idleUs) {
+    why = `, ${fmtPct((100 * g.idle_in_graph_capture_us) / idleUs)} while CUDA graphs were captured (launches recorded, not run)`;
+  } else if (c && c.idle_us > 0) {
     const [key, what] = CAUSES.reduce((a, b) => ((c[b[0]] || 0) > (c[a[0]] || 0) ? b : a));
     if (c[key] > 0) why = `, ${fmtPct((100 * c[key]) / c.idle_us)} ${key === 'host_wait_us' ? hostWait(c) || what : what}`;
   }

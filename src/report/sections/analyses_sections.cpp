@@ -9,7 +9,7 @@ std::vector<ReportSection> report_sections(const Trace& t, const Analyses& a) {
   const bool gpu = a.temporal.has_gpu_ops;
   std::vector<ReportSection> s;
   s.push_back(steps_section(t, a.steps, a.iterations, a.gpu_idle));
-  s.push_back(gpu_section(a.gpu_idle));
+  s.push_back(gpu_section(a.gpu_idle, a.graph_captures));
   s.push_back(kernels_section(t, a.kernels));
   s.push_back(gpu_by_op_section(a.gpu_by_op));
   s.push_back(memory_ops_section(a.memory_ops));

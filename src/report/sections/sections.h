@@ -19,7 +19,7 @@ ReportSection kernels_section(const Trace& t, const KernelSummary& k);
 // Without steps, the iterations inferred from the repeating launches follow (`inferred`).
 ReportSection steps_section(const Trace& t, const StepsResult& r, const IterationsResult& inferred,
                             const GpuIdleResult& idle);
-ReportSection gpu_section(const GpuIdleResult& g);
+ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures);
 // sync_section.cpp: synchronizing calls and DtoH copies in steps (JSON only).
 ReportSection sync_section(const Trace& t, const SyncResult& r);
 // named_tables_section.cpp: runtime API calls, user annotations (JSON only), CPU ops.

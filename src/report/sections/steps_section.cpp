@@ -159,17 +159,28 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   return s;
 }
 
-ReportSection gpu_section(const GpuIdleResult& g) {
+ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures) {
   ReportSection s("gpu");
   s.field("has_gpu_ops", Cell::flag(g.has_gpu_ops));
   s.field("window", Cell::str(g.window_is_steps ? "steps" : (g.has_gpu_ops ? "gpu_span" : "none")));
   s.field("window_us", Cell::ns(g.window_ns));
   s.field("busy_us", Cell::ns(g.busy_ns));
   s.field("idle_pct", Cell::number(g.idle_pct));
-  if (g.has_gpu_ops)
-    s.linef("GPU: busy %s of %s (%s idle, window: %s)", format_duration(g.busy_ns).c_str(),
+  // Idle time while CUDA graphs were captured (their launches recorded, not run): only where a
+  // capture was traced.
+  if (captures.any()) s.field("idle_in_graph_capture_us", Cell::ns(captures.idle_in_capture_ns));
+  if (g.has_gpu_ops) {
+    std::string capture;
+    const int64_t idle = g.window_ns - g.busy_ns;
+    if (captures.any() && idle > 0 && captures.idle_in_capture_ns > 0)
+      capture = "; " +
+                format_pct(100.0 * static_cast<double>(captures.idle_in_capture_ns) /
+                           static_cast<double>(idle)) +
+                " of the idle time while CUDA graphs were captured";
+    s.linef("GPU: busy %s of %s (%s idle, window: %s%s)", format_duration(g.busy_ns).c_str(),
             format_duration(g.window_ns).c_str(), format_pct(g.idle_pct).c_str(),
-            g.window_is_steps ? "steps" : "GPU span");
+            g.window_is_steps ? "steps" : "GPU span", capture.c_str());
+  }
   s.line("");
   return s;
 }
