@@ -277,6 +277,13 @@ def finding(rep, fid):
     return next((f for f in rep["findings"] if f["id"] == fid), None)
 
 
+def fires(c, rep, fid, what):
+    """The finding `fid` of `rep`, checked to be there ("WHAT: FID fires"), or None."""
+    f = finding(rep, fid)
+    c.check("%s: %s fires" % (what, fid), f is not None, str([x["id"] for x in rep["findings"]]))
+    return f
+
+
 def near(x, want, rel):
     return x is not None and abs(x - want) <= rel * abs(want)
 
@@ -310,8 +317,7 @@ def main():
             return run(args.cli, [write(fn(mm.copy_doc(base)), os.path.join(tmp, "p.json"))])
 
         r = planted(plant_dtoh)
-        f = finding(r, "sync.dtoh_in_step")
-        c.check("dtoh: sync.dtoh_in_step fires", f is not None)
+        f = fires(c, r, "sync.dtoh_in_step", "dtoh")
         if f:
             c.check("dtoh: one copy per step", f["evidence"].get("copies") == 6, str(f["evidence"]))
             # One origin for the 6 copies: the step marker (an op in this 2021 trace) is not
@@ -331,9 +337,7 @@ def main():
                 str(r["sync"]["dtoh_in_steps"]))
 
         r = planted(plant_warmup)
-        f = finding(r, "steps.warmup_in_window")
-        c.check("warmup: steps.warmup_in_window fires", f is not None,
-                str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "steps.warmup_in_window", "warmup")
         if f:
             ev = f["evidence"]
             c.check("warmup: names step 5", ev.get("first_step") == 5, str(ev))
@@ -345,9 +349,7 @@ def main():
                      0.01))
 
         r = planted(plant_compile)
-        f = finding(r, "capture.torch_compile")
-        c.check("compile: capture.torch_compile fires", f is not None,
-                str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "capture.torch_compile", "compile")
         if f:
             ev = f["evidence"]
             # The nested Inductor phase is inside Dynamo's: 2 s, not 3.5.
@@ -360,9 +362,7 @@ def main():
                 finding(r, "steps.warmup_in_window") is not None)
 
         r = planted(plant_recompile)
-        f = finding(r, "capture.torch_compile")
-        c.check("recompile: capture.torch_compile fires", f is not None,
-                str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "capture.torch_compile", "recompile")
         if f:
             ev = f["evidence"]
             c.check("recompile: 30 ms in each of the 6 steps",
@@ -372,9 +372,7 @@ def main():
                     f["title"].startswith("torch.compile recompiled in 6 of 6 steps"), f["title"])
 
         r = planted(plant_dataloader)
-        f = finding(r, "dataloader.slow")
-        c.check("dataloader: dataloader.slow fires", f is not None,
-                str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "dataloader.slow", "dataloader")
         if f:
             ev = f["evidence"]
             c.check("dataloader: ~60 ms of __next__ per step",
@@ -408,8 +406,7 @@ def main():
                     str(ev))
 
         r = planted(plant_flags)
-        f = finding(r, "capture.diagnostic_flags")
-        c.check("flags: capture.diagnostic_flags fires", f is not None)
+        f = fires(c, r, "capture.diagnostic_flags", "flags")
         if f:
             c.check("flags: all three named",
                     f["evidence"].get("flags") == "with_stack, record_shapes, profile_memory",
@@ -420,8 +417,7 @@ def main():
         c.check("empty: capture.empty, alone", ids == ["capture.empty"], str(ids))
 
         r = planted(plant_too_long)
-        f = finding(r, "capture.too_long")
-        c.check("too long: capture.too_long fires", f is not None)
+        f = fires(c, r, "capture.too_long", "too long")
         if f:
             c.check("too long: 30 steps", f["evidence"].get("steps") == 30, str(f["evidence"]))
 
@@ -432,9 +428,7 @@ def main():
         c.check("mid-step base: no steps.warmup_in_window",
                 finding(clean_mid, "steps.warmup_in_window") is None)
         r = run(args.cli, [write(plant_warmup(mid), os.path.join(tmp, "mid_warm.json"))])
-        f = finding(r, "steps.warmup_in_window")
-        c.check("mid-step warm-up: steps.warmup_in_window fires", f is not None,
-                str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "steps.warmup_in_window", "mid-step warm-up")
         if f:
             # Own times: the step less the GPU's busy time on work queued before it.
             st = clean_mid["steps"]
@@ -464,8 +458,7 @@ def main():
         ids = [x["id"] for x in r["findings"]]
         c.check("ranks clean: no ranks.straggler", "ranks.straggler" not in ids, str(ids))
         r = ranks(2)
-        f = finding(r, "ranks.straggler")
-        c.check("ranks: ranks.straggler fires", f is not None, str([x["id"] for x in r["findings"]]))
+        f = fires(c, r, "ranks.straggler", "ranks")
         if f:
             c.check("ranks: names rank 2", f["title"].startswith("Rank 2 "), f["title"])
     print("planted: %d checks failed" % len(c.failures))

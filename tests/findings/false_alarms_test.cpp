@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/kernel_class.h"
-#include "corpus/shared_traces.h"
 #include "findings/finding_run.h"
 
 namespace {
@@ -14,20 +13,7 @@ using Run = ks_test::FindingRun;
 constexpr auto run = ks_test::run_findings_on;
 constexpr auto find = ks_test::find_finding;
 constexpr auto num = ks_test::evidence_number;
-
-// A trace from ../shared/traces; false (after a WARN) when it is absent.
-bool run_shared(const std::string& file, Run* out) {
-  const std::string path = ks_test::shared_trace(file);
-  if (!ks_test::file_exists(path)) {
-    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
-    return false;
-  }
-  ks_test::Loaded l = ks_test::load_file(path);
-  INFO("import error: " << l.error.to_line());
-  REQUIRE(l.ok);
-  *out = ks_test::analyze_findings(std::move(l.trace));
-  return true;
-}
+constexpr auto run_shared = ks_test::run_shared_trace;
 
 std::string event(const char* cat, const char* name, int tid, int ts, int dur,
                   const std::string& args = "") {

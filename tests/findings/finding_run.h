@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "corpus/shared_traces.h"
 #include "findings/catalogue.h"
 #include "helpers.h"
 
@@ -30,6 +31,20 @@ inline FindingRun analyze_findings(std::unique_ptr<ks::Trace> trace) {
 
 inline FindingRun run_findings_on(std::string_view json) {
   return analyze_findings(load(json));
+}
+
+// A trace from ../shared/traces, analysed: false (after a WARN) when it is absent.
+inline bool run_shared_trace(const std::string& file, FindingRun* out) {
+  const std::string path = shared_trace(file);
+  if (!file_exists(path)) {
+    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
+    return false;
+  }
+  Loaded l = load_file(path);
+  INFO("import error: " << l.error.to_line());
+  REQUIRE(l.ok);
+  *out = analyze_findings(std::move(l.trace));
+  return true;
 }
 
 // The finding `id`, or null when it did not fire.

@@ -4,7 +4,6 @@
 // when ../shared is absent) and on hand-made ones.
 #include <catch2/catch.hpp>
 
-#include "corpus/shared_traces.h"
 #include "findings/finding_run.h"
 
 namespace {
@@ -12,19 +11,7 @@ namespace {
 using Run = ks_test::FindingRun;
 constexpr auto find = ks_test::find_finding;
 constexpr auto num = ks_test::evidence_number;
-
-bool run_shared(const std::string& file, Run* out) {
-  const std::string path = ks_test::shared_trace(file);
-  if (!ks_test::file_exists(path)) {
-    WARN("SKIPPED: " << file << " is absent from ../shared/traces");
-    return false;
-  }
-  ks_test::Loaded l = ks_test::load_file(path);
-  INFO("import error: " << l.error.to_line());
-  REQUIRE(l.ok);
-  *out = ks_test::analyze_findings(std::move(l.trace));
-  return true;
-}
+constexpr auto run_shared = ks_test::run_shared_trace;
 
 std::string runtime(const char* name, int ts, int dur, int corr = 0) {
   return std::string(R"({"ph":"X","cat":"cuda_runtime","name":")") + name +

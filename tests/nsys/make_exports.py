@@ -809,6 +809,17 @@ def torchrun(world=4, steps=5):
     return e
 
 
+def graph_kernels(e, corr, gpu_t, names, first_node):
+    """A replay traced node by node: a 30 us kernel per name from `gpu_t`, 1 us apart, each with
+    the replay's correlation and its node id (graphNodeId, first_node on). Returns their end."""
+    for k, name in enumerate(names):
+        e.kernel(corr, name, gpu_t, 30_000)
+        row = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1]
+        e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = row[:26] + (first_node + k, 0)  # graphNodeId
+        gpu_t += 31_000
+    return gpu_t
+
+
 def cuda_graphs(steps=4, kernels=12):
     """A loop captured into a CUDA graph and replayed with cudaGraphLaunch (nsys profile
     --cuda-graph-trace=node): each launch is ONE runtime row whose correlationId every kernel
@@ -831,12 +842,8 @@ def cuda_graphs(steps=4, kernels=12):
     for s in range(steps):
         step_start = t
         corr = e.api(3100, 'cudaGraphLaunch_v10000', t, 15_000)
-        gpu_t = t + 20_000
-        for k in range(kernels):
-            e.kernel(corr, names[k % 3], gpu_t, 30_000)
-            e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1][:26] + (
-                1000 + k, 0)  # graphNodeId
-            gpu_t += 31_000  # back to back: 1 us between a graph's kernels
+        # back to back: 1 us between a graph's kernels
+        gpu_t = graph_kernels(e, corr, t + 20_000, [names[k % 3] for k in range(kernels)], 1000)
         corr = e.api(3100, 'cudaStreamSynchronize_v3020', t + 16_000, gpu_t - t - 16_000 + 2_000)
         e.sync(corr, STREAM_SYNC, t + 16_000, gpu_t - t - 16_000 + 1_000)
         t = gpu_t + 50_000
@@ -867,12 +874,7 @@ def graph_capture(replays=2, kernels=12, launches=400):
     t += 2_100_000
     for r in range(replays):
         corr = e.api(3300, 'cudaGraphLaunch_v10000', t, 15_000)
-        gpu_t = t + 20_000
-        for k in range(kernels):
-            e.kernel(corr, 'ampere_sgemm_64x64_nn', gpu_t, 30_000)
-            row = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1]
-            e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = row[:26] + (3000 + k, 0)  # graphNodeId
-            gpu_t += 31_000
+        gpu_t = graph_kernels(e, corr, t + 20_000, ['ampere_sgemm_64x64_nn'] * kernels, 3000)
         t = gpu_t + 50_000
     return e
 
@@ -915,12 +917,7 @@ def graph_trace(steps=4, kernels=12):
     t += 300_000
     corr = e.api(3200, 'cudaGraphLaunch_v10000', t, 15_000)
     e.graph(corr, 2, 5, t + 20_000, span)
-    gpu_t = t + 20_000
-    for k in range(kernels):
-        e.kernel(corr, 'ampere_sgemm_64x64_nn', gpu_t, 30_000)
-        row = e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1]
-        e.rows['CUPTI_ACTIVITY_KIND_KERNEL'][-1] = row[:26] + (2000 + k, 0)  # graphNodeId
-        gpu_t += 31_000
+    graph_kernels(e, corr, t + 20_000, ['ampere_sgemm_64x64_nn'] * kernels, 2000)
     return e
 
 
