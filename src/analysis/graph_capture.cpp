@@ -36,27 +36,36 @@ GraphCaptures find_graph_captures(const Trace& t, const LaunchJoin& join, const 
   const SliceTable& s = t.slices;
   auto call = make_name_cache(t, call_of);
   // A capture begins and ends on the thread that captures: per thread, in time order
-  // (runtime_by_ts), a begin opens a window and the next end closes it. An end with no begin
-  // closes a capture begun before the trace; a begin never closed runs to the trace's end.
-  std::map<TrackId, int64_t> open;
+  // (runtime_by_ts), a begin opens a window and the matching end closes it (a thread capturing
+  // two streams at once nests them). An end with no begin closes a capture begun before the
+  // trace; a begin never closed runs to the trace's end.
+  struct Open {
+    int64_t since = 0;
+    int depth = 0;
+  };
+  std::map<TrackId, Open> open;
   std::vector<Interval> windows;
   auto note_first = [&](uint32_t i) {
     if (r.first_call < 0) r.first_call = static_cast<int32_t>(i);
   };
   for (uint32_t i : join.runtime_by_ts) {
     switch (call(s.name[i])) {
-      case kBegin:
-        if (open.emplace(s.track[i], s.ts[i]).second) ++r.captures;
+      case kBegin: {
+        Open& o = open[s.track[i]];
+        if (o.depth++ == 0) {
+          o.since = s.ts[i];
+          ++r.captures;
+        }
         note_first(i);
         break;
+      }
       case kEnd: {
         auto it = open.find(s.track[i]);
-        if (it == open.end()) {
+        if (it == open.end() || it->second.depth == 0) {
           windows.push_back({t.facts.start_ns, s.end(i)});
           ++r.captures;
-        } else {
-          windows.push_back({it->second, s.end(i)});
-          open.erase(it);
+        } else if (--it->second.depth == 0) {
+          windows.push_back({it->second.since, s.end(i)});
         }
         note_first(i);
         break;
@@ -72,7 +81,8 @@ GraphCaptures find_graph_captures(const Trace& t, const LaunchJoin& join, const 
         break;
     }
   }
-  for (const auto& kv : open) windows.push_back({kv.second, t.facts.end_ns});
+  for (const auto& kv : open)
+    if (kv.second.depth > 0) windows.push_back({kv.second.since, t.facts.end_ns});
   r.windows = merge_intervals(std::move(windows));
   if (r.windows.empty() || !idle.has_gpu_ops || idle.busy.empty()) return r;
   // The GPU idle window, as compute_gpu_idle takes it.

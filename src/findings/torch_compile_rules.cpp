@@ -6,6 +6,7 @@
 //   - in most steps: recompilation (a guard fails each step: a new shape, a changed Python
 //     value), which costs every step and ends in eager fallback past the cache limit.
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
 
 #include "analysis/intervals.h"
@@ -98,13 +99,15 @@ void rule_torch_compile(const RuleInput& in, std::vector<Finding>* out) {
     f.number("steps_with_compile", static_cast<double>(steps_with));
     f.number("steps", static_cast<double>(steps.size()));
   }
-  // The outermost phases, longest first: the compilations themselves.
+  // The outermost phases (in no earlier phase), longest first: the compilations themselves.
+  std::stable_sort(phases.begin(), phases.end(), [&s](uint32_t x, uint32_t y) {
+    return s.ts[x] != s.ts[y] ? s.ts[x] < s.ts[y] : s.dur[x] > s.dur[y];
+  });
   std::vector<uint32_t> outer;
+  int64_t covered = INT64_MIN;
   for (uint32_t i : phases) {
-    auto it = std::upper_bound(compile.begin(), compile.end(), s.ts[i],
-                               [](int64_t x, const Interval& v) { return x < v.begin; });
-    if (it != compile.begin() && std::prev(it)->begin == s.ts[i] && std::prev(it)->end == s.end(i))
-      outer.push_back(i);
+    if (s.ts[i] >= covered) outer.push_back(i);
+    covered = std::max(covered, s.end(i));
   }
   std::stable_sort(outer.begin(), outer.end(),
                    [&s](uint32_t x, uint32_t y) { return s.dur[x] > s.dur[y]; });

@@ -110,6 +110,19 @@ TEST_CASE("graph capture: windows, shares and thresholds on hand-made traces",
   REQUIRE(open.analyses.graph_captures.windows.size() == 1);
   CHECK(open.analyses.graph_captures.windows[0].end == open.trace->facts.end_ns);
 
+  // One thread capturing two streams at once: the inner end does not close the outer capture,
+  // and no end is taken for one begun before the trace.
+  std::string nested = launched(10, 1);
+  nested += "," + runtime("cudaStreamBeginCapture", 100, 5) + "," +
+            runtime("cudaStreamBeginCapture", 200, 5) + "," +
+            runtime("cudaStreamEndCapture", 300, 5) + "," + runtime("cudaStreamEndCapture", 900, 5);
+  nested += "," + launched(2000, 2);
+  Run two = ks_test::run_findings_on("[" + nested + "]");
+  REQUIRE(two.analyses.graph_captures.windows.size() == 1);
+  CHECK(two.analyses.graph_captures.windows[0].begin == 100'000);
+  CHECK(two.analyses.graph_captures.windows[0].end == 905'000);
+  CHECK(two.analyses.graph_captures.captures == 1);
+
   // 20 us of capture in a GPU span of 4 ms: below 5%, nothing said.
   std::string ev = launched(10, 1);
   ev += "," + runtime("cudaStreamBeginCapture", 100, 5) + "," +
