@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <functional>
-#include <thread>
 
 #include "import/gzip_pipe.h"
 #include "import/split_file_read.h"
@@ -114,16 +113,16 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
   };
   // gzip on two cores or more: decoded on a second thread while this one parses.
   bool threaded = false;
-  const int last = gzip && std::thread::hardware_concurrency() >= 2
-                       ? read_gzip_pipelined(
-                             in, kReadChunkBytes, 4,
-                             [&](const char* data, size_t n) {
-                               if (!importer->feed(data, n)) return false;
-                               reserve();
-                               return true;
-                             },
-                             &threaded)
-                       : read_in_place(in, importer, reserve);
+  const int last = gzip && read_threads_allowed() >= 2 ? read_gzip_pipelined(
+                                                             in, kReadChunkBytes, 4,
+                                                             [&](const char* data, size_t n) {
+                                                               if (!importer->feed(data, n))
+                                                                 return false;
+                                                               reserve();
+                                                               return true;
+                                                             },
+                                                             &threaded)
+                                                       : read_in_place(in, importer, reserve);
   if (last == 1) {
     *error = importer->error();
     gzclose(in);

@@ -99,13 +99,15 @@ std::vector<uint64_t> find_starts(FILE* f, uint64_t bytes, int threads) {
 
 }  // namespace
 
-int read_threads_for(uint64_t bytes) {
+int read_threads_allowed() {
   if (const char* env = std::getenv("KINETOSCOPE_READ_THREADS"))
     return std::max(1, std::min(64, std::atoi(env)));
-  const int cores =
-      static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  return static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+}
+
+int read_threads_for(uint64_t bytes) {
   return static_cast<int>(
-      std::min<uint64_t>(static_cast<uint64_t>(cores), bytes / kBytesPerThread));
+      std::min<uint64_t>(static_cast<uint64_t>(read_threads_allowed()), bytes / kBytesPerThread));
 }
 
 bool feed_file_split(const std::string& path, uint64_t bytes, int threads,
