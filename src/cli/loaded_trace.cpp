@@ -8,13 +8,13 @@
 
 namespace ks::cli {
 
-bool load_trace(const std::string& file, LoadedTrace* l) {
+bool load_trace(const std::string& file, LoadedTrace* l, int max_threads) {
   const bool named_sqlite = file.size() > 7 && file.compare(file.size() - 7, 7, ".sqlite") == 0;
   if (named_sqlite || file_is_sqlite(file)) {
     l->nsys = import_nsys_file(file, &l->error, &l->gpu_processes);
     l->ok = l->nsys != nullptr;
   } else {
-    l->ok = import_file(file, &l->importer, &l->error);
+    l->ok = import_file(file, &l->importer, &l->error, max_threads);
   }
   if (!l->ok) explain_foreign_file(file, &l->error);
   return l->ok;

@@ -21,8 +21,8 @@ struct LoadedTrace {
 };
 
 // Reads `file` into `l` (sets l->ok). A file named *.sqlite that is not SQLite gets the SQLite
-// reader's error (its first bytes), not JSON's.
-bool load_trace(const std::string& file, LoadedTrace* l);
+// reader's error (its first bytes), not JSON's. `max_threads`: as import_file's.
+bool load_trace(const std::string& file, LoadedTrace* l, int max_threads = 0);
 
 // load_trace, and on failure the one-line error with its byte offset on standard error
 // ("kinetoscope: FILE: ...").

@@ -27,6 +27,7 @@
 #include "cli/trace_files.h"
 #include "import/file_reader.h"
 #include "import/nsys_sqlite/nsys_file.h"
+#include "import/split_file_read.h"
 #include "report/multi_rank_report.h"
 #include "report/report.h"
 #include "report/trace_diff_report.h"
@@ -84,13 +85,17 @@ const char kUsage[] =
 
 using Loaded = ks::cli::LoadedTrace;
 
-// Files are independent: read them on several threads (2 cores here, more elsewhere).
+// Files are independent: read them on several threads (2 cores here, more elsewhere), each
+// file's own read (split_file_read.h) taking its share of the cores.
 void load_all(const std::vector<std::string>& files, std::vector<Loaded>* loaded) {
   std::atomic<size_t> next{0};
+  const size_t n = std::min<size_t>(files.size(), static_cast<size_t>(ks::read_threads_allowed()));
+  const int per_file =
+      std::max(1, ks::read_threads_allowed() / static_cast<int>(std::max<size_t>(1, n)));
   auto work = [&]() {
-    for (size_t i; (i = next++) < files.size();) ks::cli::load_trace(files[i], &(*loaded)[i]);
+    for (size_t i; (i = next++) < files.size();)
+      ks::cli::load_trace(files[i], &(*loaded)[i], per_file);
   };
-  size_t n = std::min<size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
   for (size_t k = 1; k < n; ++k) threads.emplace_back(work);
   work();

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -71,7 +72,10 @@ int read_in_place(gzFile in, ChromeJsonImporter* importer, const std::function<v
 
 }  // namespace
 
-bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportError* error) {
+bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportError* error,
+                 int max_threads) {
+  const int allowed =
+      max_threads > 0 ? std::min(max_threads, read_threads_allowed()) : read_threads_allowed();
   bool gzip = false;
   uint64_t json_bytes = 0;
   if (!is_gzip_file(path, &gzip, &json_bytes)) {
@@ -82,7 +86,7 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
   importer->set_source(base_name(path), gzip);
   // A large plain file on several cores: read by several threads (split_file_read.h).
   if (!gzip) {
-    const int threads = read_threads_for(json_bytes);
+    const int threads = std::min(allowed, read_threads_for(json_bytes));
     if (threads >= 2) {
       bool io_error = false;
       if (feed_file_split(path, json_bytes, threads, importer, &io_error) && importer->finish())
@@ -113,16 +117,15 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
   };
   // gzip on two cores or more: decoded on a second thread while this one parses.
   bool threaded = false;
-  const int last = gzip && read_threads_allowed() >= 2 ? read_gzip_pipelined(
-                                                             in, kReadChunkBytes, 4,
-                                                             [&](const char* data, size_t n) {
-                                                               if (!importer->feed(data, n))
-                                                                 return false;
-                                                               reserve();
-                                                               return true;
-                                                             },
-                                                             &threaded)
-                                                       : read_in_place(in, importer, reserve);
+  const int last = gzip && allowed >= 2 ? read_gzip_pipelined(
+                                              in, kReadChunkBytes, 4,
+                                              [&](const char* data, size_t n) {
+                                                if (!importer->feed(data, n)) return false;
+                                                reserve();
+                                                return true;
+                                              },
+                                              &threaded)
+                                        : read_in_place(in, importer, reserve);
   if (last == 1) {
     *error = importer->error();
     gzclose(in);

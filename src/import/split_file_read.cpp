@@ -101,13 +101,15 @@ std::vector<uint64_t> find_starts(FILE* f, uint64_t bytes, int threads) {
 
 int read_threads_allowed() {
   if (const char* env = std::getenv("KINETOSCOPE_READ_THREADS"))
-    return std::max(1, std::min(64, std::atoi(env)));
-  return static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+    return std::max(1, std::min(256, std::atoi(env)));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 int read_threads_for(uint64_t bytes) {
-  return static_cast<int>(
-      std::min<uint64_t>(static_cast<uint64_t>(read_threads_allowed()), bytes / kBytesPerThread));
+  // 8 at most, as the page's workers: past that, merging the parts on one thread dominates
+  // (docs/performance.md, session 21).
+  const uint64_t threads = std::min<uint64_t>(8, static_cast<uint64_t>(read_threads_allowed()));
+  return static_cast<int>(std::min<uint64_t>(threads, bytes / kBytesPerThread));
 }
 
 bool feed_file_split(const std::string& path, uint64_t bytes, int threads,

@@ -13,10 +13,10 @@
 
 namespace ks {
 
-// The threads a read may use: the cores (8 at most), or KINETOSCOPE_READ_THREADS=N (1: one
-// thread, for a gzip file too).
+// The threads reading may use: the cores, or KINETOSCOPE_READ_THREADS=N (1: one thread, for a
+// gzip file and for several files too).
 int read_threads_allowed();
-// The threads a plain file of `bytes` is read with: one per 32 MiB, up to those allowed.
+// The threads a plain file of `bytes` is read with: one per 32 MiB, up to those allowed and 8.
 int read_threads_for(uint64_t bytes);
 
 // Feeds the file at `path` (plain JSON, `bytes` long) to `importer` with `threads` threads (2
