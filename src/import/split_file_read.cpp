@@ -21,7 +21,8 @@ constexpr uint64_t kBytesPerThread = uint64_t{32} << 20;
 struct Helper {
   std::string path;
   uint64_t start = 0, stop = 0;
-  std::string part;  // empty: the part could not be read (the caller reads it itself)
+  // Null: the part could not be read or merged (the caller reads it itself).
+  std::shared_ptr<ChromeJsonImporter::PartModel> part;
   pthread_t thread{};
   bool started = false;
 };
@@ -38,7 +39,7 @@ void* read_part(void* arg) {
       const size_t n = std::fread(buffer.data(), 1, kChunk, f);
       if (n == 0 || !part.feed(buffer.data(), n)) break;
     }
-    h.part = part.take_part();
+    h.part = part.take_part_model();
   }
   std::fclose(f);
   return nullptr;
@@ -137,12 +138,11 @@ bool feed_file_split(const std::string& path, uint64_t bytes, int threads,
     }
     if (h.started) pthread_join(h.thread, nullptr);
     if (!ok || pos != h.start) continue;  // failed, or read past this guess already
-    if (importer->at_part_boundary() && !h.part.empty() &&
-        importer->apply_part(h.part.data(), h.part.size())) {
+    if (importer->at_part_boundary() && h.part && importer->apply_part_model(*h.part)) {
       pos = importer->resume_offset();
       ok = l.seek(pos);
     }
-    std::string().swap(h.part);  // its memory back before the next part is merged
+    h.part.reset();  // its memory back before the next part is merged
   }
   // To the end, past `bytes` too when the file grew meanwhile, as one reader would.
   if (ok) ok = l.feed_range(pos, UINT64_MAX);

@@ -74,6 +74,14 @@ class CounterCache {
   size_t next_ = 0;
 };
 
+// A part's model as a part importer built it, for apply_part_model (importer.h).
+struct ChromeJsonImporter::PartModel {
+  std::unique_ptr<Trace> trace;
+  PartState state;
+  uint64_t events = 0;
+  Framer::PartEnd end;
+};
+
 class ChromeJsonImporter::Impl : public FramerSink {
  public:
   Impl() : trace_(new Trace), framer_(this, &trace_->diagnostics), builder_(trace_.get()) {}
@@ -180,6 +188,27 @@ class ChromeJsonImporter::Impl : public FramerSink {
     out[17] = end.after_comma;
     out += encode_trace_part(*trace_, state);
     return out;
+  }
+
+  std::shared_ptr<ChromeJsonImporter::PartModel> take_part_model() {
+    if (!is_part_ || !framer_.part_ended()) return nullptr;
+    auto m = std::make_shared<ChromeJsonImporter::PartModel>();
+    m->state = builder_.part_state();
+    if (m->state.paired_events) return nullptr;
+    m->events = events_;
+    m->end = framer_.part_end();
+    m->trace = std::move(trace_);
+    return m;
+  }
+
+  bool apply_part_model(const ChromeJsonImporter::PartModel& m) {
+    if (is_part_ || !m.trace || !framer_.at_element_boundary()) return false;
+    if (m.end.offset < framer_.bytes_fed()) return false;
+    builder_.merge_part(*m.trace, m.state);
+    events_ += m.events;
+    framer_.resume_at(m.end);
+    part_applied_ = true;
+    return true;
   }
 
   // The first importer: merges a part in, as if it had read the part's events itself, and
@@ -517,6 +546,12 @@ bool ChromeJsonImporter::at_part_boundary() const {
 }
 bool ChromeJsonImporter::apply_part(const char* data, size_t len) {
   return impl_->apply_part(data, len);
+}
+std::shared_ptr<ChromeJsonImporter::PartModel> ChromeJsonImporter::take_part_model() {
+  return impl_->take_part_model();
+}
+bool ChromeJsonImporter::apply_part_model(const PartModel& part) {
+  return impl_->apply_part_model(part);
 }
 bool ChromeJsonImporter::part_applied() const {
   return impl_->part_applied_;

@@ -62,6 +62,15 @@ class ChromeJsonImporter {
   bool at_part_boundary() const;
   bool apply_part(const char* data, size_t len);
   bool part_applied() const;
+
+  // Threads of one process (import/split_file_read.cpp): the same hand-over without the bytes.
+  // take_part_model() gives the part's model itself (null where take_part() gives nothing; the
+  // part importer is then spent), and apply_part_model() merges it as apply_part() merges the
+  // bytes: no copy of the part, no encoding. The page's workers share no memory: they need the
+  // bytes.
+  struct PartModel;
+  std::shared_ptr<PartModel> take_part_model();
+  bool apply_part_model(const PartModel& part);
   uint64_t resume_offset() const;
 
   // The JSON's whole size, once some of it has been read (the CLI after 16 MiB, the page after
