@@ -12,6 +12,7 @@
 #include "analysis/intervals.h"
 #include "analysis/name_cache.h"
 #include "findings/rules.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -20,9 +21,7 @@ namespace {
 // Not the recording of CUDA graphs (cudagraph trees: "CUDAGraphNode.record (dynamo_timed)"):
 // that is graph capture, capture.graph_capture's.
 bool is_compile_phase(std::string_view n) {
-  constexpr std::string_view kSuffix = "(dynamo_timed)";
-  return n.size() >= kSuffix.size() && n.substr(n.size() - kSuffix.size()) == kSuffix &&
-         !icontains(n, "cudagraph");
+  return ends_with(n, "(dynamo_timed)") && !icontains(n, "cudagraph");
 }
 
 }  // namespace

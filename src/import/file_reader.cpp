@@ -116,15 +116,13 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
     }
   };
   // gzip on two cores or more: decoded on a second thread while this one parses.
-  bool threaded = false;
-  const int last = gzip && allowed >= 2 ? read_gzip_pipelined(
-                                              in, kReadChunkBytes, 4,
-                                              [&](const char* data, size_t n) {
-                                                if (!importer->feed(data, n)) return false;
-                                                reserve();
-                                                return true;
-                                              },
-                                              &threaded)
+  const int last = gzip && allowed >= 2 ? read_gzip_pipelined(in, kReadChunkBytes, 4,
+                                                              [&](const char* data, size_t n) {
+                                                                if (!importer->feed(data, n))
+                                                                  return false;
+                                                                reserve();
+                                                                return true;
+                                                              })
                                         : read_in_place(in, importer, reserve);
   if (last == 1) {
     *error = importer->error();

@@ -59,7 +59,7 @@ int read_on_this_thread(gzFile in, size_t chunk,
 }  // namespace
 
 int read_gzip_pipelined(gzFile in, size_t chunk, int slots,
-                        const std::function<bool(const char*, size_t)>& consume, bool* threaded) {
+                        const std::function<bool(const char*, size_t)>& consume) {
   Pipe p;
   p.in = in;
   p.chunk = chunk;
@@ -67,8 +67,8 @@ int read_gzip_pipelined(gzFile in, size_t chunk, int slots,
   p.results.assign(static_cast<size_t>(slots), 0);
   for (int k = 0; k < slots; ++k) p.free_slots.push_back(k);
   pthread_t decoder;
-  *threaded = pthread_create(&decoder, nullptr, decode, &p) == 0;
-  if (!*threaded) return read_on_this_thread(in, chunk, consume);
+  if (pthread_create(&decoder, nullptr, decode, &p) != 0)
+    return read_on_this_thread(in, chunk, consume);
   int last = 0;
   for (;;) {
     int slot;

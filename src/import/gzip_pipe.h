@@ -13,9 +13,9 @@ namespace ks {
 // Reads `in` to its end in chunks of up to `chunk` bytes on a helper thread, `slots` chunks
 // ahead at most, and hands each chunk to `consume` in order on the calling thread; `consume`
 // returning false stops the read. Returns gzread's last result: 0 at the end, negative on a
-// read error (gzerror(in) says which), or 1 when `consume` stopped it. False in *threaded when
-// no thread could be started: the file was then read on the calling thread, same results.
+// read error (gzerror(in) says which), or 1 when `consume` stopped it. When no thread can be
+// started the file is read on the calling thread, with the same results.
 int read_gzip_pipelined(gzFile in, size_t chunk, int slots,
-                        const std::function<bool(const char*, size_t)>& consume, bool* threaded);
+                        const std::function<bool(const char*, size_t)>& consume);
 
 }  // namespace ks

@@ -1,10 +1,10 @@
 // Native only: a large plain JSON file read by several threads, as the page reads one with
 // several workers (web/worker/split.js, docs/performance.md): helper k reads from a guessed
 // element start near k/N of the file to the next guess into an importer of its own and hands
-// its part over as bytes; the caller's importer reads from the start meanwhile, takes each part
-// in order (apply_part) where its guess was right, and reads a part itself where it was not.
-// The report is the same as one importer's (tests/import/split_import_test.cpp; the CLI's
-// tests/cli/check_cli_split.sh compares whole reports).
+// its part's model over (take_part_model); the caller's importer reads from the start
+// meanwhile, takes each part in order (apply_part_model) where its guess was right, and reads a
+// part itself where it was not. The report is the same as one importer's
+// (tests/import/split_file_read_test.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
