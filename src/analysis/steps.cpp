@@ -357,8 +357,31 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     r.last_host_begin = r.steps.back().host_begin;
     r.last_host_end = r.steps.back().host_end;
   }
-  // As HTA: with a single step there is nothing to compare it with, so it is kept.
-  if (drop_last && r.steps.size() >= 2) {
+  // A last step cut by the capture's end (StepsResult::last_cut): a short last step read as
+  // unstable step times, and as a regression in a diff against a capture that ends cleanly.
+  if (r.steps.size() >= 2) {
+    const Step& last = r.steps.back();
+    const std::vector<uint64_t>& open = t.facts.unclosed_offsets;
+    if (std::binary_search(open.begin(), open.end(), s.file_offset[last.slice])) {
+      r.last_cut = StepsResult::LastStepCut::kOpen;
+    } else if (r.steps.size() >= 3) {
+      // Host lengths: a step the previous step's GPU work overtook is empty on the device side
+      // but as long as the others on the host.
+      std::vector<int64_t> others;
+      for (size_t i = 0; i + 1 < r.steps.size(); ++i)
+        others.push_back(r.steps[i].host_end - r.steps[i].host_begin);
+      std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
+      if ((last.host_end - last.host_begin) * 4 < others[others.size() / 2])
+        r.last_cut = StepsResult::LastStepCut::kShort;
+    }
+    if (r.last_cut != StepsResult::LastStepCut::kNone) {
+      r.last_cut_dur = last.dur();
+      r.steps.pop_back();
+    }
+  }
+  // As HTA: with a single step there is nothing to compare it with, so it is kept. A step left
+  // out above was the incomplete last step drop_last means.
+  if (drop_last && r.last_cut == StepsResult::LastStepCut::kNone && r.steps.size() >= 2) {
     r.steps.pop_back();
     r.dropped_last = true;
   }

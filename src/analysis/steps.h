@@ -51,6 +51,13 @@ struct StepsResult {
   std::string requested_range;  // the step_range asked for ("" if none), found or not
   std::vector<Step> steps;      // in time order, after drop_last when asked
   bool dropped_last = false;
+  // The last step was cut by the capture's end, not by the loop, and is left out as drop_last
+  // would: its range began and never ended (nsys --duration stopped inside it), or it is under a
+  // quarter of the other steps' median (torch.profiler without a schedule: the last prof.step()
+  // opens a step the profiler's exit closes a moment later, with no GPU work in it).
+  enum class LastStepCut : uint8_t { kNone, kOpen, kShort };
+  LastStepCut last_cut = LastStepCut::kNone;
+  int64_t last_cut_dur = 0;     // its length as the trace has it
   uint64_t found = 0;           // ProfilerStep markers found, before dropping
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
   int64_t last_host_end = 0;    // host end of the last step found

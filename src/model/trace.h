@@ -239,6 +239,10 @@ struct TraceFacts {
     std::string text;
   };
   std::vector<ProfilerMessage> profiler_warnings;
+  // Where the slices that began and never ended lie in the input (their file_offset), sorted:
+  // closed at their track's last timestamp, so their length is the capture's cut, not their own
+  // (a step range still open when `nsys --duration` stopped the capture).
+  std::vector<uint64_t> unclosed_offsets;
 };
 
 struct Trace {

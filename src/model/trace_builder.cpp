@@ -333,8 +333,10 @@ void TraceBuilder::close_open_slices() {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.dur[i] >= 0) continue;
     t_->diagnostics.add(Diag::kUnclosedBegin, s.file_offset[i]);
+    t_->facts.unclosed_offsets.push_back(s.file_offset[i]);
     s.dur[i] = std::max<int64_t>(0, track_last[s.track[i]] - s.ts[i]);
   }
+  std::sort(t_->facts.unclosed_offsets.begin(), t_->facts.unclosed_offsets.end());
 }
 
 namespace {

@@ -150,6 +150,50 @@ TEST_CASE("drop_last leaves out the last step, as HTA does by default", "[analys
   }
 }
 
+TEST_CASE("A last step cut by the capture's end is left out of the step times",
+          "[analysis][steps]") {
+  // Three steps of 8 ms and a fourth: torch.profiler without a schedule ends on a step the last
+  // prof.step() opened and the profiler's exit closed (40 us, no GPU work); a B event never
+  // closed is a range the capture stopped inside.
+  auto with_last = [](const char* last) {
+    return ks_test::load(std::string(R"([
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":8000},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":8000,"dur":8000},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":16000,"dur":8000},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":24000,"dur":3000},
+      )") + last + "]");
+  };
+  SECTION("a step under a quarter of the others' median") {
+    auto t = with_last(
+        R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":24000,"dur":40})");
+    ks::StepsResult r = steps_of(*t);
+    CHECK(r.found == 4);
+    REQUIRE(r.steps.size() == 3);
+    CHECK(r.last_cut == ks::StepsResult::LastStepCut::kShort);
+    CHECK(r.last_cut_dur == 40000);
+    CHECK(r.stats.max_ns == r.stats.min_ns);
+    CHECK_FALSE(r.dropped_last);
+    // drop_last does not drop a second one: the cut step was the incomplete last step.
+    CHECK(steps_of(*t, true).steps.size() == 3);
+  }
+  SECTION("a step half as long as the others is the loop's own") {
+    auto t = with_last(
+        R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":24000,"dur":4000})");
+    ks::StepsResult r = steps_of(*t);
+    CHECK(r.steps.size() == 4);
+    CHECK(r.last_cut == ks::StepsResult::LastStepCut::kNone);
+  }
+  SECTION("a step range still open when the capture stopped, however long") {
+    auto t = with_last(
+        R"({"ph":"B","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":24000})");
+    ks::StepsResult r = steps_of(*t);
+    REQUIRE(r.steps.size() == 3);
+    CHECK(r.last_cut == ks::StepsResult::LastStepCut::kOpen);
+    CHECK(r.last_cut_dur == 3000000);  // closed at the thread's last timestamp
+    CHECK(ks_test::report_of(*t).find("open_at_capture_end") != std::string::npos);
+  }
+}
+
 TEST_CASE("Step markers: one per number, host side only, in time order", "[analysis][steps]") {
   // ProfilerStep#8 appears on two threads: the longer marker wins. #7 starts later than #8 in
   // this trace: steps are ordered by time, not number. A GPU-side range named like a step is not

@@ -68,13 +68,19 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us', 'last_step_left_out', 'last_step_left_out_us', 'last_step_left_out_start_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
   // A GPU-bound loop runs ahead of the GPU: the first step inherits the warm-up steps' backlog.
   const queued = s.first_step_queued_us;
   const backlog =
     isNum(queued) && rows[0] && isNum(rows[0].dur_us)
       ? note(`In the first step the GPU spends ${fmtUs(queued)} on work queued before it (the loop ran ahead of the GPU): its own time is ${fmtUs(rows[0].dur_us - queued)}.`)
+      : null;
+  // A last step the capture's end cut (steps.h LastStepCut): left out of the statistics.
+  const cut = s.last_step_left_out;
+  const cutNote =
+    cut === 'open_at_capture_end' || cut === 'short'
+      ? note(`The last step (${fmtUs(s.last_step_left_out_us)}, starting at ${fmtUs(s.last_step_left_out_start_us)}) is left out: ${cut === 'short' ? 'under a quarter of the others’ median, it was cut short by the profiler’s stop (the last prof.step() opens a step the capture’s end closes).' : 'its range was still open when the capture stopped, so its length is the capture’s cut.'}`)
       : null;
   const columns = [
     { key: 'number', label: 'Step', num: true, fmt: fmtAny },
@@ -97,6 +103,7 @@ export function stepsView(s) {
     'steps',
     'Steps',
     statList(stats),
+    cutNote,
     backlog,
     omitted,
     bars(rows, s.median_us),

@@ -116,6 +116,21 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   s.field("spread_pct", Cell::number(r.spread_pct));
   s.field("cv_pct", Cell::number(r.cv_pct));
   add_steps_prose(&s, r, how);
+  if (r.last_cut != StepsResult::LastStepCut::kNone) {
+    const bool open = r.last_cut == StepsResult::LastStepCut::kOpen;
+    s.field("last_step_left_out", Cell::str(open ? "open_at_capture_end" : "short"));
+    s.field("last_step_left_out_us", Cell::ns(r.last_cut_dur));
+    s.field("last_step_left_out_start_us", Cell::ns(r.last_host_begin - t0));
+    const std::string note =
+        "the last step (" + format_duration(r.last_cut_dur) + ", begun at " +
+        format_duration(r.last_host_begin - t0) + ") is left out: " +
+        (open ? "its range was still open when the capture stopped, so its length is the "
+                "capture's cut"
+              : "under a quarter of the others' median, it was cut short by the profiler's stop "
+                "(the last prof.step() opens a step the capture's end closes)");
+    s.line("  " + note);
+    s.paragraph("Note: " + note + ".\n\n");
+  }
   // A GPU-bound loop runs ahead of the GPU: the capture's first step then starts with the GPU
   // still busy with the warm-up steps' work (Step.queued_ns). Said when it is a visible share.
   if (!r.steps.empty() && r.steps.front().queued_ns * 10 >= r.steps.front().dur() &&
