@@ -53,14 +53,23 @@ HtaCategory hta_category(SliceKind kind, std::string_view name) {
 KernelClass kernel_class(SliceKind kind, std::string_view name) {
   if (is_communication(name)) return KernelClass::kNccl;
   if (is_memory_op(kind, name)) return KernelClass::kMemory;
+  // Triton's fused attention kernels (its tutorial's, vLLM's prefix prefill) are "_attn_fwd",
+  // "_attn_bwd_dkdv", "_fwd_kernel": no "flash" or "attention" in them.
   if (icontains(name, "flash") || icontains(name, "fmha") || icontains(name, "attention") ||
-      icontains(name, "sdpa"))
+      icontains(name, "sdpa") || icontains(name, "attn_fwd") || icontains(name, "attn_bwd") ||
+      name == "_fwd_kernel" || name == "_bwd_kernel")
     return KernelClass::kAttention;
   // cuDNN also names its convolution kernels by algorithm, without "conv": volta_scudnn_128x64_
   // stridedB_interior_nn_v1, *_scudnn_winograd_*, winograd_nonfused::winogradForwardData4x4.
+  // MIOpen's implicit-GEMM convolutions are "igemm_fwd_gtcx_nhwc_fp16", "igemm_wrw_...".
   if (names_convolution(name) || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
-      icontains(name, "dgrad") || icontains(name, "scudnn") || icontains(name, "winograd"))
+      icontains(name, "dgrad") || icontains(name, "scudnn") || icontains(name, "winograd") ||
+      starts_with(name, "igemm_"))
     return KernelClass::kConvolution;
+  // Inductor's templates (max-autotune): "triton_tem_fused_mm_0", "triton_tem_fused_addmm_relu_1",
+  // "triton_tem_fused_bmm_2": Triton GEMMs (tl.dot), not the pointwise/reduction kernels
+  // "triton_poi_"/"triton_red_"/"triton_per_" are.
+  if (starts_with(name, "triton_tem_")) return KernelClass::kGemm;
   if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
       icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||
       icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv") ||
@@ -127,6 +136,9 @@ bool is_tensor_core_kernel(std::string_view name) {
   // CUTLASS's are "cutlass_80_simt_sgemm_...", as a real H200 capture with TF32 off showed
   // (examples/capture/gpu_nvtx.py --fp32). The TB plugin's list counts the former as tensor-core.
   if (contains(name, "ffma") || contains(name, "hfma") || contains(name, "simt")) return false;
+  // Inductor's GEMM templates run tl.dot, which runs on tensor cores for the fp16/bf16/TF32
+  // inputs max-autotune is used with (the name carries no dtype).
+  if (starts_with(name, "triton_tem_")) return true;
   static const char* const kPatterns[] = {"h884",
                                           "s884",
                                           "h1688",

@@ -35,6 +35,17 @@ TEST_CASE("Kernel classes separate math from overhead", "[analysis][kernels]") {
   CHECK(cls("fmha_cutlassF_f16_aligned_64x64") == KernelClass::kAttention);
   CHECK(cls("cudnn::detail::implicit_convolve_sgemm") == KernelClass::kConvolution);
   CHECK(cls("sm80_xmma_fprop_implicit_gemm_f16f16") == KernelClass::kConvolution);
+  // Inductor's max-autotune GEMM templates are math; its pointwise kernels are not.
+  CHECK(cls("triton_tem_fused_mm_0") == KernelClass::kGemm);
+  CHECK(cls("triton_tem_fused_addmm_relu_1") == KernelClass::kGemm);
+  CHECK(cls("triton_poi_fused_add_0") == KernelClass::kTriton);
+  CHECK(ks::is_tensor_core_kernel("triton_tem_fused_bmm_2"));
+  // Triton's fused attention (its tutorial's, vLLM's prefix prefill) and MIOpen's implicit GEMM.
+  CHECK(cls("_attn_fwd") == KernelClass::kAttention);
+  CHECK(cls("_attn_bwd_dkdv") == KernelClass::kAttention);
+  CHECK(cls("_fwd_kernel") == KernelClass::kAttention);
+  CHECK(cls("_layer_norm_fwd_kernel") != KernelClass::kAttention);
+  CHECK(cls("igemm_fwd_gtcx_nhwc_fp16") == KernelClass::kConvolution);
   // A cast inside cuDNN's SDPA backward (H200, torch 2.11): "convert" is no convolution.
   CHECK(cls("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)") ==
         KernelClass::kOther);
