@@ -71,8 +71,23 @@ LaunchJoin build_launch_join(const Trace& t) {
     }
     j.partner[g] = static_cast<int32_t>(launcher);
     // A launch that started several ops (a CUDA graph) points at the first, by start time.
-    if (j.partner[launcher] < 0) j.partner[launcher] = static_cast<int32_t>(g);
+    if (j.partner[launcher] < 0) {
+      j.partner[launcher] = static_cast<int32_t>(g);
+    } else {
+      j.multi_op_ends.emplace_back(launcher, s.end(g));
+    }
   }
+  // One entry per graph launch: the latest end of its ops, the first one's included.
+  std::sort(j.multi_op_ends.begin(), j.multi_op_ends.end());
+  size_t kept = 0;
+  for (size_t a = 0, b = 0; a < j.multi_op_ends.size(); a = b) {
+    const uint32_t launch = j.multi_op_ends[a].first;
+    int64_t end = s.end(static_cast<uint32_t>(j.partner[launch]));
+    for (b = a; b < j.multi_op_ends.size() && j.multi_op_ends[b].first == launch; ++b)
+      end = std::max(end, j.multi_op_ends[b].second);
+    j.multi_op_ends[kept++] = {launch, end};
+  }
+  j.multi_op_ends.resize(kept);
   // Slices are sorted per track, so these are a few sorted runs; ties broken by index (total).
   auto by_ts = [&s](uint32_t a, uint32_t b) {
     return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : a < b;
@@ -89,6 +104,15 @@ LaunchJoin build_launch_join(const Trace& t) {
   };
   sort_runs(&j.gpu_ops_by_ts, by_start_end);
   return j;
+}
+
+int64_t launched_work_end(const Trace& t, const LaunchJoin& j, uint32_t launch) {
+  const int32_t op = j.partner[launch];
+  if (op < 0) return INT64_MIN;
+  auto it = std::lower_bound(j.multi_op_ends.begin(), j.multi_op_ends.end(),
+                             std::make_pair(launch, INT64_MIN));
+  if (it != j.multi_op_ends.end() && it->first == launch) return it->second;
+  return t.slices.end(static_cast<uint32_t>(op));
 }
 
 std::vector<StringId> enclosing_cpu_ops(const Trace& t, uint32_t slice, size_t max_depth) {

@@ -18,9 +18,17 @@ struct LaunchJoin {
   std::vector<uint32_t> runtime_by_ts;
   // GPU ops (kernel/memcpy/memset) sorted by start time.
   std::vector<uint32_t> gpu_ops_by_ts;
+  // Launches that started several GPU ops (a CUDA graph replay: one cudaGraphLaunch, its
+  // kernels all carrying its correlation id), sorted by launch, with the end of their last op.
+  // `partner` names one op only; few launches are graphs, so they are kept apart.
+  std::vector<std::pair<uint32_t, int64_t>> multi_op_ends;
 };
 
 LaunchJoin build_launch_join(const Trace& trace);
+
+// Where the GPU work a runtime call launched ends: its op's end, or for a launch of several ops
+// (a CUDA graph) the latest end of them; INT64_MIN when it launched nothing.
+int64_t launched_work_end(const Trace& trace, const LaunchJoin& join, uint32_t launch);
 
 // The chain of CPU ops enclosing a slice, outermost first (names), at most `max_depth`.
 std::vector<StringId> enclosing_cpu_ops(const Trace& trace, uint32_t slice, size_t max_depth);

@@ -342,8 +342,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       // that starts where the step ends belongs to the next step (steps are contiguous), and
       // counting it here stretched this step to the next step's GPU work.
       if (s.end(*it) > st.host_end) continue;
-      int32_t g = join.partner[*it];
-      if (g >= 0) gpu_end = std::max(gpu_end, s.end(static_cast<uint32_t>(g)));
+      // A CUDA graph replay's kernels all carry its launch's id: the step ends with the last.
+      gpu_end = std::max(gpu_end, launched_work_end(t, join, *it));
     }
     st.begin = std::max(prev_end, st.host_begin);
     st.end = std::max(st.host_end, gpu_end);

@@ -71,6 +71,12 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   blocked = merge_intervals(std::move(blocked));
   r.blocked_ns = total_length(blocked);
   r.gpu_busy_while_blocked_ns = gpu_busy_within(t, join, blocked);
+  r.blocked_in_steps_ns = r.blocked_ns;
+  if (!steps.steps.empty()) {
+    std::vector<Interval> windows;
+    for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
+    r.blocked_in_steps_ns = total_length(intersect(blocked, merge_intervals(std::move(windows))));
+  }
   EnclosingCpuOps enclosing(t, 4);
   std::optional<EnclosingNvtxRanges> own;
   const EnclosingNvtxRanges& nvtx = shared ? *shared : own.emplace(t, steps, 4);

@@ -45,6 +45,10 @@ struct SyncResult {
   // block costs nothing.
   int64_t blocked_ns = 0;
   int64_t gpu_busy_while_blocked_ns = 0;
+  // Of that union, the part inside the steps (all of it without steps): what a share of step
+  // time counts. The calls' summed time is not: calls on two threads at once, or one after the
+  // last step (a final synchronize), made a share of 118% of step time.
+  int64_t blocked_in_steps_ns = 0;
   std::vector<CopyOrigin> dtoh_in_steps;  // by count
   uint64_t dtoh_in_steps_count = 0;
   uint64_t steps_with_dtoh = 0;

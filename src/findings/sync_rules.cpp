@@ -107,7 +107,8 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   const StepsResult& steps = in.analyses.steps;
   int64_t window = steps.stats.total_ns > 0 ? steps.stats.total_ns : t.span_ns();
   double share =
-      window > 0 ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(window) : 0;
+      window > 0 ? 100.0 * static_cast<double>(s.blocked_in_steps_ns) / static_cast<double>(window)
+                 : 0;
   // Nsight Systems lists every synchronizing call; what one costs is the CPU blocked in it and
   // the GPU idle after it while the CPU refills the queue (idle_causes.h, cause "sync"). Calls
   // that block the CPU under 5% of the window and leave the GPU no idle time (a final
@@ -127,10 +128,14 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   // runtime or driver (cuCtxSynchronize) on NVIDIA (sync_names.h).
   const char* api = sync_api(t.str(top.name));
   if (*api == 0) api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
-  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s)",
+  // Most of the calls' time outside the steps (a final synchronize after the last one): said, so
+  // the total and the share do not read as contradicting each other.
+  const bool mostly_outside = steps.stats.total_ns > 0 && s.total_ns > 2 * s.blocked_in_steps_ns;
+  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s%s)",
                 static_cast<unsigned long long>(s.count), api, s.count == 1 ? "" : "s",
                 format_duration(s.total_ns).c_str(), share,
-                steps.stats.total_ns > 0 ? "step time" : "the trace");
+                steps.stats.total_ns > 0 ? "step time" : "the trace",
+                mostly_outside ? "; most of it outside the steps" : "");
   f.title = buf;
   f.meaning =
       "Device, stream and event synchronizations (cudaDeviceSynchronize, "

@@ -194,6 +194,32 @@ TEST_CASE("A last step cut by the capture's end is left out of the step times",
   }
 }
 
+TEST_CASE("A step that replays a CUDA graph ends with the graph's last kernel",
+          "[analysis][steps]") {
+  // One cudaGraphLaunch per step; its three kernels all carry the launch's correlation id (as
+  // Kineto writes a replay). The step ends when the last of them does, not the first.
+  std::string events;
+  for (int step = 0; step < 2; ++step) {
+    const int t0 = step * 1000;
+    events += R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" + std::to_string(step) +
+              R"(","pid":1,"tid":1,"ts":)" + std::to_string(t0) + R"(,"dur":50},)";
+    events += R"({"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","pid":1,"tid":1,"ts":)" +
+              std::to_string(t0 + 10) + R"(,"dur":5,"args":{"correlation":)" +
+              std::to_string(step + 1) + "}},";
+    for (int k = 0; k < 3; ++k)
+      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" +
+                std::to_string(t0 + 20 + k * 300) + R"(,"dur":300,"args":{"correlation":)" +
+                std::to_string(step + 1) + R"(,"stream":7}},)";
+  }
+  events.pop_back();
+  auto t = ks_test::load("[" + events + "]");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.steps[0].end == 920000);  // the third kernel's end, not the first's (320 us)
+  CHECK(r.steps[1].begin == 1000000);
+  CHECK(r.steps[1].end == 1920000);
+}
+
 TEST_CASE("Step markers: one per number, host side only, in time order", "[analysis][steps]") {
   // ProfilerStep#8 appears on two threads: the longer marker wins. #7 starts later than #8 in
   // this trace: steps are ordered by time, not number. A GPU-side range named like a step is not

@@ -259,3 +259,20 @@ TEST_CASE("sync.runtime_calls: not for syncs that cost nothing", "[findings][syn
     CHECK(num(*f, "gpu_idle_after_sync_us") > 0);
   }
 }
+
+TEST_CASE("sync.runtime_calls: a share of step time counts what lies inside the steps",
+          "[findings][sync]") {
+  // Two steps of 1 ms, then a 10 ms cudaDeviceSynchronize after the last: its time summed over
+  // the steps' 2 ms read 500% of step time. Inside the steps it is nothing; said so.
+  const std::string trace = "[" + event("user_annotation", "ProfilerStep#0", 1, 0, 1000) + "," +
+                            event("user_annotation", "ProfilerStep#1", 1, 1000, 1000) + "," +
+                            launched_kernel("k", 100, 800, 1) + "," +
+                            launched_kernel("k", 1100, 800, 2) + "," +
+                            event("cuda_runtime", "cudaStreamSynchronize", 1, 1800, 200) + "," +
+                            event("cuda_runtime", "cudaDeviceSynchronize", 1, 2500, 10000) + "]";
+  Run r = run(trace);
+  const ks::Finding* f = find(r, "sync.runtime_calls");
+  REQUIRE(f);
+  CHECK(num(*f, "share_pct") == Approx(10.0));  // 200 us of the 2 ms
+  CHECK(f->title.find("most of it outside the steps") != std::string::npos);
+}
