@@ -1,5 +1,6 @@
 #include "analysis/analyze.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace ks {
@@ -9,6 +10,12 @@ bool is_launch_call(std::string_view n) {
   return n.find("LaunchKernel") != std::string_view::npos ||
          n.find("MemcpyAsync") != std::string_view::npos ||
          n.find("GraphLaunch") != std::string_view::npos;
+}
+// Whether ts lies in one of the merged, sorted intervals.
+bool inside(const std::vector<Interval>& merged, int64_t ts) {
+  auto it = std::upper_bound(merged.begin(), merged.end(), ts,
+                             [](int64_t x, const Interval& v) { return x < v.begin; });
+  return it != merged.begin() && ts < std::prev(it)->end;
 }
 }  // namespace
 
@@ -71,8 +78,18 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   path_options.max_window_slices = 1'000'000;
   set_default_window(a.steps, a.iterations, &path_options);
   a.critical_path = critical_path(t, a.join, path_options);
-  for (uint32_t i : a.join.runtime_by_ts)
-    if (is_launch_call(t.str(t.slices.name[i]))) ++a.launch_calls;
+  for (uint32_t g : a.join.gpu_ops_by_ts)
+    a.last_gpu_op_end_ns = std::max(a.last_gpu_op_end_ns, t.slices.end(g));
+  for (uint32_t i : a.join.runtime_by_ts) {
+    if (!is_launch_call(t.str(t.slices.name[i]))) continue;
+    ++a.launch_calls;
+    // A launch while a CUDA graph is being captured is recorded into the graph, not run.
+    if (a.join.partner[i] < 0 && t.slices.ts[i] > a.last_gpu_op_end_ns &&
+        !inside(a.graph_captures.windows, t.slices.ts[i])) {
+      ++a.launches_after_gpu_events;
+      a.last_unmatched_launch_ns = std::max(a.last_unmatched_launch_ns, t.slices.ts[i]);
+    }
+  }
   a.gpu_expected = !t.devices.empty() || a.launch_calls > 0 || !a.join.gpu_ops_by_ts.empty();
   return a;
 }

@@ -84,6 +84,13 @@ struct Analyses {
   // A trace of a GPU run: it names a GPU, or the CPU launched work on one.
   bool gpu_expected = false;
   uint64_t launch_calls = 0;
+  // Launch calls that found no GPU op and started after the last GPU op read had ended: the
+  // GPU's events stop while the CPU goes on launching (a file cut off mid-write, where Kineto
+  // wrote the GPU's events last; CUPTI's activity buffers full). last_gpu_op_end_ns is INT64_MIN
+  // without GPU ops.
+  uint64_t launches_after_gpu_events = 0;
+  int64_t last_gpu_op_end_ns = INT64_MIN;
+  int64_t last_unmatched_launch_ns = INT64_MIN;
 };
 
 Analyses analyze(const Trace& trace, const AnalysisOptions& options);

@@ -1,5 +1,7 @@
 // Capture mistakes that make the rest of the report moot: nothing recorded, or a GPU run
 // recorded without its GPU side, or without its CPU side.
+#include <algorithm>
+
 #include "findings/rules.h"
 
 namespace ks {
@@ -78,6 +80,81 @@ void rule_no_cpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   f.fix_code = kBothActivities;
   f.number("gpu_ops", static_cast<double>(in.analyses.join.gpu_ops_by_ts.size()));
   out->push_back(std::move(f));
+}
+
+// The GPU's events stop while the CPU goes on launching: the file was cut off (Kineto writes the
+// GPU's events after the CPU's, so a cut loses them first) or CUPTI's buffers filled. Every GPU
+// measure after that point reads as idle: said first, and the GPU findings are tempered
+// (temper_after_lost_gpu_events).
+void rule_gpu_events_lost(const RuleInput& in, std::vector<Finding>* out) {
+  const Analyses& a = in.analyses;
+  const Trace& t = in.trace;
+  if (!a.gpu_idle.has_gpu_ops) return;
+  const Diagnostics& d = t.diagnostics;
+  const bool cut = d.count(Diag::kGzipTruncated) + d.count(Diag::kTruncatedEvent) +
+                       d.count(Diag::kMissingArrayClose) >
+                   0;
+  // Launches with no GPU op after the last one read; or, in a file cut off, GPU events that end
+  // in the first 90% of the trace (older Kineto writes the runtime calls with the GPU's events,
+  // after the CPU ops: a cut loses both, and the CPU ops go on).
+  constexpr uint64_t kMinLaunches = 20;
+  const uint64_t after = a.launches_after_gpu_events;
+  const bool launches_unmatched = after >= kMinLaunches && after * 10 >= a.launch_calls;
+  const int64_t span = t.span_ns();
+  const bool ends_early =
+      cut && span > 0 && a.last_gpu_op_end_ns - t.facts.start_ns < span / 10 * 9;
+  if (!launches_unmatched && !ends_early) return;
+  const int64_t t0 = t.facts.origin_ns();
+  Finding f;
+  f.id = "capture.gpu_events_lost";
+  f.severity = Severity::kWarning;
+  const std::string stop = format_duration(a.last_gpu_op_end_ns - t0);
+  f.title =
+      launches_unmatched
+          ? strf("The GPU's events stop at %s, yet the CPU launched %llu more ops until %s: %s",
+                 stop.c_str(), static_cast<unsigned long long>(after),
+                 format_duration(a.last_unmatched_launch_ns - t0).c_str(),
+                 cut ? "the file is cut off" : "the profiler lost them")
+          : strf("The file is cut off: the GPU's events stop at %s of a %s trace", stop.c_str(),
+                 format_duration(span).c_str());
+  f.meaning =
+      cut ? "The file ends early, and the profiler writes the GPU's events after the CPU's, so "
+            "the cut took the GPU's first: after that point GPU idle time, kernel times and "
+            "step bounds are not measured. The findings about the GPU are tempered below."
+          : "Launches after that point have no kernel, copy or memset in the trace: the "
+            "profiler's activity buffers filled, or the capture stopped collecting GPU "
+            "events early. After that point GPU idle time, kernel times and step bounds are "
+            "not measured. The findings about the GPU are tempered below.";
+  f.fix = cut ? "Read the whole file (copy it again; check the writer finished and the disk was "
+                "not full); or profile fewer steps, so the trace is smaller."
+              : "Profile fewer steps (a schedule with active=3), so the GPU's events fit the "
+                "profiler's buffers.";
+  f.fix_code = "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3)";
+  f.number("launches_after", static_cast<double>(after));
+  f.number("launch_calls", static_cast<double>(a.launch_calls));
+  f.number("gpu_events_end_us", us_of(a.last_gpu_op_end_ns - t0), 3, "us");
+  f.text("cause", cut ? "file_cut_off" : "events_lost");
+  f.range(a.last_gpu_op_end_ns, launches_unmatched ? a.last_unmatched_launch_ns : t.facts.end_ns,
+          "no GPU event");
+  out->push_back(std::move(f));
+}
+
+void temper_after_lost_gpu_events(std::vector<Finding>* out) {
+  const bool lost = std::any_of(out->begin(), out->end(),
+                                [](const Finding& f) { return f.id == "capture.gpu_events_lost"; });
+  if (!lost) return;
+  // Measures of the GPU's time (idle, its causes, what bounds the step) read the lost events as
+  // idle time; the CPU's own measures (DataLoader, syncs, ops) stand.
+  static const char* const kGpuMeasures[] = {"gpu.", "critical_path.", "kernels.launch_bound"};
+  for (Finding& f : *out) {
+    bool gpu = false;
+    for (const char* p : kGpuMeasures) gpu = gpu || f.id.rfind(p, 0) == 0;
+    if (!gpu || f.severity == Severity::kInfo) continue;
+    f.severity = Severity::kInfo;
+    f.meaning +=
+        " (The GPU's events stop early in this trace: this reads the missing ones as "
+        "idle time.)";
+  }
 }
 
 }  // namespace ks

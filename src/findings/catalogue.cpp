@@ -15,6 +15,7 @@ const Rule kRules[] = {
     rule_empty_trace,
     rule_no_gpu_activity,
     rule_no_cpu_activity,
+    rule_gpu_events_lost,
     rule_no_steps,
     rule_warmup_step,
     rule_unstable_steps,
@@ -61,6 +62,7 @@ std::vector<Finding> run_findings(const Trace& trace, const Analyses& analyses) 
   RuleInput in{trace, analyses};
   std::vector<Finding> out;
   for (Rule rule : kRules) rule(in, &out);
+  temper_after_lost_gpu_events(&out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);
   });

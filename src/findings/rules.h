@@ -20,6 +20,9 @@ using Rule = void (*)(const RuleInput&, std::vector<Finding>*);
 void rule_empty_trace(const RuleInput&, std::vector<Finding>*);
 void rule_no_gpu_activity(const RuleInput&, std::vector<Finding>*);
 void rule_no_cpu_activity(const RuleInput&, std::vector<Finding>*);
+void rule_gpu_events_lost(const RuleInput&, std::vector<Finding>*);
+// After every rule: with capture.gpu_events_lost, the GPU's measures drop to information.
+void temper_after_lost_gpu_events(std::vector<Finding>* out);
 // step_rules.cpp
 void rule_no_steps(const RuleInput&, std::vector<Finding>*);
 void rule_warmup_step(const RuleInput&, std::vector<Finding>*);

@@ -276,3 +276,50 @@ TEST_CASE("sync.runtime_calls: a share of step time counts what lies inside the 
   CHECK(num(*f, "share_pct") == Approx(10.0));  // 200 us of the 2 ms
   CHECK(f->title.find("most of it outside the steps") != std::string::npos);
 }
+
+TEST_CASE("capture.gpu_events_lost: the GPU's events stop while the CPU goes on",
+          "[findings][capture]") {
+  // Ten steps of 1 ms, each launching a kernel; the kernels of steps 2-9 are missing.
+  auto trace = [](bool launches_unmatched, bool cut) {
+    std::string ev;
+    for (int step = 0; step < 10; ++step) {
+      const int t0 = step * 1000;
+      ev +=
+          event("user_annotation", ("ProfilerStep#" + std::to_string(step)).c_str(), 1, t0, 1000) +
+          ",";
+      for (int k = 0; k < 4; ++k) {
+        const int corr = step * 4 + k + 1;
+        if (step < 2)
+          ev += launched_kernel("k", t0 + 100 + k * 200, 150, corr) + ",";
+        else if (launches_unmatched)
+          ev += event("cuda_runtime", "cudaLaunchKernel", 1, t0 + 98 + k * 200, 1,
+                      R"({"correlation":)" + std::to_string(corr) + "}") +
+                ",";
+        else
+          ev += event("cpu_op", "aten::mm", 1, t0 + 98 + k * 200, 100) + ",";
+      }
+    }
+    ev.pop_back();
+    return "[" + ev + (cut ? "" : "]");
+  };
+  SECTION("launches with no GPU op: the profiler lost them; gpu.idle drops to information") {
+    Run r = run(trace(true, false));
+    const ks::Finding* f = find(r, "capture.gpu_events_lost");
+    REQUIRE(f);
+    CHECK(num(*f, "launches_after") == 32);
+    CHECK(f->title.find("the profiler lost them") != std::string::npos);
+    const ks::Finding* idle = find(r, "gpu.idle");
+    REQUIRE(idle);
+    CHECK(idle->severity == ks::Severity::kInfo);
+  }
+  SECTION("a file cut off whose GPU events end early") {
+    Run r = run(trace(false, true));
+    const ks::Finding* f = find(r, "capture.gpu_events_lost");
+    REQUIRE(f);
+    CHECK(f->title.find("The file is cut off") != std::string::npos);
+  }
+  SECTION("the same CPU-only tail in a whole file is the program's own") {
+    Run r = run(trace(false, false));
+    CHECK_FALSE(find(r, "capture.gpu_events_lost"));
+  }
+}
