@@ -758,6 +758,20 @@ TEST_CASE("nsys built: cuDNN and cuBLAS calls are rows of their thread, and name
   CHECK(t->str(t->slices.name[start->events[0]]) == "cudnnFindConvolutionForwardAlgorithmEx");
 }
 
+TEST_CASE("nsys built: a device memset and a device-to-device cudaMemcpy do not synchronize",
+          "[nsys][built]") {
+  auto t = load_built("api_variants.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Only the 6 cuStreamSynchronize calls block the host (were 18, with the memsets and copies).
+  const ks::SyncResult& sync = report.analyses.sync;
+  CHECK(sync.count == 6);
+  REQUIRE(sync.calls.size() == 1);
+  CHECK(t->str(sync.calls[0].name) == "cuStreamSynchronize");
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "sync.runtime_calls")
+      CHECK(f.title.rfind("6 synchronizing CUDA driver calls", 0) == 0);
+}
+
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",
           "[nsys][built]") {
   // nsys' GPU 0 is an A100 that CUDA calls device 1; its GPU 1 is cuda:0, an H100, where every

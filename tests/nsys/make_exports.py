@@ -26,6 +26,8 @@ Files (deterministic: same bytes every run):
                              cudaMalloc storm, then a few kernels and a memset
   empty_capture.sqlite       --capture-range=cudaProfilerApi whose range never opened: no CUDA
                              tables at all, only the process, threads and OS runtime rows
+  api_variants.sqlite        cudaMemset of device memory, cudaMemcpy device to device, kernels on
+                             the per-thread stream (_ptsz) and one cuStreamSynchronize per step
   trace_rank{0..3}.sqlite    four ranks of one job: ProfilerStep#N ranges, compute kernels and
                              NCCL all-reduce/all-gather kernels; rank 2 computes longest, so it
                              arrives last at every collective and its NCCL kernels are the
@@ -647,6 +649,36 @@ def library_calls(steps=4):
     return stalled_steps(e, steps, stall)
 
 
+def api_variants(steps=6):
+    """An HPC loop whose synchronous-looking calls do not all block the host (CUDA's "API
+    synchronization behavior"): per "step" a cudaMemset of device memory, three kernels launched
+    on the per-thread default stream (cudaLaunchKernel_ptsz), a cudaMemcpy device to device, and
+    one driver-API cuStreamSynchronize, the one call that waits for the GPU."""
+    e = one_gpu_process(7400, 'hpc_app')
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        g = t + 20_000
+        corr = e.api(7400, 'cudaMemset_v3020', t, 4_000)
+        e.memset(corr, g, 5_000, 1 << 20)
+        g += 6_000
+        t += 5_000
+        for k in range(3):
+            corr = e.api(7400, 'cudaLaunchKernel_ptsz', t, 5_000)
+            e.kernel(corr, 'jacobi_kernel(double *, double *, int)', g, 300_000)
+            g += 301_000
+            t += 6_000
+        corr = e.api(7400, 'cudaMemcpy_v3020', t, 6_000)
+        e.memcpy(corr, DTOD, DEVICE, DEVICE, g, 20_000, 8 << 20)
+        g += 21_000
+        t += 7_000
+        corr = e.api(7400, 'cuStreamSynchronize', t, g - t + 2_000, driver=True)
+        e.sync(corr, STREAM_SYNC, t, g - t + 1_000)
+        t = g + 50_000
+        e.nvtx(7400, 'step', begin, t)
+    return e
+
+
 def untraced_wait(steps=4, off=True):
     """A loop whose launching thread spends 3 ms before each step's GPU work with no call recorded
     (no OS runtime or CUDA call, no NVTX range): with `off`, switched out of the CPU for 2.6 ms of
@@ -1143,6 +1175,7 @@ def main():
     host_stall().save(p('host_stall.sqlite'))
     profiler_stall().save(p('profiler_stall.sqlite'))
     library_calls().save(p('library_calls.sqlite'))
+    api_variants().save(p('api_variants.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
     alloc_churn().save(p('alloc_churn.sqlite'))
     untraced_wait().save(p('gil_wait.sqlite'))
