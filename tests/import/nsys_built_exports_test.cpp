@@ -758,6 +758,33 @@ TEST_CASE("nsys built: cuDNN and cuBLAS calls are rows of their thread, and name
   CHECK(t->str(t->slices.name[start->events[0]]) == "cudnnFindConvolutionForwardAlgorithmEx");
 }
 
+TEST_CASE("nsys built: unified-memory migrations are neither copies nor .item() reads",
+          "[nsys][built]") {
+  auto t = load_built("managed_memory.sqlite");
+  // copyKind 11/12 (CUDA_MEMCPY_KIND_UVM_HTOD/DTOH): named apart from the program's copies.
+  const auto copies = by_name(*t, ks::SliceKind::kMemcpy);
+  CHECK(copies.at("Memcpy Unified HtoD (Managed -> Managed)").count == 20);
+  CHECK(copies.at("Memcpy Unified DtoH (Managed -> Managed)").count == 5);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // They were "5 device-to-host copies inside steps (.item(), .cpu() ...)" and HtoD/DtoH rows.
+  CHECK(report.analyses.sync.dtoh_in_steps_count == 0);
+  const ks::MemoryOpSummary& ops = report.analyses.memory_ops;
+  REQUIRE(ops.rows.size() == 1);
+  CHECK(ops.rows[0].kind == ks::MemoryOpKind::kUnified);
+  CHECK(ops.rows[0].stats.count == 25);
+  const ks::Finding* uvm = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    CHECK(f.id != "sync.dtoh_in_steps");
+    if (f.id == "memcpy.unified_migrations") uvm = &f;
+  }
+  REQUIRE(uvm);
+  // 25 migrations of 8 us in 5 iterations of 1.13 ms: 200 us, 3.5% of step time.
+  CHECK(ks_test::evidence_number(*uvm, "migrations") == 25);
+  CHECK(ks_test::evidence_number(*uvm, "to_gpu") == 20);
+  CHECK(ks_test::evidence_number(*uvm, "share_pct") == Approx(3.5).margin(0.1));
+  CHECK(uvm->fix.find("cudaMemPrefetchAsync") != std::string::npos);
+}
+
 TEST_CASE("nsys built: a device memset and a device-to-device cudaMemcpy do not synchronize",
           "[nsys][built]") {
   auto t = load_built("api_variants.sqlite");

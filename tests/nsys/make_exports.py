@@ -26,6 +26,8 @@ Files (deterministic: same bytes every run):
                              cudaMalloc storm, then a few kernels and a memset
   empty_capture.sqlite       --capture-range=cudaProfilerApi whose range never opened: no CUDA
                              tables at all, only the process, threads and OS runtime rows
+  managed_memory.sqlite      a cudaMallocManaged stencil: unified-memory page migrations (copyKind
+                             UVM_HTOD/UVM_DTOH, Managed -> Managed, no API call), no copies
   api_variants.sqlite        cudaMemset of device memory, cudaMemcpy device to device, kernels on
                              the per-thread stream (_ptsz) and one cuStreamSynchronize per step
   trace_rank{0..3}.sqlite    four ranks of one job: ProfilerStep#N ranges, compute kernels and
@@ -186,8 +188,8 @@ MEM_KIND = ['Pageable', 'Pinned', 'Device', 'Array', 'Managed', 'Device Static',
             'Unknown']
 SYNC_TYPE = ['UNKNOWN', 'EVENT_SYNCHRONIZE', 'STREAM_WAIT_EVENT', 'STREAM_SYNCHRONIZE',
              'CONTEXT_SYNCHRONIZE']
-HTOD, DTOH, DTOD = 1, 2, 8
-PAGEABLE, PINNED, DEVICE = 0, 1, 2
+HTOD, DTOH, DTOD, UVM_HTOD, UVM_DTOH = 1, 2, 8, 11, 12
+PAGEABLE, PINNED, DEVICE, MANAGED = 0, 1, 2, 4
 STREAM_SYNC, EVENT_SYNC, STREAM_WAIT_EVENT = 3, 1, 2
 RUNTIME, DRIVER = 0, 1
 PUSHPOP, STARTEND, MARK = 59, 60, 34
@@ -647,6 +649,36 @@ def library_calls(steps=4):
             e.library('CUBLAS_EVENTS', 4242, 'cublasSgemm_v2', t + 3_000_000 + 8_000 * k - 1_000,
                       7_500)
     return stalled_steps(e, steps, stall)
+
+
+def managed_memory(steps=5):
+    """A cudaMallocManaged stencil (no explicit copies): in each "iteration" four 64 KiB page-fault
+    migrations to the GPU while its kernel runs and one back when the host reads the result. nsys
+    writes them as CUPTI_ACTIVITY_KIND_MEMCPY rows of copyKind 11/12 (CUDA_MEMCPY_KIND_UVM_HTOD /
+    _DTOH, ENUM_CUDA_MEMCPY_OPER "Unified Host-to-Device" / "Unified Device-to-Host" in the real
+    2024.5 export), srcKind and dstKind Managed, correlationId 0: no call issued them."""
+    e = one_gpu_process(7300, 'stencil')
+    t = 10_000_000
+
+    def migration(kind, start, address):
+        e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
+            (start, start + 8_000, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
+             MANAGED, 0, 1, 0, 1, 2, None, address))
+    for s in range(steps):
+        begin = t
+        corr = e.api(7300, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 20_000
+        for k in range(4):
+            migration(UVM_HTOD, g + k * 30_000, 0x7f0000000000 + k * 65536)
+        e.kernel(corr, 'stencil_kernel(float *, float *, int)', g, 1_000_000)
+        g += 1_000_000
+        corr = e.api(7300, 'cudaDeviceSynchronize_v3020', t + 10_000, g - t - 7_000)
+        e.sync(corr, 4, t + 10_000, g - t - 8_000, stream=0xFFFFFFFF)
+        t = g + 5_000
+        migration(UVM_DTOH, t + 1_000, 0x7f0000100000)
+        t += 100_000
+        e.nvtx(7300, 'iteration', begin, t)
+    return e
 
 
 def api_variants(steps=6):
@@ -1175,6 +1207,7 @@ def main():
     host_stall().save(p('host_stall.sqlite'))
     profiler_stall().save(p('profiler_stall.sqlite'))
     library_calls().save(p('library_calls.sqlite'))
+    managed_memory().save(p('managed_memory.sqlite'))
     api_variants().save(p('api_variants.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
     alloc_churn().save(p('alloc_churn.sqlite'))
