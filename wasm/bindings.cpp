@@ -212,6 +212,10 @@ class Session {
                    {"PROFILER_OVERHEAD", 4},
                    {"CUDNN_EVENTS", 4},
                    {"CUBLAS_EVENTS", 4},
+                   {"MPI_P2P_EVENTS", 4},
+                   {"MPI_COLLECTIVES_EVENTS", 4},
+                   {"MPI_START_WAIT_EVENTS", 4},
+                   {"MPI_OTHER_EVENTS", 4},
                    {"GPU_METRICS", 1},
                    {"CUPTI_ACTIVITY_KIND_CUDA_EVENT", 1}};
     uint64_t rows = 0, quarters = 0;

@@ -166,17 +166,19 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     kOnCpu,
     kProfilerCall,
     kCudnnCall,
-    kCublasCall
+    kCublasCall,
+    kMpiCall
   };
   // An export's calls that are "other" slices, told by their category: OS runtime calls, Nsight
   // Systems' own work (its "Profiler overhead" row: a call, the profiler's, not the program's),
-  // cuDNN's and cuBLAS' API calls (--trace=cudnn,cublas). Kineto's other CPU slices (the
-  // "PyTorch Profiler" range over the whole capture) are no call: kNoCall.
+  // cuDNN's and cuBLAS' API calls (--trace=cudnn,cublas), MPI calls (--trace=mpi). Kineto's other
+  // CPU slices (the "PyTorch Profiler" range over the whole capture) are no call: kNoCall.
   const std::pair<StringId, CallClass> other_calls[] = {
       {t.strings.find("os_runtime"), kOsCall},
       {t.strings.find("profiler_overhead"), kProfilerCall},
       {t.strings.find("cudnn"), kCudnnCall},
-      {t.strings.find("cublas"), kCublasCall}};
+      {t.strings.find("cublas"), kCublasCall},
+      {t.strings.find("mpi"), kMpiCall}};
   auto other_call = [&](size_t i) {
     for (const auto& [cat, cls] : other_calls)
       if (cat != StringPool::kMissing && s.cat[i] == cat) return cls;
@@ -210,7 +212,7 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
           calls.push_back(i);
         }
       }
-      // An export's CUDA API, OS runtime, profiler overhead, cuDNN and cuBLAS rows are runs of
+      // An export's CUDA API, OS runtime, profiler overhead, cuDNN, cuBLAS and MPI rows are runs of
       // one thread: merged in order.
       std::inplace_merge(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(mid),
                          calls.end(), [&s](uint32_t a, uint32_t b) {
@@ -292,6 +294,8 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
         act.kind = HostActivityKind::kProfiler, name += " (profiler overhead)";
       else if (cls == kCudnnCall || cls == kCublasCall)
         act.kind = HostActivityKind::kCpuWork, name += cls == kCudnnCall ? " (cuDNN)" : " (cuBLAS)";
+      else if (cls == kMpiCall)
+        act.kind = HostActivityKind::kMpi, name += " (MPI)";
       else if (cls == kCudaCall || cls == kLaunchCall) {
         act.kind = cls == kLaunchCall ? HostActivityKind::kLaunch : HostActivityKind::kCudaCall;
         if (nsys) name += " (CUDA API)";

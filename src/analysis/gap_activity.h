@@ -3,8 +3,8 @@
 // launched the op ending the gap is followed through the gap, and each instant is given to the
 // innermost recorded activity on that thread:
 //   - the innermost call: an OS runtime call (Nsight Systems' osrt: nanosleep, read, poll, ...),
-//     a CUDA API call, a cuDNN or cuBLAS call, Nsight Systems' own work (its "Profiler overhead"
-//     row), a CPU op or a Python function (Kineto), whichever is innermost;
+//     a CUDA API call, a cuDNN or cuBLAS call, an MPI call, Nsight Systems' own work (its "Profiler
+//     overhead" row), a CPU op or a Python function (Kineto), whichever is innermost;
 //   - inside the innermost user range (NVTX push/pop or record_function) that is not a step.
 // An Nsight Systems export keeps a thread's NVTX ranges, CUDA calls and OS runtime calls on
 // separate tracks ("<tid> NVTX", "<tid> CUDA API", "<tid> OS runtime"): they are one thread here.
@@ -37,6 +37,7 @@ enum class HostActivityKind : uint8_t {
   kOffCpu,    // no call recorded, and the thread was switched out (context switches)
   kOnCpu,     // no call recorded, and the thread was on a core (context switches)
   kProfiler,  // Nsight Systems' own work on the thread (PROFILER_OVERHEAD: CUPTI buffer flushes)
+  kMpi,       // an MPI call (nsys --trace=mpi): mostly waiting for the other ranks
 };
 
 struct HostActivity {

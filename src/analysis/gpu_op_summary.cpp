@@ -19,6 +19,8 @@ const char* memory_op_kind_name(MemoryOpKind k) {
       return "HtoH";
     case MemoryOpKind::kMemset:
       return "Memset";
+    case MemoryOpKind::kUnified:
+      return "Unified";
     case MemoryOpKind::kOther:
       return "Other";
   }
@@ -28,6 +30,7 @@ const char* memory_op_kind_name(MemoryOpKind k) {
 MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name) {
   if (kind == SliceKind::kMemset || name.substr(0, 6) == "Memset") return MemoryOpKind::kMemset;
   auto has = [&name](std::string_view p) { return name.find(p) != std::string_view::npos; };
+  if (name.substr(0, 15) == "Memcpy Unified ") return MemoryOpKind::kUnified;  // before HtoD
   if (has("HtoD")) return MemoryOpKind::kHtoD;
   if (has("DtoH")) return MemoryOpKind::kDtoH;
   if (has("DtoD")) return MemoryOpKind::kDtoD;

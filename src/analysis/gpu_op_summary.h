@@ -27,8 +27,11 @@ struct KernelSummary {
   int64_t total_ns = 0;
 };
 
-// The memory-op kinds, from Kineto's op names ("Memcpy HtoD (Pageable -> Device)").
-enum class MemoryOpKind { kHtoD, kDtoH, kDtoD, kPtoP, kHtoH, kMemset, kOther };
+// The memory-op kinds, from Kineto's op names ("Memcpy HtoD (Pageable -> Device)"). kUnified:
+// unified-memory page migrations of an Nsight Systems export ("Memcpy Unified DtoH (Managed ->
+// Managed)", copyKind CUDA_MEMCPY_KIND_UVM_*): the driver moved pages on a fault or a prefetch,
+// the program issued no copy; they are no HtoD/DtoH traffic and no .item().
+enum class MemoryOpKind { kHtoD, kDtoH, kDtoD, kPtoP, kHtoH, kMemset, kUnified, kOther };
 const char* memory_op_kind_name(MemoryOpKind k);
 MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name);
 // "Pageable" host memory in the op name: copies that cannot overlap and run slowly.

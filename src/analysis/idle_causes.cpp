@@ -8,6 +8,7 @@
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/sync_events.h"
+#include "analysis/sync_names.h"
 
 namespace ks {
 
@@ -48,13 +49,15 @@ IdleCauses compute_idle_causes(const Trace& t, const LaunchJoin& join, const Ste
   loader = merge_intervals(std::move(loader));
   std::vector<uint32_t> syncs;  // sync calls by start (runtime_by_ts is sorted by ts)
   auto is_pageable = make_name_cache(t, [](std::string_view n) { return is_pageable_copy(n); });
-  auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
+  auto family =
+      make_name_cache(t, [](std::string_view n) { return static_cast<int>(sync_family(n)); });
   for (uint32_t i : join.runtime_by_ts) {
     // A copy from pageable host memory blocks the CPU like a synchronous one (nsys' rule).
     const int32_t op = join.partner[i];
     const bool pageable = op >= 0 && s.kind[static_cast<size_t>(op)] == SliceKind::kMemcpy &&
                           is_pageable(s.name[static_cast<size_t>(op)]);
-    if (pageable || is_sync(s.name[i])) syncs.push_back(i);
+    if (pageable || call_blocks_host(static_cast<SyncFamily>(family(s.name[i])), t, join, i))
+      syncs.push_back(i);
   }
 
   std::vector<Interval> windows;

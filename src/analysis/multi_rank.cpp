@@ -9,6 +9,7 @@
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
+#include "model/export_row.h"
 
 namespace ks {
 
@@ -157,26 +158,49 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
-// The gloo:* ranges of a rank without communication kernels: gloo runs each collective on one
-// of its CPU threads, and the range lasts until every peer has joined (a rank waiting for a
-// straggler shows it as a long range, the straggler as a short one). c10d::allreduce_ on the
-// training thread only enqueues, and nccl:* ranges are NCCL's enqueue annotations: neither is
-// taken. Ranges inside another gloo:* range are counted once, in their parent.
+// The collectives a rank without communication kernels ran on the CPU, as kernels are read:
+// - gloo:* ranges: gloo runs each collective on one of its CPU threads, and the range lasts
+//   until every peer has joined (a rank waiting for a straggler shows it as a long range, the
+//   straggler as a short one). c10d::allreduce_ on the training thread only enqueues, and nccl:*
+//   ranges are NCCL's enqueue annotations: neither is taken. Ranges inside another gloo:* range
+//   are counted once, in their parent.
+// - an Nsight Systems export's blocking MPI collectives (MPI_COLLECTIVES_EVENTS, --trace=mpi):
+//   MPI_Allreduce returns when every rank has joined, so it reads as a gloo range does. The
+//   non-blocking ones (MPI_Iallreduce, ...) return at once; their wait is an MPI_Wait*, not a
+//   collective, and is left out.
 void add_cpu_collectives(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
   const SliceTable& s = t.slices;
   auto is_gloo = make_name_cache(t, [](std::string_view n) { return n.substr(0, 5) == "gloo:"; });
+  const bool nsys = t.facts.format == TraceFormat::kNsysSqlite;
+  const StringId mpi = t.strings.find("mpi");
+  auto blocking_mpi = make_name_cache(
+      t, [](std::string_view n) { return n.substr(0, 4) == "MPI_" && n.substr(0, 5) != "MPI_I"; });
+  auto mpi_collective = [&](uint32_t i) {
+    return nsys && mpi != StringPool::kMissing && s.cat[i] == mpi &&
+           export_table_code(s.file_offset[i]) == ExportTable::kMpiCollectives &&
+           blocking_mpi(s.name[i]);
+  };
   for (uint32_t i = 0; i < s.size(); ++i) {
-    if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
-    if (!is_gloo(s.name[i])) continue;
-    bool inside_gloo = false;  // at any depth: gloo:* ranges nest through other ranges too
-    for (int32_t up = s.parent[i]; up >= 0 && !inside_gloo; up = s.parent[static_cast<size_t>(up)])
-      inside_gloo = is_gloo(s.name[static_cast<size_t>(up)]);
-    if (inside_gloo) continue;
+    const bool from_mpi = s.kind[i] == SliceKind::kOther && mpi_collective(i);
+    if (!from_mpi) {
+      if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
+      if (!is_gloo(s.name[i])) continue;
+      bool inside_gloo = false;  // at any depth: gloo:* ranges nest through other ranges too
+      for (int32_t up = s.parent[i]; up >= 0 && !inside_gloo;
+           up = s.parent[static_cast<size_t>(up)])
+        inside_gloo = is_gloo(s.name[static_cast<size_t>(up)]);
+      if (inside_gloo) continue;
+    }
     comm->push_back({s.ts[i], s.end(i)});
     CommKernel k;
     k.name = std::string(t.str(s.name[i]));
-    k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
-    k.stream = kCpuCollectiveStream;
+    if (from_mpi) {  // MPI_Allreduce -> allreduce
+      for (char ch : k.name.substr(4))
+        k.collective += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    } else {
+      k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
+    }
+    k.stream = from_mpi ? kMpiCollectiveStream : kCpuCollectiveStream;
     k.ts_ns = s.ts[i];
     k.dur_ns = s.dur[i];
     d->comm.push_back(std::move(k));
@@ -475,6 +499,8 @@ std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRank
         label = "group " + c.process_group;
       } else if (c.stream == kCpuCollectiveStream) {
         label = "gloo (CPU)";
+      } else if (c.stream == kMpiCollectiveStream) {
+        label = "MPI (CPU)";
       } else if (same_streams) {
         label = "stream " + std::to_string(c.stream);
       } else {

@@ -26,6 +26,9 @@ namespace ks {
 // or with CUDA tensors, have no communication kernels; their ranges last as long as the rank
 // waits for its peers, as a kernel does, so the straggler rule reads them the same way.
 constexpr int64_t kCpuCollectiveStream = -2;
+// CommKernel.stream of a blocking MPI collective of an Nsight Systems export (MPI_Allreduce in
+// MPI_COLLECTIVES_EVENTS, --trace=mpi): it too lasts until every rank has joined.
+constexpr int64_t kMpiCollectiveStream = -3;
 
 struct CommKernel {
   std::string name;

@@ -56,10 +56,11 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
   const SliceTable& s = t.slices;
   SyncResult r;
   std::unordered_map<StringId, SyncCallRow> calls;
-  auto is_sync = make_name_cache(t, [](std::string_view n) { return is_sync_runtime_call(n); });
+  auto family =
+      make_name_cache(t, [](std::string_view n) { return static_cast<int>(sync_family(n)); });
   std::vector<Interval> blocked;
   for (uint32_t i : join.runtime_by_ts) {
-    if (!is_sync(s.name[i])) continue;
+    if (!call_blocks_host(static_cast<SyncFamily>(family(s.name[i])), t, join, i)) continue;
     blocked.push_back({s.ts[i], s.end(i)});
     SyncCallRow& row = calls[s.name[i]];
     row.name = s.name[i];

@@ -1,4 +1,6 @@
 #include "analysis/sync_names.h"
+
+#include "analysis/gpu_op_summary.h"
 #include "util/text_match.h"
 
 namespace ks {
@@ -48,6 +50,24 @@ SyncFamily sync_family(std::string_view name) {
   if (starts_with(rest, kCopy)) return SyncFamily::kCopy;
   if (starts_with(rest, kSet)) return SyncFamily::kSet;
   return SyncFamily::kNone;
+}
+
+bool call_blocks_host(SyncFamily family, const Trace& t, const LaunchJoin& join, uint32_t call) {
+  if (family == SyncFamily::kNone) return false;
+  if (family == SyncFamily::kSynchronize) return true;
+  // HIP's copy kinds do not tell: ROCm's tracer labels the device-to-host copy of .item()
+  // (hipMemcpyWithStream under aten::_local_scalar_dense) "Memcpy DtoD (Device -> Device)" in
+  // the MI300 captures (tests/golden: mi300_ddp_resnet18_rccl), and it blocked. Its name decides.
+  if (api_prefix(sync_base_name(t.str(t.slices.name[call]))) == "hip") return true;
+  const int32_t op = call < join.partner.size() ? join.partner[call] : -1;
+  if (op < 0) return true;
+  const SliceKind kind = t.slices.kind[static_cast<size_t>(op)];
+  const std::string_view name = t.str(t.slices.name[static_cast<size_t>(op)]);
+  if (family == SyncFamily::kCopy)
+    return kind != SliceKind::kMemcpy || memory_op_kind(kind, name) != MemoryOpKind::kDtoD;
+  // A set: "Memset (Device)", "Memset (Device Static)" leave the host free; Pinned, Managed.
+  if (kind != SliceKind::kMemset) return true;
+  return name.find("(Device") == std::string_view::npos;
 }
 
 const char* sync_api(std::string_view name) {

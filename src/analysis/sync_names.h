@@ -8,11 +8,17 @@
 //     cudaMemcpy3D, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyPeer, cuMemcpyHtoD,
 //     cuMemsetD32, hipMemcpyDtoH, hipMemcpyWithStream, ...): the CUDA and HIP documentation
 //     say these return once the copy is done (or, for pageable memory, staged).
+// A copy or a set blocks the host only for some memory, which the GPU op it launched names
+// (call_blocks_host below); the name alone is the answer when no op is joined to the call.
 // Names are compared after stripping the suffixes other tools add: Nsight Systems writes the
 // API version (cudaStreamSynchronize_v3020), the driver its ABI version (cuMemcpyHtoD_v2), and
 // per-thread default stream variants end in _ptsz / _ptds.
 #pragma once
+#include <cstdint>
 #include <string_view>
+
+#include "analysis/launch_join.h"
+#include "model/trace.h"
 
 namespace ks {
 
@@ -25,6 +31,16 @@ SyncFamily sync_family(std::string_view name);
 inline bool is_sync_runtime_call(std::string_view name) {
   return sync_family(name) != SyncFamily::kNone;
 }
+// Whether the call `call` (of family `family`) blocked the host, by CUDA's "API synchronization
+// behavior" (CUDA Runtime API reference): a synchronize always; a synchronous copy unless it was
+// device to device ("For transfers from device memory to device memory, no host-side
+// synchronization is performed"); a synchronous memset only on host memory ("asynchronous with
+// respect to the host except when the target is pinned host memory or a Unified Memory
+// region"). The memory is read off the GPU op the call launched (join.partner: "Memcpy DtoD
+// (Device -> Device)", "Memset (Device)"); a copy or set with no op joined, or a HIP one (ROCm's
+// copy kinds are not reliable), counts, as its name says.
+bool call_blocks_host(SyncFamily family, const Trace& t, const LaunchJoin& join, uint32_t call);
+
 // "CUDA", "CUDA driver" or "HIP" for a synchronizing call's name, "" for others.
 const char* sync_api(std::string_view name);
 

@@ -31,6 +31,7 @@ const Rule kRules[] = {
     rule_no_tensor_cores,
     rule_slow_math,
     rule_pageable_copies,
+    rule_unified_migrations,
     rule_low_utilization,
     rule_uneven_devices,
     rule_low_sm_efficiency,

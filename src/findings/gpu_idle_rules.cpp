@@ -103,6 +103,16 @@ std::string cpu_away_fix(HostActivityKind kind, const std::string& what) {
              "this idle time is the capture's and the step times are inflated by it. Capture a "
              "few steady steps (--capture-range=cudaProfilerApi) with only the traces needed "
              "(--trace=cuda,nvtx): a shorter capture has fewer buffers to flush.";
+    case HostActivityKind::kMpi:
+      // A blocking MPI call returns when its peers have joined: the time in it is mostly the
+      // wait for the slowest rank, not the transfer.
+      return "The thread that launches the GPU work was blocked in MPI (" + what +
+             ") while the GPU waited: a blocking MPI call returns only when the other ranks "
+             "join, so this is mostly waiting for a slower rank (load imbalance) or for the "
+             "transfer. Compare the ranks (ks report rank0.sqlite rank1.sqlite ...) to find "
+             "the one the others wait for and balance its work; overlap communication with GPU "
+             "work (MPI_Iallreduce / MPI_Isend with MPI_Wait after the next kernels are "
+             "launched, CUDA-aware MPI on device buffers, or NCCL).";
     case HostActivityKind::kCpuWork:
       // cuDNN's autotuning (--trace=cudnn names it): it runs for every new input shape.
       if (what.find("cudnnFind") != std::string::npos)

@@ -96,4 +96,60 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// Managed memory (cudaMallocManaged) that the driver migrated between host and GPU: nsys records
+// each migration as a CUPTI_ACTIVITY_KIND_MEMCPY row of copyKind CUDA_MEMCPY_KIND_UVM_* with no
+// API call (correlationId 0). A kernel that touches pages resident elsewhere stalls on the fault
+// while they move, so the time they take is worth a note once it is a visible share (1%) of the
+// window; they are kept out of the HtoD/DtoH counts and the .item() rule (gpu_op_summary.h).
+void rule_unified_migrations(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  const SliceTable& s = t.slices;
+  uint64_t count = 0, to_gpu = 0, to_host = 0;
+  int64_t bytes = 0, gpu_ns = 0;
+  uint32_t longest = 0;
+  for (uint32_t g : a.join.gpu_ops_by_ts) {
+    if (s.kind[g] != SliceKind::kMemcpy) continue;
+    const std::string_view name = t.str(s.name[g]);
+    if (memory_op_kind(s.kind[g], name) != MemoryOpKind::kUnified) continue;
+    if (count == 0 || s.dur[g] > s.dur[longest]) longest = g;
+    ++count;
+    to_gpu += name.find("HtoD") != std::string_view::npos;
+    to_host += name.find("DtoH") != std::string_view::npos;
+    if (s.bytes[g] > 0) bytes += s.bytes[g];
+    gpu_ns += s.dur[g];
+  }
+  const int64_t window = analysis_window_ns(t, a);
+  const double share =
+      window > 0 ? 100.0 * static_cast<double>(gpu_ns) / static_cast<double>(window) : 0;
+  constexpr double kMinPct = 1.0;
+  if (count == 0 || share < kMinPct) return;
+  Finding f;
+  f.id = "memcpy.unified_migrations";
+  f.severity = Severity::kInfo;
+  f.title = strf("%llu unified-memory page migration%s: %s in %s (%.1f%% of %s)",
+                 static_cast<unsigned long long>(count), count == 1 ? "" : "s",
+                 format_bytes(bytes).c_str(), format_duration(gpu_ns).c_str(), share,
+                 analysis_window_name(a));
+  f.meaning =
+      "Managed memory (cudaMallocManaged) moved between the host and the GPU by the driver, "
+      "not copies the program issued: a kernel that touches pages resident on the host stalls "
+      "on the page fault while they migrate, and the host touching pages on the GPU moves "
+      "them back.";
+  f.fix =
+      "Prefetch managed buffers to the GPU before the kernels that use them "
+      "(cudaMemPrefetchAsync), give the driver hints with cudaMemAdvise (preferred location, "
+      "read-mostly), or allocate with cudaMalloc and copy explicitly.";
+  f.fix_code = "cudaMemPrefetchAsync(ptr, bytes, device, stream);  // before the first kernel";
+  f.number("migrations", static_cast<double>(count));
+  f.number("to_gpu", static_cast<double>(to_gpu));
+  f.number("to_host", static_cast<double>(to_host));
+  f.number("bytes", static_cast<double>(bytes), 0, "B");
+  f.number("migration_us", us_of(gpu_ns), 3, "us");
+  f.number("share_pct", share, 1, "%");
+  f.range(s.ts[longest], s.end(longest), std::string(t.str(s.name[longest])));
+  f.events.push_back(longest);
+  out->push_back(std::move(f));
+}
+
 }  // namespace ks

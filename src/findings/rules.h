@@ -45,6 +45,7 @@ void rule_slow_math(const RuleInput&, std::vector<Finding>*);
 void rule_critical_path_bound(const RuleInput&, std::vector<Finding>*);
 // memcpy_rules.cpp
 void rule_pageable_copies(const RuleInput&, std::vector<Finding>*);
+void rule_unified_migrations(const RuleInput&, std::vector<Finding>*);
 // gpu_metric_rules.cpp
 void rule_low_utilization(const RuleInput&, std::vector<Finding>*);
 void rule_uneven_devices(const RuleInput&, std::vector<Finding>*);

@@ -2,6 +2,7 @@
 // the launch queue, so the GPU idles while the CPU catches up afterwards.
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "analysis/steps.h"
 #include "analysis/sync_names.h"
@@ -124,15 +125,21 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   const bool costly = share >= kWarnPct && syncs_costly(in);
   f.severity = costly ? Severity::kWarning : Severity::kInfo;
   char buf[200];
-  // Name the API the trace used: the HIP runtime on AMD (hipDeviceSynchronize, ...), the CUDA
-  // runtime or driver (cuCtxSynchronize) on NVIDIA (sync_names.h).
-  const char* api = sync_api(t.str(top.name));
-  if (*api == 0) api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
+  // Name the API the calls used: the HIP runtime on AMD (hipDeviceSynchronize, ...), the CUDA
+  // runtime or driver (cuCtxSynchronize) on NVIDIA (sync_names.h); "CUDA" for a mix of runtime
+  // and driver calls (the top call's API alone named 12 runtime calls "driver" calls).
+  std::string api;
+  for (const SyncCallRow& c : s.calls) {
+    const std::string one = sync_api(t.str(c.name));
+    api = api.empty() || api == one ? one : one.substr(0, 4) == api.substr(0, 4) ? "CUDA" : "";
+    if (api.empty()) break;
+  }
+  if (api.empty()) api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
   // Most of the calls' time outside the steps (a final synchronize after the last one): said, so
   // the total and the share do not read as contradicting each other.
   const bool mostly_outside = steps.stats.total_ns > 0 && s.total_ns > 2 * s.blocked_in_steps_ns;
   std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s%s)",
-                static_cast<unsigned long long>(s.count), api, s.count == 1 ? "" : "s",
+                static_cast<unsigned long long>(s.count), api.c_str(), s.count == 1 ? "" : "s",
                 format_duration(s.total_ns).c_str(), share,
                 steps.stats.total_ns > 0 ? "step time" : "the trace",
                 mostly_outside ? "; most of it outside the steps" : "");

@@ -23,13 +23,17 @@ enum class ExportTable : uint64_t {
   kSched,
   kProfilerOverhead,
   kCudnn,
-  kCublas
+  kCublas,
+  kMpiP2p,
+  kMpiCollectives,
+  kMpiStartWait,
+  kMpiOther
 };
 
 // The rows of an export's thread, as its tracks name them ("4242 NVTX", "4242 CUDA API", ...),
 // in the importer's Row order (nsys_rows.h): one thread to the analyses (export_thread_of).
 inline constexpr std::string_view kExportThreadRows[] = {
-    "NVTX", "CUDA API", "OS runtime", "CPU state", "Profiler overhead", "cuDNN", "cuBLAS"};
+    "NVTX", "CUDA API", "OS runtime", "CPU state", "Profiler overhead", "cuDNN", "cuBLAS", "MPI"};
 
 constexpr uint64_t kExportRowMask = (uint64_t{1} << 56) - 1;
 
@@ -61,6 +65,10 @@ inline std::string_view export_table_of(uint64_t offset) {
       "PROFILER_OVERHEAD",
       "CUDNN_EVENTS",
       "CUBLAS_EVENTS",
+      "MPI_P2P_EVENTS",
+      "MPI_COLLECTIVES_EVENTS",
+      "MPI_START_WAIT_EVENTS",
+      "MPI_OTHER_EVENTS",
   };
   const uint64_t code = offset >> 56;
   return code < std::size(kNames) ? kNames[code] : std::string_view();

@@ -7,6 +7,27 @@
 
 namespace ks {
 
+namespace {
+constexpr int64_t kProcessBits = 0x0000FFFFFF000000;  // globalTid's pid: (gtid >> 24) & 0xFFFFFF
+}  // namespace
+
+bool NvtxDomains::load(const StatsDb& db, const std::string& text_expr, const std::string& from,
+                       std::string* error) {
+  return db.query(
+      "SELECT n.domainId, n.globalTid & " + std::to_string(kProcessBits) + ", " + text_expr + " " +
+          from + " WHERE n.eventType = 75 AND n.domainId IS NOT NULL ORDER BY n.start",
+      [&](sqlite3_stmt* st) {
+        names_.emplace(std::make_pair(col_int(st, 0), col_int(st, 1)), col_text(st, 2));
+      },
+      error);
+}
+
+const std::string& NvtxDomains::name(int64_t domain_id, int64_t global_tid) const {
+  static const std::string kNone;
+  auto it = names_.find({domain_id, global_tid & kProcessBits});
+  return it == names_.end() ? kNone : it->second;
+}
+
 bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error) {
   const char* nvtx = "NVTX_EVENTS";
   const bool has_text = db.has_column(nvtx, "text");
@@ -20,17 +41,8 @@ bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error) {
   const std::string from =
       "FROM NVTX_EVENTS AS n" +
       std::string(has_text_id ? " LEFT JOIN StringIds AS s ON s.id = n.textId" : "");
-  // Domain names by (domain id, process): the first eventType 75 row of each.
-  std::map<std::pair<int64_t, int64_t>, std::string> domains;
-  if (has_domain && !db.query(
-                        "SELECT n.domainId, n.globalTid & 0x0000FFFFFF000000, " + text_expr + " " +
-                            from + " WHERE n.eventType = 75 ORDER BY n.start",
-                        [&](sqlite3_stmt* st) {
-                          domains.emplace(std::make_pair(col_int(st, 0), col_int(st, 1)),
-                                          col_text(st, 2));
-                        },
-                        error))
-    return false;
+  NvtxDomains domains;
+  if (has_domain && !domains.load(db, text_expr, from, error)) return false;
   int64_t last_ts = 0;  // an unclosed range's end: the last NVTX timestamp
   if (!db.query(
           "SELECT max(max(start), max(coalesce(end, start))) FROM NVTX_EVENTS WHERE "
@@ -50,12 +62,8 @@ bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error) {
         r.start = col_int(st, 2);
         r.end = col_null(st, 3) ? last_ts : col_int(st, 3);
         r.push_pop = col_int(st, 4) == 59 || col_int(st, 4) == 70;
-        std::string domain;
-        if (!col_null(st, 5)) {
-          auto d = domains.find({col_int(st, 5), tid & 0x0000FFFFFF000000});
-          if (d != domains.end()) domain = d->second;
-        }
-        std::string name = domain + ":" + col_text(st, 6);
+        std::string name = (col_null(st, 5) ? std::string() : domains.name(col_int(st, 5), tid)) +
+                           ":" + col_text(st, 6);
         auto [it, fresh] = name_index.emplace(name, static_cast<int32_t>(out->names.size()));
         if (fresh) out->names.push_back(std::move(name));
         r.name = it->second;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,11 +25,29 @@ struct NvtxRanges {
   std::unordered_map<int64_t, std::vector<NvtxRange>> by_thread;  // globalTid -> sorted by start
 };
 
+// NVTX domain names (NVTX_EVENTS rows of eventType 75) by domain id AND process: a domain id is a
+// handle of one process (nvtxDomainCreateA), so two processes of one export (torchrun, mpirun
+// under one nsys) may give one id to different domains. NVIDIA's own NVTX report SQL groups the
+// domains by (domainId, globalTid) and joins ON domainId and (globalTid & 0x0000FFFFFF000000),
+// the process bits. The first row of each (by start) names it.
+class NvtxDomains {
+ public:
+  // `text_expr` and `from` are the caller's: its name expression over "FROM NVTX_EVENTS AS n ...".
+  bool load(const StatsDb& db, const std::string& text_expr, const std::string& from,
+            std::string* error);
+  // The name of the domain `domain_id` in the process of `global_tid`; "" when none is known
+  // (the default domain, or a domain without its name row).
+  const std::string& name(int64_t domain_id, int64_t global_tid) const;
+
+ private:
+  std::map<std::pair<int64_t, int64_t>, std::string> names_;
+};
+
 // NVTX_EVENTS of eventType 59/70 (push/pop) and 60/71 (start/end) that end on the thread they
 // started on (endGlobalTid NULL); an unclosed one lasts to the last NVTX timestamp; named
-// "<domain>:<text>" (the domain's name from its eventType 75 row in the same process, "" for the
-// default domain), the text from StringIds(textId), else `text`. The caller checks that the
-// NVTX_EVENTS table exists; false only for an SQL failure.
+// "<domain>:<text>" (NvtxDomains' name, "" for the default domain), the text from
+// StringIds(textId), else `text`. The caller checks that the NVTX_EVENTS table exists; false only
+// for an SQL failure.
 bool load_nvtx_ranges(const StatsDb& db, NvtxRanges* out, std::string* error);
 
 // Each push/pop range's place in its thread's stack, by its index in `ranges` (one thread's,

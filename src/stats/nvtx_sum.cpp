@@ -7,7 +7,8 @@
 //   StdDev (ns), Style, Range. NVTX_EVENTS rows of eventType 59/70 (push/pop, Style "PushPop")
 //   and 60/71 (start/end, Style "StartEnd") that were closed (`end` not NULL), grouped by style
 //   and range text: `text`, else StringIds(`textId`), prefixed "<domain>:" when the range belongs
-//   to a named domain (eventType 75 rows name the domains). Ordered by total time descending.
+//   to a named domain (eventType 75 rows name the domains, per process: NvtxDomains in
+//   nvtx_ranges.h). Ordered by total time descending.
 //   Med and StdDev as in cuda_gpu_kern_sum.cpp.
 // nvtx_pushpop_sum, "NVTX Push/Pop Range Summary", and nvtx_startend_sum, "NVTX Start/End Range
 // Summary": the same over one style's ranges, without the Style column (nsys's per-style reports,
@@ -17,6 +18,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "stats/nvtx_ranges.h"
 #include "stats/stats_db.h"
 
 namespace ks {
@@ -48,27 +50,21 @@ bool nvtx_range_summary(const StatsDb& db, Styles styles, StatsTable* t, std::st
                                                         : "NULL";
   std::string from = "FROM NVTX_EVENTS AS n";
   if (has_text_id) from += " LEFT JOIN StringIds AS s ON s.id = n.textId";
-  std::map<int64_t, std::string> domains;
-  if (has_domain) {
-    if (!db.query(
-            "SELECT n.domainId, " + text_expr + " " + from +
-                " WHERE n.eventType = 75 AND n.domainId IS NOT NULL",
-            [&](sqlite3_stmt* st) { domains[col_int(st, 0)] = col_text(st, 1); }, error))
-      return false;
-  }
+  NvtxDomains domains;
+  if (has_domain && !domains.load(db, text_expr, from, error)) return false;
   std::map<std::pair<std::string, std::string>, size_t> by_key;
   std::vector<SumGroup> groups;
   bool ok = db.query(
       "SELECT n.start, n.end, n.eventType, " + text_expr + ", " +
-          (has_domain ? "n.domainId" : "NULL") + " " + from + " WHERE n.eventType IN (" + types +
-          ") AND n.end IS NOT NULL",
+          (has_domain ? "n.domainId" : "NULL") + ", n.globalTid " + from +
+          " WHERE n.eventType IN (" + types + ") AND n.end IS NOT NULL",
       [&](sqlite3_stmt* st) {
         int64_t type = col_int(st, 2);
         std::string style = type == 59 || type == 70 ? "PushPop" : "StartEnd";
         std::string range = col_text(st, 3);
         if (!col_null(st, 4)) {
-          auto d = domains.find(col_int(st, 4));
-          if (d != domains.end() && !d->second.empty()) range = d->second + ":" + range;
+          const std::string& domain = domains.name(col_int(st, 4), col_int(st, 5));
+          if (!domain.empty()) range = domain + ":" + range;
         }
         auto key = std::make_pair(style, range);
         auto it = by_key.find(key);

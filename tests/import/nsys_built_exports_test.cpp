@@ -758,6 +758,104 @@ TEST_CASE("nsys built: cuDNN and cuBLAS calls are rows of their thread, and name
   CHECK(t->str(t->slices.name[start->events[0]]) == "cudnnFindConvolutionForwardAlgorithmEx");
 }
 
+TEST_CASE("nsys built: MPI calls are rows of their thread; a rank waiting in MPI_Allreduce",
+          "[nsys][built][multirank]") {
+  std::vector<ks::RankDigest> digests;
+  for (int r = 0; r < 2; ++r) {
+    const std::string file = "mpi_rank" + std::to_string(r) + ".sqlite";
+    auto t = load_built(file);
+    // MPI_Init, then per iteration MPI_Irecv, MPI_Isend, one MPI_Waitall (two rows, one per
+    // request: one call) and MPI_Allreduce, all on the thread's MPI row.
+    std::map<std::string, size_t> calls;
+    for (size_t i = 0; i < t->slices.size(); ++i)
+      if (t->str(t->slices.cat[i]) == "mpi") {
+        CHECK(t->str(t->tracks[t->slices.track[i]].tid_text) == std::to_string(7500 + r) + " MPI");
+        ++calls[std::string(t->str(t->slices.name[i]))];
+      }
+    CHECK(calls == std::map<std::string, size_t>{{"MPI_Allreduce", 6},
+                                                 {"MPI_Init", 1},
+                                                 {"MPI_Irecv", 6},
+                                                 {"MPI_Isend", 6},
+                                                 {"MPI_Waitall", 6}});
+    CHECK(ks::count_tracks(*t).threads == 1);
+    ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+    if (r == 0) {
+      // Rank 0's GPU waits ~2 ms of each 3.1 ms iteration for rank 1, inside MPI_Allreduce: it was
+      // "nothing recorded" (99%) with advice about Python before the MPI tables were read.
+      const ks::GapActivity& act = report.analyses.idle_causes.host_wait_activity;
+      REQUIRE(!act.top.empty());
+      CHECK(act.top[0].label == "MPI_Allreduce (MPI)");
+      CHECK(act.top[0].kind == ks::HostActivityKind::kMpi);
+      CHECK(act.pct(act.top[0]) > 95);
+      const ks::Finding* idle = nullptr;
+      for (const ks::Finding& f : report.findings)
+        if (f.id == "gpu.idle") idle = &f;
+      REQUIRE(idle);
+      CHECK(idle->title.find("the launching thread was in MPI_Allreduce (MPI)") !=
+            std::string::npos);
+      CHECK(idle->fix.find("blocked in MPI") != std::string::npos);
+      CHECK(idle->fix.find("with_stack") == std::string::npos);
+    }
+    digests.push_back(
+        ks::make_rank_digest(*t, report.analyses, file, ks::identify_rank(*t, file, 0)));
+  }
+  // Host-side MPI collectives are each rank's communication: rank 0 waits ~2 ms in each of its
+  // 6 MPI_Allreduce calls, rank 1 (the straggler) arrives last and waits ~0.05 ms. Both were 0.
+  REQUIRE(digests[0].comm.size() == 6);
+  REQUIRE(digests[1].comm.size() == 6);
+  CHECK(digests[0].comm[0].collective == "allreduce");
+  CHECK(digests[0].communication_ns > 11'000'000);
+  CHECK(digests[1].communication_ns < 1'000'000);
+  ks::MultiRankResult result = ks::compare_ranks(digests);
+  CHECK(result.ranks[0].wait_ns > 11'000'000);  // rank 0 waited for its peer
+  CHECK(result.ranks[1].wait_ns == 0);
+  bool straggler = false;
+  for (const auto& f : ks::run_multi_rank_findings(result))
+    if (f.id == "ranks.straggler") straggler = f.title.find("Rank 1 ") != std::string::npos;
+  CHECK(straggler);
+}
+
+TEST_CASE("nsys built: unified-memory migrations are neither copies nor .item() reads",
+          "[nsys][built]") {
+  auto t = load_built("managed_memory.sqlite");
+  // copyKind 11/12 (CUDA_MEMCPY_KIND_UVM_HTOD/DTOH): named apart from the program's copies.
+  const auto copies = by_name(*t, ks::SliceKind::kMemcpy);
+  CHECK(copies.at("Memcpy Unified HtoD (Managed -> Managed)").count == 20);
+  CHECK(copies.at("Memcpy Unified DtoH (Managed -> Managed)").count == 5);
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // They were "5 device-to-host copies inside steps (.item(), .cpu() ...)" and HtoD/DtoH rows.
+  CHECK(report.analyses.sync.dtoh_in_steps_count == 0);
+  const ks::MemoryOpSummary& ops = report.analyses.memory_ops;
+  REQUIRE(ops.rows.size() == 1);
+  CHECK(ops.rows[0].kind == ks::MemoryOpKind::kUnified);
+  CHECK(ops.rows[0].stats.count == 25);
+  const ks::Finding* uvm = nullptr;
+  for (const ks::Finding& f : report.findings) {
+    CHECK(f.id != "sync.dtoh_in_steps");
+    if (f.id == "memcpy.unified_migrations") uvm = &f;
+  }
+  REQUIRE(uvm);
+  // 25 migrations of 8 us in 5 iterations of 1.13 ms: 200 us, 3.5% of step time.
+  CHECK(ks_test::evidence_number(*uvm, "migrations") == 25);
+  CHECK(ks_test::evidence_number(*uvm, "to_gpu") == 20);
+  CHECK(ks_test::evidence_number(*uvm, "share_pct") == Approx(3.5).margin(0.1));
+  CHECK(uvm->fix.find("cudaMemPrefetchAsync") != std::string::npos);
+}
+
+TEST_CASE("nsys built: a device memset and a device-to-device cudaMemcpy do not synchronize",
+          "[nsys][built]") {
+  auto t = load_built("api_variants.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  // Only the 6 cuStreamSynchronize calls block the host (were 18, with the memsets and copies).
+  const ks::SyncResult& sync = report.analyses.sync;
+  CHECK(sync.count == 6);
+  REQUIRE(sync.calls.size() == 1);
+  CHECK(t->str(sync.calls[0].name) == "cuStreamSynchronize");
+  for (const ks::Finding& f : report.findings)
+    if (f.id == "sync.runtime_calls")
+      CHECK(f.title.rfind("6 synchronizing CUDA driver calls", 0) == 0);
+}
+
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",
           "[nsys][built]") {
   // nsys' GPU 0 is an A100 that CUDA calls device 1; its GPU 1 is cuda:0, an H100, where every

@@ -100,6 +100,13 @@ good "$DIR/profiler_stall.sqlite" "the launching thread was in CUDA profiling da
 good "$DIR/profiler_stall.sqlite" "Nsight Systems' own work took 69.9% of the step time on the threads that launch GPU work"
 # cuDNN's and cuBLAS' calls (--trace=cudnn,cublas) are what the launching thread was in.
 good "$DIR/library_calls.sqlite" "the launching thread was in cublasCreate_v2 (cuBLAS)"
+# MPI calls (--trace=mpi) are what the launching thread was in; in a comparison of the ranks, the
+# host-side MPI_Allreduce is communication and rank 1, which waits least, is the straggler.
+good "$DIR/mpi_rank0.sqlite" "the launching thread was in MPI_Allreduce (MPI)"
+good "$DIR/mpi_rank0.sqlite" "$DIR/mpi_rank1.sqlite" "Rank 1 .*(ranks.straggler)"
+# Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
+good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
+good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"
 # Kernels under the NVTX range open at their launch; graph replays launched outside any range.
 good "$DIR/cuda_graphs.sqlite" "20.0  360.0 µs       12   30.0 µs  warmup"
 good "$DIR/training_steps.sqlite" "100.0    7.14 ms       24  297.5 µs  forward"

@@ -26,6 +26,14 @@ Files (deterministic: same bytes every run):
                              cudaMalloc storm, then a few kernels and a memset
   empty_capture.sqlite       --capture-range=cudaProfilerApi whose range never opened: no CUDA
                              tables at all, only the process, threads and OS runtime rows
+  mpi_rank{0,1}.sqlite       two ranks of an MPI+CUDA solver (--trace=cuda,nvtx,mpi): halo
+                             exchange (MPI_Isend/MPI_Irecv/MPI_Waitall) and an MPI_Allreduce per
+                             iteration; rank 1's kernel is 3x longer, so rank 0 waits ~2 ms in
+                             every MPI_Allreduce (the straggler is rank 1)
+  managed_memory.sqlite      a cudaMallocManaged stencil: unified-memory page migrations (copyKind
+                             UVM_HTOD/UVM_DTOH, Managed -> Managed, no API call), no copies
+  api_variants.sqlite        cudaMemset of device memory, cudaMemcpy device to device, kernels on
+                             the per-thread stream (_ptsz) and one cuStreamSynchronize per step
   trace_rank{0..3}.sqlite    four ranks of one job: ProfilerStep#N ranges, compute kernels and
                              NCCL all-reduce/all-gather kernels; rank 2 computes longest, so it
                              arrives last at every collective and its NCCL kernels are the
@@ -145,6 +153,18 @@ TABLES = {
                      'globalTid INTEGER, nameId INTEGER NOT NULL'),
     'CUBLAS_EVENTS': ('start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, '
                       'globalTid INTEGER, nameId INTEGER NOT NULL'),
+    # --trace=mpi (NVIDIA's documented schema, "SQLite Schema Reference": MPI_RANKS and the four
+    # MPI_*_EVENTS tables; names by textId).
+    'MPI_RANKS': 'globalTid INTEGER NOT NULL, rank INTEGER NOT NULL',
+    'MPI_P2P_EVENTS': ('start INTEGER NOT NULL, end INTEGER, globalTid INTEGER, textId INTEGER, '
+                       'commHandle INTEGER, tag INTEGER, remoteRank INTEGER, size INTEGER, '
+                       'requestHandle INTEGER'),
+    'MPI_COLLECTIVES_EVENTS': ('start INTEGER NOT NULL, end INTEGER, globalTid INTEGER, '
+                               'textId INTEGER, commHandle INTEGER, rootRank INTEGER, '
+                               'size INTEGER, recvSize INTEGER, requestHandle INTEGER'),
+    'MPI_START_WAIT_EVENTS': ('start INTEGER NOT NULL, end INTEGER, globalTid INTEGER, '
+                              'textId INTEGER, requestHandle INTEGER'),
+    'MPI_OTHER_EVENTS': 'start INTEGER NOT NULL, end INTEGER, globalTid INTEGER, textId INTEGER',
     # As in the real export: Nsight Systems' own work (its GUI's "Profiler overhead" row).
     'PROFILER_OVERHEAD': ('start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER, '
                           'nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL'),
@@ -184,8 +204,8 @@ MEM_KIND = ['Pageable', 'Pinned', 'Device', 'Array', 'Managed', 'Device Static',
             'Unknown']
 SYNC_TYPE = ['UNKNOWN', 'EVENT_SYNCHRONIZE', 'STREAM_WAIT_EVENT', 'STREAM_SYNCHRONIZE',
              'CONTEXT_SYNCHRONIZE']
-HTOD, DTOH, DTOD = 1, 2, 8
-PAGEABLE, PINNED, DEVICE = 0, 1, 2
+HTOD, DTOH, DTOD, UVM_HTOD, UVM_DTOH = 1, 2, 8, 11, 12
+PAGEABLE, PINNED, DEVICE, MANAGED = 0, 1, 2, 4
 STREAM_SYNC, EVENT_SYNC, STREAM_WAIT_EVENT = 3, 1, 2
 RUNTIME, DRIVER = 0, 1
 PUSHPOP, STARTEND, MARK = 59, 60, 34
@@ -300,6 +320,15 @@ class Export:
     def library(self, table, tid, name, start, dur):
         """A cuDNN or cuBLAS call (`table` CUDNN_EVENTS or CUBLAS_EVENTS) on thread `tid`."""
         self.rows[table].append((start, start + dur, 0, gtid(self.pid, tid), self.sid(name)))
+
+    def mpi(self, table, tid, name, start, dur, request=None):
+        """An MPI call on thread `tid` (`table`: MPI_P2P_EVENTS, MPI_COLLECTIVES_EVENTS,
+        MPI_START_WAIT_EVENTS or MPI_OTHER_EVENTS), its other columns as a small job has them."""
+        row = {'MPI_P2P_EVENTS': (1, 7, 1, 4096, request),
+               'MPI_COLLECTIVES_EVENTS': (1, 0, 8, 8, request),
+               'MPI_START_WAIT_EVENTS': (request,),
+               'MPI_OTHER_EVENTS': ()}[table]
+        self.rows[table].append((start, start + dur, gtid(self.pid, tid), self.sid(name)) + row)
 
     def overhead(self, tid, name, start, dur):
         """Nsight Systems' own work on thread `tid` (None: on no thread, as some rows are)."""
@@ -645,6 +674,104 @@ def library_calls(steps=4):
             e.library('CUBLAS_EVENTS', 4242, 'cublasSgemm_v2', t + 3_000_000 + 8_000 * k - 1_000,
                       7_500)
     return stalled_steps(e, steps, stall)
+
+
+def mpi_rank(r, steps=6):
+    """Rank `r` of 2 of an MPI+CUDA Jacobi solver (nsys profile --trace=cuda,nvtx,mpi mpirun -np 2,
+    one export per rank): each "iteration" NVTX range launches a kernel (rank 1's takes 3 ms, rank
+    0's 1 ms), copies the residual back (cudaMemcpy DtoH), exchanges halos (MPI_Irecv, MPI_Isend,
+    then MPI_Waitall on both requests: two MPI_START_WAIT_EVENTS rows, as nsys writes one per
+    request) and ends in MPI_Allreduce, which returns on both ranks when rank 1 arrives. Rank 0
+    waits about 2 ms in every MPI_Allreduce, its GPU idle meanwhile; rank 1 is the straggler."""
+    pid = 7500 + r
+    e = Export(pid=pid, process='jacobi_mpi')
+    e.thread(pid, 'jacobi_mpi')
+    e.gpu(0)
+    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
+    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    e.mpi('MPI_OTHER_EVENTS', pid, 'MPI_Init', 1_000_000, 5_000_000)
+    kernel = 1_000_000 if r == 0 else 3_000_000
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        corr = e.api(pid, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 15_000
+        e.kernel(corr, 'jacobi_kernel(double *, const double *, int)', g, kernel, short='jacobi_kernel')
+        g += kernel
+        corr = e.api(pid, 'cudaMemcpy_v3020', t + 8_000, g + 5_000 - t - 8_000)
+        e.memcpy(corr, DTOH, DEVICE, PINNED, g + 1_000, 3_000, 8)
+        t = g + 6_000
+        e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Irecv', t, 2_000, request=2 * s)
+        e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Isend', t + 3_000, 2_000, request=2 * s + 1)
+        for req in (2 * s, 2 * s + 1):
+            e.mpi('MPI_START_WAIT_EVENTS', pid, 'MPI_Waitall', t + 6_000, 20_000, request=req)
+        t += 30_000
+        end = 10_000_000 + (s + 1) * 3_100_000  # when rank 1 arrives, plus the reduction
+        e.mpi('MPI_COLLECTIVES_EVENTS', pid, 'MPI_Allreduce', t, end - t)
+        t = end + 10_000
+        e.nvtx(pid, 'iteration', begin, t)
+        t += 10_000
+    return e
+
+
+def managed_memory(steps=5):
+    """A cudaMallocManaged stencil (no explicit copies): in each "iteration" four 64 KiB page-fault
+    migrations to the GPU while its kernel runs and one back when the host reads the result. nsys
+    writes them as CUPTI_ACTIVITY_KIND_MEMCPY rows of copyKind 11/12 (CUDA_MEMCPY_KIND_UVM_HTOD /
+    _DTOH, ENUM_CUDA_MEMCPY_OPER "Unified Host-to-Device" / "Unified Device-to-Host" in the real
+    2024.5 export), srcKind and dstKind Managed, correlationId 0: no call issued them."""
+    e = one_gpu_process(7300, 'stencil')
+    t = 10_000_000
+
+    def migration(kind, start, address):
+        e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
+            (start, start + 8_000, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
+             MANAGED, 0, 1, 0, 1, 2, None, address))
+    for s in range(steps):
+        begin = t
+        corr = e.api(7300, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 20_000
+        for k in range(4):
+            migration(UVM_HTOD, g + k * 30_000, 0x7f0000000000 + k * 65536)
+        e.kernel(corr, 'stencil_kernel(float *, float *, int)', g, 1_000_000)
+        g += 1_000_000
+        corr = e.api(7300, 'cudaDeviceSynchronize_v3020', t + 10_000, g - t - 7_000)
+        e.sync(corr, 4, t + 10_000, g - t - 8_000, stream=0xFFFFFFFF)
+        t = g + 5_000
+        migration(UVM_DTOH, t + 1_000, 0x7f0000100000)
+        t += 100_000
+        e.nvtx(7300, 'iteration', begin, t)
+    return e
+
+
+def api_variants(steps=6):
+    """An HPC loop whose synchronous-looking calls do not all block the host (CUDA's "API
+    synchronization behavior"): per "step" a cudaMemset of device memory, three kernels launched
+    on the per-thread default stream (cudaLaunchKernel_ptsz), a cudaMemcpy device to device, and
+    one driver-API cuStreamSynchronize, the one call that waits for the GPU."""
+    e = one_gpu_process(7400, 'hpc_app')
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        g = t + 20_000
+        corr = e.api(7400, 'cudaMemset_v3020', t, 4_000)
+        e.memset(corr, g, 5_000, 1 << 20)
+        g += 6_000
+        t += 5_000
+        for k in range(3):
+            corr = e.api(7400, 'cudaLaunchKernel_ptsz', t, 5_000)
+            e.kernel(corr, 'jacobi_kernel(double *, double *, int)', g, 300_000)
+            g += 301_000
+            t += 6_000
+        corr = e.api(7400, 'cudaMemcpy_v3020', t, 6_000)
+        e.memcpy(corr, DTOD, DEVICE, DEVICE, g, 20_000, 8 << 20)
+        g += 21_000
+        t += 7_000
+        corr = e.api(7400, 'cuStreamSynchronize', t, g - t + 2_000, driver=True)
+        e.sync(corr, STREAM_SYNC, t, g - t + 1_000)
+        t = g + 50_000
+        e.nvtx(7400, 'step', begin, t)
+    return e
 
 
 def untraced_wait(steps=4, off=True):
@@ -1037,6 +1164,7 @@ def seeds(out):
     event_waits(steps=1).save(p('event_waits'), page_size=512)
     profiler_stall(steps=1).save(p('profiler_stall'), page_size=512)
     library_calls(steps=1).save(p('library_calls'), page_size=512)
+    mpi_rank(0, steps=1).save(p('mpi_rank'), page_size=512)
     graph_capture(replays=1, kernels=2, launches=10).save(p('graph_capture'), page_size=512)
     training(steps=1).save(p('old_schema'), page_size=512,
                            drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)},
@@ -1089,7 +1217,8 @@ def big(path, kernels):
 SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'memory_usage.sqlite',
             'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
             'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite',
-            'profiler_stall.sqlite', 'library_calls.sqlite', 'graph_capture.sqlite')
+            'profiler_stall.sqlite', 'library_calls.sqlite', 'graph_capture.sqlite',
+            'mpi_rank0.sqlite')
 
 
 def shuffle_rows(src, dst, seed=7):
@@ -1143,6 +1272,10 @@ def main():
     host_stall().save(p('host_stall.sqlite'))
     profiler_stall().save(p('profiler_stall.sqlite'))
     library_calls().save(p('library_calls.sqlite'))
+    for r in range(2):
+        mpi_rank(r).save(p('mpi_rank%d.sqlite' % r))
+    managed_memory().save(p('managed_memory.sqlite'))
+    api_variants().save(p('api_variants.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
     alloc_churn().save(p('alloc_churn.sqlite'))
     untraced_wait().save(p('gil_wait.sqlite'))

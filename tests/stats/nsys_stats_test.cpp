@@ -365,6 +365,36 @@ TEST_CASE("nsys stats: nvtx_sum on a built export (push/pop, start/end, domains,
   CHECK(row_named(t, "Range", "io:read")[1].i == 7);
 }
 
+TEST_CASE("nsys stats: nvtx_sum names a domain by its id in the range's own process",
+          "[nsys_stats][built]") {
+  Db d;
+  ks_test::open_nvtx_export(&d);
+  // BUILT data: two processes of one export (torchrun-like) whose domain handles collide: in pid
+  // 42 (globalTid 42 << 24 | 7) domain 1 is NCCL and 2 is trainer, in pid 43 the other way round.
+  // Each process has one train_step (trainer) and one ncclAllReduce (NCCL) range.
+  d.exec(R"(
+INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES
+  (0, NULL, 75, 'NCCL', 704643079, 1), (0, NULL, 75, 'trainer', 704643079, 2),
+  (0, NULL, 75, 'trainer', 721420295, 1), (0, NULL, 75, 'NCCL', 721420295, 2),
+  (10, 110, 59, 'train_step', 704643079, 2), (20, 50, 59, 'ncclAllReduce', 704643079, 1),
+  (10, 130, 59, 'train_step', 721420295, 1), (20, 60, 59, 'ncclAllReduce', 721420295, 2);
+)");
+  for (const char* report : {"nvtx_sum", "nvtx_pushpop_sum"}) {
+    const ks::StatsTable t = run(d, {report})[0];
+    // Was NCCL:train_step and trainer:train_step (the last name row of each id won everywhere).
+    REQUIRE(t.rows.size() == 2);
+    const auto& step = row_named(t, "Range", "trainer:train_step");
+    CHECK(step[col(t, "Instances")].i == 2);
+    CHECK(step[col(t, "Total Time (ns)")].i == 220);
+    CHECK(row_named(t, "Range", "NCCL:ncclAllReduce")[col(t, "Instances")].i == 2);
+  }
+  // nvtx_gpu_proj_sum and nvtx_pushpop_trace read the same names (NvtxDomains).
+  const ks::StatsTable trace = run(d, {"nvtx_pushpop_trace"})[0];
+  size_t steps = 0;
+  for (const auto& r : trace.rows) steps += r[col(trace, "Name")].text == "trainer:train_step";
+  CHECK(steps == 2);
+}
+
 TEST_CASE("nsys stats: osrt_sum and memsets on a built export", "[nsys_stats][built]") {
   Db d;
   ks_test::open_memory(&d);

@@ -156,10 +156,10 @@ bool read_library_calls(Context& c) {
 // instrumenting CUDA calls), drawn as nsys' GUI draws it: a "Profiler overhead" row under the
 // thread. The analyses read it as a call, so a GPU wait spent in it is put down to the profiler
 // (analysis/gap_activity.h), not to the program. Only threads with rows of the program (NVTX,
-// CUDA API, OS runtime, cuDNN, cuBLAS) get it, and only within the span of those rows: nsys' own
-// threads, its start-up before the program's first call and its final flush are not the program's,
-// so they change neither the thread count nor the capture's span. Read after the program's rows, so
-// the span is known; rows without a thread (a NULL globalTid) are left out.
+// CUDA API, OS runtime, cuDNN, cuBLAS, MPI) get it, and only within the span of those rows: nsys'
+// own threads, its start-up before the program's first call and its final flush are not the
+// program's, so they change neither the thread count nor the capture's span. Read after the
+// program's rows, so the span is known; rows without a thread (a NULL globalTid) are left out.
 bool read_profiler_overhead(Context& c) {
   const char* table = "PROFILER_OVERHEAD";
   if (!c.db.has_table(table)) return true;  // nothing to note: nsys writes it when it has rows
@@ -169,7 +169,8 @@ bool read_profiler_overhead(Context& c) {
                  c.error))
     return false;
   auto program_thread = [&c](int64_t gtid) {
-    for (Row row : {Row::kNvtx, Row::kCudaApi, Row::kOsRuntime, Row::kCudnn, Row::kCublas})
+    for (Row row :
+         {Row::kNvtx, Row::kCudaApi, Row::kOsRuntime, Row::kCudnn, Row::kCublas, Row::kMpi})
       if (c.cpu_tracks[static_cast<int>(row)].count(gtid)) return true;
     return false;
   };

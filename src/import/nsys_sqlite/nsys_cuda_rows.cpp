@@ -341,6 +341,12 @@ bool read_memcpy(Context& c) {
     if (nit == names.end()) {
       auto ck = copy_kinds.find(copy);
       std::string kind = copy_kind_text(ck != copy_kinds.end() ? ck->second : "UNKNOWN");
+      // CUDA_MEMCPY_KIND_UVM_HTOD/DTOH/DTOD (ENUM_CUDA_MEMCPY_OPER 11-13, labelled "Unified
+      // Host-to-Device", ... in the 2024.5 export): page migrations of managed memory, which the
+      // driver makes on a page fault or a prefetch (correlationId 0: no call made them). Named
+      // "Memcpy Unified DtoH" so that no rule reads them as copies the program issued
+      // (gpu_op_summary.h, MemoryOpKind::kUnified).
+      if (kind.rfind("UVM ", 0) == 0) kind = "Unified " + kind.substr(4);
       const std::string name =
           "Memcpy " + kind + " (" + kind_label(src) + " -> " + kind_label(dst) + ")";
       nit = names.emplace(key, c.trace->strings.intern(name)).first;

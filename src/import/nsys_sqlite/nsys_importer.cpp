@@ -11,6 +11,8 @@
 //   NVTX_EVENTS -> user_annotation slices (push/pop on the thread, start/end on a per-process
 //     track of their own) and instants for marks; OSRT_API -> os_runtime slices;
 //   CUDNN_EVENTS, CUBLAS_EVENTS -> cudnn / cublas slices on the thread's "cuDNN" / "cuBLAS" rows;
+//   MPI_P2P_EVENTS, MPI_COLLECTIVES_EVENTS, MPI_START_WAIT_EVENTS, MPI_OTHER_EVENTS -> mpi slices
+//     on the thread's "MPI" row;
 //   PROFILER_OVERHEAD -> profiler_overhead slices on the thread's "Profiler overhead" row
 //     (the program's threads, within its span);
 //   GPU_METRICS -> counters under the GPU's process; TARGET_INFO_GPU -> devices;
@@ -292,8 +294,9 @@ NsysRowBound nsys_row_bound(const NsysDatabase& db) {
   const uint64_t calls = rows("CUPTI_ACTIVITY_KIND_RUNTIME");
   const uint64_t slices = gpu_ops + calls + rows("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") +
                           rows("NVTX_EVENTS") + rows("OSRT_API") + rows("PROFILER_OVERHEAD") +
-                          rows("CUDNN_EVENTS") + rows("CUBLAS_EVENTS") +
-                          (rows("SCHED_EVENTS") + 1) / 2;
+                          rows("CUDNN_EVENTS") + rows("CUBLAS_EVENTS") + rows("MPI_P2P_EVENTS") +
+                          rows("MPI_COLLECTIVES_EVENTS") + rows("MPI_START_WAIT_EVENTS") +
+                          rows("MPI_OTHER_EVENTS") + (rows("SCHED_EVENTS") + 1) / 2;
   // Each GPU op with a launch gets a flow pair.
   return {std::min(slices, size / 16), std::min(2 * gpu_ops, size / 8),
           std::min(gpu_ops, size / 16), calls};
@@ -359,8 +362,9 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
             nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
             nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_nvtx(c) &&
             nsys_sqlite::read_osrt(c) && nsys_sqlite::read_library_calls(c) &&
-            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c) &&
-            nsys_sqlite::read_profiler_overhead(c) && nsys_sqlite::read_sched(c);
+            nsys_sqlite::read_mpi(c) && nsys_sqlite::read_gpu_metrics(c) &&
+            nsys_sqlite::read_profiler_diagnostics(c) && nsys_sqlite::read_profiler_overhead(c) &&
+            nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
   // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

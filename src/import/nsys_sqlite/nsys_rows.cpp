@@ -199,8 +199,9 @@ StringId Context::cat(Cat c) {
   // cuda_graph: a graph launch traced as a whole (nsys --cuda-graph-trace=graph); a kernel to
   // the analyses (SliceKind), its own category so the findings can tell it apart.
   static const char* const kNames[] = {
-      "cuda_runtime", "cuda_driver", "kernel",    "gpu_memcpy",        "gpu_memset", "cuda_sync",
-      "os_runtime",   "cuda_graph",  "cpu_state", "profiler_overhead", "cudnn",      "cublas"};
+      "cuda_runtime", "cuda_driver", "kernel",     "gpu_memcpy", "gpu_memset",
+      "cuda_sync",    "os_runtime",  "cuda_graph", "cpu_state",  "profiler_overhead",
+      "cudnn",        "cublas",      "mpi"};
   StringId& id = cat_ids[c];
   if (id == 0) id = trace->strings.intern(kNames[c]);
   return id;

@@ -86,7 +86,8 @@ class StringCache {
 // The rows of a thread, drawn like Nsight's GUI: one track each.
 // "CPU state": when the thread was switched out (SCHED_EVENTS), as nsys' thread state row;
 // "Profiler overhead": nsys' own work on the thread (PROFILER_OVERHEAD); "cuDNN", "cuBLAS": the
-// libraries' API calls (--trace=cudnn,cublas). The names are kExportThreadRows
+// libraries' API calls (--trace=cudnn,cublas); "MPI": the MPI calls (--trace=mpi). The names are
+// kExportThreadRows
 // (model/export_row.h), in this order.
 enum class Row : int {
   kNvtx = 0,
@@ -96,6 +97,7 @@ enum class Row : int {
   kProfilerOverhead = 4,
   kCudnn = 5,
   kCublas = 6,
+  kMpi = 7,
   kRowCount
 };
 static_assert(std::size(kExportThreadRows) == static_cast<size_t>(Row::kRowCount),
@@ -162,6 +164,7 @@ struct Context {
     kCatProfilerOverhead,
     kCatCudnn,
     kCatCublas,
+    kCatMpi,
     kCatCount
   };
   StringId cat_ids[kCatCount] = {};  // interned categories, by Cat
@@ -208,6 +211,7 @@ bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
 bool read_osrt(Context& c);
 bool read_library_calls(Context& c);  // CUDNN_EVENTS, CUBLAS_EVENTS
+bool read_mpi(Context& c);            // MPI_*_EVENTS (nsys_mpi_rows.cpp)
 bool read_profiler_overhead(Context& c);
 bool read_gpu_metrics(Context& c);
 bool read_sched(Context& c);
