@@ -1044,3 +1044,40 @@ TEST_CASE("nsys rank plan: GPUs, collectives and span tell ranks from helpers",
   CHECK(plan.rank_like == ks::kMaxExportRanks + 1);
   CHECK_FALSE(plan.split());
 }
+
+TEST_CASE("nsys built: an export without a recorded rank gets nsys' advice, not Kineto's",
+          "[nsys][built]") {
+  // The torchrun export read whole (--separate): collectives, and only the launcher's environment.
+  auto t = load_built("torchrun_4procs.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::Finding* f = finding(report, "capture.no_distributed_info");
+  REQUIRE(f);
+  CHECK(f->title.find("export") != std::string::npos);
+  CHECK(f->fix.find("Kineto") == std::string::npos);
+  CHECK(f->fix_code.find("nsys profile") != std::string::npos);
+}
+
+TEST_CASE("ranks the exports recorded in their environment are not called guessed",
+          "[nsys][multirank]") {
+  // mpirun nsys profile: each export's environment holds OMPI_COMM_WORLD_RANK; the names none.
+  ks::MultiRankResult r;
+  for (int k = 0; k < 2; ++k) {
+    ks::RankRow row;
+    row.rank = k;
+    row.source = ks::RankSource::kEnvironment;
+    row.file = k ? "b.sqlite" : "a.sqlite";
+    r.ranks.push_back(row);
+  }
+  auto has_identity = [](const std::vector<ks::Finding>& fs) {
+    for (const ks::Finding& f : fs)
+      if (f.id == "ranks.identity") return true;
+    return false;
+  };
+  CHECK_FALSE(has_identity(ks::run_multi_rank_findings(r)));
+  // One taken from the load order: said, in words that fit both formats.
+  r.ranks[1].source = ks::RankSource::kLoadOrder;
+  const auto findings = ks::run_multi_rank_findings(r);
+  REQUIRE(has_identity(findings));
+  for (const ks::Finding& f : findings)
+    if (f.id == "ranks.identity") CHECK(f.fix.find("nsys") != std::string::npos);
+}
