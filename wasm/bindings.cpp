@@ -143,6 +143,13 @@ class Session {
       options.source_name = source_name_;
       options.only_pid = only_pid_;
       options.gpu_processes = &gpu_processes_;
+      // A rank: the plan tells its helpers and the GPUs it shares (one scan of the GPU tables,
+      // as the CLI's plan comes from its whole-export read, which this Session did not make).
+      ks::NsysRankPlan plan;
+      if (only_pid_ >= 0) {
+        plan = ks::nsys_rank_plan(ks::nsys_gpu_processes(*db_));
+        options.plan = &plan;
+      }
       trace_ = ks::import_nsys(*db_, options, &sqlite_error_);
       gpu_processes_read_ = trace_ && only_pid_ < 0;
     }
@@ -166,16 +173,18 @@ class Session {
     process_rank_ = rank;
     process_count_ = count;
   }
-  // After importSqlite: the export's processes with GPU work, lowest GPU first (the CLI's rank
-  // order, nsys_gpu_processes): [{"pid": P, "device": D}, ...]; two or more are ranks.
+  // After importSqlite: the export's ranks (nsys_rank_plan: helpers folded into the rank of their
+  // GPU), lowest GPU first (the CLI's rank order): [{"pid": P, "device": D}, ...]; two or more
+  // are read as ranks, each with setNsysProcess(P, its place, their count). Fewer than two, or
+  // more than kMaxExportRanks: none, and the export is one trace.
   std::string gpuProcessesJson() const {
     if (!db_) return "[]";
+    const ks::NsysRankPlan plan =
+        ks::nsys_rank_plan(gpu_processes_read_ ? gpu_processes_ : ks::nsys_gpu_processes(*db_));
     std::string out = "[";
-    for (const ks::NsysGpuProcess& p :
-         gpu_processes_read_ ? gpu_processes_ : ks::nsys_gpu_processes(*db_)) {
+    for (const ks::NsysRank& r : plan.ranks) {
       if (out.size() > 1) out += ",";
-      out += "{\"pid\":" + std::to_string(p.pid) + ",\"device\":" + std::to_string(p.first_device) +
-             "}";
+      out += "{\"pid\":" + std::to_string(r.pid) + ",\"device\":" + std::to_string(r.device) + "}";
     }
     return out + "]";
   }

@@ -308,17 +308,31 @@ void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* ou
   Finding f;
   f.id = "capture.no_distributed_info";
   f.severity = Severity::kInfo;
-  f.title = "Multi-GPU trace without distributedInfo: the rank is unknown";
-  f.meaning =
-      "The trace has collectives, so it is one rank of several, but it does not say which "
-      "(no top-level distributedInfo): comparing ranks has to rely on file names.";
-  f.fix =
-      "Initialize the process group before creating the profiler (Kineto then writes "
-      "distributedInfo), and keep the rank in the file name.";
-  f.fix_code =
-      "dist.init_process_group('nccl')\n"
-      "prof = torch.profiler.profile(on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
-      "    './log', worker_name=f'rank{dist.get_rank()}'))";
+  if (t.facts.format == TraceFormat::kNsysSqlite) {
+    // An export's rank is the one in the environment nsys recorded: Kineto's advice does not
+    // apply (nsys writes no distributedInfo).
+    f.title = "Multi-GPU export without a recorded rank: the rank is unknown";
+    f.meaning =
+        "The export has collectives, so it is one rank of several, but the environment Nsight "
+        "Systems recorded holds no rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID): "
+        "comparing ranks has to rely on file names.";
+    f.fix =
+        "Start nsys inside the launcher, once per rank, so each export records its rank's "
+        "environment, and name each output after its rank.";
+    f.fix_code = "srun nsys profile -o report_%q{SLURM_PROCID} python train.py";
+  } else {
+    f.title = "Multi-GPU trace without distributedInfo: the rank is unknown";
+    f.meaning =
+        "The trace has collectives, so it is one rank of several, but it does not say which "
+        "(no top-level distributedInfo): comparing ranks has to rely on file names.";
+    f.fix =
+        "Initialize the process group before creating the profiler (Kineto then writes "
+        "distributedInfo), and keep the rank in the file name.";
+    f.fix_code =
+        "dist.init_process_group('nccl')\n"
+        "prof = torch.profiler.profile(on_trace_ready=torch.profiler.tensorboard_trace_handler(\n"
+        "    './log', worker_name=f'rank{dist.get_rank()}'))";
+  }
   f.number("comm_kernels", static_cast<double>(comm_kernels));
   f.number("comm_ops", static_cast<double>(comm_ops));
   out->push_back(std::move(f));

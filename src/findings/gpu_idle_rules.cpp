@@ -3,6 +3,7 @@
 // the CPU launched too late, or something else.
 #include <algorithm>
 
+#include "analysis/intervals.h"
 #include "findings/compile_advice.h"
 #include "findings/rules.h"
 
@@ -136,6 +137,28 @@ std::string activity_text(const GapActivity& a) {
   return out;
 }
 
+// On a GPU shared with other processes (ranks under MPS, several ranks on one GPU; an Nsight
+// Systems export read one rank at a time): how much of this process's idle time, inside the
+// window the idle share is taken over, the others' GPU work filled. 0 when no other process ran.
+int64_t others_in_idle(const RuleInput& in) {
+  const auto& spans = in.trace.facts.other_processes_gpu_work;
+  if (spans.empty()) return 0;
+  std::vector<Interval> others;
+  others.reserve(spans.size());
+  for (const TraceFacts::Span& s : spans) others.push_back({s.begin, s.end});
+  const GpuIdleResult& g = in.analyses.gpu_idle;
+  std::vector<Interval> windows;
+  if (g.window_is_steps)
+    for (const Step& st : in.analyses.steps.steps) windows.push_back({st.begin, st.end});
+  else
+    windows.push_back({g.busy.front().begin, g.busy.back().end});
+  int64_t filled = 0;
+  for (const Interval& w : windows)
+    for (const Interval& gap : gaps_within(g.busy, w.begin, w.end))
+      filled += length_within(others, gap.begin, gap.end);
+  return filled;
+}
+
 }  // namespace
 
 void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
@@ -199,6 +222,36 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
     f.severity = rest_pct >= kCriticalPct ? Severity::kCritical
                  : rest_pct >= kWarnPct   ? Severity::kWarning
                                           : Severity::kInfo;
+  }
+
+  // A shared GPU: this process's idle time is not the device's. The title says both, and when
+  // the others' work filled most of it, the severity is the device's and the fix is the sharing.
+  const int64_t own_idle = g.window_ns - g.busy_ns;
+  const int64_t filled = own_idle > 0 ? std::min(others_in_idle(in), own_idle) : 0;
+  if (filled > 0) {
+    const double filled_pct = 100.0 * static_cast<double>(filled) / static_cast<double>(own_idle);
+    const double device_idle_pct =
+        100.0 * static_cast<double>(own_idle - filled) / static_cast<double>(g.window_ns);
+    f.title = strf(
+        "This process's work left its GPU idle %.1f%% of %s, but other processes' work ran on "
+        "the shared GPU for %.0f%% of that: the device was idle %.1f%%",
+        g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", filled_pct, device_idle_pct);
+    f.meaning =
+        "For that share of the time none of this process's kernels, copies or memsets ran. The "
+        "GPU is shared with other processes (several ranks on one GPU, or MPS), whose kernels "
+        "ran in part of that time; the device itself was idle only when neither ran. Each gap "
+        "is attributed to what this process's CPU was doing.";
+    if (2 * filled >= own_idle) {
+      f.severity = device_idle_pct >= kCriticalPct ? Severity::kCritical
+                   : device_idle_pct >= kWarnPct   ? Severity::kWarning
+                                                   : Severity::kInfo;
+      f.fix =
+          "The GPU is busy with the other processes' work while this one waits for it: give "
+          "each rank its own GPU, or even out the work of the processes that share one.";
+      f.fix_code.clear();
+    }
+    f.number("device_idle_pct", device_idle_pct, 1, "%");
+    f.number("other_processes_pct_of_idle", filled_pct, 1, "%");
   }
 
   f.number("idle_pct", g.idle_pct, 1, "%");

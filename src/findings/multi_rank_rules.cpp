@@ -336,10 +336,13 @@ void idle_gap_straggler(const MultiRankResult& r, std::vector<Finding>* out) {
 }
 
 void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
-  bool all_distributed = true;
+  // A rank the trace records itself (Kineto's distributedInfo, the rank in the environment an
+  // Nsight Systems export recorded) is known, not guessed: nothing to say about it.
+  bool all_recorded = true;
   for (const RankRow& row : r.ranks)
-    if (row.source != RankSource::kDistributedInfo) all_distributed = false;
-  if (all_distributed && !r.duplicate_ranks) return;
+    if (row.source != RankSource::kDistributedInfo && row.source != RankSource::kEnvironment)
+      all_recorded = false;
+  if (all_recorded && !r.duplicate_ranks) return;
   Finding f;
   f.id = "ranks.identity";
   f.severity = r.duplicate_ranks ? Severity::kWarning : Severity::kInfo;
@@ -360,14 +363,16 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
                                : "Some ranks were taken from the file name or load order";
   f.meaning =
       exports.empty()
-          ? "The traces do not all carry distributedInfo.rank, so ranks were guessed; a wrong "
+          ? "Not every trace records its rank (Kineto's distributedInfo.rank, or a rank in the "
+            "environment an Nsight Systems export recorded), so some were guessed; a wrong "
             "guess misaligns the comparison."
           : "An Nsight Systems export does not record the rank each process was given, so "
             "the ranks follow the GPUs each process used (and the order of the exports); a "
             "wrong guess misaligns the comparison.";
   f.fix = exports.empty()
               ? "Profile with torch.distributed initialized (Kineto then writes "
-                "distributedInfo), or name files rank-N."
+                "distributedInfo); start nsys once per rank inside the launcher (its export "
+                "then records the rank); or name files rank-N."
               : "Give the exports in node order, or write one report per rank (nsys profile -o "
                 "report_%q{RANK} inside the command torchrun runs).";
   for (const RankRow& row : r.ranks)

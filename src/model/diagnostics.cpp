@@ -77,6 +77,13 @@ const DiagInfo kInfos[] = {
      "Name ids with no StringIds row were shown as '<unknown>'."},
     {"nsys_rank_from_env", S::kInfo,
      "The rank was read from the process environment the export recorded."},
+    {"nsys_helper_process", S::kInfo,
+     "A process that shares a GPU with a larger one, runs no collectives and spans a small part "
+     "of the capture (torch.compile's autotuning, a DataLoader worker) was read with that "
+     "process, not as a rank of its own."},
+    {"nsys_too_many_ranks", S::kWarning,
+     "The export holds more processes that look like ranks than are read one by one; it was "
+     "analysed as one trace, every process together."},
     {"lone_surrogate", S::kWarning,
      "Escapes of half a UTF-16 surrogate pair (\\ud800) were read as U+FFFD; the events were "
      "kept."},

@@ -51,6 +51,8 @@ enum class Diag {
   kNsysBadRow,           // a row without a usable start/end (NULL, or end before start)
   kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
   kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
+  kNsysHelperProcess,    // a small process on a GPU another one drives: read with it, not a rank
+  kNsysTooManyRanks,     // more rank-like processes than are read one by one: read as one trace
   kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
   kStrayTime,            // events far in time from all the others: left out (model/stray_times.h)
   kTimeGroups,           // the times form groups far apart, too large to leave out: all kept

@@ -243,6 +243,13 @@ struct TraceFacts {
   // closed at their track's last timestamp, so their length is the capture's cut, not their own
   // (a step range still open when `nsys --duration` stopped the capture).
   std::vector<uint64_t> unclosed_offsets;
+  // An Nsight Systems export read one process at a time (ranks that share a GPU): when the
+  // kernels, copies and memsets of other processes ran on this one's GPUs, merged, in the
+  // trace's times. This process's idle time is then not the device's.
+  struct Span {
+    int64_t begin = 0, end = 0;
+  };
+  std::vector<Span> other_processes_gpu_work;
 };
 
 struct Trace {

@@ -1035,3 +1035,147 @@ TEST_CASE("nsys built: what the importer reserves and gathers while reading matc
     CHECK(t->slices.size() > 0);
   }
 }
+
+namespace {
+
+const ks::Finding* finding(const ks::Report& r, const std::string& id) {
+  for (const ks::Finding& f : r.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+ks::NsysGpuProcess gpu_process(int64_t pid, int64_t device, int64_t first, int64_t last,
+                               bool collective = false) {
+  ks::NsysGpuProcess p;
+  p.pid = pid;
+  p.first_device = device;
+  p.first_ns = first;
+  p.last_ns = last;
+  p.op_ns = (last - first) / 2;
+  p.collective = collective;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("nsys built: a short helper process on the training GPU is not a second rank",
+          "[nsys][built][multirank]") {
+  // torch.compile's autotuning subprocess: 30 Triton kernels on GPU 0 before training starts.
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> procs;
+  auto whole = ks::import_nsys_file(built("helper_process.sqlite"), &error, &procs);
+  REQUIRE(whole);
+  REQUIRE(procs.size() == 2);  // both ran GPU work
+  const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+  REQUIRE(plan.ranks.size() == 1);
+  CHECK(plan.ranks[0].pid == 4242);
+  CHECK(plan.ranks[0].helpers == std::vector<int64_t>{4300});
+  CHECK_FALSE(plan.split());
+  // One trace, the helper's kernels in it (they took the GPU's time), and a note naming it.
+  CHECK(ks::import_nsys_file_by_process(built("helper_process.sqlite"), procs, &error).empty());
+  CHECK(by_name(*whole, ks::SliceKind::kKernel).count("triton_mm_0"));
+  CHECK(whole->diagnostics.count(ks::Diag::kNsysHelperProcess) == 1);
+  CHECK(whole->diagnostics.get(ks::Diag::kNsysHelperProcess).excerpt ==
+        "pid 4300 with pid 4242 (GPU 0)");
+  // The SQL scan (the page's rank Sessions plan from it) makes the same plan.
+  auto source = ks::FileByteSource::open(built("helper_process.sqlite"), &error);
+  REQUIRE(source);
+  auto db = ks::NsysDatabase::open(source.get(), &error);
+  REQUIRE(db);
+  const ks::NsysRankPlan scanned = ks::nsys_rank_plan(ks::nsys_gpu_processes(*db));
+  REQUIRE(scanned.ranks.size() == 1);
+  CHECK(scanned.ranks[0].helpers == std::vector<int64_t>{4300});
+}
+
+TEST_CASE("nsys built: two ranks on one GPU, each rank's idle time says what the other filled",
+          "[nsys][built][multirank]") {
+  // mpirun -np 2 on one GPU: both processes run every iteration, so both are ranks; rank 7701's
+  // own kernels leave the GPU idle 80% of its iterations, rank 7702's fill 60 of those 80 points.
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> procs;
+  REQUIRE(ks::import_nsys_file(built("shared_gpu.sqlite"), &error, &procs));
+  const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+  REQUIRE(plan.ranks.size() == 2);
+  CHECK(plan.shared_devices == std::vector<int64_t>{0});
+  auto ranks = ks::import_nsys_file_by_process(built("shared_gpu.sqlite"), procs, &error);
+  REQUIRE(ranks.size() == 2);
+  const ks::Trace& t = *ranks[0];
+  CHECK(t.facts.source_name == "shared_gpu.sqlite pid 7701");
+  CHECK(t.facts.other_processes_gpu_work.size() == 5);  // the other rank's five kernels
+  ks::Report report = ks::build_report(t, ks::AnalysisOptions{});
+  const ks::Finding* idle = finding(report, "gpu.idle");
+  REQUIRE(idle);
+  INFO(idle->title);
+  CHECK(idle->title.find("idle 80.0% of step time") != std::string::npos);
+  CHECK(idle->title.find("the device was idle 20.0%") != std::string::npos);
+  CHECK(idle->meaning.find("no kernel, copy or memset ran on any GPU stream") == std::string::npos);
+  CHECK(idle->severity == ks::Severity::kInfo);  // the device's 20%, not the process's 80%
+}
+
+TEST_CASE("nsys rank plan: GPUs, collectives and span tell ranks from helpers",
+          "[nsys][multirank]") {
+  // Four GPUs, one process each: four ranks, in device order.
+  std::vector<ks::NsysGpuProcess> procs;
+  for (int d = 0; d < 4; ++d) procs.push_back(gpu_process(10 + d, d, 0, 1000));
+  CHECK(ks::nsys_rank_plan(procs).ranks.size() == 4);
+  // A short process on GPU 1 is rank 1's helper; one running a collective is a rank.
+  procs.insert(procs.begin() + 2, gpu_process(90, 1, 100, 120));
+  procs.insert(procs.begin() + 3, gpu_process(91, 1, 100, 120, true));
+  ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+  REQUIRE(plan.ranks.size() == 5);
+  CHECK(plan.ranks[1].pid == 11);
+  CHECK(plan.ranks[1].helpers == std::vector<int64_t>{90});
+  CHECK(plan.ranks[2].pid == 91);
+  CHECK(plan.shared_devices == std::vector<int64_t>{1});
+  // The GPU's main process is the one with the most GPU time, whatever its pid.
+  std::vector<ks::NsysGpuProcess> one = {gpu_process(5, 0, 0, 10), gpu_process(6, 0, 0, 1000)};
+  plan = ks::nsys_rank_plan(one);
+  REQUIRE(plan.ranks.size() == 1);
+  CHECK(plan.ranks[0].pid == 6);
+  CHECK(plan.ranks[0].helpers == std::vector<int64_t>{5});
+  // More rank-like processes than are read one by one: one trace.
+  std::vector<ks::NsysGpuProcess> many;
+  for (int d = 0; d < static_cast<int>(ks::kMaxExportRanks) + 1; ++d)
+    many.push_back(gpu_process(100 + d, d, 0, 1000));
+  plan = ks::nsys_rank_plan(many);
+  CHECK(plan.too_many);
+  CHECK(plan.rank_like == ks::kMaxExportRanks + 1);
+  CHECK_FALSE(plan.split());
+}
+
+TEST_CASE("nsys built: an export without a recorded rank gets nsys' advice, not Kineto's",
+          "[nsys][built]") {
+  // The torchrun export read whole (--separate): collectives, and only the launcher's environment.
+  auto t = load_built("torchrun_4procs.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::Finding* f = finding(report, "capture.no_distributed_info");
+  REQUIRE(f);
+  CHECK(f->title.find("export") != std::string::npos);
+  CHECK(f->fix.find("Kineto") == std::string::npos);
+  CHECK(f->fix_code.find("nsys profile") != std::string::npos);
+}
+
+TEST_CASE("ranks the exports recorded in their environment are not called guessed",
+          "[nsys][multirank]") {
+  // mpirun nsys profile: each export's environment holds OMPI_COMM_WORLD_RANK; the names none.
+  ks::MultiRankResult r;
+  for (int k = 0; k < 2; ++k) {
+    ks::RankRow row;
+    row.rank = k;
+    row.source = ks::RankSource::kEnvironment;
+    row.file = k ? "b.sqlite" : "a.sqlite";
+    r.ranks.push_back(row);
+  }
+  auto has_identity = [](const std::vector<ks::Finding>& fs) {
+    for (const ks::Finding& f : fs)
+      if (f.id == "ranks.identity") return true;
+    return false;
+  };
+  CHECK_FALSE(has_identity(ks::run_multi_rank_findings(r)));
+  // One taken from the load order: said, in words that fit both formats.
+  r.ranks[1].source = ks::RankSource::kLoadOrder;
+  const auto findings = ks::run_multi_rank_findings(r);
+  REQUIRE(has_identity(findings));
+  for (const ks::Finding& f : findings)
+    if (f.id == "ranks.identity") CHECK(f.fix.find("nsys") != std::string::npos);
+}

@@ -936,6 +936,62 @@ def torchrun(world=4, steps=5):
     return e
 
 
+def helper_process():
+    """One training process and a short helper on the SAME GPU (torch.compile max-autotune's
+    benchmarking subprocess): 30 small Triton kernels before training starts, no collectives. One
+    job on one GPU, not two ranks (the helper is read with the training process)."""
+    e = training()
+    e.switch_process(4300, 'python3')
+    e.thread(4300, 'python3')
+    t = 40_000_000
+    for k in range(30):
+        c = e.api(4300, 'cuLaunchKernel', t, 5_000, driver=True)
+        e.kernel(c, 'triton_mm_%d' % (k % 5), t + 10_000, 50_000, stream=20)
+        t += 70_000
+    return e
+
+
+def shared_gpu(steps=5):
+    """`nsys profile mpirun -np 2 ./app` on a node with ONE GPU: the launcher and two rank
+    processes that both run on GPU 0, one after the other in each 1.5 ms iteration (rank 7701's
+    kernel 0.3 ms, rank 7702's 0.9 ms). Two ranks; over rank 7701's iterations its own kernels
+    leave the GPU idle 80%, the device is idle 20%."""
+    e = Export(pid=7700, process='mpirun')
+    e.thread(7700, 'mpirun')
+    e.gpu(0)
+    for r, pid in enumerate((7701, 7702)):
+        e.switch_process(pid, 'app')
+        e.thread(pid, 'app')
+        kdur = 300_000 if r == 0 else 900_000
+        t = 10_000_000 + r * 3_000
+        for s in range(steps):
+            st = t
+            c = e.api(pid, 'cudaLaunchKernel_v7000', t, 6_000)
+            e.kernel(c, 'jacobi_kernel(double *, const double *, int)', t + 20_000 + r * 310_000,
+                     kdur, stream=7 + 6 * r)
+            t += 1_500_000
+            e.nvtx(pid, 'iteration', st, t)
+    return e
+
+
+def many_processes(path, n, gpus=4):
+    """n processes, each one launch and one kernel, spread over `gpus` GPUs, one after the other
+    (tests/import/nsys_scaling_test.cpp): each GPU's first process is its rank, the rest are
+    helpers; the work must stay linear in n."""
+    e = Export(pid=1, process='launcher')
+    for g in range(gpus):
+        e.gpu(g)
+    t = 1_000_000
+    for i in range(n):
+        pid = 100 + i
+        e.switch_process(pid, 'worker')
+        e.thread(pid, 'worker')
+        c = e.api(pid, 'cudaLaunchKernel_v7000', t, 2_500)
+        e.kernel(c, 'k', t + 3_000, 6_000, dev=i % gpus)
+        t += 10_000
+    e.save(path)
+
+
 def graph_kernels(e, corr, gpu_t, names, first_node):
     """A replay traced node by node: a 30 us kernel per name from `gpu_t`, 1 us apart, each with
     the replay's correlation and its node id (graphNodeId, first_node on). Returns their end."""
@@ -1250,6 +1306,9 @@ def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
         return
+    if len(sys.argv) > 3 and sys.argv[1] == '--many-processes':
+        many_processes(sys.argv[2], int(sys.argv[3]))
+        return
     if len(sys.argv) > 2 and sys.argv[1] == '--seeds':
         seeds(sys.argv[2])
         return
@@ -1287,6 +1346,8 @@ def main():
     for r in range(4):
         rank(r).save(p('trace_rank%d.sqlite' % r))
     torchrun().save(p('torchrun_4procs.sqlite'))
+    helper_process().save(p('helper_process.sqlite'))
+    shared_gpu().save(p('shared_gpu.sqlite'))
     cuda_graphs().save(p('cuda_graphs.sqlite'))
     graph_trace().save(p('graph_trace.sqlite'))
     graph_capture().save(p('graph_capture.sqlite'))

@@ -158,8 +158,11 @@ bool read_kernels(Context& c) {
     c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
-    if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.skip_global(r.i64(kPid, 0))) {
+      c.note_other_work(r.i64(kDev, 0), start, end);
+      continue;
+    }
+    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     const StringId name = c.strings.interned(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled),
                                              &c.trace->strings);
@@ -192,6 +195,7 @@ bool read_kernels(Context& c) {
     a.launch = &info;
     c.add(tr, start, end, name, Context::kCatKernel, SliceKind::kKernel, a,
           row_source(Table::kKernel, r.row()));
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, c.collective(name));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
     if (note_graph_kernels && !r.null(kNode) && a.correlation != kNoValue)
       c.launches_with_kernels.insert(Context::launch_key(r.i64(kPid, 0), a.correlation));
@@ -239,7 +243,10 @@ bool read_graph_trace(Context& c) {
     if (start == 0 && end == 0) continue;
     if (!c.usable_times(start, end, Table::kGraphTrace, r.row())) continue;
     const int64_t pid = r.i64(kPid, 0);
-    if (c.skip_global(pid)) continue;
+    if (c.skip_global(pid)) {
+      c.note_other_work(r.i64(kDev, 0), start, end);
+      continue;
+    }
     const int64_t correlation = r.i64(kCorr);
     if (correlation != kNoValue &&
         c.launches_with_kernels.count(Context::launch_key(pid, correlation)))
@@ -248,7 +255,7 @@ bool read_graph_trace(Context& c) {
     const int64_t stream = stream_or_lane(r.i64(kStream, -1));
     // INT_MAX: the graph's first node ran on the host (CUPTI); the stream's GPU, if one is known.
     if (device >= 0x7FFFFFFF) device = device_of_stream(c, stream);
-    if (c.only_pid >= 0) c.used_devices[device] = true;
+    if (c.filtered) c.used_devices[device] = true;
     const int64_t graph = r.i64(kGraph, -1), exec = r.i64(kExec, -1);
     const uint64_t key = (static_cast<uint64_t>(exec) << 32) ^ static_cast<uint64_t>(graph);
     auto nit = names.find(key);
@@ -266,6 +273,7 @@ bool read_graph_trace(Context& c) {
     a.stream = stream;
     c.add(tr, start, end, nit->second, Context::kCatGraph, SliceKind::kKernel, a,
           row_source(Table::kGraphTrace, r.row()));
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
     link_launch(c, pid, correlation, tr, start);
   }
   std::unordered_set<uint64_t>().swap(c.launches_with_kernels);
@@ -331,8 +339,12 @@ bool read_memcpy(Context& c) {
     c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemcpy, r.row())) continue;
-    if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.skip_global(r.i64(kPid, 0))) {
+      c.note_other_work(r.i64(kDev, 0), start, end);
+      continue;
+    }
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
                          (static_cast<uint64_t>(src & 0xFFFFF) << 20) ^
@@ -390,8 +402,12 @@ bool read_memset(Context& c) {
     c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
-    if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.skip_global(r.i64(kPid, 0))) {
+      c.note_other_work(r.i64(kDev, 0), start, end);
+      continue;
+    }
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
     auto nit = names.find(kind);
     if (nit == names.end()) {
@@ -455,7 +471,7 @@ bool read_sync(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.only_pid >= 0) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     // A synchronization on no stream and no event can only be of the whole context, whatever
     // its type says: a real nsys 2024.5 export types every cudaDeviceSynchronize 1 (event

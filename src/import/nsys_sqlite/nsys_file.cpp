@@ -37,22 +37,24 @@ std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::strin
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(
     const std::string& path, const std::vector<NsysGpuProcess>& procs, ImportError* error) {
   std::vector<std::unique_ptr<Trace>> out;
-  if (procs.size() < 2) return out;
+  const NsysRankPlan plan = nsys_rank_plan(procs);
+  if (!plan.split()) return out;
   auto source = FileByteSource::open(path, error);
   if (!source) return out;
   auto db = NsysDatabase::open(source.get(), error);
   if (!db) return out;
-  for (size_t i = 0; i < procs.size(); ++i) {
+  for (size_t i = 0; i < plan.ranks.size(); ++i) {
     NsysImportOptions options;
-    options.only_pid = procs[i].pid;
-    options.source_name = base_name(path) + " pid " + std::to_string(procs[i].pid);
+    options.only_pid = plan.ranks[i].pid;
+    options.plan = &plan;
+    options.source_name = base_name(path) + " pid " + std::to_string(plan.ranks[i].pid);
     std::unique_ptr<Trace> t = import_nsys(*db, options, error);
     if (!t) return {};
     DistributedInfo& d = t->distributed;
     d.present = true;
     d.from_environment = true;  // not Kineto's distributedInfo: a place in the export
     d.rank = static_cast<int64_t>(i);
-    d.world_size = static_cast<int64_t>(procs.size());
+    d.world_size = static_cast<int64_t>(plan.ranks.size());
     out.push_back(std::move(t));
   }
   return out;

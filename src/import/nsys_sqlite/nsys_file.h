@@ -19,15 +19,15 @@ bool file_is_sqlite(const std::string& path);
 std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* error,
                                         std::vector<NsysGpuProcess>* gpu_processes = nullptr);
 
-// An export that holds several processes with GPU work (`nsys profile torchrun
-// --nproc_per_node=N ...` writes one export for all N ranks), read once per process: each trace
-// holds one process's rows and its GPUs', named "FILE pid P", with distributed.rank = its place
-// in nsys_gpu_processes() order (lowest GPU first) and world_size = N. Empty when the export has
-// fewer than two such processes, or on failure (*error filled).
+// An export that holds several ranks (`nsys profile torchrun --nproc_per_node=N ...` writes one
+// export for all N; which processes are ranks: nsys_rank_plan), read once per rank: each trace
+// holds one rank's rows (its helpers' too) and its GPUs', named "FILE pid P", with
+// distributed.rank = its place in the plan (lowest GPU first) and world_size = N. Empty when the
+// export has fewer than two ranks or more than kMaxExportRanks, or on failure (*error filled).
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::string& path,
                                                                 ImportError* error);
-// The same for an export whose GPU processes are known (import_nsys_file's gpu_processes): with
-// fewer than two the file is not opened again.
+// The same for an export whose GPU processes are known (import_nsys_file's gpu_processes): when
+// they make no ranks the file is not opened again.
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(
     const std::string& path, const std::vector<NsysGpuProcess>& procs, ImportError* error);
 

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/kernel_class.h"
 #include "import/nsys_sqlite/nsys_rows.h"
 
 namespace ks {
@@ -257,11 +258,68 @@ std::string describe_contents(const NsysDatabase& db) {
 // whose devices were all NULL comes first and reads as device 0, as SQL's NULL min() does.
 void gpu_processes_seen(const Context& c, std::vector<NsysGpuProcess>* out) {
   std::vector<std::pair<int64_t, int64_t>> by_device;  // (device, NULL first; pid)
-  for (const auto& kv : c.gpu_process_devices)
-    by_device.emplace_back(kv.second == Context::kNoDevice ? INT64_MIN : kv.second, kv.first);
+  for (const auto& kv : c.gpu_process_devices) {
+    const int64_t d = kv.second.first_device;
+    by_device.emplace_back(d == Context::kNoDevice ? INT64_MIN : d, kv.first);
+  }
   std::sort(by_device.begin(), by_device.end());
   out->clear();
-  for (const auto& d : by_device) out->push_back({d.second, d.first == INT64_MIN ? 0 : d.first});
+  for (const auto& d : by_device) {
+    NsysGpuProcess p = c.gpu_process_devices.at(d.second);
+    p.first_device = d.first == INT64_MIN ? 0 : d.first;
+    out->push_back(p);
+  }
+}
+
+// "pid 4300 with pid 100 (GPU 0)": the first helper a diagnostic names.
+std::string helper_text(const NsysRank& r) {
+  return "pid " + std::to_string(r.helpers.front()) + " with pid " + std::to_string(r.pid) +
+         " (GPU " + std::to_string(r.device) + ")";
+}
+
+// What the rank plan did to the export, in the whole export's diagnostics: helpers read with
+// the main process, or too many rank-like processes to read one by one.
+void note_plan(const NsysRankPlan& plan, Diagnostics* diag) {
+  if (plan.too_many) {
+    diag->add(Diag::kNsysTooManyRanks, 0,
+              std::to_string(plan.rank_like) + " processes look like ranks; at most " +
+                  std::to_string(kMaxExportRanks) + " are read one by one");
+    return;
+  }
+  for (const NsysRank& r : plan.ranks)
+    if (!r.helpers.empty())
+      diag->add(Diag::kNsysHelperProcess, 0, helper_text(r), r.helpers.size());
+}
+
+// A rank's read: its own processes, the GPUs it shares with other ranks.
+void filter_to_rank(Context& c, const NsysImportOptions& o) {
+  c.filtered = true;
+  c.pids = {o.only_pid};
+  const NsysRank* rank = o.plan ? o.plan->find(o.only_pid) : nullptr;
+  if (!rank) return;
+  c.pids.insert(c.pids.end(), rank->helpers.begin(), rank->helpers.end());
+  std::sort(c.pids.begin(), c.pids.end());
+  c.shared_devices = o.plan->shared_devices;
+  if (!rank->helpers.empty())
+    c.trace->diagnostics.add(Diag::kNsysHelperProcess, 0, helper_text(*rank), rank->helpers.size());
+}
+
+// The other processes' GPU work on the GPUs this rank used, merged, in the trace's times (the
+// session's start added when the builder added it to every time).
+void keep_other_work(Context& c, int64_t shift) {
+  std::vector<TraceFacts::Span> spans;
+  for (const Context::OtherWork& w : c.other_work)
+    if (c.used_devices.count(w.device)) spans.push_back({w.begin + shift, w.end + shift});
+  std::vector<Context::OtherWork>().swap(c.other_work);
+  std::sort(spans.begin(), spans.end(),
+            [](const TraceFacts::Span& a, const TraceFacts::Span& b) { return a.begin < b.begin; });
+  auto& out = c.trace->facts.other_processes_gpu_work;
+  for (const TraceFacts::Span& s : spans) {
+    if (!out.empty() && s.begin <= out.back().end)
+      out.back().end = std::max(out.back().end, s.end);
+    else
+      out.push_back(s);
+  }
 }
 
 void reserve_rows(Context& c) {
@@ -305,24 +363,127 @@ NsysRowBound nsys_row_bound(const NsysDatabase& db) {
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
   std::vector<NsysGpuProcess> out;
   std::string sql;
+  // As the importer reads them: a row's time counts when both ends are there and in order (a
+  // graph replay CUPTI could not time has both 0); a kernel's name is its demangled one if any.
+  const bool names = db.has_table("StringIds");
   for (const char* t : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
                         "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
     if (!db.has_table(t) || !db.has_column(t, "globalPid") || !db.has_column(t, "deviceId"))
       continue;
+    const bool timed = db.has_column(t, "start") && db.has_column(t, "end");
+    const bool kernel = std::string(t) == "CUPTI_ACTIVITY_KIND_KERNEL" && names;
+    std::string name = "NULL";
+    if (kernel && db.has_column(t, "demangledName") && db.has_column(t, "shortName"))
+      name = "coalesce(demangledName, shortName)";
+    else if (kernel && db.has_column(t, "shortName"))
+      name = "shortName";
     sql += std::string(sql.empty() ? "" : " UNION ALL ") +
-           "SELECT globalPid AS g, deviceId AS d FROM \"" + t + "\"";
+           "SELECT globalPid AS g, deviceId AS d, " + (timed ? "start" : "NULL") + " AS s, " +
+           (timed ? "\"end\"" : "NULL") + " AS e, " + name + " AS n FROM \"" + t + "\"";
   }
   if (sql.empty()) return out;
-  sql = "SELECT (g >> 24) & 16777215 AS p, min(d) FROM (" + sql +
+  const std::string ok = "(s IS NOT NULL AND e IS NOT NULL AND e >= s AND NOT (s = 0 AND e = 0))";
+  sql = "SELECT (g >> 24) & 16777215 AS p, min(d), min(CASE WHEN " + ok +
+        " THEN s END), max(CASE WHEN " + ok + " THEN e END), total(CASE WHEN " + ok +
+        " THEN e - s END), group_concat(DISTINCT n) FROM (" + sql +
         ") WHERE g IS NOT NULL GROUP BY p ORDER BY min(d), p";
   sqlite3_stmt* st = nullptr;
   db.begin_query();
+  std::vector<std::string> kernel_names;  // per process: its kernels' name ids, comma-separated
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW)
-      out.push_back({sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)});
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      NsysGpuProcess p;
+      p.pid = sqlite3_column_int64(st, 0);
+      p.first_device = sqlite3_column_int64(st, 1);
+      p.first_ns = sqlite3_column_int64(st, 2);
+      p.last_ns = sqlite3_column_int64(st, 3);
+      const double total = sqlite3_column_double(st, 4);
+      p.op_ns = total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
+      const unsigned char* n = sqlite3_column_text(st, 5);
+      kernel_names.emplace_back(n ? reinterpret_cast<const char*>(n) : "");
+      out.push_back(p);
+    }
   }
   sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
+  if (!names) return out;
+  // Whether any of a process's kernel names is a collective's, by the analyses' own rule.
+  st = nullptr;
+  db.begin_query();
+  if (sqlite3_prepare_v2(db.handle(), "SELECT value FROM StringIds WHERE id = ?", -1, &st,
+                         nullptr) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return out;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const std::string& ids = kernel_names[i];
+    for (size_t at = 0; at < ids.size() && !out[i].collective;) {
+      size_t end = ids.find(',', at);
+      if (end == std::string::npos) end = ids.size();
+      sqlite3_reset(st);
+      sqlite3_bind_int64(st, 1, std::atoll(ids.c_str() + at));
+      if (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char* v = sqlite3_column_text(st, 0);
+        const std::string_view name(v ? reinterpret_cast<const char*>(v) : "",
+                                    static_cast<size_t>(sqlite3_column_bytes(st, 0)));
+        out[i].collective = hta_category(SliceKind::kKernel, name) == HtaCategory::kCommunication;
+      }
+      at = end + 1;
+    }
+  }
+  sqlite3_finalize(st);
   return out;
+}
+
+const NsysRank* NsysRankPlan::find(int64_t pid) const {
+  for (const NsysRank& r : ranks)
+    if (r.pid == pid) return &r;
+  return nullptr;
+}
+
+NsysRankPlan nsys_rank_plan(const std::vector<NsysGpuProcess>& procs) {
+  NsysRankPlan plan;
+  // The export's GPU span: a rank of the job works through most of it, a helper for a moment.
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const NsysGpuProcess& p : procs) {
+    if (p.last_ns <= p.first_ns && p.op_ns == 0) continue;  // no timed op
+    first = std::min(first, p.first_ns), last = std::max(last, p.last_ns);
+  }
+  const double span = last > first ? static_cast<double>(last) - static_cast<double>(first) : 0;
+  // procs is ordered by device, then pid: each GPU's processes are one run of it.
+  for (size_t i = 0; i < procs.size();) {
+    size_t j = i;
+    while (j < procs.size() && procs[j].first_device == procs[i].first_device) ++j;
+    size_t main = i;
+    for (size_t k = i + 1; k < j; ++k)
+      if (procs[k].op_ns > procs[main].op_ns) main = k;
+    const size_t first_rank = plan.ranks.size();
+    for (size_t k = i; k < j; ++k) {
+      const NsysGpuProcess& p = procs[k];
+      const double own = static_cast<double>(p.last_ns) - static_cast<double>(p.first_ns);
+      if (k == main || p.collective || (span > 0 && 2 * own >= span))
+        plan.ranks.push_back({p.pid, p.first_device, {}});
+    }
+    NsysRank* owner = nullptr;  // the helpers' rank: the main process's
+    for (size_t r = first_rank; r < plan.ranks.size(); ++r)
+      if (plan.ranks[r].pid == procs[main].pid) owner = &plan.ranks[r];
+    for (size_t k = i; k < j; ++k) {
+      bool rank = false;
+      for (size_t r = first_rank; r < plan.ranks.size(); ++r)
+        rank = rank || plan.ranks[r].pid == procs[k].pid;
+      if (rank) continue;
+      owner->helpers.push_back(procs[k].pid);
+      ++plan.helpers;
+    }
+    if (plan.ranks.size() - first_rank >= 2) plan.shared_devices.push_back(procs[i].first_device);
+    i = j;
+  }
+  plan.rank_like = plan.ranks.size();
+  if (plan.ranks.size() > kMaxExportRanks) {
+    plan.too_many = true;
+    plan.ranks.clear();
+    plan.shared_devices.clear();
+  }
+  return plan;
 }
 
 std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptions& options,
@@ -354,7 +515,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
     trace->diagnostics.add(Diag::kNsysTableMissing, 0, "CUPTI_ACTIVITY_KIND_KERNEL");
 
   Context c(db, trace.get(), error);
-  c.only_pid = options.only_pid;
+  if (options.only_pid >= 0) filter_to_rank(c, options);
   bool ok = read_export_meta(c) && read_session_start(c) && read_strings(c) && read_names(c) &&
             read_devices(c) && read_rank_from_env(c) && (reserve_rows(c), true) &&
             nsys_sqlite::read_runtime(c) && nsys_sqlite::read_kernels(c) &&
@@ -369,10 +530,17 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.
   c.launches.clear();
-  if (options.gpu_processes && c.only_pid < 0) gpu_processes_seen(c, options.gpu_processes);
+  if (!c.filtered) {
+    std::vector<NsysGpuProcess> seen;
+    gpu_processes_seen(c, &seen);
+    note_plan(nsys_rank_plan(seen), &trace->diagnostics);
+    if (options.gpu_processes) *options.gpu_processes = std::move(seen);
+  }
   c.flush_counts();
   c.strings.report(&trace->diagnostics);
   c.b.finalize();
+  keep_other_work(
+      c, trace->diagnostics.get(Diag::kBaseTimeApplied).count ? trace->facts.base_time_ns : 0);
   // Times are shown from the session start, Nsight Systems' zero: the start itself when the
   // builder added it to every time (not when a hostile start would overflow them), else 0.
   trace->facts.has_session_start = true;

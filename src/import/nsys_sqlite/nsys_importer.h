@@ -19,13 +19,52 @@ namespace ks {
 struct NsysGpuProcess {
   int64_t pid = 0;
   int64_t first_device = 0;
+  // What tells a rank from a helper (nsys_rank_plan): the span of its timed GPU ops (0, 0 when
+  // none was timed), their summed time, and whether a kernel was a collective (NCCL, RCCL, HCCL).
+  int64_t first_ns = 0, last_ns = 0;
+  int64_t op_ns = 0;
+  bool collective = false;
 };
 std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
+
+// Which of an export's GPU processes are ranks of one job, each read as its own trace. Every GPU
+// a process drives first makes one rank, its main process the one with the most GPU time; another
+// process on the same GPU is a rank of its own only when it looks like one: a collective kernel,
+// or GPU work spread over at least half of the export's GPU span (mpirun -np 2 on one GPU, MPS).
+// The rest are helpers (torch.compile's autotuning subprocess, a DataLoader worker that touched
+// CUDA, a health check): short, on a GPU the job drives, with nothing to say to the other ranks.
+// They are read with the rank of their GPU, as their kernels took its GPU's time, and a
+// diagnostic names them. The recorded environment (RANK, OMPI_COMM_WORLD_RANK...) is the nsys
+// launcher's, one for the whole export, so it cannot tell processes apart.
+struct NsysRank {
+  int64_t pid = 0;     // the main process, whose pid names the rank
+  int64_t device = 0;  // its lowest GPU
+  std::vector<int64_t> helpers;
+};
+struct NsysRankPlan {
+  // In nsys_gpu_processes() order. Fewer than two, or more than kMaxExportRanks: the export is
+  // one trace (too_many says which).
+  std::vector<NsysRank> ranks;
+  size_t helpers = 0;                   // processes read with a rank
+  size_t rank_like = 0;                 // ranks found, before the cap
+  bool too_many = false;                // rank_like > kMaxExportRanks: read as one trace
+  std::vector<int64_t> shared_devices;  // GPUs that two or more ranks drive, sorted
+  bool split() const { return ranks.size() >= 2; }
+  const NsysRank* find(int64_t pid) const;
+};
+// Each rank is a full read of the export's tables, so their number is bounded: one node's GPUs
+// (8, 16 on the largest) times a few processes each under MPS. An export with more rank-like
+// processes (8,000 one-kernel processes took 38 s read one by one) is analysed as one trace.
+constexpr size_t kMaxExportRanks = 32;
+NsysRankPlan nsys_rank_plan(const std::vector<NsysGpuProcess>& procs);
 
 struct NsysImportOptions {
   std::string source_name;  // the file's name, as the report shows it
   // Read only this process (its CPU rows, its GPU ops, the metrics of its GPUs); negative: all.
+  // With plan: the rank's helpers are read with it, and the GPU work of other processes on the
+  // GPUs it shares with other ranks goes to facts.other_processes_gpu_work.
   int64_t only_pid = -1;
+  const NsysRankPlan* plan = nullptr;
   // When set and all processes are read: filled with what nsys_gpu_processes() would answer,
   // gathered from the rows as they are read (the page asks after every import, and a second scan
   // of the GPU tables took 0.8-1.6 s of a 400 MB export's load).

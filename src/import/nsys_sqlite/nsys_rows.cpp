@@ -3,6 +3,8 @@
 #include <climits>
 #include <string>
 
+#include "analysis/kernel_class.h"
+
 namespace ks::nsys_sqlite {
 
 RowReader::~RowReader() {
@@ -209,8 +211,39 @@ StringId Context::cat(Cat c) {
 
 void Context::note_gpu_op(int64_t global_pid, int64_t device) {
   if (global_pid == RowReader::kNull) return;
-  int64_t& lowest = gpu_process_devices.try_emplace(pid_of(global_pid), kNoDevice).first->second;
-  if (device != RowReader::kNull) lowest = std::min(lowest, device);
+  auto [it, added] = gpu_process_devices.try_emplace(pid_of(global_pid));
+  NsysGpuProcess& p = it->second;
+  if (added) p.pid = pid_of(global_pid), p.first_device = kNoDevice;
+  if (device != RowReader::kNull) p.first_device = std::min(p.first_device, device);
+}
+
+void Context::note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective) {
+  if (global_pid == RowReader::kNull) return;
+  auto it = gpu_process_devices.find(pid_of(global_pid));
+  if (it == gpu_process_devices.end()) return;  // note_gpu_op saw every row first
+  NsysGpuProcess& p = it->second;
+  if (p.op_ns == 0 && p.first_ns == 0 && p.last_ns == 0) {
+    p.first_ns = start, p.last_ns = end;
+  } else {
+    p.first_ns = std::min(p.first_ns, start), p.last_ns = std::max(p.last_ns, end);
+  }
+  if (__builtin_add_overflow(p.op_ns, end - start, &p.op_ns)) p.op_ns = INT64_MAX;
+  p.collective = p.collective || collective;
+}
+
+void Context::note_other_work(int64_t device, int64_t begin, int64_t end) {
+  if (!shared_devices.empty() &&
+      std::binary_search(shared_devices.begin(), shared_devices.end(), device))
+    other_work.push_back({device, begin, end});
+}
+
+bool Context::collective(StringId name) {
+  if (name >= collective_names.size()) collective_names.resize(name + 1, 0);
+  int8_t& known = collective_names[name];
+  if (!known)
+    known =
+        hta_category(SliceKind::kKernel, trace->str(name)) == HtaCategory::kCommunication ? 2 : 1;
+  return known == 2;
 }
 
 uint32_t Context::add(TrackId track, int64_t ts, int64_t end, StringId name, Cat c, SliceKind kind,

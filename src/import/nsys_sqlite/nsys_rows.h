@@ -4,6 +4,7 @@
 #pragma once
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_database.h"
+#include "import/nsys_sqlite/nsys_importer.h"
 #include "model/export_row.h"
 #include "model/string_pool.h"
 #include "model/trace_builder.h"
@@ -137,16 +139,33 @@ struct Context {
   // keyed by, when the export gives every GPU's (read_devices); absent ids map to themselves.
   std::unordered_map<int64_t, int64_t> device_of_gpu_id;
   std::string scratch;
-  // Only this process's rows (pid, not globalPid), or all when negative: one rank of a report
-  // that profiled several (nsys profile torchrun ...).
-  int64_t only_pid = -1;
+  // Only these processes' rows (pids, not globalPids, sorted), or all when `filtered` is false:
+  // one rank of a report that profiled several (nsys profile torchrun ...), with its helpers.
+  bool filtered = false;
+  std::vector<int64_t> pids;
   std::unordered_map<int64_t, bool> used_devices;  // devices this process's GPU ops ran on
+  // GPUs this rank shares with other ranks (sorted): the GPU ops of other processes on them are
+  // kept as (device, begin, end), for facts.other_processes_gpu_work.
+  std::vector<int64_t> shared_devices;
+  struct OtherWork {
+    int64_t device, begin, end;
+  };
+  std::vector<OtherWork> other_work;
+  // A GPU op row of a process not read: kept when it ran on a shared GPU.
+  void note_other_work(int64_t device, int64_t begin, int64_t end);
   // Every GPU op row's process and device, as nsys_gpu_processes() reads them (before any row is
-  // skipped): pid -> the lowest non-NULL device, kNoDevice when all were NULL.
-  std::map<int64_t, int64_t> gpu_process_devices;
+  // skipped): pid -> the lowest non-NULL device (kNoDevice when all were NULL), and from the rows
+  // with usable times, their span, summed time and whether one was a collective.
+  std::map<int64_t, NsysGpuProcess> gpu_process_devices;
   static constexpr int64_t kNoDevice = INT64_MAX;
   void note_gpu_op(int64_t global_pid, int64_t device);
-  bool skip_global(int64_t global) const { return only_pid >= 0 && pid_of(global) != only_pid; }
+  void note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective);
+  // Whether a kernel's name is a collective's (analysis/kernel_class.h), once per name.
+  bool collective(StringId name);
+  std::vector<int8_t> collective_names;  // by StringId: 0 unknown, 1 no, 2 yes
+  bool skip_global(int64_t global) const {
+    return filtered && !std::binary_search(pids.begin(), pids.end(), pid_of(global));
+  }
   StringId ac2g = 0;  // the flows' category, interned
   uint64_t flows =
       0;  // ac2g flow pairs added  // slices added by add(), by Cat (facts filled by flush_counts)
