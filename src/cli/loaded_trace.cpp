@@ -14,7 +14,9 @@ bool load_trace(const std::string& file, LoadedTrace* l, int max_threads) {
     l->nsys = import_nsys_file(file, &l->error, &l->gpu_processes);
     l->ok = l->nsys != nullptr;
   } else {
-    l->ok = import_file(file, &l->importer, &l->error, max_threads);
+    ChromeJsonImporter importer;
+    l->ok = import_file(file, &importer, &l->error, max_threads);
+    if (l->ok) l->json = importer.take();
   }
   if (!l->ok) explain_foreign_file(file, &l->error);
   return l->ok;
