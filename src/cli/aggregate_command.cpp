@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/loaded_trace.h"
 #include "cli/options.h"
 #include "import/file_reader.h"
 #include "import/foreign_file.h"
@@ -80,8 +81,7 @@ int aggregate_command(const std::vector<std::string>& args) {
     for (TrackId t = 0; t < index.tracks().size(); ++t) tracks.push_back(t);
   }
   std::string out = aggregate_json(index, aggregate_range(index, from, to, tracks)) + "\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return write_output(out, "") ? 0 : 1;
 }
 
 }  // namespace ks::cli
