@@ -15,7 +15,7 @@ namespace ks::cli {
 
 using timeline_query::aggregate_json;
 using timeline_query::aggregate_range;
-using timeline_query::parse_ids_as;
+using timeline_query::parse_typed_ids;
 using timeline_query::ViewIndex;
 
 namespace {
@@ -35,7 +35,8 @@ int usage(const std::string& msg) {
 }  // namespace
 
 int aggregate_command(const std::vector<std::string>& args) {
-  std::string file, tracks_text;
+  std::string file;
+  std::vector<TrackId> tracks;
   bool have_from = false, have_to = false, have_tracks = false;
   int64_t from = 0, to = 0;
   ArgWalker w(args);
@@ -49,7 +50,8 @@ int aggregate_command(const std::vector<std::string>& args) {
     if (w.value({"--from-us", "--to-us", "--tracks"}, &v)) {
       if (w.missing()) return usage(a + " needs a value");
       if (a == "--tracks") {
-        tracks_text = v;
+        std::string why;
+        if (!parse_typed_ids(v, &tracks, &why)) return usage("--tracks: " + why);
         have_tracks = true;
         continue;
       }
@@ -74,10 +76,7 @@ int aggregate_command(const std::vector<std::string>& args) {
     return 1;
   }
   ViewIndex index(importer.trace());
-  std::vector<TrackId> tracks;
-  if (have_tracks) {
-    tracks = parse_ids_as<TrackId>(tracks_text);
-  } else {
+  if (!have_tracks) {
     for (TrackId t = 0; t < index.tracks().size(); ++t) tracks.push_back(t);
   }
   std::string out = aggregate_json(index, aggregate_range(index, from, to, tracks)) + "\n";
