@@ -1,6 +1,8 @@
 #include "cli/aggregate_command.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/loaded_trace.h"
 #include "cli/options.h"
@@ -56,7 +58,15 @@ int aggregate_command(const std::vector<std::string>& args) {
         continue;
       }
       int64_t* dst = a == "--from-us" ? &from : &to;
-      if (!parse_us_text_to_ns(v, dst)) return usage("not a number: " + v);
+      if (!parse_us_text_to_ns(v, dst)) {
+        // A finite number parse_us_text_to_ns refuses is out of its range, not "not a number".
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        const bool number = !v.empty() && *end == '\0' && std::isfinite(d) &&
+                            v.find_first_not_of("0123456789+-.eE") == std::string::npos;
+        return usage(number ? "out of range: " + v + " (times are within +-4e15 us)"
+                            : "not a number: " + v);
+      }
       (a == "--from-us" ? have_from : have_to) = true;
     } else if (w.unknown_option()) {
       return usage("unknown option '" + a + "'");
