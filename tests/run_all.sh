@@ -47,6 +47,9 @@ suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh
 suite "golden math tables (kinetoscope math)" run_file tests/golden/math.sh bash tests/golden/math.sh
 # Every command's bad options: exit 2 and the command's own message (src/cli/options.h).
 suite "CLI usage errors" run_file tests/cli/usage.sh bash tests/cli/usage.sh
+# A failed write (a full disk: /dev/full) is exit 1 and one line on standard error, for every
+# command that writes, to -o FILE or to standard output.
+suite "CLI write errors" run_file tests/cli/write_errors.sh bash tests/cli/write_errors.sh
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tests/bad_inputs/check.py --cli build/native/kinetoscope

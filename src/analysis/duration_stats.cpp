@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace ks {
 
@@ -32,6 +33,44 @@ DurationStats compute_duration_stats(std::vector<int64_t>& d) {
   s.median_ns =
       n % 2 ? upper
             : (static_cast<double>(*std::max_element(d.begin(), d.begin() + n / 2)) + upper) / 2.0;
+  return s;
+}
+
+DurationStats compute_duration_stats(std::vector<RepeatedDuration>& r) {
+  DurationStats s;
+  for (const RepeatedDuration& x : r) s.count += x.count;
+  if (s.count == 0) return s;
+  s.min_ns = INT64_MAX;
+  s.max_ns = INT64_MIN;
+  for (const RepeatedDuration& x : r) {
+    if (x.count == 0) continue;
+    s.min_ns = std::min(s.min_ns, x.ns);
+    s.max_ns = std::max(s.max_ns, x.ns);
+    s.total_ns += x.ns * static_cast<int64_t>(x.count);
+  }
+  s.avg_ns = static_cast<double>(s.total_ns) / static_cast<double>(s.count);
+  const uint64_t n = s.count;
+  if (n > 1) {
+    double sq = 0;
+    for (const RepeatedDuration& x : r) {
+      const double dx = static_cast<double>(x.ns) - s.avg_ns;
+      for (uint64_t k = 0; k < x.count; ++k) sq += dx * dx;
+    }
+    s.stddev_ns = std::sqrt(sq / static_cast<double>(n - 1));
+  }
+  // The median: the values at sorted positions n / 2 (and n / 2 - 1 for an even count).
+  std::sort(r.begin(), r.end(),
+            [](const RepeatedDuration& a, const RepeatedDuration& b) { return a.ns < b.ns; });
+  auto at = [&r](uint64_t pos) {
+    uint64_t seen = 0;
+    for (const RepeatedDuration& x : r) {
+      seen += x.count;
+      if (pos < seen) return x.ns;
+    }
+    return r.back().ns;
+  };
+  const double upper = static_cast<double>(at(n / 2));
+  s.median_ns = n % 2 ? upper : (static_cast<double>(at(n / 2 - 1)) + upper) / 2.0;
   return s;
 }
 

@@ -19,4 +19,15 @@ struct DurationStats {
 // Reorders `durations` (the median is found in place).
 DurationStats compute_duration_stats(std::vector<int64_t>& durations);
 
+// A duration that occurs `count` times in a row.
+struct RepeatedDuration {
+  int64_t ns = 0;
+  uint64_t count = 0;
+};
+
+// compute_duration_stats of the durations these repeats spell out, in their order, without
+// spelling them out: the same numbers to the last bit (the deviations are summed one instance at
+// a time, as there). Reorders `repeats`.
+DurationStats compute_duration_stats(std::vector<RepeatedDuration>& repeats);
+
 }  // namespace ks

@@ -15,16 +15,41 @@ struct QueueEdge {
   int delta;
 };
 
-StreamQueue queue_of(std::vector<QueueEdge>& edges) {
-  StreamQueue q;
-  // Launches before starts at the same instant: the op cannot start before it is queued.
-  // Launches (+1) and arrivals (-1) come in launch order, each side almost sorted by time:
-  // split into those two runs and merged, O(n) where a sort of millions of edges was not. Equal
-  // edges are identical values, so the order is the sort's.
-  std::stable_partition(edges.begin(), edges.end(), [](const QueueEdge& e) { return e.delta > 0; });
-  sort_runs(&edges, [](const QueueEdge& a, const QueueEdge& b) {
+// Launches before starts at the same instant: the op cannot start before it is queued.
+// Launches (+1) and arrivals (-1) come in launch order, each side almost sorted by time: split
+// into those two runs and merged, O(n) where a sort of millions of edges was not. Equal edges
+// are identical values, so the order is the sort's.
+void sort_edges(std::vector<QueueEdge>* edges) {
+  std::stable_partition(edges->begin(), edges->end(),
+                        [](const QueueEdge& e) { return e.delta > 0; });
+  sort_runs(edges, [](const QueueEdge& a, const QueueEdge& b) {
     return a.t != b.t ? a.t < b.t : a.delta > b.delta;
   });
+}
+
+// The queue's length, mean and time on a full queue, over edges in sort_edges order.
+StreamQueue queue_of(const std::vector<QueueEdge>& edges) {
+  StreamQueue q;
+  q.launches = edges.size() / 2;
+  const int64_t span = edges.back().t - edges.front().t;
+  int64_t len = 0;
+  double weighted = 0;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    len += edges[i].delta;
+    q.max_len = std::max(q.max_len, len);
+    if (i + 1 < edges.size()) {
+      const int64_t dt = edges[i + 1].t - edges[i].t;
+      weighted += static_cast<double>(len) * static_cast<double>(dt);
+      if (len >= kFullLaunchQueue) q.blocked_ns += dt;
+    }
+  }
+  q.mean_len = span > 0 ? weighted / static_cast<double>(span) : 0;
+  return q;
+}
+
+// The longest queue in each of kQueueSeriesPoints buckets over the edges' span (one bucket when
+// the span is empty).
+std::vector<QueuePoint> queue_series(const std::vector<QueueEdge>& edges) {
   const int64_t first = edges.front().t, last = edges.back().t;
   const int64_t span = last - first;
   const size_t buckets = span > 0 ? kQueueSeriesPoints : 1;
@@ -36,28 +61,23 @@ StreamQueue queue_of(std::vector<QueueEdge>& edges) {
     return std::min(b, buckets - 1);
   };
   int64_t len = 0;
-  double weighted = 0;
   for (size_t i = 0; i < edges.size(); ++i) {
     len += edges[i].delta;
-    q.max_len = std::max(q.max_len, len);
     size_t b = bucket_of(edges[i].t);
     bucket_max[b] = std::max(bucket_max[b], len);
-    if (i + 1 < edges.size()) {
-      const int64_t dt = edges[i + 1].t - edges[i].t;
-      weighted += static_cast<double>(len) * static_cast<double>(dt);
-      if (len >= kFullLaunchQueue) q.blocked_ns += dt;
-      // The queue length holds until the next edge: carry it into the buckets it spans.
+    // The queue length holds until the next edge: carry it into the buckets it spans.
+    if (i + 1 < edges.size())
       for (size_t nb = b + 1; nb <= bucket_of(edges[i + 1].t) && nb < buckets; ++nb)
         bucket_max[nb] = std::max(bucket_max[nb], len);
-    }
   }
-  q.mean_len = span > 0 ? weighted / static_cast<double>(span) : 0;
+  std::vector<QueuePoint> series;
+  series.reserve(buckets);
   for (size_t b = 0; b < buckets; ++b) {
     int64_t ts = first + static_cast<int64_t>(static_cast<double>(span) * static_cast<double>(b) /
                                               static_cast<double>(buckets));
-    q.series.push_back({ts, bucket_max[b]});
+    series.push_back({ts, bucket_max[b]});
   }
-  return q;
+  return series;
 }
 
 void add_launch(LaunchApiRow* row, int64_t cpu, int64_t gpu, int64_t delay,
@@ -73,6 +93,12 @@ void add_launch(LaunchApiRow* row, int64_t cpu, int64_t gpu, int64_t delay,
 }
 
 }  // namespace
+
+bool busier_queue(const StreamQueue& a, const StreamQueue& b) {
+  if (a.max_len != b.max_len) return a.max_len > b.max_len;
+  if (a.launches != b.launches) return a.launches > b.launches;
+  return a.track < b.track;
+}
 
 LaunchStats compute_launch_stats(const Trace& t, const LaunchJoin& join,
                                  const std::vector<bool>* included) {
@@ -132,13 +158,22 @@ LaunchStats compute_launch_stats(const Trace& t, const LaunchJoin& join,
   std::sort(r.apis.begin(), r.apis.end(), [&t](const LaunchApiRow& a, const LaunchApiRow& b) {
     return a.launches != b.launches ? a.launches > b.launches : t.str(a.api) < t.str(b.api);
   });
+  r.queues.reserve(edges_by_track.size());
   for (auto& kv : edges_by_track) {
+    sort_edges(&kv.second);
     StreamQueue q = queue_of(kv.second);
     q.track = kv.first;
     q.device = t.tracks[kv.first].device;
     q.stream = t.tracks[kv.first].stream;
     r.queues.push_back(std::move(q));
   }
+  // A series for the busiest streams only: one for each of 80 k streams (a stream per request)
+  // held 128 MB and made a 518 MB JSON report.
+  const size_t with_series = std::min(r.queues.size(), kMaxQueueSeries);
+  std::partial_sort(r.queues.begin(), r.queues.begin() + static_cast<ptrdiff_t>(with_series),
+                    r.queues.end(), busier_queue);
+  for (size_t i = 0; i < with_series; ++i)
+    r.queues[i].series = queue_series(edges_by_track[r.queues[i].track]);
   std::sort(r.queues.begin(), r.queues.end(), [](const StreamQueue& a, const StreamQueue& b) {
     if (a.device != b.device) return a.device < b.device;
     if (a.stream != b.stream) return a.stream < b.stream;

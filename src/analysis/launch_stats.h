@@ -50,17 +50,25 @@ struct StreamQueue {
   TrackId track = 0;
   int64_t device = kNoValue, stream = kNoValue;
   int64_t max_len = 0;
-  double mean_len = 0;             // time-weighted, from the first launch to the last op start
-  int64_t blocked_ns = 0;          // time at >= kFullLaunchQueue
-  std::vector<QueuePoint> series;  // up to kQueueSeriesPoints buckets
+  double mean_len = 0;     // time-weighted, from the first launch to the last op start
+  int64_t blocked_ns = 0;  // time at >= kFullLaunchQueue
+  uint64_t launches = 0;   // launches with a GPU op on the stream
+  // Up to kQueueSeriesPoints buckets, for the kMaxQueueSeries busiest streams (the longest
+  // queue, then the most launches); empty for the others.
+  std::vector<QueuePoint> series;
 };
 constexpr size_t kQueueSeriesPoints = 100;
+constexpr size_t kMaxQueueSeries = 32;
 
 struct LaunchStats {
   std::vector<LaunchApiRow> apis;   // by launches descending, then name
   LaunchApiRow total;               // every API together (api = 0)
   std::vector<StreamQueue> queues;  // by device, then stream
 };
+
+// The order of the streams most worth showing: the longest queue, then the most launches, then
+// the track. The series and the report's table (past kMaxTableRows streams) keep the first.
+bool busier_queue(const StreamQueue& a, const StreamQueue& b);
 
 LaunchStats compute_launch_stats(const Trace& trace, const LaunchJoin& join,
                                  const std::vector<bool>* included);

@@ -1,7 +1,10 @@
 #include "cli/aggregate_command.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
+#include "cli/loaded_trace.h"
 #include "cli/options.h"
 #include "import/file_reader.h"
 #include "import/foreign_file.h"
@@ -14,7 +17,7 @@ namespace ks::cli {
 
 using timeline_query::aggregate_json;
 using timeline_query::aggregate_range;
-using timeline_query::parse_ids_as;
+using timeline_query::parse_typed_ids;
 using timeline_query::ViewIndex;
 
 namespace {
@@ -34,7 +37,8 @@ int usage(const std::string& msg) {
 }  // namespace
 
 int aggregate_command(const std::vector<std::string>& args) {
-  std::string file, tracks_text;
+  std::string file;
+  std::vector<TrackId> tracks;
   bool have_from = false, have_to = false, have_tracks = false;
   int64_t from = 0, to = 0;
   ArgWalker w(args);
@@ -48,12 +52,21 @@ int aggregate_command(const std::vector<std::string>& args) {
     if (w.value({"--from-us", "--to-us", "--tracks"}, &v)) {
       if (w.missing()) return usage(a + " needs a value");
       if (a == "--tracks") {
-        tracks_text = v;
+        std::string why;
+        if (!parse_typed_ids(v, &tracks, &why)) return usage("--tracks: " + why);
         have_tracks = true;
         continue;
       }
       int64_t* dst = a == "--from-us" ? &from : &to;
-      if (!parse_us_text_to_ns(v, dst)) return usage("not a number: " + v);
+      if (!parse_us_text_to_ns(v, dst)) {
+        // A finite number parse_us_text_to_ns refuses is out of its range, not "not a number".
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        const bool number = !v.empty() && *end == '\0' && std::isfinite(d) &&
+                            v.find_first_not_of("0123456789+-.eE") == std::string::npos;
+        return usage(number ? "out of range: " + v + " (times are within +-4e15 us)"
+                            : "not a number: " + v);
+      }
       (a == "--from-us" ? have_from : have_to) = true;
     } else if (w.unknown_option()) {
       return usage("unknown option '" + a + "'");
@@ -73,15 +86,11 @@ int aggregate_command(const std::vector<std::string>& args) {
     return 1;
   }
   ViewIndex index(importer.trace());
-  std::vector<TrackId> tracks;
-  if (have_tracks) {
-    tracks = parse_ids_as<TrackId>(tracks_text);
-  } else {
+  if (!have_tracks) {
     for (TrackId t = 0; t < index.tracks().size(); ++t) tracks.push_back(t);
   }
   std::string out = aggregate_json(index, aggregate_range(index, from, to, tracks)) + "\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return write_output(out, "") ? 0 : 1;
 }
 
 }  // namespace ks::cli

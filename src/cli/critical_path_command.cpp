@@ -1,5 +1,6 @@
 #include "cli/critical_path_command.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -59,8 +60,11 @@ int critical_path_command(const std::vector<std::string>& args) {
     } else if (w.value({"--instance"}, &v)) {
       if (w.missing()) return usage(a + " needs a number");
       char* end = nullptr;
+      errno = 0;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n < 0) return usage("--instance takes a number >= 0");
+      // strtoll clamps an overflow to LLONG_MAX: that is not the instance asked for.
+      if (errno == ERANGE) return usage("--instance out of range: " + v);
       options.instance = n;
     } else if (w.flag({"--whole-trace"})) {
       options.whole_trace = true;

@@ -106,17 +106,6 @@ int usage_error(const std::string& msg) {
   return ks::cli::usage_error("", msg);
 }
 
-bool write_output(const std::string& output, const std::string& out) {
-  FILE* f = output.empty() ? stdout : std::fopen(output.c_str(), "wb");
-  if (!f) {
-    std::fprintf(stderr, "kinetoscope: cannot write %s\n", output.c_str());
-    return false;
-  }
-  std::fwrite(out.data(), 1, out.size(), f);
-  if (f != stdout) std::fclose(f);
-  return true;
-}
-
 // kinetoscope diff BASE TEST: HTA's trace diff (src/analysis/trace_diff.h).
 int diff_command(const std::vector<std::string>& args) {
   std::string format = "text", output;
@@ -158,7 +147,7 @@ int diff_command(const std::vector<std::string>& args) {
   std::string out = format == "json" ? ks::trace_diff_json(diff)
                     : format == "md" ? ks::trace_diff_markdown(diff)
                                      : ks::trace_diff_text(diff);
-  return write_output(output, out) ? 0 : 1;
+  return ks::cli::write_output(out, output) ? 0 : 1;
 }
 
 }  // namespace
@@ -302,5 +291,5 @@ int main(int argc, char** argv) {
     }
     if (json_list) out += "]\n";
   }
-  return write_output(output, out) ? status : 1;
+  return ks::cli::write_output(out, output) ? status : 1;
 }

@@ -116,8 +116,13 @@ int stats_command(const std::vector<std::string>& args) {
   // Written as the reports are made: a trace of millions of rows streams through (the rows are
   // never all in memory), so a multi-GB export's cuda_gpu_trace runs in constant memory.
   bool write_failed = false;
+  int why = 0;  // errno of the first write that failed
+  auto failed = [&] {
+    if (!write_failed) why = errno;
+    write_failed = true;
+  };
   auto writer = make_stats_writer(format, [&](std::string_view piece) {
-    if (std::fwrite(piece.data(), 1, piece.size(), o) != piece.size()) write_failed = true;
+    if (std::fwrite(piece.data(), 1, piece.size(), o) != piece.size()) failed();
   });
   // --timeunit: the time columns converted on their way to the writer.
   std::unique_ptr<StatsSink> in_unit;
@@ -126,14 +131,16 @@ int stats_command(const std::vector<std::string>& args) {
   const bool ok = run_nsys_stats(*db, reports, in_unit ? in_unit.get() : writer.get(), &err);
   if (ok) writer->finish();
   writer.reset();
-  if (std::fflush(o) != 0) write_failed = true;
-  if (o != stdout) std::fclose(o);
+  // A full disk may show only when the buffer is flushed, or when the file is closed.
+  if (std::fflush(o) != 0 || std::ferror(o)) failed();
+  if (o != stdout && std::fclose(o) != 0) failed();
   // A damaged export can fail in a later report: no half-written file is left behind.
   if (!ok && o != stdout) std::remove(output.c_str());
   if (!ok) return input_error(path, err);
   if (write_failed) {
-    std::fprintf(stderr, "kinetoscope: cannot write %s\n",
-                 output.empty() ? "standard output" : output.c_str());
+    std::fprintf(stderr, "kinetoscope: cannot write %s: %s\n",
+                 output.empty() ? "standard output" : output.c_str(),
+                 why ? std::strerror(why) : "write error");
     return 1;
   }
   return 0;

@@ -25,9 +25,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/duration_stats.h"
 #include "stats/nvtx_ranges.h"
@@ -49,9 +51,14 @@ using IdKey = std::tuple<bool, int32_t, int64_t, int64_t, bool, uint32_t>;
 // The same with the names: the row's key, in the report's order.
 using Key = std::tuple<bool, std::string, int64_t, int64_t, std::string, std::string>;
 
+// Gathered as the pairs come: a kernel inside a stack of same-named ranges is one entry with a
+// count, and each range id is kept once. The pairs themselves (up to kMaxEnclosingRanges per
+// kernel) were 8 KB of memory per kernel under deep nesting.
 struct Group {
-  std::vector<int64_t> ranges, kernels;  // ids, made distinct at the end
-  std::vector<int64_t> ns;
+  std::unordered_set<int64_t> ranges;  // distinct range ids
+  std::vector<int64_t> kernels;        // ids, one per run of pairs; made distinct at the end
+  std::vector<RepeatedDuration> ns;    // the pairs' durations, in the order they came
+  size_t last_call = SIZE_MAX;         // the call the last pair was of
 };
 
 int64_t distinct(std::vector<int64_t>* ids) {
@@ -100,12 +107,21 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
 
   std::map<IdKey, Group> groups;
   uint64_t capped = 0;  // calls inside more than kMaxEnclosingRanges ranges
-  auto add = [&groups](const IdKey& key, int64_t range_id, bool in_range, const Call& c) {
+  // A call's pairs come together (for_each_enclosing_range), so the pairs of one kernel in a
+  // group follow one another: one entry for them all. `call` numbers the calls across threads.
+  auto add = [&groups](const IdKey& key, int64_t range_id, bool in_range, const Call& c,
+                       size_t call) {
     Group& g = groups[key];
-    if (in_range) g.ranges.push_back(range_id);
+    if (in_range) g.ranges.insert(range_id);
+    if (g.last_call == call) {
+      ++g.ns.back().count;
+      return;
+    }
+    g.last_call = call;
     g.kernels.push_back(c.kernel_id);
-    g.ns.push_back(c.kernel_ns);
+    g.ns.push_back({c.kernel_ns, 1});
   };
+  size_t calls_before = 0;  // calls of the threads before this one
   const std::vector<NvtxRange> no_ranges;
   for (auto& entry : calls_of) {
     const int64_t tid = entry.first;
@@ -122,10 +138,12 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
     capped += for_each_enclosing_range(ranges, spans, [&](size_t k, const NvtxRange* r) {
       const Call& c = calls[k];
       if (!r)
-        add(IdKey(false, -1, pid, thread, false, c.kernel), 0, false, c);
+        add(IdKey(false, -1, pid, thread, false, c.kernel), 0, false, c, calls_before + k);
       else
-        add(IdKey(true, r->name, pid, thread, r->push_pop, c.kernel), r->id, true, c);
+        add(IdKey(true, r->name, pid, thread, r->push_pop, c.kernel), r->id, true, c,
+            calls_before + k);
     });
+    calls_before += calls.size();
     calls = {};
   }
 
@@ -151,7 +169,7 @@ bool report_nvtx_kern_sum(const StatsDb& db, StatsTable* t, std::string* error) 
                in_range ? cell_text(std::get<4>(key)) : cell_null(),
                std::get<2>(key) < 0 ? cell_null() : cell_int(std::get<2>(key)),
                std::get<3>(key) < 0 ? cell_null() : cell_int(std::get<3>(key)),
-               cell_int(distinct(&g.ranges)),
+               cell_int(static_cast<int64_t>(g.ranges.size())),
                cell_int(distinct(&g.kernels)),
                cell_int(s.total_ns),
                cell_real(round1(s.avg_ns)),

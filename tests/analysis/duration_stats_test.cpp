@@ -46,3 +46,36 @@ TEST_CASE("Duration stats follow nsys: sample stddev, median of even and odd cou
     CHECK(s.avg_ns == 0.0);
   }
 }
+
+TEST_CASE("Repeated durations give the stats of the values spelled out, to the last bit",
+          "[analysis][stats]") {
+  // nvtx_kern_sum counts a kernel once per enclosing range of a name: runs of one value.
+  uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 33;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<ks::RepeatedDuration> repeats;
+    std::vector<int64_t> spelled;
+    const size_t runs = 1 + next() % 12;
+    for (size_t r = 0; r < runs; ++r) {
+      const int64_t ns = static_cast<int64_t>(next() % 5000) * 7 + 1;
+      const uint64_t count = 1 + next() % 30;
+      repeats.push_back({ns, count});
+      spelled.insert(spelled.end(), count, ns);
+    }
+    const ks::DurationStats a = ks::compute_duration_stats(spelled);
+    const ks::DurationStats b = ks::compute_duration_stats(repeats);
+    INFO("trial " << trial);
+    CHECK(b.count == a.count);
+    CHECK(b.total_ns == a.total_ns);
+    CHECK(b.avg_ns == a.avg_ns);
+    CHECK(b.median_ns == a.median_ns);
+    CHECK(b.min_ns == a.min_ns);
+    CHECK(b.max_ns == a.max_ns);
+    CHECK(b.stddev_ns == a.stddev_ns);  // exactly: the same sums in the same order
+  }
+  std::vector<ks::RepeatedDuration> none;
+  CHECK(ks::compute_duration_stats(none).count == 0);
+}

@@ -238,6 +238,25 @@ TEST_CASE("Step markers: one per number, host side only, in time order", "[analy
   CHECK(r.steps[1].begin == 60000);
 }
 
+TEST_CASE("Nested or overlapping ProfilerSteps: only steps that follow one another are kept",
+          "[analysis][steps]") {
+  // #2 is nested in #1 and #3 starts inside #1: both are dropped, as repeats of a range are.
+  // #4 starts where #1 ends and is kept.
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":10,"dur":20},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":90,"dur":40},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":100,"dur":50}
+  ])");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.found == 2);
+  CHECK(r.steps[0].number == 1);
+  CHECK(r.steps[0].host_end == 100000);
+  CHECK(r.steps[1].number == 4);
+  CHECK(r.steps[1].begin == 100000);
+}
+
 TEST_CASE("The first step's backlog is the GPU's busy time on earlier work, not its extent",
           "[analysis][steps]") {
   // Two steps of 10 ms. Kernels q1, q2 (2 ms each) have no launch in the capture (queued before

@@ -137,6 +137,63 @@ std::string many_steps(size_t n) {
   return wrap(ev);
 }
 
+// N ProfilerSteps, each nested in the one before (or each overlapping the next half of them),
+// and N launches with their kernels inside: each step's device-adjusted end walked every runtime
+// call inside it (80 k nested steps: 26 s).
+std::string steps_with_launches(size_t n, bool nested) {
+  std::string ev;
+  const long long len = static_cast<long long>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const long long at = nested ? static_cast<long long>(i) : 10 * static_cast<long long>(i);
+    const long long dur = nested ? 20 * len - 2 * at : 5 * len;
+    add(&ev, x_event("user_annotation", "ProfilerStep#" + std::to_string(i), 1, 1, at, dur));
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const long long at =
+        nested ? len + 5 * static_cast<long long>(j) : 10 * static_cast<long long>(j) + 1;
+    const std::string corr = "\"correlation\":" + std::to_string(j);
+    add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", 1, 1, at, 2, corr));
+    add(&ev, x_event("kernel", "k", 0, 7, at + 1, 2, corr + ",\"stream\":7,\"device\":0"));
+  }
+  return wrap(ev);
+}
+
+std::string nested_steps(size_t n) {
+  return steps_with_launches(n, true);
+}
+
+std::string overlapping_steps(size_t n) {
+  return steps_with_launches(n, false);
+}
+
+// N launches, each on its own stream (a stream per request), or each kernel on its own device
+// (a broken device id), in 10 steps: one queue series and row per stream gave a 518 MB JSON
+// report for 80 k streams, and one line per device a 12 MB text report.
+std::string one_stream_or_device_each(size_t n, bool devices) {
+  std::string ev;
+  const long long len = static_cast<long long>(n);
+  for (int st = 0; st < 10; ++st)
+    add(&ev, x_event("user_annotation", "ProfilerStep#" + std::to_string(st), 1, 1, st * len, len));
+  for (size_t i = 0; i < n; ++i) {
+    const long long at = 10 * static_cast<long long>(i);
+    const std::string corr = "\"correlation\":" + std::to_string(i);
+    const int id = static_cast<int>(i) + 8;  // the stream, or the device (Kineto's pid)
+    add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", 1, 1, at, 2, corr));
+    add(&ev, x_event("kernel", "k", devices ? id : 0, devices ? 7 : id, at + 3, 4,
+                     corr + ",\"stream\":" + std::to_string(devices ? 7 : id) +
+                         ",\"device\":" + std::to_string(devices ? id : 0)));
+  }
+  return wrap(ev);
+}
+
+std::string one_stream_each(size_t n) {
+  return one_stream_or_device_each(n, false);
+}
+
+std::string one_device_each(size_t n) {
+  return one_stream_or_device_each(n, true);
+}
+
 using ks_test::ScalingRun;
 
 ScalingRun run_once(const std::string& json) {
@@ -200,4 +257,16 @@ TEST_CASE("many steps scale linearly and the reports stay bounded", "[scaling]")
   // The step tables list the first 1000 steps in JSON and 100 in text (report_table.h): 200 k
   // steps gave a 121 MB JSON report and a 12 MB text one.
   check_bounded_reports(check_scaling(many_steps, 50000));
+}
+
+TEST_CASE("nested and overlapping ProfilerSteps scale linearly", "[scaling]") {
+  check_scaling(nested_steps, 20000);
+  check_scaling(overlapping_steps, 20000);
+}
+
+TEST_CASE("many streams and devices scale linearly and the reports stay bounded", "[scaling]") {
+  // Launch queues and GPU metrics list at most kMaxTableRows streams and devices in JSON, and a
+  // queue series only for the busiest streams (kMaxQueueSeries).
+  check_bounded_reports(check_scaling(one_stream_each, 5000));
+  check_bounded_reports(check_scaling(one_device_each, 5000));
 }

@@ -82,7 +82,9 @@ function utilization(gm) {
   const d = gm && Array.isArray(gm.devices) && gm.devices[0];
   if (!d || !isNum(d.utilization_pct)) return null;
   const sm = isNum(d.sm_efficiency_pct) ? ` · SM efficiency ${fmtPct(d.sm_efficiency_pct)}` : '';
-  const more = gm.devices.length > 1 ? ` (GPU ${d.device} of ${gm.devices.length})` : '';
+  // The report lists at most 1,000 devices and counts the rest in omitted_rows.
+  const devices = gm.devices.length + (isNum(gm.omitted_rows) ? gm.omitted_rows : 0);
+  const more = devices > 1 ? ` (GPU ${d.device} of ${fmtInt(devices)})` : '';
   // Without steps it is kernel time over the whole trace, startup included: say so, or it reads
   // as contradicting the GPU's idle share over its span.
   const over = gm.window === 'steps' ? '' : ' of the trace';

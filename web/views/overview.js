@@ -98,7 +98,8 @@ function gpuMetrics(gm) {
     'div',
     null,
     h('h3', null, `GPU metrics (${over})`),
-    gm.devices.map((d) =>
+    // A generated trace may name thousands of devices: the first 32, as the text report.
+    gm.devices.slice(0, 32).map((d) =>
       h(
         'ul',
         { className: 'stats', 'aria-label': `GPU metrics of device ${fmtAny(d.device)}` },
@@ -109,6 +110,7 @@ function gpuMetrics(gm) {
         stat('Tensor-core kernels', fmtPct(d.tensor_core_pct), 'Share of kernel time in tensor-core kernels'),
       ),
     ),
+    gm.devices.length + (gm.omitted_rows || 0) > 32 ? note(`${fmtInt(gm.devices.length + (gm.omitted_rows || 0) - 32)} more devices (in the JSON report).`) : null,
   );
 }
 
@@ -202,7 +204,8 @@ function extras(report) {
     items.push(stat('Launches', fmtInt(ls.launches)));
     items.push(stat('Short kernels', fmtInt(ls.short_kernels), 'Launch ≤ 50 µs and the kernel shorter than its launch'));
     items.push(stat('Median launch delay', fmtUs(ls.delay.median_us)));
-    const q = Math.max(0, ...ls.queues.map((x) => x.max_len));
+    // A loop, not Math.max(...): a spread of very many streams overflows the call stack.
+    const q = (Array.isArray(ls.queues) ? ls.queues : []).reduce((m, x) => Math.max(m, x.max_len), 0);
     items.push(stat('Longest launch queue', fmtInt(q), 'Launched but not yet started ops on one stream'));
   }
   const mem = report.memory;

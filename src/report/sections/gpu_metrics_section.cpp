@@ -2,6 +2,7 @@
 // achieved occupancy, tensor-core kernel time; on Nsight Systems exports with GPU metrics
 // samples also the hardware's measured SM Active and Tensor Active, said apart from the
 // estimates (JSON `measured`, only there, so PyTorch reports are unchanged).
+#include <algorithm>
 #include <string>
 
 #include "report/sections/sections.h"
@@ -10,6 +11,9 @@
 namespace ks {
 
 namespace {
+
+// Devices the text and Markdown reports list (a node has up to 8 or 16).
+constexpr size_t kMaxDevicesShown = 32;
 
 std::string device_label(int64_t device) {
   return device == kNoValue ? std::string("device ?") : "device " + std::to_string(device);
@@ -83,7 +87,12 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
                             "tensor_active_pct",
                             "tensor_active_steps_pct"};
   for (const char* key : measured) devices.columns.push_back(Column(key).in("measured"));
+  // One row per device: a generated file (or a broken device id) may name 80 k devices, which
+  // gave a 12 MB text report. JSON lists the first kMaxTableRows, text and Markdown the first
+  // kMaxDevicesShown.
+  devices.md_rows = kMaxDevicesShown;
   for (const DeviceMetrics& d : g.devices) {
+    if (!devices.room_for_row(d.kernel_ns)) continue;
     devices.row() = {Cell::str(s.own(device_label(d.device))),
                      Cell::optional(d.device),
                      Cell::count(d.kernels),
@@ -107,7 +116,9 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
                            pct_if(d.tensor_active_samples > 0, d.tensor_active_pct),
                            pct_if(d.tensor_active_step_samples > 0, d.tensor_active_steps_pct)});
   }
-  for (const DeviceMetrics& d : g.devices)
+  const size_t shown = std::min(g.devices.size(), kMaxDevicesShown);
+  for (size_t i = 0; i < shown; ++i) {
+    const DeviceMetrics& d = g.devices[i];
     s.linef(
         "GPU metrics (%s, over %s): utilization %s, est. SM efficiency %s, est. achieved "
         "occupancy %s, tensor-core kernels %s of kernel time",
@@ -115,11 +126,14 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
         metric(d.has_utilization, d.utilization_pct).c_str(),
         metric(d.has_sm_efficiency, d.sm_efficiency_pct).c_str(),
         metric(d.has_occupancy, d.occupancy_pct).c_str(), format_pct(d.tensor_core_pct).c_str());
+  }
   // Nsight Systems GPU metrics: measured by the hardware, said apart from the estimates above.
-  for (const DeviceMetrics& d : g.devices)
-    if (d.measured())
+  for (size_t i = 0; i < shown; ++i)
+    if (g.devices[i].measured())
       s.linef("GPU metrics measured (%s, nsys --gpu-metrics-devices): %s",
-              device_label(d.device).c_str(), measured_text(d).c_str());
+              device_label(g.devices[i].device).c_str(), measured_text(g.devices[i]).c_str());
+  if (g.devices.size() > shown)
+    s.linef("GPU metrics: %zu more devices (see --format json)", g.devices.size() - shown);
   if (g.devices.empty() || !g.measured) return s;
   s.paragraph("Measured by Nsight Systems (`--gpu-metrics-devices`), mean of the samples:\n\n");
   Table& m = s.table(nullptr);  // Markdown only: the measured devices
@@ -127,8 +141,10 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
   for (const char* h :
        {"SM Active", "SM Active in steps", "Tensor Active", "Tensor Active in steps"})
     m.columns.push_back(Column(nullptr).md(h, Show::kPct).null_as("n/a"));
-  for (const std::vector<Cell>& r : devices.rows)
+  for (size_t i = 0; i < devices.rows.size() && i < kMaxDevicesShown; ++i) {
+    const std::vector<Cell>& r = devices.rows[i];
     if (r.back().type != Cell::Type::kAbsent) m.row() = {r[0], r[13], r[14], r[16], r[17]};
+  }
   return s;
 }
 

@@ -55,6 +55,21 @@ void add_launch_prose(ReportSection* s, const LaunchStats& l) {
                std::to_string(r.delay_outliers) + ".\n\n");
 }
 
+// The queues in device and stream order (LaunchStats::queues'), past kMaxTableRows only the
+// busiest (busier_queue: the longest queue must be in the table, and every series).
+std::vector<const StreamQueue*> busiest_queues(const std::vector<StreamQueue>& all) {
+  std::vector<const StreamQueue*> v;
+  v.reserve(all.size());
+  for (const StreamQueue& q : all) v.push_back(&q);
+  if (v.size() <= kMaxTableRows) return v;
+  std::nth_element(v.begin(), v.begin() + kMaxTableRows, v.end(),
+                   [](const StreamQueue* a, const StreamQueue* b) { return busier_queue(*a, *b); });
+  // Back to the order of `all`, which the pointers into it keep.
+  std::sort(v.begin(), v.begin() + kMaxTableRows);
+  std::sort(v.begin() + kMaxTableRows, v.end());
+  return v;
+}
+
 }  // namespace
 
 ReportSection launch_stats_section(const Trace& t, const LaunchStats& l, bool has_gpu_ops) {
@@ -73,12 +88,18 @@ ReportSection launch_stats_section(const Trace& t, const LaunchStats& l, bool ha
   Table& queues = s.table("queues");
   queues.columns = {Column("device"),           Column("stream"),     Column("max_len"),
                     Column("mean_len").json(2), Column("blocked_us"), Column("series")};
-  for (const StreamQueue& q : l.queues) {
-    std::vector<std::array<int64_t, 2>>& series = s.keep_series.emplace_back();
-    for (const QueuePoint& p : q.series)
-      series.push_back({p.ts_ns - t.facts.origin_ns(), p.max_len});
-    queues.row() = {Cell::optional(q.device), Cell::optional(q.stream), Cell::integer(q.max_len),
-                    Cell::number(q.mean_len), Cell::ns(q.blocked_ns),   Cell::pairs(&series)};
+  for (const StreamQueue* q : busiest_queues(l.queues)) {
+    if (!queues.room_for_row(q->blocked_ns)) continue;  // past the longest kMaxTableRows
+    Cell series = Cell::null();
+    if (!q->series.empty()) {
+      std::vector<std::array<int64_t, 2>>& points = s.keep_series.emplace_back();
+      points.reserve(q->series.size());
+      for (const QueuePoint& p : q->series)
+        points.push_back({p.ts_ns - t.facts.origin_ns(), p.max_len});
+      series = Cell::pairs(&points);
+    }
+    queues.row() = {Cell::optional(q->device), Cell::optional(q->stream), Cell::integer(q->max_len),
+                    Cell::number(q->mean_len), Cell::ns(q->blocked_ns),   series};
   }
   if (has_gpu_ops && l.total.launches > 0) add_launch_prose(&s, l);
   return s;
