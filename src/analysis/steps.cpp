@@ -175,6 +175,45 @@ void set_queued_time(const SliceTable& s, const LaunchJoin& join, Step* st) {
 
 }  // namespace
 
+// Whether a repeated outermost range is one phase of the loop, not its iteration: another
+// outermost range on the same thread repeats as often (one more or less) and an instance of it
+// lies between most pairs of this one's consecutive instances ("forward", "backward",
+// "optimizer" each once per iteration, and nothing around the iteration). Taking "backward" as
+// the step read a third of the loop as its whole, with shares of step time over 100%.
+// A range named as one phase of a training step is not the step, even alone on its thread
+// (autograd's backward thread: emit_nvtx's "backward" there, the forward ops elsewhere).
+bool names_step_phase(std::string_view stem) {
+  static const char* const kPhases[] = {"forward",   "backward", "fwd",      "bwd",
+                                        "optimizer", "optim",    "opt_step", "optimizer_step",
+                                        "zero_grad", "loss",     "backprop", "forward_backward"};
+  std::string lower;
+  for (char ch : stem) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  while (!lower.empty() && (lower.back() == ' ' || lower.back() == '_' || lower.back() == '-'))
+    lower.pop_back();
+  for (const char* p : kPhases)
+    if (lower == p) return true;
+  return false;
+}
+
+template <typename Groups>
+bool is_phase_of_loop(const SliceTable& s, TrackId track, const Candidate& c,
+                      const Groups& groups) {
+  const std::vector<uint32_t>& mine = c.slices;  // in slice order: by start on one track
+  for (const auto& kv : groups) {
+    const Candidate& other = kv.second;
+    if (&other == &c || kv.first.first != track) continue;
+    const size_t a = mine.size(), b = other.slices.size();
+    if (b + 1 < a || a + 1 < b) continue;
+    size_t between = 0, j = 0;
+    for (size_t i = 0; i + 1 < a; ++i) {
+      while (j < b && s.ts[other.slices[j]] < s.ts[mine[i]]) ++j;
+      if (j < b && s.ts[other.slices[j]] < s.ts[mine[i + 1]]) ++between;
+    }
+    if (a >= 2 && between * 5 >= (a - 1) * 4) return true;
+  }
+  return false;
+}
+
 StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range) {
   const SliceTable& s = t.slices;
@@ -292,6 +331,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
         bool overlapped;
         std::vector<uint32_t> kept = without_overlaps(s, c.slices, &overlapped);
         if (overlapped || kept.size() < 2) continue;
+        if (names_step_phase(kv.first.second) || is_phase_of_loop(s, kv.first.first, c, outer))
+          continue;
         int64_t prev = -1, cover = 0;
         bool numbered = true;
         for (uint32_t i : kept) {

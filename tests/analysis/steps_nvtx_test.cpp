@@ -200,3 +200,35 @@ TEST_CASE("nsys: ranges libraries push are never steps; the program's own loop i
               std::to_string(i * 300) + R"(,"dur":5},)";
   CHECK(steps_of(*as_nsys("[" + sliver + kernel + "]")).steps.empty());
 }
+
+TEST_CASE("nsys: a phase of the loop is not its step", "[analysis][steps][nvtx_steps]") {
+  // forward / backward / optimizer ranges, each once per iteration, nothing around them: no one
+  // of them is the step (backward had been taken, a third of the loop as its whole). Named
+  // "fwd_pass" / "bwd_pass" / "update" (no phase name), they are phases by their interleaving.
+  const std::string kernel =
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1800,)"
+      R"("args":{"stream":7,"device":0}})";
+  auto phases = [&kernel](const char* a, const char* b, const char* c) {
+    std::string ev;
+    for (int i = 0; i < 6; ++i) {
+      const int at = i * 300;
+      const char* names[] = {a, b, c};
+      for (int p = 0; p < 3; ++p)
+        ev += std::string(R"({"ph":"X","cat":"user_annotation","name":")") + names[p] +
+              R"(","pid":1,"tid":1,"ts":)" + std::to_string(at + p * 100) + R"(,"dur":95},)";
+    }
+    auto t = ks_test::load("[" + ev + kernel + "]");
+    t->facts.format = ks::TraceFormat::kNsysSqlite;
+    return t;
+  };
+  CHECK(steps_of(*phases("forward", "backward", "optimizer")).steps.empty());
+  CHECK(steps_of(*phases("fwd_pass", "bwd_pass", "update")).steps.empty());
+  // Alone on its thread (autograd's backward thread), a phase's name still says what it is.
+  std::string alone;
+  for (int i = 0; i < 6; ++i)
+    alone += R"({"ph":"X","cat":"user_annotation","name":"backward","pid":1,"tid":2,"ts":)" +
+             std::to_string(i * 300 + 150) + R"(,"dur":140},)";
+  auto t = ks_test::load("[" + alone + kernel + "]");
+  t->facts.format = ks::TraceFormat::kNsysSqlite;
+  CHECK(steps_of(*t).steps.empty());
+}
