@@ -11,12 +11,6 @@ bool is_launch_call(std::string_view n) {
          n.find("MemcpyAsync") != std::string_view::npos ||
          n.find("GraphLaunch") != std::string_view::npos;
 }
-// Whether ts lies in one of the merged, sorted intervals.
-bool inside(const std::vector<Interval>& merged, int64_t ts) {
-  auto it = std::upper_bound(merged.begin(), merged.end(), ts,
-                             [](int64_t x, const Interval& v) { return x < v.begin; });
-  return it != merged.begin() && ts < std::prev(it)->end;
-}
 }  // namespace
 
 std::vector<bool> hta_launched_before(const Trace& t, const LaunchJoin& join, int64_t cutoff_ns,
@@ -85,7 +79,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
     ++a.launch_calls;
     // A launch while a CUDA graph is being captured is recorded into the graph, not run.
     if (a.join.partner[i] < 0 && t.slices.ts[i] > a.last_gpu_op_end_ns &&
-        !inside(a.graph_captures.windows, t.slices.ts[i])) {
+        length_within(a.graph_captures.windows, t.slices.ts[i], t.slices.ts[i] + 1) == 0) {
       ++a.launches_after_gpu_events;
       a.last_unmatched_launch_ns = std::max(a.last_unmatched_launch_ns, t.slices.ts[i]);
     }

@@ -108,8 +108,21 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     if (memory_op_kind(s.kind[g], t.str(s.name[g])) != MemoryOpKind::kDtoH) continue;
     int si = window_at(windows, s.ts[g]);
     if (si < 0) continue;
-    step_has[static_cast<size_t>(si)] = true;
     int32_t launcher = join.partner[g];
+    // A copy into pinned memory the CPU never waited for is no sync: .to('cpu',
+    // non_blocking=True) returns at once and the copy runs later. The CPU waited when the
+    // launching call lasted until the copy ended (cudaMemcpy) or a synchronizing call was
+    // blocking when it ended (.item(), torch.cuda.synchronize()). A copy into pageable memory
+    // always blocks its call (CUDA's API synchronization behavior), whatever the times say.
+    constexpr int64_t kClockSlackNs = 5000;  // CPU and GPU clocks agree to a few microseconds
+    const int64_t copy_end = s.end(g);
+    if (launcher >= 0 && t.str(s.name[g]).find("Pinned") != std::string_view::npos &&
+        s.end(static_cast<uint32_t>(launcher)) + kClockSlackNs < copy_end &&
+        length_within(blocked, copy_end - 1, copy_end) == 0) {
+      ++r.dtoh_not_waited_for;
+      continue;
+    }
+    step_has[static_cast<size_t>(si)] = true;
     std::string key = launcher >= 0
                           ? origin_text(t, &enclosing, nvtx, static_cast<uint32_t>(launcher))
                           : std::string("(launch not recorded)");

@@ -51,6 +51,7 @@ struct SyncResult {
   int64_t blocked_in_steps_ns = 0;
   std::vector<CopyOrigin> dtoh_in_steps;  // by count
   uint64_t dtoh_in_steps_count = 0;
+  uint64_t dtoh_not_waited_for = 0;  // in the windows, but no CPU call waited for them
   uint64_t steps_with_dtoh = 0;
   uint64_t windows = 0;  // the steps (or inferred iterations) the copies were looked for in
   bool in_inferred_iterations = false;  // no steps: the windows are inferred iterations

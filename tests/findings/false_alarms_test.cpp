@@ -323,3 +323,35 @@ TEST_CASE("capture.gpu_events_lost: the GPU's events stop while the CPU goes on"
     CHECK_FALSE(find(r, "capture.gpu_events_lost"));
   }
 }
+
+TEST_CASE("sync.dtoh_in_step: a copy no CPU call waited for is no sync", "[findings][sync]") {
+  // Each 1 ms step issues .to('cpu', non_blocking=True) into pinned memory: cudaMemcpyAsync
+  // returns in 5 us, the copy runs 600 us later. Nothing waits for it: the recommended pattern,
+  // not an .item(). With a cudaStreamSynchronize blocking until it ends, it is one.
+  auto trace = [](bool synced) {
+    std::string ev;
+    for (int step = 0; step < 4; ++step) {
+      const int t0 = step * 1000;
+      const std::string c = std::to_string(step + 1);
+      ev +=
+          event("user_annotation", ("ProfilerStep#" + std::to_string(step)).c_str(), 1, t0, 1000) +
+          ",";
+      ev += launched_kernel("gemm", t0 + 20, 600, 100 + step) + ",";
+      ev +=
+          event("cuda_runtime", "cudaMemcpyAsync", 1, t0 + 30, 5, R"({"correlation":)" + c + "}") +
+          ",";
+      ev +=
+          R"J({"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pinned)","pid":0,"tid":7,"ts":)J" +
+          std::to_string(t0 + 620) + R"(,"dur":10,"args":{"stream":7,"correlation":)" + c +
+          R"(,"bytes":4096}},)";
+      if (synced) ev += event("cuda_runtime", "cudaStreamSynchronize", 1, t0 + 40, 595) + ",";
+    }
+    ev.pop_back();
+    return "[" + ev + "]";
+  };
+  Run lone = run(trace(false));
+  CHECK_FALSE(find(lone, "sync.dtoh_in_step"));
+  CHECK(lone.analyses.sync.dtoh_not_waited_for == 4);
+  Run waited = run(trace(true));
+  CHECK(find(waited, "sync.dtoh_in_step"));
+}
