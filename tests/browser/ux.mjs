@@ -773,6 +773,36 @@ function tests(tmp) {
       await shot(page, '13-phone');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '14. from 800 px down to 360 px: every header button on screen, no sideways scroll on the welcome page, the report or the timeline'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const check1 = async (what, width) => {
+        const boxes = await page.locator('header.top .button, header.top .privacy').evaluateAll((els) => els.map((e) => [e.textContent.trim(), Math.round(e.getBoundingClientRect().left), Math.round(e.getBoundingClientRect().right)]));
+        const outside = boxes.filter(([, l, r]) => l < 0 || r > width);
+        check(boxes.length === 4 && !outside.length, `${what} at ${width} px: header items off-screen: ${JSON.stringify(outside)}`);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        const over = wide <= width ? [] : await page.evaluate((w) => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w && !e.closest('.table-scroll, pre')).slice(0, 5).map((e) => `${e.tagName}.${e.className}`), width);
+        check(wide <= width, `${what} at ${width} px: the page scrolls sideways (${wide} px wide: ${over})`);
+      };
+      for (const width of [800, 600, 360]) {
+        await page.setViewportSize({ width, height: 800 });
+        await check1('welcome', width);
+      }
+      // A GPU trace: findings with their buttons, the facts, the tables.
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_clean.pt.trace.json.gz'));
+      for (const width of [800, 600, 360]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.click('#tabs button[data-tab="report"]');
+        // Every section laid out, not only those scrolled to (content-visibility: auto).
+        await page.evaluate(() => document.querySelectorAll('#report > section').forEach((s) => (s.style.contentVisibility = 'visible')));
+        await check1('report', width);
+        if (width === 800) await shot(page, '14-report-800');
+        await page.click('#tabs button[data-tab="timeline"]');
+        await page.evaluate(() => window.kinetoscope.timeline.settled());
+        await check1('timeline', width);
+      }
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
