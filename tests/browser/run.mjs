@@ -387,7 +387,9 @@ const tests = {
     before = await loads(page);
     await page.click('[data-action="rank-timeline"]');
     check((await settled(page, before)) === 'ready', 'rank 3 did not open alone');
-    await page.waitForSelector('.report-head [data-action="all-ranks"]');
+    await page.waitForSelector('.report-head [data-action="all-ranks"]', { state: 'attached' });
+    await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+    await page.click('#tabs button[data-tab="report"]');
     await page.click('.report-head [data-action="all-ranks"]');
     await page.waitForFunction(() => document.body.dataset.view === 'ranks');
     check((await loadFile(page, single)) === 'ready', 'the single trace did not load');
@@ -402,7 +404,10 @@ const tests = {
     check(at.view === 'ranks' && (await page.isVisible('#heatmap')), `Back from the second trace did not show the 8 ranks: ${JSON.stringify(at)}`);
     await back();
     at = await where();
-    check(at.view === '' && at.alone && at.title.includes('rank-3'), `Back did not return to rank 3 alone: ${JSON.stringify(at)}`);
+    check(at.view === '' && at.alone && at.title.includes('rank-3') && at.tab === 'report', `Back did not return to rank 3 alone: ${JSON.stringify(at)}`);
+    await back();
+    at = await where();
+    check(at.alone && at.tab === 'timeline', `Back did not return to rank 3's timeline: ${JSON.stringify(at)}`);
     await back();
     check((await where()).view === 'rank-3', `Back did not return to rank 3's report: ${JSON.stringify(await where())}`);
     await back();

@@ -318,9 +318,11 @@ function tests(tmp) {
       let before = await loads(page);
       await page.click('[data-action="rank-timeline"]');
       check((await settled(page, before)) === 'ready', 'the rank did not open alone');
-      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      await page.waitForSelector('.report-head [data-action="all-ranks"]', { state: 'attached' });
       check(await page.isVisible('#tabs button[data-tab="timeline"]'), 'no Timeline tab for the rank');
-      await openTimeline(page);
+      // "Timeline of this rank…" lands on the timeline, not on the rank's report.
+      await page.waitForFunction(() => window.kinetoscope.timeline.visible() && document.body.dataset.tab === 'timeline', null, { timeout: 10_000 }).catch(() => check(false, '"Timeline of this rank…" did not show the timeline'));
+      await tl(page, () => window.kinetoscope.timeline.settled());
       const lanes = await tl(page, () => window.kinetoscope.timeline.state().lanes.length);
       check(lanes > 0, 'the rank\'s timeline has no lanes');
       await shot(page, '3-rank-timeline');

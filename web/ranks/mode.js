@@ -142,9 +142,12 @@ function present(ctx, multi, results, files, secs, items) {
     const row = multi.ranks[k];
     const navJob = (job.alone[k] = job.alone[k] || newJob(null));
     navJob.reopen = () => openAlone(k, file, options);
-    await window.kinetoscope.open(file, row.file, { ...options, navJob }).catch(() => null);
+    await window.kinetoscope.open(file, row.file, { ...options, navJob, navView: 'timeline' }).catch(() => null);
     const head = ui.report.querySelector('.report-head');
     if (!head || document.body.dataset.view) return;
+    // "Timeline of this rank…" lands on its timeline (it opened on the Report tab); the report,
+    // with the way back to all ranks, is the tab beside it.
+    window.kinetoscope.timeline.show().catch(() => null);
     head.prepend(
       h('button', {
         type: 'button',
