@@ -30,6 +30,7 @@ import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
 import { initCompare } from './compare/mode.js';
 import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
+import { initFileButtons } from './views/file_buttons.js';
 import { initDropZone, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
@@ -393,6 +394,7 @@ if (ui.compare) ui.compare.addEventListener('click', () => compare.showPanel());
 ui.cancel.addEventListener('click', () => [ranks.cancel, compare.cancel, cancel].forEach((stop) => stop()));
 
 initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
+initFileButtons();
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });

@@ -873,6 +873,30 @@ function tests(tmp) {
       await shot(page, '15-dark-report');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '16. keyboard: Tab reaches "Open trace…" and "Open folder…" with a focus ring, never a hidden input; Enter opens the picker'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const seen = [];
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Tab');
+        seen.push(await page.evaluate(() => {
+          const a = document.activeElement;
+          const style = getComputedStyle(a);
+          return { tag: a.tagName, type: a.type || '', text: (a.textContent || '').trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0, hidden: a.classList.contains('visually-hidden') };
+        }));
+      }
+      check(!seen.some((s) => s.hidden || s.type === 'file'), `Tab landed on a hidden input: ${JSON.stringify(seen)}`);
+      for (const name of ['Open folder…', 'Open trace…']) {
+        const at = seen.find((s) => s.text === name);
+        check(at && at.ring, `${name}: ${at ? 'no focus ring' : 'not in the tab order'} (${JSON.stringify(seen.map((s) => s.text))})`);
+      }
+      // Focused, Enter opens the file picker.
+      await page.focus('header.top label[for="file"]');
+      await shot(page, '16-focus');
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press('Enter')]);
+      check(chooser.isMultiple(), 'Enter on "Open trace…" did not open its (multiple-file) picker');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
