@@ -367,6 +367,17 @@ const tests = {
     await away.page.close();
   },
 
+  async 'an HTML page saved as a trace says it looks like an HTML page'({ ctx, origin, tmp }) {
+    const file = join(tmp, 'download.pt.trace.json');
+    writeFileSync(file, '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>\n');
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, file)) === 'error', 'an HTML page was read as a trace');
+    const text = await page.textContent('#error');
+    check(/looks like an HTML page/.test(text) && /Download the trace again/.test(text), `the error does not say it is an HTML page: ${text}`);
+    noErrors(log);
+    await page.close();
+  },
+
   async 'Back and Forward move between the views a user opened, and the first Back does not leave the page'({ ctx, origin }) {
     const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
     const single = join(ROOT, 'examples/pathologies/gpu/gpu_clean.pt.trace.json.gz');
