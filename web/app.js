@@ -20,6 +20,7 @@ import { reportHead, summedNote } from './views/report_head.js';
 import { warmViews } from './views/warm.js';
 import { parseStats, statsView, withReport } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
+import { enter, leave, newJob } from './share/history.js';
 import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
 import { startAnalyzerWorker } from './worker/start.js';
 import { UNZIP_MIN, startHelpers, startsGzip } from './worker/helpers.js';
@@ -29,6 +30,7 @@ import { filesFromDrop, filesFromFolderInput } from './ranks/pick.js';
 import { initCompare } from './compare/mode.js';
 import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
+import { initFileButtons } from './views/file_buttons.js';
 import { initDropZone, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
@@ -164,6 +166,9 @@ function onMessage(e, from) {
     show(report, done);
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
+    // A place Back returns to (share/history.js), in the tab it opened on.
+    const tab = done.navView || (document.body.dataset.tab === 'timeline' ? 'timeline' : 'report');
+    enter(done.navJob, tab, tab === 'timeline' ? () => timeline.api.show() : () => timeline.api.showReport());
     const at = (t) => Math.round((t - done.t0) * 10) / 10;
     timings = { begin: done.t0, worker: m.timings || {}, received: at(received), parsed: at(parsed), shown: at(performance.now()) };
     // Drawn: a task after the next animation frame runs once that frame (style, layout, paint of
@@ -197,7 +202,8 @@ function settled(state) {
   scheduleSpare();
 }
 
-function begin(fields) {
+// nav: {navJob, navView} for share/history.js (functions: kept out of the worker's message).
+function begin(fields, nav = {}) {
   ranks.cancel();
   compare.cancel();
   if (job) {
@@ -209,7 +215,7 @@ function begin(fields) {
   loader = takeSpare() || startWorker();
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, t0: performance.now(), resolve, reject };
+    job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, navJob: nav.navJob, navView: nav.navView, t0: performance.now(), resolve, reject };
     ui.error.hidden = true;
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
@@ -310,7 +316,10 @@ function open(source, name, options) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) blob = new Blob([source]);
   else if (!(source instanceof Blob)) return Promise.reject(new TypeError('kinetoscope.open takes a File, a Blob or an ArrayBuffer'));
   const nsysProcess = options && options.nsysProcess ? options.nsysProcess : undefined;
-  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, nsysProcess });
+  // Back to this trace from another one reads it again (share/history.js); options.navJob: the
+  // opener's own way back (a rank alone), options.navView: the view it is opened for.
+  const navJob = (options && options.navJob) || newJob(() => open(blob, name, { ...options, navJob }));
+  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, nsysProcess }, { navJob, navView: options && options.navView });
 }
 
 // Only the page's own origin: the page promises that nothing is fetched from elsewhere.
@@ -332,7 +341,8 @@ function openUrl(path) {
     return Promise.reject(jobError(err));
   }
   const name = decodeURIComponent(url.pathname.split('/').pop() || '') || path;
-  return begin({ url: url.href, name, size: 0 });
+  const navJob = newJob(() => begin({ url: url.href, name, size: 0 }, { navJob }));
+  return begin({ url: url.href, name, size: 0 }, { navJob });
 }
 
 function cancel() {
@@ -350,6 +360,7 @@ const ignore = () => {}; // UI-started loads report failures on the page itself
 // Several files at once (ranks/) and two traces compared (compare/) draw in the same report area
 // and status line, and stop whatever else is loading.
 function otherView(report) {
+  leave(); // a comparison or a fleet has no entry to come back to; the ranks enter their own
   current = report;
   currentStats = null;
   if (timeline.api.showReport) timeline.api.showReport();
@@ -383,6 +394,7 @@ if (ui.compare) ui.compare.addEventListener('click', () => compare.showPanel());
 ui.cancel.addEventListener('click', () => [ranks.cancel, compare.cancel, cancel].forEach((stop) => stop()));
 
 initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
+initFileButtons();
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });

@@ -27,6 +27,10 @@ export function criticalPathTests() {
       for (const [label, us] of Object.entries(hta.bound_by_us)) {
         check(Math.abs(cp.bound_by_us[label] - us) < 0.5, `bound_by ${label}: ${cp.bound_by_us[label]} us, HTA ${us} us`);
       }
+      // The critical-path finding's evidence names HTA's labels readably ("GPU kernel kernel
+      // overhead" read like a typo).
+      const evidence = (await page.locator('article.finding dl.evidence').allTextContents()).join(' ');
+      check(!/kernel kernel/i.test(evidence), `a finding's evidence says "kernel kernel": ${evidence.slice(0, 300)}`);
       // The section shows it: the summary sentence, a bar part per non-zero label, a table row each.
       check(await page.isVisible('#critical-path'), 'no #critical-path section');
       const text = await page.textContent('#critical-path');

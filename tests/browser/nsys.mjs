@@ -458,7 +458,7 @@ export function nsysTests() {
       const alone = await page.evaluate(() => window.kinetoscope.report());
       const diff = diffJson(expected.reports[k], alone);
       check(diff.length === 0, `rank ${k} alone differs from the CLI's report of that rank:\n  ${diff.slice(0, 10).join('\n  ')}`);
-      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      await page.waitForSelector('.report-head [data-action="all-ranks"]', { state: 'attached' }); // on the Report tab, behind the timeline
       const layout = await timelineLayout(page);
       const pids = new Set(layout.groups.filter((g) => !g.gpu).map((g) => g.name));
       check(pids.size === 1, `the rank's timeline shows ${pids.size} processes: ${[...pids].join(', ')}`);

@@ -76,6 +76,15 @@ export function rankTests(t) {
       check(/Step time \(median per rank\).*\(rank 7\) to .*\(rank 1\)/.test(glance) && /rank 7: collectives 1\.75 ms, others 6\.25 ms/.test(glance), `the job at a glance: ${glance}`);
       const gbox = await page.locator('.ranks-head .glance').boundingBox();
       check(gbox && gbox.y + gbox.height <= 800, `the job at a glance is below the first screen: ${JSON.stringify(gbox)}`);
+      // GPU idle differs by rank (critical on some, a warning on others): the rolled-up row gives
+      // the range and the split, not rank 0's number as if every rank had it.
+      const idle = page.locator('#findings tr[data-finding="gpu.idle"]');
+      const idleText = (await idle.textContent()).replace(/\s+/g, ' ');
+      const pcts = await page.evaluate(() => window.kinetoscope.report().reports.map((r) => r.findings.find((f) => f.id === 'gpu.idle')).filter(Boolean).map((f) => f.title.match(/[\d.]+%/)[0]));
+      const lo = pcts.reduce((a, b) => (parseFloat(b) < parseFloat(a) ? b : a));
+      const hi = pcts.reduce((a, b) => (parseFloat(b) > parseFloat(a) ? b : a));
+      check(idleText.includes(`${lo.slice(0, -1)}–${hi}`), `the gpu.idle row does not give the range ${lo}–${hi}: ${idleText}`);
+      check(/critical on \d+, warning on \d+/.test(idleText), `the gpu.idle row does not split the ranks by severity: ${idleText}`);
       const report = await sameAsCliMulti(page, names.map((n) => join(TRACES, n)));
       check(report.schema === 'kinetoscope.multirank/1', `schema ${report.schema}`);
       const cells = await page.locator('#heatmap .heat-grid .heat-cell').count();

@@ -366,6 +366,75 @@ const tests = {
     check(!away.log.requests.some((u) => u.startsWith('https://example.com')), 'the foreign URL was fetched');
     await away.page.close();
   },
+
+  async 'an HTML page saved as a trace says it looks like an HTML page'({ ctx, origin, tmp }) {
+    const file = join(tmp, 'download.pt.trace.json');
+    writeFileSync(file, '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>\n');
+    const { page, log } = await openPage(ctx, origin);
+    check((await loadFile(page, file)) === 'error', 'an HTML page was read as a trace');
+    const text = await page.textContent('#error');
+    check(/looks like an HTML page/.test(text) && /Download the trace again/.test(text), `the error does not say it is an HTML page: ${text}`);
+    noErrors(log);
+    await page.close();
+  },
+
+  async 'Back and Forward move between the views a user opened, and the first Back does not leave the page'({ ctx, origin }) {
+    const dir = join(ROOT, 'examples/pathologies/gpu/straggler_compute');
+    const single = join(ROOT, 'examples/pathologies/gpu/gpu_clean.pt.trace.json.gz');
+    const { page, log } = await openPage(ctx, origin);
+    const restored = () => page.waitForFunction(() => !document.body.dataset.history && document.body.dataset.state !== 'loading');
+    const back = async () => {
+      await page.goBack({ waitUntil: 'commit' });
+      await restored();
+    };
+    const where = () => page.evaluate(() => ({ view: document.body.dataset.view || '', tab: document.body.dataset.tab || '', title: document.querySelector('.report-head h2')?.textContent || '', alone: !!document.querySelector('.report-head [data-action="all-ranks"]') }));
+    // All ranks -> rank 3's report -> rank 3 alone -> all ranks again -> another trace -> its Timeline.
+    let before = await loads(page);
+    await page.setInputFiles('#file', Array.from({ length: 8 }, (_, r) => join(dir, `rank-${r}.json.gz`)));
+    check((await settled(page, before)) === 'ready', 'the 8 ranks did not load');
+    await page.selectOption('#rank-picker', '3');
+    await page.click('.rank-pick button');
+    await page.waitForFunction(() => document.body.dataset.view === 'rank-3');
+    before = await loads(page);
+    await page.click('[data-action="rank-timeline"]');
+    check((await settled(page, before)) === 'ready', 'rank 3 did not open alone');
+    await page.waitForSelector('.report-head [data-action="all-ranks"]', { state: 'attached' });
+    await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+    await page.click('#tabs button[data-tab="report"]');
+    await page.click('.report-head [data-action="all-ranks"]');
+    await page.waitForFunction(() => document.body.dataset.view === 'ranks');
+    check((await loadFile(page, single)) === 'ready', 'the single trace did not load');
+    await page.click('#tabs button[data-tab="timeline"]');
+    await page.waitForFunction(() => document.body.dataset.tab === 'timeline');
+    // Back, one view at a time.
+    await back();
+    let at = await where();
+    check(at.tab === 'report' && at.view === '' && at.title.includes('gpu_clean'), `Back from the Timeline tab: ${JSON.stringify(at)}`);
+    await back();
+    at = await where();
+    check(at.view === 'ranks' && (await page.isVisible('#heatmap')), `Back from the second trace did not show the 8 ranks: ${JSON.stringify(at)}`);
+    await back();
+    at = await where();
+    check(at.view === '' && at.alone && at.title.includes('rank-3') && at.tab === 'report', `Back did not return to rank 3 alone: ${JSON.stringify(at)}`);
+    await back();
+    at = await where();
+    check(at.alone && at.tab === 'timeline', `Back did not return to rank 3's timeline: ${JSON.stringify(at)}`);
+    await back();
+    check((await where()).view === 'rank-3', `Back did not return to rank 3's report: ${JSON.stringify(await where())}`);
+    await back();
+    check((await where()).view === 'ranks', `Back did not return to all ranks: ${JSON.stringify(await where())}`);
+    // The entry before the first trace: still this page, the ranks still on screen.
+    await back();
+    check(page.url().startsWith(origin), `the first Back left the page for ${page.url()}`);
+    check((await where()).view === 'ranks', 'the ranks left the screen on the last Back');
+    await page.goForward({ waitUntil: 'commit' });
+    await restored();
+    await page.goForward({ waitUntil: 'commit' });
+    await restored();
+    check((await where()).view === 'rank-3', `Forward did not return to rank 3's report: ${JSON.stringify(await where())}`);
+    noErrors(log);
+    await page.close();
+  },
 };
 
 // The timeline tab's tests (timeline.mjs), with the same helpers.

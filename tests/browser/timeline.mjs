@@ -232,6 +232,9 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check(!diffs.length, `the page's aggregate differs from \`kinetoscope aggregate\`:\n  ${diffs.slice(0, 8).join('\n  ')}`);
       const rows = await page.locator('.tl-area tbody tr').count();
       check(rows === Math.min(agg.rows.length, 300), `${rows} table rows for ${agg.rows.length} names`);
+      // What the totals sum: whole slices overlapping the range (a step is longer than the range).
+      const headers = (await page.locator('.tl-area thead').textContent()) || '';
+      check(headers.includes('Total (whole slices)') && /not clipped to it/.test(await page.textContent('.tl-area-head')), `the area table does not say its totals are of whole slices: ${headers}`);
       console.log(`      ${agg.slices} slices, ${agg.rows.length} names on ${agg.tracks.length} tracks agree with the CLI`);
       // M marks the area's range; F focuses it.
       await page.keyboard.press('m');

@@ -318,9 +318,11 @@ function tests(tmp) {
       let before = await loads(page);
       await page.click('[data-action="rank-timeline"]');
       check((await settled(page, before)) === 'ready', 'the rank did not open alone');
-      await page.waitForSelector('.report-head [data-action="all-ranks"]');
+      await page.waitForSelector('.report-head [data-action="all-ranks"]', { state: 'attached' });
       check(await page.isVisible('#tabs button[data-tab="timeline"]'), 'no Timeline tab for the rank');
-      await openTimeline(page);
+      // "Timeline of this rank…" lands on the timeline, not on the rank's report.
+      await page.waitForFunction(() => window.kinetoscope.timeline.visible() && document.body.dataset.tab === 'timeline', null, { timeout: 10_000 }).catch(() => check(false, '"Timeline of this rank…" did not show the timeline'));
+      await tl(page, () => window.kinetoscope.timeline.settled());
       const lanes = await tl(page, () => window.kinetoscope.timeline.state().lanes.length);
       check(lanes > 0, 'the rank\'s timeline has no lanes');
       await shot(page, '3-rank-timeline');
@@ -771,6 +773,128 @@ function tests(tmp) {
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
       check(wide <= phone.width, `the page scrolls sideways: ${wide} px wide`);
       await shot(page, '13-phone');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '14. from 800 px down to 360 px: every header button on screen, no sideways scroll on the welcome page, the report or the timeline'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const check1 = async (what, width) => {
+        const boxes = await page.locator('header.top .button, header.top .privacy').evaluateAll((els) => els.map((e) => [e.textContent.trim(), Math.round(e.getBoundingClientRect().left), Math.round(e.getBoundingClientRect().right)]));
+        const outside = boxes.filter(([, l, r]) => l < 0 || r > width);
+        check(boxes.length === 4 && !outside.length, `${what} at ${width} px: header items off-screen: ${JSON.stringify(outside)}`);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        const over = wide <= width ? [] : await page.evaluate((w) => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w && !e.closest('.table-scroll, pre')).slice(0, 5).map((e) => `${e.tagName}.${e.className}`), width);
+        check(wide <= width, `${what} at ${width} px: the page scrolls sideways (${wide} px wide: ${over})`);
+      };
+      for (const width of [800, 600, 360]) {
+        await page.setViewportSize({ width, height: 800 });
+        await check1('welcome', width);
+      }
+      // A GPU trace: findings with their buttons, the facts, the tables.
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_clean.pt.trace.json.gz'));
+      for (const width of [800, 600, 360]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.click('#tabs button[data-tab="report"]');
+        // Every section laid out, not only those scrolled to (content-visibility: auto).
+        await page.evaluate(() => document.querySelectorAll('#report > section').forEach((s) => (s.style.contentVisibility = 'visible')));
+        await check1('report', width);
+        if (width === 800) await shot(page, '14-report-800');
+        await page.click('#tabs button[data-tab="timeline"]');
+        await page.evaluate(() => window.kinetoscope.timeline.settled());
+        await check1('timeline', width);
+      }
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '15. dark theme, from the OS or the button: the whole page goes dark, every table header and hovered row readable'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      // The contrast of an element's text on what is painted behind it (WCAG ratio).
+      const contrast = (selector) => page.locator(selector).first().evaluate((el) => {
+        const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+        const lum = ([r, g, b]) => [r, g, b].map((v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+        let bg = null;
+        for (let e = el; e && !bg; e = e.parentElement) {
+          const c = rgb(getComputedStyle(e).backgroundColor);
+          if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) bg = c;
+        }
+        const fg = rgb(getComputedStyle(el).color);
+        const [a, b] = [lum(fg), lum(bg || [255, 255, 255])].sort((x, y) => y - x);
+        return Math.round(((a + 0.05) / (b + 0.05)) * 10) / 10;
+      });
+      const dark = (selector) => page.locator(selector).first().evaluate((el) => {
+        const [r, g, b] = getComputedStyle(el).backgroundColor.match(/\d+/g).map(Number);
+        return r + g + b < 200;
+      });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_clean.pt.trace.json.gz'));
+      // Debian's firefox-esr under playwright-core ignores the emulated colour scheme: there the
+      // page's own switch stands in for the OS (the same variables, style.css).
+      const emulated = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+      if (!emulated) {
+        console.log(`      ${browserName} ignores emulateMedia({colorScheme}); the dark theme is set on the page`);
+        await page.evaluate(() => window.kinetoscope.timeline.theme('dark'));
+      }
+      for (const sel of ['header.top', 'body', '#report .card', '#exports .export-bar .button']) check(await dark(sel), `OS in dark mode: ${sel} is not dark`);
+      for (const sel of ['header.top h1', '.report-head h2', '#kernels table.data thead th .sort', '#kernels table.data tbody td']) {
+        const ratio = await contrast(sel);
+        check(ratio >= 4.5, `OS in dark mode: ${sel} has contrast ${ratio}`);
+      }
+      await page.locator('#kernels table.data tbody tr').first().hover();
+      const hovered = await contrast('#kernels table.data tbody tr:hover td');
+      check(hovered >= 4.5, `a hovered row has contrast ${hovered}`);
+      // The timeline's area selection: its table header and a hovered row.
+      await openTimeline(page);
+      check(await dark('.timeline'), 'the timeline is not dark');
+      const box = await page.locator('.tl-canvas').boundingBox();
+      const s0 = await tl(page, () => window.kinetoscope.timeline.state());
+      const x0 = box.x + s0.plot_left + s0.plot_width * 0.2;
+      const x1 = box.x + s0.plot_left + s0.plot_width * 0.6;
+      await page.keyboard.down('Shift');
+      await page.mouse.move(x0, box.y + 40);
+      await page.mouse.down();
+      await page.mouse.move(x1, box.y + 380, { steps: 5 });
+      await page.mouse.up();
+      await page.keyboard.up('Shift');
+      await page.waitForSelector('.tl-area tbody tr');
+      const head = await contrast('.tl-area table.data thead th');
+      check(head >= 4.5, `the area selection's header has contrast ${head}`);
+      await page.locator('.tl-area tbody tr').first().hover();
+      const row = await contrast('.tl-area tbody tr:hover td');
+      check(row >= 4.5, `a hovered area row has contrast ${row}`);
+      await shot(page, '15-dark-area');
+      // The OS in light mode, the page's button: the header and the report follow the timeline.
+      await page.emulateMedia({ colorScheme: 'light' });
+      if (!emulated) await page.evaluate(() => window.kinetoscope.timeline.theme('light'));
+      check(!(await dark('header.top')), 'OS in light mode: the header is dark');
+      await page.click('.tl-theme');
+      check(await dark('header.top') && await dark('body') && await dark('.timeline'), 'the Dark theme button left the header or the page light');
+      await page.click('#tabs button[data-tab="report"]');
+      check(await dark('#report .card'), 'the Dark theme button left the report light');
+      await shot(page, '15-dark-report');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '16. keyboard: Tab reaches "Open trace…" and "Open folder…" with a focus ring, never a hidden input; Enter opens the picker'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const seen = [];
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Tab');
+        seen.push(await page.evaluate(() => {
+          const a = document.activeElement;
+          const style = getComputedStyle(a);
+          return { tag: a.tagName, type: a.type || '', text: (a.textContent || '').trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0, hidden: a.classList.contains('visually-hidden') };
+        }));
+      }
+      check(!seen.some((s) => s.hidden || s.type === 'file'), `Tab landed on a hidden input: ${JSON.stringify(seen)}`);
+      for (const name of ['Open folder…', 'Open trace…']) {
+        const at = seen.find((s) => s.text === name);
+        check(at && at.ring, `${name}: ${at ? 'no focus ring' : 'not in the tab order'} (${JSON.stringify(seen.map((s) => s.text))})`);
+      }
+      // Focused, Enter opens the file picker.
+      await page.focus('header.top label[for="file"]');
+      await shot(page, '16-focus');
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press('Enter')]);
+      check(chooser.isMultiple(), 'Enter on "Open trace…" did not open its (multiple-file) picker');
       check(errors.length === 0, errors.join('\n'));
     },
   };

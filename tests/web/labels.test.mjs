@@ -7,6 +7,7 @@ import { labelFor } from '../../web/views/format.js';
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
   assert.equal(labelFor('cublas_calls'), 'cuBLAS calls');
+  assert.equal(labelFor('gpu_kernel_kernel_overhead_pct'), 'Kernel-kernel gap'); // HTA's bound_by names
   assert.equal(labelFor('longest_early_cuda_call_us'), 'Longest early CUDA call');
   assert.equal(labelFor('cuda_api_calls'), 'CUDA API calls');
   assert.equal(labelFor('gpu_idle_after_sync_us'), 'GPU idle after sync');

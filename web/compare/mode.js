@@ -10,12 +10,13 @@ import { fmtBytes, fmtInt } from '../views/format.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { diffMsg } from '../worker/protocol.js';
 import { renderDiff } from './view.js';
+import { fileButton } from '../views/file_buttons.js';
 
 // One of the panel's two places for a trace: its name once chosen, a Choose… button, a drop
 // target. chosen: {base, test}; set(which, file) when a file is picked; onDrop(which) when one is
 // dropped on it (app.js's window handler then hands the files to takes()).
 function slot(which, title, hint, chosen, set, onDrop) {
-  const input = h('input', { type: 'file', className: 'visually-hidden', id: `compare-${which}`, accept: '.json,.gz' });
+  const input = h('input', { type: 'file', className: 'visually-hidden', id: `compare-${which}`, accept: '.json,.gz', tabIndex: -1 });
   const name = h('p', { className: 'compare-file' });
   const box = h(
     'div',
@@ -23,7 +24,7 @@ function slot(which, title, hint, chosen, set, onDrop) {
     h('h3', null, title),
     h('p', { className: 'muted' }, hint),
     name,
-    h('label', { className: 'button small', for: `compare-${which}` }, 'Choose…'),
+    h('label', { className: 'button small', for: `compare-${which}`, ...fileButton }, 'Choose…'),
     input,
   );
   input.addEventListener('change', () => {

@@ -15,6 +15,7 @@ import { reportLead } from '../views/glance.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
+import { enter, newJob, visit } from '../share/history.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -69,7 +70,14 @@ function exportNote(multi, items) {
 }
 
 function present(ctx, multi, results, files, secs, items) {
-  const { ui, setCurrent, shown } = ctx;
+  const { ui, setCurrent, shown, job } = ctx;
+  // Back to these ranks from another view presents them again, from memory (share/history.js);
+  // each rank opened alone is a job of its own, read again from its file.
+  job.reopen = () => {
+    setCurrent(multi);
+    present(ctx, multi, results, files, secs, items);
+  };
+  job.alone = job.alone || [];
   const openRank = (k) => showRank(k);
   const fileOf = files ? (k) => (perRank[k] ? files[results.indexOf(perRank[k])] : null) : null;
   // The exact bytes of each rank's own report (for its export bar): by file name, in load order.
@@ -94,6 +102,7 @@ function present(ctx, multi, results, files, secs, items) {
     document.title = `${multi.ranks.length} ranks · Kinetoscope`;
     document.body.dataset.view = 'ranks';
     shown(exported);
+    enter(job, 'all', () => job.views.showAll());
   }
   function showRank(k) {
     const row = multi.ranks[k];
@@ -125,14 +134,20 @@ function present(ctx, multi, results, files, secs, items) {
     const own = perRank[k];
     shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
     window.scrollTo(0, 0);
+    visit(`rank-${k}`, () => job.views.showRank(k));
   }
   // One rank alone, as a single trace; its report head gets "← All ranks", which shows this
   // job's ranks again (the stacked timelines rebuilt: opening the rank closed them).
   async function openAlone(k, file, options) {
     const row = multi.ranks[k];
-    await window.kinetoscope.open(file, row.file, options).catch(() => null);
+    const navJob = (job.alone[k] = job.alone[k] || newJob(null));
+    navJob.reopen = () => openAlone(k, file, options);
+    await window.kinetoscope.open(file, row.file, { ...options, navJob, navView: 'timeline' }).catch(() => null);
     const head = ui.report.querySelector('.report-head');
     if (!head || document.body.dataset.view) return;
+    // "Timeline of this rank…" lands on its timeline (it opened on the Report tab); the report,
+    // with the way back to all ranks, is the tab beside it.
+    window.kinetoscope.timeline.show().catch(() => null);
     head.prepend(
       h('button', {
         type: 'button',
@@ -147,6 +162,7 @@ function present(ctx, multi, results, files, secs, items) {
       h('p', { className: 'muted' }, `Rank ${row.rank} of the ${multi.ranks.length} ranks opened together, alone here with its timeline.`),
     );
   }
+  job.views = { showAll, showRank };
   showAll();
 }
 
@@ -237,7 +253,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
-      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x) }, multi, results, files, secs, items);
+      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null) }, multi, results, files, secs, items);
       if (failed.length) {
         showError(
           `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,

@@ -34,7 +34,60 @@ export function groupRankFindings(multi) {
       g.ranks.push({ k, rank: row ? row.rank : k, severity: sevOf(f), title: f.title || f.id });
     }
   });
+  for (const g of groups.values()) {
+    // The title's numbers as ranges across the ranks; the card shown is the worst rank's.
+    const worst = g.ranks.find((r) => r.severity === g.severity) || g.ranks[0];
+    g.title = rangeTitle(g.ranks.map((r) => r.title), worst.rank);
+    g.shown = worst;
+    g.first = (multi.reports[worst.k].findings || []).find((f) => (f.id || f.title) === g.id) || g.first;
+  }
   return [...groups.values()].sort((a, b) => RANK[a.severity] - RANK[b.severity] || b.ranks.length - a.ranks.length);
+}
+
+const NUMBER = /\d[\d,]*(?:\.\d+)?/g;
+const value = (text) => Number(text.replace(/,/g, ''));
+
+// One title for a finding the ranks have with different numbers: each number that differs as its
+// range across the ranks ("GPU idle 38.1–54.4% of step time"). The first rank's title alone read as
+// if every rank had its number. Titles that go on differently (another cause, another unit) keep
+// the part they share, when it holds a number; else the worst rank's title, saying whose it is.
+export function rangeTitle(titles, worstRank) {
+  if (titles.length < 2) return titles[0] || '';
+  const skeletons = titles.map((t) => t.replace(NUMBER, '#'));
+  let common = skeletons[0];
+  for (const sk of skeletons) {
+    let n = 0;
+    while (n < common.length && n < sk.length && common[n] === sk[n]) n++;
+    common = common.slice(0, n);
+  }
+  let tail = '';
+  if (common !== skeletons[0] || skeletons.some((sk) => sk !== common)) {
+    // Back to the last clause boundary, where the titles still say the same thing.
+    const cut = Math.max(common.lastIndexOf(', '), common.lastIndexOf(' ('), common.lastIndexOf(': '));
+    common = cut > 0 ? common.slice(0, cut) : '';
+    if (!common.includes('#')) return `${titles[0]} (rank ${worstRank}; the others differ)`;
+    tail = ' (the rest differs by rank)';
+  }
+  const numbers = titles.map((t) => t.match(NUMBER) || []);
+  let i = 0;
+  return (
+    common.replace(/#/g, () => {
+      const column = numbers.map((n) => n[i]);
+      i++;
+      const lo = column.reduce((a, b) => (value(b) < value(a) ? b : a));
+      const hi = column.reduce((a, b) => (value(b) > value(a) ? b : a));
+      return value(lo) === value(hi) ? lo : `${lo}–${hi}`;
+    }) + tail
+  );
+}
+
+// "critical on 1, warning on 7": how many ranks have it at each severity, when they differ.
+function severitySplit(g) {
+  const n = {};
+  for (const r of g.ranks) n[r.severity] = (n[r.severity] || 0) + 1;
+  const present = Object.keys(RANK).filter((s) => n[s]);
+  if (present.length < 2) return null;
+  return h('span', { className: 'sev-split muted' }, ` ${present.map((s) => `${s} on ${fmtInt(n[s])}`).join(', ')}`);
 }
 
 function rankList(g, total, openRank, straggler) {
@@ -55,6 +108,7 @@ function rankList(g, total, openRank, straggler) {
       ),
     ),
     h('span', { className: 'muted' }, g.ranks.length === total ? ` all ${fmtInt(total)} ranks` : ` ${fmtInt(g.ranks.length)} of ${fmtInt(total)} ranks`),
+    severitySplit(g),
   );
 }
 
@@ -82,7 +136,7 @@ export function rollupSection(multi, openRank) {
               'tr',
               { className: `sev-${g.severity}`, dataset: { finding: g.id } },
               h('td', null, h('span', { className: `badge sev-${g.severity}` }, g.severity)),
-              h('td', null, h('details', null, h('summary', null, fmtAny(g.title)), card(g.first)), h('span', { className: 'muted finding-id' }, g.id)),
+              h('td', null, h('details', null, h('summary', null, fmtAny(g.title)), g.ranks.length > 1 ? h('p', { className: 'muted' }, `As rank ${g.shown.rank} has it:`) : null, card(g.first)), h('span', { className: 'muted finding-id' }, g.id)),
               h('td', null, rankList(g, total, openRank, straggler)),
             ),
           ),
@@ -96,7 +150,7 @@ export function rollupSection(multi, openRank) {
     cross.length ? h('h3', { className: 'sub' }, 'Across ranks') : null,
     cross.map(card),
     groups.length ? h('h3', { className: 'sub' }, `On the ranks themselves (${fmtInt(groups.length)} finding${groups.length === 1 ? '' : 's'})`) : null,
-    groups.length ? h('p', { className: 'muted' }, 'Each finding of the ranks\' own reports, once, with the ranks that have it; expand one to read it (as the first rank listed has it).') : null,
+    groups.length ? h('p', { className: 'muted' }, 'Each finding of the ranks\' own reports, once, with the ranks that have it: a number that differs between ranks shows as its range, the severity as the worst rank\'s, split by rank when they differ; expand one to read it as its worst rank has it.') : null,
     table,
   );
 }

@@ -3,6 +3,7 @@
 // is open (issue 18, item 6). The view itself opens when that trace is loaded (view.js, 'load').
 import { h } from '../views/dom.js';
 import { fmtUs } from '../views/format.js';
+import { fileButton } from '../views/file_buttons.js';
 
 function what(view) {
   const parts = [];
@@ -26,7 +27,7 @@ export function showLinkPrompt(view) {
     { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
     h('h2', null, 'Open ', view.n ? h('code', null, view.n) : name, ' to see this view'),
     h('p', null, `This link shows ${parts.length ? parts.join(', ') : 'a view'} of ${view.n ? 'that trace' : name}. Traces never leave the browser that opened them, so the link cannot bring it: open the same file here and the view opens.`),
-    h('p', null, h('label', { className: 'button primary', for: 'file' }, view.n ? `Open ${view.n}…` : 'Open the trace…')),
+    h('p', null, h('label', { className: 'button primary', for: 'file', ...fileButton }, view.n ? `Open ${view.n}…` : 'Open the trace…')),
   );
   welcome.before(card);
   welcome.classList.add('after-link');

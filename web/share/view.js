@@ -111,7 +111,8 @@ function notify(source) {
 }
 
 // Merges `change` into the view ({f}, {t:[start,end]}, {r}; null removes a key), writes the fragment
-// (replaceState: selecting things does not fill the history) and tells every listener.
+// (replaceState: selecting things does not fill the history; the views a user moves between get
+// entries of their own, history.js) and tells every listener.
 // `{quiet: true}`: only the fragment changes, nobody is told (the tab and the selected slice: the
 // others have nothing to do about them, and a finding list told of every click would scroll).
 export function setView(change, source = 'page', { quiet = false } = {}) {
@@ -121,6 +122,7 @@ export function setView(change, source = 'page', { quiet = false } = {}) {
   const frag = formatFragment(view);
   const url = location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
   if (url !== location.href) history.replaceState(history.state, '', url);
+  lastHash = location.hash;
   if (!quiet) notify(source);
 }
 
@@ -138,7 +140,26 @@ export function replayView() {
   notify('load');
 }
 
+// Back/Forward to one of the page's own entries (history.js): that module shows the entry's view
+// again; the fragment it brings is taken as the view quietly, not as a link to follow (the
+// hashchange that follows it is skipped).
+let traversed = null;
+let lastHash = location.hash; // the fragment as this module last saw it
+window.addEventListener('popstate', (e) => {
+  const moved = location.hash !== lastHash;
+  lastHash = location.hash;
+  if (!e.state || !e.state.ks) return;
+  view = parseFragment(location.hash) || {};
+  traversed = moved ? location.hash : null; // no hashchange comes when the fragment is the same
+});
+
 window.addEventListener('hashchange', () => {
+  lastHash = location.hash;
+  if (traversed !== null && traversed === location.hash) {
+    traversed = null;
+    return;
+  }
+  traversed = null;
   const parsed = parseFragment(location.hash);
   if (!parsed) return; // a section anchor: not a view
   view = parsed;

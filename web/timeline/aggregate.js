@@ -17,6 +17,11 @@ export function renderAggregate(box, agg, { onShow }) {
     'p',
     { className: 'tl-area-head' },
     `${fmtInt(agg.slices)} slices on ${fmtInt(agg.tracks.length)} tracks, ${fmtUs(agg.from_us)} → ${fmtUs(agg.to_us)} (${fmtUs(span)})`,
+    // The worker sums whole slices (as `kinetoscope aggregate` does): a step that overlaps a 5 ms
+    // range counted its 177 ms, more than the range, with nothing saying why. Clipping needs the
+    // core's per-slice times, so the table says what it sums.
+    h('br'),
+    h('span', { className: 'muted' }, 'Durations are of whole slices that overlap the range, not clipped to it: a total can exceed the selection.'),
   );
   const nameCell = (v) =>
     h(
@@ -29,7 +34,7 @@ export function renderAggregate(box, agg, { onShow }) {
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },
     { key: 'kind', label: 'Kind', title: 'CPU op, runtime call, kernel, ...: what the slices of that name are', fmt: (v) => (v ? String(v).replace('_', ' ') : '—') },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
-    { key: 'total_us', label: 'Total', num: true, fmt: fmtUs },
+    { key: 'total_us', label: 'Total (whole slices)', title: 'The full durations of the slices that overlap the range, summed: a slice that starts before or ends after it counts whole', num: true, fmt: fmtUs },
     { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },
     { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
     { key: 'min_us', label: 'Min', num: true, fmt: fmtUs },

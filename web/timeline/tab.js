@@ -2,6 +2,7 @@
 // app.js calls loaded() when a report arrives and routes the worker's 'tl' answers to onReply().
 import { createTimeline } from './timeline.js';
 import { decorateReport } from './links.js';
+import { visit } from '../share/history.js';
 
 export function initTimelineTab({ post, report }) {
   const tabs = document.getElementById('tabs');
@@ -14,6 +15,9 @@ export function initTimelineTab({ post, report }) {
     report.hidden = name === 'timeline';
     section.hidden = name !== 'timeline';
     document.body.dataset.tab = name;
+    // A tab is a place Back returns to (history.js); before the fragment changes, so that the new
+    // entry gets it.
+    visit(name, () => (name === 'timeline' ? tl.api.show() : showTab('report')));
     // The tab goes in the link (share/view.js `v`), quietly: nothing else follows it.
     const k = window.kinetoscope;
     if (k && typeof k.setView === 'function') k.setView({ v: name }, 'tabs', { quiet: true });

@@ -31,11 +31,11 @@ import { setHighlight, showEvidence, showName, showRange } from './evidence.js';
 import { createLinkState, followView, shareViewSoon } from './sharing.js';
 import { query, queryNeeded } from './fetch.js';
 import { loaded, pngProvider, setVisible, show } from './lifecycle.js';
+import { onThemeChange, pageTheme, setPageTheme } from '../views/theme.js';
 
 export function createTimeline({ post, section, onShow }) {
-  const prefersDark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
   const tl = {
-    st: createState(prefersDark ? 'dark' : 'light'),
+    st: createState(pageTheme()),
     client: new TimelineClient(post),
     onShow,
     stats: createStats(),
@@ -46,7 +46,8 @@ export function createTimeline({ post, section, onShow }) {
   };
   const st = tl.st;
   tl.dom = buildDom(section, {
-    theme: () => setTheme(tl, st.theme === 'dark' ? 'light' : 'dark'),
+    // The whole page's theme (views/theme.js); every timeline follows it below.
+    theme: () => setPageTheme(st.theme === 'dark' ? 'light' : 'dark'),
     fit: () => fit(tl),
     sparse: () => {
       st.showSparse = !st.showSparse;
@@ -69,6 +70,7 @@ export function createTimeline({ post, section, onShow }) {
   });
   tl.png = pngProvider(tl);
   setTheme(tl, st.theme);
+  onThemeChange((theme) => setTheme(tl, theme));
   renderDetails(tl.dom.detailsBox, null, {});
   renderAggregate(tl.dom.areaBox, null, {});
   if (typeof ResizeObserver === 'function') new ResizeObserver(() => resize(tl)).observe(tl.dom.wrap);
@@ -193,7 +195,7 @@ function publicApi(tl) {
     // The critical path with every edge (worker -> Session.criticalPathJson): the report's window
     // by default, else {annotation, instance} or {whole: true}.
     criticalPath: async (args = {}) => (await tl.client.request('criticalPath', args)).criticalPath,
-    theme: (t) => setTheme(tl, t),
+    theme: (t) => setPageTheme(t),
     followView: (v, source) => followView(tl, v, source, () => show(tl)),
     measureRaster: (on) => {
       tl.live.forceRaster = !!on;

@@ -88,10 +88,20 @@ export function fmtByKey(key, v) {
 // "total_us" -> "Total", "gb_per_s" -> "GB/s", "gpu_idle_pct" -> "GPU idle": units show in the values.
 // "next_us_per_step" -> "__next__ per step", "kernels_le_4us" -> "Kernels ≤ 4 µs".
 const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader', cuda: 'CUDA', cudnn: 'cuDNN', cublas: 'cuBLAS', nvtx: 'NVTX', api: 'API', nccl: 'NCCL' };
+// HTA's bound_by names (critical-path findings): read word by word, "gpu_kernel_kernel_overhead"
+// said "GPU kernel kernel overhead", like a typo; these are views/critical_path.js's names.
+const NAMED = {
+  cpu_bound: 'CPU-bound',
+  gpu_compute_bound: 'GPU compute-bound',
+  gpu_communication_bound: 'GPU communication-bound',
+  gpu_kernel_launch_overhead: 'Kernel launch overhead',
+  gpu_kernel_kernel_overhead: 'Kernel-kernel gap',
+};
 export function labelFor(key) {
   if (key === 'gb_per_s') return 'GB/s';
-  const words = key
-    .replace(/_(us|pct)(?=$|_per_|_of_)/, '')
+  const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');
+  if (NAMED[bare]) return NAMED[bare];
+  const words = bare
     .split('_')
     .map((w) => WORDS[w] || w.replace(/^(\d+)us$/, '$1 µs'));
   const text = words.join(' ');

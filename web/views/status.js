@@ -21,12 +21,20 @@ export function showProgress(ui, name, p) {
 }
 
 // The error box: what could not be read, why, where (a byte offset) and the error's code.
+// A file that starts with '<' is, in practice, a web page saved in place of the trace (a login,
+// redirect or error page that a download returned): the parser's "found '<'" did not say so.
+const HTML_PAGE = /found '<'/;
+
 export function showErrorBox(box, name, err) {
   const offset = err.offset !== undefined && err.offset !== null ? ` (at byte offset ${fmtInt(err.offset)})` : '';
+  const page = HTML_PAGE.test(err.message || '')
+    ? h('p', { className: 'error-hint' }, 'This file looks like an HTML page, not a trace: often a login, redirect or error page that a download saved instead of the file. Download the trace again (from the machine that wrote it, or with the link\'s credentials).')
+    : null;
   box.replaceChildren(
     h('strong', null, `Could not read ${name}: `),
     `${err.message || 'unknown error'}${offset}`,
     err.code ? h('code', { className: 'error-code' }, err.code) : null,
+    page,
   );
   box.hidden = false;
 }
