@@ -393,7 +393,7 @@ export function nsysTests() {
     },
 
     async 'nsys: four rank exports dropped together name the straggler, as the CLI does'({ ctx, origin }) {
-      const files = built().filter((f) => /rank\d+\.sqlite$/.test(f));
+      const files = built().filter((f) => /^trace_rank\d+\.sqlite$/.test(f));
       if (files.length < 2) skip(`no rank exports in ${BUILT}`);
       const paths = files.map((f) => join(BUILT, f));
       const r = cli(['report', '--format', 'json', ...paths]);
