@@ -19,8 +19,15 @@ void rule_empty_trace(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "capture.empty";
   f.severity = Severity::kCritical;
+  // Events left out for a timestamp that is missing or not a number are not metadata.
+  const uint64_t untimed = t.diagnostics.count(Diag::kMissingTimestamp);
   f.title = t.facts.events_total == 0 ? "The trace has no events"
-                                      : "The trace has no timed events (metadata only)";
+            : untimed > 0
+                ? strf(
+                      "The trace has no usable timed events: %llu left out for a missing or "
+                      "unusable timestamp (see Diagnostics)",
+                      static_cast<unsigned long long>(untimed))
+                : "The trace has no timed events (metadata only)";
   f.meaning =
       "Nothing was recorded while the profiler was active, so there is nothing to "
       "analyze: usually the schedule never reached an active step, or the profiler was "

@@ -355,3 +355,14 @@ TEST_CASE("sync.dtoh_in_step: a copy no CPU call waited for is no sync", "[findi
   Run waited = run(trace(true));
   CHECK(find(waited, "sync.dtoh_in_step"));
 }
+
+TEST_CASE("capture.empty: events left out for their timestamp are not metadata",
+          "[findings][capture]") {
+  Run r = run(R"([{"ph":"X","name":"a","ts":"soon","dur":2,"pid":1,"tid":1}])");
+  const ks::Finding* f = find(r, "capture.empty");
+  REQUIRE(f);
+  CHECK(f->title.find("no usable timed events: 1 left out") != std::string::npos);
+  Run meta = run(R"([{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}}])");
+  REQUIRE(find(meta, "capture.empty"));
+  CHECK(find(meta, "capture.empty")->title == "The trace has no timed events (metadata only)");
+}

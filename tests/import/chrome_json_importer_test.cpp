@@ -78,8 +78,14 @@ TEST_CASE("Importer refuses input that is not a trace, with code, offset and mes
     auto r = import_all_chunkings(R"({"traceEvents": {"ph": "X"}})");
     CHECK(r.error.code == ImportErrorCode::kNotATrace);
     CHECK(r.error.message ==
-          "JSON, but not a Chrome trace: the top-level object has no traceEvents array "
-          "(keys: traceEvents)");
+          "JSON, but not a Chrome trace: its traceEvents is not an array (keys: traceEvents)");
+  }
+  SECTION("a file cut off before its traceEvents: said so, at the cut") {
+    const std::string head = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "V)";
+    auto r = import_all_chunkings(head);
+    CHECK(r.error.code == ImportErrorCode::kNotATrace);
+    CHECK(r.error.offset == head.size());
+    CHECK(r.error.message.find("it looks cut off") != std::string::npos);
   }
   SECTION("an array of numbers: not a trace") {
     auto r = import_all_chunkings("[1, 2, 3]");

@@ -483,10 +483,21 @@ class ChromeJsonImporter::Impl : public FramerSink {
       }
       error_.code = ImportErrorCode::kNotATrace;
       error_.offset = 0;
-      error_.message =
-          "JSON, but not a Chrome trace: the top-level object has no traceEvents "
-          "array (keys: " +
-          (keys.empty() ? std::string("none") : keys) + ")" + known_other_format(f.top_level_keys);
+      const bool has_key = std::find(f.top_level_keys.begin(), f.top_level_keys.end(),
+                                     "traceEvents") != f.top_level_keys.end();
+      // Said as what a user can act on: a key of the wrong kind, or a file cut off before its
+      // events (Kineto writes deviceProperties first, then traceEvents).
+      const std::string why =
+          has_key ? "its traceEvents is not an array"
+          : trace_->diagnostics.count(Diag::kMissingObjectClose)
+              ? "the file ends before any traceEvents array: it looks cut off (the top-level "
+                "object is not closed)"
+              : "the top-level object has no traceEvents array";
+      error_.message = "JSON, but not a Chrome trace: " + why +
+                       " (keys: " + (keys.empty() ? std::string("none") : keys) + ")" +
+                       known_other_format(f.top_level_keys);
+      if (!has_key && trace_->diagnostics.count(Diag::kMissingObjectClose))
+        error_.offset = f.json_bytes;
       return false;
     }
     // No event object was read, only other values ("[1, 2, 3]"): not a trace. (The old test
