@@ -420,7 +420,15 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       for (size_t i = 0; i + 1 < r.steps.size(); ++i)
         others.push_back(r.steps[i].host_end - r.steps[i].host_begin);
       std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
-      if ((last.host_end - last.host_begin) * 4 < others[others.size() / 2])
+      // ... and it launched no GPU work: a short last step that launches is the loop's own
+      // (a step after a long warm-up step is short beside it).
+      bool launched = false;
+      const auto& rt = join.runtime_by_ts;
+      auto lo = std::lower_bound(rt.begin(), rt.end(), last.host_begin,
+                                 [&s](uint32_t i, int64_t ts) { return s.ts[i] < ts; });
+      for (auto it = lo; it != rt.end() && s.ts[*it] <= last.host_end && !launched; ++it)
+        launched = join.partner[*it] >= 0;
+      if (!launched && (last.host_end - last.host_begin) * 4 < others[others.size() / 2])
         r.last_cut = StepsResult::LastStepCut::kShort;
     }
     if (r.last_cut != StepsResult::LastStepCut::kNone) {

@@ -52,9 +52,9 @@ struct StepsResult {
   std::vector<Step> steps;      // in time order, after drop_last when asked
   bool dropped_last = false;
   // The last step was cut by the capture's end, not by the loop, and is left out as drop_last
-  // would: its range began and never ended (nsys --duration stopped inside it), or it is under a
-  // quarter of the other steps' median (torch.profiler without a schedule: the last prof.step()
-  // opens a step the profiler's exit closes a moment later, with no GPU work in it).
+  // would: its range began and never ended (nsys --duration stopped inside it), or it launched
+  // no GPU work and is under a quarter of the other steps' median (torch.profiler without a
+  // schedule: the last prof.step() opens a step the profiler's exit closes a moment later).
   enum class LastStepCut : uint8_t { kNone, kOpen, kShort };
   LastStepCut last_cut = LastStepCut::kNone;
   int64_t last_cut_dur = 0;     // its length as the trace has it

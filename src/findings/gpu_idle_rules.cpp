@@ -224,6 +224,31 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
                                           : Severity::kInfo;
   }
 
+  // A warm-up step captured (steps.warmup_in_window: allocations, autotuning, first launches):
+  // its idle time is the warm-up's, not the loop's. The steady steps' idle sets the severity,
+  // and the title says both (a CRITICAL 68.6% came from one warm-up step; the others idled 0.2%).
+  const StepsResult& steps = in.analyses.steps;
+  if (g.window_is_steps && first_step_is_warmup(steps, nullptr) &&
+      g.idle_pct_per_step.size() == steps.steps.size()) {
+    double idle_ns = 0, window_ns = 0;
+    for (size_t i = 1; i < steps.steps.size(); ++i) {
+      const double dur = static_cast<double>(steps.steps[i].dur());
+      idle_ns += dur * g.idle_pct_per_step[i] / 100.0;
+      window_ns += dur;
+    }
+    const double steady_pct = window_ns > 0 ? 100.0 * idle_ns / window_ns : 0;
+    const Severity steady = steady_pct >= kCriticalPct ? Severity::kCritical
+                            : steady_pct >= kWarnPct   ? Severity::kWarning
+                                                       : Severity::kInfo;
+    if (static_cast<int>(steady) > static_cast<int>(f.severity)) {
+      f.severity = steady;
+      f.title +=
+          strf("; %.1f%% in the steps after the warm-up step %s", steady_pct,
+               std::string(in.trace.str(in.trace.slices.name[steps.steps.front().slice])).c_str());
+    }
+    f.number("steady_idle_pct", steady_pct, 1, "%");
+  }
+
   // A shared GPU: this process's idle time is not the device's. The title says both, and when
   // the others' work filled most of it, the severity is the device's and the fix is the sharing.
   const int64_t own_idle = g.window_ns - g.busy_ns;

@@ -366,3 +366,26 @@ TEST_CASE("capture.empty: events left out for their timestamp are not metadata",
   REQUIRE(find(meta, "capture.empty"));
   CHECK(find(meta, "capture.empty")->title == "The trace has no timed events (metadata only)");
 }
+
+TEST_CASE("gpu.idle: a captured warm-up step does not set the severity", "[findings][gpu]") {
+  // Step 0 spends 40 ms in cudaMalloc before its kernel (the warm-up); steps 1-3 keep the GPU
+  // busy. Idle over all steps is ~75%, over the steady steps ~2%: information, saying both. The
+  // last step, short beside the warm-up but launching work, is the loop's own.
+  std::string ev;
+  for (int step = 0; step < 4; ++step) {
+    const int t0 = step == 0 ? 0 : 41000 + (step - 1) * 1000;
+    const int len = step == 0 ? 41000 : 1000;
+    ev += event("user_annotation", ("ProfilerStep#" + std::to_string(step)).c_str(), 1, t0, len) +
+          ",";
+    if (step == 0) ev += event("cuda_runtime", "cudaMalloc", 1, 100, 40000) + ",";
+    ev += launched_kernel("gemm", t0 + len - 980, 960, step + 1) + ",";
+  }
+  ev.pop_back();
+  Run r = run("[" + ev + "]");
+  REQUIRE(r.analyses.steps.steps.size() == 4);
+  const ks::Finding* f = find(r, "gpu.idle");
+  REQUIRE(f);
+  CHECK(f->severity == ks::Severity::kInfo);
+  CHECK(num(*f, "steady_idle_pct") < 5);
+  CHECK(f->title.find("in the steps after the warm-up step ProfilerStep#0") != std::string::npos);
+}
