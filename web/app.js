@@ -21,6 +21,7 @@ import { warmViews } from './views/warm.js';
 import { parseStats, statsView, withReport } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { enter, leave, newJob } from './share/history.js';
+import { ownOriginUrl } from './share/own_origin.js';
 import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
 import { startAnalyzerWorker } from './worker/start.js';
 import { UNZIP_MIN, startHelpers, startsGzip } from './worker/helpers.js';
@@ -322,20 +323,10 @@ function open(source, name, options) {
   return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, nsysProcess }, { navJob, navView: options && options.navView });
 }
 
-// Only the page's own origin: the page promises that nothing is fetched from elsewhere.
+// Only the page's own origin (share/own_origin.js).
 function openUrl(path) {
-  let url;
-  try {
-    url = new URL(path, location.href);
-  } catch {
-    url = null;
-  }
-  // A page opened from a file has no origin to fetch from (file:// fetches are refused).
-  const fromFile = location.protocol === 'file:';
-  if (!url || fromFile || url.origin !== location.origin) {
-    const err = fromFile
-      ? { code: 'bad_url', message: `a page opened from a file cannot fetch ${path}: open the trace with the button, or drop it on the page` }
-      : { code: 'bad_url', message: `only files from this page's own origin can be opened, not ${path}` };
+  const { url, err } = ownOriginUrl(path);
+  if (err) {
     showError(path, err);
     settled('error');
     return Promise.reject(jobError(err));
