@@ -7,7 +7,7 @@
 //   node tests/browser/ux.mjs [name-substring...]      BROWSERS=chromium,firefox (default)
 import { chromium, firefox } from 'playwright-core';
 import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -895,6 +895,30 @@ function tests(tmp) {
       await shot(page, '16-focus');
       const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press('Enter')]);
       check(chooser.isMultiple(), 'Enter on "Open trace…" did not open its (multiple-file) picker');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '17. eight DLRM ranks: no column that is empty in every row (Bus bw), one CSV button on the Ranks table with every rank\'s fields'({ ctx, origin }) {
+      const files = existsSync(TRACES) ? readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d_.*\.json$/.test(f)).sort().map((f) => join(TRACES, f)) : [];
+      if (files.length !== 8) return console.log('      (skipped: the 8 DLRM traces are not in ../shared/traces)');
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, files);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      // The 2023 traces size their collectives but give no group size: no bus bandwidth anywhere.
+      check(report.collectives.by_name.every((g) => g.busbw_gbps === null) && report.collectives.rows.every((r) => r.busbw_gbps === null), 'a DLRM collective has a bus bandwidth: pick traces without');
+      check((await page.locator('#collectives th[data-key="busbw_gbps"]').count()) === 0, 'an all-empty Bus bw column is shown');
+      check((await page.locator('#collectives th[data-key="bytes"]').count()) === 2, 'the Size/Bytes columns, which have values, are gone');
+      // The Ranks section: one CSV button (the table's), which saves ranks.csv with the per-step means.
+      const buttons = await page.locator('#ranks button').evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => /csv/i.test(t)));
+      check(buttons.length === 2, `CSV buttons in the Ranks section (its two tables, one each): ${buttons}`);
+      check((await page.locator('#ranks .table-block').first().locator('button.csv').count()) === 1, 'the Ranks table has not one CSV button');
+      check(!(await page.textContent('#ranks')).includes('Download CSV'), 'the second "Download CSV" button is still there');
+      const csv = await saved(page, '#ranks [data-export="csv:ranks"]');
+      check(csv.name === 'ranks.csv', `the Ranks table's CSV is ${csv.name}`);
+      const text = Buffer.from(csv.dataUrl.split(',')[1], 'base64').toString('utf8').trim().split('\r\n');
+      check(text.length === 9 && text[0].split(',').includes('mean_step_us') && text[0].split(',').includes('file') && !text[0].split(',').includes('k'), `ranks.csv: ${text.length} lines, header ${text[0]}`);
+      await page.locator('#collectives').scrollIntoViewIfNeeded();
+      await shot(page, '17-collectives');
       check(errors.length === 0, errors.join('\n'));
     },
   };

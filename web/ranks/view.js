@@ -69,12 +69,9 @@ function rankTable(multi, openRank) {
     { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
     { key: 'file', label: 'File', className: 'name' },
   ];
-  const csv = h('button', {
-    type: 'button',
-    className: 'button small',
-    dataset: { export: 'csv:ranks' },
-    onclick: () => saveText(toCsv(multi.ranks.map(flatRank)), 'ranks.csv', 'text/csv'),
-  }, 'Download CSV');
+  // The table's one CSV button: every field of a rank (its per-step means as columns), in the
+  // table's order.
+  const csv = { name: 'ranks.csv', dataset: { export: 'csv:ranks' }, text: (shown) => toCsv(shown.map(({ k, ...r }) => flatRank(r))) };
   // Means over each rank's steps.
   const meanRows = multi.ranks.filter((r) => r.step_mean).map((r) => ({ rank: r.rank, steps: r.steps, ...r.step_mean }));
   const meanColumns = [
@@ -86,8 +83,8 @@ function rankTable(multi, openRank) {
   return section(
     'ranks',
     'Ranks',
-    h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.', ' ', csv),
-    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000 }),
+    h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.'),
+    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000, csv }),
     meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
     meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
   );
