@@ -921,6 +921,26 @@ function tests(tmp) {
       await shot(page, '17-collectives');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '18. a file with no events says so plainly and shows no empty section and no Timeline tab'({ ctx, origin }) {
+      const empty = join(tmp, 'nothing.pt.trace.json');
+      writeFileSync(empty, '{"traceEvents":[]}');
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, empty);
+      const ids = await page.evaluate(() => [...document.querySelectorAll('#report section')].map((s) => s.id));
+      check(ids.join() === 'findings,facts', `sections of an empty file: ${ids}`);
+      check((await page.locator('nav.jump a').count()) === 2, 'the section links list empty sections');
+      check(await page.isVisible('.empty-trace'), 'nothing says the file holds no events');
+      check(/holds no trace events/.test(await page.textContent('.empty-trace')), 'the empty note does not say what the file had');
+      check(await page.isVisible('#findings [data-finding="capture.empty"], #findings article.finding'), 'the capture.empty finding is not shown');
+      check(await page.isHidden('#tabs'), 'a Timeline tab is offered for a file with no events');
+      await shot(page, '18-empty');
+      // A real trace after it: its sections and the tabs are back.
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      check(await page.isVisible('#tabs button[data-tab="timeline"]'), 'the tabs did not come back for a trace with events');
+      check((await page.locator('#report section').count()) > 5, 'the next trace\'s report lost its sections');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 import { createTimeline } from './timeline.js';
 import { decorateReport } from './links.js';
 import { visit } from '../share/history.js';
+import { recordedNothing } from '../views/report.js';
 
 export function initTimelineTab({ post, report }) {
   const tabs = document.getElementById('tabs');
@@ -37,7 +38,8 @@ export function initTimelineTab({ post, report }) {
     api: { ...tl.api, showReport: () => showTab('report') },
     onReply: (m) => tl.onReply(m),
     loaded(id, rep) {
-      if (tabs) tabs.hidden = false;
+      // A file without events has nothing to draw (views/report.js recordedNothing): no tabs.
+      if (tabs) tabs.hidden = recordedNothing(rep);
       tl.loaded(id);
       decorateReport(report, rep, tl.api);
     },
