@@ -941,6 +941,32 @@ function tests(tmp) {
       check((await page.locator('#report section').count()) > 5, 'the next trace\'s report lost its sections');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '19. the step-time chart has an axis: the longest step, half of it and 0, the median, the first and last step'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      const steps = await page.evaluate(() => window.kinetoscope.report().steps);
+      const ms = (text) => {
+        const m = /^([\d.,]+) (ns|µs|ms|s)$/.exec(text.trim());
+        check(m, `an axis label without a number and unit: "${text}"`);
+        return Number(m[1].replace(/,/g, '')) * { ns: 1e-6, 'µs': 1e-3, ms: 1, s: 1e3 }[m[2]];
+      };
+      const y = await page.locator('#steps .step-yaxis span').allTextContents();
+      const max = Math.max(...steps.rows.map((r) => r.dur_us)) / 1e3;
+      check(y.length === 3 && y[2] === '0', `y axis: ${y}`);
+      check(Math.abs(ms(y[0]) - max) < 0.01 * max && Math.abs(ms(y[1]) - max / 2) < 0.01 * max, `y axis ${y} for a longest step of ${max} ms`);
+      const median = (await page.textContent('#steps .step-median')).replace(/^median /, '');
+      check(Math.abs(ms(median) - steps.median_us / 1e3) < 0.01 * max, `median line ${median}, report ${steps.median_us} µs`);
+      const x = await page.locator('#steps .step-xaxis span').allTextContents();
+      check(x.join() === `step ${steps.rows[0].number},step ${steps.rows[steps.rows.length - 1].number}`, `x axis: ${x}`);
+      // The labels are on the chart: inside the Steps card, left of and under the bars.
+      const plot = await page.locator('#steps .step-plot').boundingBox();
+      const yBox = await page.locator('#steps .step-yaxis').boundingBox();
+      check(yBox.x + yBox.width <= plot.x + 1 && plot.height >= 60, `axis ${JSON.stringify(yBox)} beside plot ${JSON.stringify(plot)}`);
+      await page.locator('#steps').scrollIntoViewIfNeeded();
+      await shot(page, '19-step-chart');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
