@@ -967,6 +967,29 @@ function tests(tmp) {
       await shot(page, '19-step-chart');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '20. a file that cannot be read, after a good one: the message says which report is still shown, has no "null", and closes'({ ctx, origin }) {
+      const bad = join(tmp, 'saved-page.pt.trace.json');
+      writeFileSync(bad, '<html><body>502 Bad Gateway</body></html>');
+      const { page, errors } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', bad);
+      check((await settled(page, before)) === 'error', 'the HTML page was read as a trace');
+      let text = await page.textContent('#error');
+      check(!/null/.test(text) && !/still the one/.test(text), `on a fresh page: ${text}`);
+      check(/at the start of the file/.test(text) && !/byte offset 0/.test(text), `byte 0 is not said as the start of the file: ${text}`);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      const b2 = await loads(page);
+      await page.setInputFiles('#file', bad);
+      check((await settled(page, b2)) === 'error', 'the HTML page was read as a trace');
+      text = await page.textContent('#error');
+      check(/The report below is still the one of rank-0\.json\./.test(text), `the message does not say which report is shown: ${text}`);
+      check(!/null/.test(text), `"null" in the message: ${text}`);
+      await shot(page, '20-error-kept');
+      await page.click('#error .error-close');
+      check(await page.isHidden('#error'), 'the message does not close');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
