@@ -990,6 +990,31 @@ function tests(tmp) {
       check(await page.isHidden('#error'), 'the message does not close');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '21. steps 1% apart are not painted from one end of the colour scale to the other; one rank source is said once, not in every row'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      // Rank 1's steps 1% shorter than rank 0's (9.90 ms against 9.99 ms).
+      const shorter = join(tmp, 'rank-1-shorter.json');
+      const text = readFileSync(trace('rank1', () => rankTrace(tmp, 1)), 'utf8');
+      check(text.includes('"dur":9990'), 'the rank trace has no 9.99 ms steps');
+      writeFileSync(shorter, text.replace(/"dur":9990/g, '"dur":9900'));
+      await loadFiles(page, [trace('rank0', () => rankTrace(tmp, 0)), shorter]);
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      const times = report.heatmap.step_time_us.flat().filter((v) => typeof v === 'number');
+      const max = Math.max(...times);
+      check(Math.max(...times) - Math.min(...times) < 0.1 * max, `the two ranks' steps differ by 10% or more: ${times}`);
+      const colours = await page.locator('#heatmap .heat-grid').first().locator('.heat-cell').evaluateAll((cells) => cells.map((c) => c.style.background));
+      const legend = await page.locator('#heatmap .heat-legend').first().locator('span').allTextContents();
+      // Steps within a tenth of each other are not painted from one end of the scale to the other.
+      check(new Set(colours).size === 2, `step-time colours: ${[...new Set(colours)]}`);
+      check(!colours.includes('rgb(68, 1, 84)'), `a step 1% shorter than the others is painted at the dark end of the scale: ${[...new Set(colours)]}`);
+      check(/^step time/.test(legend[0]), `legend: ${legend}`);
+      // Both ranks' numbers come from distributedInfo: the head says so, no column repeats it.
+      check(new Set(report.ranks.map((r) => r.rank_source)).size === 1, 'the ranks have different rank sources');
+      check((await page.locator('#ranks th[data-key="rank_source"]').count()) === 0, 'the Rank from column repeats one source in every row');
+      check((await page.textContent('.ranks-head')).includes(`ranks from ${report.ranks[0].rank_source}`), 'the head does not say where the ranks came from');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -52,9 +52,11 @@ function rankTable(multi, openRank) {
     h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)),
     v === straggler ? h('span', { className: 'badge sev-critical straggler-mark', title: 'The cross-rank findings name this rank' }, 'straggler') : null,
   ];
+  // Where the numbers came from, when the ranks differ in it; one source is said in the head.
+  const oneSource = new Set(multi.ranks.map((r) => r.rank_source)).size === 1;
   const columns = [
     { key: 'rank', label: 'Rank', num: true, fmt: rankCell },
-    { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
+    oneSource ? null : { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
     { key: 'steps', label: 'Steps', num: true, fmt: fmtInt },
     { key: 'step_median_us', label: 'Step median', num: true, fmt: us },
     { key: 'compute_us', label: 'Compute', num: true, fmt: us, title: 'Union of computation kernels' },
@@ -68,7 +70,7 @@ function rankTable(multi, openRank) {
     { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
     { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
     { key: 'file', label: 'File', className: 'name' },
-  ];
+  ].filter(Boolean);
   // The table's one CSV button: every field of a rank (its per-step means as columns), in the
   // table's order.
   const csv = { name: 'ranks.csv', dataset: { export: 'csv:ranks' }, text: (shown) => toCsv(shown.map(({ k, ...r }) => flatRank(r))) };
