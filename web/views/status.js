@@ -72,6 +72,19 @@ export function initDropZone(drop, onDrop) {
   });
 }
 
+// What the report's steps are now, beside the box: an empty box read as "no steps" when the
+// steps came from ProfilerStep or a range found by its name.
+function stepsNow(s) {
+  if (!s || !s.count) {
+    const it = s && s.inferred_iterations;
+    return it && it.found === true ? `Now: no step ranges found; ${fmtInt(it.count)} iterations are inferred from the repeating launches.` : 'Now: no step ranges found; the whole capture is the window.';
+  }
+  const n = `${fmtInt(s.count)} step${s.count === 1 ? '' : 's'}`;
+  if (s.source === 'step_range') return `Now: ${n} from the ranges named “${s.range}”.`;
+  if (s.source === 'nvtx_range') return `Now: ${n} from the NVTX ranges “${s.range}”, found by their name.`;
+  return `Now: ${n} from the ProfilerStep#N ranges.`;
+}
+
 // The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
 // (`kinetoscope report --step-range NAME`). onApply(name) when submitted.
 export function stepRangeForm(report, onApply) {
@@ -82,6 +95,7 @@ export function stepRangeForm(report, onApply) {
     h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
     input,
     h('button', { type: 'submit', className: 'button' }, 'Apply'),
+    h('span', { className: 'muted step-range-now' }, stepsNow(report.steps)),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
