@@ -1015,6 +1015,22 @@ function tests(tmp) {
       check((await page.textContent('.ranks-head')).includes(`ranks from ${report.ranks[0].rank_source}`), 'the head does not say where the ranks came from');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '22. a range at the trace\'s start, shown on the timeline, does not begin before the trace: no negative time in the ruler or a copied link'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      await openTimeline(page);
+      const first = await tl(page, () => window.kinetoscope.timeline.state().layout.start_ns || 0);
+      // The first 40 µs, padded by 25% each side as a finding's evidence is: it began 10 µs early.
+      const s = await tl(page, ([a, b]) => window.kinetoscope.timeline.showEvidence({ start_ns: a, end_ns: b }), [first, first + 40e3]);
+      check(s.start_ns >= first - 1, `the window starts at ${s.start_ns} ns, before the trace's ${first} ns`);
+      check(s.end_ns >= first + 40e3 && s.end_ns - s.start_ns >= 40e3, `the range is not in the window: ${s.start_ns}..${s.end_ns}`);
+      const r = await tl(page, ([a, b]) => window.kinetoscope.timeline.showRange(a, b), [first, first + 1e6]);
+      check(r.start_ns >= first - 1 && r.end_ns >= first + 1e6, `showRange: ${r.start_ns}..${r.end_ns}`);
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 5000 }).catch(() => {});
+      check(!/[#&]t=-/.test(await page.evaluate(() => location.hash)), `a negative time in the link: ${await page.evaluate(() => location.hash)}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
