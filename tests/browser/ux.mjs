@@ -1031,6 +1031,28 @@ function tests(tmp) {
       check(!/[#&]t=-/.test(await page.evaluate(() => location.hash)), `a negative time in the link: ${await page.evaluate(() => location.hash)}`);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '23. at 1920 px the report gets a wider column, and the export bar, the tabs and the report share one left edge'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const edges = async () => page.evaluate(() => {
+        const left = (sel) => { const el = document.querySelector(sel); return el ? Math.round(el.getBoundingClientRect().left) : null; };
+        return { exports: left('.exports-holder .export-bar > :first-child'), tab: left('#tabs button'), head: left('#report .report-head h2'), width: Math.round(document.querySelector('#report .report-head').getBoundingClientRect().width), scroll: document.documentElement.scrollWidth };
+      });
+      try {
+        await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+        for (const [w, minWidth] of [[1400, 1100], [1920, 1450]]) {
+          await page.setViewportSize({ width: w, height: 900 });
+          await page.waitForTimeout(100);
+          const e = await edges();
+          check(e.exports !== null && Math.abs(e.exports - e.head) <= 2 && Math.abs(e.tab - e.head) <= 2, `at ${w} px the left edges differ: ${JSON.stringify(e)}`);
+          check(e.width >= minWidth && e.scroll <= w, `at ${w} px the report is ${e.width} px wide (page ${e.scroll} px)`);
+        }
+        await shot(page, '23-wide');
+      } finally {
+        await page.setViewportSize(VIEWPORT);
+      }
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
