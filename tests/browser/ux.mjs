@@ -1053,6 +1053,23 @@ function tests(tmp) {
       }
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '24. keyboard: Enter on a finding\'s "Show on timeline" leaves the focus on the timeline, where W zooms'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      await page.focus('#findings .tl-show-finding');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => window.kinetoscope.timeline.visible(), null, { timeout: 10_000 });
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const active = await page.evaluate(() => document.activeElement.className);
+      check(/tl-canvas/.test(active), `after "Show on timeline" the focus is on "${active || 'the page'}", not the timeline`);
+      const before = await tl(page, () => window.kinetoscope.timeline.state());
+      await page.keyboard.press('w');
+      await page.waitForTimeout(300);
+      const after = await tl(page, () => window.kinetoscope.timeline.state());
+      check(after.end_ns - after.start_ns < before.end_ns - before.start_ns, `W did not zoom in: ${before.end_ns - before.start_ns} -> ${after.end_ns - after.start_ns} ns`);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -24,6 +24,13 @@ export function initTimelineTab({ post, report }) {
     if (k && typeof k.setView === 'function') k.setView({ v: name }, 'tabs', { quiet: true });
     if (name === 'timeline') tl.setVisible(true);
     else tl.setVisible(false);
+    // "Show on timeline" (or a table's "show") hides the button that had the focus with the report:
+    // the keyboard went back to the top of the page. The timeline takes it (its keys then work).
+    const had = document.activeElement;
+    if (name === 'timeline' && (!had || had === document.body || report.contains(had))) {
+      const canvas = section.querySelector('canvas.tl-canvas');
+      if (canvas) canvas.focus({ preventScroll: true });
+    }
   }
 
   tl = createTimeline({ post, section, onShow: () => showTab('timeline') });
