@@ -1070,6 +1070,30 @@ function tests(tmp) {
       check(after.end_ns - after.start_ns < before.end_ns - before.start_ns, `W did not zoom in: ${before.end_ns - before.start_ns} -> ${after.end_ns - after.start_ns} ns`);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '25. the timeline range of one trace does not follow the next file opened; a link\'s range still applies to its trace'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      const a = trace('rank0', () => rankTrace(tmp, 0));
+      const b = trace('stack', () => stackTrace(tmp));
+      await loadFiles(page, a);
+      await openTimeline(page);
+      await tl(page, () => window.kinetoscope.timeline.setWindow(2_010_000e3, 2_020_000e3));
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 5000 });
+      await page.click('#tabs button[data-tab="report"]');
+      await loadFiles(page, b);
+      const hash = await page.evaluate(() => location.hash);
+      check(!/[#&]t=/.test(hash), `the previous trace's range is in the new file's link: ${hash}`);
+      check(!/Linked range/.test(await page.textContent('#report')), 'the new file\'s report says "Linked range" of the previous trace\'s window');
+      // A link made on a trace, opened in a fresh page, still lands on its range once that trace opens.
+      const link = await page.evaluate(() => location.href.replace(/#.*$/, '') + '#t=2010000,2020000&n=rank-0.json');
+      const p2 = await ctx.newPage();
+      await p2.goto(link);
+      await p2.waitForFunction(() => !!window.kinetoscope);
+      await loadFiles(p2, a);
+      check(/Linked range/.test(await p2.textContent('#report')), 'a link\'s range was dropped for the trace it was made on');
+      await p2.close();
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
