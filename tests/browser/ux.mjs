@@ -1013,6 +1013,9 @@ function tests(tmp) {
       check(new Set(report.ranks.map((r) => r.rank_source)).size === 1, 'the ranks have different rank sources');
       check((await page.locator('#ranks th[data-key="rank_source"]').count()) === 0, 'the Rank from column repeats one source in every row');
       check((await page.textContent('.ranks-head')).includes(`ranks from ${report.ranks[0].rank_source}`), 'the head does not say where the ranks came from');
+      // Its section links start at the left, under the heading, as a single trace's do.
+      const [navLeft, headLeft] = await page.evaluate(() => [document.querySelector('.ranks-head nav.jump a'), document.querySelector('.ranks-head h2')].map((e) => Math.round(e.getBoundingClientRect().left)));
+      check(Math.abs(navLeft - headLeft) <= 12, `the ranks view's section links start at ${navLeft} px, its heading at ${headLeft} px`);
       check(errors.length === 0, errors.join('\n'));
     },
 
