@@ -37,6 +37,7 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
         AggregateRow& r = a.rows[it->second];
         ++r.count;
         r.total_ns += s.dur[i];
+        r.in_range_ns += std::min(row.end(k), to) - std::max(row.start[k], from);
         r.self_ns += index.self_time(i);
         r.min_ns = std::min(r.min_ns, s.dur[i]);
         r.max_ns = std::max(r.max_ns, s.dur[i]);
@@ -68,6 +69,7 @@ std::string aggregate_json(const ViewIndex& index, const Aggregate& a) {
     w.field("name", t.str(r.name));
     w.field("count", r.count);
     w.field_micros("total_us", r.total_ns);
+    w.field_micros("in_range_us", r.in_range_ns);
     w.field_micros("self_us", r.self_ns);
     w.field("avg_us", static_cast<double>(r.total_ns) / static_cast<double>(r.count) / 1e3, 3);
     w.field_micros("min_us", r.min_ns);

@@ -1,8 +1,10 @@
 // The area-selection table ("key_averages scoped to a region"): for a time range and a set of
 // tracks, per slice name: count, total, self, average, min and max duration.
 // A slice counts when it overlaps the range (start < to and end > from; a zero-length slice when
-// from <= start < to), as Perfetto's area selection counts them, and with its whole duration,
-// not clipped to the range. Self time is the duration minus the durations of its children.
+// from <= start < to), as Perfetto's area selection counts them. Each row sums both the slices'
+// whole durations (total) and their time inside the range (in_range: each slice clipped to
+// [from, to), so the column never exceeds the selection times the slices' depth). Self time is the
+// duration minus the durations of its children, of whole slices.
 // The page (aggregateJson) and the CLI (`kinetoscope aggregate`) write the same JSON.
 #pragma once
 #include <cstdint>
@@ -18,6 +20,7 @@ struct AggregateRow {
   SliceKind kind = SliceKind::kOther;  // of the first slice of that name (a name has one kind)
   uint64_t count = 0;
   int64_t total_ns = 0, self_ns = 0, min_ns = 0, max_ns = 0;
+  int64_t in_range_ns = 0;  // each slice clipped to [from, to)
 };
 
 struct Aggregate {
@@ -31,10 +34,10 @@ struct Aggregate {
 Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
                           const std::vector<TrackId>& tracks);
 
-// {"from_us", "to_us", "tracks": [...], "slices", "rows": [{name, count, total_us, self_us,
-//  avg_us, min_us, max_us, kind}]}: times in microseconds from the trace's first event; kind as
-//  slice_kind_name() says it (cpu_op, runtime, kernel, ...), so that a table mixing CPU ops,
-//  runtime calls and kernels says which is which.
+// {"from_us", "to_us", "tracks": [...], "slices", "rows": [{name, count, total_us, in_range_us,
+//  self_us, avg_us, min_us, max_us, kind}]}: times in microseconds from the trace's first event;
+//  kind as slice_kind_name() says it (cpu_op, runtime, kernel, ...), so that a table mixing CPU
+//  ops, runtime calls and kernels says which is which.
 std::string aggregate_json(const ViewIndex& index, const Aggregate& a);
 
 }  // namespace ks::timeline_query

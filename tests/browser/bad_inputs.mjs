@@ -66,7 +66,10 @@ export function badInputTests() {
             if (e.file.includes('truncated') && !text.includes(`at byte offset ${fmtInt(offset)}`)) problems.push(`${e.file}: "${text}" lacks offset ${offset}`);
           } else {
             if (!text.includes(message)) problems.push(`${e.file}: the page says "${text}", the CLI "${message}"`);
-            if (offset !== undefined && !text.includes(`at byte offset ${fmtInt(offset)}`)) problems.push(`${e.file}: "${text}" lacks offset ${offset}`);
+            // Byte 0 is the file as a whole: the page says "at the start of the file".
+            const where = offset === '0' ? 'at the start of the file' : `at byte offset ${fmtInt(offset)}`;
+            if (offset !== undefined && !text.includes(where)) problems.push(`${e.file}: "${text}" lacks offset ${offset}`);
+            if (text.includes(`${code}null`)) problems.push(`${e.file}: the error box says "null" after its code: ${text}`);
           }
         } else {
           if (state !== 'ready') {

@@ -172,6 +172,9 @@ export function nsysTests() {
       if (existsSync(rangeFile)) {
         check((await loadFile(page, rangeFile)) === 'ready', `train_step_ranges.sqlite did not load: ${await page.textContent('#error')}`);
         await page.click('#tabs button[data-tab="report"]');
+        // Beside the empty box, what the steps are now: found by their name, before any is typed.
+        const nowBefore = await page.textContent('.step-range-now');
+        check(/^Now: \d+ steps from the NVTX ranges “train_step”, found by their name\.$/.test(nowBefore), `beside the step-range box: ${nowBefore}`);
         const r = cli(['report', '--format', 'json', '--step-range', 'train_step', rangeFile]);
         check(r.status === 0, `kinetoscope report --step-range failed: ${r.stderr}`);
         const before = await loads(page);
@@ -182,6 +185,8 @@ export function nsysTests() {
         const d = diffJson(JSON.parse(r.stdout), got);
         check(!d.length, `the page's report with the step range differs from the CLI's:\n  ${d.slice(0, 10).join('\n  ')}`);
         check(got.steps.count > 0 && got.steps.source === 'step_range', `no steps from train_step: ${JSON.stringify(got.steps).slice(0, 200)}`);
+        const nowAfter = await page.textContent('.step-range-now');
+        check(nowAfter === `Now: ${got.steps.count} steps from the ranges named “train_step”.`, `beside the step-range box after Apply: ${nowAfter}`);
         check(await page.isVisible('#steps'), 'no steps section after the step range');
         // The kernels under the NVTX range open at their launch, as the CLI's table.
         const groups = await page.textContent('#kernel-groups');

@@ -232,9 +232,16 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       check(!diffs.length, `the page's aggregate differs from \`kinetoscope aggregate\`:\n  ${diffs.slice(0, 8).join('\n  ')}`);
       const rows = await page.locator('.tl-area tbody tr').count();
       check(rows === Math.min(agg.rows.length, 300), `${rows} table rows for ${agg.rows.length} names`);
-      // What the totals sum: whole slices overlapping the range (a step is longer than the range).
-      const headers = (await page.locator('.tl-area thead').textContent()) || '';
-      check(headers.includes('Total (whole slices)') && /not clipped to it/.test(await page.textContent('.tl-area-head')), `the area table does not say its totals are of whole slices: ${headers}`);
+      // What the totals sum: the time inside the range (each slice clipped to it) first, sorted by
+      // it, and beside it the whole slices that overlap the range (a step is longer than the range).
+      const headers = await page.locator('.tl-area thead th').allTextContents();
+      check(headers.slice(3, 5).join() === 'In range,Whole slices' && /time inside the selection/.test(await page.textContent('.tl-area-head')), `the area table does not say what its totals are: ${headers}`);
+      const span = agg.to_us - agg.from_us;
+      for (const r of agg.rows) check(r.in_range_us <= r.total_us + 1e-3 && r.in_range_us <= r.count * span + 1e-3, `${r.name}: ${r.in_range_us} µs in a ${span} µs range, ${r.total_us} µs whole`);
+      check(agg.rows.some((r) => r.total_us > span && r.in_range_us <= span + 1e-3), 'no slice longer than the range was clipped to it');
+      const firstName0 = await page.locator('.tl-area tbody tr').first().locator('.clamp').textContent();
+      const topIn = agg.rows.reduce((a, b) => (b.in_range_us > a.in_range_us ? b : a));
+      check(agg.rows.find((r) => r.name === firstName0).in_range_us === topIn.in_range_us, `the table is not sorted by time in range: first ${firstName0}`);
       console.log(`      ${agg.slices} slices, ${agg.rows.length} names on ${agg.tracks.length} tracks agree with the CLI`);
       // M marks the area's range; F focuses it.
       await page.keyboard.press('m');

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -258,4 +259,24 @@ TEST_CASE("nsys real export: the report's tables match the reference CSVs", "[ns
     CHECK(dbl(at(cp, "bound_by_pct"), "gpu_compute_bound") > 90);
     CHECK(dbl(at(cp, "bound_by_pct"), "cpu_bound") < 10);
   }
+}
+
+TEST_CASE("nsys real export: threads that share a name are told apart by their thread id",
+          "[nsys][corpus]") {
+  const std::string path = nsys_file("perlmutter-cloverleaf-cuda.sqlite");
+  if (!file_exists(path)) {
+    WARN("../shared/nsys is absent: real-export test skipped");
+    return;
+  }
+  ks::ImportError error;
+  auto trace = ks::import_nsys_file(path, &error);
+  REQUIRE(trace);
+  std::set<std::string> names;
+  for (const auto& track : trace->tracks) names.insert(track.name);
+  // Two threads named cuda-EvtHandlr (tids 1701906 and 1701908): two rows each, told apart.
+  CHECK(names.count("cuda-EvtHandlr [1701906] OS runtime") == 1);
+  CHECK(names.count("cuda-EvtHandlr [1701908] OS runtime") == 1);
+  CHECK(names.count("cuda-EvtHandlr OS runtime") == 0);
+  // A name only one thread has stays as it was.
+  CHECK(names.count("cuda-cloverleaf CUDA API") == 1);
 }

@@ -46,13 +46,16 @@ TEST_CASE("Aggregate: count, total, self, min and max per name over a range",
   const auto* step = row_named(*t, a, "step");
   CHECK(step->count == 1);
   CHECK(step->total_ns == 100000);
-  CHECK(step->self_ns == 50000);  // 100 - 20 - 30
+  CHECK(step->self_ns == 50000);      // 100 - 20 - 30
+  CHECK(step->in_range_ns == 75000);  // [0,100) clipped to [25,155): the time in the selection
   const auto* op = row_named(*t, a, "op");
   CHECK(op->count == 3);  // [10,30) ends after 25; [150,160) starts before 155
   CHECK(op->total_ns == 60000);
   CHECK(op->self_ns == 50000);  // 20 + (30 - 10) + 10
   CHECK(op->min_ns == 10000);
   CHECK(op->max_ns == 30000);
+  CHECK(op->in_range_ns == 40000);  // 5 of [10,30), all 30 of [40,70), 5 of [150,160)
+  CHECK(row_named(*t, a, "k")->in_range_ns == 10000);
   CHECK(a.slices == 5);
 
   SECTION("a slice that ends exactly where the range starts is outside it") {
@@ -69,7 +72,8 @@ TEST_CASE("Aggregate: count, total, self, min and max per name over a range",
     std::string json = ks::timeline_query::aggregate_json(index, a);
     CHECK(json.find("\"from_us\": 25.000") != std::string::npos);
     CHECK(json.find("\"name\": \"op\",\n      \"count\": 3,\n      \"total_us\": 60.000,\n"
-                    "      \"self_us\": 50.000,\n      \"avg_us\": 20.000,\n"
+                    "      \"in_range_us\": 40.000,\n      \"self_us\": 50.000,\n      \"avg_us\": "
+                    "20.000,\n"
                     "      \"min_us\": 10.000,\n      \"max_us\": 30.000,\n"
                     "      \"kind\": \"cpu_op\"") != std::string::npos);
   }

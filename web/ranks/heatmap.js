@@ -55,9 +55,12 @@ function legend(min, max, what) {
 
 // steps: [step numbers]; ranks: [rank numbers]; values[r][s]: microseconds or null.
 // `zeroBased`: the scale starts at 0 (waiting time) instead of the smallest value (step time).
+// Otherwise it spans at least a tenth of the largest value: four ranks whose steps took 3.65 to
+// 3.67 ms (0.6% apart) were painted from dark purple to yellow, as different as colours get.
+const MIN_SPAN = 0.1;
 export function heatMap({ label, what, steps, ranks, values, zeroBased = false, onCell }) {
   const { min: lo, max } = range(values);
-  const min = zeroBased ? 0 : lo;
+  const min = zeroBased ? 0 : Math.max(0, Math.min(lo, max * (1 - MIN_SPAN)));
   const span = max - min;
   // Values written in the cells when they fit; otherwise only in the title.
   const showText = steps.length <= 12;

@@ -52,9 +52,11 @@ function rankTable(multi, openRank) {
     h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)),
     v === straggler ? h('span', { className: 'badge sev-critical straggler-mark', title: 'The cross-rank findings name this rank' }, 'straggler') : null,
   ];
+  // Where the numbers came from, when the ranks differ in it; one source is said in the head.
+  const oneSource = new Set(multi.ranks.map((r) => r.rank_source)).size === 1;
   const columns = [
     { key: 'rank', label: 'Rank', num: true, fmt: rankCell },
-    { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
+    oneSource ? null : { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
     { key: 'steps', label: 'Steps', num: true, fmt: fmtInt },
     { key: 'step_median_us', label: 'Step median', num: true, fmt: us },
     { key: 'compute_us', label: 'Compute', num: true, fmt: us, title: 'Union of computation kernels' },
@@ -68,13 +70,10 @@ function rankTable(multi, openRank) {
     { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
     { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
     { key: 'file', label: 'File', className: 'name' },
-  ];
-  const csv = h('button', {
-    type: 'button',
-    className: 'button small',
-    dataset: { export: 'csv:ranks' },
-    onclick: () => saveText(toCsv(multi.ranks.map(flatRank)), 'ranks.csv', 'text/csv'),
-  }, 'Download CSV');
+  ].filter(Boolean);
+  // The table's one CSV button: every field of a rank (its per-step means as columns), in the
+  // table's order.
+  const csv = { name: 'ranks.csv', dataset: { export: 'csv:ranks' }, text: (shown) => toCsv(shown.map(({ k, ...r }) => flatRank(r))) };
   // Means over each rank's steps.
   const meanRows = multi.ranks.filter((r) => r.step_mean).map((r) => ({ rank: r.rank, steps: r.steps, ...r.step_mean }));
   const meanColumns = [
@@ -86,8 +85,8 @@ function rankTable(multi, openRank) {
   return section(
     'ranks',
     'Ranks',
-    h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.', ' ', csv),
-    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000 }),
+    h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.'),
+    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000, csv }),
     meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
     meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
   );

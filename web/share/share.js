@@ -7,7 +7,7 @@ import { initEmbedding } from './embed.js';
 import { exportBar, exportsOf } from './export.js';
 import { showSupportNote } from './support.js';
 import { hasTimeline, registerTimeline } from './timeline-hook.js';
-import { currentView, onViewChange, replayView, setView } from './view.js';
+import { currentView, forgetPreviousTrace, onViewChange, replayView, setView } from './view.js';
 import { showLinkPrompt } from './link-prompt.js';
 
 let loaded = null; // the report on screen: {name, report, json, markdown}
@@ -103,6 +103,7 @@ export function initSharing({ open, report, firstNode }) {
 // The export bar goes in #exports, above the Report/Timeline tabs, so that the timeline's PNG is
 // a click away from the timeline; without that element, under the report's title.
 export function reportShown(next) {
+  if (loaded && loaded.name !== next.name) forgetPreviousTrace();
   loaded = next;
   const old = document.querySelector('.export-bar');
   if (old) {

@@ -19,6 +19,9 @@
 
 const listeners = new Set();
 let view = parseFragment(location.hash) || {};
+// Whether the view was made on this page (a click, the timeline's window) rather than brought by a
+// link, the fragment or Back: a view made on one trace means nothing on the next one opened.
+let madeHere = false;
 
 const round3 = (x) => String(Number(x.toFixed(3)));
 
@@ -119,11 +122,25 @@ export function setView(change, source = 'page', { quiet = false } = {}) {
   const next = { ...view, ...normalize(change) };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   view = next;
+  madeHere = true;
+  writeFragment();
+  if (!quiet) notify(source);
+}
+
+function writeFragment() {
   const frag = formatFragment(view);
   const url = location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
   if (url !== location.href) history.replaceState(history.state, '', url);
   lastHash = location.hash;
-  if (!quiet) notify(source);
+}
+
+// Another trace replaces the one the view was made on: its time range, slice and finding go (they
+// were the old trace's: after resnet50's timeline at 48-60 ms, the next file opened said "Linked
+// range: 48.0 ms → 60.0 ms"). A view from a link or from Back stays: it is for the trace opened.
+export function forgetPreviousTrace() {
+  if (!madeHere) return;
+  for (const key of ['t', 's', 'f']) delete view[key];
+  writeFragment();
 }
 
 // fn(view, source) on every change; source is who changed it: 'url' (the fragment was edited or a
@@ -150,6 +167,7 @@ window.addEventListener('popstate', (e) => {
   lastHash = location.hash;
   if (!e.state || !e.state.ks) return;
   view = parseFragment(location.hash) || {};
+  madeHere = false;
   traversed = moved ? location.hash : null; // no hashchange comes when the fragment is the same
 });
 
@@ -163,5 +181,6 @@ window.addEventListener('hashchange', () => {
   const parsed = parseFragment(location.hash);
   if (!parsed) return; // a section anchor: not a view
   view = parsed;
+  madeHere = false;
   notify('url');
 });

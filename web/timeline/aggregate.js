@@ -1,5 +1,6 @@
-// The area-selection table: per slice name in the selected time range and tracks, count, total,
-// self, avg, min, max (the worker's aggregateJson, src/timeline_query/aggregate.h: the same JSON as
+// The area-selection table: per slice name in the selected time range and tracks, count, time in
+// the range (each slice clipped to it, as Perfetto's area selection sums wall time), whole-slice
+// total, self, avg, min, max (the worker's aggregateJson, src/timeline_query/aggregate.h: the same JSON as
 // `kinetoscope aggregate`). Sortable and filterable like the report's tables; a row's button shows
 // that name's occurrences on the timeline.
 import { h } from '../views/dom.js';
@@ -17,11 +18,10 @@ export function renderAggregate(box, agg, { onShow }) {
     'p',
     { className: 'tl-area-head' },
     `${fmtInt(agg.slices)} slices on ${fmtInt(agg.tracks.length)} tracks, ${fmtUs(agg.from_us)} → ${fmtUs(agg.to_us)} (${fmtUs(span)})`,
-    // The worker sums whole slices (as `kinetoscope aggregate` does): a step that overlaps a 5 ms
-    // range counted its 177 ms, more than the range, with nothing saying why. Clipping needs the
-    // core's per-slice times, so the table says what it sums.
+    // In range: each slice clipped to the selection (a 177 ms step overlapping a 5 ms range counts
+    // 5 ms there); the whole-slice total stays beside it, as `kinetoscope aggregate` writes both.
     h('br'),
-    h('span', { className: 'muted' }, 'Durations are of whole slices that overlap the range, not clipped to it: a total can exceed the selection.'),
+    h('span', { className: 'muted' }, '“In range” is the time inside the selection; “Whole slices” sums the full durations of the slices that overlap it.'),
   );
   const nameCell = (v) =>
     h(
@@ -34,11 +34,12 @@ export function renderAggregate(box, agg, { onShow }) {
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },
     { key: 'kind', label: 'Kind', title: 'CPU op, runtime call, kernel, ...: what the slices of that name are', fmt: (v) => (v ? String(v).replace('_', ' ') : '—') },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
-    { key: 'total_us', label: 'Total (whole slices)', title: 'The full durations of the slices that overlap the range, summed: a slice that starts before or ends after it counts whole', num: true, fmt: fmtUs },
+    { key: 'in_range_us', label: 'In range', title: 'Time inside the selected range, summed: each slice clipped to it (nested slices of one name each count)', num: true, fmt: fmtUs },
+    { key: 'total_us', label: 'Whole slices', title: 'The full durations of the slices that overlap the range, summed: a slice that starts before or ends after it counts whole', num: true, fmt: fmtUs },
     { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },
     { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
     { key: 'min_us', label: 'Min', num: true, fmt: fmtUs },
     { key: 'max_us', label: 'Max', num: true, fmt: fmtUs },
   ];
-  box.replaceChildren(head, dataTable({ columns, rows: agg.rows, sortKey: 'total_us', filterKeys: ['name'], limit: 300, label: 'area selection' }));
+  box.replaceChildren(head, dataTable({ columns, rows: agg.rows, sortKey: 'in_range_us' in (agg.rows[0] || {}) ? 'in_range_us' : 'total_us', filterKeys: ['name'], limit: 300, label: 'area selection' }));
 }

@@ -5,7 +5,7 @@
 import { inertName } from '../views/inert.js';
 import { lowerBound } from './geometry.js';
 import { MIN_SPAN_NS, columnsFromBriefs, hitsFrom } from './state.js';
-import { reveal, revealPair, setWindow } from './viewport.js';
+import { reveal, revealPair, showAround } from './viewport.js';
 import { requestDraw, settled } from './frames.js';
 import { namesList, searchByIds, setHits } from './search.js';
 import { select } from './selection.js';
@@ -43,8 +43,7 @@ export async function showEvidence(tl, range, { offsets = [], names = [] } = {})
     }
   }
   if (!(lo <= hi)) return tl.snapshot();
-  const pad = Math.max((hi - lo) * 0.25, 10e3);
-  setWindow(tl, lo - pad, hi + pad);
+  showAround(tl, lo, hi, Math.max((hi - lo) * 0.25, 10e3));
   st.mark = range && range.end_ns > range.start_ns ? { start: range.start_ns, end: range.end_ns } : null;
   const wanted = new Set(names);
   const ids = wanted.size ? (await namesList(tl)).filter((n) => wanted.has(n.name)).map((n) => n.id) : [];
@@ -63,8 +62,7 @@ export async function showEvidence(tl, range, { offsets = [], names = [] } = {})
 
 export async function showRange(tl, startNs, endNs, offsets = []) {
   await show(tl);
-  const pad = Math.max((endNs - startNs) * 0.05, MIN_SPAN_NS);
-  setWindow(tl, startNs - pad, endNs + pad);
+  showAround(tl, startNs, endNs, Math.max((endNs - startNs) * 0.05, MIN_SPAN_NS));
   if (offsets.length) {
     const r = await tl.client.request('offsets', { offsets });
     const briefs = await briefsOf(tl, r.slices.filter((i) => i >= 0));
@@ -105,8 +103,7 @@ export async function showName(tl, name, { within = null } = {}) {
       hi = Math.max(hi, hs.end[k]);
     }
     if (lo <= hi) {
-      const pad = Math.max((hi - lo) * 0.05, MIN_SPAN_NS);
-      setWindow(tl, lo - pad, hi + pad);
+      showAround(tl, lo, hi, Math.max((hi - lo) * 0.05, MIN_SPAN_NS));
       const first = lowerBound(hs.start, 0, hs.slice.length, lo);
       reveal(tl, hs.track[first], hs.depth[first]);
     }

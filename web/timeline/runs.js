@@ -4,7 +4,7 @@
 import { renderDetails } from './details.js';
 import { mergedAt, renderRun, tipText } from './merged.js';
 import { hitAt, plotWidth } from './geometry.js';
-import { drawerShown, keepInView, setWindow } from './viewport.js';
+import { drawerShown, keepInView, showAround } from './viewport.js';
 import { requestDraw } from './frames.js';
 
 export async function selectRun(tl, run) {
@@ -12,8 +12,7 @@ export async function selectRun(tl, run) {
   await tl.select(null);
   st.run = run;
   st.mark = { start: run.start, end: run.end };
-  const pad = (run.end - run.start) * 0.1;
-  const onZoom = () => setWindow(tl, run.start - pad, run.end + pad);
+  const onZoom = () => showAround(tl, run.start, run.end, (run.end - run.start) * 0.1);
   const onShow = (name) => tl.showName(name, { within: [run.start, run.end] });
   const draw = (agg) => {
     renderRun(dom.detailsBox, run, agg, { onZoom, onShow });

@@ -7,7 +7,7 @@ import { MIN_SPAN_NS } from './state.js';
 import { renderDetails } from './details.js';
 import { sliceContext } from './context.js';
 import { mergedAt } from './merged.js';
-import { centerOn, drawerShown, keepInView, relayout, reveal, setWindow } from './viewport.js';
+import { centerOn, drawerShown, keepInView, relayout, reveal, setWindow, showAround } from './viewport.js';
 import { requestDraw } from './frames.js';
 import { shareSelection } from './sharing.js';
 import { closeRun, selectRun } from './runs.js';
@@ -71,8 +71,7 @@ export function focus(tl) {
   if (st.area) return setWindow(tl, st.area.start, st.area.end);
   const b = st.selection && st.selection.brief;
   if (!b) return;
-  const pad = Math.max(b.dur_ns * 0.15, MIN_SPAN_NS);
-  setWindow(tl, b.start_ns - pad, b.start_ns + b.dur_ns + pad);
+  showAround(tl, b.start_ns, b.start_ns + b.dur_ns, Math.max(b.dur_ns * 0.15, MIN_SPAN_NS));
   reveal(tl, b.track, b.depth);
 }
 

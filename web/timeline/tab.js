@@ -3,6 +3,7 @@
 import { createTimeline } from './timeline.js';
 import { decorateReport } from './links.js';
 import { visit } from '../share/history.js';
+import { recordedNothing } from '../views/report.js';
 
 export function initTimelineTab({ post, report }) {
   const tabs = document.getElementById('tabs');
@@ -23,6 +24,13 @@ export function initTimelineTab({ post, report }) {
     if (k && typeof k.setView === 'function') k.setView({ v: name }, 'tabs', { quiet: true });
     if (name === 'timeline') tl.setVisible(true);
     else tl.setVisible(false);
+    // "Show on timeline" (or a table's "show") hides the button that had the focus with the report:
+    // the keyboard went back to the top of the page. The timeline takes it (its keys then work).
+    const had = document.activeElement;
+    if (name === 'timeline' && (!had || had === document.body || report.contains(had))) {
+      const canvas = section.querySelector('canvas.tl-canvas');
+      if (canvas) canvas.focus({ preventScroll: true });
+    }
   }
 
   tl = createTimeline({ post, section, onShow: () => showTab('timeline') });
@@ -37,7 +45,8 @@ export function initTimelineTab({ post, report }) {
     api: { ...tl.api, showReport: () => showTab('report') },
     onReply: (m) => tl.onReply(m),
     loaded(id, rep) {
-      if (tabs) tabs.hidden = false;
+      // A file without events has nothing to draw (views/report.js recordedNothing): no tabs.
+      if (tabs) tabs.hidden = recordedNothing(rep);
       tl.loaded(id);
       decorateReport(report, rep, tl.api);
     },

@@ -49,6 +49,18 @@ export function setWindow(tl, start, end) {
   requestDraw(tl);
 }
 
+// The window [lo - pad, hi + pad], moved (not narrowed) to lie within the trace where it fits: a
+// finding's range at the trace's start, padded, began at -17.6 ms, a time no event has, which the
+// ruler and a copied link (t=-17598,...) then showed.
+export function showAround(tl, lo, hi, pad) {
+  const { start: first, span: total } = traceDomain(tl.st);
+  const width = hi - lo + 2 * pad;
+  let start = lo - pad;
+  if (start + width > first + total) start = first + total - width;
+  if (start < first) start = Math.min(first, lo);
+  setWindow(tl, start, start + width);
+}
+
 export function fit(tl) {
   tl.st.view = fitWindow(traceDomain(tl.st));
   requestDraw(tl);

@@ -21,7 +21,7 @@ export function diagnosticsView(d, report) {
     { key: 'code', label: 'Code', fmt: (v) => h('code', null, fmtAny(v)) },
     { key: 'message', label: 'Message', fmt: fmtAny },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
-    { key: 'first_offset', label: 'First at', fmt: (_, x) => firstAt(x, nsys) },
+    { key: 'first_offset', label: 'First at', keep: true, fmt: (_, x) => firstAt(x, nsys) },
     // The file's own text at the first one: long or unbroken (a table name), so it wraps, clamped.
     { key: 'excerpt', label: 'Excerpt', className: 'excerpt', fmt: (v) => (v ? clampedName(v) : '') },
     ...extraColumns(d, KNOWN, fmtByKey),

@@ -52,18 +52,30 @@ function other(key, value) {
   return section(`extra-${key}`, labelFor(key), h('pre', { className: 'json' }, JSON.stringify(value, null, 2)));
 }
 
+// A file with no events at all (`{"traceEvents":[]}`, a capture whose schedule never reached an
+// active step): every other section would be empty, so the report is its findings (the one that
+// says why and what to do), the trace facts (what the file had) and any read problems.
+export function recordedNothing(report) {
+  return !!report && !!report.trace && report.trace.events_total === 0;
+}
+function shownWhenEmpty(key, report) {
+  return key === 'findings' || key === 'trace' || (key === 'diagnostics' && Array.isArray(report.diagnostics) && report.diagnostics.length > 0);
+}
+const shows = (report, key) => key in report && (!recordedNothing(report) || shownWhenEmpty(key, report));
+
 // One section's view (null where the report has no such key): views/warm.js renders them one by one.
 export const VIEW_KEYS = VIEWS.map(([k]) => k);
 export function renderView(report, key) {
   const v = VIEWS.find(([k]) => k === key);
-  return v && key in report ? v[1](report[key], report) : null;
+  return v && shows(report, key) ? v[1](report[key], report) : null;
 }
 
 export function renderReport(report) {
   const nodes = [];
   for (const [key, view] of VIEWS) {
-    if (key in report) nodes.push(view(report[key], report));
+    if (shows(report, key)) nodes.push(view(report[key], report));
   }
+  if (recordedNothing(report)) return nodes.filter(Boolean);
   const known = new Set(VIEWS.map(([k]) => k));
   for (const [key, value] of Object.entries(report)) {
     if (!known.has(key) && !QUIET.has(key)) nodes.push(other(key, value));

@@ -4,6 +4,7 @@
 import { h } from './dom.js';
 import { fmtBytes } from './format.js';
 import { reportLead } from './glance.js';
+import { recordedNothing } from './report.js';
 
 export function reportHead(report, name, secs, sections, extras) {
   const nav = h(
@@ -19,7 +20,7 @@ export function reportHead(report, name, secs, sections, extras) {
     h('h2', null, name),
     h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
     ...extras,
-    reportLead(report),
+    recordedNothing(report) ? emptyLead(report) : reportLead(report),
     nav,
   );
 }
@@ -28,4 +29,15 @@ export function reportHead(report, name, secs, sections, extras) {
 // summed; the CLI compares them as ranks.
 export function summedNote(name, n) {
   return h('p', { className: 'note', dataset: { summed: String(n) } }, `This export holds ${n} GPU processes, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
+}
+
+// Instead of the glance (steps, GPU idle: nothing to say) for a file without events: what it had.
+function emptyLead(report) {
+  const t = report.trace;
+  const what = t.format === 'nsys_sqlite' ? 'This export' : 'This file';
+  return h(
+    'p',
+    { className: 'note empty-trace', dataset: { empty: '1' } },
+    `${what} holds no trace events: no operators, kernels or steps were recorded, so there is no timeline and no table to show. The finding below says how that usually happens and how to capture a step.`,
+  );
 }

@@ -26,16 +26,20 @@ export function showProgress(ui, name, p) {
 const HTML_PAGE = /found '<'/;
 
 export function showErrorBox(box, name, err) {
-  const offset = err.offset !== undefined && err.offset !== null ? ` (at byte offset ${fmtInt(err.offset)})` : '';
+  // Byte 0 is the file as a whole (an export without the tables a report needs, a file that is not
+  // a trace at all): "at byte offset 0" read like a position to look at.
+  const at = err.offset === 0 ? ' (at the start of the file)' : ` (at byte offset ${fmtInt(err.offset)})`;
+  const offset = err.offset !== undefined && err.offset !== null ? at : '';
   const page = HTML_PAGE.test(err.message || '')
     ? h('p', { className: 'error-hint' }, 'This file looks like an HTML page, not a trace: often a login, redirect or error page that a download saved instead of the file. Download the trace again (from the machine that wrote it, or with the link\'s credentials).')
     : null;
-  box.replaceChildren(
-    h('strong', null, `Could not read ${name}: `),
-    `${err.message || 'unknown error'}${offset}`,
-    err.code ? h('code', { className: 'error-code' }, err.code) : null,
-    page,
-  );
+  // A failed load leaves the report that was shown: say which one it is, so it is not read as this file's.
+  const shown = document.querySelector('#report .report-head h2');
+  const kept = shown && shown.textContent ? h('p', { className: 'error-kept' }, `The report below is still the one of ${shown.textContent}.`) : null;
+  const close = h('button', { type: 'button', className: 'error-close', title: 'Dismiss', 'aria-label': 'Dismiss this message', onclick: () => (box.hidden = true) }, '×');
+  // replaceChildren writes a null as the text "null": only the parts there are.
+  const parts = [close, h('strong', null, `Could not read ${name}: `), `${err.message || 'unknown error'}${offset}`, err.code ? h('code', { className: 'error-code' }, err.code) : null, page, kept];
+  box.replaceChildren(...parts.filter(Boolean));
   box.hidden = false;
 }
 
@@ -68,6 +72,19 @@ export function initDropZone(drop, onDrop) {
   });
 }
 
+// What the report's steps are now, beside the box: an empty box read as "no steps" when the
+// steps came from ProfilerStep or a range found by its name.
+function stepsNow(s) {
+  if (!s || !s.count) {
+    const it = s && s.inferred_iterations;
+    return it && it.found === true ? `Now: no step ranges found; ${fmtInt(it.count)} iterations are inferred from the repeating launches.` : 'Now: no step ranges found; the whole capture is the window.';
+  }
+  const n = `${fmtInt(s.count)} step${s.count === 1 ? '' : 's'}`;
+  if (s.source === 'step_range') return `Now: ${n} from the ranges named “${s.range}”.`;
+  if (s.source === 'nvtx_range') return `Now: ${n} from the NVTX ranges “${s.range}”, found by their name.`;
+  return `Now: ${n} from the ProfilerStep#N ranges.`;
+}
+
 // The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
 // (`kinetoscope report --step-range NAME`). onApply(name) when submitted.
 export function stepRangeForm(report, onApply) {
@@ -78,6 +95,7 @@ export function stepRangeForm(report, onApply) {
     h('label', { for: 'step-range' }, 'Steps from NVTX ranges named '),
     input,
     h('button', { type: 'submit', className: 'button' }, 'Apply'),
+    h('span', { className: 'muted step-range-now' }, stepsNow(report.steps)),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();

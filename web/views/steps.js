@@ -3,23 +3,9 @@
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtByKey, fmtInt, fmtPct, fmtUs, isNum, labelFor } from './format.js';
 import { dataTable, extraColumns } from './table.js';
+import { stepChart } from './step_chart.js';
 
 const KNOWN = ['name', 'number', 'start_us', 'end_us', 'dur_us'];
-
-// One bar per step, height relative to the longest; heights go through CSSOM (allowed by the CSP,
-// unlike style attributes).
-function bars(rows, median) {
-  const max = Math.max(...rows.map((r) => (isNum(r.dur_us) ? r.dur_us : 0)));
-  if (!(max > 0) || rows.length > 400) return null;
-  const chart = h('div', { className: 'step-bars', role: 'img', 'aria-label': 'Step durations' });
-  for (const r of rows) {
-    const bar = h('div', { className: 'bar', title: `${r.name}: ${fmtUs(r.dur_us)}` });
-    bar.style.height = `${Math.max(2, (100 * r.dur_us) / max)}%`;
-    if (isNum(median) && r.dur_us > median * 1.1) bar.classList.add('slow');
-    chart.appendChild(bar);
-  }
-  return chart;
-}
 
 // Without markers, the iterations the report inferred from the repeating launches
 // (steps.inferred_iterations): their times and stability, said to be inferred.
@@ -43,7 +29,7 @@ function inferredView(it) {
   return [
     note(`The GPU work repeats, though: the same ${fmtInt(it.ops_per_iteration)} GPU ops are launched again and again (${fmtPct(it.match_pct)} of them recur one iteration later). These iterations are inferred from the order of the launches; the other sections still take the whole trace.`),
     statList(stats),
-    bars(rows, it.median_us),
+    stepChart(rows, it.median_us, { what: 'Iteration' }),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'inferred iterations', limit: 1000 }) : null,
   ];
 }
@@ -106,7 +92,7 @@ export function stepsView(s) {
     cutNote,
     backlog,
     omitted,
-    bars(rows, s.median_us),
+    stepChart(rows, s.median_us),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
   );
 }

@@ -4,13 +4,21 @@ import { h } from './dom.js';
 import { fmtAny, fmtInt, fmtPct, isNum, labelFor } from './format.js';
 
 // columns: [{key, label, num?, fmt?(value, row) -> string | Node, title?}]
+// A column no row has a value for (null or absent in every row: bus bandwidth of collectives
+// without sizes, say) is left out of the page; the CSV keeps it, as the report's fields. `keep`:
+// a column drawn from other fields of its row stays.
+// csv: {name, dataset, text(rows) -> string} replaces the default CSV of the shown columns (the
+// Ranks table's CSV has every field of a rank, its per-step means included).
 // Templated C++ kernel names run to hundreds of characters: clamp to two lines, click to expand.
 export function clampedName(v) {
   const name = String(v ?? '');
   return h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
 }
 
-export function dataTable({ columns, rows, sortKey, sortDesc = true, filterKeys = null, limit = 500, label }) {
+const hasValue = (v) => v !== null && v !== undefined;
+
+export function dataTable({ columns: allColumns, rows, sortKey, sortDesc = true, filterKeys = null, limit = 500, label, csv = null }) {
+  const columns = rows.length ? allColumns.filter((col) => col.keep || rows.some((r) => hasValue(r[col.key]))) : allColumns;
   const state = { key: sortKey, desc: sortDesc, query: '' };
   const tbody = h('tbody');
   const count = h('span', { className: 'muted table-count' });
@@ -87,7 +95,7 @@ export function dataTable({ columns, rows, sortKey, sortDesc = true, filterKeys 
     tools.push(input);
   }
   if (filterKeys || rows.length > limit) tools.push(count);
-  tools.push(csvButton(columns, () => visibleRows(), label));
+  tools.push(csv ? csvButton(null, () => visibleRows(), label, csv) : csvButton(allColumns, () => visibleRows(), label));
   draw();
   return h(
     'div',
@@ -142,16 +150,18 @@ export function toCsv(columns, rows) {
   return lines.join('\r\n') + '\r\n';
 }
 
-function csvButton(columns, rowsNow, label) {
-  const name = `${String(label || 'table').replace(/[^A-Za-z0-9_-]+/g, '_')}.csv`;
+function csvButton(columns, rowsNow, label, custom = null) {
+  const name = custom ? custom.name : `${String(label || 'table').replace(/[^A-Za-z0-9_-]+/g, '_')}.csv`;
   return h(
     'button',
     {
       type: 'button',
       className: 'button csv',
+      dataset: custom && custom.dataset ? custom.dataset : {},
       title: `Download the rows shown (filtered, sorted) as ${name}`,
       onclick: () => {
-        const url = URL.createObjectURL(new Blob([toCsv(columns, rowsNow())], { type: 'text/csv' }));
+        const text = custom ? custom.text(rowsNow()) : toCsv(columns, rowsNow());
+        const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
         const a = h('a', { href: url, download: name });
         document.body.appendChild(a);
         a.click();

@@ -140,6 +140,18 @@ std::string Context::process_text(int64_t global) {
   return pid;
 }
 
+bool Context::thread_name_shared(int64_t global_tid, const std::string& name) {
+  auto key = [](int64_t global, const std::string& n) {
+    return std::to_string(pid_of(global)) + '\0' + n;
+  };
+  if (thread_name_uses.empty()) {
+    for (const auto& [global, n] : thread_names)
+      if (!n.empty()) ++thread_name_uses[key(global, n)];
+  }
+  auto it = thread_name_uses.find(key(global_tid, name));
+  return it != thread_name_uses.end() && it->second > 1;
+}
+
 TrackId Context::cpu_track(int64_t global_tid, Row row) {
   auto& cache = cpu_tracks[static_cast<int>(row)];
   auto it = cache.find(global_tid);
@@ -153,6 +165,10 @@ TrackId Context::cpu_track(int64_t global_tid, Row row) {
   std::string thread = name != thread_names.end() && !name->second.empty()
                            ? name->second
                            : "thread " + std::to_string(tid);
+  // Two "cuda-EvtHandlr OS runtime" rows (or eight pt_data_worker ones) could not be told apart.
+  if (name != thread_names.end() && !name->second.empty() &&
+      thread_name_shared(global_tid, name->second))
+    thread += " [" + std::to_string(tid) + "]";
   b.set_thread_name(pid, tid_text, thread + " " + row_name, 0);
   // Nsight's order within a thread: NVTX, then CUDA API, then OS runtime, ...
   b.set_thread_sort_index(pid, tid_text,

@@ -126,6 +126,9 @@ struct Context {
   StringCache strings;
   std::unordered_map<int64_t, std::string> process_names;  // by globalPid (tid bits zero)
   std::unordered_map<int64_t, std::string> thread_names;   // by globalTid
+  // How many threads of a process bear each name (pid, then the name), counted on first use: a
+  // name several threads share gets the thread id on its rows, as Nsight Systems shows them.
+  std::unordered_map<std::string, int> thread_name_uses;
   std::unordered_map<int64_t, TrackId>
       cpu_tracks[static_cast<int>(Row::kRowCount)];        // by globalTid, per Row
   std::unordered_map<int64_t, TrackId> nvtx_async_tracks;  // by globalPid
@@ -207,6 +210,7 @@ struct Context {
   static int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
   std::string process_text(int64_t global);  // creates and names the process on first use
   TrackId cpu_track(int64_t global_tid, Row row);
+  bool thread_name_shared(int64_t global_tid, const std::string& name);
   TrackId nvtx_async_track(int64_t global_tid);
   TrackId gpu_track(int64_t device, int64_t stream);
   std::string gpu_process(int64_t device);  // "0" for device 0, named "GPU 0" on first use
