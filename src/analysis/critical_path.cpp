@@ -258,6 +258,7 @@ CriticalPathResult critical_path(const Trace& trace, const LaunchJoin& join,
     return r;
   }
   auto comm = make_name_cache(trace, [](std::string_view n) { return is_comm_kernel(n) ? 1 : 0; });
+  r.path.reserve(path.size());  // exact; grown by doubling it held up to twice the path
   for (uint32_t k : path) {
     const CpEdge& e = g.edges[k];
     CpPathEdge p;

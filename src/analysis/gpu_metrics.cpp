@@ -222,6 +222,7 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     }
   if (acc.empty()) r.absent = "no kernels in the trace";
   const double window = static_cast<double>(we - wb);
+  r.devices.reserve(acc.size());  // exact: one row per device (80k devices grew it to 131k rows)
   for (auto& kv : acc) {
     DeviceAcc& a = kv.second;
     DeviceMetrics m;

@@ -44,10 +44,12 @@ struct DeviceMetrics {
   double utilization_pct = 0;
   bool has_sm_efficiency = false;
   double sm_efficiency_pct = 0;
-  std::string sm_efficiency_absent;
+  // Why a metric is absent (a fixed sentence, "" when present): a literal, not a std::string, so
+  // an export of 80k devices does not hold 160k copies of two sentences.
+  const char* sm_efficiency_absent = "";
   bool has_occupancy = false;
   double occupancy_pct = 0;
-  std::string occupancy_absent;
+  const char* occupancy_absent = "";
   int64_t tensor_core_ns = 0;
   double tensor_core_pct = 0;  // of kernel time
   // Measured (nsys GPU metrics counters), see above. `*_samples` = 0: not measured.

@@ -27,6 +27,7 @@ IdleBreakdown compute_idle_breakdown(const Trace& t, const LaunchJoin& join,
   std::map<TrackId, std::vector<uint32_t>> by_track;
   for (uint32_t i : join.gpu_ops_by_ts)
     if (op_counted(included, i)) by_track[s.track[i]].push_back(i);
+  r.streams.reserve(by_track.size());  // exact (80k streams grew it to 131k rows)
   for (const auto& kv : by_track) {
     const std::vector<uint32_t>& ops = kv.second;
     StreamIdle st;

@@ -48,8 +48,10 @@ struct Candidate {
 
 // Nested or overlapping repeats (a range re-entered inside itself) are dropped, so each kept
 // instance starts at or after the previous one's end.
+// `left_out`, when given, gets the dropped instances in time order.
 std::vector<uint32_t> without_overlaps(const SliceTable& s, std::vector<uint32_t> v,
-                                       bool* overlapped) {
+                                       bool* overlapped,
+                                       std::vector<uint32_t>* left_out = nullptr) {
   std::sort(v.begin(), v.end(), [&s](uint32_t a, uint32_t b) {
     return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.dur[a] > s.dur[b];
   });
@@ -58,11 +60,20 @@ std::vector<uint32_t> without_overlaps(const SliceTable& s, std::vector<uint32_t
   for (uint32_t i : v) {
     if (!out.empty() && s.ts[i] < s.end(out.back())) {
       *overlapped = true;
+      if (left_out) left_out->push_back(i);
       continue;
     }
     out.push_back(i);
   }
   return out;
+}
+
+// Records what without_overlaps dropped, for the report's note.
+void note_left_out(const Trace& t, const std::vector<uint32_t>& left_out, StepsResult* r) {
+  r->overlapping_left_out = left_out.size();
+  if (left_out.empty()) return;
+  r->first_overlapping_name = std::string(t.str(t.slices.name[left_out.front()]));
+  r->first_overlapping_begin = t.slices.ts[left_out.front()];
 }
 
 }  // namespace
@@ -238,7 +249,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       if (!best || kv.second.slices.size() > best->slices.size()) best = &kv.second;
     if (best) {
       bool overlapped;
-      std::vector<uint32_t> kept = without_overlaps(s, best->slices, &overlapped);
+      std::vector<uint32_t> left_out;
+      std::vector<uint32_t> kept = without_overlaps(s, best->slices, &overlapped, &left_out);
+      note_left_out(t, left_out, &r);
       r.source = StepSource::kUserRange;
       r.range_name = step_range;
       int64_t ordinal = 0;
@@ -272,7 +285,10 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     markers.reserve(by_number.size());
     for (const auto& kv : by_number) markers.push_back(kv.second);
     bool overlapped;
-    for (uint32_t i : without_overlaps(s, std::move(markers), &overlapped)) {
+    std::vector<uint32_t> left_out;
+    std::vector<uint32_t> kept = without_overlaps(s, std::move(markers), &overlapped, &left_out);
+    note_left_out(t, left_out, &r);
+    for (uint32_t i : kept) {
       Step st;
       parse_profiler_step(t.str(s.name[i]), &st.number);
       st.slice = i;

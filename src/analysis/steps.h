@@ -57,8 +57,14 @@ struct StepsResult {
   // schedule: the last prof.step() opens a step the profiler's exit closes a moment later).
   enum class LastStepCut : uint8_t { kNone, kOpen, kShort };
   LastStepCut last_cut = LastStepCut::kNone;
-  int64_t last_cut_dur = 0;     // its length as the trace has it
-  uint64_t found = 0;           // ProfilerStep markers found, before dropping
+  int64_t last_cut_dur = 0;  // its length as the trace has it
+  uint64_t found = 0;        // ProfilerStep markers found, before dropping
+  // Markers (ProfilerStep#N, or --step-range instances) left out because they began inside an
+  // earlier kept one (nested or overlapping: a hand-written or merged file; real steps follow one
+  // another), and the first one's name and host start, so the report can say what it left out.
+  uint64_t overlapping_left_out = 0;
+  std::string first_overlapping_name;
+  int64_t first_overlapping_begin = 0;
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
   int64_t last_host_end = 0;    // host end of the last step found
   DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)

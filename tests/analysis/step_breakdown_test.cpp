@@ -145,9 +145,9 @@ TEST_CASE("GPU metrics say why a metric is absent", "[analysis][gpu_metrics]") {
   REQUIRE(g.devices.size() == 1);
   CHECK(g.devices[0].utilization_pct == 100.0);
   CHECK_FALSE(g.devices[0].has_sm_efficiency);
-  CHECK(g.devices[0].sm_efficiency_absent.find("blocks per SM") != std::string::npos);
+  CHECK(std::string(g.devices[0].sm_efficiency_absent).find("blocks per SM") != std::string::npos);
   CHECK_FALSE(g.devices[0].has_occupancy);
-  CHECK(g.devices[0].occupancy_absent.find("occupancy") != std::string::npos);
+  CHECK(std::string(g.devices[0].occupancy_absent).find("occupancy") != std::string::npos);
   auto cpu = ks_test::load(
       R"J([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":5}])J");
   ks::GpuMetrics none = ks::compute_gpu_metrics(*cpu, steps_of(*cpu));

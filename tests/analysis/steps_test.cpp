@@ -255,6 +255,10 @@ TEST_CASE("Nested or overlapping ProfilerSteps: only steps that follow one anoth
   CHECK(r.steps[0].host_end == 100000);
   CHECK(r.steps[1].number == 4);
   CHECK(r.steps[1].begin == 100000);
+  // The two left out are counted for the report's note (they were dropped without a word).
+  CHECK(r.overlapping_left_out == 2);
+  CHECK(r.first_overlapping_name == "ProfilerStep#2");
+  CHECK(r.first_overlapping_begin == 10000);
 }
 
 TEST_CASE("The first step's backlog is the GPU's busy time on earlier work, not its extent",

@@ -108,8 +108,16 @@ def main():
                 problems.append("diagnostics %s, expected %s" % (got, e["diagnostics"]))
             if report["trace"]["slices"] != e["slices"]:
                 problems.append("%d slices kept, expected %d" % (report["trace"]["slices"], e["slices"]))
+            # Steps left out (nested or overlapping markers) are said in the report: its JSON
+            # field, and the note in the text report.
+            for key, want_value in e.get("steps", {}).items():
+                if report["steps"].get(key) != want_value:
+                    problems.append("steps.%s %r, expected %r" % (key, report["steps"].get(key), want_value))
+            note = e.get("text_note")
             text, _, _ = run(cli, path, "text")
             out = text.stdout.decode("utf-8", "replace")
+            if note and note not in out:
+                problems.append("the text report lacks %r" % note)
             for code, count, offset in e["diagnostics"]:
                 needle = "%-26s x%d (first at byte %d)" % (code, count, offset)
                 if needle not in out:

@@ -54,7 +54,12 @@ def small_files():
     files["train_rank0.nsys-rep"] = bytes(rnd.randrange(256) for _ in range(2048))
     files["gemm.ncu-rep"] = bytes(rnd.randrange(256) for _ in range(2048))
     files["utf16.json"] = '{"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}'.encode("utf-16")
+    # PowerShell's Out-File -Encoding utf32 (byte order mark FF FE 00 00, which begins with UTF-16's).
+    files["utf32.json"] = '{"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":1,"tid":1}]}'.encode("utf-32-le")
+    files["utf32.json"] = b"\xff\xfe\x00\x00" + files["utf32.json"]
     data = gz(small_trace())
+    # gzip inside gzip: a .json.gz gzipped once more (a pipeline that compresses whatever it uploads).
+    files["gzip_twice.json.gz"] = gz(data)
     broken = bytearray(data)
     for i in range(len(broken) // 2, len(broken) // 2 + 16):
         broken[i] ^= 0x5A
@@ -110,6 +115,16 @@ def small_files():
         b'{"traceEvents":[{"ph":"X","name":"kept","ts":1,"dur":2,"pid":1,"tid":1},'
         b'{"ph":"X","name":"broken" "ts":3},'
         b'{"ph":"X","name":"kept_too","ts":5,"dur":2,"pid":1,"tid":1}]}')
+    # ProfilerSteps nested in or overlapping another (a merged or hand-written file): the steps that
+    # follow one another are kept, and the report says how many markers it left out.
+    steps = []
+    for i in range(4):
+        steps += [ev("X", f"ProfilerStep#{i}", i * 1000, dur=900, cat="user_annotation"),
+                  ev("X", f"kernel_{i}", i * 1000 + 20, dur=500, cat="kernel", pid=0, tid=7,
+                     args={"stream": 7, "device": 0})]
+    steps += [ev("X", "ProfilerStep#100", 1100, dur=300, cat="user_annotation"),
+              ev("X", "ProfilerStep#101", 1500, dur=900, cat="user_annotation")]
+    files["nested_profiler_steps.json"] = trace(steps)
     return files
 
 

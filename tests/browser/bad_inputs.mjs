@@ -79,6 +79,11 @@ export function badInputTests() {
             const got = report.diagnostics.map((d) => [d.code, d.count, d.first_offset]);
             if (JSON.stringify(got) !== JSON.stringify(e.diagnostics)) problems.push(`${e.file}: diagnostics ${JSON.stringify(got)}, CLI ${JSON.stringify(e.diagnostics)}`);
             if (report.trace.slices !== e.slices) problems.push(`${e.file}: ${report.trace.slices} slices, CLI ${e.slices}`);
+            // Steps left out (nested or overlapping markers) are said in the Steps section too.
+            if (e.steps && e.steps.overlapping_left_out) {
+              const steps = (await page.textContent('#steps')) || '';
+              if (!steps.includes(`${e.steps.overlapping_left_out} step markers nested in or overlapping an earlier step are left out`)) problems.push(`${e.file}: the Steps section does not say which markers were left out: "${steps.slice(0, 200)}"`);
+            }
             // The diagnostics table shows each code and its offset.
             const table = (await page.textContent('#diagnostics')) || '';
             for (const [code, , offset] of e.diagnostics) {

@@ -169,6 +169,11 @@ test('links: `s` keeps an export row id exact through the fragment', async () =>
   const big = '144115188075855873';
   assert.equal(parseFragment(`#${formatFragment({ v: 'timeline', s: big })}`).s, big);
   assert.equal(parseFragment('#s=1234').s, 1234);
+  // A range of 400 digits reads as Infinity: no range, not [Infinity, Infinity] (a NaN window).
+  const digits = '9'.repeat(400);
+  assert.equal(parseFragment(`#t=${digits},${digits}`).t, undefined);
+  assert.equal(parseFragment(`#t=-${digits},5`).t, undefined);
+  assert.deepEqual(parseFragment('#t=1.5,20').t, [1.5, 20]);
   assert.equal(parseFragment('#s=99999999999999999999999').s, undefined); // past 2^64
   assert.equal(sliceId(18446744073709551615n.toString()), '18446744073709551615');
   assert.equal(sliceId('18446744073709551616'), null);

@@ -22,6 +22,11 @@ test('clampWindow: at least MIN_SPAN_NS, at most 4x the trace, some of the trace
   assert.equal(before.start, -100 * 0.9);
 });
 
+test('clampWindow: an infinite or NaN window (a crafted link) shows the whole trace, never NaN', () => {
+  for (const [a, b] of [[Infinity, Infinity], [-Infinity, Infinity], [0, NaN], [NaN, NaN]])
+    assert.deepEqual(clampWindow(from0(1000), a, b), fitWindow(from0(1000)));
+});
+
 test('fitWindow shows the whole trace with 1% on each side', () => {
   assert.deepEqual(fitWindow(from0(1000)), { start: -10, end: 1010 });
 });

@@ -57,7 +57,9 @@ export function parseFragment(hash) {
     else if (key === 'n' && value) out.n = value.slice(0, 512);
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
-      if (m && Number(m[1]) <= Number(m[2])) out.t = [Number(m[1]), Number(m[2])];
+      // 400 digits read as Infinity, and an infinite range made the timeline's window NaN.
+      const [a, b] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+      if (Number.isFinite(a) && Number.isFinite(b) && a <= b) out.t = [a, b];
     }
   }
   return out;

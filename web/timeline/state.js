@@ -63,6 +63,8 @@ export const traceDomain = (st) => ({ start: (st.layout && st.layout.start_ns) |
 // on screen.
 export function clampWindow(dom, start, end) {
   const { start: lo, span: total } = dom;
+  // A window that is no number (an infinite range from a crafted link) shows the whole trace.
+  if (!Number.isFinite(start) || !Number.isFinite(end)) return clampWindow(dom, lo - total * 0.01, lo + total * 1.01);
   let span = Math.max(MIN_SPAN_NS, end - start);
   span = Math.min(span, total * 4);
   let s = (start + end) / 2 - span / 2;

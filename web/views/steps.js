@@ -54,7 +54,7 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us', 'last_step_left_out', 'last_step_left_out_us', 'last_step_left_out_start_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us', 'last_step_left_out', 'last_step_left_out_us', 'last_step_left_out_start_us', 'overlapping_left_out', 'first_overlapping_start_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
   // A GPU-bound loop runs ahead of the GPU: the first step inherits the warm-up steps' backlog.
   const queued = s.first_step_queued_us;
@@ -68,6 +68,11 @@ export function stepsView(s) {
     cut === 'open_at_capture_end' || cut === 'short'
       ? note(`The last step (${fmtUs(s.last_step_left_out_us)}, starting at ${fmtUs(s.last_step_left_out_start_us)}) is left out: ${cut === 'short' ? 'under a quarter of the others’ median, it was cut short by the profiler’s stop (the last prof.step() opens a step the capture’s end closes).' : 'its range was still open when the capture stopped, so its length is the capture’s cut.'}`)
       : null;
+  // Step markers nested in or overlapping an earlier one (a merged file): left out, said (steps.h).
+  const nested = s.overlapping_left_out;
+  const nestedNote = isNum(nested) && nested > 0
+    ? note(`${fmtInt(nested)} step marker${nested === 1 ? '' : 's'} nested in or overlapping an earlier step ${nested === 1 ? 'is' : 'are'} left out (steps follow one another; the first begins at ${fmtUs(s.first_overlapping_start_us)}, inside the step before it).`)
+    : null;
   const columns = [
     { key: 'number', label: 'Step', num: true, fmt: fmtAny },
     { key: 'name', label: 'Name' },
@@ -90,6 +95,7 @@ export function stepsView(s) {
     'Steps',
     statList(stats),
     cutNote,
+    nestedNote,
     backlog,
     omitted,
     stepChart(rows, s.median_us),

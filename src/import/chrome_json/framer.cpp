@@ -21,6 +21,36 @@ std::string printable(char c) {
   std::snprintf(buf, sizeof(buf), "0x%02x", static_cast<unsigned char>(c));
   return buf;
 }
+
+// What the first bytes of a file that is not UTF-8 JSON are, from the bytes that make a file so:
+// a UTF-32 or UTF-16 byte order mark, or gzip's magic (the reader already took one gzip layer off,
+// so these bytes mean the trace was compressed twice). Empty when the bytes are none of these.
+// UTF-32 LE's mark (FF FE 00 00) begins with UTF-16 LE's (FF FE), so the longer one is tried first.
+std::string foreign_start(const char* p, size_t n) {
+  auto starts = [&](const char* magic, size_t len) {
+    return n >= len && std::memcmp(p, magic, len) == 0;
+  };
+  auto mark = [&](size_t len) {
+    std::string bytes;
+    for (size_t i = 0; i < len; ++i) bytes += (i ? " " : "") + printable(p[i]);
+    return bytes;
+  };
+  if (starts("\xFF\xFE\0\0", 4) || starts("\0\0\xFE\xFF", 4))
+    return "not JSON: the file is UTF-32 text (byte order mark " + mark(4) + "); save it as UTF-8";
+  if (starts("\xFF\xFE", 2) || starts("\xFE\xFF", 2))
+    return "not JSON: the file is UTF-16 text (byte order mark " + mark(2) + "); save it as UTF-8";
+  if (starts("\x1F\x8B", 2))
+    return "not JSON: gzip inside gzip: what the gzip file holds is gzip again (0x1f 0x8b), "
+           "the trace was compressed twice; decompress one layer (gzip -dc FILE > trace.json.gz) "
+           "and open that";
+  return {};
+}
+
+// Whether a file's first byte may begin one of foreign_start's marks (then its message waits for
+// four bytes, so it does not depend on where a chunk ends).
+bool may_begin_mark(char c) {
+  return c == '\xFF' || c == '\xFE' || c == '\0' || c == '\x1F';
+}
 }  // namespace
 
 Framer::Framer(FramerSink* sink, Diagnostics* diags, size_t max_value_bytes)
@@ -268,7 +298,7 @@ void Framer::scan() {
       case State::kStart:
         // A first byte that may begin a UTF-16 byte order mark: the next byte decides the message,
         // so wait for it (the message must not depend on where a chunk ends).
-        if ((c == '\xFF' || c == '\xFE') && pos_ + 1 >= buf_len_ && !at_end_) return;
+        if (may_begin_mark(c) && pos_ + 4 > buf_len_ && !at_end_) return;
         if (c == '[') {
           container_ = TraceContainer::kArray;
           saw_event_array_ = true;
@@ -279,12 +309,11 @@ void Framer::scan() {
           container_ = TraceContainer::kObject;
           state_ = State::kObjectKey;
           ++pos_;
-        } else if (pos_ + 1 < buf_len_ && ((c == '\xFF' && buf_[pos_ + 1] == '\xFE') ||
-                                           (c == '\xFE' && buf_[pos_ + 1] == '\xFF'))) {
-          // Windows tools (PowerShell's Out-File) write UTF-16: say so instead of "found 0xff".
-          fail(ImportErrorCode::kNotJson, offset_of(pos_),
-               "not JSON: the file is UTF-16 text (byte order mark " + printable(c) + " " +
-                   printable(buf_[pos_ + 1]) + "); save it as UTF-8");
+        } else if (std::string what = foreign_start(buf_.data() + pos_, buf_len_ - pos_);
+                   !what.empty()) {
+          // Windows tools (PowerShell's Out-File) write UTF-16 or UTF-32, and a .json.gz gzipped
+          // again is gzip inside gzip: say so instead of "found 0xff" / "found 0x1f".
+          fail(ImportErrorCode::kNotJson, offset_of(pos_), what);
         } else {
           fail(ImportErrorCode::kNotJson, offset_of(pos_),
                "not JSON: a trace starts with '{' or '[', found " + printable(c));

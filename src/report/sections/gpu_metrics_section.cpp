@@ -26,6 +26,9 @@ Cell pct_if(bool present, double v) {
 Cell text_if(const std::string& s) {
   return s.empty() ? Cell::null() : Cell::str(s);
 }
+Cell text_if(const char* s) {
+  return *s ? Cell::str(s) : Cell::null();
+}
 
 std::string metric(bool present, double v) {
   return present ? format_pct(v) : std::string("n/a");

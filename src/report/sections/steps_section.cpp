@@ -131,6 +131,21 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
     s.line("  " + note);
     s.paragraph("Note: " + note + ".\n\n");
   }
+  // Nested or overlapping markers are left out (real steps follow one another); said like the
+  // other events a report leaves out, so a hand-written or merged file's missing steps show.
+  if (r.overlapping_left_out > 0) {
+    s.field("overlapping_left_out", Cell::count(r.overlapping_left_out));
+    s.field("first_overlapping_start_us", Cell::ns(r.first_overlapping_begin - t0));
+    const std::string what = r.source == StepSource::kUserRange ? "ranges" : "step markers";
+    const std::string note =
+        std::to_string(r.overlapping_left_out) + " " + what +
+        " nested in or overlapping an earlier step are left out (steps follow one another; "
+        "the first, \"" +
+        display_safe(r.first_overlapping_name, 80) + "\" at " +
+        format_duration(r.first_overlapping_begin - t0) + ", begins inside the step before it)";
+    s.line("  " + note);
+    s.paragraph("Note: " + markdown_cell(note, 400) + ".\n\n");
+  }
   // A GPU-bound loop runs ahead of the GPU: the capture's first step then starts with the GPU
   // still busy with the warm-up steps' work (Step.queued_ns). Said when it is a visible share.
   if (!r.steps.empty() && r.steps.front().queued_ns * 10 >= r.steps.front().dur() &&
