@@ -104,6 +104,14 @@ good "$DIR/library_calls.sqlite" "the launching thread was in cublasCreate_v2 (c
 # host-side MPI_Allreduce is communication and rank 1, which waits least, is the straggler.
 good "$DIR/mpi_rank0.sqlite" "the launching thread was in MPI_Allreduce (MPI)"
 good "$DIR/mpi_rank0.sqlite" "$DIR/mpi_rank1.sqlite" "Rank 1 .*(ranks.straggler)"
+# A non-blocking collective's time is its call's plus the MPI_Wait on its request (SQL: rank 0
+# 120 us of MPI_Iallreduce + 12.554 ms of MPI_Wait, rank 1 120 us + 554 us).
+good "$DIR/mpi_iallreduce_r0.sqlite" "$DIR/mpi_iallreduce_r1.sqlite" \
+  "Rank 1 is the straggler: its collectives take 674.0 µs, the others 12.67 ms"
+# Point-to-point MPI (Irecv/Isend + MPI_Waitall on rank 0, blocking Recv/Send on rank 1) is
+# communication: SQL unions 24 us + 12.938 ms on rank 0, 120 us on rank 1.
+good "$DIR/mpi_p2p_rank0.sqlite" "$DIR/mpi_p2p_rank1.sqlite" \
+  "Rank 1 is the straggler: its MPI communication takes 120.0 µs, the others 12.96 ms"
 # Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
 good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
 good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"
