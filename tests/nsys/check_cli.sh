@@ -59,6 +59,8 @@ good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"
+# Its GPU is named from TARGET_INFO_CUDA_GPU (was "device: none named").
+good "$DIR/old_schema.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/old_schema.sqlite" "unclosed_begin  *x1 (first in NVTX_EVENTS row 2)"
 good "$DIR/process_start.sqlite" "The capture starts with the process: CUDA context creation (.*), 250 cudaMalloc/cudaFree"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"

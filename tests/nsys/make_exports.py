@@ -59,7 +59,8 @@ Files (deterministic: same bytes every run):
                              payload, a start/end range ending on another thread
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
-                             without srcKind/dstKind, no ENUM tables
+                             without srcKind/dstKind, no ENUM tables, the GPUs in
+                             TARGET_INFO_CUDA_GPU (before mid-2021)
   view_named_kernel.sqlite   an export whose CUPTI_ACTIVITY_KIND_KERNEL is a VIEW over another
                              table (must be ignored and noted), runtime rows real
   not_an_export.sqlite       a SQLite database that is not an export (an app's tables)
@@ -1438,6 +1439,11 @@ def main():
     db = sqlite3.connect(old)
     db.execute("UPDATE META_DATA_EXPORT SET value = '2.7.1' WHERE name = 'EXPORT_SCHEMA_VERSION'")
     db.execute("UPDATE META_DATA_EXPORT SET value = '2' WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR'")
+    # Before mid-2021 the GPUs were TARGET_INFO_CUDA_GPU, keyed by deviceId, with CUDA's names.
+    db.executescript('CREATE TABLE TARGET_INFO_CUDA_GPU AS SELECT id AS deviceId, name, '
+                     'totalMemory, smCount AS numMultiprocessors, clockRate AS coreClockRate, '
+                     'computeMajor AS computeCapabilityMajor, computeMinor AS '
+                     'computeCapabilityMinor FROM TARGET_INFO_GPU; DROP TABLE TARGET_INFO_GPU;')
     db.commit()
     db.close()
     # A view under the kernel table's name, over a table of made-up kernels: must not be read.

@@ -113,18 +113,26 @@ bool read_names(Context& c) {
 }
 
 bool read_devices(Context& c) {
-  const char* table = "TARGET_INFO_GPU";
+  // Exports before mid-2021 name the GPUs in TARGET_INFO_CUDA_GPU, keyed by the CUDA ordinal
+  // (deviceId) and with CUDA's property names (numMultiprocessors, computeCapabilityMajor).
+  const bool early = !c.db.has_table("TARGET_INFO_GPU") && c.db.has_table("TARGET_INFO_CUDA_GPU");
+  const char* table = early ? "TARGET_INFO_CUDA_GPU" : "TARGET_INFO_GPU";
   if (!c.db.has_table(table)) {
     c.table_missing(table);
     return true;
   }
   RowReader r;
   enum { kId, kName, kMem, kSms, kMajor, kMinor, kCuDevice };
-  if (!r.prepare(
-          c.db, table,
-          {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor", "?cuDevice"},
-          &c.trace->diagnostics, c.error))
-    return false;
+  const bool ok =
+      early ? r.prepare(c.db, table,
+                        {"deviceId", "name", "?totalMemory", "numMultiprocessors",
+                         "computeCapabilityMajor", "?computeCapabilityMinor", "?cuDevice"},
+                        &c.trace->diagnostics, c.error)
+            : r.prepare(c.db, table,
+                        {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor",
+                         "?cuDevice"},
+                        &c.trace->diagnostics, c.error);
+  if (!ok) return false;
   std::vector<int64_t> cuda_ordinals;
   std::unordered_set<int64_t> distinct;
   auto& devices = c.trace->devices;
