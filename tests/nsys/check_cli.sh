@@ -96,6 +96,8 @@ good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idl
 good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 steps: 10 cudaMalloc/cudaFree calls"
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
+# The header says which nsys wrote the export, how long the capture ran and the command profiled.
+good "$DIR/training_steps.sqlite" "Nsight Systems 2024.5.1.113, capture 75.00 ms: python3 train.py --epochs=1"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
 # The profiler's own work on the launching thread (PROFILER_OVERHEAD) is said to be the profiler's.
 good "$DIR/profiler_stall.sqlite" "the launching thread was in CUDA profiling data flush (profiler overhead)"

@@ -1389,7 +1389,16 @@ def main():
         return
     os.makedirs(OUT, exist_ok=True)
     p = lambda name: os.path.join(OUT, name)
-    training().save(p('training_steps.sqlite'))
+    # With the capture's metadata (as the real export has it): its duration (ANALYSIS_DETAILS)
+    # and the command profiled (META_DATA_CAPTURE), which the report's header shows.
+    training().save(p('training_steps.sqlite'), extra_sql=(
+        'CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, '
+        'startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);'
+        'INSERT INTO ANALYSIS_DETAILS VALUES (281474976710656, 75000000, 0, 75000000);'
+        'CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT);'
+        "INSERT INTO META_DATA_CAPTURE VALUES ('START_TRIGGER', 'Immediate'), "
+        "('PROCESS_0:COMMAND', 'python3'), ('PROCESS_0:ARGUMENT_0', 'train.py'), "
+        "('PROCESS_0:ARGUMENT_1', '--epochs=1'), ('PROCESS_0:WORKING_DIR', '/work');"))
     training('train_step').save(p('train_step_ranges.sqlite'))
     training(metrics=NEW_METRICS).save(p('metrics_2024_names.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
