@@ -159,54 +159,92 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
 }
 
 // The collectives a rank without communication kernels ran on the CPU, as kernels are read:
-// - gloo:* ranges: gloo runs each collective on one of its CPU threads, and the range lasts
+// gloo:* ranges: gloo runs each collective on one of its CPU threads, and the range lasts
 //   until every peer has joined (a rank waiting for a straggler shows it as a long range, the
 //   straggler as a short one). c10d::allreduce_ on the training thread only enqueues, and nccl:*
 //   ranges are NCCL's enqueue annotations: neither is taken. Ranges inside another gloo:* range
 //   are counted once, in their parent.
-// - an Nsight Systems export's blocking MPI collectives (MPI_COLLECTIVES_EVENTS, --trace=mpi):
-//   MPI_Allreduce returns when every rank has joined, so it reads as a gloo range does. The
-//   non-blocking ones (MPI_Iallreduce, ...) return at once; their wait is an MPI_Wait*, not a
-//   collective, and is left out.
-void add_cpu_collectives(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
+void add_gloo_collectives(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
   const SliceTable& s = t.slices;
   auto is_gloo = make_name_cache(t, [](std::string_view n) { return n.substr(0, 5) == "gloo:"; });
-  const bool nsys = t.facts.format == TraceFormat::kNsysSqlite;
-  const StringId mpi = t.strings.find("mpi");
-  auto blocking_mpi = make_name_cache(
-      t, [](std::string_view n) { return n.substr(0, 4) == "MPI_" && n.substr(0, 5) != "MPI_I"; });
-  auto mpi_collective = [&](uint32_t i) {
-    return nsys && mpi != StringPool::kMissing && s.cat[i] == mpi &&
-           export_table_code(s.file_offset[i]) == ExportTable::kMpiCollectives &&
-           blocking_mpi(s.name[i]);
-  };
   for (uint32_t i = 0; i < s.size(); ++i) {
-    const bool from_mpi = s.kind[i] == SliceKind::kOther && mpi_collective(i);
-    if (!from_mpi) {
-      if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
-      if (!is_gloo(s.name[i])) continue;
-      bool inside_gloo = false;  // at any depth: gloo:* ranges nest through other ranges too
-      for (int32_t up = s.parent[i]; up >= 0 && !inside_gloo;
-           up = s.parent[static_cast<size_t>(up)])
-        inside_gloo = is_gloo(s.name[static_cast<size_t>(up)]);
-      if (inside_gloo) continue;
-    }
+    if (s.kind[i] != SliceKind::kCpuOp && s.kind[i] != SliceKind::kUserAnnotation) continue;
+    if (!is_gloo(s.name[i])) continue;
+    bool inside_gloo = false;  // at any depth: gloo:* ranges nest through other ranges too
+    for (int32_t up = s.parent[i]; up >= 0 && !inside_gloo; up = s.parent[static_cast<size_t>(up)])
+      inside_gloo = is_gloo(s.name[static_cast<size_t>(up)]);
+    if (inside_gloo) continue;
     comm->push_back({s.ts[i], s.end(i)});
     CommKernel k;
     k.name = std::string(t.str(s.name[i]));
-    if (from_mpi) {  // MPI_Allreduce -> allreduce
-      for (char ch : k.name.substr(4))
-        k.collective += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    } else {
-      k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
-    }
-    k.stream = from_mpi ? kMpiCollectiveStream : kCpuCollectiveStream;
+    k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
+    k.stream = kCpuCollectiveStream;
     k.ts_ns = s.ts[i];
     k.dur_ns = s.dur[i];
     d->comm.push_back(std::move(k));
   }
-  std::stable_sort(d->comm.begin(), d->comm.end(),
-                   [](const CommKernel& a, const CommKernel& b) { return a.ts_ns < b.ts_ns; });
+}
+
+// "MPI_Iallreduce" -> "iallreduce"
+std::string mpi_collective_name(std::string_view call) {
+  std::string out;
+  for (char ch : call.substr(call.substr(0, 4) == "MPI_" ? 4 : 0))
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// An Nsight Systems export's MPI calls (--trace=mpi, nsys_mpi_rows.cpp), the communication of a
+// rank whose GPU runs none:
+// - collectives (MPI_COLLECTIVES_EVENTS, and MPI_Barrier wherever a version writes it): a
+//   blocking one returns when every rank has joined, so it reads as a gloo range does. A
+//   non-blocking one (MPI_Iallreduce, ...) returns at once and the rank waits in the MPI_Wait* /
+//   MPI_Test* that completes its request (the importer marks that wait with the collective's
+//   name): the collective's time is its call's plus that wait's.
+// - point-to-point (MPI_P2P_EVENTS: MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Isend, ...) and the
+//   waits on their requests: communication too (a blocking receive waits for its sender), kept
+//   apart in mpi_p2p_ns, since ranks need not issue the same sends and receives.
+void add_mpi_calls(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
+  const SliceTable& s = t.slices;
+  const StringId mpi = t.strings.find("mpi");
+  if (t.facts.format != TraceFormat::kNsysSqlite || mpi == StringPool::kMissing) return;
+  auto barrier = make_name_cache(t, [](std::string_view n) { return n == "MPI_Barrier"; });
+  auto nonblocking =
+      make_name_cache(t, [](std::string_view n) { return n.substr(0, 5) == "MPI_I"; });
+  // Per (thread, collective name): the non-blocking calls whose wait is not yet seen, in order.
+  std::map<std::pair<TrackId, std::string>, std::vector<size_t>> pending;
+  std::vector<uint32_t> calls;
+  for (uint32_t i = 0; i < s.size(); ++i)
+    if (s.kind[i] == SliceKind::kOther && s.cat[i] == mpi) calls.push_back(i);
+  std::stable_sort(calls.begin(), calls.end(),
+                   [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  std::vector<Interval> p2p;
+  for (uint32_t i : calls) {
+    const ExportTable table = export_table_code(s.file_offset[i]);
+    const Interval iv{s.ts[i], s.end(i)};
+    const CollectiveArgs* completes = s.collective(i);
+    if (table == ExportTable::kMpiCollectives || barrier(s.name[i])) {
+      CommKernel k;
+      k.name = std::string(t.str(s.name[i]));
+      k.collective = mpi_collective_name(k.name);
+      k.stream = kMpiCollectiveStream;
+      k.ts_ns = s.ts[i];
+      k.dur_ns = s.dur[i];
+      if (nonblocking(s.name[i])) pending[{s.track[i], k.name}].push_back(d->comm.size());
+      d->comm.push_back(std::move(k));
+      comm->push_back(iv);
+    } else if (table == ExportTable::kMpiStartWait && completes) {
+      auto it = pending.find({s.track[i], std::string(t.str(completes->collective))});
+      if (it != pending.end() && !it->second.empty()) {
+        d->comm[it->second.front()].dur_ns += s.dur[i];
+        it->second.erase(it->second.begin());
+      }
+      comm->push_back(iv);
+    } else if (table == ExportTable::kMpiP2p || table == ExportTable::kMpiStartWait) {
+      p2p.push_back(iv);
+      comm->push_back(iv);
+    }
+  }
+  d->mpi_p2p_ns = total_length(merge_intervals(std::move(p2p)));
 }
 
 // GPU idle gaps inside each step, between its first and last GPU op, net of data loading.
@@ -283,7 +321,12 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
     if ((s.kind[i] == SliceKind::kUserAnnotation || s.kind[i] == SliceKind::kCpuOp) &&
         is_dataloader_slice(t.str(s.name[i])))
       loader.push_back({s.ts[i], s.end(i)});
-  if (d.comm.empty()) add_cpu_collectives(t, &comm, &d);
+  if (d.comm.empty()) {
+    add_gloo_collectives(t, &comm, &d);
+    add_mpi_calls(t, &comm, &d);
+    std::stable_sort(d.comm.begin(), d.comm.end(),
+                     [](const CommKernel& a, const CommKernel& b) { return a.ts_ns < b.ts_ns; });
+  }
   all = merge_intervals(std::move(all));
   compute = merge_intervals(std::move(compute));
   comm = merge_intervals(std::move(comm));

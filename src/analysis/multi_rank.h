@@ -26,8 +26,9 @@ namespace ks {
 // or with CUDA tensors, have no communication kernels; their ranges last as long as the rank
 // waits for its peers, as a kernel does, so the straggler rule reads them the same way.
 constexpr int64_t kCpuCollectiveStream = -2;
-// CommKernel.stream of a blocking MPI collective of an Nsight Systems export (MPI_Allreduce in
-// MPI_COLLECTIVES_EVENTS, --trace=mpi): it too lasts until every rank has joined.
+// CommKernel.stream of an MPI collective of an Nsight Systems export (MPI_Allreduce in
+// MPI_COLLECTIVES_EVENTS, --trace=mpi): it too lasts until every rank has joined (a non-blocking
+// one, MPI_Iallreduce, in the MPI_Wait* that completes its request, counted with it).
 constexpr int64_t kMpiCollectiveStream = -3;
 
 struct CommKernel {
@@ -71,11 +72,14 @@ struct RankTotals {
   int64_t busy_ns = 0;           // union of all GPU ops
   int64_t compute_ns = 0;        // union of computation kernels
   int64_t communication_ns = 0;  // union of communication kernels
-  int64_t overlap_ns = 0;        // |compute ∩ communication|
-  int64_t dataloader_ns = 0;     // union of DataLoader __next__ ranges
-  int64_t memcpy_ns = 0;         // sum of memcpy + memset durations
-  int64_t host_wait_ns = 0;      // GPU idle in gaps whose next op was launched after they began
-  int64_t start_ns = 0;          // the trace's first event (its clock), for global-min alignment
+  // MPI point-to-point calls and the waits on their requests (nsys --trace=mpi), union: a rank's
+  // communication outside its collectives (part of communication_ns).
+  int64_t mpi_p2p_ns = 0;
+  int64_t overlap_ns = 0;     // |compute ∩ communication|
+  int64_t dataloader_ns = 0;  // union of DataLoader __next__ ranges
+  int64_t memcpy_ns = 0;      // sum of memcpy + memset durations
+  int64_t host_wait_ns = 0;   // GPU idle in gaps whose next op was launched after they began
+  int64_t start_ns = 0;       // the trace's first event (its clock), for global-min alignment
   // GPU idle gaps inside steps: between two GPU ops of the same step, at least kIdleGapNs of
   // it not covered by data loading (a rank waiting for input is the data-loader rule's).
   uint64_t idle_gaps = 0;

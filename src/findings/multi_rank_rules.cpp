@@ -170,14 +170,19 @@ std::string straggler_cause(const MultiRankResult& r, size_t s, double clear, Fi
 }
 
 // The straggler is the rank with the shortest communication time: the others wait for it
-// inside their collectives.
+// inside their collectives (and, in an MPI job, in their point-to-point receives and waits).
 void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
-  if (r.ranks.size() < 2 || r.collectives.empty()) return;
+  if (r.ranks.size() < 2) return;
+  bool p2p = false;
+  for (const RankRow& x : r.ranks) p2p = p2p || x.mpi_p2p_ns > 0;
+  if (r.collectives.empty() && !p2p) return;
+  auto comm = [](const RankRow& x) {
+    return static_cast<double>(x.collective_sum_ns) + static_cast<double>(x.mpi_p2p_ns);
+  };
   size_t s = 0;
   for (size_t k = 1; k < r.ranks.size(); ++k)
-    if (r.ranks[k].collective_sum_ns < r.ranks[s].collective_sum_ns) s = k;
+    if (comm(r.ranks[k]) < comm(r.ranks[s])) s = k;
   const RankRow& row = r.ranks[s];
-  auto comm = [](const RankRow& x) { return static_cast<double>(x.collective_sum_ns); };
   double others = median_of_others(r, s, comm);
   double step = typical_step_ns(r);
   double steps = std::max<double>(1.0, static_cast<double>(row.steps));
@@ -187,19 +192,21 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   Finding f;
   f.id = "ranks.straggler";
   f.severity = Severity::kWarning;
-  char buf[200];
-  std::snprintf(buf, sizeof(buf),
-                "Rank %lld is the straggler: its collectives take %s, the others %s",
-                static_cast<long long>(row.rank), format_duration(row.collective_sum_ns).c_str(),
-                format_duration(static_cast<int64_t>(others)).c_str());
-  f.title = buf;
+  f.title = "Rank " + std::to_string(row.rank) + " is the straggler: its " +
+            (p2p ? "MPI communication takes " : "collectives take ") +
+            format_duration(static_cast<int64_t>(comm(row))) + ", the others " +
+            format_duration(static_cast<int64_t>(others));
   f.meaning =
-      "The other ranks reach each collective first and wait inside it for this rank, so "
-      "their communication kernels run long and its run short: the whole job moves at "
-      "this rank's pace.";
+      p2p ? "The other ranks reach each exchange first and wait inside MPI (their collectives, "
+            "receives and MPI_Wait calls) for this rank, so their communication runs long and "
+            "its runs short: the whole job moves at this rank's pace."
+          : "The other ranks reach each collective first and wait inside it for this rank, so "
+            "their communication kernels run long and its run short: the whole job moves at "
+            "this rank's pace.";
   f.number("rank", static_cast<double>(row.rank));
   f.number("its_communication_us", comm(row) / 1e3, 3, "us");
   f.number("others_median_us", others / 1e3, 3, "us");
+  if (p2p) f.number("its_mpi_p2p_us", static_cast<double>(row.mpi_p2p_ns) / 1e3, 3, "us");
   f.text("rule", "shortest communication time (TB plugin: the rank that waits least)");
   f.text("likely_cause", straggler_cause(r, s, 0.05 * step * steps, &f));
   if (r.late_start.computed && s < r.late_start.flagged.size())

@@ -226,6 +226,10 @@ struct TraceFacts {
   int64_t first_event_after_origin_ns() const { return start_ns - origin_ns(); }
   std::string schema_version;
   std::string trace_name;
+  // What an Nsight Systems export says of its capture: how long it ran (ANALYSIS_DETAILS
+  // duration, 0 when absent) and the command profiled (META_DATA_CAPTURE, "" when absent).
+  int64_t capture_ns = 0;
+  std::string capture_command;
   std::vector<std::string> top_level_keys;
   // Capture settings Kineto writes at the top level (1/0), -1 when absent.
   int record_shapes = -1, profile_memory = -1, with_stack = -1, with_flops = -1, with_modules = -1;

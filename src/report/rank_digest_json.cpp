@@ -25,6 +25,7 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("busy_ns", d.busy_ns);
   w.field("compute_ns", d.compute_ns);
   w.field("communication_ns", d.communication_ns);
+  w.field("mpi_p2p_ns", d.mpi_p2p_ns);
   w.field("overlap_ns", d.overlap_ns);
   w.field("dataloader_ns", d.dataloader_ns);
   w.field("memcpy_ns", d.memcpy_ns);
@@ -94,6 +95,8 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       !get_i64(root, "host_wait_ns", &d->host_wait_ns) || !get(root, "idle_gaps", &d->idle_gaps) ||
       !get_i64(root, "idle_gap_ns", &d->idle_gap_ns))
     return false;
+  if (!get_i64(root, "mpi_p2p_ns", &d->mpi_p2p_ns))
+    d->mpi_p2p_ns = 0;  // digests before it had none
   // Every RankSource survives the trip: the page's workers send digests of environment ranks and
   // of an export's processes (kExportProcess) to the worker that combines them.
   if (source < 0 || source > static_cast<int64_t>(RankSource::kExportProcess)) return false;

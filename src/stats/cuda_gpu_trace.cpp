@@ -58,12 +58,16 @@ bool report_cuda_gpu_trace(const StatsDb& db, StatsTable* t, std::string* error)
     return true;
   }
   std::map<int64_t, std::string> gpus;
-  if (db.has_table("TARGET_INFO_GPU")) {
-    if (!db.query(
-            "SELECT id, name FROM TARGET_INFO_GPU",
-            [&](sqlite3_stmt* st) { gpus.emplace(col_int(st, 0), col_text(st, 1)); }, error))
-      return false;
-  }
+  // TARGET_INFO_CUDA_GPU (keyed by deviceId): the GPUs' table of exports before mid-2021.
+  const char* gpu_query = db.has_table("TARGET_INFO_GPU") ? "SELECT id, name FROM TARGET_INFO_GPU"
+                          : db.has_table("TARGET_INFO_CUDA_GPU")
+                              ? "SELECT deviceId, name FROM TARGET_INFO_CUDA_GPU"
+                              : nullptr;
+  if (gpu_query &&
+      !db.query(
+          gpu_query, [&](sqlite3_stmt* st) { gpus.emplace(col_int(st, 0), col_text(st, 1)); },
+          error))
+    return false;
   auto device = [&](int64_t id) {
     auto it = gpus.find(id);
     return cell_text((it == gpus.end() ? std::string() : it->second) + " (" + std::to_string(id) +

@@ -59,6 +59,8 @@ good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"
+# Its GPU is named from TARGET_INFO_CUDA_GPU (was "device: none named").
+good "$DIR/old_schema.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/old_schema.sqlite" "unclosed_begin  *x1 (first in NVTX_EVENTS row 2)"
 good "$DIR/process_start.sqlite" "The capture starts with the process: CUDA context creation (.*), 250 cudaMalloc/cudaFree"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
@@ -94,6 +96,8 @@ good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idl
 good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 steps: 10 cudaMalloc/cudaFree calls"
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
+# The header says which nsys wrote the export, how long the capture ran and the command profiled.
+good "$DIR/training_steps.sqlite" "Nsight Systems 2024.5.1.113, capture 75.00 ms: python3 train.py --epochs=1"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"
 # The profiler's own work on the launching thread (PROFILER_OVERHEAD) is said to be the profiler's.
 good "$DIR/profiler_stall.sqlite" "the launching thread was in CUDA profiling data flush (profiler overhead)"
@@ -104,6 +108,14 @@ good "$DIR/library_calls.sqlite" "the launching thread was in cublasCreate_v2 (c
 # host-side MPI_Allreduce is communication and rank 1, which waits least, is the straggler.
 good "$DIR/mpi_rank0.sqlite" "the launching thread was in MPI_Allreduce (MPI)"
 good "$DIR/mpi_rank0.sqlite" "$DIR/mpi_rank1.sqlite" "Rank 1 .*(ranks.straggler)"
+# A non-blocking collective's time is its call's plus the MPI_Wait on its request (SQL: rank 0
+# 120 us of MPI_Iallreduce + 12.554 ms of MPI_Wait, rank 1 120 us + 554 us).
+good "$DIR/mpi_iallreduce_r0.sqlite" "$DIR/mpi_iallreduce_r1.sqlite" \
+  "Rank 1 is the straggler: its collectives take 674.0 µs, the others 12.67 ms"
+# Point-to-point MPI (Irecv/Isend + MPI_Waitall on rank 0, blocking Recv/Send on rank 1) is
+# communication: SQL unions 24 us + 12.938 ms on rank 0, 120 us on rank 1.
+good "$DIR/mpi_p2p_rank0.sqlite" "$DIR/mpi_p2p_rank1.sqlite" \
+  "Rank 1 is the straggler: its MPI communication takes 120.0 µs, the others 12.96 ms"
 # Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
 good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
 good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"

@@ -30,6 +30,11 @@ Files (deterministic: same bytes every run):
                              exchange (MPI_Isend/MPI_Irecv/MPI_Waitall) and an MPI_Allreduce per
                              iteration; rank 1's kernel is 3x longer, so rank 0 waits ~2 ms in
                              every MPI_Allreduce (the straggler is rank 1)
+  mpi_iallreduce_r{0,1}.sqlite  the same solver with MPI_Iallreduce + MPI_Wait: rank 0 waits ~2 ms
+                             in every MPI_Wait on the reduction's request (straggler rank 1)
+  mpi_p2p_rank{0,1}.sqlite   a two-stage pipeline exchanging point-to-point only: rank 0 waits
+                             ~2 ms in MPI_Waitall on MPI_Irecv/MPI_Isend, rank 1 does blocking
+                             MPI_Recv/MPI_Send (straggler rank 1)
   managed_memory.sqlite      a cudaMallocManaged stencil: unified-memory page migrations (copyKind
                              UVM_HTOD/UVM_DTOH, Managed -> Managed, no API call), no copies
   api_variants.sqlite        cudaMemset of device memory, cudaMemcpy device to device, kernels on
@@ -54,7 +59,8 @@ Files (deterministic: same bytes every run):
                              payload, a start/end range ending on another thread
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
-                             without srcKind/dstKind, no ENUM tables
+                             without srcKind/dstKind, no ENUM tables, the GPUs in
+                             TARGET_INFO_CUDA_GPU (before mid-2021)
   view_named_kernel.sqlite   an export whose CUPTI_ACTIVITY_KIND_KERNEL is a VIEW over another
                              table (must be ignored and noted), runtime rows real
   not_an_export.sqlite       a SQLite database that is not an export (an app's tables)
@@ -714,6 +720,75 @@ def mpi_rank(r, steps=6):
     return e
 
 
+def mpi_nonblocking_rank(r, steps=6):
+    """Rank `r` of 2 of the MPI+CUDA solver with a non-blocking reduction: after its kernel and the
+    DtoH copy, each iteration starts MPI_Iallreduce (request 100 + s), does 50 us of host work and
+    waits in MPI_Wait on that request, which returns when rank 1 (3 ms kernels, rank 0's 1 ms)
+    has joined. Rank 0 waits about 2 ms in every MPI_Wait; rank 1 is the straggler."""
+    pid = 7600 + r
+    e = Export(pid=pid, process='jacobi_mpi')
+    e.thread(pid, 'jacobi_mpi')
+    e.gpu(0)
+    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
+    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    kernel = 1_000_000 if r == 0 else 3_000_000
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        corr = e.api(pid, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 15_000
+        e.kernel(corr, 'jacobi_kernel(double *, const double *, int)', g, kernel, short='jacobi_kernel')
+        g += kernel
+        corr = e.api(pid, 'cudaMemcpy_v3020', t + 8_000, g + 5_000 - t - 8_000)
+        e.memcpy(corr, DTOH, DEVICE, PINNED, g + 1_000, 3_000, 8)
+        t = g + 6_000
+        e.mpi('MPI_COLLECTIVES_EVENTS', pid, 'MPI_Iallreduce', t, 20_000, request=100 + s)
+        t += 70_000
+        end = 10_000_000 + (s + 1) * 3_200_000  # when rank 1 arrives, plus the reduction
+        e.mpi('MPI_START_WAIT_EVENTS', pid, 'MPI_Wait', t, end - t, request=100 + s)
+        t = end + 10_000
+        e.nvtx(pid, 'iteration', begin, t)
+        t += 10_000
+    return e
+
+
+def mpi_p2p_rank(r, steps=6):
+    """Rank `r` of 2 of a pipeline that exchanges results point-to-point only: rank 0 (1 ms
+    kernels) posts MPI_Irecv and MPI_Isend and waits in MPI_Waitall (one row per request) until
+    rank 1 (3 ms kernels) has received with MPI_Recv and sent with MPI_Send. Rank 0 waits about
+    2 ms per iteration in MPI_Waitall, rank 1 about 20 us in its calls: rank 1 is the straggler."""
+    pid = 7650 + r
+    e = Export(pid=pid, process='pipeline_mpi')
+    e.thread(pid, 'pipeline_mpi')
+    e.gpu(0)
+    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
+    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    kernel = 1_000_000 if r == 0 else 3_000_000
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        corr = e.api(pid, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 15_000
+        e.kernel(corr, 'stage_kernel(float *, int)', g, kernel, short='stage_kernel')
+        g += kernel
+        corr = e.api(pid, 'cudaStreamSynchronize_v3020', t + 8_000, g + 2_000 - t - 8_000)
+        t = g + 6_000
+        end = 10_000_000 + (s + 1) * 3_200_000  # when rank 1's send has arrived
+        if r == 0:
+            e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Irecv', t, 2_000, request=2 * s)
+            e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Isend', t + 3_000, 2_000, request=2 * s + 1)
+            for req in (2 * s, 2 * s + 1):
+                e.mpi('MPI_START_WAIT_EVENTS', pid, 'MPI_Waitall', t + 6_000, end - t - 6_000,
+                      request=req)
+        else:
+            e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Recv', end - 30_000, 10_000)
+            e.mpi('MPI_P2P_EVENTS', pid, 'MPI_Send', end - 15_000, 10_000)
+        t = end + 10_000
+        e.nvtx(pid, 'iteration', begin, t)
+        t += 10_000
+    return e
+
+
 def managed_memory(steps=5):
     """A cudaMallocManaged stencil (no explicit copies): in each "iteration" four 64 KiB page-fault
     migrations to the GPU while its kernel runs and one back when the host reads the result. nsys
@@ -1314,7 +1389,16 @@ def main():
         return
     os.makedirs(OUT, exist_ok=True)
     p = lambda name: os.path.join(OUT, name)
-    training().save(p('training_steps.sqlite'))
+    # With the capture's metadata (as the real export has it): its duration (ANALYSIS_DETAILS)
+    # and the command profiled (META_DATA_CAPTURE), which the report's header shows.
+    training().save(p('training_steps.sqlite'), extra_sql=(
+        'CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER NOT NULL, duration INTEGER NOT NULL, '
+        'startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);'
+        'INSERT INTO ANALYSIS_DETAILS VALUES (281474976710656, 75000000, 0, 75000000);'
+        'CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT);'
+        "INSERT INTO META_DATA_CAPTURE VALUES ('START_TRIGGER', 'Immediate'), "
+        "('PROCESS_0:COMMAND', 'python3'), ('PROCESS_0:ARGUMENT_0', 'train.py'), "
+        "('PROCESS_0:ARGUMENT_1', '--epochs=1'), ('PROCESS_0:WORKING_DIR', '/work');"))
     training('train_step').save(p('train_step_ranges.sqlite'))
     training(metrics=NEW_METRICS).save(p('metrics_2024_names.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
@@ -1333,6 +1417,8 @@ def main():
     library_calls().save(p('library_calls.sqlite'))
     for r in range(2):
         mpi_rank(r).save(p('mpi_rank%d.sqlite' % r))
+        mpi_nonblocking_rank(r).save(p('mpi_iallreduce_r%d.sqlite' % r))
+        mpi_p2p_rank(r).save(p('mpi_p2p_rank%d.sqlite' % r))
     managed_memory().save(p('managed_memory.sqlite'))
     api_variants().save(p('api_variants.sqlite'))
     mixed_node().save(p('mixed_node.sqlite'))
@@ -1362,6 +1448,11 @@ def main():
     db = sqlite3.connect(old)
     db.execute("UPDATE META_DATA_EXPORT SET value = '2.7.1' WHERE name = 'EXPORT_SCHEMA_VERSION'")
     db.execute("UPDATE META_DATA_EXPORT SET value = '2' WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR'")
+    # Before mid-2021 the GPUs were TARGET_INFO_CUDA_GPU, keyed by deviceId, with CUDA's names.
+    db.executescript('CREATE TABLE TARGET_INFO_CUDA_GPU AS SELECT id AS deviceId, name, '
+                     'totalMemory, smCount AS numMultiprocessors, clockRate AS coreClockRate, '
+                     'computeMajor AS computeCapabilityMajor, computeMinor AS '
+                     'computeCapabilityMinor FROM TARGET_INFO_GPU; DROP TABLE TARGET_INFO_GPU;')
     db.commit()
     db.close()
     # A view under the kernel table's name, over a table of made-up kernels: must not be read.

@@ -73,6 +73,33 @@ bool read_export_meta(Context& c) {
   return true;
 }
 
+// The capture's duration and the command it profiled, for the report's header: what run the
+// export is of. Absent from some versions; no note then.
+bool read_capture_meta(Context& c) {
+  TraceFacts& f = c.trace->facts;
+  if (c.db.has_table("ANALYSIS_DETAILS")) {
+    RowReader r;
+    if (!r.prepare(c.db, "ANALYSIS_DETAILS", {"?duration"}, &c.trace->diagnostics, c.error))
+      return false;
+    if (r.next() && r.i64(0, 0) > 0) f.capture_ns = r.i64(0, 0);
+    if (r.failed()) return false;
+  }
+  if (!c.db.has_table("META_DATA_CAPTURE")) return true;
+  RowReader r;
+  if (!r.prepare(c.db, "META_DATA_CAPTURE", {"name", "value"}, &c.trace->diagnostics, c.error))
+    return false;
+  // The first process nsys launched: PROCESS_0:COMMAND, then its ARGUMENT_0, ARGUMENT_1, ...
+  std::string command, args;
+  while (r.next()) {
+    const std::string_view name = r.text(0);
+    if (name == "PROCESS_0:COMMAND") command.assign(r.text(1));
+    if (name.substr(0, 19) == "PROCESS_0:ARGUMENT_") args += " " + std::string(r.text(1));
+  }
+  if (r.failed()) return false;
+  if (!command.empty()) f.capture_command = command + args;
+  return true;
+}
+
 bool read_session_start(Context& c) {
   const char* table = "TARGET_INFO_SESSION_START_TIME";
   if (!c.db.has_table(table)) {
@@ -113,18 +140,26 @@ bool read_names(Context& c) {
 }
 
 bool read_devices(Context& c) {
-  const char* table = "TARGET_INFO_GPU";
+  // Exports before mid-2021 name the GPUs in TARGET_INFO_CUDA_GPU, keyed by the CUDA ordinal
+  // (deviceId) and with CUDA's property names (numMultiprocessors, computeCapabilityMajor).
+  const bool early = !c.db.has_table("TARGET_INFO_GPU") && c.db.has_table("TARGET_INFO_CUDA_GPU");
+  const char* table = early ? "TARGET_INFO_CUDA_GPU" : "TARGET_INFO_GPU";
   if (!c.db.has_table(table)) {
     c.table_missing(table);
     return true;
   }
   RowReader r;
   enum { kId, kName, kMem, kSms, kMajor, kMinor, kCuDevice };
-  if (!r.prepare(
-          c.db, table,
-          {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor", "?cuDevice"},
-          &c.trace->diagnostics, c.error))
-    return false;
+  const bool ok =
+      early ? r.prepare(c.db, table,
+                        {"deviceId", "name", "?totalMemory", "numMultiprocessors",
+                         "computeCapabilityMajor", "?computeCapabilityMinor", "?cuDevice"},
+                        &c.trace->diagnostics, c.error)
+            : r.prepare(c.db, table,
+                        {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor",
+                         "?cuDevice"},
+                        &c.trace->diagnostics, c.error);
+  if (!ok) return false;
   std::vector<int64_t> cuda_ordinals;
   std::unordered_set<int64_t> distinct;
   auto& devices = c.trace->devices;
@@ -516,16 +551,16 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
 
   Context c(db, trace.get(), error);
   if (options.only_pid >= 0) filter_to_rank(c, options);
-  bool ok = read_export_meta(c) && read_session_start(c) && read_strings(c) && read_names(c) &&
-            read_devices(c) && read_rank_from_env(c) && (reserve_rows(c), true) &&
-            nsys_sqlite::read_runtime(c) && nsys_sqlite::read_kernels(c) &&
-            nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
-            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
-            nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_nvtx(c) &&
-            nsys_sqlite::read_osrt(c) && nsys_sqlite::read_library_calls(c) &&
-            nsys_sqlite::read_mpi(c) && nsys_sqlite::read_gpu_metrics(c) &&
-            nsys_sqlite::read_profiler_diagnostics(c) && nsys_sqlite::read_profiler_overhead(c) &&
-            nsys_sqlite::read_sched(c);
+  bool ok = read_export_meta(c) && read_capture_meta(c) && read_session_start(c) &&
+            read_strings(c) && read_names(c) && read_devices(c) && read_rank_from_env(c) &&
+            (reserve_rows(c), true) && nsys_sqlite::read_runtime(c) &&
+            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
+            nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
+            nsys_sqlite::read_sync(c) && nsys_sqlite::read_memory_usage(c) &&
+            nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
+            nsys_sqlite::read_library_calls(c) && nsys_sqlite::read_mpi(c) &&
+            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c) &&
+            nsys_sqlite::read_profiler_overhead(c) && nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
   // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

@@ -49,14 +49,22 @@ void add_trace_prose(ReportSection* s, const Trace& t, const TrackCounts& c) {
                                  "Systems; the first event is at " +
                                      format_duration(f.first_event_after_origin_ns())
                                : "";
+  // An export's capture: the nsys version, how long it ran, the command profiled.
+  std::string capture = f.format == TraceFormat::kNsysSqlite ? f.trace_name : "";
+  if (f.capture_ns > 0)
+    capture += (capture.empty() ? "capture " : ", capture ") + format_duration(f.capture_ns);
+  if (!f.capture_command.empty())
+    capture += (capture.empty() ? "" : ": ") + display_safe(f.capture_command, 160);
   s->line("       " + counts + "; device: " + device + "; rank: " + rank +
-          (zero.empty() ? "\n" : ""));
-  if (!zero.empty()) s->line("       times " + zero + "\n");
+          (zero.empty() && capture.empty() ? "\n" : ""));
+  if (!zero.empty()) s->line("       times " + zero + (capture.empty() ? "\n" : ""));
+  if (!capture.empty()) s->line("       " + capture + "\n");
   std::string md = "# Kinetoscope report: " + markdown_code_cell(f.source_name) +
                    "\n\n- Format: " + trace_format_name(f.format) + ", " + size + ", " +
                    std::to_string(f.events_total) + " events, span " +
                    format_duration(t.span_ns()) + "\n- " + counts + "\n";
   if (!zero.empty()) md += "- Times " + zero + "\n";
+  if (!capture.empty()) md += "- Capture: " + markdown_text(capture, 200) + "\n";
   if (!t.devices.empty()) md += "- Device: " + markdown_cell(t.devices.front().name, 120) + "\n";
   if (d.rank != kNoValue)
     md += "- Rank: " + std::to_string(d.rank) +
