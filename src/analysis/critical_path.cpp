@@ -9,6 +9,7 @@
 
 #include "analysis/name_cache.h"
 #include "analysis/steps.h"
+#include "analysis/warmup.h"
 
 namespace ks {
 
@@ -217,6 +218,12 @@ bool pick_window(const Trace& t, const CriticalPathOptions& o, CriticalPathResul
 void set_default_window(const StepsResult& steps, const IterationsResult& iterations,
                         CriticalPathOptions* o) {
   if (!o->annotation.empty() || o->whole_trace) return;
+  // A warm-up first step (allocations, autotuning, first launches) is not what bounds the loop:
+  // the first steady step is the window.
+  if (steps.steps.size() >= 2 && first_step_is_warmup(steps, nullptr)) {
+    o->window_slice = steps.steps[1].slice;
+    return;
+  }
   if ((steps.source == StepSource::kStepLikeRange || steps.source == StepSource::kUserRange) &&
       !steps.steps.empty()) {
     o->window_slice = steps.steps.front().slice;

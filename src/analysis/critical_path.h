@@ -114,7 +114,9 @@ CriticalPathResult critical_path(const Trace& trace, const LaunchJoin& join,
 // step when the steps come from ranges (Nsight Systems exports' NVTX, --step-range), as the first
 // ProfilerStep is a Kineto trace's (critical_path finds that one itself); without steps, the
 // first iteration inferred from the repeating launches (its CPU start to the end of its GPU
-// work: a whole capture from process start would measure its start-up). The report and the
+// work: a whole capture from process start would measure its start-up). When the first step is
+// a warm-up (analysis/warmup.h), the second step instead: one-time work does not bound the loop.
+// The report and the
 // critical-path command both take it, so the command shows the path the report summarized.
 void set_default_window(const StepsResult& steps, const IterationsResult& iterations,
                         CriticalPathOptions* options);

@@ -1,8 +1,35 @@
 #include "analysis/gpu_idle.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ks {
+
+namespace {
+
+// Each device's busy time (the union of its own ops) within the same windows as the whole
+// process's; GPU ops without a device id (kNoValue) are left out of the per-device rows.
+void per_device_idle(const Trace& t, const LaunchJoin& join, const std::vector<Interval>& windows,
+                     GpuIdleResult* r) {
+  const SliceTable& s = t.slices;
+  std::map<int64_t, std::vector<Interval>> by_device;
+  for (uint32_t i : join.gpu_ops_by_ts) {
+    const int64_t dev = t.tracks[s.track[i]].device;
+    if (dev != kNoValue) by_device[dev].push_back({s.ts[i], s.end(i)});
+  }
+  if (by_device.size() < 2 || r->window_ns <= 0) return;
+  for (auto& kv : by_device) {
+    const std::vector<Interval> busy = merge_intervals(std::move(kv.second));
+    GpuIdleResult::DeviceIdle d;
+    d.device = kv.first;
+    for (const Interval& w : windows) d.busy_ns += length_within(busy, w.begin, w.end);
+    d.idle_pct =
+        100.0 * static_cast<double>(r->window_ns - d.busy_ns) / static_cast<double>(r->window_ns);
+    r->devices.push_back(d);
+  }
+}
+
+}  // namespace
 
 GpuIdleResult compute_gpu_idle(const Trace& t, const LaunchJoin& join, const StepsResult& steps) {
   GpuIdleResult r;
@@ -41,6 +68,7 @@ GpuIdleResult compute_gpu_idle(const Trace& t, const LaunchJoin& join, const Ste
                    [](const Interval& a, const Interval& b) { return a.length() > b.length(); });
   if (gaps.size() > 5) gaps.resize(5);
   r.largest_gaps = gaps;
+  per_device_idle(t, join, windows, &r);
   return r;
 }
 

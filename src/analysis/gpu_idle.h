@@ -20,6 +20,15 @@ struct GpuIdleResult {
   std::vector<double> idle_pct_per_step;  // parallel to steps
   std::vector<Interval> largest_gaps;     // up to 5, longest first
   std::vector<Interval> busy;             // merged busy intervals, whole trace
+  // One process driving several GPUs (model or pipeline split, DataParallel): the union above
+  // reads busy while the GPUs take turns, so each device's own idle over the same window is kept
+  // too. Empty with fewer than two devices.
+  struct DeviceIdle {
+    int64_t device = 0;
+    int64_t busy_ns = 0;
+    double idle_pct = 0;
+  };
+  std::vector<DeviceIdle> devices;  // by device id
 };
 
 GpuIdleResult compute_gpu_idle(const Trace& trace, const LaunchJoin& join,

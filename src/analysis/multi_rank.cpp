@@ -282,6 +282,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
   d.step_total_ns = a.steps.stats.total_ns;
   for (const Step& st : a.steps.steps) d.step_spans.push_back({st.number, st.begin, st.end});
   d.start_ns = t.facts.start_ns;
+  d.world_size = t.distributed.world_size;
   d.step_ranges = step_range_times(t, a.steps, kStepRangesKept);
   std::vector<Interval> all, compute, comm, loader, host_gaps, copies;
   int64_t busy_until = INT64_MIN;
@@ -652,6 +653,25 @@ size_t number_export_processes(std::vector<RankDigest>* digests) {
   return exports.size();
 }
 
+// The ranks below the recorded world size that no file holds. Traces that disagree on the world
+// size (different runs given together) leave it unknown.
+static void find_missing_ranks(MultiRankResult* r) {
+  for (const RankRow& row : r->ranks) {
+    if (row.world_size == kNoValue) continue;
+    if (r->world_size != kNoValue && r->world_size != row.world_size) {
+      r->world_size = kNoValue;
+      return;
+    }
+    r->world_size = row.world_size;
+  }
+  if (r->world_size == kNoValue || r->world_size > 100000) return;
+  std::vector<char> given(static_cast<size_t>(r->world_size), 0);
+  for (const RankRow& row : r->ranks)
+    if (row.rank >= 0 && row.rank < r->world_size) given[static_cast<size_t>(row.rank)] = 1;
+  for (int64_t k = 0; k < r->world_size; ++k)
+    if (!given[static_cast<size_t>(k)]) r->missing_ranks.push_back(k);
+}
+
 MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),
@@ -660,6 +680,7 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     r.ranks.push_back(row_from_digest(in[k]));
     if (k > 0 && in[k].rank == in[k - 1].rank) r.duplicate_ranks = true;
   }
+  find_missing_ranks(&r);
   if (in.empty()) {
     r.alignment.requested = r.alignment.mode = align;
     return r;

@@ -75,11 +75,12 @@ struct RankTotals {
   // MPI point-to-point calls and the waits on their requests (nsys --trace=mpi), union: a rank's
   // communication outside its collectives (part of communication_ns).
   int64_t mpi_p2p_ns = 0;
-  int64_t overlap_ns = 0;     // |compute ∩ communication|
-  int64_t dataloader_ns = 0;  // union of DataLoader __next__ ranges
-  int64_t memcpy_ns = 0;      // sum of memcpy + memset durations
-  int64_t host_wait_ns = 0;   // GPU idle in gaps whose next op was launched after they began
-  int64_t start_ns = 0;       // the trace's first event (its clock), for global-min alignment
+  int64_t overlap_ns = 0;         // |compute ∩ communication|
+  int64_t dataloader_ns = 0;      // union of DataLoader __next__ ranges
+  int64_t memcpy_ns = 0;          // sum of memcpy + memset durations
+  int64_t host_wait_ns = 0;       // GPU idle in gaps whose next op was launched after they began
+  int64_t start_ns = 0;           // the trace's first event (its clock), for global-min alignment
+  int64_t world_size = kNoValue;  // as the trace records it (distributedInfo.world_size)
   // GPU idle gaps inside steps: between two GPU ops of the same step, at least kIdleGapNs of
   // it not covered by data loading (a rank waiting for input is the data-loader rule's).
   uint64_t idle_gaps = 0;
@@ -177,6 +178,10 @@ struct LateStart {  // HTA's straggler rule
 struct MultiRankResult {
   std::vector<RankRow> ranks;  // sorted by rank
   bool duplicate_ranks = false;
+  // The world size the traces record (all that record one agree) and the ranks below it that no
+  // file given holds: the comparison covers only the ranks given.
+  int64_t world_size = kNoValue;
+  std::vector<int64_t> missing_ranks;
   bool counts_match = true;
   bool names_match = true;
   size_t first_mismatch = 0;     // index of the first collective whose names differ

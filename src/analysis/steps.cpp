@@ -4,6 +4,8 @@
 #include <cctype>
 #include <map>
 
+#include "analysis/warmup.h"
+
 namespace ks {
 
 bool parse_profiler_step(std::string_view name, int64_t* number) {
@@ -474,6 +476,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     r.spread_pct = static_cast<double>(r.stats.max_ns - r.stats.min_ns) / r.stats.median_ns * 100;
   }
   if (r.stats.count > 1 && r.stats.avg_ns > 0) r.cv_pct = r.stats.stddev_ns / r.stats.avg_ns * 100;
+  r.one_time_calls = one_time_calls_per_step(t, r.steps);
   return r;
 }
 

@@ -70,6 +70,9 @@ struct StepsResult {
   DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)
   double spread_pct = 0;        // (max - min) / median * 100
   double cv_pct = 0;            // stddev / mean * 100
+  // Calls of one-time work (allocator, module loading, autotuning: analysis/warmup.h) per step,
+  // parallel to steps: evidence that a first step is a warm-up.
+  std::vector<uint32_t> one_time_calls;
 };
 
 // NVTX ranges a library or the framework pushes, not the program's loop: PyTorch operators

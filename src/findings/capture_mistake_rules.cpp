@@ -5,33 +5,13 @@
 #include <map>
 
 #include "analysis/name_cache.h"
+#include "analysis/warmup.h"
 #include "findings/rules.h"
 #include "util/text_match.h"
 
 namespace ks {
 
 namespace {
-
-// One-time work a steady-state step should not contain, by group.
-const char* const kWarmupGroups[] = {"allocator (cudaMalloc/cudaFree)", "module loading / JIT",
-                                     "autotuning"};
-const char* warmup_group(std::string_view n) {
-  static const char* const kAlloc[] = {"cudaMalloc", "cudaFree",      "cudaHostAlloc",
-                                       "cuMemAlloc", "cuMemFree",     "hipMalloc",
-                                       "hipFree",    "hipHostMalloc", "hipExtMallocWithFlags"};
-  for (const char* p : kAlloc)
-    if (starts_with(n, p)) return kWarmupGroups[0];
-  // CUPTI's overhead records (Kineto's "overhead" category) for CUDA's lazy loading, 11.7 and
-  // later: a kernel's code is loaded on its first launch.
-  static const char* const kModules[] = {
-      "cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad",       "hipModuleLoad",
-      "nvrtc",        "hiprtc",        "Lazy Function Loading", "Runtime Triggered Module Loading"};
-  for (const char* p : kModules)
-    if (starts_with(n, p)) return kWarmupGroups[1];
-  if (icontains(n, "cudnnfind") || icontains(n, "miopenfind") || icontains(n, "autotune"))
-    return kWarmupGroups[2];
-  return nullptr;
-}
 
 // One group's calls inside the steps (anywhere, without steps).
 struct WarmupGroup {
@@ -90,9 +70,9 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   // giving memory back and taking it again each step (alloc_every_step's finding).
   std::vector<char> alloc_in_step(steps.size(), 0);
   auto group_of = make_name_cache(t, [](std::string_view n) {
-    const char* g = warmup_group(n);
+    const char* g = one_time_work_group(n);
     for (int k = 0; k < 3; ++k)
-      if (g == kWarmupGroups[k]) return k + 1;
+      if (g == kOneTimeWorkGroups[k]) return k + 1;
     return 0;
   });
   for (uint32_t i = 0; i < s.size(); ++i) {
@@ -108,7 +88,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
       if (it == steps.begin() || s.ts[i] >= std::prev(it)->end) continue;
       if (code == 1) alloc_in_step[static_cast<size_t>(std::prev(it) - steps.begin())] = 1;
     }
-    WarmupGroup& g = groups[kWarmupGroups[code - 1]];
+    WarmupGroup& g = groups[kOneTimeWorkGroups[code - 1]];
     if (g.calls == 0 || s.ts[i] < s.ts[g.first]) g.first = i;
     ++g.calls;
     g.ns += s.dur[i];
@@ -123,7 +103,7 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   size_t steps_with_alloc = 0;
   for (char c : alloc_in_step) steps_with_alloc += c ? 1 : 0;
   if (steps.size() >= 3 && steps_with_alloc * 4 >= steps.size() * 3) {
-    const auto alloc = groups.find(kWarmupGroups[0]);
+    const auto alloc = groups.find(kOneTimeWorkGroups[0]);
     out->push_back(alloc_every_step(t, a, steps_with_alloc, alloc->second, window));
     groups.erase(alloc);
   }

@@ -34,6 +34,7 @@ const Rule kRules[] = {
     rule_unified_migrations,
     rule_low_utilization,
     rule_uneven_devices,
+    rule_devices_idle,
     rule_low_sm_efficiency,
     rule_low_tensor_active,
     rule_dataloader,

@@ -1,5 +1,8 @@
 // The TB plugin's GPU metrics: kernels keeping the GPU busy less than half of the steps, and
 // kernels that run but leave most SMs unused (small grids).
+#include <algorithm>
+
+#include "analysis/gpu_idle.h"
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
@@ -81,6 +84,59 @@ void rule_uneven_devices(const RuleInput& in, std::vector<Finding>* out) {
   f.number("least_busy_utilization_pct", least->utilization_pct, 1, "%");
   f.number("busiest_device", static_cast<double>(most->device));
   f.number("busiest_utilization_pct", most->utilization_pct, 1, "%");
+  out->push_back(std::move(f));
+}
+
+// One process driving several GPUs in turn (a naive model or pipeline split: GPU 1 waits for GPU
+// 0's activations): the union of the devices reads busy, so gpu.idle stays quiet while every GPU
+// idles most of the step. Fires when every device is idle 25% or more of the window and their
+// mean idle is 15 points or more above the union's (the union hides it); the severity is
+// gpu.idle's, on the mean per-device idle (the capacity lost).
+void rule_devices_idle(const RuleInput& in, std::vector<Finding>* out) {
+  const GpuIdleResult& g = in.analyses.gpu_idle;
+  constexpr double kWarnPct = 25, kCriticalPct = 50, kHiddenPoints = 15;
+  if (g.devices.size() < 2 || g.window_ns <= 0) return;
+  double least = 100, sum = 0;
+  for (const GpuIdleResult::DeviceIdle& d : g.devices) {
+    least = std::min(least, d.idle_pct);
+    sum += d.idle_pct;
+  }
+  const double mean = sum / static_cast<double>(g.devices.size());
+  if (least < kWarnPct || mean - g.idle_pct < kHiddenPoints) return;
+  std::string each;
+  for (const GpuIdleResult::DeviceIdle& d : g.devices) {
+    if (each.size() > 80) {
+      each += ", ...";
+      break;
+    }
+    each += strf("%sGPU %lld %.1f%%", each.empty() ? "" : ", ", static_cast<long long>(d.device),
+                 d.idle_pct);
+  }
+  const char* window = g.window_is_steps ? "step time" : "the GPU span";
+  Finding f;
+  f.id = "gpu.devices_idle";
+  f.severity = mean >= kCriticalPct ? Severity::kCritical : Severity::kWarning;
+  f.title = strf(
+      "Each of this process's %zu GPUs is idle %.1f%% of %s or more (%s); some GPU is busy "
+      "%.1f%% of it: the GPUs take turns",
+      g.devices.size(), least, window, each.c_str(), 100.0 - g.idle_pct);
+  f.meaning =
+      "The process's GPUs mostly run one at a time: while one works the others wait for its "
+      "output (a model or pipeline split across GPUs without micro-batches, or work moved "
+      "between devices one after another). Counted over all GPUs together the time looks busy; "
+      "each GPU's idle time is capacity lost.";
+  f.fix =
+      "Overlap the devices' work: split each batch into micro-batches and pipeline them "
+      "(torch.distributed.pipelining, GPipe/1F1B schedules), or run one process per GPU with "
+      "DistributedDataParallel/FSDP when the model fits.";
+  f.number("devices", static_cast<double>(g.devices.size()));
+  f.number("least_idle_pct", least, 1, "%");
+  f.number("mean_device_idle_pct", mean, 1, "%");
+  f.number("union_idle_pct", g.idle_pct, 1, "%");
+  // The first 8 devices by id: a capture of thousands of devices keeps a bounded report.
+  for (size_t k = 0; k < g.devices.size() && k < 8; ++k)
+    f.number(strf("device%lld_idle_pct", static_cast<long long>(g.devices[k].device)),
+             g.devices[k].idle_pct, 1, "%");
   out->push_back(std::move(f));
 }
 

@@ -342,6 +342,37 @@ void idle_gap_straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   }
 }
 
+// Fewer files than the world size the traces record: a straggler among the ranks not given shows
+// only as every given rank waiting in its collectives, and "the ranks behave alike" covers only
+// the ranks given.
+void missing_ranks(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.missing_ranks.empty()) return;
+  std::string which;
+  for (size_t k = 0; k < r.missing_ranks.size(); ++k) {
+    if (k == 8) {
+      which += strf(", ... (%zu in all)", r.missing_ranks.size());
+      break;
+    }
+    which += (k ? ", " : "") + std::to_string(r.missing_ranks[k]);
+  }
+  const size_t given = static_cast<size_t>(r.world_size) - r.missing_ranks.size();
+  Finding f;
+  f.id = "ranks.missing";
+  f.severity = Severity::kWarning;
+  f.title = strf("%zu of %lld ranks given (world_size %lld): rank%s %s missing", given,
+                 static_cast<long long>(r.world_size), static_cast<long long>(r.world_size),
+                 r.missing_ranks.size() > 1 ? "s" : "", which.c_str());
+  f.meaning =
+      "The traces record a larger world than the files given. The comparison covers only the "
+      "ranks given: a straggler among the others shows only as every given rank waiting for "
+      "it in its collectives.";
+  f.fix = "Give every rank's trace (or a sample that includes the slowest rank).";
+  f.number("world_size", static_cast<double>(r.world_size));
+  f.number("ranks_given", static_cast<double>(given));
+  f.text("missing_ranks", which);
+  out->push_back(std::move(f));
+}
+
 void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   // A rank the trace records itself (Kineto's distributedInfo, the rank in the environment an
   // Nsight Systems export recorded) is known, not guessed: nothing to say about it.
@@ -369,14 +400,20 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
             : !exports.empty() ? "Ranks were taken from the processes' GPUs in the export"
                                : "Some ranks were taken from the file name or load order";
   f.meaning =
-      exports.empty()
+      r.duplicate_ranks && all_recorded
+          ? "Two or more files record the same rank (Kineto's distributedInfo.rank, or the rank "
+            "in the environment an Nsight Systems export recorded): the same file given twice, "
+            "or traces of different runs given together. Their numbers are counted as separate "
+            "ranks in the comparison."
+      : exports.empty()
           ? "Not every trace records its rank (Kineto's distributedInfo.rank, or a rank in the "
             "environment an Nsight Systems export recorded), so some were guessed; a wrong "
             "guess misaligns the comparison."
           : "An Nsight Systems export does not record the rank each process was given, so "
             "the ranks follow the GPUs each process used (and the order of the exports); a "
             "wrong guess misaligns the comparison.";
-  f.fix = exports.empty()
+  f.fix = r.duplicate_ranks && all_recorded ? "Give each rank's trace once, all from the same run."
+          : exports.empty()
               ? "Profile with torch.distributed initialized (Kineto then writes "
                 "distributedInfo); start nsys once per rank inside the launcher (its export "
                 "then records the rank); or name files rank-N."
@@ -397,6 +434,7 @@ std::vector<Finding> run_multi_rank_findings(const MultiRankResult& r) {
   skew(r, &out);
   idle_gap_straggler(r, &out);
   rank_source(r, &out);
+  missing_ranks(r, &out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);
   });

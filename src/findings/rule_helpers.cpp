@@ -82,22 +82,6 @@ bool has_timed_events(const Trace& t) {
   return t.slices.size() + t.instants.size() + t.counters.size() > 0;
 }
 
-bool first_step_is_warmup(const StepsResult& st, double* ratio) {
-  if (st.steps.size() < 3) return false;
-  std::vector<int64_t> rest;
-  for (size_t i = 1; i < st.steps.size(); ++i) rest.push_back(st.steps[i].dur());
-  DurationStats s = compute_duration_stats(rest);
-  if (s.median_ns <= 0) return false;
-  // Its own time: a backlog of GPU work queued before it is not the step being slow.
-  const double r = static_cast<double>(st.steps.front().own_dur()) / s.median_ns;
-  if (ratio) *ratio = r;
-  return r >= kWarmupRatio;
-}
-
-size_t first_steady_step(const StepsResult& st) {
-  return first_step_is_warmup(st, nullptr) ? 1 : 0;
-}
-
 void add_python_source(const Trace& t, uint32_t slice, Finding* f) {
   std::string where = python_source_of(t, slice);
   if (!where.empty()) f->text("python_source", where);

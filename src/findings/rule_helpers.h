@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/analyze.h"
+#include "analysis/warmup.h"
 #include "findings/finding.h"
 
 namespace ks {
@@ -36,13 +37,6 @@ bool has_timed_events(const Trace& t);
 
 // A trace written by PyTorch's profiler (it has CPU ops, runtime calls or GPU ops).
 bool looks_like_pytorch_trace(const Trace& t);
-
-// The first captured step is a warm-up: at least 3 steps, and the first takes 1.5x the median of
-// the others or more. `ratio` gets first / median-of-the-others.
-constexpr double kWarmupRatio = 1.5;
-bool first_step_is_warmup(const StepsResult& steps, double* ratio);
-// The steps a steady-state number is taken over: all, or all but a warm-up first step.
-size_t first_steady_step(const StepsResult& steps);
 
 // Adds the Python line of a CPU op (python_source.h) as evidence "python_source", when known.
 void add_python_source(const Trace& t, uint32_t slice, Finding* f);

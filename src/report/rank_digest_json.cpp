@@ -33,6 +33,8 @@ std::string rank_digest_json(const RankDigest& d) {
   w.field("host_wait_ns", d.host_wait_ns);
   w.field("idle_gaps", d.idle_gaps);
   w.field("idle_gap_ns", d.idle_gap_ns);
+  // Optional: the trace's own world size (ranks.missing), absent when it records none.
+  if (d.world_size != kNoValue) w.field("world_size", d.world_size);
   w.key("step_ranges").begin_array();
   for (const NamedNs& x : d.step_ranges)
     w.begin_array().value(std::string_view(x.name)).value(x.ns).end_array();
@@ -104,6 +106,8 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
   d->file = std::string(file);
   d->steps = steps;
   d->step_median_ns = static_cast<double>(median2) / 2.0;
+  int64_t world_size = 0;
+  if (get_i64(root, "world_size", &world_size) && world_size > 0) d->world_size = world_size;
   simdjson::dom::array spans, comm, ranges;
   if (root["step_spans"].get(spans) || root["comm"].get(comm) || root["step_ranges"].get(ranges))
     return false;

@@ -852,3 +852,39 @@ TEST_CASE("gloo on CUDA (4 ranks on one H200): the straggler from the gloo:* CPU
   CHECK(back.step_ranges[0].name == ranks[2].step_ranges[0].name);
   CHECK(back.step_ranges[0].ns == ranks[2].step_ranges[0].ns);
 }
+
+TEST_CASE("ranks.missing: fewer files than the recorded world size",
+          "[analysis][ranks][findings]") {
+  // rank_trace records world_size 4.
+  auto r0 = load(rank_trace(0, {100}));
+  auto r1 = load(rank_trace(1, {100}));
+  auto r3 = load(rank_trace(3, {100}));
+  SECTION("ranks 0, 1 and 3 of 4: rank 2 is missing") {
+    ks::MultiRankReport m =
+        ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1), digest_of(*r3, "d", 2)});
+    CHECK(m.result.world_size == 4);
+    CHECK(m.result.missing_ranks == std::vector<int64_t>{2});
+    const ks::Finding* f = find(m.findings, "ranks.missing");
+    REQUIRE(f);
+    CHECK(f->title == "3 of 4 ranks given (world_size 4): rank 2 missing");
+    // The world size survives the digest's JSON trip (the page's workers send digests).
+    ks::RankDigest back;
+    REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(digest_of(*r0, "a", 0)), &back));
+    CHECK(back.world_size == 4);
+  }
+  SECTION("clean twin: all four ranks") {
+    auto r2 = load(rank_trace(2, {100}));
+    ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1),
+                                               digest_of(*r2, "c", 2), digest_of(*r3, "d", 3)});
+    CHECK(m.result.missing_ranks.empty());
+    CHECK(find(m.findings, "ranks.missing") == nullptr);
+  }
+  SECTION("the same recorded rank twice: said as recorded, not guessed") {
+    ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r0, "b", 1)});
+    const ks::Finding* f = find(m.findings, "ranks.identity");
+    REQUIRE(f);
+    CHECK(f->title == "Two files claim the same rank");
+    CHECK(f->meaning.find("guessed") == std::string::npos);
+    CHECK(f->meaning.find("record the same rank") != std::string::npos);
+  }
+}

@@ -212,6 +212,39 @@ TEST_CASE("gpu.uneven_devices: one process's GPUs far apart in utilization", "[f
   }
 }
 
+// One step [0, 100) us; device 0 runs a kernel [10, 50), device 1 one [`start1`, `start1` + 40).
+std::string devices_in_turn(int start1) {
+  return R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":40,
+     "args":{"device":0,"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k","pid":2,"tid":8,"ts":)" +
+         std::to_string(start1) + R"(,"dur":40,"args":{"device":1,"stream":8}}
+  ])";
+}
+
+TEST_CASE("gpu.devices_idle: one process's GPUs take turns", "[findings]") {
+  SECTION("one after the other: the union idles 20%, each GPU 60%") {
+    Run r = run(devices_in_turn(50));
+    const ks::Finding* f = find(r, "gpu.devices_idle");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kCritical);
+    CHECK(number(*f, "union_idle_pct") == Approx(20));
+    CHECK(number(*f, "least_idle_pct") == Approx(60));
+    CHECK(number(*f, "device1_idle_pct") == Approx(60));
+    REQUIRE(r.analyses.gpu_idle.devices.size() == 2);
+  }
+  SECTION("clean twin: both at once, each GPU idles as the union does (60%)") {
+    CHECK(find(run(devices_in_turn(10)), "gpu.devices_idle") == nullptr);
+  }
+  SECTION("clean twin: one GPU has no per-device rows") {
+    Run r = run(kIdleTrace);
+    CHECK(find(r, "gpu.devices_idle") == nullptr);
+    CHECK(r.analyses.gpu_idle.devices.empty());
+  }
+}
+
 TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
   Run r = run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
   CHECK(ids(r) == std::vector<std::string>{"steps.none"});

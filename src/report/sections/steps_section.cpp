@@ -1,5 +1,6 @@
 // Steps: where they came from, their duration statistics, and one row per step with its GPU
 // idle share (the `gpu` section's per-step idle). The GPU busy/idle summary is gpu_section.
+#include <algorithm>
 #include <string>
 
 #include "report/sections/sections.h"
@@ -210,6 +211,25 @@ ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures)
     s.linef("GPU: busy %s of %s (%s idle, window: %s%s)", format_duration(g.busy_ns).c_str(),
             format_duration(g.window_ns).c_str(), format_pct(g.idle_pct).c_str(),
             g.window_is_steps ? "steps" : "GPU span", capture.c_str());
+    // Several GPUs in one process: the union above hides devices that take turns.
+    if (!g.devices.empty()) {
+      std::string each;
+      if (g.devices.size() <= 8) {
+        for (const GpuIdleResult::DeviceIdle& d : g.devices)
+          each += (each.empty() ? "GPU " : ", GPU ") + std::to_string(d.device) + " " +
+                  format_pct(d.idle_pct);
+      } else {  // bounded: the least and the most idle
+        auto by_idle = [](const GpuIdleResult::DeviceIdle& a, const GpuIdleResult::DeviceIdle& b) {
+          return a.idle_pct < b.idle_pct;
+        };
+        const auto lo = std::min_element(g.devices.begin(), g.devices.end(), by_idle);
+        const auto hi = std::max_element(g.devices.begin(), g.devices.end(), by_idle);
+        each = format_pct(lo->idle_pct) + " (GPU " + std::to_string(lo->device) + ") to " +
+               format_pct(hi->idle_pct) + " (GPU " + std::to_string(hi->device) + ")";
+      }
+      s.linef("  idle per device (same window; above: any of the %zu busy): %s", g.devices.size(),
+              each.c_str());
+    }
   }
   s.line("");
   return s;
