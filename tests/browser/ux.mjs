@@ -1097,6 +1097,37 @@ function tests(tmp) {
       await p2.close();
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '26. a cancelled load says it was cancelled and which report is still shown'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      // A load that takes long: 200 MB of events (fast to make, slow to read; whitespace alone read
+      // fast enough in Firefox to end before the click).
+      const startSlow = () => page.evaluate(() => {
+        const ev = '{"ph":"X","name":"op","ts":1,"dur":1,"pid":1,"tid":1},';
+        const mb = new TextEncoder().encode(ev.repeat(Math.floor((1 << 20) / ev.length)));
+        const parts = [new TextEncoder().encode('{"traceEvents":[')];
+        for (let i = 0; i < 200; i++) parts.push(mb);
+        window.kinetoscope.open(new Blob(parts), 'slow.json').catch(() => {});
+      });
+      const cancelled = async () => {
+        await page.waitForFunction(() => document.body.dataset.state === 'loading');
+        await page.click('#cancel');
+        await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
+        check(await page.isVisible('#error'), 'after Cancel the page says nothing (no message box)');
+        return page.textContent('#error');
+      };
+      await startSlow();
+      let text = await cancelled();
+      check(/Cancelled reading slow\.json/.test(text) && /No report is shown/.test(text), `with no report on screen, the message: ${text}`);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      check(await page.isHidden('#error'), 'the cancel message stays after a good load');
+      await startSlow();
+      text = await cancelled();
+      check(/Cancelled reading slow\.json/.test(text) && /still the one of rank-0\.json/.test(text), `with a report on screen, the message: ${text}`);
+      check((await page.getAttribute('#error', 'class')).includes('notice'), 'a cancel is shown as an error (red box)');
+      await shot(page, '26-cancelled');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
