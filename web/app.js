@@ -32,6 +32,7 @@ import { initCompare } from './compare/mode.js';
 import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
 import { initFileButtons } from './views/file_buttons.js';
+import { initSkipLink } from './views/skip.js';
 import { initDropZone, showCancelledBox, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
@@ -380,6 +381,7 @@ ui.cancel.addEventListener('click', () => (stopped => stopped && showCancelledBo
 
 initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
 initFileButtons();
+initSkipLink($('skip-link'));
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });

@@ -1128,6 +1128,27 @@ function tests(tmp) {
       await shot(page, '26-cancelled');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '27. keyboard: a "Skip to findings" link, first in the Tab order, brings the first finding\'s "Show on timeline" within a Tab'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      await page.evaluate(() => { document.activeElement && document.activeElement.blur(); scrollTo(0, 0); });
+      await page.keyboard.press('Tab');
+      const first = await page.evaluate(() => ({ text: document.activeElement.textContent.trim(), top: document.activeElement.getBoundingClientRect().top }));
+      check(first.text === 'Skip to findings' && first.top >= 0, `the first Tab stop is "${first.text}" (at y ${first.top}), not a visible "Skip to findings"`);
+      await shot(page, '27-skip-link');
+      const hash = await page.evaluate(() => location.hash);
+      await page.keyboard.press('Enter');
+      let tabs = 0;
+      for (; tabs < 3; tabs++) {
+        await page.keyboard.press('Tab');
+        if (await page.evaluate(() => document.activeElement.matches('#findings .tl-show-finding'))) break;
+      }
+      check(tabs < 3, `3 Tabs after "Skip to findings" the focus is on "${await page.evaluate(() => document.activeElement.textContent.trim().slice(0, 40))}", not the first "Show on timeline"`);
+      check(await inViewport(page, '#findings .tl-show-finding'), 'the first "Show on timeline" is out of sight after the skip');
+      check((await page.evaluate(() => location.hash)) === hash, 'the skip link changed the share link (the URL fragment)');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
