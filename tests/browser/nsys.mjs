@@ -323,6 +323,23 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: GPU metric rows on the timeline say their unit (max 35%, not max 35)'({ ctx, origin }) {
+      const files = built();
+      for (const name of ['training_steps.sqlite', 'metrics_2024_names.sqlite']) {
+        if (!files.includes(name)) skip(`no ${name} in ${BUILT}`);
+        const { page, log } = await openPage(ctx, origin);
+        check((await loadFile(page, join(BUILT, name))) === 'ready', `${name} did not load: ${await page.textContent('#error')}`);
+        await timelineLayout(page);
+        const counters = (await api(page, () => window.kinetoscope.timeline.state().lanes)).filter((l) => l.kind === 'counter' && l.gpu);
+        check(counters.length >= 3, `${name}: ${counters.length} GPU metric rows`);
+        // All of these metrics (SM/Tensor Active, DRAM Bandwidth) are percentages of peak.
+        const bare = counters.filter((l) => !/^max [\d.,]+%$/.test(l.max || ''));
+        check(!bare.length, `${name}: rows without their unit: ${bare.map((l) => `${l.name}: ${l.max}`).join(', ')}`);
+        noErrors(log);
+        await page.close();
+      }
+    },
+
     async 'nsys: a finding event of a built export shows on the timeline, selected, its row as args'({ ctx, origin }) {
       if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
       const file = join(BUILT, 'training_steps.sqlite');
