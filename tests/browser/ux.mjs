@@ -1149,6 +1149,25 @@ function tests(tmp) {
       check((await page.evaluate(() => location.hash)) === hash, 'the skip link changed the share link (the URL fragment)');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '28. a trace with no GPU work says so once, and shows what it has instead of GPU sections that each say "No GPU kernels"'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(TRACES, 'hta__cpu_only_full__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz'));
+      const report = await page.textContent('#report');
+      const repeats = report.match(/No GPU kernels/g) || [];
+      check(repeats.length === 0, `the report says "No GPU kernels" ${repeats.length} times`);
+      check((await page.locator('#no-gpu').count()) === 1, 'no single "No GPU work" note');
+      const said = await page.textContent('#no-gpu');
+      check(/no GPU kernels, memory copies or sets/.test(said) && /CPU-only/.test(said) && /ProfilerActivity\.CUDA/.test(said), `the note says: ${said}`);
+      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
+      // What the trace has: its steps and CPU ops.
+      check((await page.locator('#steps').count()) === 1 && (await page.locator('#cpu-ops').count()) === 1, 'the steps or CPU ops section is gone');
+      await shot(page, '28-no-gpu');
+      // A trace with GPU work has no such note.
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      check((await page.locator('#no-gpu').count()) === 0 && (await page.locator('#kernels').count()) === 1, 'a GPU trace lost its kernels or got the note');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
