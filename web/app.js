@@ -32,21 +32,12 @@ import { initCompare } from './compare/mode.js';
 import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
 import { initFileButtons } from './views/file_buttons.js';
-import { initDropZone, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
+import { initSkipLink } from './views/skip.js';
+import { initDropZone, showCancelledBox, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = {
-  file: $('file'),
-  status: $('status'),
-  statusText: $('status-text'),
-  progress: $('progress'),
-  cancel: $('cancel'),
-  error: $('error'),
-  report: $('report'),
-  drop: $('drop'),
-  folder: $('folder'),
-  compare: $('compare-open'),
-};
+const ui = { file: $('file'), status: $('status'), statusText: $('status-text'), progress: $('progress'), cancel: $('cancel') };
+Object.assign(ui, { error: $('error'), report: $('report'), drop: $('drop'), folder: $('folder'), compare: $('compare-open') });
 
 // Workers (hardening, docs/hardening.md): `worker` holds the trace on screen (the timeline queries
 // it); `loader` reads the file being loaded, in a worker of its own, so that a cancel or a new file
@@ -336,14 +327,16 @@ function openUrl(path) {
   return begin({ url: url.href, name, size: 0 }, { navJob });
 }
 
+// Returns the name of the file it stopped reading, if any.
 function cancel() {
-  if (!job) return;
+  if (!job) return false;
   const old = job;
   job = null;
   endLoader();
   ui.status.hidden = true;
   settled('cancelled');
   old.reject(jobError({ code: 'cancelled', message: `reading ${old.name} was cancelled` }));
+  return old.name;
 }
 
 const ignore = () => {}; // UI-started loads report failures on the page itself
@@ -382,10 +375,13 @@ if (ui.folder) {
   });
 }
 if (ui.compare) ui.compare.addEventListener('click', () => compare.showPanel());
-ui.cancel.addEventListener('click', () => [ranks.cancel, compare.cancel, cancel].forEach((stop) => stop()));
+// Whichever load was running stops, and the page says so (and which report is still shown).
+const stopAll = () => [ranks.cancel() && 'the ranks', compare.cancel() && 'the two traces', cancel()].find(Boolean);
+ui.cancel.addEventListener('click', () => (stopped => stopped && showCancelledBox(ui.error, stopped))(stopAll()));
 
 initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
 initFileButtons();
+initSkipLink($('skip-link'));
 
 window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });

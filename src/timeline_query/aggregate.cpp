@@ -7,6 +7,34 @@
 
 namespace ks::timeline_query {
 
+namespace {
+
+// A name's time in the range on one track is the union of its slices' clipped intervals: a
+// recursive function (f inside f) or nested ranges of one name count their time once, not once
+// per level, so a row's in_range never exceeds the range on that track. `clipped`: {row, begin,
+// end} of the track's slices; sorted here.
+template <typename Clipped>
+void add_union_in_range(std::vector<Clipped>* clipped, std::vector<AggregateRow>* rows) {
+  std::sort(clipped->begin(), clipped->end(), [](const Clipped& x, const Clipped& y) {
+    return x.row != y.row ? x.row < y.row : x.begin < y.begin;
+  });
+  size_t i = 0;
+  while (i < clipped->size()) {
+    const size_t row = (*clipped)[i].row;
+    int64_t begin = (*clipped)[i].begin, end = (*clipped)[i].end;
+    for (++i; i < clipped->size() && (*clipped)[i].row == row; ++i) {
+      if ((*clipped)[i].begin > end) {
+        (*rows)[row].in_range_ns += end - begin;
+        begin = (*clipped)[i].begin;
+      }
+      end = std::max(end, (*clipped)[i].end);
+    }
+    (*rows)[row].in_range_ns += end - begin;
+  }
+}
+
+}  // namespace
+
 Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
                           const std::vector<TrackId>& tracks) {
   Aggregate a;
@@ -17,8 +45,15 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
   a.tracks.erase(std::unique(a.tracks.begin(), a.tracks.end()), a.tracks.end());
   std::unordered_map<StringId, size_t> by_name;
   const SliceTable& s = index.trace().slices;
+  // A track's clipped intervals per row of the table, merged once the track is read (in_range).
+  struct Clipped {
+    size_t row;
+    int64_t begin, end;
+  };
+  std::vector<Clipped> clipped;
   for (TrackId track : a.tracks) {
     if (track >= index.tracks().size()) continue;
+    clipped.clear();
     for (const SliceRow& row : index.tracks()[track].rows) {
       for (size_t k = row.first_ending_at_or_after(from); k < row.size() && row.start[k] < to;
            ++k) {
@@ -37,13 +72,14 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
         AggregateRow& r = a.rows[it->second];
         ++r.count;
         r.total_ns += s.dur[i];
-        r.in_range_ns += std::min(row.end(k), to) - std::max(row.start[k], from);
+        clipped.push_back({it->second, std::max(row.start[k], from), std::min(row.end(k), to)});
         r.self_ns += index.self_time(i);
         r.min_ns = std::min(r.min_ns, s.dur[i]);
         r.max_ns = std::max(r.max_ns, s.dur[i]);
         ++a.slices;
       }
     }
+    add_union_in_range(&clipped, &a.rows);
   }
   const Trace& t = index.trace();
   std::sort(a.rows.begin(), a.rows.end(), [&t](const AggregateRow& x, const AggregateRow& y) {

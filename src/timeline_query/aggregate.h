@@ -2,8 +2,9 @@
 // tracks, per slice name: count, total, self, average, min and max duration.
 // A slice counts when it overlaps the range (start < to and end > from; a zero-length slice when
 // from <= start < to), as Perfetto's area selection counts them. Each row sums both the slices'
-// whole durations (total) and their time inside the range (in_range: each slice clipped to
-// [from, to), so the column never exceeds the selection times the slices' depth). Self time is the
+// whole durations (total) and their time inside the range (in_range: the union, per track, of its
+// slices clipped to [from, to): nested slices of one name, as recursion makes, count once, so the
+// column never exceeds the selection times the number of tracks). Self time is the
 // duration minus the durations of its children, of whole slices.
 // The page (aggregateJson) and the CLI (`kinetoscope aggregate`) write the same JSON.
 #pragma once
@@ -20,7 +21,7 @@ struct AggregateRow {
   SliceKind kind = SliceKind::kOther;  // of the first slice of that name (a name has one kind)
   uint64_t count = 0;
   int64_t total_ns = 0, self_ns = 0, min_ns = 0, max_ns = 0;
-  int64_t in_range_ns = 0;  // each slice clipped to [from, to)
+  int64_t in_range_ns = 0;  // per track, the union of its slices clipped to [from, to)
 };
 
 struct Aggregate {

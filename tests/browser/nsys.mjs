@@ -323,6 +323,49 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: every stats table prints each column kind as the CLI does (StdDev 0.0 in every table)'({ ctx, origin }) {
+      if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'training_steps.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `training_steps.sqlite did not load: ${await page.textContent('#error')}`);
+      await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 30_000 });
+      // The CLI's text tables (as nsys stats prints them): "** Title (report):", the header, dashes, rows.
+      const text = cli(['stats', file]).stdout.split('\n');
+      let checked = 0;
+      for (let i = 0; i < text.length; i++) {
+        const m = /^ \*\* .* \((\w+)\):$/.exec(text[i]);
+        if (!m || !/^ -/.test(text[i + 3] || '')) continue;
+        const rows = [];
+        for (let j = i + 4; j < text.length && text[j].trim(); j++) rows.push(text[j].trim().split(/\s{2,}/));
+        const sel = `#nsys-stats .stats-report[data-report="${m[1]}"] tbody tr`;
+        for (let k = 0; k < Math.min(rows.length, 20); k++) {
+          const cells = (await page.locator(sel).nth(k).locator('td').allTextContents()).map((c) => c.trim());
+          check(JSON.stringify(cells) === JSON.stringify(rows[k]), `${m[1]} row ${k + 1}: page ${cells.join(' | ')}; CLI ${rows[k].join(' | ')}`);
+          checked++;
+        }
+      }
+      check(checked >= 10, `only ${checked} rows compared`);
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'nsys: GPU metric rows on the timeline say their unit (max 35%, not max 35)'({ ctx, origin }) {
+      const files = built();
+      for (const name of ['training_steps.sqlite', 'metrics_2024_names.sqlite']) {
+        if (!files.includes(name)) skip(`no ${name} in ${BUILT}`);
+        const { page, log } = await openPage(ctx, origin);
+        check((await loadFile(page, join(BUILT, name))) === 'ready', `${name} did not load: ${await page.textContent('#error')}`);
+        await timelineLayout(page);
+        const counters = (await api(page, () => window.kinetoscope.timeline.state().lanes)).filter((l) => l.kind === 'counter' && l.gpu);
+        check(counters.length >= 3, `${name}: ${counters.length} GPU metric rows`);
+        // All of these metrics (SM/Tensor Active, DRAM Bandwidth) are percentages of peak.
+        const bare = counters.filter((l) => !/^max [\d.,]+%$/.test(l.max || ''));
+        check(!bare.length, `${name}: rows without their unit: ${bare.map((l) => `${l.name}: ${l.max}`).join(', ')}`);
+        noErrors(log);
+        await page.close();
+      }
+    },
+
     async 'nsys: a finding event of a built export shows on the timeline, selected, its row as args'({ ctx, origin }) {
       if (!built().includes('training_steps.sqlite')) skip(`no training_steps.sqlite in ${BUILT}`);
       const file = join(BUILT, 'training_steps.sqlite');

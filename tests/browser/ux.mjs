@@ -1097,6 +1097,77 @@ function tests(tmp) {
       await p2.close();
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '26. a cancelled load says it was cancelled and which report is still shown'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      // A load that takes long: 200 MB of events (fast to make, slow to read; whitespace alone read
+      // fast enough in Firefox to end before the click).
+      const startSlow = () => page.evaluate(() => {
+        const ev = '{"ph":"X","name":"op","ts":1,"dur":1,"pid":1,"tid":1},';
+        const mb = new TextEncoder().encode(ev.repeat(Math.floor((1 << 20) / ev.length)));
+        const parts = [new TextEncoder().encode('{"traceEvents":[')];
+        for (let i = 0; i < 200; i++) parts.push(mb);
+        window.kinetoscope.open(new Blob(parts), 'slow.json').catch(() => {});
+      });
+      const cancelled = async () => {
+        await page.waitForFunction(() => document.body.dataset.state === 'loading');
+        await page.click('#cancel');
+        await page.waitForFunction(() => document.body.dataset.state === 'cancelled');
+        check(await page.isVisible('#error'), 'after Cancel the page says nothing (no message box)');
+        return page.textContent('#error');
+      };
+      await startSlow();
+      let text = await cancelled();
+      check(/Cancelled reading slow\.json/.test(text) && /No report is shown/.test(text), `with no report on screen, the message: ${text}`);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      check(await page.isHidden('#error'), 'the cancel message stays after a good load');
+      await startSlow();
+      text = await cancelled();
+      check(/Cancelled reading slow\.json/.test(text) && /still the one of rank-0\.json/.test(text), `with a report on screen, the message: ${text}`);
+      check((await page.getAttribute('#error', 'class')).includes('notice'), 'a cancel is shown as an error (red box)');
+      await shot(page, '26-cancelled');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '27. keyboard: a "Skip to findings" link, first in the Tab order, brings the first finding\'s "Show on timeline" within a Tab'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      await page.evaluate(() => { document.activeElement && document.activeElement.blur(); scrollTo(0, 0); });
+      await page.keyboard.press('Tab');
+      const first = await page.evaluate(() => ({ text: document.activeElement.textContent.trim(), top: document.activeElement.getBoundingClientRect().top }));
+      check(first.text === 'Skip to findings' && first.top >= 0, `the first Tab stop is "${first.text}" (at y ${first.top}), not a visible "Skip to findings"`);
+      await shot(page, '27-skip-link');
+      const hash = await page.evaluate(() => location.hash);
+      await page.keyboard.press('Enter');
+      let tabs = 0;
+      for (; tabs < 3; tabs++) {
+        await page.keyboard.press('Tab');
+        if (await page.evaluate(() => document.activeElement.matches('#findings .tl-show-finding'))) break;
+      }
+      check(tabs < 3, `3 Tabs after "Skip to findings" the focus is on "${await page.evaluate(() => document.activeElement.textContent.trim().slice(0, 40))}", not the first "Show on timeline"`);
+      check(await inViewport(page, '#findings .tl-show-finding'), 'the first "Show on timeline" is out of sight after the skip');
+      check((await page.evaluate(() => location.hash)) === hash, 'the skip link changed the share link (the URL fragment)');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '28. a trace with no GPU work says so once, and shows what it has instead of GPU sections that each say "No GPU kernels"'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(TRACES, 'hta__cpu_only_full__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz'));
+      const report = await page.textContent('#report');
+      const repeats = report.match(/No GPU kernels/g) || [];
+      check(repeats.length === 0, `the report says "No GPU kernels" ${repeats.length} times`);
+      check((await page.locator('#no-gpu').count()) === 1, 'no single "No GPU work" note');
+      const said = await page.textContent('#no-gpu');
+      check(/no GPU kernels, memory copies or sets/.test(said) && /CPU-only/.test(said) && /ProfilerActivity\.CUDA/.test(said), `the note says: ${said}`);
+      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
+      // What the trace has: its steps and CPU ops.
+      check((await page.locator('#steps').count()) === 1 && (await page.locator('#cpu-ops').count()) === 1, 'the steps or CPU ops section is gone');
+      await shot(page, '28-no-gpu');
+      // A trace with GPU work has no such note.
+      await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
+      check((await page.locator('#no-gpu').count()) === 0 && (await page.locator('#kernels').count()) === 1, 'a GPU trace lost its kernels or got the note');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -32,6 +32,34 @@ const ks::timeline_query::AggregateRow* row_named(const ks::Trace& t,
 
 }  // namespace
 
+// A recursive function: f inside f inside f on one thread, and f on another thread at once.
+const char* kRecursive = R"({"traceEvents":[
+  {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":1,"ts":10,"dur":80},
+  {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":1,"ts":20,"dur":60},
+  {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":1,"ts":120,"dur":10},
+  {"ph":"X","cat":"cpu_op","name":"f","pid":1,"tid":2,"ts":0,"dur":50}
+]})";
+
+TEST_CASE("Aggregate: in_range counts nested slices of one name once per track",
+          "[timeline_query][aggregate]") {
+  auto t = ks_test::load(kRecursive);
+  ViewIndex index(*t);
+  REQUIRE(index.tracks().size() == 2);
+  // [5, 125): the three nested f cover [5,100) once (95), the later f [120,125) (5).
+  ks::timeline_query::Aggregate one = ks::timeline_query::aggregate_range(index, 5000, 125000, {0});
+  const auto* f = row_named(*t, one, "f");
+  REQUIRE(f != nullptr);
+  CHECK(f->count == 4);
+  CHECK(f->total_ns == 250000);     // whole durations: 100 + 80 + 60 + 10
+  CHECK(f->in_range_ns == 100000);  // not 95 + 80 + 60 + 5 = 240, more than the 120 of the range
+  CHECK(f->in_range_ns <= 120000);
+  // Two threads: each track's union, summed (f ran on both at once for [5,50)).
+  ks::timeline_query::Aggregate both =
+      ks::timeline_query::aggregate_range(index, 5000, 125000, {0, 1});
+  CHECK(row_named(*t, both, "f")->in_range_ns == 100000 + 45000);
+}
+
 TEST_CASE("Aggregate: count, total, self, min and max per name over a range",
           "[timeline_query][aggregate]") {
   auto t = ks_test::load(kNested);

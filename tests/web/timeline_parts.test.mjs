@@ -11,7 +11,7 @@ import { search } from '../../web/timeline/search.js';
 import { setHighlight } from '../../web/timeline/evidence.js';
 import { eventIdOf, offsetsOf } from '../../web/timeline/links.js';
 import { linkId } from '../../web/timeline/sharing.js';
-import { fmtCounter } from '../../web/timeline/units.js';
+import { counterMaxLabel, counterUnit, fmtCounter } from '../../web/timeline/units.js';
 import { fakeHub, laidOutState, layout } from './fixtures.mjs';
 
 test('buildLanes: headers, tracks by rows, counters; empty and sparse tracks left out; folds', () => {
@@ -188,4 +188,20 @@ test('fmtCounter: a counter row\'s maximum reads as a number, large ones grouped
   assert.equal(fmtCounter(61.53), '61.53');
   assert.equal(fmtCounter(0.000123456), '0.0001235');
   assert.equal(fmtCounter(NaN), '—');
+});
+
+test('counterUnit: a GPU metric row says its unit, from the metric name nsys wrote', () => {
+  // Nsight Systems 2023 and later: the unit in brackets at the end of the name.
+  assert.equal(counterUnit('SMs Active [Throughput %]', true), '%');
+  assert.equal(counterUnit('GPC Clock Frequency [MHz]', true), 'MHz');
+  assert.equal(counterUnit('PCIe Read Bandwidth [GB/s]', true), 'GB/s');
+  // 2021-2022: no brackets; percentages of peak and clocks in MHz on a GPU's rows only.
+  assert.equal(counterUnit('SM Active', true), '%');
+  assert.equal(counterUnit('DRAM Bandwidth', true), '%');
+  assert.equal(counterUnit('SYS Clock Frequency', true), 'MHz');
+  assert.equal(counterUnit('SM Active', false), '');
+  assert.equal(counterUnit('Memory Allocated', false), '');
+  assert.equal(counterMaxLabel({ name: 'SM Active', max: 35 }, true), 'max 35%');
+  assert.equal(counterMaxLabel({ name: 'GPC Clock Frequency [MHz]', max: 1410 }, true), 'max 1410 MHz');
+  assert.equal(counterMaxLabel({ name: 'queue depth', max: 12 }, false), 'max 12');
 });

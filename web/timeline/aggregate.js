@@ -34,7 +34,7 @@ export function renderAggregate(box, agg, { onShow }) {
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },
     { key: 'kind', label: 'Kind', title: 'CPU op, runtime call, kernel, ...: what the slices of that name are', fmt: (v) => (v ? String(v).replace('_', ' ') : '—') },
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
-    { key: 'in_range_us', label: 'In range', title: 'Time inside the selected range, summed: each slice clipped to it (nested slices of one name each count)', num: true, fmt: fmtUs },
+    { key: 'in_range_us', label: 'In range', title: 'Time inside the selected range: each slice clipped to it; nested slices of one name (recursion) count once per track', num: true, fmt: fmtUs },
     { key: 'total_us', label: 'Whole slices', title: 'The full durations of the slices that overlap the range, summed: a slice that starts before or ends after it counts whole', num: true, fmt: fmtUs },
     { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },
     { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },

@@ -3,7 +3,7 @@
 import { GROUP_H, LABEL_W, RULER_H, foldable } from './layout.js';
 import { screenY, xOf } from './geometry.js';
 import { BOLD, FONT, charPx, measureChar, truncate } from './text.js';
-import { fmtCounter, fmtDur, fmtTick } from './units.js';
+import { counterMaxLabel, fmtDur, fmtTick } from './units.js';
 
 export function drawLabels(ctx, st, theme, visible) {
   ctx.fillStyle = theme.bg;
@@ -32,7 +32,7 @@ export function drawLabels(ctx, st, theme, visible) {
       }
       if (lane.kind === 'counter') {
         ctx.fillStyle = theme.muted;
-        ctx.fillText(truncate(ctx, `max ${fmtCounter(lane.counter.max)}`, LABEL_W - 18), 16, y + 26);
+        ctx.fillText(truncate(ctx, counterMaxLabel(lane.counter, !!lane.group.gpu), LABEL_W - 18), 16, y + 26);
       }
     }
     ctx.fillStyle = theme.grid;

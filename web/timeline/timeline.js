@@ -17,6 +17,7 @@ import { TimelineClient } from './client.js';
 import { renderDetails } from './details.js';
 import { attachInput } from './input.js';
 import { LABEL_W, ROW_H, RULER_H } from './layout.js';
+import { counterMaxLabel } from './units.js';
 import { plotWidth, xOf } from './geometry.js';
 import { renderAggregate } from './aggregate.js';
 import { createState, memoryOf } from './state.js';
@@ -142,7 +143,7 @@ function snapshot(tl) {
     ruler_h: RULER_H,
     // The lanes as laid out (y in lane space: the screen's is ruler_h + y - scroll_y).
     hiddenTracks: st.geo ? st.geo.hidden : 0,
-    lanes: st.geo ? st.geo.lanes.map((l) => ({ kind: l.kind, key: l.key, y: l.y, h: l.h, closed: !!l.closed, gpu: !!l.group.gpu, folded: l.folded || 0, name: l.kind === 'group' ? l.group.name : l.kind === 'track' ? l.track.name : l.counter.name })) : [],
+    lanes: st.geo ? st.geo.lanes.map((l) => ({ kind: l.kind, key: l.key, y: l.y, h: l.h, closed: !!l.closed, gpu: !!l.group.gpu, folded: l.folded || 0, name: l.kind === 'group' ? l.group.name : l.kind === 'track' ? l.track.name : l.counter.name, ...(l.kind === 'counter' ? { max: counterMaxLabel(l.counter, !!l.group.gpu) } : {}) })) : [],
     layout: st.layout,
   };
 }

@@ -54,3 +54,28 @@ export function fmtCounter(v) {
   if (Math.abs(v) >= 1e4) return Math.round(v).toLocaleString('en-US');
   return String(Number(v.toPrecision(4)));
 }
+
+// The unit of a counter, from its name: Nsight Systems 2023 and later put it in brackets at the end
+// of a GPU metric's name ("SMs Active [Throughput %]", "GPC Clock Frequency [MHz]"); the 2021-2022
+// names carry none ("SM Active", "DRAM Bandwidth", "GPC Clock Frequency"), though their values were
+// the same percentages of peak and clocks in MHz. `gpu`: the counter is a GPU's (where nsys puts its
+// metrics), so a CPU-side counter of a like name is not given a unit it may not have. '' if unknown.
+export function counterUnit(name, gpu) {
+  const bracket = /\[([^\]]+)\]\s*$/.exec(name || '');
+  if (bracket) {
+    const unit = bracket[1].trim();
+    return unit.endsWith('%') ? '%' : unit.split(/\s+/).pop();
+  }
+  if (!gpu) return '';
+  if (/clock frequency/i.test(name)) return 'MHz';
+  return /\b(active|bandwidth|throughput|issue|utilization|occupancy)\b/i.test(name) ? '%' : '';
+}
+
+// "35%", "1,410 MHz", "12": a counter's value with its unit.
+export function fmtCounterWith(v, unit) {
+  if (!unit || !Number.isFinite(v)) return fmtCounter(v);
+  return unit === '%' ? `${fmtCounter(v)}%` : `${fmtCounter(v)} ${unit}`;
+}
+
+// The counter row's second line on the timeline ("max 35%"); the timeline's state() gives it too.
+export const counterMaxLabel = (counter, gpu) => `max ${fmtCounterWith(counter.max, counterUnit(counter.name, gpu))}`;

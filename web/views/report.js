@@ -61,7 +61,26 @@ export function recordedNothing(report) {
 function shownWhenEmpty(key, report) {
   return key === 'findings' || key === 'trace' || (key === 'diagnostics' && Array.isArray(report.diagnostics) && report.diagnostics.length > 0);
 }
-const shows = (report, key) => key in report && (!recordedNothing(report) || shownWhenEmpty(key, report));
+
+// A trace with no GPU work at all (a CPU-only capture, a profile whose `activities` left CUDA out):
+// each GPU section would say "No GPU kernels…" in turn. Those sections are left out, and one
+// note (noGpuNote) says so once. Keyed on what the report counted, never on the file's name.
+const countOf = (v) => (v && typeof v.count === 'number' ? v.count : 0);
+export function noGpuWork(report) {
+  return !!report.gpu && report.gpu.has_gpu_ops === false && countOf(report.kernels) === 0 && countOf(report.memory_ops) === 0;
+}
+const GPU_KEYS = new Set(['gpu', 'kernels', 'gpu_by_op', 'memory_ops', 'sync', 'kernel_groups', 'launch_stats', 'api_calls']);
+// Runtime calls or syncs recorded without any kernel still show: they are what the trace has.
+const emptyGpu = (report, key) => GPU_KEYS.has(key) && noGpuWork(report) && !(['api_calls', 'sync'].includes(key) && countOf(report[key]) > 0);
+const shows = (report, key) => key in report && !emptyGpu(report, key) && (!recordedNothing(report) || shownWhenEmpty(key, report));
+
+function noGpuNote(report) {
+  const nsys = report.trace && /nsys/.test(String(report.trace.format || ''));
+  const why = nsys
+    ? 'It may be a capture of CPU work only, or nsys profile ran without CUDA tracing (--trace without cuda).'
+    : 'It may be a CPU-only run, or the profiler ran without CUDA activity (torch.profiler activities without ProfilerActivity.CUDA).';
+  return section('no-gpu', 'No GPU work', h('p', null, 'This trace has no GPU kernels, memory copies or sets, so the GPU sections (busy time, kernels, memory operations, launches) are left out. ', why));
+}
 
 // One section's view (null where the report has no such key): views/warm.js renders them one by one.
 export const VIEW_KEYS = VIEWS.map(([k]) => k);
@@ -74,6 +93,7 @@ export function renderReport(report) {
   const nodes = [];
   for (const [key, view] of VIEWS) {
     if (shows(report, key)) nodes.push(view(report[key], report));
+    if (key === 'findings' && !recordedNothing(report) && noGpuWork(report)) nodes.push(noGpuNote(report));
   }
   if (recordedNothing(report)) return nodes.filter(Boolean);
   const known = new Set(VIEWS.map(([k]) => k));

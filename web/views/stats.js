@@ -46,23 +46,32 @@ export function withReport(stats, json, name) {
 // NameTree (the name after a "--" per level).
 const NAMES = /(^|\s)(Name|Range)$|^Operation$|^NameTree$/;
 
-const decimals = (v) => Math.min(20, (String(v).split('.')[1] || '').length);
+// One format per column kind in every table, as `nsys stats` and `kinetoscope stats` print them
+// (src/stats/stats_writers.cpp column_decimals): reals with 3 decimals in MB columns, with whole
+// nanoseconds in another time unit ("Avg (us)" 3.493), else with 1 (Time (%), Avg, Med, StdDev);
+// integers (counts, Total Time, Min, Max in ns) with none. JSON reads the CLI's "0.0" back as 0, so
+// the kind comes from the column's name (Avg, Med, StdDev, Time (%) and MB are always reals) or
+// from a value with decimals: a StdDev column of zeros printed "0" in one table and "0.0" in another.
+const REAL_COLUMNS = /^(Time \(%\)|(Avg|Med|StdDev|Q1|Q3) \()|\(MB/;
+const UNIT_DECIMALS = { '(us)': 3, '(ms)': 6, '(s)': 9 };
+function columnDecimals(label) {
+  if (label.includes('(MB')) return 3;
+  const unit = Object.keys(UNIT_DECIMALS).find((u) => label.endsWith(u));
+  return unit ? UNIT_DECIMALS[unit] : 1;
+}
 
-// A number as the CLI wrote it: the decimals it wrote (1 for % and ns averages, 6 for MB), with
-// thousands separators. JSON reads the CLI's "0.0" back as 0, so a column of reals (`digits`: the
-// most decimals any of its values has) shows every value with that many, as nsys stats does.
 function cellOf(digits) {
   return (v) => {
     if (!isNum(v)) return fmtAny(v);
-    const d = Number.isInteger(v) ? digits : Math.max(digits, decimals(v));
-    return d ? v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }) : fmtInt(v);
+    return digits ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : fmtInt(v);
   };
 }
 
 function reportTable(r) {
   const columns = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
-    const digits = Math.max(0, ...(r.rows || []).map((row) => (isNum(row[i]) && !Number.isInteger(row[i]) ? decimals(row[i]) : 0)));
+    const real = REAL_COLUMNS.test(label) || (r.rows || []).some((row) => isNum(row[i]) && !Number.isInteger(row[i]));
+    const digits = real ? columnDecimals(label) : 0;
     // Kernel names (templated C++) and emit_nvtx ranges run to hundreds of characters: two
     // lines, click to open.
     if (!num && NAMES.test(label)) return { key: `c${i}`, label, className: 'name', fmt: clampedName };

@@ -33,13 +33,24 @@ export function showErrorBox(box, name, err) {
   const page = HTML_PAGE.test(err.message || '')
     ? h('p', { className: 'error-hint' }, 'This file looks like an HTML page, not a trace: often a login, redirect or error page that a download saved instead of the file. Download the trace again (from the machine that wrote it, or with the link\'s credentials).')
     : null;
-  // A failed load leaves the report that was shown: say which one it is, so it is not read as this file's.
+  const parts = [h('strong', null, `Could not read ${name}: `), `${err.message || 'unknown error'}${offset}`, err.code ? h('code', { className: 'error-code' }, err.code) : null, page];
+  fillBox(box, parts, false);
+}
+
+// A load the user cancelled: the status line went away with nothing said, and the report left on
+// screen (if any) read as the cancelled file's. Says both, in the same box, without the error's red.
+export function showCancelledBox(box, name) {
+  fillBox(box, [h('strong', null, `Cancelled reading ${name}.`)], true);
+}
+
+function fillBox(box, parts, notice) {
+  // A load that stops leaves the report that was shown: say which one it is, so it is not read as this file's.
   const shown = document.querySelector('#report .report-head h2');
-  const kept = shown && shown.textContent ? h('p', { className: 'error-kept' }, `The report below is still the one of ${shown.textContent}.`) : null;
+  const kept = shown && shown.textContent ? `The report below is still the one of ${shown.textContent}.` : notice ? 'No report is shown: open a trace to see one.' : '';
   const close = h('button', { type: 'button', className: 'error-close', title: 'Dismiss', 'aria-label': 'Dismiss this message', onclick: () => (box.hidden = true) }, '×');
   // replaceChildren writes a null as the text "null": only the parts there are.
-  const parts = [close, h('strong', null, `Could not read ${name}: `), `${err.message || 'unknown error'}${offset}`, err.code ? h('code', { className: 'error-code' }, err.code) : null, page, kept];
-  box.replaceChildren(...parts.filter(Boolean));
+  box.replaceChildren(...[close, ...parts, kept ? h('p', { className: 'error-kept' }, kept) : null].filter(Boolean));
+  box.classList.toggle('notice', notice);
   box.hidden = false;
 }
 
