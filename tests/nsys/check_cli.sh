@@ -66,6 +66,9 @@ else
   echo "FAIL no_demangled.sqlite: exit $rc, a kernels.overhead_dominant finding or no gemm class"
   fail=$((fail + 1))
 fi
+# The capture line's facts in the JSON report too, in trace.capture.
+good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
+good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"
