@@ -69,6 +69,8 @@ fi
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
+# An MPI rank without collective kernels: its blocking MPI calls are the step's communication.
+good "$DIR/mpi_rank0.sqlite" "communication 66.5%, runtime 0.5%, dataloader 0.0%, cpu_exec 0.6%"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"
