@@ -6,6 +6,7 @@
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
+#include "model/export_row.h"
 #include "util/text_match.h"
 
 namespace ks {
@@ -131,9 +132,30 @@ StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
   // of a report on the many-tiny-kernels shape.
   std::vector<uint8_t> roles(s.size());
   size_t count[kStepRoles] = {0};
+  bool comm_kernels = false;
   for (uint32_t i = 0; i < s.size(); ++i) {
     roles[i] = static_cast<uint8_t>(role_of(t, i, comm_kernel, cpu));
     ++count[roles[i]];
+    comm_kernels |= roles[i] == static_cast<uint8_t>(StepRole::kCommunication) &&
+                    s.kind[i] == SliceKind::kKernel;
+  }
+  // An Nsight Systems rank whose GPU runs no collective communicates in its MPI calls
+  // (--trace=mpi): blocking collectives, point-to-point calls and the waits on their requests,
+  // as the multi-rank table counts them (multi_rank.cpp add_mpi_calls). Without this its step
+  // breakdown read "communication 0.0%", the MPI time in cpu_exec.
+  const StringId mpi = t.strings.find("mpi");
+  if (!comm_kernels && t.facts.format == TraceFormat::kNsysSqlite && mpi != StringPool::kMissing) {
+    auto barrier = make_name_cache(t, [](std::string_view n) { return n == "MPI_Barrier"; });
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (s.kind[i] != SliceKind::kOther || s.cat[i] != mpi) continue;
+      const ExportTable table = export_table_code(s.file_offset[i]);
+      if (table != ExportTable::kMpiP2p && table != ExportTable::kMpiCollectives &&
+          table != ExportTable::kMpiStartWait && !barrier(s.name[i]))
+        continue;
+      --count[roles[i]];
+      roles[i] = static_cast<uint8_t>(StepRole::kCommunication);
+      ++count[roles[i]];
+    }
   }
   std::vector<int64_t> before(r.steps.size(), 0);
   std::vector<Interval> claimed;

@@ -56,6 +56,21 @@ fi
 # Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
 good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
+# No demangledName: the kernels' mangledName, demangled, keeps the cutlass GEMM a GEMM (not
+# "Kernel", of no known class, with a false "kernels other than math" finding).
+good "$DIR/no_demangled.sqlite" "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm"
+out=$("$CLI" report "$DIR/no_demangled.sqlite" --format json 2>&1); rc=$?
+if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL no_demangled.sqlite: exit $rc, a kernels.overhead_dominant finding or no gemm class"
+  fail=$((fail + 1))
+fi
+# The capture line's facts in the JSON report too, in trace.capture.
+good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
+good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
+# An MPI rank without collective kernels: its blocking MPI calls are the step's communication.
+good "$DIR/mpi_rank0.sqlite" "communication 66.5%, runtime 0.5%, dataloader 0.0%, cpu_exec 0.6%"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"

@@ -58,6 +58,8 @@ Files (deterministic: same bytes every run):
                              sizes = [...]'), nested ranges, train_step with an int64
                              payload, a start/end range ending on another thread
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
+  no_demangled.sqlite        training_steps without demangledName, the kernels' mangledName set
+                             (a cutlass GEMM template's mangled): names as demangled
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables, the GPUs in
                              TARGET_INFO_CUDA_GPU (before mid-2021)
@@ -1439,6 +1441,18 @@ def main():
     graph_capture().save(p('graph_capture.sqlite'))
     nvtx_domains().save(p('nvtx_domains.sqlite'))
     autograd_shapes().save(p('autograd_shapes.sqlite'))
+    # Kernels without demangledName but with mangledName (as some exports are written): the
+    # mangled names, with the cutlass GEMM's (a C++ template) the one that needs demangling.
+    e = training()
+    mangled = {'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>'
+               '(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)':
+               '_ZN7cutlass6KernelI52cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4EEvNT_6ParamsE'}
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(mangled.get(name, name)),) + row[11:]
+    e.save(p('no_demangled.sqlite'), drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     training(steps=2).save(
         p('old_schema.sqlite'),
         drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName', 'greenContextId'),

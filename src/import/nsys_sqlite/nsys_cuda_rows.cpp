@@ -2,8 +2,12 @@
 // memsets and synchronizations on (device, stream) tracks as Kineto lays them out, and the ac2g
 // flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
 // traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +16,20 @@
 namespace ks::nsys_sqlite {
 
 namespace {
+
+// An older export's kernel table has no demangledName: its mangledName, demangled as nsys shows
+// it ("void cutlass::Kernel<...gemm...>(...)"), keeps the kernel's class, where shortName would
+// leave only "Kernel". Empty when the text is not a mangled name, or too long: the demangler
+// recurses on nesting, and the WASM stack is small.
+std::string demangled_kernel_name(std::string_view mangled) {
+  if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z" || mangled.size() > 2048) return {};
+  const std::string in(mangled);
+  int status = 0;
+  char* out = abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status);
+  std::string text = status == 0 && out ? std::string(out) : std::string();
+  std::free(out);
+  return text;
+}
 
 bool read_done(const RowReader& r) {
   return !r.failed();
@@ -143,17 +161,19 @@ bool read_kernels(Context& c) {
     kBx,
     kBy,
     kBz,
-    kNode
+    kNode,
+    kMangled
   };
-  if (!r.prepare(
-          c.db, table,
-          {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
-           "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "?graphNodeId"},
-          &c.trace->diagnostics, c.error))
+  if (!r.prepare(c.db, table,
+                 {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                  "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                  "blockZ", "?graphNodeId", "?mangledName"},
+                 &c.trace->diagnostics, c.error))
     return false;
   // A graph's kernels traced one by one (graphNodeId set): read_graph_trace() must not count the
   // same replay again. Only kept when the export has graph-trace rows at all.
   const bool note_graph_kernels = c.db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
+  std::unordered_map<int64_t, StringId> mangled_names;  // mangledName id -> its name, once each
   while (r.next()) {
     c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
@@ -164,8 +184,20 @@ bool read_kernels(Context& c) {
     }
     if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
-    const StringId name = c.strings.interned(r.null(kDemangled) ? r.i64(kShort) : r.i64(kDemangled),
-                                             &c.trace->strings);
+    StringId name;
+    if (!r.null(kDemangled)) {
+      name = c.strings.interned(r.i64(kDemangled), &c.trace->strings);
+    } else if (!r.null(kMangled)) {
+      auto [at, fresh] = mangled_names.try_emplace(r.i64(kMangled), 0);
+      if (fresh) {
+        const std::string text = demangled_kernel_name(c.strings.get(r.i64(kMangled)));
+        at->second = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
+                                  : c.trace->strings.intern(text);
+      }
+      name = at->second;
+    } else {
+      name = c.strings.interned(r.i64(kShort), &c.trace->strings);
+    }
     KernelLaunchInfo info;
     const int64_t dims[6] = {r.i64(kGx, 0), r.i64(kGy, 0), r.i64(kGz, 0),
                              r.i64(kBx, 0), r.i64(kBy, 0), r.i64(kBz, 0)};

@@ -128,6 +128,12 @@ ReportSection trace_section(const Trace& t) {
   s.field("with_modules", capture_flag(f.with_modules));
   s.field("call_stacks_seen", Cell::flag(f.saw_call_stack));
   s.field("input_shapes_seen", Cell::flag(f.saw_input_dims));
+  // An export's capture, as the text header's "Capture:" line: the profiler and its version, how
+  // long the capture ran, the command profiled (null when the trace does not say).
+  s.field("profiler",
+          f.format == TraceFormat::kNsysSqlite ? text_or_null(f.trace_name) : Cell::null());
+  s.field("duration_us", f.capture_ns > 0 ? Cell::ns(f.capture_ns) : Cell::null());
+  s.field("command", text_or_null(f.capture_command));
   s.end_object();
   add_trace_prose(&s, t, c);
   return s;
