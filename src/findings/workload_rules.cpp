@@ -213,8 +213,13 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
       }
   }
   const size_t steps = a.steps.steps.size();
+  // A GPU trace whose communication part has no collective kernel: the step breakdown counted an
+  // Nsight Systems rank's blocking MPI calls (step_breakdown.cpp), the GPU idle meanwhile.
+  const bool mpi_calls = !cpu_only && !c.has_communication;
   const char* what = cpu_only ? "Collectives (gloo:* / nccl:* ranges on the CPU)"
-                              : "Collective kernels (all-reduce, all-gather, ...)";
+                     : mpi_calls
+                         ? "Blocking MPI calls (collectives, point-to-point, the waits on them)"
+                         : "Collective kernels (all-reduce, all-gather, ...)";
   Finding f;
   if (not_overlapped) {
     f.id = "comm.not_overlapped";
@@ -244,8 +249,14 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
     f.meaning =
         std::string(what) + " take a large share of each step, and no computation hides that part.";
     f.fix =
-        "Communicate less or less often (gradient accumulation, larger buckets, compression, "
-        "a sharding strategy that fits the network), and overlap what remains.";
+        mpi_calls
+            ? "Balance the ranks' work first (a blocking call waits for the slowest rank: "
+              "compare the ranks), then overlap what remains: non-blocking MPI (MPI_Iallreduce, "
+              "MPI_Isend/MPI_Irecv) waited on after the next GPU work is launched, CUDA-aware "
+              "MPI on device buffers, or NCCL."
+            : "Communicate less or less often (gradient accumulation, larger buckets, "
+              "compression, a sharding strategy that fits the network), and overlap what "
+              "remains.";
   }
   f.number("communication_pct", comm_part_pct, 1, "%");
   if (c.has_communication) {

@@ -71,6 +71,8 @@ good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 202
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
 # An MPI rank without collective kernels: its blocking MPI calls are the step's communication.
 good "$DIR/mpi_rank0.sqlite" "communication 66.5%, runtime 0.5%, dataloader 0.0%, cpu_exec 0.6%"
+# comm.heavy on that MPI time names MPI calls, not collective kernels (the GPU runs none).
+good "$DIR/mpi_rank0.sqlite" "Blocking MPI calls (collectives, point-to-point, the waits on them) take a large share"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
 # Each absent column named, and where a repair happened as a table and row (not a byte number).
 good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName, CUPTI_ACTIVITY_KIND_MEMCPY.srcKind"
