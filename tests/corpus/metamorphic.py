@@ -602,9 +602,10 @@ REWRITES = [
     # Host-side launch calls change (fewer, other names, kernels 2-4 launched earlier): their
     # tables and what depends on launch times (launch delays, idle causes and so the info-level
     # sync.runtime_calls, which fires on GPU idle after a sync, the critical path) may change;
-    # not the GPU's work, the steps, the copies or the other findings.
+    # not the GPU's work, the steps, the copies or the other findings. The ops that made the
+    # launches lose those children, so their self times (cpu_ops) change too.
     ("cudaGraphLaunch for 4 kernels per correlation", rw_graph_launch,
-     {"slices", "launch_stats", "idle_causes", "critical_path.cpu_bound",
+     {"slices", "launch_stats", "cpu_ops", "idle_causes", "critical_path.cpu_bound",
       "critical_path.gpu_overhead", "kernels.launch_bound", "sync.runtime_calls"}),
     ("xpu_runtime/xpu_driver categories", rw_xpu),
     ("privateuse1_runtime/driver categories", rw_privateuse1),
