@@ -106,6 +106,9 @@ struct SliceTable {
   std::vector<std::pair<uint32_t, OpShapeArgs>> op_shapes;
   // cuda_sync wait args, sparse: (slice, args), sorted by slice.
   std::vector<std::pair<uint32_t, SyncWaitArgs>> sync_waits;
+  // Kineto's "External id" (call order, parent first), sparse: (slice, id), sorted by slice.
+  // Only the load uses it (sort_slices breaks ties on ts and dur by it), then it is freed.
+  std::vector<std::pair<uint32_t, int64_t>> external_ids;
 
   size_t size() const { return ts.size(); }
   // The slice's "Call stack" string, 0 ("") when it has none.

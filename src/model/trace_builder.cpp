@@ -87,6 +87,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
     c.process_group = t_->strings.intern(args.process_group);
     s.collective_args.emplace_back(index, c);
   }
+  if (args.external_id >= 0) s.external_ids.emplace_back(index, args.external_id);
   if (args.wait_on_stream >= 0)
     s.sync_waits.emplace_back(index,
                               SyncWaitArgs{args.wait_on_stream, args.wait_on_record_correlation});
@@ -473,11 +474,11 @@ void TraceBuilder::leave_out_stray_times() {
 void TraceBuilder::sort_slices() {
   SliceTable& s = t_->slices;
   // Parents before children: by track, earlier first, and at equal start the longer one first;
-  // a stable order, so equal slices keep the file's order. Done as a stable counting sort by
-  // track, then a stable sort of each track's slices unless they are in order already (most
-  // tracks are: a trace lists a thread's and a stream's events as they happened). The result is
-  // the one stable_sort with the whole key gives; a global sort with that key cost 1-2% of a
-  // load in scattered reads.
+  // full ties as `before` below says (stable only for slices alike in all it reads). Done as a
+  // stable counting sort by track, then a stable sort of each track's slices unless they are in
+  // order already (most tracks are: a trace lists a thread's and a stream's events as they
+  // happened). The result is the one stable_sort with the whole key gives; a global sort with that
+  // key cost 1-2% of a load in scattered reads.
   const size_t n = s.size();
   TrackId max_track = 0;
   for (TrackId t : s.track) max_track = std::max(max_track, t);
@@ -495,9 +496,23 @@ void TraceBuilder::sort_slices() {
       if (kept(i)) order[next[s.track[i]]++] = i;
   }
   stray_.clear();
-  auto before = [&s](uint32_t a, uint32_t b) {
+  // Ties on (ts, dur) (an op and the op it calls, both shorter than the clock's tick) go by
+  // Kineto's "External id" (call order, parent first), then by name and category: never by the
+  // file's order, so a trace with its events in another order gives the same model.
+  const auto external_id = [&s](uint32_t i) {
+    auto it = std::lower_bound(
+        s.external_ids.begin(), s.external_ids.end(), i,
+        [](const std::pair<uint32_t, int64_t>& e, uint32_t k) { return e.first < k; });
+    return it != s.external_ids.end() && it->first == i ? it->second : INT64_MAX;
+  };
+  const StringPool& strings = t_->strings;
+  auto before = [&s, &external_id, &strings](uint32_t a, uint32_t b) {
     if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
-    return s.dur[a] > s.dur[b];
+    if (s.dur[a] != s.dur[b]) return s.dur[a] > s.dur[b];
+    const int64_t xa = external_id(a), xb = external_id(b);
+    if (xa != xb) return xa < xb;
+    if (s.name[a] != s.name[b]) return strings.get(s.name[a]) < strings.get(s.name[b]);
+    return s.cat[a] != s.cat[b] && strings.get(s.cat[a]) < strings.get(s.cat[b]);
   };
   for (size_t t = 0; t + 1 < start.size(); ++t) {
     auto first = order.begin() + start[t], last = order.begin() + start[t + 1];
@@ -528,6 +543,8 @@ void TraceBuilder::sort_slices() {
   renumber_sparse(s.collective_args, new_index);
   renumber_sparse(s.op_shapes, new_index);
   renumber_sparse(s.sync_waits, new_index);
+  // Nothing after the order reads the ids: free them (the model's memory is a tracked target).
+  std::vector<std::pair<uint32_t, int64_t>>().swap(s.external_ids);
 }
 
 // Per track: a stack of open slices. A slice that starts inside the top one but ends after it
@@ -707,6 +724,10 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   append_mapped(&s.sync_waits, a.sync_waits, [base](std::pair<uint32_t, SyncWaitArgs> w) {
     w.first += base;
     return w;
+  });
+  append_mapped(&s.external_ids, a.external_ids, [base](std::pair<uint32_t, int64_t> x) {
+    x.first += base;
+    return x;
   });
   FlowTable& f = t_->flows;
   append_mapped(&f.ts, p.flows.ts, same);

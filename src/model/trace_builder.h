@@ -14,6 +14,7 @@ namespace ks {
 
 struct SliceArgs {
   int64_t correlation = kNoValue;
+  int64_t external_id = kNoValue;  // Kineto's call-order number: orders ties on (ts, dur)
   int64_t bytes = kNoValue;
   int64_t stream = kNoValue;
   int64_t device = kNoValue;

@@ -172,6 +172,10 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.value(w.second.wait_on_stream);
     c.value(w.second.record_correlation);
   });
+  c.list(s.external_ids, [&c](std::pair<uint32_t, int64_t>& x) {
+    c.value(x.first);
+    c.value(x.second);
+  });
   FlowTable& f = t.flows;
   c.column(f.ts);
   c.column(f.track);
@@ -241,8 +245,8 @@ bool consistent(const Trace& t, const PartState& st) {
   for (SliceKind k : t.slices.kind)
     if (k > SliceKind::kAsync) return false;
   for (size_t size : {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
-                      s.correlation.size(), s.bytes.size(),
-                      s.launch_info.size(), s.file_offset.size(), s.byte_len.size()})
+                      s.correlation.size(), s.bytes.size(), s.launch_info.size(),
+                      s.file_offset.size(), s.byte_len.size()})
     if (size != n) return false;
   for (int32_t li : s.launch_info)
     if (li >= static_cast<int32_t>(s.launch_infos.size())) return false;
@@ -258,6 +262,8 @@ bool consistent(const Trace& t, const PartState& st) {
       return false;
   for (const auto& w : s.sync_waits)
     if (w.first >= n) return false;
+  for (const auto& x : s.external_ids)
+    if (x.first >= n) return false;
   const FlowTable& f = t.flows;
   const CounterTable& k = t.counters;
   const InstantTable& in = t.instants;

@@ -113,14 +113,17 @@ ReportSection ranks_section(const MultiRankResult& r) {
       Column("file"),
       plain_column("steps", "steps"),
       Column("step_median_us").json(3),
-      ms_column(nullptr, "step med (ms)"),
+      // The step statistics' measure: own times (a first step's queued backlog left out), so
+      // it can be shorter than the per-step table's whole steps; the header says which.
+      ms_column(nullptr, "own step med (ms)"),
       Column("gpu_span_us"),
       Column("busy_us"),
       ms_column("compute_us", "compute (ms)"),
       ms_column("communication_us", "comm (ms)"),
       Column("overlap_us"),
       Column("overlap_pct").text("overlap", Show::kPct, kAutoWidth).md("overlap", Show::kPct),
-      ms_column("idle_us", "idle (ms)"),
+      // Over the GPU span (first GPU op to last), not the steps the gpu.idle finding measures.
+      ms_column("idle_us", "span idle (ms)"),
       ms_column("host_wait_us", "host wait (ms)"),
       ms_column("dataloader_us", "data (ms)"),
       ms_column("memcpy_us", "memcpy (ms)"),
@@ -161,7 +164,7 @@ ReportSection ranks_section(const MultiRankResult& r) {
   s.paragraph("Per step (mean over each rank's steps):\n\n");
   Table& means = s.table(nullptr);
   means.columns = {plain_column(nullptr, "rank"), plain_column(nullptr, "steps"),
-                   ms_column(nullptr, "step (ms)"), ms_column(nullptr, "wait (ms)")};
+                   ms_column(nullptr, "whole step (ms)"), ms_column(nullptr, "wait (ms)")};
   for (const StepMetric& m : kStepMetrics) means.columns.push_back(ms_column(nullptr, m.head));
   // Rounded to the nanosecond, as the JSON's means are not: the table shows milliseconds.
   auto rounded = [](double ns) { return Cell::ns(static_cast<int64_t>(ns + 0.5)); };

@@ -17,6 +17,7 @@ import decimal
 import gzip
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -159,6 +160,10 @@ def fingerprint(rep, ignore=()):
                          row["pageable"]) for row in rep["memory_ops"]["rows"]]
     sy = rep["sync"]
     fp["sync"] = (sy["count"], r3(sy["total_us"]), sy["dtoh_in_steps"])
+    # Which op nests in which (self times, a sync's origin chain) shows an order of tied slices.
+    fp["dtoh_origins"] = json.dumps(sy.get("dtoh_origins"), sort_keys=True)
+    fp["cpu_ops"] = [(row["name"], row["count"], r3(row["self_us"]))
+                     for row in rep["cpu_ops"]["rows"][:20]]
     t = rep["trace"]
     fp["trace"] = (r3(t["span_us"]), t["gpu_devices"], t["gpu_streams"])
     fp["slices"] = t["slices"]
@@ -264,6 +269,28 @@ def rw_sorted(doc):
 def rw_reversed(doc):
     doc["traceEvents"].reverse()
     return doc, None, 1
+
+
+def rw_shuffled_ties_swapped(doc):
+    """Events shuffled, and CPU slices that tie on (pid, tid, ts, dur) (an op and the op it calls,
+    both within one clock tick) put in the reverse of the file's order: child before parent."""
+    ev = doc["traceEvents"]
+    random.Random(1).shuffle(ev)
+    ties = {}
+    for i, e in enumerate(ev):
+        if e.get("ph") == "X" and e.get("cat") not in GPU_CATS:
+            key = (str(e.get("pid")), str(e.get("tid")), str(e.get("ts")), str(e.get("dur")))
+            ties.setdefault(key, []).append(i)
+    swapped = 0
+    for places in ties.values():
+        if len(places) > 1:
+            # The members in the order Kineto wrote them (External id, parent first), reversed.
+            members = sorted((ev[i] for i in places),
+                             key=lambda e: -(e.get("args") or {}).get("External id", 0))
+            for i, e in zip(places, members):
+                ev[i] = e
+            swapped += 1
+    return (doc, None, 1) if swapped else None
 
 
 def rw_grouped(doc):
@@ -562,6 +589,7 @@ REWRITES = [
     ("events sorted by ts", rw_sorted),
     ("events reversed", rw_reversed),
     ("events grouped per thread", rw_grouped),
+    ("events shuffled, tied CPU slices child first", rw_shuffled_ties_swapped),
     ("metadata at the end", rw_meta_last),
     ("no process_name/thread_name", rw_no_names),
     ("pid/tid as strings", rw_string_ids),
@@ -574,9 +602,10 @@ REWRITES = [
     # Host-side launch calls change (fewer, other names, kernels 2-4 launched earlier): their
     # tables and what depends on launch times (launch delays, idle causes and so the info-level
     # sync.runtime_calls, which fires on GPU idle after a sync, the critical path) may change;
-    # not the GPU's work, the steps, the copies or the other findings.
+    # not the GPU's work, the steps, the copies or the other findings. The ops that made the
+    # launches lose those children, so their self times (cpu_ops) change too.
     ("cudaGraphLaunch for 4 kernels per correlation", rw_graph_launch,
-     {"slices", "launch_stats", "idle_causes", "critical_path.cpu_bound",
+     {"slices", "launch_stats", "cpu_ops", "idle_causes", "critical_path.cpu_bound",
       "critical_path.gpu_overhead", "kernels.launch_bound", "sync.runtime_calls"}),
     ("xpu_runtime/xpu_driver categories", rw_xpu),
     ("privateuse1_runtime/driver categories", rw_privateuse1),

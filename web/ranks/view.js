@@ -19,7 +19,7 @@ const HEAT_METRICS = [
   ['compute_us', 'Compute', 'computation kernels'],
   ['communication_us', 'Communication', 'communication kernels'],
   ['overlap_us', 'Overlap', 'computation overlapping communication'],
-  ['idle_us', 'GPU idle', 'GPU idle'],
+  ['idle_us', 'GPU idle', 'GPU idle within the step'],
   ['host_wait_us', 'Host wait', 'GPU idle waiting for the CPU'],
   ['dataloader_us', 'Data loader', 'DataLoader __next__'],
   ['memcpy_us', 'Memcpy', 'memcpy and memset'],
@@ -58,11 +58,11 @@ function rankTable(multi, openRank) {
     { key: 'rank', label: 'Rank', num: true, fmt: rankCell },
     oneSource ? null : { key: 'rank_source', label: 'Rank from', title: 'Where the rank number came from: distributedInfo, the file name, or the load order' },
     { key: 'steps', label: 'Steps', num: true, fmt: fmtInt },
-    { key: 'step_median_us', label: 'Step median', num: true, fmt: us },
+    { key: 'step_median_us', label: 'Own step median', num: true, fmt: us, title: "Median of the steps' own times: a first step's GPU backlog queued before it is left out, so it can be below the whole steps of the Per step table and the heat map" },
     { key: 'compute_us', label: 'Compute', num: true, fmt: us, title: 'Union of computation kernels' },
     { key: 'communication_us', label: 'Communication', num: true, fmt: us, title: 'Union of communication (NCCL/RCCL) kernels' },
     { key: 'overlap_pct', label: 'Overlap', num: true, fmt: fmtPct, title: 'Share of communication time that overlaps computation' },
-    { key: 'idle_us', label: 'GPU idle', num: true, fmt: us, title: 'GPU span minus busy time' },
+    { key: 'idle_us', label: 'GPU idle (span)', num: true, fmt: us, title: "Over the rank's GPU span (first GPU op to last) minus busy time; the rank's gpu.idle finding measures over its steps instead" },
     { key: 'host_wait_us', label: 'Host wait', num: true, fmt: us, title: 'GPU idle while the CPU was late: gaps whose next GPU op was launched after the gap began' },
     { key: 'dataloader_us', label: 'Data loader', num: true, fmt: us, title: 'Union of DataLoader __next__ ranges' },
     { key: 'memcpy_us', label: 'Memcpy', num: true, fmt: us, title: 'Memcpy and memset time' },
@@ -78,7 +78,7 @@ function rankTable(multi, openRank) {
   const meanRows = multi.ranks.filter((r) => r.step_mean).map((r) => ({ rank: r.rank, steps: r.steps, ...r.step_mean }));
   const meanColumns = [
     { key: 'rank', label: 'Rank', num: true },
-    { key: 'step_us', label: 'Step', num: true, fmt: us },
+    { key: 'step_us', label: 'Whole step', num: true, fmt: us, title: 'Mean per step: the whole device-adjusted step, a first step\'s queued backlog included' },
     { key: 'collective_wait_us', label: 'Collective wait', num: true, fmt: us },
     ...HEAT_METRICS.slice(1).map(([key, label, what]) => ({ key, label, num: true, fmt: us, title: `Mean per step: ${what}` })),
   ];

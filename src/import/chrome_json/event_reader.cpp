@@ -219,6 +219,9 @@ void read_args(od::value& v, RawEvent* e) {
       case 'c':
         if (key == "correlation") read_int(val, &e->correlation);
         break;
+      case 'E':
+        if (key == "External id") read_int(val, &e->external_id);
+        break;
       case 's':
         if (key == "stream") read_int(val, &e->stream);
         break;
@@ -257,7 +260,10 @@ void read_args(od::value& v, RawEvent* e) {
           read_int(val, &e->wait_on_record_corr);
         break;
       case 'e':
-        if (key == "est. achieved occupancy %") read_float(val, &e->occupancy_pct);
+        if (key == "est. achieved occupancy %")
+          read_float(val, &e->occupancy_pct);
+        else if (key == "external id")  // Kineto of 2021
+          read_int(val, &e->external_id);
         break;
       case 'm':
         if (key == "memory bandwidth (GB/s)") read_float(val, &e->bandwidth_gbps);

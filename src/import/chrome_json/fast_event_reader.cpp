@@ -492,6 +492,9 @@ class Reader {
       case 'c':
         if (is(key, "correlation")) return read_int(&e->correlation);
         break;
+      case 'E':
+        if (is(key, "External id")) return read_int(&e->external_id);
+        break;
       case 's':
         if (is(key, "stream")) return read_int(&e->stream);
         break;
@@ -514,6 +517,7 @@ class Reader {
         break;
       case 'e':
         if (is(key, "est. achieved occupancy %")) return read_float(&e->occupancy_pct);
+        if (is(key, "external id")) return read_int(&e->external_id);  // Kineto of 2021
         break;
       case 'm':
         if (is(key, "memory bandwidth (GB/s)")) return read_float(&e->bandwidth_gbps);

@@ -390,6 +390,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
   SliceArgs slice_args(const RawEvent& e) {
     SliceArgs a;
     a.correlation = e.correlation;
+    a.external_id = e.external_id;
     a.bytes = e.bytes;
     a.stream = e.stream;
     a.device = e.device;

@@ -34,6 +34,9 @@ struct RawEventFields {
 
   // Selected args.
   int64_t correlation = -1, stream = -1, device = -1, bytes = -1;
+  // "External id" ("external id" in 2021): Kineto numbers ops in call order, parent first (orders
+  // ties on ts and dur).
+  int64_t external_id = -1;
   bool has_grid = false, has_block = false;
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
