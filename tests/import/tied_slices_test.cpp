@@ -21,9 +21,8 @@ std::string trace_of(const std::vector<std::string>& events) {
 }
 
 std::string op(const char* name, int ts, int dur, const char* args) {
-  return std::string(R"({"ph":"X","cat":"cpu_op","pid":1,"tid":1,"name":")") + name +
-         R"(","ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
-         R"(,"args":{)" + args + "}}";
+  return std::string(R"({"ph":"X","cat":"cpu_op","pid":1,"tid":1,"name":")") + name + R"(","ts":)" +
+         std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":{)" + args + "}}";
 }
 
 }  // namespace

@@ -684,6 +684,17 @@ def library_calls(steps=4):
     return stalled_steps(e, steps, stall)
 
 
+def mpi_export(r, pid, process):
+    """An export of rank `r` of 2 run by mpirun (Open MPI's rank in the environment, MPI_RANKS),
+    one process on GPU 0."""
+    e = Export(pid=pid, process=process)
+    e.thread(pid, process)
+    e.gpu(0)
+    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
+    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    return e
+
+
 def mpi_rank(r, steps=6):
     """Rank `r` of 2 of an MPI+CUDA Jacobi solver (nsys profile --trace=cuda,nvtx,mpi mpirun -np 2,
     one export per rank): each "iteration" NVTX range launches a kernel (rank 1's takes 3 ms, rank
@@ -692,11 +703,7 @@ def mpi_rank(r, steps=6):
     request) and ends in MPI_Allreduce, which returns on both ranks when rank 1 arrives. Rank 0
     waits about 2 ms in every MPI_Allreduce, its GPU idle meanwhile; rank 1 is the straggler."""
     pid = 7500 + r
-    e = Export(pid=pid, process='jacobi_mpi')
-    e.thread(pid, 'jacobi_mpi')
-    e.gpu(0)
-    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
-    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    e = mpi_export(r, pid, 'jacobi_mpi')
     e.mpi('MPI_OTHER_EVENTS', pid, 'MPI_Init', 1_000_000, 5_000_000)
     kernel = 1_000_000 if r == 0 else 3_000_000
     t = 10_000_000
@@ -728,11 +735,7 @@ def mpi_nonblocking_rank(r, steps=6):
     waits in MPI_Wait on that request, which returns when rank 1 (3 ms kernels, rank 0's 1 ms)
     has joined. Rank 0 waits about 2 ms in every MPI_Wait; rank 1 is the straggler."""
     pid = 7600 + r
-    e = Export(pid=pid, process='jacobi_mpi')
-    e.thread(pid, 'jacobi_mpi')
-    e.gpu(0)
-    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
-    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    e = mpi_export(r, pid, 'jacobi_mpi')
     kernel = 1_000_000 if r == 0 else 3_000_000
     t = 10_000_000
     for s in range(steps):
@@ -760,11 +763,7 @@ def mpi_p2p_rank(r, steps=6):
     rank 1 (3 ms kernels) has received with MPI_Recv and sent with MPI_Send. Rank 0 waits about
     2 ms per iteration in MPI_Waitall, rank 1 about 20 us in its calls: rank 1 is the straggler."""
     pid = 7650 + r
-    e = Export(pid=pid, process='pipeline_mpi')
-    e.thread(pid, 'pipeline_mpi')
-    e.gpu(0)
-    e.env = {'OMPI_COMM_WORLD_RANK': str(r), 'OMPI_COMM_WORLD_SIZE': '2'}
-    e.rows['MPI_RANKS'].append((gtid(pid, pid), r))
+    e = mpi_export(r, pid, 'pipeline_mpi')
     kernel = 1_000_000 if r == 0 else 3_000_000
     t = 10_000_000
     for s in range(steps):
