@@ -100,9 +100,9 @@ let warmReport = '';
 
 // Rounds of the warm-up trace's read and report. V8 compiles a WebAssembly function with its
 // optimizing tier once it has run a while (its tiering budget), and a call already running keeps
-// the code it started with. The report's largest functions (analyses Binaryen inlined into their
-// callers: few calls, much work each) were left short of their budget by one round, so a real
-// file's report ran them in the baseline tier, and V8 compiled them (0.2-0.5 s of a core on this
+// the code it started with. Two large functions the report JSON runs once per report (its
+// findings and trace sections' writers, by their sizes in a build with names) were left short of
+// their budget by one round, so a real file's report ran them in the baseline tier, and V8 compiled them (0.2-0.5 s of a core on this
 // machine) right after it, while the page drew the report. A second round tiers them up before
 // the file (measured, docs/performance.md session 31; tests/web/warm_up.test.mjs).
 export const WARM_ROUNDS = 2;
