@@ -46,3 +46,57 @@ test('inflate: every list of rows grows to 300, names made distinct; other lists
   assert.deepEqual(grown.dims, [1, 2]);
   assert.deepEqual(grown.nested, [[1], [2]]);
 });
+
+// The report's largest functions must be optimized before a file arrives: with one round of the
+// warm-up (before session 31) V8 compiled them with its optimizing tier only after the first real
+// report, which then ran them in the baseline tier. A child Node prints V8's compile log
+// (--trace-wasm-compilation-times), runs the page's warm-up, waits for the background compiles,
+// then reads and reports a trace twice the warm-up's size: no large function (WebAssembly body
+// of LARGE_BODY bytes or more) may be compiled by TurboFan after that point. "The background
+// compiles ended" is measured: the child waits until half a second passes with less than 10% of
+// a core used; on a busy machine that can pass while a long compile runs, so a compile that took
+// longer than the whole real load is not counted (it began before).
+const WASM_DIR = resolve(ROOT, process.env.KINETOSCOPE_WASM_DIR || 'build/wasm');
+const LARGE_BODY = 8000;
+test('after the warm-up, a report compiles none of its large functions', { skip: !existsSync(join(WASM_DIR, 'kinetoscope_wasm.js')) && `no WASM build at ${WASM_DIR} (make wasm)` }, () => {
+  const child = `
+    const { createRequire } = await import('node:module');
+    const { readFileSync } = await import('node:fs');
+    const require = createRequire(${JSON.stringify(join(WASM_DIR, 'x.js'))});
+    const M = await require(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.js'))})({ wasmBinary: readFileSync(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.wasm'))}) });
+    const { warmModule, warmupTrace } = await import(${JSON.stringify(resolve(ROOT, 'web/worker/warm.js'))});
+    const { feed } = await import(${JSON.stringify(resolve(ROOT, 'web/worker/module.js'))});
+    const quiet = async () => {
+      for (let tries = 0; tries < 120; tries++) {
+        const before = process.cpuUsage();
+        await new Promise((r) => setTimeout(r, 500));
+        const used = process.cpuUsage(before);
+        if (used.user + used.system < 50000) return;
+      }
+    };
+    await warmModule(M);
+    await quiet();
+    console.log('KS-REAL-LOAD');
+    const t0 = performance.now();
+    const s = new M.Session();
+    feed(M, s, new TextEncoder().encode(warmupTrace(60)));
+    if (!s.finish() || !s.reportJson()) throw new Error('the trace did not read');
+    s.delete();
+    await quiet();
+    console.log('KS-REAL-LOAD-MS', Math.round(performance.now() - t0));
+  `;
+  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const at = r.stdout.indexOf('KS-REAL-LOAD');
+  assert.ok(at > 0 && /using TurboFan/.test(r.stdout.slice(0, at)), 'no compile log from V8 (--trace-wasm-compilation-times)');
+  // A compile that took longer than the whole real load began before it (the warm-up's own, late
+  // on a busy machine: Session::report() takes seconds): not the real report's doing.
+  const realMs = Number((/KS-REAL-LOAD-MS (\d+)/.exec(r.stdout) || [])[1]);
+  assert.ok(realMs > 0, 'the child did not say how long the real load took');
+  const late = r.stdout
+    .slice(at)
+    .split('\n')
+    .filter((l) => /using TurboFan/.test(l) && Number((/bodysize (\d+)/.exec(l) || [])[1]) >= LARGE_BODY)
+    .filter((l) => Number((/took (\d+) ms/.exec(l) || [])[1]) < realMs);
+  assert.deepEqual(late, [], 'large functions compiled by TurboFan only during the real report');
+});
