@@ -1159,10 +1159,13 @@ function tests(tmp) {
       check((await page.locator('#no-gpu').count()) === 1, 'no single "No GPU work" note');
       const said = await page.textContent('#no-gpu');
       check(/no GPU kernels, memory copies or sets/.test(said) && /CPU-only/.test(said) && /ProfilerActivity\.CUDA/.test(said), `the note says: ${said}`);
-      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
+      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'math', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
       // What the trace has: its steps and CPU ops.
       check((await page.locator('#steps').count()) === 1 && (await page.locator('#cpu-ops').count()) === 1, 'the steps or CPU ops section is gone');
       await shot(page, '28-no-gpu');
+      // Every link of the report's head (the glance's "GPU idle" among them) leads to a section there.
+      const dead = await page.evaluate(() => [...document.querySelectorAll('#report .report-head a[href^="#"]')].filter((a) => !document.getElementById(a.getAttribute('href').slice(1))).map((a) => `${a.textContent} -> ${a.getAttribute('href')}`));
+      check(dead.length === 0, `links to sections that are not there: ${dead.join(', ')}`);
       // A trace with GPU work has no such note.
       await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
       check((await page.locator('#no-gpu').count()) === 0 && (await page.locator('#kernels').count()) === 1, 'a GPU trace lost its kernels or got the note');

@@ -47,7 +47,8 @@ function hostWait(c) {
 
 function idle(g, c) {
   if (!g) return null;
-  if (g.has_gpu_ops === false) return glanceItem('GPU idle', '#gpu', 'no GPU work in this trace');
+  // The GPU section is left out then (views/report.js): the link goes to the note that says why.
+  if (g.has_gpu_ops === false) return glanceItem('GPU idle', '#no-gpu', 'no GPU work in this trace');
   if (!isNum(g.idle_pct)) return null;
   // The window the report measured idle over: the steps, else the GPU's span (first GPU op to
   // last), not the whole trace (startup before the first op would count as idle).
