@@ -108,3 +108,13 @@ export function labelFor(key) {
   // A name spelled with a small first letter ("cuDNN find calls") keeps it.
   return /^[a-z]+[A-Z]/.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+// Labels for the keys of one list: where two keys read alike ("gpu_idle_after_sync_us" and
+// "gpu_idle_after_sync_pct" both say "GPU idle after sync"), the share gets "(%)", lest two
+// cells of one name show 2.29 ms and 4.6% side by side as if one contradicted the other.
+export function labelsFor(keys) {
+  const labels = keys.map(labelFor);
+  const seen = new Map();
+  for (const l of labels) seen.set(l, (seen.get(l) || 0) + 1);
+  return labels.map((l, i) => (seen.get(l) > 1 && /_pct(?=$|_)/.test(keys[i]) ? `${l} (%)` : l));
+}
