@@ -1171,6 +1171,27 @@ function tests(tmp) {
       check((await page.locator('#no-gpu').count()) === 0 && (await page.locator('#kernels').count()) === 1, 'a GPU trace lost its kernels or got the note');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '29. a real H100 trace: no two evidence cells of a finding share a label, and a lone step is not marked over its own median'({ ctx, origin }) {
+      const file = join(TRACES, 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz');
+      if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`);
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      // sync.dtoh_in_step's evidence has gpu_idle_after_sync_us and _pct: both read "GPU idle after sync".
+      const twice = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence')].flatMap((dl) => {
+        const labels = [...dl.querySelectorAll('dt')].map((dt) => dt.textContent);
+        return labels.filter((l, i) => labels.indexOf(l) !== i);
+      }));
+      check(twice.length === 0, `evidence labels shown twice in one finding: ${twice.join(', ')}`);
+      check((await page.textContent('#findings')).includes('GPU idle after sync (%)'), 'the share of GPU idle after sync is not labelled (%)');
+      // One step of 49.4 ms whose first 13.5 ms is work queued before it: its own time, 35.9 ms, is the median.
+      await page.locator('#steps').scrollIntoViewIfNeeded();
+      const vs = await page.locator('#steps tbody tr td').nth(4).textContent();
+      check(vs === '+0.0%', `the lone step is ${vs} vs its own median`);
+      check((await page.locator('#steps .step-bars .bar.slow').count()) === 0, 'the lone step is marked slow');
+      await shot(page, '29-lone-step');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
