@@ -1192,6 +1192,17 @@ function tests(tmp) {
       await shot(page, '29-lone-step');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '30. a GPU that ran 16 µs of kernels in a 19.8 s trace is not shown 100.0% idle and 0.0% utilized'({ ctx, origin }) {
+      const file = join(TRACES, 'hta__benchmark_simple_add_trace.json.gz');
+      if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`);
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      const glance = await page.textContent('#report .glance');
+      check(!/100\.0%|: 0\.0%|\b0\.0% of the trace/.test(glance) && glance.includes('>99.9%') && glance.includes('<0.1% of the trace'), `the glance rounds to all or nothing: ${glance}`);
+      await shot(page, '30-rounding');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { labelFor, labelsFor } from '../../web/views/format.js';
+import { fmtPct, labelFor, labelsFor } from '../../web/views/format.js';
 
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
@@ -22,4 +22,13 @@ test('two keys of one finding that read alike get distinct labels: the share say
   assert.deepEqual(labelsFor(['largest_other_class', 'largest_other_class_pct']), ['Largest other class', 'Largest other class (%)']);
   // A share alone keeps its plain label.
   assert.deepEqual(labelsFor(['share_pct', 'total_us']), ['Share', 'Total']);
+});
+
+test('a share that is not all or nothing never rounds to 100% or 0%', () => {
+  assert.equal(fmtPct(99.99), '>99.9%'); // GPU idle beside 16 µs of kernels
+  assert.equal(fmtPct(0.01), '<0.1%');
+  assert.equal(fmtPct(100), '100%');
+  assert.equal(fmtPct(0), '0.0%');
+  assert.equal(fmtPct(99.94), '99.9%');
+  assert.equal(fmtPct(-5), '-5.0%'); // a change, not a share: as before
 });

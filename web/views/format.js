@@ -56,8 +56,13 @@ export function fmtBytes(v) {
   return i === 0 ? `${x} B` : `${digits(x, 3)} ${units[i]}`;
 }
 
+// A share that is not all or nothing never rounds to it: 99.99% idle beside 16 µs of kernels read
+// "GPU idle 100.0%" (hta__benchmark_simple_add), as if no kernel ran.
 export function fmtPct(v) {
-  return isNum(v) ? `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%` : fmtAny(v);
+  if (!isNum(v)) return fmtAny(v);
+  if (v > 99.95 && v < 100) return '>99.9%';
+  if (v > 0 && v < 0.05) return '<0.1%';
+  return `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%`;
 }
 
 export function fmtRate(v) {
