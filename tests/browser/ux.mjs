@@ -1203,6 +1203,18 @@ function tests(tmp) {
       await shot(page, '30-rounding');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '31. the timeline\'s status counts one process and one track in the singular, and says its time is the span'({ ctx, origin }) {
+      // The bundled example (the welcome page's "Try an example trace"): one CPU thread.
+      const { page, errors } = await openPage(ctx, origin, '/?url=examples/demo/cpu_transformer.pt.trace.json.gz');
+      await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 60_000 });
+      await openTimeline(page);
+      await page.waitForFunction(() => /span$/.test(document.querySelector('.tl-status').textContent), null, { timeout: 15_000 }).catch(() => {});
+      const status = await page.textContent('.tl-status');
+      check(/^1 process · 1 track · [\d.]+ ms span$/.test(status), `the timeline's status: ${status}`);
+      await shot(page, '31-timeline-status');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
