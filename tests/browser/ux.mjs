@@ -127,6 +127,14 @@ async function saved(page, selector) {
 }
 
 const tl = (page, body, arg) => page.evaluate(body, arg);
+// A fresh page with a trace of ../shared/traces loaded; null (and a SKIP line) where it is absent.
+async function openShared(ctx, origin, name) {
+  const file = join(TRACES, name);
+  if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`), null;
+  const opened = await openPage(ctx, origin);
+  await loadFiles(opened.page, file);
+  return opened;
+}
 // A click, then `done` (a page function) within 10 s; else one more click and 20 s. Firefox in CI once
 // lost a click on a step's "show" (the tab never switched; not reproduced in 9 runs here, loaded or not): a second
 // miss still fails, and a first one is logged.
@@ -1173,10 +1181,9 @@ function tests(tmp) {
     },
 
     async '29. a real H100 trace: no two evidence cells of a finding share a label, and a lone step is not marked over its own median'({ ctx, origin }) {
-      const file = join(TRACES, 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz');
-      if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`);
-      const { page, errors } = await openPage(ctx, origin);
-      await loadFiles(page, file);
+      const opened = await openShared(ctx, origin, 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
       // sync.dtoh_in_step's evidence has gpu_idle_after_sync_us and _pct: both read "GPU idle after sync".
       const twice = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence')].flatMap((dl) => {
         const labels = [...dl.querySelectorAll('dt')].map((dt) => dt.textContent);
@@ -1194,10 +1201,9 @@ function tests(tmp) {
     },
 
     async '30. a GPU that ran 16 µs of kernels in a 19.8 s trace is not shown 100.0% idle and 0.0% utilized'({ ctx, origin }) {
-      const file = join(TRACES, 'hta__benchmark_simple_add_trace.json.gz');
-      if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`);
-      const { page, errors } = await openPage(ctx, origin);
-      await loadFiles(page, file);
+      const opened = await openShared(ctx, origin, 'hta__benchmark_simple_add_trace.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
       const glance = await page.textContent('#report .glance');
       check(!/100\.0%|: 0\.0%|\b0\.0% of the trace/.test(glance) && glance.includes('>99.9%') && glance.includes('<0.1% of the trace'), `the glance rounds to all or nothing: ${glance}`);
       await shot(page, '30-rounding');
