@@ -927,6 +927,10 @@ function tests(tmp) {
       check(text.length === 9 && text[0].split(',').includes('mean_step_us') && text[0].split(',').includes('file') && !text[0].split(',').includes('k'), `ranks.csv: ${text.length} lines, header ${text[0]}`);
       await page.locator('#collectives').scrollIntoViewIfNeeded();
       await shot(page, '17-collectives');
+      // At 1024x768 a rank's row is one line: its file name (~50 characters) no longer breaks over three.
+      await page.setViewportSize({ width: 1024, height: 768 });
+      const heights = await page.locator('#ranks .table-block').first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Math.round(tr.getBoundingClientRect().height)));
+      check(heights.length === 8 && heights.every((px) => px <= 40), `the ranks' rows are ${heights.join(', ')} px high at 1024x768`);
       check(errors.length === 0, errors.join('\n'));
     },
 
