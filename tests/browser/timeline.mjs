@@ -236,6 +236,8 @@ export function timelineTests({ check, skip, needTraces, openPage, loadFile, sho
       // it, and beside it the whole slices that overlap the range (a step is longer than the range).
       const headers = await page.locator('.tl-area thead th').allTextContents();
       check(headers.slice(3, 5).join() === 'In range,Whole slices' && /time inside the selection/.test(await page.textContent('.tl-area-head')), `the area table does not say what its totals are: ${headers}`);
+      // Self, avg, min and max are of whole slices (longer than the range): their headers say so.
+      check(headers.slice(5).join() === 'Whole self,Whole avg,Whole min,Whole max' && /not clipped/.test(await page.textContent('.tl-area-head')), `the whole-slice columns read as clipped: ${headers}`);
       const span = agg.to_us - agg.from_us;
       // Nested slices of one name count once per track: no row holds more than the range on each track.
       for (const r of agg.rows) check(r.in_range_us <= r.total_us + 1e-3 && r.in_range_us <= Math.min(r.count, agg.tracks.length) * span + 1e-3, `${r.name}: ${r.in_range_us} µs in a ${span} µs range on ${agg.tracks.length} tracks, ${r.total_us} µs whole`);

@@ -127,6 +127,14 @@ async function saved(page, selector) {
 }
 
 const tl = (page, body, arg) => page.evaluate(body, arg);
+// A fresh page with a trace of ../shared/traces loaded; null (and a SKIP line) where it is absent.
+async function openShared(ctx, origin, name) {
+  const file = join(TRACES, name);
+  if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`), null;
+  const opened = await openPage(ctx, origin);
+  await loadFiles(opened.page, file);
+  return opened;
+}
 // A click, then `done` (a page function) within 10 s; else one more click and 20 s. Firefox in CI once
 // lost a click on a step's "show" (the tab never switched; not reproduced in 9 runs here, loaded or not): a second
 // miss still fails, and a first one is logged.
@@ -919,6 +927,10 @@ function tests(tmp) {
       check(text.length === 9 && text[0].split(',').includes('mean_step_us') && text[0].split(',').includes('file') && !text[0].split(',').includes('k'), `ranks.csv: ${text.length} lines, header ${text[0]}`);
       await page.locator('#collectives').scrollIntoViewIfNeeded();
       await shot(page, '17-collectives');
+      // At 1024x768 a rank's row is one line: its file name (~50 characters) no longer breaks over three.
+      await page.setViewportSize({ width: 1024, height: 768 });
+      const heights = await page.locator('#ranks .table-block').first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Math.round(tr.getBoundingClientRect().height)));
+      check(heights.length === 8 && heights.every((px) => px <= 40), `the ranks' rows are ${heights.join(', ')} px high at 1024x768`);
       check(errors.length === 0, errors.join('\n'));
     },
 
@@ -1159,13 +1171,58 @@ function tests(tmp) {
       check((await page.locator('#no-gpu').count()) === 1, 'no single "No GPU work" note');
       const said = await page.textContent('#no-gpu');
       check(/no GPU kernels, memory copies or sets/.test(said) && /CPU-only/.test(said) && /ProfilerActivity\.CUDA/.test(said), `the note says: ${said}`);
-      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
+      for (const id of ['gpu', 'kernels', 'gpu-by-op', 'math', 'memory', 'kernel-groups', 'launches']) check((await page.locator(`#report section#${id}`).count()) === 0, `the empty GPU section #${id} is still shown`);
       // What the trace has: its steps and CPU ops.
       check((await page.locator('#steps').count()) === 1 && (await page.locator('#cpu-ops').count()) === 1, 'the steps or CPU ops section is gone');
       await shot(page, '28-no-gpu');
+      // Every link of the report's head (the glance's "GPU idle" among them) leads to a section there.
+      const dead = await page.evaluate(() => [...document.querySelectorAll('#report .report-head a[href^="#"]')].filter((a) => !document.getElementById(a.getAttribute('href').slice(1))).map((a) => `${a.textContent} -> ${a.getAttribute('href')}`));
+      check(dead.length === 0, `links to sections that are not there: ${dead.join(', ')}`);
       // A trace with GPU work has no such note.
       await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
       check((await page.locator('#no-gpu').count()) === 0 && (await page.locator('#kernels').count()) === 1, 'a GPU trace lost its kernels or got the note');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '29. a real H100 trace: no two evidence cells of a finding share a label, and a lone step is not marked over its own median'({ ctx, origin }) {
+      const opened = await openShared(ctx, origin, 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      // sync.dtoh_in_step's evidence has gpu_idle_after_sync_us and _pct: both read "GPU idle after sync".
+      const twice = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence')].flatMap((dl) => {
+        const labels = [...dl.querySelectorAll('dt')].map((dt) => dt.textContent);
+        return labels.filter((l, i) => labels.indexOf(l) !== i);
+      }));
+      check(twice.length === 0, `evidence labels shown twice in one finding: ${twice.join(', ')}`);
+      check((await page.textContent('#findings')).includes('GPU idle after sync (%)'), 'the share of GPU idle after sync is not labelled (%)');
+      // One step of 49.4 ms whose first 13.5 ms is work queued before it: its own time, 35.9 ms, is the median.
+      await page.locator('#steps').scrollIntoViewIfNeeded();
+      const vs = await page.locator('#steps tbody tr td').nth(4).textContent();
+      check(vs === '+0.0%', `the lone step is ${vs} vs its own median`);
+      check((await page.locator('#steps .step-bars .bar.slow').count()) === 0, 'the lone step is marked slow');
+      await shot(page, '29-lone-step');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '30. a GPU that ran 16 µs of kernels in a 19.8 s trace is not shown 100.0% idle and 0.0% utilized'({ ctx, origin }) {
+      const opened = await openShared(ctx, origin, 'hta__benchmark_simple_add_trace.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      const glance = await page.textContent('#report .glance');
+      check(!/100\.0%|: 0\.0%|\b0\.0% of the trace/.test(glance) && glance.includes('>99.9%') && glance.includes('<0.1% of the trace'), `the glance rounds to all or nothing: ${glance}`);
+      await shot(page, '30-rounding');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '31. the timeline\'s status counts one process and one track in the singular, and says its time is the span'({ ctx, origin }) {
+      // The bundled example (the welcome page's "Try an example trace"): one CPU thread.
+      const { page, errors } = await openPage(ctx, origin, '/?url=examples/demo/cpu_transformer.pt.trace.json.gz');
+      await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 60_000 });
+      await openTimeline(page);
+      await page.waitForFunction(() => /span$/.test(document.querySelector('.tl-status').textContent), null, { timeout: 15_000 }).catch(() => {});
+      const status = await page.textContent('.tl-status');
+      check(/^1 process · 1 track · [\d.]+ ms span$/.test(status), `the timeline's status: ${status}`);
+      await shot(page, '31-timeline-status');
       check(errors.length === 0, errors.join('\n'));
     },
   };

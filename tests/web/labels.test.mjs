@@ -2,7 +2,7 @@
 // the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { labelFor } from '../../web/views/format.js';
+import { fmtPct, labelFor, labelsFor } from '../../web/views/format.js';
 
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
@@ -14,4 +14,21 @@ test('evidence keys read as words, units dropped, names spelled as their owners 
   assert.equal(labelFor('comm_us'), 'Communication');  // a mapped word is still capitalized
   assert.equal(labelFor('idle_pct'), 'Idle');
   assert.equal(labelFor('gb_per_s'), 'GB/s');
+});
+
+test('two keys of one finding that read alike get distinct labels: the share says (%)', () => {
+  // sync.dtoh_in_step's evidence on a real H100 trace: "GPU idle after sync" twice, 2.29 ms and 4.6%.
+  assert.deepEqual(labelsFor(['bytes', 'gpu_idle_after_sync_us', 'gpu_idle_after_sync_pct']), ['Bytes', 'GPU idle after sync', 'GPU idle after sync (%)']);
+  assert.deepEqual(labelsFor(['largest_other_class', 'largest_other_class_pct']), ['Largest other class', 'Largest other class (%)']);
+  // A share alone keeps its plain label.
+  assert.deepEqual(labelsFor(['share_pct', 'total_us']), ['Share', 'Total']);
+});
+
+test('a share that is not all or nothing never rounds to 100% or 0%', () => {
+  assert.equal(fmtPct(99.99), '>99.9%'); // GPU idle beside 16 µs of kernels
+  assert.equal(fmtPct(0.01), '<0.1%');
+  assert.equal(fmtPct(100), '100%');
+  assert.equal(fmtPct(0), '0.0%');
+  assert.equal(fmtPct(99.94), '99.9%');
+  assert.equal(fmtPct(-5), '-5.0%'); // a change, not a share: as before
 });

@@ -69,7 +69,9 @@ function rankTable(multi, openRank) {
     { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
     { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
     { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
-    { key: 'file', label: 'File', className: 'name' },
+    // On one line at the table's end: broken over three (a kineto file name is ~50 characters),
+    // it tripled every rank's row, and 8 ranks no longer fit a 768 px screen.
+    { key: 'file', label: 'File', className: 'file' },
   ].filter(Boolean);
   // The table's one CSV button: every field of a rank (its per-step means as columns), in the
   // table's order.

@@ -8,6 +8,8 @@ import { inertName } from '../views/inert.js';
 import { fmtInt, fmtUs } from '../views/format.js';
 import { dataTable } from '../views/table.js';
 
+const WHOLE = 'Of whole slices, not clipped to the range: ';
+
 export function renderAggregate(box, agg, { onShow }) {
   if (!agg) {
     box.replaceChildren(h('p', { className: 'muted' }, 'Shift+drag across tracks to get the table of the slices in that range.'));
@@ -21,7 +23,7 @@ export function renderAggregate(box, agg, { onShow }) {
     // In range: each slice clipped to the selection (a 177 ms step overlapping a 5 ms range counts
     // 5 ms there); the whole-slice total stays beside it, as `kinetoscope aggregate` writes both.
     h('br'),
-    h('span', { className: 'muted' }, '“In range” is the time inside the selection; “Whole slices” sums the full durations of the slices that overlap it.'),
+    h('span', { className: 'muted' }, '“In range” is the time inside the selection; the “Whole” columns are of the full slices that overlap it (not clipped).'),
   );
   const nameCell = (v) =>
     h(
@@ -36,10 +38,12 @@ export function renderAggregate(box, agg, { onShow }) {
     { key: 'count', label: 'Count', num: true, fmt: fmtInt },
     { key: 'in_range_us', label: 'In range', title: 'Time inside the selected range: each slice clipped to it; nested slices of one name (recursion) count once per track', num: true, fmt: fmtUs },
     { key: 'total_us', label: 'Whole slices', title: 'The full durations of the slices that overlap the range, summed: a slice that starts before or ends after it counts whole', num: true, fmt: fmtUs },
-    { key: 'self_us', label: 'Self', num: true, fmt: fmtUs },
-    { key: 'avg_us', label: 'Avg', num: true, fmt: fmtUs },
-    { key: 'min_us', label: 'Min', num: true, fmt: fmtUs },
-    { key: 'max_us', label: 'Max', num: true, fmt: fmtUs },
+    // Self, avg, min and max are of whole slices too (a 177 ms step in a 5 ms range has a 177 ms
+    // max): their labels say so, lest they be read as the clipped "In range" time beside them.
+    { key: 'self_us', label: 'Whole self', title: WHOLE + 'each slice\'s duration minus its children\'s, summed', num: true, fmt: fmtUs },
+    { key: 'avg_us', label: 'Whole avg', title: WHOLE + 'the average full duration of one slice', num: true, fmt: fmtUs },
+    { key: 'min_us', label: 'Whole min', title: WHOLE + 'the shortest full duration', num: true, fmt: fmtUs },
+    { key: 'max_us', label: 'Whole max', title: WHOLE + 'the longest full duration', num: true, fmt: fmtUs },
   ];
   box.replaceChildren(head, dataTable({ columns, rows: agg.rows, sortKey: 'in_range_us' in (agg.rows[0] || {}) ? 'in_range_us' : 'total_us', filterKeys: ['name'], limit: 300, label: 'area selection' }));
 }

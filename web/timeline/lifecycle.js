@@ -27,7 +27,9 @@ export function ensureLayout(tl) {
       applyPendingRange(tl);
       if (tl.link.pendingSlice !== null) applyPendingSlice(tl);
       const n = r.layout.groups.reduce((a, g) => a + g.tracks.length, 0);
-      dom.status.textContent = `${r.layout.groups.length} processes · ${n} tracks · ${fmtDur(r.layout.span_ns)}`;
+      // "1 process · 1 track · 885.0 ms span", not "1 processes · 1 tracks · 885.0 ms".
+      const count = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+      dom.status.textContent = `${count(r.layout.groups.length, 'process', 'processes')} · ${count(n, 'track', 'tracks')} · ${fmtDur(r.layout.span_ns)} span`;
     });
     live.layoutPromise.catch((e) => {
       live.layoutPromise = null;

@@ -2,7 +2,7 @@
 // `events` count from the trace's time zero (report.trace.origin_ns: the first event, or an
 // Nsight Systems session's start), as the timeline's do.
 import { h, section, note, valueView } from './dom.js';
-import { fmtAny, fmtByKey, fmtInt, fmtUs, fmtUsRange, labelFor } from './format.js';
+import { fmtAny, fmtByKey, fmtInt, fmtUs, fmtUsRange, labelFor, labelsFor } from './format.js';
 
 const RANK = { critical: 0, warning: 1, info: 2 };
 const SHOWN = new Set(['id', 'severity', 'title', 'meaning', 'evidence', 'ranges', 'events', 'fix', 'fix_code']);
@@ -18,11 +18,12 @@ function evidence(ev) {
   if (!ev || typeof ev !== 'object') return null;
   const entries = Object.entries(ev).filter(([k, v]) => !zeroCause(k, v));
   if (!entries.length) return null;
+  const labels = labelsFor(entries.map(([k]) => k));
   return h(
     'dl',
     { className: 'evidence' },
     // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
-    entries.map(([k, v]) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labelFor(k)), h('dd', null, fmtByKey(k, v)))),
+    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, fmtByKey(k, v)))),
   );
 }
 

@@ -56,8 +56,13 @@ export function fmtBytes(v) {
   return i === 0 ? `${x} B` : `${digits(x, 3)} ${units[i]}`;
 }
 
+// A share that is not all or nothing never rounds to it: 99.99% idle beside 16 µs of kernels read
+// "GPU idle 100.0%" (hta__benchmark_simple_add), as if no kernel ran.
 export function fmtPct(v) {
-  return isNum(v) ? `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%` : fmtAny(v);
+  if (!isNum(v)) return fmtAny(v);
+  if (v > 99.95 && v < 100) return '>99.9%';
+  if (v > 0 && v < 0.05) return '<0.1%';
+  return `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%`;
 }
 
 export function fmtRate(v) {
@@ -107,4 +112,14 @@ export function labelFor(key) {
   const text = words.join(' ');
   // A name spelled with a small first letter ("cuDNN find calls") keeps it.
   return /^[a-z]+[A-Z]/.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// Labels for the keys of one list: where two keys read alike ("gpu_idle_after_sync_us" and
+// "gpu_idle_after_sync_pct" both say "GPU idle after sync"), the share gets "(%)", lest two
+// cells of one name show 2.29 ms and 4.6% side by side as if one contradicted the other.
+export function labelsFor(keys) {
+  const labels = keys.map(labelFor);
+  const seen = new Map();
+  for (const l of labels) seen.set(l, (seen.get(l) || 0) + 1);
+  return labels.map((l, i) => (seen.get(l) > 1 && /_pct(?=$|_)/.test(keys[i]) ? `${l} (%)` : l));
 }

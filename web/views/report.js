@@ -69,7 +69,9 @@ const countOf = (v) => (v && typeof v.count === 'number' ? v.count : 0);
 export function noGpuWork(report) {
   return !!report.gpu && report.gpu.has_gpu_ops === false && countOf(report.kernels) === 0 && countOf(report.memory_ops) === 0;
 }
-const GPU_KEYS = new Set(['gpu', 'kernels', 'gpu_by_op', 'memory_ops', 'sync', 'kernel_groups', 'launch_stats', 'api_calls']);
+// Math efficiency too: without kernels its FLOPs are CPU ops' and its kernel time 0, against no
+// GPU's peak, a GPU section with nothing GPU in it.
+const GPU_KEYS = new Set(['gpu', 'kernels', 'gpu_by_op', 'math', 'memory_ops', 'sync', 'kernel_groups', 'launch_stats', 'api_calls']);
 // Runtime calls or syncs recorded without any kernel still show: they are what the trace has.
 const emptyGpu = (report, key) => GPU_KEYS.has(key) && noGpuWork(report) && !(['api_calls', 'sync'].includes(key) && countOf(report[key]) > 0);
 const shows = (report, key) => key in report && !emptyGpu(report, key) && (!recordedNothing(report) || shownWhenEmpty(key, report));
@@ -79,7 +81,7 @@ function noGpuNote(report) {
   const why = nsys
     ? 'It may be a capture of CPU work only, or nsys profile ran without CUDA tracing (--trace without cuda).'
     : 'It may be a CPU-only run, or the profiler ran without CUDA activity (torch.profiler activities without ProfilerActivity.CUDA).';
-  return section('no-gpu', 'No GPU work', h('p', null, 'This trace has no GPU kernels, memory copies or sets, so the GPU sections (busy time, kernels, memory operations, launches) are left out. ', why));
+  return section('no-gpu', 'No GPU work', h('p', null, 'This trace has no GPU kernels, memory copies or sets, so the GPU sections (busy time, kernels, math efficiency, memory operations, launches) are left out. ', why));
 }
 
 // One section's view (null where the report has no such key): views/warm.js renders them one by one.

@@ -8,7 +8,8 @@ import { fmtAny, fmtUs, isNum } from './format.js';
 const MAX_BARS = 400;
 const BAR_PX = 30; // a bar (28 px) and its gap
 
-export function stepChart(rows, median, { what = 'Step' } = {}) {
+// own(row): the time compared with the median (the first step's without the backlog it inherited).
+export function stepChart(rows, median, { what = 'Step', own = (r) => r.dur_us } = {}) {
   const timed = rows.filter((r) => isNum(r.dur_us));
   const max = Math.max(0, ...timed.map((r) => r.dur_us));
   if (!(max > 0) || rows.length > MAX_BARS) return null;
@@ -16,7 +17,7 @@ export function stepChart(rows, median, { what = 'Step' } = {}) {
   for (const r of rows) {
     const bar = h('div', { className: 'bar', title: `${r.name}: ${fmtUs(r.dur_us)}` });
     bar.style.height = `${Math.max(2, (100 * (isNum(r.dur_us) ? r.dur_us : 0)) / max)}%`;
-    if (isNum(median) && r.dur_us > median * 1.1) bar.classList.add('slow');
+    if (isNum(median) && own(r) > median * 1.1) bar.classList.add('slow');
     bars.appendChild(bar);
   }
   const plot = h('div', { className: 'step-plot' }, bars);
@@ -30,7 +31,7 @@ export function stepChart(rows, median, { what = 'Step' } = {}) {
   const last = rows[rows.length - 1];
   const label = (r) => (isNum(r.number) ? `${what.toLowerCase()} ${fmtAny(r.number)}` : String(r.name ?? ''));
   const xaxis = h('div', { className: 'step-xaxis', 'aria-hidden': 'true' }, h('span', null, label(first)), rows.length > 1 ? h('span', null, label(last)) : null);
-  const anySlow = rows.some((r) => isNum(median) && r.dur_us > median * 1.1);
+  const anySlow = rows.some((r) => isNum(median) && own(r) > median * 1.1);
   // As wide as its bars (up to the card): the first and last step's labels sit under them.
   const grid = h('div', { className: 'step-grid' }, axis, plot, h('span'), xaxis);
   grid.style.gridTemplateColumns = `auto minmax(0, ${Math.max(120, rows.length * BAR_PX)}px)`;

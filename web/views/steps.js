@@ -62,6 +62,9 @@ export function stepsView(s) {
     isNum(queued) && rows[0] && isNum(rows[0].dur_us)
       ? note(`In the first step the GPU spends ${fmtUs(queued)} on work queued before it (the loop ran ahead of the GPU): its own time is ${fmtUs(rows[0].dur_us - queued)}.`)
       : null;
+  // The first step's own time (without the backlog) is what the statistics count: it is what the
+  // median is compared with, or a lone step reads as 37% over its own median (a real H100 trace).
+  const ownUs = (r) => (r === rows[0] && isNum(queued) && isNum(r.dur_us) ? r.dur_us - queued : r.dur_us);
   // A last step the capture's end cut (steps.h LastStepCut): left out of the statistics.
   const cut = s.last_step_left_out;
   const cutNote =
@@ -82,7 +85,11 @@ export function stepsView(s) {
       key: 'dur_us',
       label: 'vs median',
       num: true,
-      fmt: (v) => (isNum(v) && isNum(s.median_us) && s.median_us > 0 ? `${v >= s.median_us ? '+' : ''}${fmtPct((100 * (v - s.median_us)) / s.median_us)}` : '—'),
+      title: 'Sort by duration; the first step is compared by its own time when the GPU began it with work queued before it',
+      fmt: (_, row) => {
+        const v = ownUs(row);
+        return isNum(v) && isNum(s.median_us) && s.median_us > 0 ? `${v >= s.median_us ? '+' : ''}${fmtPct((100 * (v - s.median_us)) / s.median_us)}` : '—';
+      },
     },
     ...extraColumns(rows, KNOWN, fmtByKey),
   ];
@@ -98,7 +105,7 @@ export function stepsView(s) {
     nestedNote,
     backlog,
     omitted,
-    stepChart(rows, s.median_us),
+    stepChart(rows, s.median_us, { own: ownUs }),
     rows.length ? dataTable({ columns, rows, sortKey: null, label: 'steps', limit: 1000 }) : null,
   );
 }
