@@ -129,7 +129,7 @@ export function nsysTests() {
       check(st.details.partner && /^cuda/.test(st.details.partner.name), `the kernel's launch is not linked: ${JSON.stringify(st.details.partner)}`);
       // Times count from the session start, as Nsight Systems': the selected kernel starts where
       // `nsys stats --report cuda_gpu_trace` ("Start (ns)") has it, and the drawer and the facts say so.
-      check(layout.time_zero === 'session start' && layout.start_ns === 56574271, `the timeline counts from ${layout.time_zero}, first event at ${layout.start_ns} ns`);
+      check(layout.time_zero === 'session start' && layout.start_ns === 78291151, `the timeline counts from ${layout.time_zero}, first event at ${layout.start_ns} ns`);
       const trace = JSON.parse(cli(['stats', '--format', 'json', '--report', 'cuda_gpu_trace', REAL]).stdout).reports[0];
       const startCol = trace.columns.indexOf('Start (ns)');
       const nameCol = trace.columns.indexOf('Name');

@@ -18,7 +18,8 @@ Run with Debian's Python (standard sqlite3 module): /usr/bin/python3 tests/nsys/
 Files (deterministic: same bytes every run):
   training_steps.sqlite      NVTX ProfilerStep#N push/pop ranges with kernels, a DtoH copy and a
                              cudaStreamSynchronize inside each step; NVTX marks and a start/end
-                             range; OS runtime rows; GPU metrics (SM Active, Tensor Active, ...)
+                             range; OS runtime rows (and nsys' own 'profiling started/finished'
+                             rows on thread id 0); GPU metrics (SM Active, Tensor Active, ...)
   train_step_ranges.sqlite   the same run with NVTX ranges named train_step (no step number)
   own_step_name.sqlite       the same run with NVTX ranges named fwd_bwd_opt (a name of the
                              program's own: steps by rule, outermost repeated range)
@@ -475,6 +476,11 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD
             e.metric(0, 2, metrics[1], ts, 20 + k)
             e.metric(0, 3, metrics[2], ts, 35)
         t += 50_000
+    # As the real export has them: nsys' own zero-length OS runtime rows on thread id 0 when its
+    # OS runtime tracing starts and stops (no thread of the program; Linux's tid 0 is the idle
+    # task), here before the first and after the last of the program's rows.
+    e.osrt(0, 'OS runtime libraries profiling started', 25_000_000, 0)
+    e.osrt(0, 'OS runtime libraries profiling finished', t + 1_000_000, 0)
     return e
 
 
