@@ -193,6 +193,15 @@ export function nsysTests() {
         check(/By NVTX range at launch/.test(groups) && /forward/.test(groups), `kernels by NVTX range: ${groups.slice(0, 300)}`);
         await shot(page, 'nsys-step-range');
       }
+      // Steps between NVTX marks (nvtxMark): said so beside the box, never as ProfilerStep's (was
+      // "Now: 5 steps from the ProfilerStep#N ranges.").
+      const marksFile = join(BUILT, 'step_marks.sqlite');
+      if (existsSync(marksFile)) {
+        check((await loadFile(page, marksFile)) === 'ready', `step_marks.sqlite did not load: ${await page.textContent('#error')}`);
+        await page.click('#tabs button[data-tab="report"]');
+        const now = await page.textContent('.step-range-now');
+        check(now === 'Now: 5 steps from the NVTX marks “train_step”, each step from one mark to the next.', `beside the step-range box, steps from marks: ${now}`);
+      }
       // Where a repair happened is a table and row on an export, never the row's code as a byte.
       const oldFile = join(BUILT, 'old_schema.sqlite');
       if (existsSync(oldFile)) {

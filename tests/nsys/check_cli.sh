@@ -55,6 +55,12 @@ else
 fi
 # Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
 good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
+# Steps marked only with nvtxMark: each step from one mark to the next (SQL: 6 "train_step" marks
+# 1.627-1.643 ms apart), said to come from the marks; --step-range takes marks of its name too.
+good "$DIR/step_marks.sqlite" "Steps (5)"
+good "$DIR/step_marks.sqlite" 'steps from the NVTX marks "train_step" (named like a step), each step from one mark to the next: 6 marks, 5 steps'
+good "$DIR/step_marks.sqlite" --format json '"source": "nvtx_marks"'
+good "$DIR/own_step_marks.sqlite" --step-range next_batch 'steps from the NVTX marks "next_batch" (--step-range)'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 # No demangledName: the kernels' mangledName, demangled, keeps the cutlass GEMM a GEMM (not
 # "Kernel", of no known class, with a false "kernels other than math" finding).
