@@ -220,7 +220,17 @@ void set_default_window(const StepsResult& steps, const IterationsResult& iterat
   if (!o->annotation.empty() || o->whole_trace) return;
   // A warm-up first step (allocations, autotuning, first launches) is not what bounds the loop:
   // the first steady step is the window.
-  if (steps.steps.size() >= 2 && first_step_is_warmup(steps, nullptr)) {
+  const bool warmup = steps.steps.size() >= 2 && first_step_is_warmup(steps, nullptr);
+  if (steps.source == StepSource::kNvtxMarks && !steps.steps.empty()) {
+    // A step between two marks is no slice: its time range is the window, named as the step
+    // rules name it ("train_step #3").
+    const Step& st = steps.steps[warmup ? 1 : 0];
+    o->window_begin = st.host_begin;
+    o->window_end = st.end;
+    o->window_name = steps.range_name + " #" + std::to_string(st.number);
+    return;
+  }
+  if (warmup) {
     o->window_slice = steps.steps[1].slice;
     return;
   }

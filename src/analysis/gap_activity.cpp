@@ -154,7 +154,8 @@ GapActivity activity_in_gaps(const Trace& t, const LaunchJoin& join, const Steps
     thread_of_track[k] = static_cast<int32_t>(it.first->second);
   }
   std::unordered_set<uint32_t> step_slices;
-  for (const Step& st : steps.steps) step_slices.insert(st.slice);
+  for (const Step& st : steps.steps)
+    if (st.has_slice()) step_slices.insert(st.slice);
   // What the launching thread can be in, by the kind of call (and the time with none).
   enum CallClass {
     kNoCall,

@@ -46,7 +46,8 @@ EnclosingNvtxRanges::EnclosingNvtxRanges(const Trace& t, const StepsResult& step
   for (auto& kv : ranges_)
     std::stable_sort(kv.second.begin(), kv.second.end(),
                      [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
-  for (const Step& st : steps.steps) step_slices_.insert(st.slice);
+  for (const Step& st : steps.steps)
+    if (st.has_slice()) step_slices_.insert(st.slice);
 }
 
 std::vector<StringId> EnclosingNvtxRanges::of(uint32_t slice) const {

@@ -23,7 +23,7 @@ struct NamedNs {
 constexpr const char* kOutsideAnyOp = "(outside any op)";
 
 // The `keep` names with the most time, most first (ties by name), kOutsideAnyOp among them by
-// its time. Steps without a slice of their own (none today) are skipped.
+// its time. Steps without a slice of their own (between NVTX marks) are skipped.
 std::vector<NamedNs> step_range_times(const Trace& t, const StepsResult& steps, size_t keep);
 
 // A rank's time under `name` in a list from step_range_times, 0 when the name is not there.

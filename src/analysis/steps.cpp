@@ -78,7 +78,75 @@ void note_left_out(const Trace& t, const std::vector<uint32_t>& left_out, StepsR
   r->first_overlapping_begin = t.slices.ts[left_out.front()];
 }
 
+// Steps between NVTX marks (steps.h): the marks (nsys' nvtxMark rows, instants of category
+// user_annotation) named like a step, or `wanted` (NAME, or NAME + separator + number) when
+// given, grouped by thread and name; the group with the most marks wins (then the earliest), and
+// needs three (two steps: one interval is nothing to compare). Marks at one time count once.
+// Returns false, *r untouched, when no group qualifies.
+bool steps_from_marks(const Trace& t, const std::string& wanted, StepsResult* r) {
+  const InstantTable& in = t.instants;
+  const StringId cat = t.strings.find("user_annotation");
+  std::map<std::pair<TrackId, std::string>, std::vector<uint32_t>> groups;
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    if (in.cat[i] != cat) continue;
+    const std::string_view name = t.str(in.name[i]);
+    std::string base;
+    int64_t n;
+    if (wanted.empty()) {
+      if (!is_step_like_name(name, &base, &n)) continue;
+    } else {
+      std::string_view stem;
+      split_number(name, &stem, &n);
+      if (name != wanted && stem != wanted) continue;
+      base = wanted;
+    }
+    groups[{in.track[i], base}].push_back(i);
+  }
+  const std::vector<uint32_t>* best = nullptr;
+  for (auto& kv : groups) {
+    std::vector<uint32_t>& v = kv.second;
+    // In time order whatever order the rows came in (nsys 2025.6+ promises none).
+    std::stable_sort(v.begin(), v.end(),
+                     [&in](uint32_t a, uint32_t b) { return in.ts[a] < in.ts[b]; });
+    v.erase(std::unique(v.begin(), v.end(),
+                        [&in](uint32_t a, uint32_t b) { return in.ts[a] == in.ts[b]; }),
+            v.end());
+    if (v.size() < 3) continue;
+    if (!best || v.size() > best->size() ||
+        (v.size() == best->size() && in.ts[v.front()] < in.ts[best->front()]))
+      best = &v;
+  }
+  if (!best) return false;
+  const std::vector<uint32_t>& v = *best;
+  r->source = StepSource::kNvtxMarks;
+  const std::string shown(t.str(in.name[v.front()]));
+  std::string base;
+  int64_t n;
+  if (!wanted.empty())
+    r->range_name = wanted;
+  else
+    r->range_name = is_step_like_name(shown, &base, &n) && n >= 0 ? base : shown;
+  for (size_t k = 0; k + 1 < v.size(); ++k) {
+    Step st;
+    std::string_view stem;
+    split_number(t.str(in.name[v[k]]), &stem, &st.number);
+    if (st.number < 0) st.number = static_cast<int64_t>(k);
+    st.slice = kNoStepSlice;
+    st.mark = v[k];
+    st.host_begin = in.ts[v[k]];
+    st.host_end = in.ts[v[k + 1]];
+    r->steps.push_back(st);
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string_view step_name(const Trace& t, const Step& st) {
+  if (st.has_slice()) return t.str(t.slices.name[st.slice]);
+  if (st.mark < t.instants.size()) return t.str(t.instants.name[st.mark]);
+  return {};
+}
 
 bool is_step_like_name(std::string_view name, std::string* base, int64_t* number) {
   std::string_view stem;
@@ -108,6 +176,13 @@ std::string steps_note(const StepsResult& r, bool nsys_export) {
              "\" (NVTX / user annotation), as no ProfilerStep#N markers exist";
     case StepSource::kUserRange:
       return "from the range \"" + r.range_name + "\" (--step-range)";
+    case StepSource::kNvtxMarks:
+      return "from the NVTX marks \"" + r.range_name + "\"" +
+             (r.requested_range.empty() ? std::string(" (named like a step)")
+                                        : std::string(" (--step-range)")) +
+             ", each step from one mark to the next: " + std::to_string(r.found + 1) + " marks, " +
+             std::to_string(r.found) +
+             " steps (the time after the last mark has no end mark and is no step)";
     case StepSource::kProfilerStep:
       return "";
     case StepSource::kNone:
@@ -115,7 +190,8 @@ std::string steps_note(const StepsResult& r, bool nsys_export) {
   }
   if (!r.requested_range.empty())
     return "no CPU-side range named \"" + r.requested_range +
-           "\": check the name against the NVTX ranges (kinetoscope stats --report nvtx_sum)";
+           "\" (nor three NVTX marks of that name on one thread): check the name against the "
+           "NVTX ranges (kinetoscope stats --report nvtx_sum)";
   if (nsys_export)
     return "no ProfilerStep markers and no NVTX range named like a step: wrap each step in "
            "torch.cuda.nvtx.range(\"train_step\") (or nvtx.annotate(\"train_step\")), capture "
@@ -131,6 +207,8 @@ const char* step_source_name(StepSource s) {
       return "nvtx_range";
     case StepSource::kUserRange:
       return "step_range";
+    case StepSource::kNvtxMarks:
+      return "nvtx_marks";
     case StepSource::kNone:
       break;
   }
@@ -249,6 +327,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     const Candidate* best = nullptr;
     for (const auto& kv : by_track)
       if (!best || kv.second.slices.size() > best->slices.size()) best = &kv.second;
+    // No range of that name: the marks of that name, when there are (nvtxMark("NAME") at each
+    // iteration).
+    if (!best) steps_from_marks(t, step_range, &r);
     if (best) {
       bool overlapped;
       std::vector<uint32_t> left_out;
@@ -331,8 +412,11 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     // one name; the group covering the most time (and at least a tenth of the trace) wins.
     // Ranges libraries push are never steps (is_library_range). Kineto traces have
     // ProfilerStep#N.
+    // Marks named like a step (nvtxMark("train_step") each iteration) say so as plainly as a
+    // range does: they come before the outermost-range guess below.
+    const bool from_marks = !best && steps_from_marks(t, std::string(), &r);
     std::map<std::pair<TrackId, std::string>, Candidate> outer;
-    if (!best && t.facts.format == TraceFormat::kNsysSqlite) {
+    if (!best && !from_marks && t.facts.format == TraceFormat::kNsysSqlite) {
       for (uint32_t i = 0; i < s.size(); ++i) {
         if (s.kind[i] != SliceKind::kUserAnnotation || s.depth[i] != 0) continue;
         std::string_view name = t.str(s.name[i]), stem;
@@ -429,7 +513,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   if (r.steps.size() >= 2) {
     const Step& last = r.steps.back();
     const std::vector<uint64_t>& open = t.facts.unclosed_offsets;
-    if (std::binary_search(open.begin(), open.end(), s.file_offset[last.slice])) {
+    if (last.has_slice() &&
+        std::binary_search(open.begin(), open.end(), s.file_offset[last.slice])) {
       r.last_cut = StepsResult::LastStepCut::kOpen;
     } else if (r.steps.size() >= 3) {
       // Host lengths: a step the previous step's GPU work overtook is empty on the device side

@@ -15,6 +15,11 @@
 //     with an optional number after a space, '_', '-', '#' or ':'), kept only when its
 //     instances on one thread are at least two and do not overlap. With several such names the
 //     one with the most instances wins (then the earliest).
+//   - else, with no such range, NVTX marks (nvtxMark: instants, no length) named like a step
+//     ("train_step", "iteration 12"), or named NAME with --step-range NAME when no range is:
+//     one thread's marks of one name, at least three, each step from one mark to the next (the
+//     time after the last mark has no end in the trace and is no step). Such a step has no
+//     slice of its own (Step::slice is kNoStepSlice): findings point at its time range.
 // Steps found from ranges are numbered by the number in their name, else 0, 1, 2, ... in time
 // order; the device-adjusted bounds are computed as for ProfilerStep.
 #pragma once
@@ -28,9 +33,14 @@
 
 namespace ks {
 
+// Step::slice of a step between two NVTX marks: it is no slice on any track.
+constexpr uint32_t kNoStepSlice = UINT32_MAX;
+
 struct Step {
   int64_t number = 0;
-  uint32_t slice = 0;  // the ProfilerStep slice
+  uint32_t slice = 0;            // the ProfilerStep slice (or range); kNoStepSlice for marks
+  uint32_t mark = kNoStepSlice;  // steps from marks: the mark opening it (trace.instants)
+  bool has_slice() const { return slice != kNoStepSlice; }
   int64_t host_begin = 0, host_end = 0;
   int64_t begin = 0, end = 0;  // device-adjusted
   // The first step only: how long, from its start, the GPU was still running work queued before
@@ -43,11 +53,11 @@ struct Step {
   int64_t own_dur() const { return end - begin - queued_ns; }
 };
 
-enum class StepSource : uint8_t { kNone, kProfilerStep, kStepLikeRange, kUserRange };
+enum class StepSource : uint8_t { kNone, kProfilerStep, kStepLikeRange, kUserRange, kNvtxMarks };
 
 struct StepsResult {
   StepSource source = StepSource::kNone;
-  std::string range_name;       // for ranges: the name as the trace writes it (first instance)
+  std::string range_name;       // for ranges and marks: the name as the trace writes it
   std::string requested_range;  // the step_range asked for ("" if none), found or not
   std::vector<Step> steps;      // in time order, after drop_last when asked
   bool dropped_last = false;
@@ -91,6 +101,9 @@ std::string_view emit_nvtx_op_name(std::string_view range_name);
 StepsResult find_steps(const Trace& trace, const LaunchJoin& join, bool drop_last,
                        const std::string& step_range = std::string());
 
+// The name a step is shown by: its slice's, or the mark's that opens it.
+std::string_view step_name(const Trace& trace, const Step& step);
+
 // "train_step", "Step 3", "iteration_12", ... (the rule above). *base gets the lower-case name
 // without its number ("step"), *number the number or -1.
 bool is_step_like_name(std::string_view name, std::string* base, int64_t* number);
@@ -99,7 +112,8 @@ bool is_step_like_name(std::string_view name, std::string* base, int64_t* number
 // steps and for a trace without steps that is not an Nsight Systems export (`nsys_export`), so
 // PyTorch reports read as before.
 std::string steps_note(const StepsResult& r, bool nsys_export);
-// "source" in the JSON report: "profiler_step", "nvtx_range", "step_range" or "none".
+// "source" in the JSON report: "profiler_step", "nvtx_range", "step_range", "nvtx_marks" or
+// "none".
 const char* step_source_name(StepSource s);
 
 // Parses "ProfilerStep#123"; false for other names.

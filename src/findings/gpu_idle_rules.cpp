@@ -242,9 +242,8 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
                                                        : Severity::kInfo;
     if (static_cast<int>(steady) > static_cast<int>(f.severity)) {
       f.severity = steady;
-      f.title +=
-          strf("; %.1f%% in the steps after the warm-up step %s", steady_pct,
-               std::string(in.trace.str(in.trace.slices.name[steps.steps.front().slice])).c_str());
+      f.title += strf("; %.1f%% in the steps after the warm-up step %s", steady_pct,
+                      std::string(step_name(in.trace, steps.steps.front())).c_str());
     }
     f.number("steady_idle_pct", steady_pct, 1, "%");
   }

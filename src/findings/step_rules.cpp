@@ -6,9 +6,10 @@ namespace ks {
 
 namespace {
 // How a step is named in titles: "ProfilerStep#12", or "train_step #3" for steps from a range
-// (src/analysis/steps.h), so an Nsight Systems report names the range the user wrote.
+// (or marks: src/analysis/steps.h), so an Nsight Systems report names the range the user wrote.
 std::string step_label(const StepsResult& st, int64_t number) {
-  if (st.source == StepSource::kStepLikeRange || st.source == StepSource::kUserRange)
+  if (st.source == StepSource::kStepLikeRange || st.source == StepSource::kUserRange ||
+      st.source == StepSource::kNvtxMarks)
     return st.range_name + " #" + std::to_string(number);
   return "ProfilerStep#" + std::to_string(number);
 }
@@ -100,7 +101,7 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   f.number("ratio", ratio, 2, "x");
   f.number("steps", static_cast<double>(st.steps.size()));
   f.range(first.begin, first.end, "warm-up step " + step_label(st, first.number));
-  f.events.push_back(first.slice);
+  if (first.has_slice()) f.events.push_back(first.slice);  // steps between marks have none
   out->push_back(std::move(f));
 }
 
@@ -109,7 +110,7 @@ struct LoopWindow {
   int64_t dur = 0, begin = 0, end = 0;
   std::string label;   // "ProfilerStep#12", "train_step #3", "iteration #4 (inferred)"
   int64_t number = 0;  // the step's number, or the iteration's index
-  int64_t slice = -1;  // the step's marker slice; -1 for an iteration
+  int64_t slice = -1;  // the step's marker slice; -1 for an iteration or a step between marks
 };
 
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
@@ -125,8 +126,8 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   if (!inferred) {
     from = first_steady_step(st);
     for (const Step& x : st.steps)
-      w.push_back(
-          {x.own_dur(), x.begin + x.queued_ns, x.end, step_label(st, x.number), x.number, x.slice});
+      w.push_back({x.own_dur(), x.begin + x.queued_ns, x.end, step_label(st, x.number), x.number,
+                   x.has_slice() ? static_cast<int64_t>(x.slice) : -1});
   } else {
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];

@@ -129,7 +129,7 @@ export function nsysTests() {
       check(st.details.partner && /^cuda/.test(st.details.partner.name), `the kernel's launch is not linked: ${JSON.stringify(st.details.partner)}`);
       // Times count from the session start, as Nsight Systems': the selected kernel starts where
       // `nsys stats --report cuda_gpu_trace` ("Start (ns)") has it, and the drawer and the facts say so.
-      check(layout.time_zero === 'session start' && layout.start_ns === 56574271, `the timeline counts from ${layout.time_zero}, first event at ${layout.start_ns} ns`);
+      check(layout.time_zero === 'session start' && layout.start_ns === 78291151, `the timeline counts from ${layout.time_zero}, first event at ${layout.start_ns} ns`);
       const trace = JSON.parse(cli(['stats', '--format', 'json', '--report', 'cuda_gpu_trace', REAL]).stdout).reports[0];
       const startCol = trace.columns.indexOf('Start (ns)');
       const nameCol = trace.columns.indexOf('Name');
@@ -192,6 +192,15 @@ export function nsysTests() {
         const groups = await page.textContent('#kernel-groups');
         check(/By NVTX range at launch/.test(groups) && /forward/.test(groups), `kernels by NVTX range: ${groups.slice(0, 300)}`);
         await shot(page, 'nsys-step-range');
+      }
+      // Steps between NVTX marks (nvtxMark): said so beside the box, never as ProfilerStep's (was
+      // "Now: 5 steps from the ProfilerStep#N ranges.").
+      const marksFile = join(BUILT, 'step_marks.sqlite');
+      if (existsSync(marksFile)) {
+        check((await loadFile(page, marksFile)) === 'ready', `step_marks.sqlite did not load: ${await page.textContent('#error')}`);
+        await page.click('#tabs button[data-tab="report"]');
+        const now = await page.textContent('.step-range-now');
+        check(now === 'Now: 5 steps from the NVTX marks “train_step”, each step from one mark to the next.', `beside the step-range box, steps from marks: ${now}`);
       }
       // Where a repair happened is a table and row on an export, never the row's code as a byte.
       const oldFile = join(BUILT, 'old_schema.sqlite');

@@ -55,6 +55,12 @@ else
 fi
 # Steps by rule: the outermost NVTX range repeated without overlap, whatever its name.
 good "$DIR/own_step_name.sqlite" 'steps from the range "fwd_bwd_opt"'
+# Steps marked only with nvtxMark: each step from one mark to the next (SQL: 6 "train_step" marks
+# 1.627-1.643 ms apart), said to come from the marks; --step-range takes marks of its name too.
+good "$DIR/step_marks.sqlite" "Steps (5)"
+good "$DIR/step_marks.sqlite" 'steps from the NVTX marks "train_step" (named like a step), each step from one mark to the next: 6 marks, 5 steps'
+good "$DIR/step_marks.sqlite" --format json '"source": "nvtx_marks"'
+good "$DIR/own_step_marks.sqlite" --step-range next_batch 'steps from the NVTX marks "next_batch" (--step-range)'
 good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 # No demangledName: the kernels' mangledName, demangled, keeps the cutlass GEMM a GEMM (not
 # "Kernel", of no known class, with a false "kernels other than math" finding).
@@ -113,6 +119,11 @@ good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idl
 good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 steps: 10 cudaMalloc/cudaFree calls"
 good "$DIR/alloc_churn.sqlite" "mostly waiting for the CPU (86% of the idle time): the launching thread was in cudaFree (CUDA API)"
 good "$DIR/mixed_node.sqlite" "device: NVIDIA H100 80GB HBM3"
+# nsys' own OS runtime rows on thread id 0 (profiling started/finished, 5 ms before the program's
+# first row and 1 ms after its last) are no thread and no part of the span (were: 3 threads, the
+# first event at 25.00 ms).
+good "$DIR/training_steps.sqlite" "2 processes, 2 threads, 1 GPU devices"
+good "$DIR/training_steps.sqlite" "the first event is at 30.00 ms"
 # The header says which nsys wrote the export, how long the capture ran and the command profiled.
 good "$DIR/training_steps.sqlite" "Nsight Systems 2024.5.1.113, capture 75.00 ms: python3 train.py --epochs=1"
 good "$DIR/host_stall.sqlite" "the launching thread was in log_metrics (NVTX) > clock_nanosleep (OS runtime)"

@@ -18,10 +18,15 @@ Run with Debian's Python (standard sqlite3 module): /usr/bin/python3 tests/nsys/
 Files (deterministic: same bytes every run):
   training_steps.sqlite      NVTX ProfilerStep#N push/pop ranges with kernels, a DtoH copy and a
                              cudaStreamSynchronize inside each step; NVTX marks and a start/end
-                             range; OS runtime rows; GPU metrics (SM Active, Tensor Active, ...)
+                             range; OS runtime rows (and nsys' own 'profiling started/finished'
+                             rows on thread id 0); GPU metrics (SM Active, Tensor Active, ...)
   train_step_ranges.sqlite   the same run with NVTX ranges named train_step (no step number)
   own_step_name.sqlite       the same run with NVTX ranges named fwd_bwd_opt (a name of the
                              program's own: steps by rule, outermost repeated range)
+  step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
+                             and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  own_step_marks.sqlite      the same with marks "next_batch N" (steps with --step-range
+                             next_batch)
   process_start.sqlite       a capture from process start: driver init, context creation, a
                              cudaMalloc storm, then a few kernels and a memset
   empty_capture.sqlite       --capture-range=cudaProfilerApi whose range never opened: no CUDA
@@ -421,10 +426,12 @@ NEW_METRICS = ('SMs Active [Throughput %]', 'Tensor Active [Throughput %]',
                'DRAM Read Bandwidth [Throughput %]')
 
 
-def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD_METRICS):
+def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD_METRICS,
+             step_marks=False):
     """A PyTorch-like loop under nsys: NVTX step ranges, kernels, a DtoH copy and a sync per step
     (with loss_range, inside an NVTX range "log_loss" > "loss.item", as a program that marks its
-    logging would push them)."""
+    logging would push them; with step_marks, an NVTX mark named step_name at each step's start,
+    nvtxMark, instead of a range around it)."""
     e = Export(pid=4242, process='python3')
     e.thread(4242, 'python3')
     e.thread(4250, 'pt_data_worker')
@@ -467,7 +474,10 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD
         t = max(gpu_t, t) + 4_000
         e.nvtx(4242, 'loss %d' % s, t, None, kind=MARK)
         t += 200_000  # optimizer and Python between the GPU work
-        e.nvtx(4242, name, step_start, t)
+        if step_marks:
+            e.nvtx(4242, name, step_start, None, kind=MARK)
+        else:
+            e.nvtx(4242, name, step_start, t)
         e.nvtx(4242, 'forward', step_start + 150_000, step_start + 150_000 + 4 * 9_000)
         for k in range(4):  # GPU metrics sampled every 10 us of the step's first 40 us
             ts = step_start + 10_000 * k
@@ -475,6 +485,11 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD
             e.metric(0, 2, metrics[1], ts, 20 + k)
             e.metric(0, 3, metrics[2], ts, 35)
         t += 50_000
+    # As the real export has them: nsys' own zero-length OS runtime rows on thread id 0 when its
+    # OS runtime tracing starts and stops (no thread of the program; Linux's tid 0 is the idle
+    # task), here before the first and after the last of the program's rows.
+    e.osrt(0, 'OS runtime libraries profiling started', 25_000_000, 0)
+    e.osrt(0, 'OS runtime libraries profiling finished', t + 1_000_000, 0)
     return e
 
 
@@ -1350,7 +1365,7 @@ SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'm
             'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
             'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite',
             'profiler_stall.sqlite', 'library_calls.sqlite', 'graph_capture.sqlite',
-            'mpi_rank0.sqlite')
+            'mpi_rank0.sqlite', 'step_marks.sqlite')
 
 
 def shuffle_rows(src, dst, seed=7):
@@ -1403,6 +1418,9 @@ def main():
     training('train_step').save(p('train_step_ranges.sqlite'))
     training(metrics=NEW_METRICS).save(p('metrics_2024_names.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
+    # Steps marked with nvtxMark only (no ranges): 6 marks, 5 steps from mark to mark.
+    training('train_step', step_marks=True).save(p('step_marks.sqlite'))
+    training('next_batch %d', step_marks=True).save(p('own_step_marks.sqlite'))
     # Captured without --trace=nvtx: no step ranges, but the launches repeat (the report infers
     # the iterations: src/analysis/iterations.h).
     training().save(p('no_nvtx.sqlite'), skip_tables=('NVTX_EVENTS',))

@@ -93,6 +93,8 @@ function stepsNow(s) {
   const n = `${fmtInt(s.count)} step${s.count === 1 ? '' : 's'}`;
   if (s.source === 'step_range') return `Now: ${n} from the ranges named “${s.range}”.`;
   if (s.source === 'nvtx_range') return `Now: ${n} from the NVTX ranges “${s.range}”, found by their name.`;
+  // Steps between NVTX marks (nvtxMark): said so, never as ProfilerStep's.
+  if (s.source === 'nvtx_marks') return `Now: ${n} from the NVTX marks “${s.range}”, each step from one mark to the next.`;
   return `Now: ${n} from the ProfilerStep#N ranges.`;
 }
 

@@ -177,7 +177,7 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
     const Step& st = r.steps[i];
     if (!tb.room_for_row(st.dur())) continue;  // the statistics above cover every step
     tb.row() = {
-        Cell::str(t.str(t.slices.name[st.slice])),
+        Cell::str(step_name(t, st)),
         Cell::integer(st.number),
         Cell::ns(st.begin - t0),
         Cell::ns(st.end - t0),
