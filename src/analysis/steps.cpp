@@ -279,6 +279,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   const SliceTable& s = t.slices;
   StepsResult r;
   r.requested_range = step_range;
+  int64_t process = -1;  // with ProfilerSteps in several processes: the one whose steps these are
   if (!step_range.empty()) {
     // The user's range: NAME, or NAME + separator + number; the thread with the most of them.
     std::map<TrackId, Candidate> by_track;
@@ -320,7 +321,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     // One marker per step number: the longest host-side slice (some traces repeat it per
     // thread).
     std::map<int64_t, uint32_t> by_number;
-    const int64_t process = profiler_step_process(t, &r);
+    process = profiler_step_process(t, &r);
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (is_gpu_side(s.kind[i])) continue;
       if (process >= 0 && static_cast<int64_t>(t.tracks[s.track[i]].process) != process) continue;
@@ -458,6 +459,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       // that starts where the step ends belongs to the next step (steps are contiguous), and
       // counting it here stretched this step to the next step's GPU work.
       if (s.end(*it) > st.host_end) continue;
+      // Another rank's launches (merged ranks) do not end this rank's step.
+      if (process >= 0 && static_cast<int64_t>(t.tracks[s.track[*it]].process) != process) continue;
       // A CUDA graph replay's kernels all carry its launch's id: the step ends with the last.
       gpu_end = std::max(gpu_end, launched_work_end(t, join, *it));
     }
