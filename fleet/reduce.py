@@ -43,6 +43,11 @@ def dtype_size(dtype):
     return _DTYPE_SIZES.get(dtype, 0)
 
 
+def is_point_to_point(collective):
+    """src/analysis/multi_rank.cpp is_point_to_point: send, recv, recvAnySource."""
+    return collective.replace("_", "").lower() in ("send", "recv", "recvanysource")
+
+
 def bus_factor(collective, n):
     """nccl-tests' bus-bandwidth factor (src/analysis/multi_rank.cpp: bus_factor), -1 if none."""
     if n is None or n < 1:
@@ -157,7 +162,7 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
+                 "coll_msg", "coll_sum", "p2p_sum", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
 
@@ -212,6 +217,9 @@ class Reducer:
         r.coll_msg = array("i", (mids[i] if i >= 0 else -1 for i in c["message"]))
         r.coll_dur = array("q", c["dur_ns"])
         r.coll_sum = sum(r.coll_dur)
+        # NCCL send/recv (multi_rank.h is_point_to_point): the straggler rule leaves them out.
+        p2p = {self._msgs[tuple(m)] for m in c["messages"] if is_point_to_point(m[0])}
+        r.p2p_sum = sum(d for d, m in zip(r.coll_dur, r.coll_msg) if m >= 0 and m in p2p)
         # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
         steps_at = array("i")
         offsets = array("q")  # start - its step's start (0 outside steps)
@@ -313,6 +321,7 @@ class Reducer:
         }
         # Integers the rules and the heat map use; dropped before writing.
         row["_ns"] = dict(t, step_median_ns=r.step_median_2ns / 2, collective_sum_ns=r.coll_sum,
+                          p2p_sum_ns=r.p2p_sum,
                           transfer_ns=0, wait_ns=0, step_ns=step_ns, step_wait_ns=[0] * len(r.steps),
                           step_ranges=r.step_ranges)
         return row

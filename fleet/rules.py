@@ -174,10 +174,13 @@ def seed_rules(result, rows):
             ranks=[d["rank"] for d in coll["desync"]]))
     step = _typical_step(rows)
     if len(rows) >= 2 and coll["matched"]:
-        s = min(range(len(rows)), key=lambda k: (rows[k]["_ns"]["collective_sum_ns"], k))
+        # NCCL send/recv left out, as multi_rank_rules.cpp: pipeline stages wait by design.
+        for x in rows:
+            x["_ns"]["straggler_comm_ns"] = x["_ns"]["collective_sum_ns"] - x["_ns"].get("p2p_sum_ns", 0)
+        s = min(range(len(rows)), key=lambda k: (rows[k]["_ns"]["straggler_comm_ns"], k))
         row = rows[s]
-        comm = row["_ns"]["collective_sum_ns"]
-        others = _others(rows, s, "collective_sum_ns")
+        comm = row["_ns"]["straggler_comm_ns"]
+        others = _others(rows, s, "straggler_comm_ns")
         steps = max(1.0, row["_ns"]["steps"])
         if others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step):
             cause, fix = _straggler_cause(rows, s, 0.05 * step * steps)

@@ -100,6 +100,13 @@ std::string collective_from_kernel_name(std::string_view kernel) {
   return "";
 }
 
+bool is_point_to_point(std::string_view collective) {
+  std::string c;
+  for (char ch : collective)
+    if (ch != '_') c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return c == "send" || c == "recv" || c == "recvanysource";
+}
+
 namespace {
 
 // Which step of a rank holds a time: the first that does. Steps as analysis/steps.cpp makes them
@@ -370,7 +377,10 @@ RankRow row_from_digest(const RankDigest& d) {
                                              static_cast<double>(d.communication_ns)
                                        : 0;
   row.collectives = d.comm.size();
-  for (const CommKernel& k : d.comm) row.collective_sum_ns += k.dur_ns;
+  for (const CommKernel& k : d.comm) {
+    row.collective_sum_ns += k.dur_ns;
+    if (is_point_to_point(k.collective)) row.p2p_sum_ns += k.dur_ns;
+  }
   return row;
 }
 

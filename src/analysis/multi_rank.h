@@ -107,6 +107,7 @@ struct RankRow : RankTotals {
   int64_t idle_ns = 0;            // GPU span - busy
   uint64_t collectives = 0;       // communication kernels
   int64_t collective_sum_ns = 0;  // sum of their durations
+  int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
   int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
   int64_t wait_ns = 0;            // collective_sum_ns over matched ones - transfer_ns
   std::vector<int64_t> step_numbers;
@@ -227,6 +228,11 @@ double bus_factor(std::string_view collective, int64_t n);
 // "ncclKernel_AllReduce_RING_LL_Sum_float" -> "allreduce"; allgather, reduce_scatter,
 // broadcast, reduce, sendrecv, alltoall; "" for others (ncclDevKernel_Generic).
 std::string collective_from_kernel_name(std::string_view kernel);
+// A point-to-point transfer by its "Collective name" (send, recv, recvAnySource): one peer, not
+// the whole group. A pipeline stage waits in its receives for its neighbour by design (the
+// bubbles), so these waits say where a rank sits in the pipeline, not that another is slow.
+// NCCL's SendRecv kernel without args is not one: all-to-all runs as SendRecv too.
+bool is_point_to_point(std::string_view collective);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
 // enumerate(DataPipe)#..., and ranges named for data loading (is_dataloader_range).

@@ -140,6 +140,49 @@ bool steps_from_marks(const Trace& t, const std::string& wanted, StepsResult* r)
   return true;
 }
 
+// The process whose ProfilerStep markers are the steps. Kineto writes one process per rank, so
+// markers in several processes are ranks merged into one file (tools that merge rank traces
+// keep each rank's pid): taking the longest marker per number across them mixed the ranks'
+// steps, left out the ones that overlapped and called their numbers missing. The process with
+// the most step numbers wins, then the earliest first marker, then the pid's text (never the
+// file's order). Returns the process and sets r->step_processes, or -1 with markers in at most
+// one process.
+int64_t profiler_step_process(const Trace& t, StepsResult* r) {
+  const SliceTable& s = t.slices;
+  struct Seen {
+    std::vector<int64_t> numbers;
+    int64_t first_ts = INT64_MAX;
+  };
+  std::map<uint32_t, Seen> by_process;
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    int64_t n;
+    if (is_gpu_side(s.kind[i]) || !parse_profiler_step(t.str(s.name[i]), &n)) continue;
+    Seen& seen = by_process[t.tracks[s.track[i]].process];
+    seen.numbers.push_back(n);
+    seen.first_ts = std::min(seen.first_ts, s.ts[i]);
+  }
+  if (by_process.size() < 2) return -1;
+  int64_t best = -1;
+  size_t best_count = 0;
+  for (auto& kv : by_process) {
+    std::vector<int64_t>& v = kv.second.numbers;
+    std::sort(v.begin(), v.end());
+    size_t count = static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
+    bool wins = best < 0 || count > best_count;
+    if (!wins && count == best_count) {
+      const Seen& b = by_process.at(static_cast<uint32_t>(best));
+      wins = kv.second.first_ts != b.first_ts
+                 ? kv.second.first_ts < b.first_ts
+                 : t.str(t.processes[kv.first].pid_text) <
+                       t.str(t.processes[static_cast<uint32_t>(best)].pid_text);
+    }
+    if (wins) best = kv.first, best_count = count;
+  }
+  r->step_processes = by_process.size();
+  r->step_process_pid = std::string(t.str(t.processes[static_cast<uint32_t>(best)].pid_text));
+  return best;
+}
+
 }  // namespace
 
 std::string_view step_name(const Trace& t, const Step& st) {
@@ -184,7 +227,11 @@ std::string steps_note(const StepsResult& r, bool nsys_export) {
              std::to_string(r.found) +
              " steps (the time after the last mark has no end mark and is no step)";
     case StepSource::kProfilerStep:
-      return "";
+      if (r.step_processes < 2) return "";
+      return "of process " + r.step_process_pid + ", one of " + std::to_string(r.step_processes) +
+             " processes with ProfilerStep#N markers (several ranks merged into one file): the "
+             "other processes' steps are left out, while the whole-file tables sum all of them; "
+             "for a per-rank comparison, report each rank's own trace file together";
     case StepSource::kNone:
       break;
   }
@@ -310,6 +357,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   const SliceTable& s = t.slices;
   StepsResult r;
   r.requested_range = step_range;
+  int64_t process = -1;  // with ProfilerSteps in several processes: the one whose steps these are
   if (!step_range.empty()) {
     // The user's range: NAME, or NAME + separator + number; the thread with the most of them.
     std::map<TrackId, Candidate> by_track;
@@ -354,8 +402,10 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     // One marker per step number: the longest host-side slice (some traces repeat it per
     // thread).
     std::map<int64_t, uint32_t> by_number;
+    process = profiler_step_process(t, &r);
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (is_gpu_side(s.kind[i])) continue;
+      if (process >= 0 && static_cast<int64_t>(t.tracks[s.track[i]].process) != process) continue;
       int64_t n;
       if (!parse_profiler_step(t.str(s.name[i]), &n)) continue;
       auto it = by_number.find(n);
@@ -493,6 +543,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       // that starts where the step ends belongs to the next step (steps are contiguous), and
       // counting it here stretched this step to the next step's GPU work.
       if (s.end(*it) > st.host_end) continue;
+      // Another rank's launches (merged ranks) do not end this rank's step.
+      if (process >= 0 && static_cast<int64_t>(t.tracks[s.track[*it]].process) != process) continue;
       // A CUDA graph replay's kernels all carry its launch's id: the step ends with the last.
       gpu_end = std::max(gpu_end, launched_work_end(t, join, *it));
     }

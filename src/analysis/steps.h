@@ -75,6 +75,10 @@ struct StepsResult {
   uint64_t overlapping_left_out = 0;
   std::string first_overlapping_name;
   int64_t first_overlapping_begin = 0;
+  // ProfilerStep#N markers in several processes (ranks merged into one file): how many
+  // processes have them, and the pid whose steps these are (profiler_step_process in steps.cpp).
+  uint64_t step_processes = 0;
+  std::string step_process_pid;
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
   int64_t last_host_end = 0;    // host end of the last step found
   DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)

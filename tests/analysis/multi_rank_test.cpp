@@ -16,7 +16,9 @@ using namespace ks_test;
 namespace {
 
 // A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
-std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true) {
+// `collectives`, when given, names each kernel's collective (Kineto's "Collective name" arg).
+std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true,
+                       const std::vector<std::string>& collectives = {}) {
   std::string t = "{";
   if (with_rank)
     t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
@@ -24,10 +26,14 @@ std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank
   t +=
       R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":1000})";
   int ts = 10;
-  for (int d : comm_us) {
+  for (size_t i = 0; i < comm_us.size(); ++i) {
+    const int d = comm_us[i];
+    const std::string args = i < collectives.size() ? R"("stream":20,"Collective name":")" +
+                                                          collectives[i] + R"(","Group size":2)"
+                                                    : R"("stream":20)";
     t +=
         R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
-        std::to_string(ts) + ",\"dur\":" + std::to_string(d) + R"(,"args":{"stream":20}})";
+        std::to_string(ts) + ",\"dur\":" + std::to_string(d) + ",\"args\":{" + args + "}}";
     ts += d + 50;
   }
   t +=
@@ -115,6 +121,28 @@ TEST_CASE("Collectives match by order of issue: transfer is the shortest, the re
   // All waiting happened in step 3, the only one.
   REQUIRE(m.ranks[0].step_wait_ns.size() == 1);
   CHECK(m.ranks[0].step_wait_ns[0] == 350000);
+}
+
+TEST_CASE("Pipeline send/recv waits name no straggler; the same waits in all-reduces do",
+          "[analysis][ranks][findings]") {
+  // Two pipeline stages, equal work: stage 0 sends its activations and then waits 400 us in its
+  // recv for the backward; stage 1 waits 100 us in its recv for the activations, then sends.
+  // Each stage's wait is its place in the pipeline (the bubble), not another rank's slowness.
+  auto s0 = load(rank_trace(0, {50, 450}, true, {"send", "recv"}));
+  auto s1 = load(rank_trace(1, {150, 50}, true, {"recv", "send"}));
+  ks::MultiRankReport m = ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*s1, "b", 1)});
+  REQUIRE(m.result.ranks.size() == 2);
+  CHECK(m.result.ranks[0].p2p_sum_ns == 500000);
+  CHECK(find(m.findings, "ranks.straggler") == nullptr);
+  // The control: the same durations in all-reduces, where every rank waits for the last.
+  auto a0 = load(rank_trace(0, {50, 450}, true, {"allreduce", "allreduce"}));
+  auto a1 = load(rank_trace(1, {150, 50}, true, {"allreduce", "allreduce"}));
+  m = ks::combine_ranks({digest_of(*a0, "a", 0), digest_of(*a1, "b", 1)});
+  const ks::Finding* f = find(m.findings, "ranks.straggler");
+  REQUIRE(f);
+  CHECK(f->title.rfind("Rank 1 is the straggler", 0) == 0);
+  CHECK(ks::is_point_to_point("recvAnySource"));
+  CHECK_FALSE(ks::is_point_to_point("sendrecv"));  // NCCL's all-to-all kernel, named without args
 }
 
 TEST_CASE("Different collective counts between ranks are a critical finding",

@@ -318,3 +318,43 @@ TEST_CASE("A trace without markers has no steps", "[analysis][steps]") {
   CHECK(r.stats.count == 0);
   CHECK(r.cv_pct == 0.0);
 }
+
+TEST_CASE("ProfilerSteps of several processes (ranks merged into one file): one process's steps",
+          "[analysis][steps]") {
+  // Two ranks, pids 20 and 10, each with steps 1..3 of 100 us, rank 20's 30 us later (its
+  // clock); rank 20 launches a kernel in its step 2. The longest marker per number across both
+  // mixed them (#1 of pid 20, #2 of pid 10, which begins inside it and was left out, ...). Both
+  // have 3 numbers and pid 10's first marker is the earlier: its steps are kept, whichever process
+  // the file names first.
+  const char* kMerged = R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":20,"tid":2,"ts":30,"dur":101},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":20,"tid":2,"ts":131,"dur":99},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":20,"tid":2,"ts":230,"dur":101},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":10,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":10,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":10,"tid":1,"ts":200,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":20,"tid":2,"ts":240,"dur":5,
+     "args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":250,"dur":200,
+     "args":{"correlation":1,"stream":7,"device":1}}
+  ])";
+  auto t = ks_test::load(kMerged);
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 3);
+  CHECK(r.overlapping_left_out == 0);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(r.steps[i].number == i + 1);
+    CHECK(r.steps[i].host_begin == i * 100000);
+    CHECK(r.steps[i].host_end == (i + 1) * 100000);
+  }
+  // Pid 20's kernel, running to 450 us, does not stretch pid 10's last step.
+  CHECK(r.steps[2].end == 300000);
+  CHECK(r.step_processes == 2);
+  CHECK(r.step_process_pid == "10");
+  CHECK(ks::steps_note(r, false).find("of process 10, one of 2 processes") == 0);
+  // One process, as Kineto writes a rank: no note, the report's bytes as before.
+  auto one = ks_test::load(kThreeSteps);
+  ks::StepsResult r1 = steps_of(*one);
+  CHECK(r1.step_processes == 0);
+  CHECK(ks::steps_note(r1, false).empty());
+}

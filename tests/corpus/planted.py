@@ -258,6 +258,39 @@ def plant_too_long(doc):
     return doc
 
 
+def plant_merged_rank(doc):
+    """A second rank merged into the file, as tools that merge rank traces write it: a copy of
+    every event under its own pids (host pid + 100000, GPU pid and device + 1), its clock 30 us
+    ahead, its correlation and flow ids its own (offset by 10**8). Its step boundaries differ a
+    little, as two ranks' do: its even steps end 50 us early, its odd ones begin 40 us early."""
+    gpu = {e.get("pid") for e in doc["traceEvents"] if e.get("cat") in GPU_CATS}
+    steps = steps_of(doc)
+    copy = []
+    for e in doc["traceEvents"]:
+        y = dict(e)
+        if isinstance(y.get("pid"), int):
+            y["pid"] = y["pid"] + 1 if y["pid"] in gpu else y["pid"] + 100000
+        if "ts" in y and y.get("ph") != "M":
+            y["ts"] = mm.dec(y["ts"]) - 30
+        if isinstance(y.get("args"), dict):
+            a = y["args"] = dict(y["args"])
+            if isinstance(a.get("device"), int):
+                a["device"] += 1
+            if isinstance(a.get("correlation"), int):
+                a["correlation"] += 10**8
+        if y.get("ph") in ("s", "f") and isinstance(y.get("id"), int):
+            y["id"] += 10**8
+        if any(y is st or e is st for _, st in steps):
+            n = int(str(y["name"]).split("#")[1])
+            if n % 2 == 0:
+                y["dur"] = mm.dec(y["dur"]) - 50
+            else:
+                y["ts"], y["dur"] = y["ts"] - 40, mm.dec(y["dur"]) + 40
+        copy.append(y)
+    doc["traceEvents"] += copy
+    return doc
+
+
 # ----- checks ---------------------------------------------------------------------------------
 
 class Checker:
@@ -420,6 +453,17 @@ def main():
         f = fires(c, r, "capture.too_long", "too long")
         if f:
             c.check("too long: 30 steps", f["evidence"].get("steps") == 30, str(f["evidence"]))
+
+        # Two ranks merged into one file: the steps are one rank's, not a mix of both ranks'
+        # markers that dropped the overlapping ones and called their numbers missing.
+        r = planted(plant_merged_rank)
+        ids = [x["id"] for x in r["findings"]]
+        c.check("merged ranks: the 6 steps 5..10",
+                [x["number"] for x in r["steps"]["rows"]] == steps, str(r["steps"]["rows"][:3]))
+        c.check("merged ranks: no steps.few_active", "steps.few_active" not in ids, str(ids))
+        c.check("merged ranks: the note names one of 2 processes",
+                "one of 2 processes with ProfilerStep" in r["steps"].get("note", ""),
+                str(r["steps"].get("note")))
 
         # Warm-up on the second base: the GPU ops queued before the capture run after the 400 ms
         # of autotuning, with the GPU idle until then, so they are no backlog of the first step.
