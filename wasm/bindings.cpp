@@ -68,6 +68,10 @@ class Session {
   // The gzip stream ended early after `compressed` bytes (web/worker.js, gunzip()): the trace is
   // what was decoded before the cut, with a diagnostic, as in the CLI (importer.h).
   void setGzipCut(double compressed) { importer_.set_gzip_cut(static_cast<uint64_t>(compressed)); }
+  // The gzip data ends at byte `at` and `ignored` bytes that are not gzip follow (gunzip()).
+  void setGzipTrailing(double at, double ignored) {
+    importer_.set_gzip_trailing(static_cast<uint64_t>(at), static_cast<uint64_t>(ignored));
+  }
   // The JSON's whole size, after the page's first projection (web/worker/job.js): the model's
   // columns reserved for the rest (ChromeJsonImporter::reserve_for_total).
   void reserveForTotal(double json_bytes) {
@@ -512,6 +516,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("setSource", &Session::setSource)
       .function("setDropLastStep", &Session::setDropLastStep)
       .function("setGzipCut", &Session::setGzipCut)
+      .function("setGzipTrailing", &Session::setGzipTrailing)
       .function("reserveForTotal", &Session::reserveForTotal)
       .function("setStepRange", &Session::setStepRange)
       .function("feedBuffer", &Session::feedBuffer)

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "import/gzip_pipe.h"
+#include "import/gzip_reader.h"
 #include "import/split_file_read.h"
 
 namespace ks {
@@ -41,33 +42,91 @@ bool is_gzip_file(const std::string& path, bool* gzip, uint64_t* json_bytes) {
 // After this much JSON the rate of events per byte is known well enough to reserve the model.
 constexpr uint64_t kReserveAfterBytes = uint64_t{16} << 20;
 
-// zlib's reason for a failed read, as the CLI's line wants it.
-void gzip_read_error(gzFile in, const std::string& path, const ChromeJsonImporter& importer,
+// The line for a damaged gzip stream: zlib's reason, and how much JSON was read before it.
+void gzip_read_error(const std::string& reason, const ChromeJsonImporter& importer,
                      ImportError* error) {
-  int errnum = 0;
-  const char* msg = gzerror(in, &errnum);
-  // zlib's message starts with the path ("x.json.gz: incorrect data check"), which the CLI's
-  // line already names: keep only the reason.
-  std::string reason = msg ? msg : "?";
-  if (reason.compare(0, path.size() + 2, path + ": ") == 0) reason.erase(0, path.size() + 2);
   error->code = ImportErrorCode::kGzipCorrupt;
   error->offset = importer.bytes_read();
   error->message = "the gzip stream is damaged (" + reason + "); " +
                    std::to_string(importer.bytes_read()) + " bytes of JSON were read before it";
 }
 
-// A plain file (or gzip on one core): read straight into the framer's buffer (one copy of the
-// whole file fewer: 4% of the CLI's time on a 50 MB trace); zlib reads a plain file's large
-// reads directly into it. gzread's last result, or 1 when the importer stopped.
-int read_in_place(gzFile in, ChromeJsonImporter* importer, const std::function<void()>& after) {
+// Reads into the framer's buffer directly (one copy of the whole file fewer: 4% of the CLI's
+// time on a 50 MB trace); zlib reads a plain file's large reads directly into it. `read`'s last
+// result, or 1 when the importer stopped.
+int read_in_place(const DecodedRead& read, ChromeJsonImporter* importer,
+                  const std::function<void()>& after) {
   for (;;) {
     char* at = importer->prepare_feed(kReadChunkBytes);
     if (!at) return 1;
-    const int n = gzread(in, at, static_cast<unsigned>(kReadChunkBytes));
+    const int n = read(at, static_cast<unsigned>(kReadChunkBytes));
     if (n <= 0) return n;
     if (!importer->commit_feed(static_cast<size_t>(n))) return 1;
     after();
   }
+}
+
+// A plain file on one thread: zlib's gzread, which reads a file that is not gzip as it is.
+bool import_plain(const std::string& path, ChromeJsonImporter* importer, ImportError* error,
+                  const std::function<void()>& after) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in) {
+    error->code = ImportErrorCode::kIoError;
+    error->message = "cannot open " + path;
+    return false;
+  }
+  gzbuffer(in, 256 * 1024);
+  const int last =
+      read_in_place([in](char* out, unsigned n) { return gzread(in, out, n); }, importer, after);
+  gzclose(in);
+  if (last == 1) {
+    *error = importer->error();
+    return false;
+  }
+  if (last < 0) {
+    error->code = ImportErrorCode::kIoError;
+    error->offset = importer->bytes_read();
+    error->message = "cannot read " + path;
+    return false;
+  }
+  return true;
+}
+
+// A gzip file: decoded on a second thread while this one parses when two cores are allowed.
+// Every member is read; a cut-off end keeps what was decoded before it, and bytes after the gzip
+// data that are not gzip are ignored and counted (both as diagnostics, as the page does).
+bool import_gzip(const std::string& path, int allowed, ChromeJsonImporter* importer,
+                 ImportError* error, const std::function<void()>& after) {
+  GzipReader gz;
+  if (!gz.open(path)) {
+    error->code = ImportErrorCode::kIoError;
+    error->message = "cannot open " + path;
+    return false;
+  }
+  const DecodedRead read = [&gz](char* out, unsigned n) { return gz.read(out, n); };
+  const int last = allowed >= 2 ? read_gzip_pipelined(read, kReadChunkBytes, 4,
+                                                      [&](const char* data, size_t n) {
+                                                        if (!importer->feed(data, n)) return false;
+                                                        after();
+                                                        return true;
+                                                      })
+                                : read_in_place(read, importer, after);
+  if (last == 1) {
+    *error = importer->error();
+    return false;
+  }
+  if (last < 0) {
+    gzip_read_error(gz.reason(), *importer, error);
+    return false;
+  }
+  // What was decoded before a cut is kept, as a plain JSON file cut off while writing is (the
+  // importer's diagnostics say where the file ends and what was read).
+  if (gz.cut()) {
+    struct stat st;
+    importer->set_gzip_cut(::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0);
+  }
+  if (gz.ignored_after()) importer->set_gzip_trailing(gz.data_end(), gz.ignored_after());
+  return true;
 }
 
 }  // namespace
@@ -101,49 +160,15 @@ bool import_file(const std::string& path, ChromeJsonImporter* importer, ImportEr
       return false;
     }
   }
-  // zlib reads plain files transparently, so one loop serves both.
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in) {
-    error->code = ImportErrorCode::kIoError;
-    error->message = "cannot open " + path;
-    return false;
-  }
-  gzbuffer(in, 256 * 1024);
   auto reserve = [&]() {
     if (json_bytes && importer->bytes_read() >= kReserveAfterBytes) {
       importer->reserve_for_total(json_bytes);
       json_bytes = 0;  // once
     }
   };
-  // gzip on two cores or more: decoded on a second thread while this one parses.
-  const int last = gzip && allowed >= 2 ? read_gzip_pipelined(in, kReadChunkBytes, 4,
-                                                              [&](const char* data, size_t n) {
-                                                                if (!importer->feed(data, n))
-                                                                  return false;
-                                                                reserve();
-                                                                return true;
-                                                              })
-                                        : read_in_place(in, importer, reserve);
-  if (last == 1) {
-    *error = importer->error();
-    gzclose(in);
-    return false;
-  }
-  if (last < 0) {
-    gzip_read_error(in, path, *importer, error);
-    gzclose(in);
-    return false;
-  }
-  // gzread returns 0 at a truncated gzip end; zlib reports it as Z_BUF_ERROR. What was decoded
-  // before the cut is kept, as a plain JSON file cut off while writing is (the importer's
-  // diagnostics say where the file ends and what was read).
-  int errnum = 0;
-  gzerror(in, &errnum);
-  gzclose(in);
-  if (gzip && errnum == Z_BUF_ERROR) {
-    struct stat st;
-    importer->set_gzip_cut(::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0);
-  }
+  const bool read = gzip ? import_gzip(path, allowed, importer, error, reserve)
+                         : import_plain(path, importer, error, reserve);
+  if (!read) return false;
   if (!importer->finish()) {
     *error = importer->error();
     return false;

@@ -11,9 +11,9 @@ namespace ks {
 
 namespace {
 
-// The chunks: `free_slots` to decode into, `full` decoded (with gzread's result) in file order.
+// The chunks: `free_slots` to decode into, `full` decoded (with read's result) in file order.
 struct Pipe {
-  gzFile in;
+  const DecodedRead* read;
   size_t chunk;
   std::vector<std::vector<char>> buffers;
   std::vector<int> results;
@@ -35,7 +35,7 @@ void* decode(void* arg) {
       p.free_slots.pop_front();
     }
     const int n =
-        gzread(p.in, p.buffers[static_cast<size_t>(slot)].data(), static_cast<unsigned>(p.chunk));
+        (*p.read)(p.buffers[static_cast<size_t>(slot)].data(), static_cast<unsigned>(p.chunk));
     {
       std::lock_guard<std::mutex> lock(p.mu);
       p.results[static_cast<size_t>(slot)] = n;
@@ -46,11 +46,11 @@ void* decode(void* arg) {
   }
 }
 
-int read_on_this_thread(gzFile in, size_t chunk,
+int read_on_this_thread(const DecodedRead& read, size_t chunk,
                         const std::function<bool(const char*, size_t)>& consume) {
   std::vector<char> buffer(chunk);
   for (;;) {
-    const int n = gzread(in, buffer.data(), static_cast<unsigned>(chunk));
+    const int n = read(buffer.data(), static_cast<unsigned>(chunk));
     if (n <= 0) return n;
     if (!consume(buffer.data(), static_cast<size_t>(n))) return 1;
   }
@@ -58,17 +58,17 @@ int read_on_this_thread(gzFile in, size_t chunk,
 
 }  // namespace
 
-int read_gzip_pipelined(gzFile in, size_t chunk, int slots,
+int read_gzip_pipelined(const DecodedRead& read, size_t chunk, int slots,
                         const std::function<bool(const char*, size_t)>& consume) {
   Pipe p;
-  p.in = in;
+  p.read = &read;
   p.chunk = chunk;
   p.buffers.assign(static_cast<size_t>(slots), std::vector<char>(chunk));
   p.results.assign(static_cast<size_t>(slots), 0);
   for (int k = 0; k < slots; ++k) p.free_slots.push_back(k);
   pthread_t decoder;
   if (pthread_create(&decoder, nullptr, decode, &p) != 0)
-    return read_on_this_thread(in, chunk, consume);
+    return read_on_this_thread(read, chunk, consume);
   int last = 0;
   for (;;) {
     int slot;

@@ -3,19 +3,21 @@
 // trace at ~400 MB/s, about as fast as the importer parses it: on the 87 MB MTIA trace the
 // decoding alone took 0.22 s of the CLI's 0.31 s).
 #pragma once
-#include <zlib.h>
-
 #include <cstddef>
 #include <functional>
 
 namespace ks {
 
-// Reads `in` to its end in chunks of up to `chunk` bytes on a helper thread, `slots` chunks
+// What reads the next decoded bytes (GzipReader::read): the count, 0 at the end, negative on
+// an error.
+using DecodedRead = std::function<int(char* out, unsigned n)>;
+
+// Calls `read` to the end in chunks of up to `chunk` bytes on a helper thread, `slots` chunks
 // ahead at most, and hands each chunk to `consume` in order on the calling thread; `consume`
-// returning false stops the read. Returns gzread's last result: 0 at the end, negative on a
-// read error (gzerror(in) says which), or 1 when `consume` stopped it. When no thread can be
-// started the file is read on the calling thread, with the same results.
-int read_gzip_pipelined(gzFile in, size_t chunk, int slots,
+// returning false stops the read. Returns read's last result: 0 at the end, negative on a
+// read error, or 1 when `consume` stopped it. When no thread can be started the file is read on
+// the calling thread, with the same results.
+int read_gzip_pipelined(const DecodedRead& read, size_t chunk, int slots,
                         const std::function<bool(const char*, size_t)>& consume);
 
 }  // namespace ks

@@ -94,6 +94,9 @@ const DiagInfo kInfos[] = {
      "The events' times fall in groups an hour or more apart, too many to be stray (a device's "
      "clock off, or captures joined): all are kept, so spans, gaps and idle times include the "
      "gaps between the groups."},
+    {"gzip_trailing_data", S::kWarning,
+     "Bytes after the end of the gzip data (not another gzip member: padding, or text appended "
+     "to the file) were ignored; the trace is what the gzip data holds."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

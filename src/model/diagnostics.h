@@ -56,6 +56,7 @@ enum class Diag {
   kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
   kStrayTime,            // events far in time from all the others: left out (model/stray_times.h)
   kTimeGroups,           // the times form groups far apart, too large to leave out: all kept
+  kGzipTrailingData,     // bytes after the last gzip member (not gzip): ignored, as zlib does
   kCount
 };
 

@@ -113,11 +113,13 @@ def main():
             for key, want_value in e.get("steps", {}).items():
                 if report["steps"].get(key) != want_value:
                     problems.append("steps.%s %r, expected %r" % (key, report["steps"].get(key), want_value))
-            note = e.get("text_note")
             text, _, _ = run(cli, path, "text")
             out = text.stdout.decode("utf-8", "replace")
-            if note and note not in out:
-                problems.append("the text report lacks %r" % note)
+            # text_note: a note of the report; diagnostic_note: a diagnostic's sentence about this
+            # file (the page's Diagnostics table shows it too: tests/browser/bad_inputs.mjs).
+            for note in (e.get("text_note"), e.get("diagnostic_note")):
+                if note and note not in out:
+                    problems.append("the text report lacks %r" % note)
             for code, count, offset in e["diagnostics"]:
                 needle = "%-26s x%d (first at byte %d)" % (code, count, offset)
                 if needle not in out:

@@ -65,6 +65,13 @@ def small_files():
         broken[i] ^= 0x5A
     files["gzip_corrupt.json.gz"] = bytes(broken)
     files["gzip_truncated.json.gz"] = data[: len(data) // 2]
+    # Zero padding after the gzip data (a block-sized copy, a preallocated file): zlib ignored it
+    # without a word, the browser's DecompressionStream refused the file.
+    files["gzip_trailing_zeros.json.gz"] = data + bytes(1024)
+    # A file written in two gzip members (gzip -c part >> trace.json.gz; cat a.gz b.gz): one trace.
+    plain = small_trace()
+    cut = plain.index(b'{"ph"', len(plain) // 2)
+    files["gzip_two_members.json.gz"] = gz(plain[:cut]) + gz(plain[cut:])
     files["invalid_utf8.json"] = (
         b'{"traceEvents":[{"ph":"X","name":"bad \xff\xfe name","ts":1,"dur":2,"pid":1,"tid":1},'
         b'{"ph":"X","name":"overlong \xc0\xaf","ts":5,"dur":2,"pid":1,"tid":1},'

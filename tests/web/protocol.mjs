@@ -59,7 +59,7 @@ function reach(entry) {
   return seen;
 }
 const fromPage = reach(join(WEB, 'app.js'));
-for (const need of ['worker/protocol.js', 'worker/start.js', 'worker.js', 'worker/main.js', 'worker/job.js', 'worker/stream.js', 'worker/split.js', 'worker/nsys.js', 'worker/unzip.js', 'worker/pool.js', 'worker/helpers.js', 'timeline/client.js', 'views/report.js']) {
+for (const need of ['worker/protocol.js', 'worker/start.js', 'worker.js', 'worker/main.js', 'worker/job.js', 'worker/stream.js', 'worker/gunzip.js', 'worker/split.js', 'worker/nsys.js', 'worker/unzip.js', 'worker/pool.js', 'worker/helpers.js', 'timeline/client.js', 'views/report.js']) {
   if (!fromPage.has(join(WEB, need))) fail(`web/${need} cannot be reached by imports from web/app.js`);
 }
 const fromWorker = reach(join(WEB, 'worker.js'));

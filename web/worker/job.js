@@ -5,12 +5,13 @@
 // several workers (worker/split.js); an Nsight Systems export is read in place (worker/nsys.js).
 import { Msg, errorBody, errorMsg, reportMsg } from './protocol.js';
 import { JobError, PROGRESS_MS, YIELD_MS, feed, loadModule, moduleLoadError, parseJson, resetModule } from './module.js';
-import { GZIP_UNSUPPORTED, fetchSource, fileReader, gunzip, gzipDecodedSize, headOf, isGzip, peek, streamToBlob } from './stream.js';
+import { GZIP_UNSUPPORTED, fetchSource, fileReader, gzipDecodedSize, headOf, isGzip, peek, streamToBlob } from './stream.js';
 import { MAX_FETCHED_EXPORT_BYTES, MAX_JSON_BYTES, PROJECT_AFTER_BYTES, WASM_MAX_BYTES, gb, projectedTooLarge, reserveModel, tooLarge } from './limits.js';
 import { ByteKeeper, adoptSession, deleteSession, forgetKept, makeRoomFor } from './kept.js';
 import { isExport, readExport } from './nsys.js';
 import { PartHelpers, findSplits, readSplit } from './split.js';
 import { relayed } from './unzip.js';
+import { gunzip } from './gunzip.js';
 import { combinable } from './combine.js';
 import { warmupCut } from './warm.js';
 
@@ -157,7 +158,7 @@ async function jsonInput(job, fetched) {
   job.gzip = isGzip(peeked.first);
   if (job.gzip && typeof DecompressionStream !== 'function') throw new JobError('gzip_unsupported', GZIP_UNSUPPORTED);
   const jsonTotal = job.gzip ? await gzipDecodedSize(msg.blob) : job.total;
-  return { data: job.gzip ? gunzip(peeked.stream) : peeked.stream, plainFile: false, jsonTotal }; // counted by peek()
+  return { data: job.gzip ? gunzip(peeked.stream, fetched ? null : msg.blob) : peeked.stream, plainFile: false, jsonTotal }; // counted by peek()
 }
 
 async function readJson(job, fetched) {
@@ -181,8 +182,10 @@ async function readJson(job, fetched) {
     await feedStream(data || msg.blob.stream());
   }
   if (job.cancelled) return;
-  // A gzip file cut off: its readable part is the trace, with a diagnostic (stream.js gunzip()).
+  // A gzip file cut off: its readable part is the trace, with a diagnostic (gunzip.js).
   if (data && data.gzipCut !== undefined) session.setGzipCut(data.gzipCut);
+  // Bytes after the gzip data that are not gzip: ignored, and said (gunzip.js).
+  if (data && data.gzipTrailing) session.setGzipTrailing(data.gzipTrailing.at, data.gzipTrailing.ignored);
   job.mark('fed');
   timings.read_wait_ms = Math.round(timings.read_wait_ms);
   timings.feed_ms = Math.round(timings.feed_ms);

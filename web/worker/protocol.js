@@ -46,7 +46,7 @@
 //                     part {bytes, timings, error?}   the part (an ArrayBuffer), or bytes: null
 // Loader <-> unzip helper (the MessagePort of `unzip`, worker/unzip.js):
 //   helper -> loader  chunk {buffer, offset, length, read}   decoded JSON; read: compressed bytes
-//                     end {read, ms?, gzipCut?, error?}
+//                     end {read, ms?, gzipCut?, gzipTrailing? {at, ignored}, error?}
 //   loader -> helper  ack {}   one chunk taken (a credit back);   stop {}
 // The rows of a report the page asks for on request (the CLI writes them all).
 export const STATS_ROWS = 5000;

@@ -105,65 +105,6 @@ export async function streamToBlob(stream, limit, tooLarge, onBytes) {
   return new Blob(parts);
 }
 
-// Like pipeThrough(new DecompressionStream('gzip')), except that everything decoded before a damaged
-// or cut-off end still reaches the reader (as with the CLI's zlib reader). With pipeThrough, output
-// still queued when the stream errors at its end is dropped. Here each compressed piece is small,
-// and an empty write before close() returns only once the reader has taken all queued output (a
-// transform stream runs the next write only after its readable side is drained).
-// A stream that is only cut off (every piece was taken, the end is missing: close() fails) ends as
-// a whole one would, and says so: its gzipCut is then the compressed bytes read, which the loader
-// passes on (Session.setGzipCut), as the CLI does, so that the readable part is shown with a
-// diagnostic. Damaged bytes (a write fails) end it with the error.
-const GZIP_PIECE = 64 * 1024;
-export function gunzip(input) {
-  const ds = new DecompressionStream('gzip');
-  const writer = ds.writable.getWriter();
-  const reader = input.getReader();
-  let compressed = 0;
-  const pumped = (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        compressed += value.length;
-        for (let at = 0; at < value.length; at += GZIP_PIECE) await writer.write(value.subarray(at, at + GZIP_PIECE));
-      }
-      await writer.write(new Uint8Array(0));
-    } catch (e) {
-      writer.abort(e).catch(() => {});
-      reader.cancel(e).catch(() => {});
-      return false;
-    }
-    try {
-      await writer.close();
-    } catch (e) {
-      return true; // all the input was taken, the stream's end is missing: cut off
-    }
-    return false;
-  })();
-  const out = ds.readable.getReader();
-  const stream = new ReadableStream({
-    async pull(controller) {
-      let got;
-      try {
-        got = await out.read();
-      } catch (e) {
-        if (!(await pumped)) throw e;
-        stream.gzipCut = compressed;
-        controller.close();
-        return;
-      }
-      if (got.done) controller.close();
-      else controller.enqueue(got.value);
-    },
-    cancel(reason) {
-      reader.cancel(reason).catch(() => {});
-      return out.cancel(reason);
-    },
-  });
-  return stream;
-}
-
 // The decompressed size a gzip file says it has (its last 4 bytes, ISIZE: the size modulo 2^32).
 // A trace compresses 5-20 times, so an ISIZE below the compressed size has wrapped past 4 GB.
 export async function gzipDecodedSize(blob) {

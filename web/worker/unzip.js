@@ -3,11 +3,11 @@
 // worker add up. For a gzip File of UNZIP_MIN bytes or more (worker/helpers.js) the page gives the
 // loader a helper that decompresses ({unzip, name, blob, port}) and transfers the JSON chunks to
 // it, a few ahead (credits returned as the loader takes them), so the two overlap on two cores. All
-// the JSON decoded before a damaged or cut-off end reaches the loader first (stream.js gunzip()),
+// the JSON decoded before a damaged or cut-off end reaches the loader first (gunzip.js),
 // then the error: the loader reports it as it does its own (gzip_corrupt, at the JSON offset).
 import { PortMsg } from './protocol.js';
 import { JobError } from './module.js';
-import { gunzip } from './stream.js';
+import { gunzip } from './gunzip.js';
 
 const UNZIP_AHEAD = 4;
 const UNZIP_BATCH = 1 << 20;
@@ -46,7 +46,7 @@ export async function runUnzip(msg) {
     filled = 0;
   };
   try {
-    const decoded = gunzip(counted);
+    const decoded = gunzip(counted, msg.blob);
     reader = decoded.getReader();
     for (;;) {
       const { value, done } = await reader.read();
@@ -64,7 +64,7 @@ export async function runUnzip(msg) {
       }
     }
     send();
-    port.postMessage({ type: PortMsg.end, read, ms: Math.round(performance.now() - t0), gzipCut: decoded.gzipCut });
+    port.postMessage({ type: PortMsg.end, read, ms: Math.round(performance.now() - t0), gzipCut: decoded.gzipCut, gzipTrailing: decoded.gzipTrailing });
   } catch (e) {
     send(); // what was decoded before the error
     port.postMessage({ type: PortMsg.end, read, error: String((e && e.message) || e) });
@@ -105,6 +105,7 @@ export function relayed(port, onRead) {
       onRead(end.read);
       if (end.error) throw new Error(end.error);
       source.gzipCut = end.gzipCut; // cut off: gunzip()
+      source.gzipTrailing = end.gzipTrailing; // bytes after the gzip data, ignored
       return { done: true, value: undefined };
     },
     cancel() {

@@ -448,6 +448,14 @@ class ChromeJsonImporter::Impl : public FramerSink {
   }
 
   bool finish() {
+    if (gzip_trailing_ignored_) {
+      trace_->diagnostics.add(Diag::kGzipTrailingData, framer_.bytes_fed());
+      trace_->diagnostics.set_detail(Diag::kGzipTrailingData,
+                                     "The gzip data ends at byte " + std::to_string(gzip_end_) +
+                                         " of the compressed file; the " +
+                                         std::to_string(gzip_trailing_ignored_) +
+                                         " bytes after it were ignored.");
+    }
     if (gzip_cut_) {
       std::string at = std::to_string(*gzip_cut_);
       std::string json = std::to_string(framer_.bytes_fed());
@@ -523,7 +531,8 @@ class ChromeJsonImporter::Impl : public FramerSink {
   KernelLaunchInfo launch_;
   ImportError error_;
   std::optional<uint64_t> gzip_cut_;  // set_gzip_cut(): compressed bytes before the cut
-  ImportError cut_error_;             // finish() after a cut that left no trace
+  uint64_t gzip_end_ = 0, gzip_trailing_ignored_ = 0;  // set_gzip_trailing()
+  ImportError cut_error_;                              // finish() after a cut that left no trace
   std::string repaired_, surrogates_, series_, last_pid_, last_tid_;
   CounterCache phase_counts_, cat_counts_;
   TrackId last_track_ = 0;
@@ -589,6 +598,11 @@ bool ChromeJsonImporter::commit_feed(size_t len) {
 
 void ChromeJsonImporter::set_gzip_cut(uint64_t compressed_bytes) {
   impl_->gzip_cut_ = compressed_bytes;
+}
+
+void ChromeJsonImporter::set_gzip_trailing(uint64_t at, uint64_t ignored) {
+  impl_->gzip_end_ = at;
+  impl_->gzip_trailing_ignored_ = ignored;
 }
 
 bool ChromeJsonImporter::finish() {

@@ -37,6 +37,10 @@ class ChromeJsonImporter {
   // bytes hold, with a gzip_truncated diagnostic that says where the file was cut; when they hold
   // no trace, finish() fails with gzip_corrupt (the cut file, not the empty JSON, is the story).
   void set_gzip_cut(uint64_t compressed_bytes);
+  // The gzip data ends at byte `at` of the compressed file and `ignored` bytes that are not gzip
+  // follow it (zero padding, text appended): they are left out, with a gzip_trailing_data
+  // diagnostic that says where and how many. Call before finish().
+  void set_gzip_trailing(uint64_t at, uint64_t ignored);
   // Returns false when the input is not a usable trace.
   bool finish();
 

@@ -1,0 +1,199 @@
+// gzip decoded by the browser's DecompressionStream as the CLI's zlib reader decodes it
+// (src/import/gzip_reader.h): every member of a multi-member file (cat a.gz b.gz), everything
+// decoded before a damaged or cut-off end, and a file with bytes after its gzip data (zero
+// padding, text appended) read with those bytes ignored and counted. A DecompressionStream does
+// none of the three: it refuses the first byte after a member's end, in Chromium ("Junk found
+// after end of compressed data") as in Firefox ("Unexpected input after the end of stream"), and
+// the output of the write that holds that byte is lost with the error.
+import { isGzip } from './stream.js';
+
+const GZIP_PIECE = 64 * 1024;
+const EMPTY = new Uint8Array(0);
+// deflate's largest expansion: one input byte gives at most ~1032 bytes of output.
+const MAX_EXPANSION = 1032;
+const U32 = 2 ** 32;
+
+// One DecompressionStream; its output goes to deliver() once `skip` bytes were dropped (a member
+// decoded again). write() resolves once the reader has taken all the output of what was written
+// (the empty write runs only after the readable side is drained: it has no queue), so `out`, the
+// member's bytes decoded so far, is exact between writes.
+function openDecoder(deliver, skip) {
+  const ds = new DecompressionStream('gzip');
+  const writer = ds.writable.getWriter();
+  const reader = ds.readable.getReader();
+  const d = { out: 0 };
+  d.reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      const from = d.out;
+      d.out += value.length;
+      if (d.out > skip) await deliver(from >= skip ? value : value.subarray(skip - from));
+    }
+  })();
+  d.reading.catch(() => {}); // a write reports the error
+  d.write = async (bytes) => {
+    await writer.write(bytes);
+    await writer.write(EMPTY);
+  };
+  d.finish = async () => {
+    await writer.close();
+    await d.reading;
+  };
+  d.abort = (e) => {
+    writer.abort(e).catch(() => {});
+    reader.cancel(e).catch(() => {});
+  };
+  return d;
+}
+
+// Writes the bytes [from, to) (bytes holds [lo, to)), in which a write was refused, stopping
+// where the member may end: a position k whose 4 bytes before are the member's size modulo 2^32
+// (the gzip trailer's ISIZE) once the bytes up to k are written. It ends there when the next
+// byte is refused: {end: k}. A refusal anywhere else is damage: {failed}.
+async function stepToEnd(d, from, to, lo, bytes) {
+  const le32 = (k) => (bytes[k - lo - 4] | (bytes[k - lo - 3] << 8) | (bytes[k - lo - 2] << 16) | (bytes[k - lo - 1] << 24)) >>> 0;
+  const base = d.out % U32;
+  let pos = from;
+  for (let k = Math.max(from + 1, lo + 4); k < to; k++) {
+    if (k <= pos) continue;
+    const isize = le32(k);
+    // The member's size cannot have grown by more than deflate's expansion of what is written.
+    if ((isize - base + U32) % U32 > (k - from + 8) * MAX_EXPANSION) continue;
+    try {
+      await d.write(bytes.subarray(pos - lo, k - lo));
+    } catch (e) {
+      d.abort(e);
+      return { failed: e };
+    }
+    pos = k;
+    if (d.out % U32 !== isize) continue;
+    try {
+      await d.write(bytes.subarray(k - lo, k + 1 - lo));
+      pos = k + 1; // taken: the size matched by chance
+    } catch {
+      return { end: k };
+    }
+  }
+  try {
+    await d.write(bytes.subarray(pos - lo, to - lo));
+  } catch (e) {
+    d.abort(e);
+    return { failed: e };
+  }
+  return { failed: new Error('the gzip data was refused, then read on a second pass') };
+}
+
+// Decodes the member that begins at byte `start`, reading compressed bytes from `src` (positioned
+// there), dropping its first `skip` bytes of output. Returns {whole: end} or {cut: end} when the
+// input ends, {failed, from, to, delivered} when the write of [from, to) is refused, or with
+// `step` ({from, to, lo, bytes}: where the first pass was refused) what stepToEnd() says.
+async function decodeMember(src, start, skip, deliver, step, onDecoder) {
+  const d = openDecoder(deliver, skip);
+  onDecoder(d);
+  let pos = start;
+  for (;;) {
+    const { value, done } = await src.read();
+    if (done) break;
+    for (let at = 0; at < value.length; ) {
+      if (step && pos === step.from) return stepToEnd(d, step.from, step.to, step.lo, step.bytes);
+      let n = Math.min(GZIP_PIECE, value.length - at);
+      if (step) n = Math.min(n, step.from - pos);
+      try {
+        await d.write(value.subarray(at, at + n));
+      } catch (e) {
+        d.abort(e);
+        return { failed: e, from: pos, to: pos + n, delivered: d.out };
+      }
+      pos += n;
+      at += n;
+    }
+  }
+  if (step) return { failed: new Error('the gzip file changed while it was read') };
+  try {
+    await d.finish();
+    return { whole: pos };
+  } catch {
+    return { cut: pos }; // all the input was taken, the member's end is missing: cut off
+  }
+}
+
+// The decoded stream of `input` (a stream of gzip bytes). `blob`, the same bytes as a Blob (a
+// File), lets a refused write be looked into: the member is decoded again up to the refused
+// bytes, which are then written a few at a time to find where the member ends. Without it (a
+// fetched file) a refusal ends the stream with the error, as damage does. When the stream ends,
+// `gzipCut` is the compressed bytes read if the file was cut off (the loader passes it on:
+// Session.setGzipCut), and `gzipTrailing` {at, ignored} says where the gzip data ends and how
+// many bytes that are not gzip follow it (Session.setGzipTrailing).
+export function gunzip(input, blob = null) {
+  let controller;
+  let wanted = false; // the reader has asked for more since the last chunk
+  let wake = null;
+  let cancelled = false;
+  let decoder = null;
+  let src = input.getReader();
+  // A chunk is handed over only when asked for, so that when the stream errors no chunk is still
+  // queued (an error drops them).
+  const deliver = async (value) => {
+    wanted = false;
+    controller.enqueue(value);
+    while (!wanted && !cancelled) await new Promise((r) => (wake = r));
+  };
+  const onDecoder = (d) => (decoder = d);
+  const stream = new ReadableStream(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        wanted = true;
+        if (wake) wake();
+      },
+      cancel(reason) {
+        cancelled = true;
+        src.cancel(reason).catch(() => {});
+        if (decoder) decoder.abort(reason);
+        if (wake) wake();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const run = async () => {
+    let start = 0;
+    for (;;) {
+      const r = await decodeMember(src, start, 0, deliver, null, onDecoder);
+      if (r.whole !== undefined) return;
+      if (r.cut !== undefined) {
+        stream.gzipCut = r.cut;
+        return;
+      }
+      src.cancel().catch(() => {});
+      if (!blob || cancelled) throw r.failed;
+      // Refused: decode the member again, then step through the refused bytes.
+      const lo = Math.max(start, r.from - 4);
+      const bytes = new Uint8Array(await blob.slice(lo, r.to).arrayBuffer());
+      src = blob.slice(start).stream().getReader();
+      const again = await decodeMember(src, start, r.delivered, deliver, { from: r.from, to: r.to, lo, bytes }, onDecoder);
+      src.cancel().catch(() => {});
+      if (again.end === undefined) throw again.failed;
+      // Another member (gzip's magic bytes, as zlib decides), or bytes that are not gzip.
+      const next = again.end;
+      if (isGzip(new Uint8Array(await blob.slice(next, next + 2).arrayBuffer()))) {
+        start = next;
+        src = blob.slice(next).stream().getReader();
+        continue;
+      }
+      stream.gzipTrailing = { at: next, ignored: blob.size - next };
+      return;
+    }
+  };
+  run().then(
+    () => {
+      if (!cancelled) controller.close();
+    },
+    (e) => {
+      if (!cancelled) controller.error(e);
+    },
+  );
+  return stream;
+}
