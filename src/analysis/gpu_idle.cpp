@@ -8,9 +8,11 @@ namespace ks {
 namespace {
 
 // Each device's busy time (the union of its own ops) within the same windows as the whole
-// process's; GPU ops without a device id (kNoValue) are left out of the per-device rows.
+// process's; GPU ops without a device id (kNoValue) are left out of the per-device rows. Devices
+// barely touched are kept apart as stray (gpu_idle.h).
 void per_device_idle(const Trace& t, const LaunchJoin& join, const std::vector<Interval>& windows,
                      GpuIdleResult* r) {
+  constexpr double kStrayShare = 0.01;
   const SliceTable& s = t.slices;
   std::map<int64_t, std::vector<Interval>> by_device;
   for (uint32_t i : join.gpu_ops_by_ts) {
@@ -18,15 +20,36 @@ void per_device_idle(const Trace& t, const LaunchJoin& join, const std::vector<I
     if (dev != kNoValue) by_device[dev].push_back({s.ts[i], s.end(i)});
   }
   if (by_device.size() < 2 || r->window_ns <= 0) return;
+  struct Seen {
+    GpuIdleResult::DeviceIdle idle;
+    GpuIdleResult::StrayDevice whole;
+  };
+  std::vector<Seen> seen;
+  int64_t busiest = 0;
   for (auto& kv : by_device) {
+    Seen d;
+    d.idle.device = d.whole.device = kv.first;
+    d.whole.ops = kv.second.size();
+    d.whole.first_ns = kv.second.front().begin;  // gpu_ops_by_ts: in start order
+    d.whole.first_end_ns = kv.second.front().end;
     const std::vector<Interval> busy = merge_intervals(std::move(kv.second));
-    GpuIdleResult::DeviceIdle d;
-    d.device = kv.first;
-    for (const Interval& w : windows) d.busy_ns += length_within(busy, w.begin, w.end);
-    d.idle_pct =
-        100.0 * static_cast<double>(r->window_ns - d.busy_ns) / static_cast<double>(r->window_ns);
-    r->devices.push_back(d);
+    for (const Interval& b : busy) d.whole.op_ns += b.length();
+    for (const Interval& w : windows) d.idle.busy_ns += length_within(busy, w.begin, w.end);
+    d.idle.idle_pct = 100.0 * static_cast<double>(r->window_ns - d.idle.busy_ns) /
+                      static_cast<double>(r->window_ns);
+    if (d.whole.op_ns > busiest) busiest = d.whole.op_ns, r->main_device = kv.first;
+    seen.push_back(d);
   }
+  for (const Seen& d : seen) {
+    const bool stray =
+        static_cast<double>(d.whole.op_ns) < kStrayShare * static_cast<double>(busiest) &&
+        static_cast<double>(d.idle.busy_ns) < kStrayShare * static_cast<double>(r->window_ns);
+    if (stray)
+      r->stray_devices.push_back(d.whole);
+    else
+      r->devices.push_back(d.idle);
+  }
+  if (r->devices.size() < 2) r->devices.clear();
 }
 
 }  // namespace
@@ -70,6 +93,12 @@ GpuIdleResult compute_gpu_idle(const Trace& t, const LaunchJoin& join, const Ste
   r.largest_gaps = gaps;
   per_device_idle(t, join, windows, &r);
   return r;
+}
+
+bool GpuIdleResult::is_stray(int64_t device) const {
+  for (const StrayDevice& d : stray_devices)
+    if (d.device == device) return true;
+  return false;
 }
 
 }  // namespace ks

@@ -29,6 +29,20 @@ struct GpuIdleResult {
     double idle_pct = 0;
   };
   std::vector<DeviceIdle> devices;  // by device id
+  // A device the process barely touched: its GPU ops take under 1% of the busiest device's op
+  // time and under 1% of the window. Typically a tensor or CUDA call on the default device
+  // before torch.cuda.set_device(LOCAL_RANK), which leaves a CUDA context on GPU 0 in every
+  // rank. Not among `devices` (the per-device rows and rules are about where the work runs),
+  // which then holds the rest only when two or more remain.
+  struct StrayDevice {
+    int64_t device = 0;
+    uint64_t ops = 0;
+    int64_t op_ns = 0;                       // the union of its ops, whole trace
+    int64_t first_ns = 0, first_end_ns = 0;  // its first op
+  };
+  std::vector<StrayDevice> stray_devices;  // by device id
+  int64_t main_device = 0;  // the device with the most op time, when there are stray ones
+  bool is_stray(int64_t device) const;
 };
 
 GpuIdleResult compute_gpu_idle(const Trace& trace, const LaunchJoin& join,

@@ -35,6 +35,7 @@ const Rule kRules[] = {
     rule_low_utilization,
     rule_uneven_devices,
     rule_devices_idle,
+    rule_stray_devices,
     rule_low_sm_efficiency,
     rule_low_tensor_active,
     rule_dataloader,

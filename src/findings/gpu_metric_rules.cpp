@@ -53,7 +53,8 @@ void rule_uneven_devices(const RuleInput& in, std::vector<Finding>* out) {
   const DeviceMetrics* least = nullptr;
   size_t devices = 0;
   for (const DeviceMetrics& d : m.devices) {
-    if (!d.has_utilization) continue;
+    // A device barely touched is gpu.stray_device's, not a share of the work.
+    if (!d.has_utilization || in.analyses.gpu_idle.is_stray(d.device)) continue;
     ++devices;
     if (!most || d.utilization_pct > most->utilization_pct) most = &d;
     if (!least || d.utilization_pct < least->utilization_pct) least = &d;

@@ -50,6 +50,7 @@ void rule_unified_migrations(const RuleInput&, std::vector<Finding>*);
 void rule_low_utilization(const RuleInput&, std::vector<Finding>*);
 void rule_uneven_devices(const RuleInput&, std::vector<Finding>*);
 void rule_devices_idle(const RuleInput&, std::vector<Finding>*);
+void rule_stray_devices(const RuleInput&, std::vector<Finding>*);
 void rule_low_sm_efficiency(const RuleInput&, std::vector<Finding>*);
 void rule_low_tensor_active(const RuleInput&, std::vector<Finding>*);
 // workload_rules.cpp

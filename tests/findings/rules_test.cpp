@@ -245,6 +245,48 @@ TEST_CASE("gpu.devices_idle: one process's GPUs take turns", "[findings]") {
   }
 }
 
+// One step [0, 100) us; device 0 runs a kernel [10, 10 + `busy0`); device 1 one 0.5 us kernel
+// before the step (a tensor made on the default GPU before torch.cuda.set_device).
+std::string stray_device(int busy0) {
+  return R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2},
+    {"ph":"X","cat":"kernel","name":"fill","pid":2,"tid":8,"ts":-5,"dur":0.5,
+     "args":{"device":1,"stream":8}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":)" +
+         std::to_string(busy0) + R"(,"args":{"device":0,"stream":7}}
+  ])";
+}
+
+TEST_CASE("gpu.stray_device: a GPU the process barely touched", "[findings]") {
+  SECTION("80 us of work on GPU 0, one 0.5 us op on GPU 1") {
+    Run r = run(stray_device(80));
+    const ks::Finding* f = find(r, "gpu.stray_device");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    CHECK(number(*f, "device") == 1);
+    CHECK(number(*f, "main_device") == 0);
+    CHECK(number(*f, "ops") == 1);
+    CHECK(number(*f, "op_us") == Approx(0.5));
+    // Not a share of the work: no uneven-work finding, no per-device idle rows.
+    CHECK(find(r, "gpu.uneven_devices") == nullptr);
+    CHECK(r.analyses.gpu_idle.devices.empty());
+  }
+  SECTION("the work idles 40%: the stray GPU does not make the GPUs 'take turns'") {
+    Run r = run(stray_device(60));
+    REQUIRE(find(r, "gpu.stray_device"));
+    CHECK(find(r, "gpu.devices_idle") == nullptr);
+  }
+  SECTION("clean twin: both GPUs work (80% and 20%)") {
+    Run r = run(two_devices(20));
+    CHECK(find(r, "gpu.stray_device") == nullptr);
+    CHECK(find(r, "gpu.uneven_devices"));
+  }
+  SECTION("clean twin: one GPU") {
+    CHECK(find(run(kIdleTrace), "gpu.stray_device") == nullptr);
+  }
+}
+
 TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
   Run r = run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
   CHECK(ids(r) == std::vector<std::string>{"steps.none"});

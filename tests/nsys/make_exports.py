@@ -987,11 +987,12 @@ def rank(r, world=4, steps=5):
     return e
 
 
-def torchrun(world=4, steps=5):
+def torchrun(world=4, steps=5, stray=False):
     """`nsys profile torchrun --nproc_per_node=4 train.py`: ONE export holding the launcher (no
     CUDA) and four worker processes, each driving its own GPU (deviceId = local rank), with the
     same correlation ids in every process. Rank 2 computes longest (the straggler), as in
-    trace_rank{0..3}. The recorded environment is the launcher's: no RANK in it."""
+    trace_rank{0..3}. The recorded environment is the launcher's: no RANK in it. `stray`: every
+    worker first runs a 2 us fill kernel on GPU 0 (a tensor made before torch.cuda.set_device)."""
     e = Export(pid=6000, process='torchrun')
     e.thread(6000, 'torchrun')
     for r in range(world):
@@ -1002,6 +1003,10 @@ def torchrun(world=4, steps=5):
         tid = 6001 + r
         e.thread(tid, 'python3')
         t = 100_000_000 + 7_000 * r  # the workers start a little apart
+        if stray:
+            corr = e.api(tid, 'cudaLaunchKernel_v7000', t - 60_000, 8_000)
+            e.kernel(corr, 'void at::native::vectorized_elementwise_kernel<4, '
+                     'at::native::FillFunctor<float>>', t - 50_000, 2_000, dev=0, stream=7)
         compute = 2_000_000 + (900_000 if r == 2 else 50_000 * r)
         slowest = 2_000_000 + 900_000
         base = t
@@ -1451,6 +1456,7 @@ def main():
     for r in range(4):
         rank(r).save(p('trace_rank%d.sqlite' % r))
     torchrun().save(p('torchrun_4procs.sqlite'))
+    torchrun(stray=True).save(p('torchrun_stray_gpu0.sqlite'))
     helper_process().save(p('helper_process.sqlite'))
     shared_gpu().save(p('shared_gpu.sqlite'))
     cuda_graphs().save(p('cuda_graphs.sqlite'))
