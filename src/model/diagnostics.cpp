@@ -94,6 +94,10 @@ const DiagInfo kInfos[] = {
      "The events' times fall in groups an hour or more apart, too many to be stray (a device's "
      "clock off, or captures joined): all are kept, so spans, gaps and idle times include the "
      "gaps between the groups."},
+    {"nsys_short_kernel_names", S::kInfo,
+     "Kernels with neither demangledName nor mangledName were named by their shortName, which "
+     "drops namespaces and template arguments (cutlass::Kernel<...gemm...> reads 'Kernel'); "
+     "kernel classes are read from those names."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");
