@@ -59,23 +59,21 @@ good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 # No demangledName: the kernels' mangledName, demangled, keeps the cutlass GEMM a GEMM (not
 # "Kernel", of no known class, with a false "kernels other than math" finding).
 good "$DIR/no_demangled.sqlite" "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm"
-out=$("$CLI" report "$DIR/no_demangled.sqlite" --format json 2>&1); rc=$?
-if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
-  pass=$((pass + 1))
-else
-  echo "FAIL no_demangled.sqlite: exit $rc, a kernels.overhead_dominant finding or no gemm class"
-  fail=$((fail + 1))
-fi
+gemm_kept() {  # gemm_kept FILE: the JSON report has a gemm class and no overhead_dominant
+  local out rc
+  out=$("$CLI" report "$DIR/$1" --format json 2>&1); rc=$?
+  if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $1: exit $rc, a kernels.overhead_dominant finding or no gemm class"
+    fail=$((fail + 1))
+  fi
+}
+gemm_kept no_demangled.sqlite
 # Neither demangledName nor mangledName: the shortName, said, and CUTLASS's entry "Kernel" still a
 # GEMM (was "Kernels other than math take 48.4% of step time (80% of them ... custom kernels)").
 good "$DIR/short_names.sqlite" "nsys_short_kernel_names  *x24 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
-out=$("$CLI" report "$DIR/short_names.sqlite" --format json 2>&1); rc=$?
-if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
-  pass=$((pass + 1))
-else
-  echo "FAIL short_names.sqlite: exit $rc, a kernels.overhead_dominant finding or no gemm class"
-  fail=$((fail + 1))
-fi
+gemm_kept short_names.sqlite
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
