@@ -70,6 +70,11 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
   // "triton_tem_fused_bmm_2": Triton GEMMs (tl.dot), not the pointwise/reduction kernels
   // "triton_poi_"/"triton_red_"/"triton_per_" are.
   if (starts_with(name, "triton_tem_")) return KernelClass::kGemm;
+  // CUTLASS's kernel entry points (cutlass::Kernel<Op>, Kernel2<Op>, device_kernel<Op>: its
+  // GEMMs and convolutions, cuBLASLt's and PyTorch's among them) as an Nsight Systems export
+  // names them when it has only their shortName: the template argument that says "gemm" is
+  // gone, and read as no class they made a cutlass GEMM "custom kernels" (nsys_cuda_rows.cpp).
+  if (name == "Kernel" || name == "Kernel2" || name == "device_kernel") return KernelClass::kGemm;
   if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
       icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||
       icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv") ||

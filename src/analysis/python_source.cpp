@@ -61,4 +61,10 @@ std::string python_source_of(const Trace& t, uint32_t slice) {
   return "";
 }
 
+std::string native_caller_of(const Trace& t, uint32_t slice) {
+  if (t.facts.format != TraceFormat::kNsysSqlite) return "";
+  const StringId cs = t.slices.call_stack(slice);
+  return cs == 0 ? "" : std::string(t.str(cs));
+}
+
 }  // namespace ks

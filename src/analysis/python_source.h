@@ -16,6 +16,11 @@ namespace ks {
 // "train.py:57 (train_step)" for a slice, or "" when the trace does not say.
 std::string python_source_of(const Trace& trace, uint32_t slice);
 
+// The native caller of a CUDA API call in an Nsight Systems export captured with
+// --cudabacktrace: the innermost frame outside the CUDA libraries, "symbol in module", as the
+// importer kept it (import/nsys_sqlite/nsys_callchains.cpp); "" when not recorded.
+std::string native_caller_of(const Trace& trace, uint32_t slice);
+
 // One frame "path(line): function" as "path:line (function)"; "" for library frames.
 std::string user_frame(std::string_view frame);
 

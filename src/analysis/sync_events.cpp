@@ -9,6 +9,7 @@
 #include "analysis/gpu_op_summary.h"
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
+#include "analysis/python_source.h"
 
 namespace ks {
 
@@ -35,6 +36,10 @@ std::string enclosing_text(const Trace& t, EnclosingCpuOps* ops, const Enclosing
 std::string origin_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvtxRanges& nvtx,
                         uint32_t call) {
   std::string out = enclosing_text(t, ops, nvtx, call);
+  // An Nsight Systems export with CUDA backtraces names the function that made the call: the
+  // innermost origin, so copies from two call sites inside one NVTX range are two origins.
+  const std::string caller = native_caller_of(t, call);
+  if (!caller.empty()) return out.empty() ? caller : out + " > " + caller;
   if (!out.empty()) return out;
   return t.facts.format == TraceFormat::kNsysSqlite ? "(no enclosing NVTX range)"
                                                     : "(no enclosing CPU op)";

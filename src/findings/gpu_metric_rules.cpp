@@ -189,7 +189,7 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
       f.range(s.ts[l], s.end(l), "longest kernel with fewer blocks than SMs");
       f.events.push_back(l);
       const int32_t launch = a.join.partner[l];
-      if (launch >= 0) add_python_source(t, static_cast<uint32_t>(launch), &f);
+      if (launch >= 0) add_call_site(t, static_cast<uint32_t>(launch), &f);
     }
     out->push_back(std::move(f));
     return;

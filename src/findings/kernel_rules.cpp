@@ -306,7 +306,7 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
     f.range(s.ts[l], s.end(l), "longest fp32 GEMM/convolution kernel");
     f.events.push_back(l);
     const int32_t launch = a.join.partner[l];
-    if (launch >= 0) add_python_source(t, static_cast<uint32_t>(launch), &f);
+    if (launch >= 0) add_call_site(t, static_cast<uint32_t>(launch), &f);
   }
   out->push_back(std::move(f));
 }

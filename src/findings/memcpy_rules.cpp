@@ -91,7 +91,7 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   if (a.join.partner[longest] >= 0) {
     const uint32_t launch = static_cast<uint32_t>(a.join.partner[longest]);
     f.events.push_back(launch);
-    add_python_source(t, launch, &f);
+    add_call_site(t, launch, &f);
   }
   out->push_back(std::move(f));
 }

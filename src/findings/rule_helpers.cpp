@@ -82,9 +82,12 @@ bool has_timed_events(const Trace& t) {
   return t.slices.size() + t.instants.size() + t.counters.size() > 0;
 }
 
-void add_python_source(const Trace& t, uint32_t slice, Finding* f) {
+void add_call_site(const Trace& t, uint32_t slice, Finding* f, bool with_caller) {
   std::string where = python_source_of(t, slice);
   if (!where.empty()) f->text("python_source", where);
+  if (!with_caller) return;
+  std::string caller = native_caller_of(t, slice);
+  if (!caller.empty()) f->text("caller", caller);
 }
 
 }  // namespace ks

@@ -38,7 +38,10 @@ bool has_timed_events(const Trace& t);
 // A trace written by PyTorch's profiler (it has CPU ops, runtime calls or GPU ops).
 bool looks_like_pytorch_trace(const Trace& t);
 
-// Adds the Python line of a CPU op (python_source.h) as evidence "python_source", when known.
-void add_python_source(const Trace& t, uint32_t slice, Finding* f);
+// Adds where the program made a call, when known (python_source.h): the Python line of a CPU op
+// as evidence "python_source"; in an Nsight Systems export with CUDA backtraces, the native
+// function that made a CUDA call as evidence "caller" (unless `with_caller` is false: the
+// finding names it already).
+void add_call_site(const Trace& t, uint32_t slice, Finding* f, bool with_caller = true);
 
 }  // namespace ks

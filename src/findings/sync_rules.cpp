@@ -90,7 +90,8 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.number("gpu_idle_after_sync_pct", idle_pct, 1, "%");
   if (!top.examples.empty()) {
     const int32_t launcher = in.analyses.join.partner[top.examples.front()];
-    if (launcher >= 0) add_python_source(t, static_cast<uint32_t>(launcher), &f);
+    // issued_by ends with the copy's native caller already (sync_events.cpp).
+    if (launcher >= 0) add_call_site(t, static_cast<uint32_t>(launcher), &f, false);
   }
   for (uint32_t g : top.examples) {
     f.range(t.slices.ts[g], t.slices.end(g), std::string(t.str(t.slices.name[g])));
@@ -167,7 +168,7 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   f.number("top_call_max_us", static_cast<double>(top.max_ns) / 1e3, 3, "us");
   if (!top.longest.empty()) {
     if (!top.called_from.empty()) f.text("called_from", top.called_from);
-    add_python_source(t, top.longest.front(), &f);
+    add_call_site(t, top.longest.front(), &f);
   }
   for (uint32_t i : top.longest) {
     f.range(t.slices.ts[i], t.slices.end(i), std::string(t.str(t.slices.name[i])));
@@ -226,7 +227,7 @@ void rule_item_per_step(const RuleInput& in, std::vector<Finding>* out) {
   f.number("calls", static_cast<double>(calls));
   f.number("steps_with_calls", static_cast<double>(steps_with));
   f.number("steps", static_cast<double>(st.steps.size()));
-  add_python_source(t, example, &f);
+  add_call_site(t, example, &f);
   f.range(s.ts[example], s.end(example), "aten::item");
   f.events.push_back(example);
   out->push_back(std::move(f));

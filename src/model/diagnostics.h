@@ -44,19 +44,20 @@ enum class Diag {
   kUtf8Bom,                  // a UTF-8 byte order mark before the JSON, skipped
   kLongStringTruncated,      // a name/category/id above kMaxTextBytes, cut to that length
   // Nsight Systems exports (offset: 0, or the row's rowid where one applies)
-  kNsysTableMissing,     // a table this reader uses is absent (not traced, or another version)
-  kNsysColumnMissing,    // a column this reader uses is absent: a default was used
-  kNsysObjectIgnored,    // a view or trigger named like an nsys table: not read
-  kNsysSchemaVersion,    // an export schema major version this reader was not written for
-  kNsysBadRow,           // a row without a usable start/end (NULL, or end before start)
-  kNsysUnknownStringId,  // a name id with no StringIds row: shown as "<unknown>"
-  kNsysRankFromEnv,      // the rank was read from the process environment the export recorded
-  kNsysHelperProcess,    // a small process on a GPU another one drives: read with it, not a rank
-  kNsysTooManyRanks,     // more rank-like processes than are read one by one: read as one trace
-  kLoneSurrogate,        // a \ud800-\udfff escape without its pair: read as U+FFFD
-  kStrayTime,            // events far in time from all the others: left out (model/stray_times.h)
-  kTimeGroups,           // the times form groups far apart, too large to leave out: all kept
-  kGzipTrailingData,     // bytes after the last gzip member (not gzip): ignored, as zlib does
+  kNsysTableMissing,      // a table this reader uses is absent (not traced, or another version)
+  kNsysColumnMissing,     // a column this reader uses is absent: a default was used
+  kNsysObjectIgnored,     // a view or trigger named like an nsys table: not read
+  kNsysSchemaVersion,     // an export schema major version this reader was not written for
+  kNsysBadRow,            // a row without a usable start/end (NULL, or end before start)
+  kNsysUnknownStringId,   // a name id with no StringIds row: shown as "<unknown>"
+  kNsysRankFromEnv,       // the rank was read from the process environment the export recorded
+  kNsysHelperProcess,     // a small process on a GPU another one drives: read with it, not a rank
+  kNsysTooManyRanks,      // more rank-like processes than are read one by one: read as one trace
+  kLoneSurrogate,         // a \ud800-\udfff escape without its pair: read as U+FFFD
+  kStrayTime,             // events far in time from all the others: left out (model/stray_times.h)
+  kTimeGroups,            // the times form groups far apart, too large to leave out: all kept
+  kGzipTrailingData,      // bytes after the last gzip member (not gzip): ignored, as zlib does
+  kNsysShortKernelNames,  // kernels with neither demangledName nor mangledName: shortName used
   kCount
 };
 

@@ -35,6 +35,11 @@ TEST_CASE("Kernel classes separate math from overhead", "[analysis][kernels]") {
   CHECK(cls("fmha_cutlassF_f16_aligned_64x64") == KernelClass::kAttention);
   CHECK(cls("cudnn::detail::implicit_convolve_sgemm") == KernelClass::kConvolution);
   CHECK(cls("sm80_xmma_fprop_implicit_gemm_f16f16") == KernelClass::kConvolution);
+  // CUTLASS's entry points as an nsys export names them with only shortName: still GEMMs.
+  CHECK(cls("Kernel") == KernelClass::kGemm);
+  CHECK(cls("Kernel2") == KernelClass::kGemm);
+  CHECK(cls("device_kernel") == KernelClass::kGemm);
+  CHECK(cls("my_Kernel") == KernelClass::kOther);
   // Inductor's max-autotune GEMM templates are math; its pointwise kernels are not.
   CHECK(cls("triton_tem_fused_mm_0") == KernelClass::kGemm);
   CHECK(cls("triton_tem_fused_addmm_relu_1") == KernelClass::kGemm);

@@ -14,6 +14,7 @@
 #include "analysis/analyze.h"
 #include "analysis/critical_path.h"
 #include "analysis/multi_rank.h"
+#include "analysis/python_source.h"
 #include "analysis/rank_identity.h"
 #include "analysis/trace_diff.h"
 #include "corpus/shared_traces.h"
@@ -854,6 +855,35 @@ TEST_CASE("nsys built: a device memset and a device-to-device cudaMemcpy do not 
   for (const ks::Finding& f : report.findings)
     if (f.id == "sync.runtime_calls")
       CHECK(f.title.rfind("6 synchronizing CUDA driver calls", 0) == 0);
+}
+
+TEST_CASE("nsys built: --cudabacktrace names the function that made a sync or a copy",
+          "[nsys][built]") {
+  auto t = load_built("cuda_backtraces.sqlite");
+  // Each call's caller is its innermost frame outside libcuda/libcudart and a static libcudart's
+  // cuda*/cudart:: frames, resolved: not cudaMemcpyAsync, cuStreamSynchronize or an address.
+  std::map<std::string, std::map<std::string, int>> callers;  // call name -> caller -> count
+  for (uint32_t i = 0; i < t->slices.size(); ++i)
+    if (t->slices.kind[i] == ks::SliceKind::kRuntime)
+      ++callers[std::string(t->str(t->slices.name[i]))][ks::native_caller_of(*t, i)];
+  CHECK(callers["cudaMemcpyAsync"] ==
+        std::map<std::string, int>{{"read_loss(float const*) in train_app", 4}});
+  CHECK(callers["cudaStreamSynchronize"] ==
+        std::map<std::string, int>{{"check_step(int) in train_app", 4}});
+  CHECK(callers["cudaLaunchKernel"] == std::map<std::string, int>{{"", 16}});  // no backtrace
+  // The copies' origin and the sync finding name them.
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  REQUIRE(!report.analyses.sync.dtoh_in_steps.empty());
+  CHECK(report.analyses.sync.dtoh_in_steps[0].cpu_ops == "read_loss(float const*) in train_app");
+  bool named = false;
+  for (const ks::Finding& f : report.findings)
+    for (const ks::Evidence& e : f.evidence)
+      if (f.id == "sync.runtime_calls" && e.key == "caller")
+        named = e.text == "check_step(int) in train_app";
+  CHECK(named);
+  // Without the table (the other exports), no call has a caller.
+  auto plain = load_built("training_steps.sqlite");
+  CHECK(plain->slices.call_stacks.empty());
 }
 
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",

@@ -65,13 +65,21 @@ good "$DIR/view_named_kernel.sqlite" "nsys_object_ignored"
 # No demangledName: the kernels' mangledName, demangled, keeps the cutlass GEMM a GEMM (not
 # "Kernel", of no known class, with a false "kernels other than math" finding).
 good "$DIR/no_demangled.sqlite" "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm"
-out=$("$CLI" report "$DIR/no_demangled.sqlite" --format json 2>&1); rc=$?
-if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
-  pass=$((pass + 1))
-else
-  echo "FAIL no_demangled.sqlite: exit $rc, a kernels.overhead_dominant finding or no gemm class"
-  fail=$((fail + 1))
-fi
+gemm_kept() {  # gemm_kept FILE: the JSON report has a gemm class and no overhead_dominant
+  local out rc
+  out=$("$CLI" report "$DIR/$1" --format json 2>&1); rc=$?
+  if [ "$rc" = 0 ] && ! grep -q "overhead_dominant" <<<"$out" && grep -q '"gemm"' <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL $1: exit $rc, a kernels.overhead_dominant finding or no gemm class"
+    fail=$((fail + 1))
+  fi
+}
+gemm_kept no_demangled.sqlite
+# Neither demangledName nor mangledName: the shortName, said, and CUTLASS's entry "Kernel" still a
+# GEMM (was "Kernels other than math take 48.4% of step time (80% of them ... custom kernels)").
+good "$DIR/short_names.sqlite" "nsys_short_kernel_names  *x24 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
+gemm_kept short_names.sqlite
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
@@ -102,6 +110,8 @@ good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "rank 7 (torchru
 good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes' GPUs in 2 exports"
 # CUDA graphs: 12 eager launches + 4 cudaGraphLaunch of 12 kernels each are 16 launches, not 60.
 good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 more GPU ops started by the same launches"
+# A graph whose first node is a 1.5 us memset launched 370 us of work: no short kernel (was 4).
+good "$DIR/graph_memset.sqlite" "Launches: 16; short kernels 0, .* 48 more GPU ops started by the same launches"
 # nsys --cuda-graph-trace=graph: each replay one GPU op, named after its graph; a
 # replay also traced node by node counts once (4 of exec 5 here, not 5); a replay whose first node ran on the host (deviceId INT_MAX) is on its stream's GPU.
 good "$DIR/graph_trace.sqlite" "6 CUDA graph replays were traced whole: their kernels (72.4% of kernel time) are not listed"
@@ -120,6 +130,11 @@ good "$DIR/memory_usage.sqlite" "\[WARNING\] Peak reserved memory 76.00 GiB is 9
 good "$DIR/memory_usage.sqlite" "Diagnosis flags were on (--cuda-memory-usage=true)"
 # The NVTX ranges around the call that issued the copy (a thread's other row) say where it came from.
 good "$DIR/memory_usage.sqlite" "issued_by=log_loss > loss.item (NVTX)"
+# --cudabacktrace (CUDA_CALLCHAINS): a sync and a DtoH copy name the function that made them, the
+# innermost frame outside CUDA's libraries (libcudart, libcuda, a static libcudart's cuda*/cudart::
+# frames) and resolved (an unresolved address names none).
+good "$DIR/cuda_backtraces.sqlite" "top_call=cudaStreamSynchronize, .*caller=check_step(int) in train_app"
+good "$DIR/cuda_backtraces.sqlite" "issued_by=read_loss(float const\*) in train_app"
 # NVTX ranges the program named for loading data: the GPU's idle time and the finding say so.
 good "$DIR/data_stall.sqlite" "mostly waiting for the DataLoader (98% of the idle time)"
 good "$DIR/alloc_churn.sqlite" "Device memory allocated and freed in 5 of 5 steps: 10 cudaMalloc/cudaFree calls"

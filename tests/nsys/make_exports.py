@@ -53,6 +53,7 @@ Files (deterministic: same bytes every run):
                              each), rank 2 the straggler; no RANK in the recorded environment
   cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
+  graph_memset.sqlite        cuda_graphs with a memset node first in each replay (--cuda-graph-trace=node)
   graph_trace.sqlite         the same loop under nsys --cuda-graph-trace=graph: each
                              replay is ONE CUPTI_ACTIVITY_KIND_GRAPH_TRACE row (no kernel rows);
                              a second graph exec replayed twice on another stream (once with
@@ -62,9 +63,14 @@ Files (deterministic: same bytes every run):
                              'aten::linear, seq = N' around 'aten::addmm, seq = N, op_id = M,
                              sizes = [...]'), nested ranges, train_step with an int64
                              payload, a start/end range ending on another thread
+  cuda_backtraces.sqlite     training_steps (4 steps) with --cudabacktrace: CUDA_CALLCHAINS
+                             stacks on the DtoH copies and the stream syncs, their callers under
+                             CUDA library frames (a static libcudart, unresolved frames)
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   no_demangled.sqlite        training_steps without demangledName, the kernels' mangledName set
                              (a cutlass GEMM template's mangled): names as demangled
+  short_names.sqlite         training_steps without demangledName and mangledName: kernels named
+                             by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables, the GPUs in
                              TARGET_INFO_CUDA_GPU (before mid-2021)
@@ -196,6 +202,11 @@ TABLES = {
                                        'greenContextId INTEGER, streamId INTEGER NOT NULL, '
                                        'correlationId INTEGER, globalPid INTEGER, '
                                        'eventId INTEGER NOT NULL'),
+    # --cudabacktrace (NVIDIA's documented schema): one row per frame of a CUDA API call's native
+    # stack, stackDepth 0 the innermost, linked by CUPTI_ACTIVITY_KIND_RUNTIME.callchainId; the
+    # (id, stackDepth) primary key left out.
+    'CUDA_CALLCHAINS': ('id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL, '
+                        'unresolved INTEGER, originalIP INTEGER, stackDepth INTEGER NOT NULL'),
     'ENUM_CUDA_DEV_MEM_EVENT_OPER': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT',
     'CUDA_GPU_MEMORY_USAGE_EVENTS': ('start INTEGER NOT NULL, globalPid INTEGER, '
                                      'deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, '
@@ -241,6 +252,7 @@ class Export:
         self.rows = {name: [] for name in TABLES}
         self.corr = 0
         self.corrs = {}
+        self.chains = {}
         self.schema = schema
         self.with_enums = with_enums
         self.process = process
@@ -272,13 +284,26 @@ class Export:
              1980000000, sms, dev, 'GPU-%08d' % dev, 0, 'GH100', dev if cuda is None else cuda,
              major, minor))
 
-    def api(self, tid, name, start, dur, driver=False):
-        """A CUDA API call; returns its correlation id."""
+    def api(self, tid, name, start, dur, driver=False, chain=None):
+        """A CUDA API call; returns its correlation id. `chain`: its backtrace (--cudabacktrace),
+        innermost frame first, each (symbol, module path), an unresolved one (address, module,
+        True); calls with the same frames share one callchain id, as nsys writes them."""
         self.corr += 1
         self.rows['CUPTI_ACTIVITY_KIND_RUNTIME'].append(
             (start, start + dur, DRIVER if driver else RUNTIME, gtid(self.pid, tid), self.corr,
-             self.sid(name), 0, None))
+             self.sid(name), 0, self.callchain(chain) if chain else None))
         return self.corr
+
+    def callchain(self, frames):
+        key = tuple(tuple(f) for f in frames)
+        if key not in self.chains:
+            self.chains[key] = len(self.chains) + 1
+            for depth, frame in enumerate(key):
+                symbol, module, unresolved = (frame + (False,))[:3]
+                self.rows['CUDA_CALLCHAINS'].append(
+                    (self.chains[key], self.sid(symbol), self.sid(module), 1 if unresolved else None,
+                     0x7f0000001000 + 16 * depth, depth))
+        return self.chains[key]
 
     def kernel(self, corr, name, start, dur, dev=0, stream=7, grid=(128, 1, 1), block=(256, 1, 1),
                short=None):
@@ -563,6 +588,33 @@ def memory_usage(steps=3):
     end = max(r[1] for r in e.rows['CUPTI_ACTIVITY_KIND_KERNEL'])
     corr = e.api(4242, 'cudaFree_v3020', end + 100_000, 60_000)
     e.memory(corr, end + 120_000, 19 << 29, free=True, address=0x7f0000000000)
+    return e
+
+
+LIBCUDA = '/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15'
+LIBCUDART = '/usr/local/cuda-12.4/lib64/libcudart.so.12'
+APP = '/home/user/solver/build/train_app'
+
+
+def cuda_backtraces(steps=4):
+    """training() captured with --cudabacktrace=all: each DtoH copy and stream sync carries its
+    native stack. The copy's caller is read_loss(float const*) under libcudart's and libcuda's
+    frames; the sync goes through a statically linked libcudart (its frames in the program
+    itself) and an unresolved frame, so its first resolved caller is check_step(int)."""
+    e = training(steps=steps)
+    copy = [('0x7f3a1c2b40', LIBCUDA, True), ('cudaMemcpyAsync', LIBCUDART),
+            ('read_loss(float const*)', APP), ('train_step(int)', APP), ('main', APP),
+            ('__libc_start_main', '/lib/x86_64-linux-gnu/libc.so.6')]
+    sync = [('0x7f3a1c2c80', LIBCUDA, True), ('cuStreamSynchronize', LIBCUDA),
+            ('cudart::cudaApiStreamSynchronize(CUstream_st*)', APP),
+            ('cudaStreamSynchronize', APP), ('0x55d0c0ffee', APP, True), ('check_step(int)', APP),
+            ('train_step(int)', APP), ('main', APP)]
+    chains = {e.sid('cudaMemcpyAsync_v3020'): e.callchain(copy),
+              e.sid('cudaStreamSynchronize_v3020'): e.callchain(sync)}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    for k, row in enumerate(rows):
+        if row[5] in chains:
+            rows[k] = row[:7] + (chains[row[5]],)
     return e
 
 
@@ -1131,6 +1183,19 @@ def cuda_graphs(steps=4, kernels=12):
     return e
 
 
+def graph_memset(steps=4):
+    """cuda_graphs() whose graph starts with a memset node (1 MiB, 1.5 us, the replay's
+    correlation id, as --cuda-graph-trace=node writes its CUPTI_ACTIVITY_KIND_MEMSET row)."""
+    e = cuda_graphs(steps=steps)
+    launch = e.sid('cudaGraphLaunch_v10000')
+    for row in list(e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']):
+        if row[5] == launch:
+            e.memset(row[4], row[0] + 18_000, 1_500, 1 << 20)
+            memset = e.rows['CUPTI_ACTIVITY_KIND_MEMSET'][-1]
+            e.rows['CUPTI_ACTIVITY_KIND_MEMSET'][-1] = memset[:10] + (999,) + memset[11:]
+    return e
+
+
 def graph_capture(replays=2, kernels=12, launches=400):
     """A server's start-up under nsys: an eager warm-up of 12 kernels, then a CUDA graph capture
     (cudaStreamBeginCapture to cudaStreamEndCapture, 20 ms) whose 400 cudaLaunchKernel calls run
@@ -1370,7 +1435,7 @@ SHUFFLED = ('training_steps.sqlite', 'gil_wait.sqlite', 'python_busy.sqlite', 'm
             'torchrun_4procs.sqlite', 'event_waits.sqlite', 'host_stall.sqlite', 'graph_trace.sqlite',
             'cuda_graphs.sqlite', 'alloc_churn.sqlite', 'nvtx_domains.sqlite', 'data_stall.sqlite',
             'profiler_stall.sqlite', 'library_calls.sqlite', 'graph_capture.sqlite',
-            'mpi_rank0.sqlite', 'step_marks.sqlite')
+            'mpi_rank0.sqlite', 'step_marks.sqlite', 'cuda_backtraces.sqlite')
 
 
 def shuffle_rows(src, dst, seed=7):
@@ -1461,9 +1526,11 @@ def main():
     shared_gpu().save(p('shared_gpu.sqlite'))
     cuda_graphs().save(p('cuda_graphs.sqlite'))
     graph_trace().save(p('graph_trace.sqlite'))
+    graph_memset().save(p('graph_memset.sqlite'))
     graph_capture().save(p('graph_capture.sqlite'))
     nvtx_domains().save(p('nvtx_domains.sqlite'))
     autograd_shapes().save(p('autograd_shapes.sqlite'))
+    cuda_backtraces().save(p('cuda_backtraces.sqlite'))
     # Kernels without demangledName but with mangledName (as some exports are written): the
     # mangled names, with the cutlass GEMM's (a C++ template) the one that needs demangling.
     e = training()
@@ -1476,6 +1543,9 @@ def main():
         name = texts[row[8]]
         rows[k] = row[:10] + (e.sid(mangled.get(name, name)),) + row[11:]
     e.save(p('no_demangled.sqlite'), drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    # Neither full name: the kernels are named by shortName, the cutlass GEMM's "Kernel".
+    training().save(p('short_names.sqlite'), drop_columns={
+        'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName', 'mangledName')})
     training(steps=2).save(
         p('old_schema.sqlite'),
         drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName', 'greenContextId'),

@@ -112,10 +112,11 @@ bool read_runtime(Context& c) {
   for (const auto& kv : read_enum(c, "ENUM_NSYS_EVENT_CLASS", "name"))
     if (kv.second == "TRACE_PROCESS_EVENT_CUDA_DRIVER") driver_class = kv.first;
   RowReader r;
-  enum { kStart, kEnd, kClass, kTid, kCorr, kName };
-  if (!r.prepare(c.db, table,
-                 {"start", "end", "eventClass", "globalTid", "correlationId", "nameId"},
-                 &c.trace->diagnostics, c.error))
+  enum { kStart, kEnd, kClass, kTid, kCorr, kName, kChain };
+  if (!r.prepare(
+          c.db, table,
+          {"start", "end", "eventClass", "globalTid", "correlationId", "nameId", "?callchainId"},
+          &c.trace->diagnostics, c.error))
     return false;
   const bool has_class = r.has(kClass);
   while (r.next()) {
@@ -134,11 +135,16 @@ bool read_runtime(Context& c) {
     TrackId tr = c.cpu_track(gtid, Row::kCudaApi);
     SliceArgs a;
     a.correlation = r.i64(kCorr);
+    if (!c.callers.empty() && !r.null(kChain)) {
+      auto caller = c.callers.find(r.i64(kChain));
+      if (caller != c.callers.end()) a.call_stack = caller->second;
+    }
     const uint32_t slice = c.add(
         tr, start, end, name, driver ? Context::kCatDriver : Context::kCatRuntime,
         driver ? SliceKind::kDriver : SliceKind::kRuntime, a, row_source(Table::kRuntime, r.row()));
     if (a.correlation != kNoValue) c.launches[Context::launch_key(gtid, a.correlation)] = {slice};
   }
+  std::unordered_map<int64_t, std::string>().swap(c.callers);
   return read_done(r);
 }
 
@@ -196,7 +202,11 @@ bool read_kernels(Context& c) {
       }
       name = at->second;
     } else {
+      // Said once (the first row, its short name): the tables show names nsys' GUI shows only
+      // with "shorten kernel names" on, and the rules read classes from them.
       name = c.strings.interned(r.i64(kShort), &c.trace->strings);
+      c.trace->diagnostics.add(Diag::kNsysShortKernelNames,
+                               export_row_offset(Table::kKernel, r.row()), c.trace->str(name));
     }
     KernelLaunchInfo info;
     const int64_t dims[6] = {r.i64(kGx, 0), r.i64(kGy, 0), r.i64(kGz, 0),
