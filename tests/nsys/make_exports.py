@@ -1044,7 +1044,8 @@ def torchrun(world=4, steps=5, stray=False):
     CUDA) and four worker processes, each driving its own GPU (deviceId = local rank), with the
     same correlation ids in every process. Rank 2 computes longest (the straggler), as in
     trace_rank{0..3}. The recorded environment is the launcher's: no RANK in it. `stray`: every
-    worker first runs a 2 us fill kernel on GPU 0 (a tensor made before torch.cuda.set_device)."""
+    worker first runs a 2 us fill kernel on GPU 0 (a tensor made before torch.cuda.set_device),
+    and each step ends with 1.5 ms of GPU idle."""
     e = Export(pid=6000, process='torchrun')
     e.thread(6000, 'torchrun')
     for r in range(world):
@@ -1079,6 +1080,8 @@ def torchrun(world=4, steps=5, stray=False):
             corr = e.api(tid, 'cudaStreamSynchronize_v3020', t + 40_000, ar_end + 10_000 - t - 40_000)
             e.sync(corr, STREAM_SYNC, t + 40_000, ar_end + 10_000 - t - 40_000, dev=r, stream=20)
             t = ar_end + 50_000
+            if stray:
+                t += 1_500_000  # the GPU idles: gpu.idle speaks, with no other process to credit
             e.nvtx(tid, 'ProfilerStep#%d' % s, step_start, t)
             t += 20_000
     return e

@@ -298,7 +298,7 @@ bool read_gpu_metrics(Context& c) {
     int64_t device = type & 0xFF;
     auto mapped = c.device_of_gpu_id.find(device);
     if (mapped != c.device_of_gpu_id.end()) device = mapped->second;
-    if (c.filtered && !c.used_devices.count(device)) continue;  // another rank's GPU
+    if (c.filtered && !c.works_on(device)) continue;  // another rank's GPU
     auto pit = pids.find(device);
     if (pit == pids.end()) pit = pids.emplace(device, c.gpu_process(device)).first;
     c.b.add_counter(pit->second, ts, nit->second, r.f64(kValue));

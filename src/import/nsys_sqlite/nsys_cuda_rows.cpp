@@ -188,7 +188,7 @@ bool read_kernels(Context& c) {
       c.note_other_work(r.i64(kDev, 0), start, end);
       continue;
     }
-    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     StringId name;
     if (!r.null(kDemangled)) {
@@ -297,7 +297,7 @@ bool read_graph_trace(Context& c) {
     const int64_t stream = stream_or_lane(r.i64(kStream, -1));
     // INT_MAX: the graph's first node ran on the host (CUPTI); the stream's GPU, if one is known.
     if (device >= 0x7FFFFFFF) device = device_of_stream(c, stream);
-    if (c.filtered) c.used_devices[device] = true;
+    if (c.filtered) c.note_used(device, start, end);
     const int64_t graph = r.i64(kGraph, -1), exec = r.i64(kExec, -1);
     const uint64_t key = (static_cast<uint64_t>(exec) << 32) ^ static_cast<uint64_t>(graph);
     auto nit = names.find(key);
@@ -386,7 +386,7 @@ bool read_memcpy(Context& c) {
       continue;
     }
     if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
-    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
                          (static_cast<uint64_t>(src & 0xFFFFF) << 20) ^
@@ -449,7 +449,7 @@ bool read_memset(Context& c) {
       continue;
     }
     if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
-    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
     auto nit = names.find(kind);
     if (nit == names.end()) {
@@ -513,7 +513,7 @@ bool read_sync(Context& c) {
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.filtered) c.used_devices[r.i64(kDev, 0)] = true;
+    if (c.filtered) c.used_devices.emplace(r.i64(kDev, 0), 0);  // no GPU time of its own
     const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
     // A synchronization on no stream and no event can only be of the whole context, whatever
     // its type says: a real nsys 2024.5 export types every cudaDeviceSynchronize 1 (event

@@ -345,7 +345,7 @@ void filter_to_rank(Context& c, const NsysImportOptions& o) {
 void keep_other_work(Context& c, int64_t shift) {
   std::vector<TraceFacts::Span> spans;
   for (const Context::OtherWork& w : c.other_work)
-    if (c.used_devices.count(w.device)) spans.push_back({w.begin + shift, w.end + shift});
+    if (c.works_on(w.device)) spans.push_back({w.begin + shift, w.end + shift});
   std::vector<Context::OtherWork>().swap(c.other_work);
   std::sort(spans.begin(), spans.end(),
             [](const TraceFacts::Span& a, const TraceFacts::Span& b) { return a.begin < b.begin; });

@@ -253,6 +253,14 @@ void Context::note_other_work(int64_t device, int64_t begin, int64_t end) {
     other_work.push_back({device, begin, end});
 }
 
+bool Context::works_on(int64_t device) const {
+  auto it = used_devices.find(device);
+  if (it == used_devices.end()) return false;
+  int64_t most = 0;
+  for (const auto& kv : used_devices) most = std::max(most, kv.second);
+  return static_cast<double>(it->second) >= 0.01 * static_cast<double>(most);
+}
+
 bool Context::collective(StringId name) {
   if (name >= collective_names.size()) collective_names.resize(name + 1, 0);
   int8_t& known = collective_names[name];

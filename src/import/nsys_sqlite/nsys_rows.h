@@ -149,7 +149,15 @@ struct Context {
   // one rank of a report that profiled several (nsys profile torchrun ...), with its helpers.
   bool filtered = false;
   std::vector<int64_t> pids;
-  std::unordered_map<int64_t, bool> used_devices;  // devices this process's GPU ops ran on
+  // Devices this process's GPU ops ran on (or it synchronized with), with the ops' summed time.
+  std::unordered_map<int64_t, int64_t> used_devices;
+  void note_used(int64_t device, int64_t begin, int64_t end) {
+    used_devices[device] += end - begin;
+  }
+  // Whether this process's work runs on `device`: it used it for 1% or more of the op time of
+  // the device it used most. A device barely touched (a tensor made on cuda:0 before
+  // set_device: analysis/gpu_idle.h's stray device) is another rank's GPU, not a shared one.
+  bool works_on(int64_t device) const;
   // GPUs this rank shares with other ranks (sorted): the GPU ops of other processes on them are
   // kept as (device, begin, end), for facts.other_processes_gpu_work.
   std::vector<int64_t> shared_devices;
