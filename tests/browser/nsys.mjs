@@ -137,7 +137,7 @@ export function nsysTests() {
       const drawer = await page.textContent('.tl-details');
       check(/Start[\s\S]*from the session start/.test(drawer), `the drawer says: ${drawer.slice(0, 200)}`);
       const facts = await page.textContent('#facts');
-      check(/Times count from\s*the session start, as in Nsight Systems \(first event at 56\.6 ms\)/.test(facts), `the facts say: ${facts.slice(0, 400)}`);
+      check(/Times count from\s*the session start, as in Nsight Systems \(first event at 78\.3 ms\)/.test(facts), `the facts say: ${facts.slice(0, 400)}`);
       await shot(page, 'nsys-timeline');
       noErrors(log);
       await page.close();
