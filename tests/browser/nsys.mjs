@@ -201,6 +201,14 @@ export function nsysTests() {
         await page.click('#tabs button[data-tab="report"]');
         const now = await page.textContent('.step-range-now');
         check(now === 'Now: 5 steps from the NVTX marks “train_step”, each step from one mark to the next.', `beside the step-range box, steps from marks: ${now}`);
+        // Applying the marks' name keeps it in the box (the box emptied: it showed only range names).
+        const before = await loads(page);
+        await page.fill('#step-range', 'train_step');
+        await page.click('.step-range button');
+        check((await settled(page, before)) === 'ready', `the step range did not apply: ${await page.textContent('#error')}`);
+        const box = await page.inputValue('#step-range');
+        const got = await page.evaluate(() => window.kinetoscope.report());
+        check(box === 'train_step' && got.steps.source === 'nvtx_marks' && got.steps.requested === 'train_step', `after Apply of the marks' name the box holds "${box}", steps ${JSON.stringify(got.steps).slice(0, 200)}`);
       }
       // Where a repair happened is a table and row on an export, never the row's code as a byte.
       const oldFile = join(BUILT, 'old_schema.sqlite');

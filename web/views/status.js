@@ -101,7 +101,7 @@ function stepsNow(s) {
 // The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
 // (`kinetoscope report --step-range NAME`). onApply(name) when submitted.
 export function stepRangeForm(report, onApply) {
-  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.source === 'step_range' ? report.steps.range : '' });
+  const input = h('input', { type: 'text', id: 'step-range', placeholder: 'e.g. train_step', 'aria-label': 'Steps from the NVTX ranges named', value: report.steps?.requested ?? '' });
   const form = h(
     'form',
     { className: 'step-range', title: 'kinetoscope report --step-range NAME: steps are the NVTX ranges of this name (empty: found by itself)' },

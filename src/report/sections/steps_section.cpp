@@ -105,6 +105,9 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
     s.field("source", Cell::str(step_source_name(r.source)));
     s.field("range", Cell::str(r.range_name));
     s.field("note", Cell::str(s.own(how)));
+    // The --step-range NAME asked for, whatever the steps came from (ranges, marks, none): the
+    // page's box keeps showing it after Apply.
+    if (!r.requested_range.empty()) s.field("requested", Cell::str(r.requested_range));
   }
   s.field("dropped_last", Cell::flag(r.dropped_last));
   s.field("count", Cell::count(r.stats.count));
