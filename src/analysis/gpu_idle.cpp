@@ -12,7 +12,6 @@ namespace {
 // barely touched are kept apart as stray (gpu_idle.h).
 void per_device_idle(const Trace& t, const LaunchJoin& join, const std::vector<Interval>& windows,
                      GpuIdleResult* r) {
-  constexpr double kStrayShare = 0.01;
   const SliceTable& s = t.slices;
   std::map<int64_t, std::vector<Interval>> by_device;
   for (uint32_t i : join.gpu_ops_by_ts) {
@@ -42,8 +41,8 @@ void per_device_idle(const Trace& t, const LaunchJoin& join, const std::vector<I
   }
   for (const Seen& d : seen) {
     const bool stray =
-        static_cast<double>(d.whole.op_ns) < kStrayShare * static_cast<double>(busiest) &&
-        static_cast<double>(d.idle.busy_ns) < kStrayShare * static_cast<double>(r->window_ns);
+        static_cast<double>(d.whole.op_ns) < kStrayDeviceShare * static_cast<double>(busiest) &&
+        static_cast<double>(d.idle.busy_ns) < kStrayDeviceShare * static_cast<double>(r->window_ns);
     if (stray)
       r->stray_devices.push_back(d.whole);
     else

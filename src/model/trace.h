@@ -259,6 +259,11 @@ struct TraceFacts {
   std::vector<Span> other_processes_gpu_work;
 };
 
+// A device a process's GPU ops use for under this share of the op time of the device it uses
+// most is barely touched (a tensor made on cuda:0 before set_device): not where its work runs.
+// One bound for the nsys importer (which GPUs a rank shares) and analysis/gpu_idle (stray devices).
+constexpr double kStrayDeviceShare = 0.01;
+
 struct Trace {
   StringPool strings;
   std::vector<Process> processes;

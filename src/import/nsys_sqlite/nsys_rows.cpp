@@ -258,7 +258,7 @@ bool Context::works_on(int64_t device) const {
   if (it == used_devices.end()) return false;
   int64_t most = 0;
   for (const auto& kv : used_devices) most = std::max(most, kv.second);
-  return static_cast<double>(it->second) >= 0.01 * static_cast<double>(most);
+  return static_cast<double>(it->second) >= kStrayDeviceShare * static_cast<double>(most);
 }
 
 bool Context::collective(StringId name) {
