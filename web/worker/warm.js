@@ -4,7 +4,7 @@
 // the hot functions with its optimizing tier before a real file arrives. (V8 first runs WebAssembly
 // in a baseline tier, and a call already running keeps that code: measured, the first 200 MB a cold
 // module reads take ~1.5 times as long as the next, docs/performance.md.) The work is that of
-// reading ~4 MB (the trace twice, WARM_ROUNDS): about 0.2 s of one core, while the page waits for
+// reading ~6 MB (the trace three times, WARM_ROUNDS): about 0.3 s of one core, while the page waits for
 // the user anyway.
 // It no longer writes a fixed 128 MiB of its heap ahead of any file: a load takes its page faults
 // while it waits for the file, as much as the file needs (worker/prefault.js).
@@ -88,8 +88,11 @@ let warmReport = '';
 // findings and trace sections' writers, by their sizes in a build with names) were left short of
 // their budget by one round, so a real file's report ran them in the baseline tier, and V8 compiled them (0.2-0.5 s of a core on this
 // machine) right after it, while the page drew the report. A second round tiers them up before
-// the file (measured, docs/performance.md session 31; tests/web/warm_up.test.mjs).
-export const WARM_ROUNDS = 2;
+// the file (measured, docs/performance.md session 31; tests/web/warm_up.test.mjs). Since the
+// analyses and sections are functions of their own (Binaryen no longer inlines them all into
+// Session::report(), wasm/CMakeLists.txt), each has its own budget, and a 36 KB one was still
+// compiled only during the first real report after two rounds: a third (session 32).
+export const WARM_ROUNDS = 3;
 
 // The warm-up itself, on a loaded module M; resolves to {pretouched: 0} (the heap bytes it
 // wrote ahead of a file: none since worker/prefault.js; the field stays for the benchmarks). Also what
