@@ -80,8 +80,9 @@ try {
   const { page } = await openPage(ctx, server.origin, query ? `/?${query}` : '/');
   if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
   if (process.env.KS_IDLE_MS) await page.waitForTimeout(Number(process.env.KS_IDLE_MS));
-  // The heap the warm loader wrote before the file (worker/warm.js pretouch()): resident before
-  // the clock starts, so it is added to the load's memory growth rather than hidden by the base.
+  // The heap the warm loader wrote before the file (worker/warm.js: 128 MiB before session 32,
+  // none since: worker/prefault.js writes it during the load): resident before the clock starts,
+  // so it is added to the load's memory growth rather than hidden by the base.
   const pretouched = warm ? Number(await page.evaluate(() => document.body.dataset.pretouched || 0)) : 0;
   const base = browserRssBytes(profile);
   const cpu0 = browserCpuSeconds(profile);

@@ -5,7 +5,7 @@
 // second of this process's CPU time (cpu_mb_per_s), which stays comparable when other work
 // shares the machine (the wall clock then measures the load as much as the code).
 // --warm first runs the page's warm-up on the module (web/worker/warm.js warmModule: a small
-// trace read and reported, then the heap pretouched), as the page's spare loader does before a
+// trace read and reported), as the page's spare loader does before a
 // file arrives; without it the module is cold, as a file opened the moment the page loads.
 //   node bench/ingest_node.cjs TRACE [--no-walk] [--warm]
 'use strict';

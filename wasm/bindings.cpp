@@ -16,6 +16,7 @@
 
 #include "analysis/rank_identity.h"
 #include "file_source.h"
+#include "heap_prefault.h"
 #include "import/block_cache_source.h"
 #include "import/chrome_json/importer.h"
 #include "import/chrome_json/split_point.h"
@@ -502,9 +503,20 @@ bool isSqliteHeader(uintptr_t ptr, size_t len) {
   return ks::is_sqlite_header(reinterpret_cast<const char*>(ptr), len);
 }
 
+// web/worker/prefault.js: the page faults of the memory the allocator hands out next, taken while
+// the worker waits for the file (heap_prefault.h); doubles, as the heap may pass 2 GB.
+double prefaultHeap(double bytes) {
+  return static_cast<double>(ks_wasm::prefault_heap(static_cast<size_t>(bytes)));
+}
+double heapFreeBytes() {
+  return static_cast<double>(ks_wasm::heap_free_bytes());
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
+  emscripten::function("prefaultHeap", &prefaultHeap);
+  emscripten::function("heapFreeBytes", &heapFreeBytes);
   emscripten::function("findPartStart", &findPartStart);
   emscripten::function("isSqliteHeader", &isSqliteHeader);
   emscripten::register_vector<std::string>("StringList");

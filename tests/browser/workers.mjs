@@ -3,7 +3,7 @@
 // one worker's, byte for byte (the JSON the worker wrote, as the export bar saves it). Also prints
 // how long each N took, in the same run (on the project's 2-core machine N > 2 cannot be faster:
 // the curve here shows the cost of more workers than cores, not the scaling of a larger machine).
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { TRACES, check, needTraces, openPage, loadFile, loads, settled, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
@@ -63,18 +63,21 @@ export function workerTests() {
       console.log(`      report shown after (same run, this machine):\n      ${curve.join('\n      ')}`);
     },
 
-    // worker/warm.js: the spare loader, once warmed up, has written 128 MiB of its heap (its page
-    // faults taken while the page is idle); the file it then reads gives the CLI's report.
-    async 'the warmed spare loader writes its heap first, then reads a file as the CLI does'({ ctx, origin, tmp }) {
+    // worker/warm.js, worker/prefault.js: the spare loader, once warmed up, holds no memory written
+    // ahead of a file; the load writes what the file needs while it waits for the file's chunks
+    // (sized to it); the file gives the CLI's report.
+    async 'the warmed spare loader holds no heap ahead; the load prefaults what its file needs and reads as the CLI does'({ ctx, origin, tmp }) {
       needTraces();
       const { page, log } = await openPage(ctx, origin, '/');
       await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
       const pretouched = await page.evaluate(() => document.body.dataset.pretouched);
-      check(pretouched === String(128 << 20), `the spare wrote ${pretouched} bytes of its heap, expected 128 MiB`);
+      check(pretouched === '0', `the spare wrote ${pretouched} bytes of its heap before any file, expected none`);
       const file = traces(tmp)[1].file; // resnet50_nw4, 31 MB
       check((await loadFile(page, file)) === 'ready', `${file} did not load after the warm-up: ${await page.textContent('#error')}`);
       const t = await page.evaluate(() => window.kinetoscope.timings());
       check(t.worker.module < 50, `the load did not run on the warmed module (module ${t.worker.module} ms)`);
+      const size = statSync(file).size;
+      check(t.worker.prefault_bytes > 0 && t.worker.prefault_bytes <= 0.3 * size, `the load prefaulted ${t.worker.prefault_bytes} bytes for a file of ${size}`);
       sameAsCli(JSON.parse(await page.evaluate(() => window.kinetoscope.exports().json)), file);
       check(t.worker.warmup_cut === false, 'a load after the warm-up says it cut one short');
       noErrors(log);
@@ -82,7 +85,7 @@ export function workerTests() {
     },
 
     // worker/warm.js: a file given while the spare is still warming up stops the warm-up at its
-    // next stage (it does not wait for the rest, the 128 MiB pretouch included), and reads as the
+    // next stage (it does not wait for the rest), and reads as the
     // CLI does. The file is given the moment the page posts the warm-up to a new spare (the one it
     // starts after a load settles), so the warm-up is under way whatever this machine's speed.
     async 'a file given while the spare warms up does not wait for the warm-up'({ ctx, origin, tmp }) {

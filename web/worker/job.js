@@ -14,6 +14,7 @@ import { relayed } from './unzip.js';
 import { gunzip } from './gunzip.js';
 import { combinable } from './combine.js';
 import { warmupCut } from './warm.js';
+import { Prefault, prefaultBudget } from './prefault.js';
 
 let current = null; // the running load
 
@@ -222,12 +223,18 @@ function streamFeeder(job, keep, counted, jsonTotal) {
   let fedBytes = 0;
   let lastPost = 0;
   let lastYield = performance.now();
+  // The memory the model will need, written while the reads keep the worker waiting (prefault.js).
+  const prefault = new Prefault(M, prefaultBudget(M, jsonTotal));
   return async (stream) => {
     job.reader = stream === counted ? stream.getReader() : fileReader(stream);
     for (;;) {
       const asked = performance.now();
-      const { value, done } = await job.reader.read();
+      const read = job.reader.read();
+      await prefault.whileWaiting(read);
+      const { value, done } = await read;
       const got = performance.now();
+      timings.prefault_bytes = prefault.bytes;
+      timings.prefault_ms = Math.round(prefault.ms);
       timings.read_wait_ms += got - asked;
       if (job.cancelled) return false;
       if (done) return true;

@@ -4,9 +4,10 @@
 // the hot functions with its optimizing tier before a real file arrives. (V8 first runs WebAssembly
 // in a baseline tier, and a call already running keeps that code: measured, the first 200 MB a cold
 // module reads take ~1.5 times as long as the next, docs/performance.md.) The work is that of
-// reading ~4 MB (the trace twice, WARM_ROUNDS): about 0.2 s of one core, while the page waits for
+// reading ~6 MB (the trace three times, WARM_ROUNDS): about 0.3 s of one core, while the page waits for
 // the user anyway.
-// Then it writes PRETOUCH_BYTES of the heap once (pretouch()).
+// It no longer writes a fixed 128 MiB of its heap ahead of any file: a load takes its page faults
+// while it waits for the file, as much as the file needs (worker/prefault.js).
 import { Msg } from './protocol.js';
 import { feed, loadModule, resetModule } from './module.js';
 
@@ -63,23 +64,6 @@ export function warmupTrace(steps) {
   return `{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3","totalGlobalMem":85031714816,"computeMajor":9,"computeMinor":0,"numSms":132}],"distributedInfo":{"backend":"nccl","rank":0,"world_size":8},"traceEvents":[\n${ev.join(',\n')}\n],"traceName":"warm-up","displayTimeUnit":"ms","baseTimeNanoseconds":1700000000000000000}`;
 }
 
-// The first write to each page of a module's memory costs the system a page fault; a load makes
-// them all while it reads (the model's columns, the report's working set), ~1 in 3 of its feed
-// time on this project's machine (docs/performance.md). So the spare loader takes the faults for
-// its first PRETOUCH_BYTES while the page is idle: allocated, written, freed; the allocator keeps
-// the memory for the load's own allocations. What it costs: that memory held by the spare loader
-// before any file, so not on a machine that reports under 4 GB (navigator.deviceMemory).
-export const PRETOUCH_BYTES = 128 << 20;
-function pretouch(M) {
-  const memory = globalThis.navigator && globalThis.navigator.deviceMemory;
-  if (memory !== undefined && memory < 4) return 0;
-  const p = M._malloc(PRETOUCH_BYTES);
-  if (!p) return 0;
-  M.HEAPU8.fill(0, p, p + PRETOUCH_BYTES);
-  M._free(p);
-  return PRETOUCH_BYTES;
-}
-
 // A file that arrives while the spare is still warming up must not wait for the rest of the
 // warm-up (measured: a file given as the spare began waited 1.2 s for it, and read in 2.9 s
 // against 2.2 s on a cold module). So the warm-up runs in stages, each a task of its own, and
@@ -104,10 +88,14 @@ let warmReport = '';
 // findings and trace sections' writers, by their sizes in a build with names) were left short of
 // their budget by one round, so a real file's report ran them in the baseline tier, and V8 compiled them (0.2-0.5 s of a core on this
 // machine) right after it, while the page drew the report. A second round tiers them up before
-// the file (measured, docs/performance.md session 31; tests/web/warm_up.test.mjs).
-export const WARM_ROUNDS = 2;
+// the file (measured, docs/performance.md session 31; tests/web/warm_up.test.mjs). Since the
+// analyses and sections are functions of their own (Binaryen no longer inlines them all into
+// Session::report(), wasm/CMakeLists.txt), each has its own budget, and a 36 KB one was still
+// compiled only during the first real report after two rounds: a third (session 32).
+export const WARM_ROUNDS = 3;
 
-// The warm-up itself, on a loaded module M; resolves to {pretouched: bytes}. Also what
+// The warm-up itself, on a loaded module M; resolves to {pretouched: 0} (the heap bytes it
+// wrote ahead of a file: none since worker/prefault.js; the field stays for the benchmarks). Also what
 // bench/ingest_node.cjs --warm runs, so that WASM in Node can be measured as the page's warm
 // loader reads. It matters most for the report: its analyses run once per load, so on a cold
 // module they run to their end in the baseline tier (2.5-3x the time, docs/performance.md).
@@ -117,8 +105,7 @@ export async function warmModule(M, stop = () => false) {
     if (round > 0) await nextTask();
     if (stop() || !(await warmRound(M, trace, round === 0, stop))) return { pretouched: 0 };
   }
-  await nextTask();
-  return { pretouched: stop() ? 0 : pretouch(M) };
+  return { pretouched: 0 };
 }
 
 // One read and report (JSON and Markdown) of the warm-up trace, false when it failed or was
