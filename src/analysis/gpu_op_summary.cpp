@@ -27,8 +27,35 @@ const char* memory_op_kind_name(MemoryOpKind k) {
   return "Other";
 }
 
+namespace {
+// Intel XPU copies, as Kineto's XPUPTI plugin names them: "Memcpy M2D", "Memcpy D2H - P2P", the
+// source and destination in PTI's letters: M (host memory the program allocated: pageable),
+// H (host USM: pinned), D (device), S (shared USM, which lives on the device). 0 when `name` is
+// no such copy; else the two letters, source first.
+struct PtiCopy {
+  char from = 0, to = 0;
+};
+PtiCopy pti_copy(std::string_view name) {
+  constexpr std::string_view kPrefix = "Memcpy ";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return {};
+  std::string_view rest = name.substr(kPrefix.size());
+  auto letter = [](char c) { return c == 'M' || c == 'H' || c == 'D' || c == 'S'; };
+  if (rest.size() < 3 || !letter(rest[0]) || rest[1] != '2' || !letter(rest[2])) return {};
+  if (rest.size() > 3 && rest[3] != ' ') return {};
+  return {rest[0], rest[2]};
+}
+bool on_host(char c) {
+  return c == 'M' || c == 'H';
+}
+}  // namespace
+
 MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name) {
   if (kind == SliceKind::kMemset || name.substr(0, 6) == "Memset") return MemoryOpKind::kMemset;
+  if (const PtiCopy c = pti_copy(name); c.from) {
+    if (name.find("P2P") != std::string_view::npos) return MemoryOpKind::kPtoP;
+    if (on_host(c.from)) return on_host(c.to) ? MemoryOpKind::kHtoH : MemoryOpKind::kHtoD;
+    return on_host(c.to) ? MemoryOpKind::kDtoH : MemoryOpKind::kDtoD;
+  }
   auto has = [&name](std::string_view p) { return name.find(p) != std::string_view::npos; };
   if (name.substr(0, 15) == "Memcpy Unified ") return MemoryOpKind::kUnified;  // before HtoD
   if (has("HtoD")) return MemoryOpKind::kHtoD;
@@ -40,6 +67,8 @@ MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name) {
 }
 
 bool is_pageable_copy(std::string_view name) {
+  if (const PtiCopy c = pti_copy(name); c.from)
+    return on_host(c.from) != on_host(c.to) && (c.from == 'M' || c.to == 'M');
   return name.find("Pageable") != std::string_view::npos;
 }
 

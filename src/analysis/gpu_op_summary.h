@@ -30,11 +30,13 @@ struct KernelSummary {
 // The memory-op kinds, from Kineto's op names ("Memcpy HtoD (Pageable -> Device)"). kUnified:
 // unified-memory page migrations of an Nsight Systems export ("Memcpy Unified DtoH (Managed ->
 // Managed)", copyKind CUDA_MEMCPY_KIND_UVM_*): the driver moved pages on a fault or a prefetch,
-// the program issued no copy; they are no HtoD/DtoH traffic and no .item().
+// the program issued no copy; they are no HtoD/DtoH traffic and no .item(). Intel XPU names its
+// copies in PTI's letters ("Memcpy M2D": host memory to device), read the same way.
 enum class MemoryOpKind { kHtoD, kDtoH, kDtoD, kPtoP, kHtoH, kMemset, kUnified, kOther };
 const char* memory_op_kind_name(MemoryOpKind k);
 MemoryOpKind memory_op_kind(SliceKind kind, std::string_view name);
-// "Pageable" host memory in the op name: copies that cannot overlap and run slowly.
+// "Pageable" host memory in the op name (XPU: "M", host memory not allocated as USM, on one side
+// of a host-device copy): copies that cannot overlap and run slowly.
 bool is_pageable_copy(std::string_view name);
 
 struct MemoryOpRow {

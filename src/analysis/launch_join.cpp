@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <tuple>
 #include <utility>
 
@@ -20,61 +21,244 @@ bool is_origin_op(const Trace& t, int32_t slice) {
   int64_t number;
   return !parse_profiler_step(t.str(t.slices.name[static_cast<size_t>(slice)]), &number);
 }
+
+// A runtime call that carries a correlation id, ordered by (id, process, start, slice).
+struct LaunchCall {
+  int64_t corr;
+  uint32_t process;
+  int64_t ts;
+  uint32_t slice;
+  bool operator<(const LaunchCall& o) const {
+    return std::tie(corr, process, ts, slice) < std::tie(o.corr, o.process, o.ts, o.slice);
+  }
+};
+
+// Where the calls of one id, and of one id in one process, end in the sorted calls; and each
+// such group's first call in slice order (the clock-skew fallback).
+struct LaunchCallIndex {
+  std::vector<uint32_t> group_end, id_end, group_first;
+  // Some id is on calls of several processes: ranks merged into one file (each rank's CUPTI
+  // counts its own ids), where a kernel must join its own rank's launch.
+  bool shared_ids = false;
+
+  explicit LaunchCallIndex(const std::vector<LaunchCall>& c)
+      : group_end(c.size()), id_end(c.size()), group_first(c.size()) {
+    for (size_t a = 0, b = 0; a < c.size(); a = b) {
+      size_t groups = 0;
+      for (b = a; b < c.size() && c[b].corr == c[a].corr;) {
+        size_t e = b;
+        uint32_t first = UINT32_MAX;
+        for (; e < c.size() && c[e].corr == c[b].corr && c[e].process == c[b].process; ++e)
+          first = std::min(first, c[e].slice);
+        std::fill(group_end.begin() + static_cast<std::ptrdiff_t>(b),
+                  group_end.begin() + static_cast<std::ptrdiff_t>(e), static_cast<uint32_t>(e));
+        std::fill(group_first.begin() + static_cast<std::ptrdiff_t>(b),
+                  group_first.begin() + static_cast<std::ptrdiff_t>(e), first);
+        ++groups;
+        b = e;
+      }
+      std::fill(id_end.begin() + static_cast<std::ptrdiff_t>(a),
+                id_end.begin() + static_cast<std::ptrdiff_t>(b), static_cast<uint32_t>(b));
+      if (groups > 1) shared_ids = true;
+    }
+  }
+};
+
+// The first call with this id, or calls.size().
+size_t first_call_of(const std::vector<LaunchCall>& calls, int64_t corr) {
+  auto lo = std::lower_bound(calls.begin(), calls.end(), corr,
+                             [](const LaunchCall& c, int64_t id) { return c.corr < id; });
+  return lo != calls.end() && lo->corr == corr ? static_cast<size_t>(lo - calls.begin())
+                                               : calls.size();
+}
+
+// In one group [b, e) (one id, one process, sorted by start): the call that started latest at
+// or before `ts`, of equal starts the first in slice order; e when every one started after.
+size_t latest_at_or_before(const std::vector<LaunchCall>& calls, size_t b, size_t e, int64_t ts) {
+  auto begin = calls.begin() + static_cast<std::ptrdiff_t>(b);
+  auto end = calls.begin() + static_cast<std::ptrdiff_t>(e);
+  auto hi =
+      std::upper_bound(begin, end, ts, [](int64_t x, const LaunchCall& c) { return x < c.ts; });
+  if (hi == begin) return e;
+  const int64_t latest = (hi - 1)->ts;
+  auto first =
+      std::lower_bound(begin, hi, latest, [](const LaunchCall& c, int64_t x) { return c.ts < x; });
+  return static_cast<size_t>(first - calls.begin());
+}
+
+// Which process launched each GPU process's ops (UINT32_MAX: none needed), for ids that several
+// processes carry. Evidence from every op: each process with a call of the op's id that started
+// at or before it scores the op and the square of how long it waited. Ranks run the same program,
+// so another rank's launch of the same id often precedes a kernel too, sooner when that rank's
+// clock runs ahead: per GPU the nearest launches would pick the rank ahead for every GPU. Each
+// rank drives its own GPU, so the owners are chosen together, one process per GPU: the most ops
+// explained, then the least sum of squared waits (a rank ahead by d shortens one GPU's waits
+// by d and lengthens the other's by d: the squares tell, the plain sum does not), then the
+// lower pids, never the file order. More GPUs than processes (one process driving several) or
+// more than kMaxMatched GPUs: each GPU on its own, by the same order.
+std::vector<uint32_t> launching_processes(const Trace& t, const std::vector<uint32_t>& gpu_ops,
+                                          const std::vector<LaunchCall>& calls,
+                                          const LaunchCallIndex& index) {
+  std::vector<uint32_t> owner(t.processes.size(), UINT32_MAX);
+  if (!index.shared_ids) return owner;
+  struct Score {
+    int64_t ops = 0;
+    double wait_sq = 0;  // us^2
+  };
+  std::map<std::pair<uint32_t, uint32_t>, Score> score;  // (GPU process, launching process)
+  const SliceTable& s = t.slices;
+  for (uint32_t g : gpu_ops) {
+    if (s.correlation[g] == kNoValue) continue;
+    const size_t lo = first_call_of(calls, s.correlation[g]);
+    if (lo == calls.size()) continue;
+    const uint32_t gpu_process = t.tracks[s.track[g]].process;
+    for (size_t b = lo, e; b < index.id_end[lo]; b = e) {
+      e = index.group_end[b];
+      const size_t at = latest_at_or_before(calls, b, e, s.ts[g]);
+      if (at == e) continue;
+      Score& sc = score[{gpu_process, calls[b].process}];
+      ++sc.ops;
+      const double wait_us = static_cast<double>(s.ts[g] - calls[at].ts) / 1e3;
+      sc.wait_sq += wait_us * wait_us;
+    }
+  }
+  auto pid = [&t](uint32_t p) { return t.str(t.processes[p].pid_text); };
+  auto by_pid = [&pid](uint32_t a, uint32_t b) { return pid(a) < pid(b); };
+  // Per GPU process, the processes with evidence, in pid order.
+  std::map<uint32_t, std::vector<uint32_t>> candidates;
+  std::vector<uint32_t> launchers;
+  for (const auto& kv : score) {
+    candidates[kv.first.first].push_back(kv.first.second);
+    launchers.push_back(kv.first.second);
+  }
+  std::sort(launchers.begin(), launchers.end());
+  launchers.erase(std::unique(launchers.begin(), launchers.end()), launchers.end());
+  std::vector<uint32_t> gpus;
+  for (auto& kv : candidates) {
+    gpus.push_back(kv.first);
+    std::sort(kv.second.begin(), kv.second.end(), by_pid);
+  }
+  std::sort(gpus.begin(), gpus.end(), by_pid);
+  // Better: more ops, then a smaller sum of squares; equal ones keep the first found (pid order).
+  auto better = [](int64_t ops, double sq, int64_t best_ops, double best_sq) {
+    return ops > best_ops || (ops == best_ops && sq < best_sq);
+  };
+  constexpr size_t kMaxMatched = 8;
+  if (gpus.size() > launchers.size() || gpus.size() > kMaxMatched) {
+    for (uint32_t gp : gpus) {
+      int64_t best_ops = -1;
+      double best_sq = 0;
+      for (uint32_t p : candidates[gp]) {
+        const Score& sc = score[{gp, p}];
+        if (better(sc.ops, sc.wait_sq, best_ops, best_sq))
+          best_ops = sc.ops, best_sq = sc.wait_sq, owner[gp] = p;
+      }
+    }
+    return owner;
+  }
+  // One process per GPU: a search over the assignments (at most 8 GPUs: 8! orders).
+  std::vector<uint32_t> current(gpus.size(), UINT32_MAX), best(gpus.size(), UINT32_MAX);
+  std::vector<bool> used(t.processes.size(), false);
+  int64_t best_ops = -1;
+  double best_sq = 0;
+  std::function<void(size_t, int64_t, double)> assign = [&](size_t k, int64_t ops, double sq) {
+    if (k == gpus.size()) {
+      if (better(ops, sq, best_ops, best_sq)) best_ops = ops, best_sq = sq, best = current;
+      return;
+    }
+    bool placed = false;
+    for (uint32_t p : candidates[gpus[k]]) {
+      if (used[p]) continue;
+      placed = true;
+      used[p] = true;
+      current[k] = p;
+      const Score& sc = score[{gpus[k], p}];
+      assign(k + 1, ops + sc.ops, sq + sc.wait_sq);
+      used[p] = false;
+    }
+    if (!placed) {  // every candidate taken: this GPU goes without an owner
+      current[k] = UINT32_MAX;
+      assign(k + 1, ops, sq);
+    }
+  };
+  assign(0, 0, 0);
+  for (size_t k = 0; k < gpus.size(); ++k) owner[gpus[k]] = best[k];
+  return owner;
+}
+
+// The call that launched GPU op g, or -1. An id is on one call, except where a file holds two
+// profiler sessions, another tool's events, or several ranks. Within one process, the launcher
+// is the latest call that started at or before the op (one that started after it cannot have;
+// of equal starts, the first in slice order); when every one started after it (clock skew), the
+// first in slice order. Of several processes, the one that launched the op's GPU process's ops
+// (launching_processes); when it has no call of the id, the latest start at or before the op
+// over all, else the earliest start, ties to the lower pid.
+int64_t pick_launcher(const Trace& t, const std::vector<LaunchCall>& calls,
+                      const LaunchCallIndex& index, const std::vector<uint32_t>& owner,
+                      uint32_t g) {
+  const SliceTable& s = t.slices;
+  const size_t lo = first_call_of(calls, s.correlation[g]);
+  if (lo == calls.size()) return -1;
+  auto in_group = [&](size_t b) {
+    const size_t e = index.group_end[b];
+    const size_t at = latest_at_or_before(calls, b, e, s.ts[g]);
+    return at < e ? static_cast<int64_t>(calls[at].slice) : int64_t{index.group_first[b]};
+  };
+  const size_t end = index.id_end[lo];
+  if (index.group_end[lo] == end) return in_group(lo);  // one process
+  const uint32_t want = owner[t.tracks[s.track[g]].process];
+  for (size_t b = lo; b < end; b = index.group_end[b])
+    if (calls[b].process == want) return in_group(b);
+  auto pid = [&t](uint32_t p) { return t.str(t.processes[p].pid_text); };
+  size_t best = calls.size();
+  bool best_before = false;
+  for (size_t b = lo; b < end; b = index.group_end[b]) {
+    const size_t at = latest_at_or_before(calls, b, index.group_end[b], s.ts[g]);
+    const bool before = at < index.group_end[b];
+    const size_t c = before ? at : b;  // after the op: the group's earliest start
+    bool better = best == calls.size() || (before && !best_before);
+    if (!better && before == best_before) {
+      const int64_t d = before ? calls[c].ts - calls[best].ts : calls[best].ts - calls[c].ts;
+      better = d > 0 || (d == 0 && pid(calls[c].process) < pid(calls[best].process));
+    }
+    if (better) best = c, best_before = before;
+  }
+  return calls[best].slice;
+}
 }  // namespace
 
 LaunchJoin build_launch_join(const Trace& t) {
   const SliceTable& s = t.slices;
   LaunchJoin j;
   j.partner.assign(s.size(), -1);
-  // Runtime calls by correlation id: (id, start, slice), sorted (a sorted vector: a hash map's
-  // node per call cost more in WASM). An id is on one call, except where a file holds two
-  // profiler sessions or another tool's events: of several calls with the op's id, the one that
-  // launched it is the latest that started at or before the op (one that started after it cannot
-  // have; of equal starts, the first in slice order); when every one started after it (clock
-  // skew), the first in slice order. Found by binary search: a file whose calls all carry one
-  // id (100 k of them) took 13 s when each op walked every call of its id.
-  std::vector<std::tuple<int64_t, int64_t, uint32_t>> runtime_by_corr;
+  // Runtime calls by correlation id and process: (id, process, start, slice), sorted (a sorted
+  // vector: a hash map's node per call cost more in WASM). Found by binary search: a file whose
+  // calls all carry one id (100 k of them) took 13 s when each op walked every call of its id.
+  std::vector<LaunchCall> calls;
   for (uint32_t i = 0; i < s.size(); ++i) {
     SliceKind k = s.kind[i];
     if (k == SliceKind::kRuntime || k == SliceKind::kDriver) {
       j.runtime_by_ts.push_back(i);
-      if (s.correlation[i] != kNoValue) runtime_by_corr.emplace_back(s.correlation[i], s.ts[i], i);
+      if (s.correlation[i] != kNoValue)
+        calls.push_back({s.correlation[i], t.tracks[s.track[i]].process, s.ts[i], i});
     } else if (is_gpu_op(k)) {
       j.gpu_ops_by_ts.push_back(i);
     }
   }
-  sort_runs(&runtime_by_corr, std::less<std::tuple<int64_t, int64_t, uint32_t>>());
-  // Per call, the first in slice order among the calls of its id (the clock-skew fallback).
-  std::vector<uint32_t> first_of_id(runtime_by_corr.size());
-  for (size_t a = 0, b = 0; a < runtime_by_corr.size(); a = b) {
-    uint32_t first = UINT32_MAX;
-    for (b = a; b < runtime_by_corr.size() &&
-                std::get<0>(runtime_by_corr[b]) == std::get<0>(runtime_by_corr[a]);
-         ++b)
-      first = std::min(first, std::get<2>(runtime_by_corr[b]));
-    std::fill(first_of_id.begin() + static_cast<std::ptrdiff_t>(a),
-              first_of_id.begin() + static_cast<std::ptrdiff_t>(b), first);
-  }
+  sort_runs(&calls, std::less<LaunchCall>());
+  const LaunchCallIndex index(calls);
+  const std::vector<uint32_t> owner = launching_processes(t, j.gpu_ops_by_ts, calls, index);
   for (uint32_t g : j.gpu_ops_by_ts) {
     const int64_t corr = s.correlation[g];
     if (corr == kNoValue) continue;
-    auto lo = std::lower_bound(runtime_by_corr.begin(), runtime_by_corr.end(),
-                               std::make_tuple(corr, INT64_MIN, uint32_t{0}));
-    if (lo == runtime_by_corr.end() || std::get<0>(*lo) != corr) continue;
-    // Past the calls of this id that started at or before the op.
-    auto hi =
-        std::upper_bound(lo, runtime_by_corr.end(), std::make_tuple(corr, s.ts[g], UINT32_MAX));
-    uint32_t launcher = first_of_id[static_cast<size_t>(lo - runtime_by_corr.begin())];
-    if (hi != lo) {  // the latest start at or before the op; of equal starts, the first slice
-      const int64_t latest = std::get<1>(*(hi - 1));
-      launcher = std::get<2>(*std::lower_bound(lo, hi, std::make_tuple(corr, latest, uint32_t{0})));
-    }
+    const int64_t launcher = pick_launcher(t, calls, index, owner, g);
+    if (launcher < 0) continue;
     j.partner[g] = static_cast<int32_t>(launcher);
     // A launch that started several ops (a CUDA graph) points at the first, by start time.
     if (j.partner[launcher] < 0) {
       j.partner[launcher] = static_cast<int32_t>(g);
     } else {
-      j.multi_op_ends.emplace_back(launcher, s.end(g));
+      j.multi_op_ends.emplace_back(static_cast<uint32_t>(launcher), s.end(g));
     }
   }
   // One entry per graph launch: the latest end of its ops, the first one's included.

@@ -215,6 +215,11 @@ bool is_step_like_name(std::string_view name, std::string* base, int64_t* number
 std::string steps_note(const StepsResult& r, bool nsys_export) {
   switch (r.source) {
     case StepSource::kStepLikeRange:
+      if (r.repeated_range)
+        return "from the range \"" + r.range_name + "\" (NVTX / user annotation), repeated " +
+               std::to_string(r.found) +
+               " times at the top level of its thread, each one read as an iteration, as no "
+               "ProfilerStep#N markers exist";
       return "from the range \"" + r.range_name +
              "\" (NVTX / user annotation), as no ProfilerStep#N markers exist";
     case StepSource::kUserRange:
@@ -282,6 +287,15 @@ bool is_library_range(std::string_view name) {
     lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[k]))));
   for (std::string_view p : {"nccl", "rccl", "cudnn", "cublas", "cuda", "hip"})
     if (lower.compare(0, p.size(), p) == 0) return true;
+  return false;
+}
+
+bool is_framework_range(std::string_view name) {
+  for (std::string_view p :
+       {"Optimizer.", "enumerate(DataLoader)", "DataLoader", "DistributedDataParallel.",
+        "FullyShardedDataParallel", "FSDP::", "Torch-Compiled Region", "CompiledFunction",
+        "ProfilerStep#", "## ", "record_param_comms", "PyTorch Profiler"})
+    if (name.substr(0, p.size()) == p) return true;
   return false;
 }
 
@@ -456,23 +470,25 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
            s.ts[c.slices.front()] < s.ts[best->slices.front()]))
         best = &c;
     }
-    // Nsight Systems exports name their steps as the program did: with no step-like name, a
-    // range at the outermost level of its thread's NVTX row, repeated without overlap, is the
-    // step: two or more numbered in increasing order ("epoch_batch 7"), else three or more of
-    // one name; the group covering the most time (and at least a tenth of the trace) wins.
-    // Ranges libraries push are never steps (is_library_range). Kineto traces have
-    // ProfilerStep#N.
+    // With no step-like name, the program's own name for its loop: a range at the outermost
+    // level of its thread (an NVTX range in Nsight Systems exports; a record_function in a
+    // Kineto trace without prof.step(), as inference servers write: vLLM's "execute_model",
+    // decode iterations), repeated without overlap, is the step: two or more numbered in
+    // increasing order ("epoch_batch 7"), else three or more of one name; the group covering
+    // the most time (and at least a tenth of the trace) wins. Ranges libraries push are never
+    // steps (is_library_range), nor those PyTorch itself records around its own calls
+    // (is_framework_range: Optimizer.step#SGD.step, the DataLoader's __next__).
     // Marks named like a step (nvtxMark("train_step") each iteration) say so as plainly as a
     // range does: they come before the outermost-range guess below.
     const bool from_marks = !best && steps_from_marks(t, std::string(), &r);
     std::map<std::pair<TrackId, std::string>, Candidate> outer;
-    if (!best && !from_marks && t.facts.format == TraceFormat::kNsysSqlite) {
+    if (!best && !from_marks) {
       for (uint32_t i = 0; i < s.size(); ++i) {
         if (s.kind[i] != SliceKind::kUserAnnotation || s.depth[i] != 0) continue;
         std::string_view name = t.str(s.name[i]), stem;
         int64_t n;
         split_number(name, &stem, &n);
-        if (is_library_range(name)) continue;
+        if (is_library_range(name) || is_framework_range(name)) continue;
         Candidate& c = outer[{s.track[i], std::string(n >= 0 ? stem : name)}];
         if (c.slices.empty()) c.shown = std::string(name);
         c.slices.push_back(i);
@@ -509,6 +525,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       if (is_step_like_name(best->shown, &base, &n)) {
         r.range_name = n >= 0 ? base : best->shown;
       } else {  // an outermost range of the program's own name
+        r.repeated_range = true;
         std::string_view stem;
         split_number(best->shown, &stem, &n);
         r.range_name = std::string(n >= 0 ? stem : std::string_view(best->shown));

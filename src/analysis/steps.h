@@ -20,6 +20,12 @@
 //     one thread's marks of one name, at least three, each step from one mark to the next (the
 //     time after the last mark has no end in the trace and is no step). Such a step has no
 //     slice of its own (Step::slice is kNoStepSlice): findings point at its time range.
+//   - else, a range of the program's own name at the top level of its thread, repeated without
+//     overlap (three or more, or two numbered in increasing order) and covering a tenth of the
+//     trace: an inference server's "execute_model" iterations in a Kineto trace, a loop's NVTX
+//     range in an Nsight Systems export. Not a library's range (is_library_range), PyTorch's
+//     own (is_framework_range) or a phase of the loop ("forward", one of two ranges that
+//     alternate); the note says the steps came from it (repeated_range).
 // Steps found from ranges are numbered by the number in their name, else 0, 1, 2, ... in time
 // order; the device-adjusted bounds are computed as for ProfilerStep.
 #pragma once
@@ -79,6 +85,9 @@ struct StepsResult {
   // processes have them, and the pid whose steps these are (profiler_step_process in steps.cpp).
   uint64_t step_processes = 0;
   std::string step_process_pid;
+  // kStepLikeRange from a range of the program's own name (not named like a step): one repeated
+  // at the top level of its thread, each instance read as an iteration; the note says so.
+  bool repeated_range = false;
   int64_t last_host_begin = 0;  // host start of the last step found (dropped or not)
   int64_t last_host_end = 0;    // host end of the last step found
   DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)
@@ -93,6 +102,13 @@ struct StepsResult {
 // (emit_nvtx: "aten::mm, seq = 12", "aten::empty"; any C++ "ns::name"), NCCL/RCCL collectives
 // ("ncclAllReduce", which NCCL annotates on the calling thread), cuDNN, cuBLAS and CUDA calls.
 bool is_library_range(std::string_view name);
+
+// Ranges PyTorch records around its own calls, at the top level of a loop without
+// ProfilerStep: the optimizer's ("Optimizer.step#SGD.step", "Optimizer.zero_grad#..."), the
+// DataLoader's ("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"), DDP's and FSDP's
+// forward, torch.compile's regions. Each repeats once per iteration but is a phase of it, not the
+// iteration: never steps.
+bool is_framework_range(std::string_view name);
 
 // Whether an NVTX range is one emit_nvtx (or nsys --pytorch=autograd-nvtx) pushes around a
 // PyTorch op call ("aten::...", any "ns::name", or "..., seq = N"): the first kind of

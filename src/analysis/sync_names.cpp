@@ -16,6 +16,19 @@ constexpr std::string_view kSynchronize[] = {"DeviceSynchronize", "StreamSynchro
 // After the prefix: the copy and set families, any suffix but "Async".
 constexpr std::string_view kCopy = "Memcpy";
 constexpr std::string_view kSet = "Memset";
+// Intel XPU (Kineto's XPUPTI plugin names its xpu_runtime / xpu_driver events after the SYCL
+// backends' calls): the Unified Runtime's and the older PI's queue finish and event waits, and
+// Level Zero's host synchronizations. Their copies (urEnqueueUSMMemcpy,
+// urEnqueueMemBufferRead) block or not by a "blocking" argument the trace does not keep: not
+// counted by name.
+constexpr std::string_view kXpuSynchronize[] = {"urQueueFinish",
+                                                "urEventWait",
+                                                "piQueueFinish",
+                                                "piEventsWait",
+                                                "zeCommandQueueSynchronize",
+                                                "zeCommandListHostSynchronize",
+                                                "zeEventHostSynchronize",
+                                                "zeFenceHostSynchronize"};
 
 std::string_view api_prefix(std::string_view n) {
   for (std::string_view p : kPrefixes)
@@ -39,8 +52,17 @@ std::string_view sync_base_name(std::string_view n) {
   return n;
 }
 
+namespace {
+bool is_xpu_synchronize(std::string_view n) {
+  for (std::string_view s : kXpuSynchronize)
+    if (n == s) return true;
+  return false;
+}
+}  // namespace
+
 SyncFamily sync_family(std::string_view name) {
   std::string_view n = sync_base_name(name);
+  if (is_xpu_synchronize(n)) return SyncFamily::kSynchronize;
   std::string_view p = api_prefix(n);
   if (p.empty()) return SyncFamily::kNone;
   std::string_view rest = n.substr(p.size());
@@ -72,6 +94,7 @@ bool call_blocks_host(SyncFamily family, const Trace& t, const LaunchJoin& join,
 
 const char* sync_api(std::string_view name) {
   if (sync_family(name) == SyncFamily::kNone) return "";
+  if (is_xpu_synchronize(sync_base_name(name))) return "XPU";
   std::string_view p = api_prefix(sync_base_name(name));
   if (p == "cuda") return "CUDA";
   if (p == "hip") return "HIP";

@@ -3,6 +3,9 @@
 // than by exact name, so that traces from other toolchains are covered:
 //   - synchronize calls: {cuda, cu, hip} x {Device, Stream, Event, Ctx, Thread}Synchronize
 //     (cudaStreamSynchronize, cuCtxSynchronize, hipDeviceSynchronize, ...);
+//   - Intel XPU's queue and event waits: urQueueFinish, urEventWait (Unified Runtime),
+//     piQueueFinish, piEventsWait (PI), ze{CommandQueue,CommandListHost,EventHost,FenceHost}
+//     Synchronize (Level Zero);
 //   - synchronous copies and sets: every name of the cudaMemcpy / cuMemcpy / hipMemcpy and
 //     cudaMemset / cuMemset / hipMemset families that is not an ...Async variant (cudaMemcpy2D,
 //     cudaMemcpy3D, cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaMemcpyPeer, cuMemcpyHtoD,
@@ -41,7 +44,7 @@ inline bool is_sync_runtime_call(std::string_view name) {
 // copy kinds are not reliable), counts, as its name says.
 bool call_blocks_host(SyncFamily family, const Trace& t, const LaunchJoin& join, uint32_t call);
 
-// "CUDA", "CUDA driver" or "HIP" for a synchronizing call's name, "" for others.
+// "CUDA", "CUDA driver", "HIP" or "XPU" for a synchronizing call's name, "" for others.
 const char* sync_api(std::string_view name);
 
 }  // namespace ks

@@ -2,6 +2,7 @@
 // fraction of the bus speed and block the CPU (Nsight Systems' "async memcpy from pageable
 // memory" rule). Device-to-host copies inside steps are rule_dtoh_in_steps (sync_rules.cpp).
 #include <climits>
+#include <map>
 #include <vector>
 
 #include "analysis/gpu_intervals.h"
@@ -17,7 +18,8 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   constexpr int64_t kMinBytes = 1 << 20;  // tiny copies (a scalar read back) are not traffic
   uint64_t copies = 0, htod = 0, dtoh = 0;
   int64_t bytes = 0, gpu_ns = 0, launch_ns = 0;
-  std::vector<Interval> launches;  // the copies' launching calls, for their cost below
+  std::vector<Interval> launches;             // the copies' launching calls, for their cost below
+  std::map<StringId, uint64_t> launch_names;  // to name the call the trace's API used
   uint32_t longest = 0;
   // With steps, the copies inside them (so per-step numbers match the steps counted).
   const std::vector<Step>& steps_v = a.steps.steps;
@@ -40,6 +42,7 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
       const uint32_t launch = static_cast<uint32_t>(a.join.partner[g]);
       launch_ns += s.dur[launch];
       launches.push_back({s.ts[launch], s.end(launch)});
+      ++launch_names[s.name[launch]];
     }
   }
   if (copies == 0 || bytes < kMinBytes) return;
@@ -61,16 +64,24 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf("%llu cop%s from/to pageable host memory: %s at %.1f GB/s (%.1f%% of %s)",
                  static_cast<unsigned long long>(copies), copies == 1 ? "y" : "ies",
                  format_bytes(bytes).c_str(), gbps, share, analysis_window_name(a));
+  // The launching call as the trace names it (hipMemcpyWithStream on ROCm, urEnqueueUSMMemcpy
+  // on XPU): the most frequent; the vendor's usual one when no copy has its launch joined.
+  const GpuVendor vendor = gpu_vendor(t, a);
+  std::string launcher = vendor == GpuVendor::kAmd     ? "hipMemcpyAsync"
+                         : vendor == GpuVendor::kIntel ? "urEnqueueUSMMemcpy"
+                                                       : "cudaMemcpyAsync";
+  uint64_t most = 0;
+  for (const auto& kv : launch_names)
+    if (kv.second > most) most = kv.second, launcher = std::string(t.str(kv.first));
   f.meaning =
       "Host memory that is not pinned has to be staged by the driver: the copy runs far "
-      "below the bus bandwidth, cannot overlap with compute, and the launching "
-      "cudaMemcpyAsync blocks the CPU until it is done.";
+      "below the bus bandwidth, cannot overlap with compute, and the launching " +
+      launcher + " blocks the CPU until it is done.";
   f.fix =
       "Pin the host buffers (DataLoader pin_memory=True, or tensor.pin_memory()) and copy "
       "with non_blocking=True.";
-  f.fix_code =
-      "loader = DataLoader(dataset, batch_size=..., pin_memory=True)\n"
-      "x = x.to('cuda', non_blocking=True)";
+  f.fix_code = std::string("loader = DataLoader(dataset, batch_size=..., pin_memory=True)\n") +
+               "x = x.to('" + torch_device_name(vendor) + "', non_blocking=True)";
   f.number("copies", static_cast<double>(copies));
   f.number("htod", static_cast<double>(htod));
   f.number("dtoh", static_cast<double>(dtoh));

@@ -52,15 +52,26 @@ GpuVendor gpu_vendor(const Trace& t, const Analyses& a) {
     if (has(d.name, "NVIDIA") || has(d.name, "Tesla") || has(d.name, "Quadro") ||
         has(d.name, "GeForce") || has(d.name, "RTX"))
       return GpuVendor::kNvidia;
+    if (has(d.name, "Intel")) return GpuVendor::kIntel;
   }
   bool cuda = false;
+  // A two-letter API prefix and then a capital: urEnqueueKernelLaunch, not "url...".
+  auto api = [](std::string_view n, std::string_view p) {
+    return n.size() > p.size() && n.substr(0, p.size()) == p && n[p.size()] >= 'A' &&
+           n[p.size()] <= 'Z';
+  };
   for (uint32_t i : a.join.runtime_by_ts) {
     std::string_view n = t.str(t.slices.name[i]);
     if (n.substr(0, 3) == "hip") return GpuVendor::kAmd;
+    if (api(n, "ur") || api(n, "ze") || api(n, "pi")) return GpuVendor::kIntel;
     if (n.substr(0, 4) == "cuda" || n.substr(0, 2) == "cu") cuda = true;
   }
   if (cuda) return GpuVendor::kNvidia;
   return a.join.gpu_ops_by_ts.empty() ? GpuVendor::kNone : GpuVendor::kOther;
+}
+
+const char* torch_device_name(GpuVendor v) {
+  return v == GpuVendor::kIntel ? "xpu" : "cuda";
 }
 
 bool looks_like_pytorch_trace(const Trace& t) {

@@ -26,10 +26,15 @@ int64_t analysis_window_ns(const Trace& trace, const Analyses& a);
 // "of step time" / "of the GPU span" / "of the trace", to match analysis_window_ns.
 const char* analysis_window_name(const Analyses& a);
 
-enum class GpuVendor { kNone, kNvidia, kAmd, kOther };
-// From deviceProperties names and the runtime API (hip* calls: AMD). kOther: an accelerator
-// that is neither (MTIA), where CUDA kernel-name rules do not apply.
+enum class GpuVendor { kNone, kNvidia, kAmd, kIntel, kOther };
+// From deviceProperties names and the runtime API (hip* calls: AMD; the SYCL backends' ur*,
+// ze*, pi* calls: Intel XPU). kOther: an accelerator that is none of them (MTIA). CUDA
+// kernel-name rules apply to NVIDIA and AMD only.
 GpuVendor gpu_vendor(const Trace& trace, const Analyses& a);
+
+// The name a PyTorch device string has on this vendor's GPUs: "xpu" on Intel, else "cuda"
+// (ROCm builds of PyTorch call their GPUs "cuda" too), for the code the fixes suggest.
+const char* torch_device_name(GpuVendor v);
 
 // Anything timed at all (a slice, an instant or a counter sample): without, capture.empty says
 // so alone, and the rules about how the capture was made have nothing to be about.

@@ -100,6 +100,23 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+namespace {
+// The synchronizing calls of the API the trace used (sync_names.h), for the finding's meaning:
+// an XPU or ROCm user looks for the names their trace shows, not CUDA's.
+const char* sync_calls_named(const std::string& api) {
+  if (api == "XPU")
+    return "Queue and event waits (urQueueFinish, urEventWait, zeCommandQueueSynchronize, "
+           "zeEventHostSynchronize, ...)";
+  if (api == "HIP")
+    return "Device, stream and event synchronizations (hipDeviceSynchronize, "
+           "hipStreamSynchronize, hipEventSynchronize) and synchronous copies (hipMemcpy, "
+           "hipMemcpyWithStream, hipMemcpyDtoH, ...)";
+  return "Device, stream and event synchronizations (cudaDeviceSynchronize, "
+         "cudaStreamSynchronize, cudaEventSynchronize, their driver cu* and hip* twins) and "
+         "synchronous copies (cudaMemcpy, cudaMemcpy2D/3D, cudaMemcpyToSymbol, hipMemcpy, ...)";
+}
+}  // namespace
+
 void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   const SyncResult& s = in.analyses.sync;
   if (s.count == 0) return;
@@ -135,7 +152,9 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
     api = api.empty() || api == one ? one : one.substr(0, 4) == api.substr(0, 4) ? "CUDA" : "";
     if (api.empty()) break;
   }
-  if (api.empty()) api = gpu_vendor(t, in.analyses) == GpuVendor::kAmd ? "HIP" : "CUDA";
+  const GpuVendor vendor = gpu_vendor(t, in.analyses);
+  if (api.empty())
+    api = vendor == GpuVendor::kAmd ? "HIP" : vendor == GpuVendor::kIntel ? "XPU" : "CUDA";
   // Most of the calls' time outside the steps (a final synchronize after the last one): said, so
   // the total and the share do not read as contradicting each other.
   const bool mostly_outside = steps.stats.total_ns > 0 && s.total_ns > 2 * s.blocked_in_steps_ns;
@@ -145,19 +164,17 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
                 steps.stats.total_ns > 0 ? "step time" : "the trace",
                 mostly_outside ? "; most of it outside the steps" : "");
   f.title = buf;
-  f.meaning =
-      "Device, stream and event synchronizations (cudaDeviceSynchronize, "
-      "cudaStreamSynchronize, cudaEventSynchronize, their driver cu* and hip* twins) and "
-      "synchronous copies (cudaMemcpy, cudaMemcpy2D/3D, cudaMemcpyToSymbol, hipMemcpy, ...) "
-      "block the CPU until the GPU catches up; inside a training loop they serialize "
-      "CPU and GPU (lockstep).";
+  f.meaning = std::string(sync_calls_named(api)) +
+              " block the CPU until the GPU catches up; inside a training loop they serialize "
+              "CPU and GPU (lockstep).";
   if (!costly && in.analyses.gpu_idle.has_gpu_ops)
     f.meaning += " Here the GPU lost little to them (" + format_duration(idle_after) +
                  " idle after them): while the CPU waited, the GPU had work queued.";
   f.fix =
       "Remove explicit synchronizations from the loop (they are often left over from "
       "timing code); use non_blocking=True copies from pinned memory.";
-  f.fix_code = "x = x.to('cuda', non_blocking=True)  # with DataLoader(pin_memory=True)";
+  f.fix_code = std::string("x = x.to('") + torch_device_name(vendor) +
+               "', non_blocking=True)  # with DataLoader(pin_memory=True)";
   f.number("calls", static_cast<double>(s.count));
   f.number("total_us", static_cast<double>(s.total_ns) / 1e3, 3, "us");
   f.number("share_pct", share, 1, "%");

@@ -232,3 +232,83 @@ TEST_CASE("nsys: a phase of the loop is not its step", "[analysis][steps][nvtx_s
   t->facts.format = ks::TraceFormat::kNsysSqlite;
   CHECK(steps_of(*t).steps.empty());
 }
+
+namespace {
+
+// A Kineto trace without prof.step(): `loops` top-level record_function ranges named `name`,
+// 290 us every 300 us on thread 1, each launching a 200 us kernel from inside an aten op.
+std::string top_level_loop(const std::string& name, int loops) {
+  std::string ev;
+  for (int i = 0; i < loops; ++i) {
+    const std::string at = std::to_string(i * 300), c = std::to_string(i + 1);
+    ev += R"({"ph":"X","cat":"user_annotation","name":")" + name + R"(","pid":1,"tid":1,"ts":)" +
+          at + R"(,"dur":290},)";
+    ev += R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" +
+          std::to_string(i * 300 + 5) + R"(,"dur":20},)";
+    ev += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+          std::to_string(i * 300 + 10) + R"(,"dur":5,"args":{"correlation":)" + c + "}},";
+    ev += R"({"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)" +
+          std::to_string(i * 300 + 20) + R"(,"dur":200,"args":{"correlation":)" + c +
+          R"(,"stream":7,"device":0}},)";
+  }
+  ev.pop_back();
+  return "[" + ev + "]";
+}
+
+}  // namespace
+
+TEST_CASE("Kineto without ProfilerStep: a top-level annotation that repeats is the iteration",
+          "[analysis][steps][nvtx_steps]") {
+  // An inference server profiles a window of execute_model calls, no prof.step().
+  auto t = ks_test::load(top_level_loop("execute_model", 5));
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 5);
+  CHECK(r.source == ks::StepSource::kStepLikeRange);
+  CHECK(r.range_name == "execute_model");
+  CHECK(r.steps[1].host_begin == 300000);
+  const std::string note = ks::steps_note(r, false);
+  INFO(note);
+  CHECK(note.find("\"execute_model\"") != std::string::npos);
+  CHECK(note.find("repeated 5 times at the top level") != std::string::npos);
+  // Twice, unnumbered, is no loop yet.
+  CHECK(steps_of(*ks_test::load(top_level_loop("execute_model", 2))).steps.empty());
+  // PyTorch's own ranges repeat once per iteration too, but are a phase of it.
+  CHECK(steps_of(*ks_test::load(top_level_loop("Optimizer.step#SGD.step", 5))).steps.empty());
+  CHECK(steps_of(*ks_test::load(top_level_loop(
+                     "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 5)))
+            .steps.empty());
+}
+
+TEST_CASE("A real trace with its ProfilerSteps renamed execute_model keeps its 5 steps",
+          "[analysis][steps][nvtx_steps][corpus]") {
+  std::string json;
+  const std::string path = ks_test::shared_trace_path("hta__negative_queue_length__rank0.json.gz");
+  if (!ks_test::read_file_maybe_gzip(path, &json)) {
+    WARN("shared trace absent: " << path);
+    return;
+  }
+  auto original = ks_test::load(json);
+  const ks::StepsResult want = steps_of(*original);
+  REQUIRE(want.steps.size() == 5);
+  // "ProfilerStep#550" -> "execute_model", every occurrence.
+  std::string renamed;
+  for (size_t at = 0;;) {
+    const size_t hit = json.find("\"ProfilerStep#", at);
+    if (hit == std::string::npos) {
+      renamed.append(json, at, std::string::npos);
+      break;
+    }
+    renamed.append(json, at, hit - at);
+    renamed += "\"execute_model\"";
+    at = json.find('"', hit + 1) + 1;
+  }
+  auto t = ks_test::load(renamed);
+  const ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == want.steps.size());
+  CHECK(r.range_name == "execute_model");
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    CHECK(r.steps[i].host_begin == want.steps[i].host_begin);
+    CHECK(r.steps[i].host_end == want.steps[i].host_end);
+    CHECK(r.steps[i].end == want.steps[i].end);
+  }
+}

@@ -50,6 +50,22 @@ TEST_CASE("Synchronizing calls are recognised by family, not by exact name", "[a
       {"hipMemcpy2D", SyncFamily::kCopy},
       {"hipMemcpyToSymbol", SyncFamily::kCopy},
       {"hipMemset", SyncFamily::kSet},
+      // Intel XPU: Unified Runtime, PI and Level Zero host waits
+      {"urQueueFinish", SyncFamily::kSynchronize},
+      {"urEventWait", SyncFamily::kSynchronize},
+      {"piQueueFinish", SyncFamily::kSynchronize},
+      {"piEventsWait", SyncFamily::kSynchronize},
+      {"zeCommandQueueSynchronize", SyncFamily::kSynchronize},
+      {"zeCommandListHostSynchronize", SyncFamily::kSynchronize},
+      {"zeEventHostSynchronize", SyncFamily::kSynchronize},
+      {"zeFenceHostSynchronize", SyncFamily::kSynchronize},
+      // XPU enqueues: the GPU waits (urEnqueueEventsWait), launches, copies whose blocking
+      // argument the trace does not keep
+      {"urEnqueueEventsWait", SyncFamily::kNone},
+      {"urEnqueueKernelLaunch", SyncFamily::kNone},
+      {"urEnqueueUSMMemcpy", SyncFamily::kNone},
+      {"zeCommandListAppendLaunchKernel", SyncFamily::kNone},
+      {"zeCommandListAppendMemoryCopy", SyncFamily::kNone},
       // Nsight Systems' versioned names and per-thread default stream variants
       {"cudaStreamSynchronize_v3020", SyncFamily::kSynchronize},
       {"cudaDeviceSynchronize_v3020", SyncFamily::kSynchronize},
@@ -89,6 +105,8 @@ TEST_CASE("Synchronizing calls are recognised by family, not by exact name", "[a
   CHECK(std::string(ks::sync_api("cuCtxSynchronize")) == "CUDA driver");
   CHECK(std::string(ks::sync_api("cudaMemcpy2D")) == "CUDA");
   CHECK(std::string(ks::sync_api("cudaLaunchKernel")).empty());
+  CHECK(std::string(ks::sync_api("urQueueFinish")) == "XPU");
+  CHECK(std::string(ks::sync_api("zeEventHostSynchronize")) == "XPU");
   CHECK(ks::sync_base_name("cudaStreamSynchronize_v3020") == "cudaStreamSynchronize");
   CHECK(ks::sync_base_name("cuMemcpyHtoD_v2") == "cuMemcpyHtoD");
   CHECK(ks::sync_base_name("cudaMemcpy_ptds_v7000") == "cudaMemcpy");

@@ -180,6 +180,10 @@ TEST_CASE("sync.runtime_calls names the API the trace used", "[findings][sync]")
     INFO("findings: " << r.ids);
     REQUIRE(f);
     CHECK(f->title.find("3 synchronizing HIP calls") == 0);
+    // Its meaning names the calls a ROCm user sees, not CUDA's.
+    INFO(f->meaning);
+    CHECK(f->meaning.find("hipDeviceSynchronize") != std::string::npos);
+    CHECK(f->meaning.find("cudaDeviceSynchronize") == std::string::npos);
   }
 }
 
