@@ -8,6 +8,12 @@
 import { isGzip } from './stream.js';
 
 const GZIP_PIECE = 64 * 1024;
+// A fetched body (?url=) is read once, so its compressed bytes are kept as they pass (Blobs of
+// KEEP_PART bytes, which the browser may hold on disk) for a member to be decoded again after a
+// refused write; past KEEP_COMPRESSED bytes they are not, and a refusal ends the read as damage
+// does. A gzip trace holds 5-20 times its size in JSON: 1 GiB of it is more than a page can analyse.
+const KEEP_COMPRESSED = 2 ** 30;
+const KEEP_PART = 8 << 20;
 const EMPTY = new Uint8Array(0);
 // deflate's largest expansion: one input byte gives at most ~1032 bytes of output.
 const MAX_EXPANSION = 1032;
@@ -118,20 +124,100 @@ async function decodeMember(src, start, skip, deliver, step, onDecoder) {
   }
 }
 
-// The decoded stream of `input` (a stream of gzip bytes). `blob`, the same bytes as a Blob (a
-// File), lets a refused write be looked into: the member is decoded again up to the refused
-// bytes, which are then written a few at a time to find where the member ends. Without it (a
-// fetched file) a refusal ends the stream with the error, as damage does. When the stream ends,
-// `gzipCut` is the compressed bytes read if the file was cut off (the loader passes it on:
-// Session.setGzipCut), and `gzipTrailing` {at, ignored} says where the gzip data ends and how
-// many bytes that are not gzip follow it (Session.setGzipTrailing).
+// The compressed bytes again, from any position: {reader(pos), bytes(from, to), size()}. A File or
+// Blob is sliced; a fetched body is the bytes kept from `live` (the reader of the first pass, which
+// records what it reads) followed by what is still to come from it.
+function blobSource(blob) {
+  return {
+    reader: (pos) => blob.slice(pos).stream().getReader(),
+    bytes: async (from, to) => new Uint8Array(await blob.slice(from, to).arrayBuffer()),
+    size: async () => blob.size,
+  };
+}
+
+function keptSource(input) {
+  const live = input.getReader();
+  let parts = [];
+  let pending = [];
+  let pendingBytes = 0;
+  let total = 0; // bytes read from `live`
+  let ended = false;
+  let over = false; // more than KEEP_COMPRESSED: nothing kept
+  const flush = () => {
+    if (pending.length) parts = [new Blob([...parts, ...pending])];
+    pending = [];
+    pendingBytes = 0;
+  };
+  const kept = () => {
+    if (over) throw new Error(`the gzip data was refused after more than ${KEEP_COMPRESSED} bytes of a fetched file, too many to read again: open the file itself`);
+    flush();
+    return parts[0] || new Blob([]);
+  };
+  const readLive = async () => {
+    const r = await live.read();
+    if (r.done) ended = true;
+    else {
+      total += r.value.length;
+      if (total > KEEP_COMPRESSED) {
+        over = true;
+        parts = [];
+        pending = [];
+      } else if (!over) {
+        pending.push(r.value);
+        pendingBytes += r.value.length;
+        if (pendingBytes >= KEEP_PART) flush();
+      }
+    }
+    return r;
+  };
+  const source = {
+    first: { read: readLive, cancel: (why) => live.cancel(why) },
+    // The bytes from `pos`: those kept, in pieces, then the live ones (kept as they pass).
+    reader(pos) {
+      let at = pos;
+      return {
+        async read() {
+          if (at < total) {
+            const piece = await kept().slice(at, Math.min(total, at + GZIP_PIECE)).arrayBuffer();
+            at += piece.byteLength;
+            return { value: new Uint8Array(piece), done: false };
+          }
+          if (ended) return { value: undefined, done: true };
+          const r = await readLive();
+          if (!r.done) at += r.value.length;
+          return r;
+        },
+        cancel: async () => {}, // the live body is read on by the next reader
+      };
+    },
+    async bytes(from, to) {
+      while (total < to && !ended) await readLive();
+      return new Uint8Array(await kept().slice(from, to).arrayBuffer());
+    },
+    async size() {
+      while (!ended) await readLive();
+      return total;
+    },
+    cancel: (why) => live.cancel(why).catch(() => {}),
+  };
+  return source;
+}
+
+// The decoded stream of `input` (a stream of gzip bytes). A refused write is looked into: the
+// member is decoded again up to the refused bytes, which are then written a few at a time to find
+// where the member ends. `blob`, the same bytes as a Blob (a File), gives them again; without it
+// (a fetched body, ?url=) they are kept as they are read (keptSource), so a fetched file reads as
+// the File does. When the stream ends, `gzipCut` is the compressed bytes read if the file was cut
+// off (the loader passes it on: Session.setGzipCut), and `gzipTrailing` {at, ignored} says where
+// the gzip data ends and how many bytes that are not gzip follow it (Session.setGzipTrailing).
 export function gunzip(input, blob = null) {
   let controller;
   let wanted = false; // the reader has asked for more since the last chunk
   let wake = null;
   let cancelled = false;
   let decoder = null;
-  let src = input.getReader();
+  const again = blob ? blobSource(blob) : keptSource(input);
+  let src = blob ? input.getReader() : again.first;
   // A chunk is handed over only when asked for, so that when the stream errors no chunk is still
   // queued (an error drops them).
   const deliver = async (value) => {
@@ -152,6 +238,7 @@ export function gunzip(input, blob = null) {
       cancel(reason) {
         cancelled = true;
         src.cancel(reason).catch(() => {});
+        if (!blob) again.cancel(reason);
         if (decoder) decoder.abort(reason);
         if (wake) wake();
       },
@@ -167,23 +254,28 @@ export function gunzip(input, blob = null) {
         stream.gzipCut = r.cut;
         return;
       }
-      src.cancel().catch(() => {});
-      if (!blob || cancelled) throw r.failed;
+      if (blob) src.cancel().catch(() => {});
+      if (cancelled) throw r.failed;
       // Refused: decode the member again, then step through the refused bytes.
       const lo = Math.max(start, r.from - 4);
-      const bytes = new Uint8Array(await blob.slice(lo, r.to).arrayBuffer());
-      src = blob.slice(start).stream().getReader();
-      const again = await decodeMember(src, start, r.delivered, deliver, { from: r.from, to: r.to, lo, bytes }, onDecoder);
-      src.cancel().catch(() => {});
-      if (again.end === undefined) throw again.failed;
+      let bytes;
+      try {
+        bytes = await again.bytes(lo, r.to);
+        src = again.reader(start);
+      } catch {
+        throw r.failed; // a fetched file too large to keep: the refusal stands
+      }
+      const stepped = await decodeMember(src, start, r.delivered, deliver, { from: r.from, to: r.to, lo, bytes }, onDecoder);
+      if (blob) src.cancel().catch(() => {});
+      if (stepped.end === undefined) throw stepped.failed;
       // Another member (gzip's magic bytes, as zlib decides), or bytes that are not gzip.
-      const next = again.end;
-      if (isGzip(new Uint8Array(await blob.slice(next, next + 2).arrayBuffer()))) {
+      const next = stepped.end;
+      if (isGzip(await again.bytes(next, next + 2))) {
         start = next;
-        src = blob.slice(next).stream().getReader();
+        src = again.reader(next);
         continue;
       }
-      stream.gzipTrailing = { at: next, ignored: blob.size - next };
+      stream.gzipTrailing = { at: next, ignored: (await again.size()) - next };
       return;
     }
   };

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "import/nsys_sqlite/nsys_vfs.h"
+#include "import/nsys_sqlite/sqlite_schema_size.h"
 #include "util/format.h"
 
 namespace ks {
@@ -27,6 +28,10 @@ constexpr int kTickOps = 1000;
 uint64_t budget_ticks(uint64_t file_size) {
   return 100000 + file_size / 25;  // 1e8 steps + 40 per byte
 }
+
+// The most schema objects SQLite is asked to read (sqlite_schema_size.h): an export lists a few
+// hundred (86 tables and 2 indexes in a real one); 10,000 parse in 0.2 s.
+constexpr uint64_t kMaxSchemaObjects = 10000;
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -172,6 +177,17 @@ ImportError NsysDatabase::error_from(int rc, std::string_view doing) const {
               (static_cast<uint64_t>(h[30]) << 8) | h[31];
     }
     const uint64_t expected = page_size * pages;
+    // A page size SQLite cannot have (a power of two from 512 to 65536): the header is damaged,
+    // and the size it promises means nothing (it was reported as "cut off").
+    if (got == static_cast<int64_t>(sizeof(h)) &&
+        (page_size < 512 || (page_size & (page_size - 1)) != 0)) {
+      e.message = what +
+                  ": the export is damaged: its SQLite header's page size (bytes 16-17) is " +
+                  std::to_string(page_size) +
+                  ", not a power of two from 512 to 65536 (SQLite: " + sqlite3_errstr(rc) + ")";
+      e.offset = 16;
+      return e;
+    }
     if (got < static_cast<int64_t>(sizeof(h)) || (expected > size) || impl_->reads.short_read) {
       e.message =
           what + ": the export is cut off: the file has " + std::to_string(size) + " bytes" +
@@ -222,6 +238,18 @@ std::unique_ptr<NsysDatabase> NsysDatabase::open(ByteSource* source, ImportError
         "\"SQLite format 3\\0\", this file with " +
         hex_bytes(head, n) + " (\"" + printable_prefix(head, n) + "\")";
     error->offset = 0;
+    return nullptr;
+  }
+  // SQLite reads the whole schema at the first statement, in time that grows with the square of
+  // its size and out of the progress handler's reach: a crafted schema is refused before.
+  const SchemaSize schema = count_schema_objects(source, kMaxSchemaObjects);
+  if (schema.over) {
+    error->code = ImportErrorCode::kQueryBudget;
+    error->message = "reading the schema: it lists more than " + std::to_string(kMaxSchemaObjects) +
+                     " tables, indexes, views and triggers (an Nsight Systems export has a few "
+                     "hundred), more than SQLite can read in reasonable time: the file is damaged "
+                     "or crafted";
+    error->offset = schema.at;
     return nullptr;
   }
   int rc = register_nsys_vfs();

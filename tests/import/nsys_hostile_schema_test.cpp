@@ -1,0 +1,128 @@
+// SQLite files posing as Nsight Systems exports whose schema, not their rows, is the attack
+// (docs/hardening.md): SQLite reads the whole schema before the first statement runs, in time
+// that grows with the square of its size, where no progress handler can stop it. Each file is
+// built here by SQLite itself, in memory, and read back through the importer's own VFS.
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+
+#include "import/memory_byte_source.h"
+#include "import/nsys_sqlite/nsys_database.h"
+#include "import/nsys_sqlite/sqlite_schema_size.h"
+
+namespace {
+
+// The bytes of an in-memory database (512-byte pages) after `sql` ran in it.
+std::string database_bytes(const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
+  char* err = nullptr;
+  const std::string all = "PRAGMA page_size=512; " + sql;
+  const int rc = sqlite3_exec(db, all.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  sqlite3_free(err);
+  REQUIRE(rc == SQLITE_OK);
+  sqlite3_int64 size = 0;
+  unsigned char* data = sqlite3_serialize(db, "main", &size, 0);
+  REQUIRE(data);
+  std::string bytes(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
+  sqlite3_free(data);
+  sqlite3_close(db);
+  return bytes;
+}
+
+// An export's StringIds table, then `n` more tables.
+std::string export_with_tables(int n) {
+  std::string sql = "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);";
+  for (int i = 0; i < n; ++i)
+    sql += "CREATE TABLE t" + std::to_string(i) + " (id INTEGER PRIMARY KEY, value TEXT);";
+  return database_bytes(sql);
+}
+
+// An export's StringIds table, then `n` more schema rows naming tables that share its pages,
+// written straight into sqlite_schema (creating them one by one takes SQLite minutes).
+std::string export_listing_tables(int n) {
+  return database_bytes(
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+      "PRAGMA writable_schema=ON;"
+      "INSERT INTO sqlite_master SELECT 'table', 't' || x, 't' || x, 2, 'CREATE TABLE t' || x || "
+      "' (id INTEGER PRIMARY KEY, value TEXT NOT NULL)' FROM (WITH RECURSIVE c(x) AS (SELECT 1 "
+      "UNION ALL SELECT x + 1 FROM c WHERE x < " +
+      std::to_string(n) + ") SELECT x FROM c);");
+}
+
+}  // namespace
+
+TEST_CASE("nsys hostile schema: 30,000 tables are refused before SQLite parses them",
+          "[nsys][hostile]") {
+  const std::string bytes = export_listing_tables(30000);
+  ks::MemoryByteSource source(bytes);
+  const auto t0 = std::chrono::steady_clock::now();
+  ks::ImportError error;
+  auto db = ks::NsysDatabase::open(&source, &error);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(!db);
+  CHECK(error.code == ks::ImportErrorCode::kQueryBudget);
+  CHECK(error.message.find("it lists more than 10000 tables, indexes, views and triggers") !=
+        std::string::npos);
+  CHECK(error.offset > 0);
+  CHECK(error.offset % 512 == 0);  // the page where the count passed the limit
+  CHECK(error.offset < bytes.size());
+  CHECK(seconds < 0.5);  // the count reads a few thousand pages; SQLite's parse took seconds
+}
+
+TEST_CASE("nsys hostile schema: the count is exact, and a few hundred tables open as before",
+          "[nsys][hostile]") {
+  const std::string bytes = export_with_tables(300);
+  ks::MemoryByteSource source(bytes);
+  const ks::SchemaSize size = ks::count_schema_objects(&source, 10000);
+  CHECK(!size.over);
+  CHECK(size.objects == 301);
+  CHECK(ks::count_schema_objects(&source, 300).over);
+  ks::ImportError error;
+  auto db = ks::NsysDatabase::open(&source, &error);
+  REQUIRE(db);
+  CHECK(db->tables().size() == 301);
+}
+
+TEST_CASE("nsys hostile schema: a schema b-tree whose pages point back at themselves is refused",
+          "[nsys][hostile]") {
+  // 600 tables fill a tree of three levels under page 1; every child pointer of the root is
+  // then aimed at the root itself, a tree without end.
+  std::string bytes = export_with_tables(600);
+  auto* page1 = reinterpret_cast<unsigned char*>(&bytes[0]);
+  REQUIRE(page1[100] == 0x05);  // an interior table page
+  const int cells = (page1[103] << 8) | page1[104];
+  REQUIRE(cells >= 1);
+  page1[108] = page1[109] = page1[110] = 0;  // the right-most child
+  page1[111] = 1;
+  for (int i = 0; i < cells; ++i) {
+    const int cell = (page1[112 + 2 * i] << 8) | page1[113 + 2 * i];
+    page1[cell] = page1[cell + 1] = page1[cell + 2] = 0;
+    page1[cell + 3] = 1;
+  }
+  ks::MemoryByteSource source(bytes);
+  ks::ImportError error;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(!ks::NsysDatabase::open(&source, &error));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5);
+  CHECK((error.code == ks::ImportErrorCode::kQueryBudget ||
+         error.code == ks::ImportErrorCode::kDamagedDatabase));
+}
+
+TEST_CASE("nsys hostile header: a page size SQLite cannot have is damage, not a cut-off file",
+          "[nsys][hostile]") {
+  std::string bytes = export_with_tables(3);
+  bytes[16] = '\x12';  // 4660: not a power of two
+  bytes[17] = '\x34';
+  ks::MemoryByteSource source(bytes);
+  ks::ImportError error;
+  CHECK(!ks::NsysDatabase::open(&source, &error));
+  CHECK(error.code == ks::ImportErrorCode::kDamagedDatabase);
+  CHECK(error.offset == 16);
+  CHECK(error.message.find("the export is damaged: its SQLite header's page size (bytes 16-17) is "
+                           "4660, not a power of two from 512 to 65536") != std::string::npos);
+}

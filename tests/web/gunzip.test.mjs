@@ -1,0 +1,118 @@
+// The worker's gzip reader (web/worker/gunzip.js) against a DecompressionStream that behaves as
+// Chromium's and Firefox's do: it decodes one gzip member and refuses the first byte after its
+// end, losing the output of the write that holds it (Node's own reads on into the next member,
+// so it cannot stand in). Every member, and the bytes after the last one, must read the same
+// whether the gzip comes from a File (a Blob to slice) or from a fetched body (?url=: a stream
+// read once). Run: node --test tests/web/
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { constants, gzipSync, inflateRawSync } from 'node:zlib';
+import { gunzip } from '../../web/worker/gunzip.js';
+
+// Decodes what was written so far (one member: the 10-byte header gzipSync writes, then deflate);
+// once the deflate data and its 8-byte trailer are all in, any further byte is refused.
+class BrowserLikeDecompressionStream {
+  constructor(format) {
+    assert.equal(format, 'gzip');
+    let input = Buffer.alloc(0);
+    let sent = 0;
+    let end = -1;
+    const decode = () => {
+      if (input.length <= 10) return Buffer.alloc(0);
+      const { buffer, engine } = inflateRawSync(input.subarray(10), { info: true, finishFlush: constants.Z_SYNC_FLUSH });
+      const used = 10 + engine.bytesWritten;
+      if (used < input.length) end = used + 8; // the deflate data ended before the input
+      return buffer;
+    };
+    const t = new TransformStream(
+      {
+        transform(chunk, controller) {
+          if (!chunk.length) return;
+          input = Buffer.concat([input, Buffer.from(chunk)]);
+          const out = decode();
+          if (end >= 0 && input.length > end) throw new TypeError('Junk found after end of compressed data.');
+          if (out.length > sent) controller.enqueue(new Uint8Array(out.subarray(sent)));
+          sent = out.length;
+        },
+        flush() {
+          if (end < 0 || input.length < end) throw new TypeError('Compressed input was truncated.');
+        },
+      },
+      undefined,
+      { highWaterMark: 0 },
+    );
+    this.writable = t.writable;
+    this.readable = t.readable;
+  }
+}
+globalThis.DecompressionStream = BrowserLikeDecompressionStream;
+
+// A stream of `bytes` in chunks of `size` bytes, as fetch() or Blob.stream() gives them.
+function chunked(bytes, size) {
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (at >= bytes.length) return c.close();
+      c.enqueue(new Uint8Array(bytes.subarray(at, at + size)));
+      at += size;
+    },
+  });
+}
+
+async function readAll(stream) {
+  const parts = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parts.push(Buffer.from(value));
+  }
+  return Buffer.concat(parts).toString();
+}
+
+// A trace in three members (cat a.gz b.gz c.gz), the JSON each holds, and text appended to it.
+function threeMembers(junk) {
+  const events = (from, to) => Array.from({ length: to - from }, (_, k) => `{"ph":"X","name":"k${(from + k) % 97}","ts":${(from + k) * 10},"dur":4,"pid":0,"tid":7}`).join(',');
+  const text = ['{"traceEvents":[' + events(0, 900) + ',', events(900, 1800) + ',', events(1800, 2700) + ']}'];
+  const gz = Buffer.concat([...text.map((t) => gzipSync(Buffer.from(t))), junk]);
+  return { gz, json: text.join(''), gzipEnd: gz.length - junk.length };
+}
+
+for (const [what, junk] of [
+  ['a log line', Buffer.from('[rank0] training finished in 3600 s\n')],
+  ['1 KB of zero padding', Buffer.alloc(1024)],
+  ['nothing', Buffer.alloc(0)],
+]) {
+  for (const chunk of [1 << 16, 4096, 333]) {
+    test(`gunzip: three members followed by ${what} read whole from a File and from a fetched body (${chunk}-byte chunks)`, async () => {
+      const { gz, json, gzipEnd } = threeMembers(junk);
+      const trailing = junk.length ? { at: gzipEnd, ignored: junk.length } : undefined;
+      const fromFile = gunzip(chunked(gz, chunk), new Blob([gz]));
+      assert.equal(await readAll(fromFile), json);
+      assert.deepEqual(fromFile.gzipTrailing, trailing);
+      // ?url=: no Blob, the body is read once (it was refused as gzip_corrupt with a log line or
+      // padding after it, and after the first member of three).
+      const fetched = gunzip(chunked(gz, chunk), null);
+      assert.equal(await readAll(fetched), json);
+      assert.deepEqual(fetched.gzipTrailing, trailing);
+      assert.equal(fetched.gzipCut, undefined);
+    });
+  }
+}
+
+test('gunzip: damage inside a member still fails from a fetched body, after what was decoded', async () => {
+  const { gz } = threeMembers(Buffer.alloc(0));
+  const damaged = Buffer.from(gz);
+  for (let k = 200; k < 260; k++) damaged[k] ^= 0x5a;
+  await assert.rejects(readAll(gunzip(chunked(damaged, 4096), null)));
+  await assert.rejects(readAll(gunzip(chunked(damaged, 4096), new Blob([damaged]))));
+});
+
+test('gunzip: a fetched gzip cut off half way says where it was cut', async () => {
+  const { gz, json } = threeMembers(Buffer.alloc(0));
+  const cut = gz.subarray(0, gz.length - 500);
+  const fetched = gunzip(chunked(cut, 4096), null);
+  const text = await readAll(fetched);
+  assert.ok(json.startsWith(text) && text.length > json.length / 2);
+  assert.equal(fetched.gzipCut, cut.length);
+});
