@@ -1,4 +1,4 @@
-// Kinetoscope page, main thread: UI only. The worker (worker/main.js, started by worker/start.js)
+// Kinetoscope page, main thread: UI only. The worker (worker/main.js, started by worker/roles.js)
 // owns the WASM analyzer, reads the file as a stream and sends back progress and, at the end, the
 // report as a JSON string; worker/protocol.js names every message between the two.
 //
@@ -22,8 +22,8 @@ import { parseStats, statsView, withReport } from './views/stats.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { enter, leave, newJob } from './share/history.js';
 import { ownOriginUrl } from './share/own_origin.js';
-import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg, warmMsg } from './worker/protocol.js';
-import { startAnalyzerWorker } from './worker/start.js';
+import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg } from './worker/protocol.js';
+import { workerRoles } from './worker/roles.js';
 import { UNZIP_MIN, startHelpers, startsGzip } from './worker/helpers.js';
 import { initTimelineTab } from './timeline/tab.js';
 import { initRanks } from './ranks/mode.js';
@@ -39,43 +39,6 @@ const $ = (id) => document.getElementById(id);
 const ui = { file: $('file'), status: $('status'), statusText: $('status-text'), progress: $('progress'), cancel: $('cancel') };
 Object.assign(ui, { error: $('error'), report: $('report'), drop: $('drop'), folder: $('folder'), compare: $('compare-open') });
 
-// Workers (hardening, docs/hardening.md): `worker` holds the trace on screen (the timeline queries
-// it); `loader` reads the file being loaded, in a worker of its own, so that a cancel or a new file
-// ends it with terminate(): a stuck load (a huge file, a read that never ends, a long WASM call)
-// never keeps a worker running, whatever the timing. A load that succeeds makes its loader the new
-// `worker` (the old one is ended); a load that fails is ended and the report on screen keeps its
-// worker. Beside them: the `helpers` of a large file (worker/helpers.js), only while that file
-// loads, and the warmed-up `spare` that becomes the next loader.
-let worker = null;
-let loader = null;
-let helpers = []; // the workers helping the loader read a large file
-// The next loader, started ahead of time and warmed up (worker/warm.js): a file opened
-// after the page has been open a moment is read by optimized code from its first byte.
-// <body data-warm="1"> once it is ready (tests and the benchmark wait for it).
-let spare = null;
-const SPARE_DELAY_MS = 300;
-
-function startSpare() {
-  if (spare) return;
-  spare = startWorker();
-  spare.postMessage(warmMsg());
-  document.body.dataset.spare = '1';
-}
-
-// A spare for the next load, once this one has settled and the page is idle again.
-function scheduleSpare() {
-  setTimeout(() => {
-    if (!job) startSpare();
-  }, SPARE_DELAY_MS);
-}
-
-function takeSpare() {
-  const w = spare;
-  spare = null;
-  delete document.body.dataset.warm;
-  delete document.body.dataset.spare;
-  return w;
-}
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
@@ -83,49 +46,29 @@ let currentStats = null; // its `nsys stats` tables (an Nsight Systems export), 
 let shownId = 0; // the load id of the report on screen
 let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
-const timeline = initTimelineTab({ post: (msg) => worker && worker.postMessage(msg), report: ui.report });
+const timeline = initTimelineTab({ post: (msg) => workers.post(msg), report: ui.report });
 
 const jobError = (err) => new WorkerError(err, 'the trace could not be read');
 
-function startWorker() {
-  const w = startAnalyzerWorker();
-  w.onmessage = (e) => onMessage(e, w);
-  w.onerror = (e) => {
-    // The worker script itself failed; a fresh one starts for the next file.
-    e.preventDefault();
-    w.terminate();
-    if (w === worker) worker = null;
-    if (w === spare) takeSpare();
-    if (w === loader) {
-      loader = null;
-      if (job) fail({ code: 'worker_failed', message: `the analyzer stopped: ${e.message || 'unknown error'}` });
-    }
-  };
-  return w;
-}
-
-function endLoader() {
-  if (loader) loader.terminate();
-  loader = null;
-  endHelper();
-}
-
-function endHelper() {
-  for (const h of helpers) h.terminate();
-  helpers = [];
-}
+// The trace on screen's worker, the file being read's loader, its helpers and the warm spare
+// (worker/roles.js says why each is its own worker).
+const workers = workerRoles({
+  onMessage,
+  onLoaderFailed: (why) => job && fail({ code: 'worker_failed', message: `the analyzer stopped: ${why}` }),
+  loading: () => !!job,
+});
 
 function onMessage(e, from) {
   const m = e.data;
   if (m.type === Msg.warmed) {
     // Ready once the page's own views have run too (the first time: views/warm.js).
-    if (from === spare) warmViews(m.report, () => !!job).then(() => from === spare && Object.assign(document.body.dataset, { warm: '1', pretouched: String(m.pretouched || 0) }));
+    if (workers.isSpare(from)) warmViews(m.report, () => !!job).then(() => workers.isSpare(from) && Object.assign(document.body.dataset, { warm: '1', pretouched: String(m.pretouched || 0) }));
     return;
   }
-  if (m.type === Msg.timelineReply) return from === worker && timeline.onReply(m); // answers to the timeline (timeline/client.js)
-  if (m.type === Msg.stats) return from === worker && showStats(m); // after an Nsight Systems export's report
-  if (m.type === Msg.reportUpdate || (m.type === Msg.error && stepRangeJob && m.id === stepRangeJob.id)) return from === worker && onStepRange(m);
-  if (!job || m.id !== job.id || from !== loader) return; // a late message from a replaced or cancelled file
+  if (m.type === Msg.timelineReply) return workers.isWorker(from) && timeline.onReply(m); // answers to the timeline (timeline/client.js)
+  if (m.type === Msg.stats) return workers.isWorker(from) && showStats(m); // after an Nsight Systems export's report
+  if (m.type === Msg.reportUpdate || (m.type === Msg.error && stepRangeJob && m.id === stepRangeJob.id)) return workers.isWorker(from) && onStepRange(m);
+  if (!job || m.id !== job.id || !workers.isLoader(from)) return; // a late message from a replaced or cancelled file
   if (m.type === Msg.progress) showProgress(m);
   else if (m.type === Msg.error) fail(m.error);
   else if (m.type === Msg.report) {
@@ -141,18 +84,16 @@ function onMessage(e, from) {
     done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (showStats)
     done.gpuProcesses = m.gpuProcesses || null;
     job = null;
-    endHelper();
+    workers.endHelpers();
     // An export of several processes with GPU work (nsys profile torchrun): its ranks, each
     // process read on its own, as `kinetoscope report FILE.sqlite` does. A URL's export has no
     // File here: it is shown whole, with the note that says so (show()).
     if (done.gpuProcesses && done.blob) {
-      endLoader();
+      workers.endLoader();
       ranks.openExport(done.blob, done.name, done.gpuProcesses).then(done.resolve, done.reject);
       return;
     }
-    if (worker && worker !== loader) worker.terminate(); // its trace leaves the screen now
-    worker = loader;
-    loader = null;
+    workers.promoteLoader(); // the old trace's worker ends: its trace leaves the screen now
     ui.status.hidden = true;
     const parsed = performance.now();
     show(report, done);
@@ -175,7 +116,7 @@ function onMessage(e, from) {
 function fail(err) {
   const done = job;
   job = null;
-  endLoader();
+  workers.endLoader();
   ui.status.hidden = true;
   showError(done ? done.name : 'the trace', err);
   settled('error');
@@ -191,7 +132,7 @@ function showError(name, err) {
 function settled(state) {
   document.body.dataset.state = state;
   document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
-  scheduleSpare();
+  workers.scheduleSpare();
 }
 
 // nav: {navJob, navView} for share/history.js (functions: kept out of the worker's message).
@@ -203,8 +144,7 @@ function begin(fields, nav = {}) {
     job = null;
     old.reject(jobError({ code: 'cancelled', message: `${old.name} was replaced by ${fields.name}` }));
   }
-  endLoader();
-  loader = takeSpare() || startWorker();
+  workers.newLoader();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, navJob: nav.navJob, navView: nav.navView, t0: performance.now(), resolve, reject };
@@ -215,9 +155,9 @@ function begin(fields, nav = {}) {
     const post = (gzip) => {
       if (!job || job.id !== id) return; // replaced or cancelled meanwhile
       // A helper whose script fails: the loader reads its part itself.
-      const h = startHelpers(fields, gzip, (k) => loader && job && job.id === id && loader.postMessage(partLostMsg(id, k)));
-      if (h) helpers = h.workers;
-      loader.postMessage(openMsg(id, { ...fields, ...(h ? h.extra : {}) }), h ? h.transfer : []);
+      const h = startHelpers(fields, gzip, (k) => job && job.id === id && workers.postLoader(partLostMsg(id, k)));
+      if (h) workers.setHelpers(h.workers);
+      workers.postLoader(openMsg(id, { ...fields, ...(h ? h.extra : {}) }), h ? h.transfer : []);
     };
     if (fields.blob && fields.blob.size >= UNZIP_MIN) startsGzip(fields.blob).then(post);
     else post(false);
@@ -233,7 +173,7 @@ function showProgress(p) {
 function showStats(m) {
   if (!current || shownId !== m.id) return;
   currentStats = m.report ? withReport(currentStats, m.json, m.report) : parseStats(m.json);
-  const node = statsView(currentStats, (report) => worker.postMessage({ type: Msg.statsReport, id: m.id, report }));
+  const node = statsView(currentStats, (report) => workers.post({ type: Msg.statsReport, id: m.id, report }));
   const old = document.getElementById('nsys-stats');
   if (old) old.replaceWith(node);
   else ui.report.appendChild(node);
@@ -249,10 +189,10 @@ let stepRangeJob = null;
 let shownDone = null;
 function stepRangeBox(done, report) {
   return stepRangeForm(report, (name) => {
-    if (!worker || stepRangeJob) return;
+    if (stepRangeJob) return;
+    if (!workers.post(stepRangeMsg(done.id, name))) return; // the trace's worker is gone
     stepRangeJob = { id: done.id, done };
     document.body.dataset.state = 'loading';
-    worker.postMessage(stepRangeMsg(done.id, name));
   });
 }
 
@@ -332,7 +272,7 @@ function cancel() {
   if (!job) return false;
   const old = job;
   job = null;
-  endLoader();
+  workers.endLoader();
   ui.status.hidden = true;
   settled('cancelled');
   old.reject(jobError({ code: 'cancelled', message: `reading ${old.name} was cancelled` }));
@@ -392,4 +332,4 @@ initExample({ open, openUrl, ignore });
 const params = new URLSearchParams(location.search);
 const start = params.get('url') || params.get('demo');
 if (start) openUrl(start).catch(ignore);
-else scheduleSpare();
+else workers.scheduleSpare();

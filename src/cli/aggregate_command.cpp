@@ -25,9 +25,10 @@ namespace {
 const char kAggregateUsage[] =
     "Usage: kinetoscope aggregate TRACE --from-us A --to-us B [--tracks 1,2,3]\n"
     "\n"
-    "Per slice name, the slices that overlap [A, B) on the given tracks: count, total,\n"
-    "in_range (each slice clipped to [A, B)), self, avg, min, max (the timeline's area\n"
-    "selection table), as JSON. A and B are microseconds\n"
+    "Per slice name, the slices that overlap [A, B) on the given tracks: count; total,\n"
+    "self, avg, min, max of the whole slices; in_range and in_range_self, _avg, _min, _max\n"
+    "of the slices clipped to [A, B) (the timeline's area selection table), as JSON.\n"
+    "A and B are microseconds\n"
     "from the trace's first event; tracks are the timeline's track ids (default: all).\n";
 
 int usage(const std::string& msg) {

@@ -191,12 +191,12 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
       strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
   if (!doing.empty())
     f.title += strf(
-                   ", mostly waiting for the CPU (%.0f%% of the idle time): the launching "
+                   ", mostly waiting for the CPU (%.1f%% of the idle time): the launching "
                    "thread was ",
                    top_share) +
                doing;
   else if (top != static_cast<int>(GapCause::kOther))
-    f.title += strf(", mostly %s (%.0f%% of the idle time)", a.phrase, top_share);
+    f.title += strf(", mostly %s (%.1f%% of the idle time)", a.phrase, top_share);
   f.meaning =
       "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
       "gap is attributed to what the CPU was doing when the GPU ran dry.";
@@ -213,7 +213,7 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   const double in_capture = graph_capture_idle_share(in.analyses);
   if (in_capture >= 0.5) {
     f.title = strf(
-        "GPU idle %.1f%% of %s, mostly while CUDA graphs were being captured (%.0f%% of the "
+        "GPU idle %.1f%% of %s, mostly while CUDA graphs were being captured (%.1f%% of the "
         "idle time: launches recorded, not run)",
         g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", 100.0 * in_capture);
     f.fix = kGraphCaptureIdleFix;
@@ -258,7 +258,7 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
         100.0 * static_cast<double>(own_idle - filled) / static_cast<double>(g.window_ns);
     f.title = strf(
         "This process's work left its GPU idle %.1f%% of %s, but other processes' work ran on "
-        "the shared GPU for %.0f%% of that: the device was idle %.1f%%",
+        "the shared GPU for %.1f%% of that: the device was idle %.1f%%",
         g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", filled_pct, device_idle_pct);
     f.meaning =
         "For that share of the time none of this process's kernels, copies or memsets ran. The "

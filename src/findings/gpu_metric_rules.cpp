@@ -155,7 +155,7 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "gpu.low_sm_efficiency";
     f.severity = Severity::kInfo;
     f.title = strf(
-        "Kernels keep only %.0f%% of the SMs busy while they run (est. SM efficiency "
+        "Kernels keep only %.1f%% of the SMs busy while they run (est. SM efficiency "
         "%.1f%% vs utilization %.1f%%)",
         100.0 * ratio, d.sm_efficiency_pct, d.utilization_pct);
     f.meaning =
@@ -234,7 +234,7 @@ void rule_low_tensor_active(const RuleInput& in, std::vector<Finding>* out) {
     f.severity = Severity::kWarning;
     f.title = strf(
         "Tensor cores active %.1f%% of the time (measured) while GEMM/convolution kernels "
-        "take %.0f%% of kernel time",
+        "take %.1f%% of kernel time",
         active, share);
     f.meaning =
         "Nsight Systems sampled the GPU's tensor-core activity: the matrix multiplies and "

@@ -83,7 +83,7 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
       unclassified_ns += r.stats.total_ns;
   if (2 * unclassified_ns > overhead_ns) {
     f.title = strf(
-        "Kernels other than math take %.1f%% of %s (%.0f%% of them of no known class: custom "
+        "Kernels other than math take %.1f%% of %s (%.1f%% of them of no known class: custom "
         "kernels); math (GEMM, attention, convolution) is only %.1f%% of kernel time",
         overhead_pct, analysis_window_name(a),
         100.0 * static_cast<double>(unclassified_ns) / static_cast<double>(overhead_ns), math_pct);

@@ -18,7 +18,7 @@ std::string step_label(const StepsResult& st, int64_t number) {
 // slowest iteration.
 void mention_inferred_iterations(const IterationsResult& it, Finding* f) {
   if (!it.found) return;
-  f->title += strf("; the GPU work repeats as %llu iterations, median %s, CV %.0f%%",
+  f->title += strf("; the GPU work repeats as %llu iterations, median %s, CV %.1f%%",
                    static_cast<unsigned long long>(it.stats.count),
                    format_duration(static_cast<int64_t>(it.stats.median_ns)).c_str(), it.cv_pct);
   f->meaning +=
@@ -157,7 +157,7 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "steps.unstable";
   f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("%s time varies: %s to %s (CV %.0f%%)%s", inferred ? "Iteration" : "Step",
+  f.title = strf("%s time varies: %s to %s (CV %.1f%%)%s", inferred ? "Iteration" : "Step",
                  format_duration(s.min_ns).c_str(), format_duration(s.max_ns).c_str(), cv,
                  inferred ? "; iterations inferred from the repeating launches" : "");
   f.meaning =

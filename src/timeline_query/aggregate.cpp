@@ -51,6 +51,9 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
     int64_t begin, end;
   };
   std::vector<Clipped> clipped;
+  auto clipped_dur = [from, to](int64_t begin, int64_t end) {
+    return std::max<int64_t>(0, std::min(end, to) - std::max(begin, from));
+  };
   for (TrackId track : a.tracks) {
     if (track >= index.tracks().size()) continue;
     clipped.clear();
@@ -67,15 +70,28 @@ Aggregate aggregate_range(const ViewIndex& index, int64_t from, int64_t to,
           r.name = s.name[i];
           r.kind = s.kind[i];
           r.min_ns = r.max_ns = s.dur[i];
+          r.clipped_min_ns = r.clipped_max_ns = clipped_dur(row.start[k], row.end(k));
           a.rows.push_back(r);
         }
         AggregateRow& r = a.rows[it->second];
         ++r.count;
         r.total_ns += s.dur[i];
+        const int64_t in_range = clipped_dur(row.start[k], row.end(k));
         clipped.push_back({it->second, std::max(row.start[k], from), std::min(row.end(k), to)});
         r.self_ns += index.self_time(i);
         r.min_ns = std::min(r.min_ns, s.dur[i]);
         r.max_ns = std::max(r.max_ns, s.dur[i]);
+        r.clipped_ns += in_range;
+        r.clipped_self_ns += in_range;
+        r.clipped_min_ns = std::min(r.clipped_min_ns, in_range);
+        r.clipped_max_ns = std::max(r.clipped_max_ns, in_range);
+        // The parent's self time in the range loses this child's time in it. Rows go by depth,
+        // so a parent (one level up, on this track, overlapping the range as its child does) has
+        // its row by now.
+        if (s.parent[i] >= 0) {
+          auto p = by_name.find(s.name[static_cast<size_t>(s.parent[i])]);
+          if (p != by_name.end()) a.rows[p->second].clipped_self_ns -= in_range;
+        }
         ++a.slices;
       }
     }
@@ -111,6 +127,11 @@ std::string aggregate_json(const ViewIndex& index, const Aggregate& a) {
     w.field_micros("min_us", r.min_ns);
     w.field_micros("max_us", r.max_ns);
     w.field("kind", slice_kind_name(r.kind));
+    w.field_micros("in_range_self_us", r.clipped_self_ns);
+    w.field("in_range_avg_us",
+            static_cast<double>(r.clipped_ns) / static_cast<double>(r.count) / 1e3, 3);
+    w.field_micros("in_range_min_us", r.clipped_min_ns);
+    w.field_micros("in_range_max_us", r.clipped_max_ns);
     w.end_object();
   }
   w.end_array();

@@ -1225,6 +1225,111 @@ function tests(tmp) {
       await shot(page, '31-timeline-status');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '32. a finding\'s title and its evidence write one number alike: "CV 36.6%" above "CV 36.6%", "209.98 ms" above "209.98 ms"'({ ctx, origin }) {
+      for (const name of ['hta__cpu_only_full__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz', 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz']) {
+        const opened = await openShared(ctx, origin, name);
+        if (!opened) continue;
+        const { page, errors } = opened;
+        // Each number with a unit in a title, against each in the evidence: one that rounds to the
+        // other at the lesser precision but reads differently is the same number written twice.
+        const clashes = await page.evaluate(() => {
+          const NUM = /(\d+(?:\.\d+)?)\s?(%|ms|µs|s)(?![\w])/g;
+          const nums = (text) => [...text.matchAll(NUM)].map((m) => ({ text: m[0], v: Number(m[1]), dp: (m[1].split('.')[1] || '').length, unit: m[2] }));
+          const out = [];
+          for (const card of document.querySelectorAll('#findings article.finding')) {
+            const title = nums(card.querySelector('h3').textContent);
+            const ev = [...card.querySelectorAll('dl.evidence dd')].flatMap((dd) => nums(dd.textContent));
+            for (const a of title) {
+              for (const b of ev) {
+                if (a.unit !== b.unit || a.text === b.text) continue;
+                const [lo, hi] = a.dp <= b.dp ? [a, b] : [b, a];
+                if (lo.dp !== hi.dp && Number(hi.v.toFixed(lo.dp)) === lo.v) out.push(`${card.querySelector('.finding-id').textContent}: title "${a.text}", evidence "${b.text}"`);
+              }
+            }
+          }
+          return out;
+        });
+        check(clashes.length === 0, `${name}: title and evidence write one number differently:\n  ${clashes.join('\n  ')}`);
+        await shot(page, `32-title-evidence-${name.slice(0, 12)}`);
+        check(errors.length === 0, errors.join('\n'));
+        await page.close();
+      }
+    },
+
+    async '33. the non-math kernels\' share reads "share of step time", not "Overhead of window"'({ ctx, origin }) {
+      const opened = await openShared(ctx, origin, 'tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      const dt = await page.evaluate(() => [...document.querySelectorAll('#findings dl.evidence dt')].map((x) => x.textContent));
+      check(!dt.some((t) => /\bwindow\b/i.test(t)), `evidence labels with the word "window": ${dt.filter((t) => /\bwindow\b/i.test(t))}`);
+      check(dt.includes('Non-math kernels, share of step time'), `no "Non-math kernels, share of step time" among ${dt.join(' | ')}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '34. the area table\'s self, avg, min and max are of the slices clipped to the selection'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      await openTimeline(page);
+      const tracks = await tl(page, () => window.kinetoscope.timeline.state().layout.groups.flatMap((g) => g.tracks.map((t) => t.id)));
+      const step = await page.evaluate(() => window.kinetoscope.report().steps.rows[1]);
+      // 500 µs inside step 2 (a 2.99 ms step): the step row's time in the range is 500 µs, its max too.
+      const from = (step.start_us + 100) * 1e3;
+      const to = from + 500e3;
+      await tl(page, ([a, b, t]) => window.kinetoscope.timeline.aggregate(a, b, t), [from, to, tracks]);
+      const headers = await page.locator('.tl-area thead th').allTextContents();
+      check(headers.slice(3).join() === 'In range,Self,Avg,Min,Max,Whole slices', `the area table's columns: ${headers}`);
+      const row = await page.locator('.tl-area tbody tr', { hasText: 'ProfilerStep#2' }).first().locator('td').allTextContents();
+      check(row.slice(3, 8).every((c, i) => i === 1 || c === '500 µs') && row[8] === '2.99 ms', `ProfilerStep#2 in a 500 µs selection: ${row.join(' | ')}`);
+      const agg = await tl(page, () => window.kinetoscope.timeline.state().aggregate);
+      const span = agg.to_us - agg.from_us;
+      for (const r of agg.rows) check(r.in_range_max_us <= span + 1e-3 && r.in_range_min_us <= r.in_range_max_us && r.in_range_self_us <= r.count * span + 1e-3 && r.in_range_avg_us <= r.in_range_max_us + 1e-3, `${r.name}: clipped ${JSON.stringify(r)} in a ${span} µs range`);
+      await page.locator('.tl-area').scrollIntoViewIfNeeded();
+      await shot(page, '34-area-clipped');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '35. scrolled deep into a tall thread, its name stays at the top of the plot'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      // A short window (the plot is 62vh): the thread is taller than the plot.
+      await page.setViewportSize({ width: VIEWPORT.width, height: 600 });
+      await loadFiles(page, file);
+      await openTimeline(page);
+      await page.locator('.tl-canvas').focus();
+      await page.keyboard.press('e'); // every row of the deep Python thread
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const s0 = await tl(page, () => window.kinetoscope.timeline.state());
+      const lane = s0.lanes.filter((l) => l.kind === 'track' && !l.gpu).reduce((a, b) => (b.h > a.h ? b : a));
+      check(lane.h >= 300, `the tallest thread is ${lane.h} px`);
+      // Scroll so the lane's top is 150 px above the plot: its rows fill the plot's top.
+      const box = await page.locator('.tl-canvas').boundingBox();
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const want = lane.y + 150;
+      for (let i = 0; i < 20; i++) {
+        const s = await tl(page, () => window.kinetoscope.timeline.state());
+        if (Math.abs(s.scroll_y - want) < 10) break;
+        await page.mouse.wheel(0, Math.sign(want - s.scroll_y) * Math.min(100, Math.abs(want - s.scroll_y)));
+        await tl(page, () => window.kinetoscope.timeline.settled());
+      }
+      const s1 = await tl(page, () => window.kinetoscope.timeline.state());
+      const top = s1.ruler_h + lane.y - s1.scroll_y;
+      check(top < s1.ruler_h - 100 && top + lane.h > s1.ruler_h + 150, `the lane is not across the plot's top: top ${top}, ruler ${s1.ruler_h}, scroll ${s1.scroll_y}`);
+      // The label column just under the ruler: the thread's name drawn there (ink), not blank.
+      const ink = await page.evaluate(([y0]) => {
+        const c = document.querySelector('.tl-canvas');
+        const dpr = c.width / c.getBoundingClientRect().width;
+        const d = c.getContext('2d').getImageData(Math.round(16 * dpr), Math.round((y0 + 2) * dpr), Math.round(150 * dpr), Math.round(18 * dpr)).data;
+        const bg = [d[0], d[1], d[2]];
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - bg[0]) + Math.abs(d[i + 1] - bg[1]) + Math.abs(d[i + 2] - bg[2]) > 60) n++;
+        return n;
+      }, [s1.ruler_h]);
+      await shot(page, '35-sticky-label');
+      check(ink > 20, `no track name under the ruler while ${lane.name}'s rows fill the plot (${ink} pixels of ink)`);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -309,14 +309,15 @@ TEST_CASE("steps.none: no ProfilerStep markers", "[findings]") {
 }
 
 TEST_CASE("steps.unstable: step times vary", "[findings]") {
-  SECTION("100, 100 and 200 us: CV 43 %, a warning") {
+  SECTION("100, 100 and 200 us: CV 43.3 %, a warning") {
     // Mean 133.33 us; deviations -33.33, -33.33, 66.67: sample variance 3333.33, stddev
     // 57.735 us; CV = 57.735 / 133.33 = 43.30 %. The slowest step is #3, [200, 400) us.
     Run r = run(steps_trace({100, 100, 200}));
     CHECK(ids(r) == std::vector<std::string>{"steps.unstable"});
     const ks::Finding& f = r.findings[0];
     CHECK(f.severity == ks::Severity::kWarning);
-    CHECK(f.title == "Step time varies: 100.0 \u00b5s to 200.0 \u00b5s (CV 43%)");
+    // The title writes the CV as the evidence does, with one decimal (was "CV 43%" above 43.3%).
+    CHECK(f.title == "Step time varies: 100.0 \u00b5s to 200.0 \u00b5s (CV 43.3%)");
     CHECK(number(f, "steps") == 3);
     CHECK(number(f, "min_us") == 100.0);
     CHECK(number(f, "median_us") == 100.0);

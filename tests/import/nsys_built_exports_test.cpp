@@ -410,7 +410,7 @@ TEST_CASE("nsys built: a server's start-up CUDA graph capture is said to be one"
   // 95% idle, 89% of it in the capture: what is left outside it is not a problem.
   REQUIRE(idle);
   CHECK(idle->severity == ks::Severity::kInfo);
-  CHECK(idle->title.find("89% of the idle time") != std::string::npos);
+  CHECK(idle->title.find("89.4% of the idle time") != std::string::npos);
   // The eager and replayed loops of cuda_graphs.sqlite hold no capture.
   auto replays = load_built("cuda_graphs.sqlite");
   CHECK_FALSE(ks::analyze(*replays, ks::AnalysisOptions{}).graph_captures.any());

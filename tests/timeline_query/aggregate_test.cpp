@@ -86,6 +86,22 @@ TEST_CASE("Aggregate: count, total, self, min and max per name over a range",
   CHECK(row_named(*t, a, "k")->in_range_ns == 10000);
   CHECK(a.slices == 5);
 
+  SECTION("self, average, min and max of the slices clipped to the range") {
+    // step [0,100) clipped to [25,100): 75, less its children's time in the range (5 and 30).
+    CHECK(step->clipped_self_ns == 40000);
+    CHECK(step->clipped_min_ns == 75000);
+    CHECK(step->clipped_max_ns == 75000);
+    // op: 5 of [10,30), 30 of [40,70) (10 of it k's), 5 of [150,160).
+    CHECK(op->clipped_ns == 40000);
+    CHECK(op->clipped_self_ns == 30000);
+    CHECK(op->clipped_min_ns == 5000);
+    CHECK(op->clipped_max_ns == 30000);
+    std::string json = ks::timeline_query::aggregate_json(index, a);
+    CHECK(json.find("\"in_range_self_us\": 30.000,\n      \"in_range_avg_us\": 13.333,\n"
+                    "      \"in_range_min_us\": 5.000,\n      \"in_range_max_us\": 30.000") !=
+          std::string::npos);
+  }
+
   SECTION("a slice that ends exactly where the range starts is outside it") {
     ks::timeline_query::Aggregate both =
         ks::timeline_query::aggregate_range(index, 25000, 155000, {0, 1});

@@ -2,7 +2,7 @@
 // the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtPct, labelFor, labelsFor } from '../../web/views/format.js';
+import { fmtByKey, fmtDuration, fmtPct, labelFor, labelsFor } from '../../web/views/format.js';
 
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
@@ -31,4 +31,31 @@ test('a share that is not all or nothing never rounds to 100% or 0%', () => {
   assert.equal(fmtPct(0), '0.0%');
   assert.equal(fmtPct(99.94), '99.9%');
   assert.equal(fmtPct(-5), '-5.0%'); // a change, not a share: as before
+});
+
+test('a share of the analysis window says what it is a share of, in the title\'s words', () => {
+  // kernels.overhead_dominant read "Overhead of window" beside a title that says "of step time".
+  assert.equal(labelFor('overhead_pct_of_window', 'steps'), 'Non-math kernels, share of step time');
+  assert.equal(labelFor('overhead_pct_of_window', 'gpu_span'), 'Non-math kernels, share of the GPU span');
+  assert.equal(labelFor('gemm_conv_pct_of_window', 'steps'), 'GEMM/convolution kernels, share of step time');
+  assert.equal(labelFor('overhead_kernel_us'), 'Non-math kernels');
+  assert.ok(!/\bwindow\b/.test(labelFor('overhead_pct_of_window')), labelFor('overhead_pct_of_window'));
+});
+
+test('a finding\'s times read as its title writes them (format_duration in src/util/format.cpp)', () => {
+  assert.equal(fmtDuration(209980), '209.98 ms'); // the title's "209.98 ms to 425.24 ms", not "210 ms"
+  assert.equal(fmtDuration(1080000), '1.08 s');
+  assert.equal(fmtDuration(12.46), '12.5 µs');
+  assert.equal(fmtDuration(999.96), '1000.0 µs'); // as printf does: the unit from the unrounded value
+});
+
+test('a real H100 trace\'s math and non-math evidence reads as words with their units', () => {
+  // math.far_below_peak read "Pct of peak 5.1", "Achieved tflops 50.8".
+  assert.equal(labelFor('pct_of_peak'), 'Share of peak');
+  assert.equal(fmtByKey('pct_of_peak', 5.1), '5.1%');
+  assert.equal(labelFor('achieved_tflops'), 'Achieved TFLOP/s');
+  assert.equal(labelFor('peak_tflops'), 'Peak TFLOP/s');
+  // kernels.overhead_dominant: "Top overhead kernels" beside "Non-math kernels" named one thing twice.
+  assert.equal(labelFor('top_overhead_kernels'), 'Top non-math kernels');
+  assert.equal(labelFor('math_pct'), 'Math, share of kernel time');
 });

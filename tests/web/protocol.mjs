@@ -3,7 +3,7 @@
 //  - no file in web/ but protocol.js spells a message type of the page<->worker or
 //    loader<->helper protocol as a string (in `type: '...'`, `type === '...'`, `case '...'`);
 //  - the bytes of a trace can be followed by imports alone: from web/app.js (input#file) to
-//    worker/start.js (which starts web/worker.js) and worker/protocol.js; from web/worker.js to
+//    worker/roles.js and worker/start.js (which starts web/worker.js) and worker/protocol.js; from web/worker.js to
 //    worker/main.js, which reaches every worker module (job, stream, split, unzip, nsys, ...);
 //  - every module in web/ stays small (at most 400 lines, no function over 120; issue #20).
 //   node tests/web/protocol.mjs
@@ -59,12 +59,12 @@ function reach(entry) {
   return seen;
 }
 const fromPage = reach(join(WEB, 'app.js'));
-for (const need of ['worker/protocol.js', 'worker/start.js', 'worker.js', 'worker/main.js', 'worker/job.js', 'worker/stream.js', 'worker/gunzip.js', 'worker/split.js', 'worker/nsys.js', 'worker/unzip.js', 'worker/pool.js', 'worker/helpers.js', 'timeline/client.js', 'views/report.js']) {
+for (const need of ['worker/protocol.js', 'worker/roles.js', 'worker/start.js', 'worker.js', 'worker/main.js', 'worker/job.js', 'worker/stream.js', 'worker/gunzip.js', 'worker/split.js', 'worker/nsys.js', 'worker/unzip.js', 'worker/pool.js', 'worker/helpers.js', 'timeline/client.js', 'views/report.js']) {
   if (!fromPage.has(join(WEB, need))) fail(`web/${need} cannot be reached by imports from web/app.js`);
 }
 const fromWorker = reach(join(WEB, 'worker.js'));
 for (const f of readdirSync(join(WEB, 'worker')).filter((x) => x.endsWith('.js'))) {
-  const pageSide = ['start.js', 'pool.js', 'helpers.js'].includes(f);
+  const pageSide = ['start.js', 'roles.js', 'pool.js', 'helpers.js'].includes(f);
   if (!pageSide && !fromWorker.has(join(WEB, 'worker', f))) fail(`web/worker/${f} is not reached from web/worker.js (dead, or not wired into worker/main.js)`);
   if (pageSide && fromWorker.has(join(WEB, 'worker', f))) fail(`web/worker/${f} is page code but the worker imports it`);
 }

@@ -5,6 +5,13 @@ import { screenY, xOf } from './geometry.js';
 import { BOLD, FONT, charPx, measureChar, truncate } from './text.js';
 import { counterMaxLabel, fmtDur, fmtTick } from './units.js';
 
+// Where a lane's label block (`h` px tall) is drawn: at the lane's top, or, when that is scrolled
+// above the plot, at the plot's top edge, but never below the lane's bottom (the next lane's label
+// pushes it out, as sticky headers do).
+export function stickyTop(y, laneH, h) {
+  return Math.max(y, Math.min(RULER_H, y + laneH - h));
+}
+
 export function drawLabels(ctx, st, theme, visible) {
   ctx.fillStyle = theme.bg;
   ctx.fillRect(0, RULER_H, LABEL_W, st.height - RULER_H);
@@ -23,16 +30,20 @@ export function drawLabels(ctx, st, theme, visible) {
       ctx.font = FONT;
       ctx.fillStyle = theme.ink;
       const name = lane.kind === 'track' ? lane.track.name : lane.counter.name;
-      ctx.fillText(truncate(ctx, name, LABEL_W - 18), 16, y + Math.min(lane.h, 22) / 2 + 1);
-      if (lane.kind === 'track' && foldable(lane.track)) {
+      const fold = lane.kind === 'track' && foldable(lane.track);
+      // Sticky: scrolled deep into a tall thread, its name (and fold control) stays at the top of
+      // the plot while any of its rows is on screen, then leaves with the lane's bottom edge.
+      const top = stickyTop(y, lane.h, fold || lane.kind === 'counter' ? 36 : 22);
+      ctx.fillText(truncate(ctx, name, LABEL_W - 18), 16, top + Math.min(lane.h, 22) / 2 + 1);
+      if (fold) {
         // The fold control of a deep thread (a click on the label toggles it, selection.js).
         ctx.fillStyle = theme.muted;
         const more = lane.folded > 0 ? `▸ ${lane.folded} more rows · show` : '▾ fold to top rows';
-        ctx.fillText(truncate(ctx, more, LABEL_W - 18), 16, y + 30);
+        ctx.fillText(truncate(ctx, more, LABEL_W - 18), 16, top + 30);
       }
       if (lane.kind === 'counter') {
         ctx.fillStyle = theme.muted;
-        ctx.fillText(truncate(ctx, counterMaxLabel(lane.counter, !!lane.group.gpu), LABEL_W - 18), 16, y + 26);
+        ctx.fillText(truncate(ctx, counterMaxLabel(lane.counter, !!lane.group.gpu), LABEL_W - 18), 16, top + 26);
       }
     }
     ctx.fillStyle = theme.grid;

@@ -2,7 +2,7 @@
 // `events` count from the trace's time zero (report.trace.origin_ns: the first event, or an
 // Nsight Systems session's start), as the timeline's do.
 import { h, section, note, valueView } from './dom.js';
-import { fmtAny, fmtByKey, fmtInt, fmtUs, fmtUsRange, labelFor, labelsFor } from './format.js';
+import { fmtAny, fmtByKey, fmtDuration, fmtInt, fmtUs, fmtUsRange, labelFor, labelsFor } from './format.js';
 
 const RANK = { critical: 0, warning: 1, info: 2 };
 const SHOWN = new Set(['id', 'severity', 'title', 'meaning', 'evidence', 'ranges', 'events', 'fix', 'fix_code']);
@@ -14,16 +14,21 @@ const MAX_LISTED = 5;
 const CAUSE_KEY = /^(dataloader|sync|host_wait|short_host_wait|launch_wait|other)_(us|gaps|pct)$/;
 export const zeroCause = (k, v) => CAUSE_KEY.test(k) && v === 0;
 
-function evidence(ev) {
+// An evidence value as the finding's title writes the same number: times as format_duration does
+// (the title's "209.98 ms", not "210 ms"), shares with one decimal as the core gives them.
+const evidenceValue = (k, v) => (/_us($|_per_|_of_)/.test(k) ? fmtDuration(v) : fmtByKey(k, v));
+
+// `windowKind`: the report's gpu.window, which the "share of" keys are a share of.
+function evidence(ev, windowKind) {
   if (!ev || typeof ev !== 'object') return null;
   const entries = Object.entries(ev).filter(([k, v]) => !zeroCause(k, v));
   if (!entries.length) return null;
-  const labels = labelsFor(entries.map(([k]) => k));
+  const labels = labelsFor(entries.map(([k]) => k), windowKind);
   return h(
     'dl',
     { className: 'evidence' },
     // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
-    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, fmtByKey(k, v)))),
+    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, evidenceValue(k, v)))),
   );
 }
 
@@ -66,7 +71,8 @@ function event(e, nsys) {
 
 // `nsys`: the finding is of an Nsight Systems export (its events name their tables); `sessionStart`:
 // the report's times count from the session start (report.trace.time_zero), as nsys counts them.
-export function card(f, nsys = false, sessionStart = false) {
+// `windowKind`: the report's gpu.window ('steps', 'gpu_span'), what a "share of the window" is of.
+export function card(f, nsys = false, sessionStart = false, windowKind = undefined) {
   const sev = RANK[f.severity] === undefined ? 'info' : f.severity;
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(
@@ -74,7 +80,7 @@ export function card(f, nsys = false, sessionStart = false) {
     { className: `finding sev-${sev}` },
     h('header', null, h('span', { className: `badge sev-${sev}` }, fmtAny(f.severity || 'info')), h('h3', null, fmtAny(f.title || f.id))),
     f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
-    evidence(f.evidence),
+    evidence(f.evidence, windowKind),
     listed(`Where in the trace (from ${sessionStart ? 'the session start' : 'its start'})`, f.ranges, range),
     listed('Events', f.events, (e) => event(e, nsys)),
     extra.map(([k, v]) => h('div', { className: 'listed' }, h('h4', null, labelFor(k)), valueView(k, v, fmtByKey))),
@@ -94,6 +100,7 @@ export function card(f, nsys = false, sessionStart = false) {
 export function findingsView(findings, report) {
   const nsys = !!(report && report.trace && report.trace.format === 'nsys_sqlite');
   const sessionStart = !!(report && report.trace && report.trace.time_zero === 'session_start');
+  const windowKind = report && report.gpu ? report.gpu.window : undefined;
   if (!Array.isArray(findings)) return null;
   const sorted = findings
     .map((f, i) => [f, i])
@@ -108,6 +115,6 @@ export function findingsView(findings, report) {
     'findings',
     'Findings',
     sorted.length ? h('p', { className: 'summary-badges' }, summary) : note('No findings: nothing in this trace stood out.'),
-    sorted.map((f) => card(f, nsys, sessionStart)),
+    sorted.map((f) => card(f, nsys, sessionStart, windowKind)),
   );
 }

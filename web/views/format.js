@@ -31,6 +31,17 @@ function usDigits(v, n) {
   return `${digits(v / 1e6, n)} s`;
 }
 
+// A duration as the report's finding titles write it (src/util/format.cpp, format_duration):
+// "209.98 ms", "1.08 s", "12.5 µs". A finding's evidence shows its times so, lest a title that says
+// 209.98 ms sit above evidence that says 210 ms.
+export function fmtDuration(v) {
+  if (!isNum(v)) return fmtAny(v);
+  const a = Math.abs(v);
+  if (a >= 1e6) return `${(v / 1e6).toFixed(2)} s`;
+  if (a >= 1e3) return `${(v / 1e3).toFixed(2)} ms`;
+  return `${v.toFixed(1)} µs`;
+}
+
 // A range's two ends, with as many digits as it takes to tell them apart (a 30 µs gap 225 ms into
 // the trace reads "225.12 ms → 225.15 ms", not "225 ms → 225 ms").
 export function fmtUsRange(a, b) {
@@ -84,7 +95,7 @@ const PER = '($|_per_|_of_)';
 export function fmtByKey(key, v) {
   if (!isNum(v)) return fmtAny(v);
   if (new RegExp(`_us${PER}`).test(key)) return fmtUs(v);
-  if (new RegExp(`(_pct|_percent|^percent)${PER}`).test(key)) return fmtPct(v);
+  if (new RegExp(`(_pct|_percent|^percent)${PER}`).test(key) || /^pct_of_/.test(key)) return fmtPct(v);
   if (new RegExp(`bytes${PER}`).test(key)) return fmtBytes(v);
   if (/gb_per_s$/.test(key)) return fmtRate(v);
   return fmtAny(v);
@@ -92,7 +103,7 @@ export function fmtByKey(key, v) {
 
 // "total_us" -> "Total", "gb_per_s" -> "GB/s", "gpu_idle_pct" -> "GPU idle": units show in the values.
 // "next_us_per_step" -> "__next__ per step", "kernels_le_4us" -> "Kernels ≤ 4 µs".
-const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader', cuda: 'CUDA', cudnn: 'cuDNN', cublas: 'cuBLAS', nvtx: 'NVTX', api: 'API', nccl: 'NCCL' };
+const WORDS = { gpu: 'GPU', cpu: 'CPU', dtoh: 'DtoH', htod: 'HtoD', dtod: 'DtoD', sm: 'SM', sms: 'SMs', cv: 'CV', gemm: 'GEMM', comm: 'communication', le: '≤', ge: '≥', next: '__next__', dataloader: 'DataLoader', cuda: 'CUDA', cudnn: 'cuDNN', cublas: 'cuBLAS', nvtx: 'NVTX', api: 'API', nccl: 'NCCL', tflops: 'TFLOP/s' };
 // HTA's bound_by names (critical-path findings): read word by word, "gpu_kernel_kernel_overhead"
 // said "GPU kernel kernel overhead", like a typo; these are views/critical_path.js's names.
 const NAMED = {
@@ -101,9 +112,29 @@ const NAMED = {
   gpu_communication_bound: 'GPU communication-bound',
   gpu_kernel_launch_overhead: 'Kernel launch overhead',
   gpu_kernel_kernel_overhead: 'Kernel-kernel gap',
+  // kernels.overhead_dominant: the kernels that are not math (GEMM, attention, convolution).
+  overhead_kernel: 'Non-math kernels',
+  top_overhead_kernels: 'Top non-math kernels',
+  top_overhead_ops: 'Ops with the most non-math kernel time',
+  math: 'Math, share of kernel time',
+  computation_kernel: 'All computation kernels',
+  // math.far_below_peak: "Pct of peak 5.1" read as a unit word and a bare number.
+  pct_of_peak: 'Share of peak',
 };
-export function labelFor(key) {
+// A share of the analysis window (kernels.overhead_dominant's "overhead_pct_of_window", read word
+// by word "Overhead of window"): what the share is of, in the words the finding's title uses (the
+// report's gpu.window: step time, the GPU span), and the kernels named as users name them.
+const SHARE_OF = { overhead: 'Non-math kernels', gemm_conv: 'GEMM/convolution kernels' };
+export const WINDOW_NAMES = { steps: 'step time', gpu_span: 'the GPU span', none: 'the trace' };
+function windowShareLabel(key, windowKind) {
+  const base = key.replace(/_pct_of_window$/, '');
+  return `${SHARE_OF[base] || labelFor(base)}, share of ${WINDOW_NAMES[windowKind] || 'the analysed time'}`;
+}
+
+// `windowKind`: the report's gpu.window ('steps', 'gpu_span'), for the keys that are a share of it.
+export function labelFor(key, windowKind) {
   if (key === 'gb_per_s') return 'GB/s';
+  if (/_pct_of_window$/.test(key)) return windowShareLabel(key, windowKind);
   const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');
   if (NAMED[bare]) return NAMED[bare];
   const words = bare
@@ -117,8 +148,8 @@ export function labelFor(key) {
 // Labels for the keys of one list: where two keys read alike ("gpu_idle_after_sync_us" and
 // "gpu_idle_after_sync_pct" both say "GPU idle after sync"), the share gets "(%)", lest two
 // cells of one name show 2.29 ms and 4.6% side by side as if one contradicted the other.
-export function labelsFor(keys) {
-  const labels = keys.map(labelFor);
+export function labelsFor(keys, windowKind) {
+  const labels = keys.map((k) => labelFor(k, windowKind));
   const seen = new Map();
   for (const l of labels) seen.set(l, (seen.get(l) || 0) + 1);
   return labels.map((l, i) => (seen.get(l) > 1 && /_pct(?=$|_)/.test(keys[i]) ? `${l} (%)` : l));
