@@ -168,6 +168,11 @@ good "$DIR/mpi_p2p_rank0.sqlite" "$DIR/mpi_p2p_rank1.sqlite" \
   "Rank 1 is the straggler: its MPI communication takes 120.0 µs, the others 12.96 ms"
 # Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
 good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
+# Managed memory that ping-pongs (4 of 8 pages a step back to the host, 17% of the step time)
+# is a warning that says so, with the page faults and the host function that faulted.
+good "$DIR/um_thrash.sqlite" "\[WARNING\] 60 unified-memory page migrations: 3.75 MiB in 1.20 ms (17.1% of step time); 4 of 8 pages moved both ways (thrashing)"
+good "$DIR/um_thrash.sqlite" "cpu_fault_site=update_weights (/work/train.py:42) (20 of 20 CPU page faults)"
+good "$DIR/um_thrash_old.sqlite" "cpu_fault_site=update_weights in python3.10"
 good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"
 # Kernels under the NVTX range open at their launch; graph replays launched outside any range.
 good "$DIR/cuda_graphs.sqlite" "20.0  360.0 µs       12   30.0 µs  warmup"
