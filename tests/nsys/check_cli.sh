@@ -168,6 +168,9 @@ good "$DIR/mpi_p2p_rank0.sqlite" "$DIR/mpi_p2p_rank1.sqlite" \
   "Rank 1 is the straggler: its MPI communication takes 120.0 µs, the others 12.96 ms"
 # Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
 good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
+# Batches copied from pageable memory inside the steps: pin_memory advice, as for a Kineto trace.
+good "$DIR/pageable_batches.sqlite" "\[WARNING\] 5 copies from/to pageable host memory: 40.00 MiB at 4.2 GB/s"
+good "$DIR/pageable_batches.sqlite" "pin_memory=True"
 # Managed memory that ping-pongs (4 of 8 pages a step back to the host, 17% of the step time)
 # is a warning that says so, with the page faults and the host function that faulted.
 good "$DIR/um_thrash.sqlite" "\[WARNING\] 60 unified-memory page migrations: 3.75 MiB in 1.20 ms (17.1% of step time); 4 of 8 pages moved both ways (thrashing)"

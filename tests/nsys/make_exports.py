@@ -42,6 +42,7 @@ Files (deterministic: same bytes every run):
                              MPI_Recv/MPI_Send (straggler rank 1)
   managed_memory.sqlite      a cudaMallocManaged stencil: unified-memory page migrations (copyKind
                              UVM_HTOD/UVM_DTOH, Managed -> Managed, no API call), no copies
+  pageable_batches.sqlite    8 MiB HtoD copies from pageable memory in each ProfilerStep#N
   um_thrash.sqlite           a training loop on managed memory with --cuda-um-gpu-page-faults and
                              --cuda-um-cpu-page-faults: GPU page faults, Unified HtoD/DtoH
                              migrations, 4 pages a step moving both ways, the host's faults in
@@ -1532,6 +1533,25 @@ def um_thrash(steps=5, source_lines=True):
     return e
 
 
+def pageable_batches(steps=5):
+    """A training loop that copies each batch (8 MiB) from pageable host memory: cudaMemcpyAsync
+    HtoD with srcKind Pageable (ENUM_CUDA_MEM_KIND 0) inside each ProfilerStep#N range, the call
+    blocking until the copy ends (as the driver stages pageable memory), then the step's kernel.
+    The copies take 2 ms of each 3.3 ms step: a pin_memory warning."""
+    e = one_gpu_process(7500, 'python3')
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        corr = e.api(7500, 'cudaMemcpyAsync_v3020', t, 2_010_000)
+        e.memcpy(corr, HTOD, PAGEABLE, DEVICE, t + 5_000, 2_000_000, 8 << 20)
+        t += 2_020_000
+        corr = e.api(7500, 'cudaLaunchKernel_v7000', t, 6_000)
+        e.kernel(corr, 'ampere_sgemm_128x64_tn', t + 10_000, 1_000_000)
+        t += 1_300_000
+        e.nvtx(7500, 'ProfilerStep#%d' % s, begin, t)
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1601,6 +1621,7 @@ def main():
     autograd_shapes().save(p('autograd_shapes.sqlite'))
     cuda_backtraces().save(p('cuda_backtraces.sqlite'))
     um_thrash().save(p('um_thrash.sqlite'))
+    pageable_batches().save(p('pageable_batches.sqlite'))
     um_thrash(source_lines=False).save(p('um_thrash_old.sqlite'), drop_columns={
         'CUDA_UM_CPU_PAGE_FAULT_EVENTS': ('sourceFile', 'sourceLine')})
     # Kernels without demangledName but with mangledName (as some exports are written): the
