@@ -135,13 +135,23 @@ void rule_unified_migrations(const RuleInput& in, std::vector<Finding>* out) {
       window > 0 ? 100.0 * static_cast<double>(gpu_ns) / static_cast<double>(window) : 0;
   constexpr double kMinPct = 1.0;
   if (count == 0 || share < kMinPct) return;
+  // Pages that went to the GPU and back (nsys exports carry each migration's address): the
+  // program touches the same managed memory on both sides in turn, and pays the move twice each
+  // time. Thrashing at a tenth of the window or more costs the run enough to warn.
+  const TraceFacts::UnifiedMemory& um = t.facts.unified_memory;
+  const bool thrashing = um.pages_both_ways > 0;
+  constexpr double kWarnPct = 10.0;
   Finding f;
   f.id = "memcpy.unified_migrations";
-  f.severity = Severity::kInfo;
+  f.severity = thrashing && share >= kWarnPct ? Severity::kWarning : Severity::kInfo;
   f.title = strf("%llu unified-memory page migration%s: %s in %s (%.1f%% of %s)",
                  static_cast<unsigned long long>(count), count == 1 ? "" : "s",
                  format_bytes(bytes).c_str(), format_duration(gpu_ns).c_str(), share,
                  analysis_window_name(a));
+  if (thrashing)
+    f.title += strf("; %llu of %llu pages moved both ways (thrashing)",
+                    static_cast<unsigned long long>(um.pages_both_ways),
+                    static_cast<unsigned long long>(um.pages_migrated));
   f.meaning =
       "Managed memory (cudaMallocManaged) moved between the host and the GPU by the driver, "
       "not copies the program issued: a kernel that touches pages resident on the host stalls "
@@ -158,6 +168,21 @@ void rule_unified_migrations(const RuleInput& in, std::vector<Finding>* out) {
   f.number("bytes", static_cast<double>(bytes), 0, "B");
   f.number("migration_us", us_of(gpu_ns), 3, "us");
   f.number("share_pct", share, 1, "%");
+  if (um.pages_migrated > 0) {
+    f.number("pages_migrated", static_cast<double>(um.pages_migrated));
+    f.number("pages_both_ways", static_cast<double>(um.pages_both_ways));
+  }
+  // The faults behind the migrations, where captured (--cuda-um-gpu-page-faults,
+  // --cuda-um-cpu-page-faults), and the host function that faulted most: where to prefetch.
+  if (um.gpu_fault_groups > 0) {
+    f.number("gpu_page_faults", static_cast<double>(um.gpu_faults));
+    f.number("gpu_fault_us", us_of(um.gpu_fault_ns), 3, "us");
+  }
+  if (um.cpu_faults > 0) f.number("cpu_page_faults", static_cast<double>(um.cpu_faults));
+  if (!um.cpu_site.empty())
+    f.text("cpu_fault_site", strf("%s (%llu of %llu CPU page faults)", um.cpu_site.c_str(),
+                                  static_cast<unsigned long long>(um.cpu_site_faults),
+                                  static_cast<unsigned long long>(um.cpu_faults)));
   f.range(s.ts[longest], s.end(longest), std::string(t.str(s.name[longest])));
   f.events.push_back(longest);
   out->push_back(std::move(f));

@@ -257,6 +257,23 @@ struct TraceFacts {
     int64_t begin = 0, end = 0;
   };
   std::vector<Span> other_processes_gpu_work;
+  // Managed memory as Nsight Systems records it (nsys_um_faults.cpp): the page faults of
+  // --cuda-um-gpu-page-faults / --cuda-um-cpu-page-faults, and which migrated pages (the
+  // Unified HtoD/DtoH copies' virtualAddress) moved both ways: pages that ping-pong between the
+  // host and the GPU, the thrashing a prefetch or an advice removes. Zero where not captured.
+  struct UnifiedMemory {
+    uint64_t gpu_faults = 0;        // summed numberOfPageFaults
+    uint64_t gpu_fault_groups = 0;  // rows: each a group of faults on one page
+    int64_t gpu_fault_ns = 0;       // the groups' summed time
+    uint64_t cpu_faults = 0;
+    // Where the host faulted most: "function (file:line)", or "function in module" without a
+    // source line; its count.
+    std::string cpu_site;
+    uint64_t cpu_site_faults = 0;
+    uint64_t pages_migrated = 0;   // distinct addresses of the migrations
+    uint64_t pages_both_ways = 0;  // of those, moved to the GPU and back to the host
+  };
+  UnifiedMemory unified_memory;
 };
 
 // A device a process's GPU ops use for under this share of the op time of the device it uses

@@ -37,6 +37,9 @@ const Entry kReports[] = {
     {"cuda_api_trace", report_cuda_api_trace},
     {"cuda_kern_exec_trace", report_cuda_kern_exec_trace, true},
     {"nvtx_pushpop_trace", report_nvtx_pushpop_trace},
+    {"um_sum", report_um_sum},
+    {"um_total_sum", report_um_total_sum},
+    {"um_cpu_page_faults_sum", report_um_cpu_page_faults_sum},
 };
 
 }  // namespace
@@ -52,7 +55,8 @@ const std::vector<std::string>& nsys_stats_report_names() {
 
 const std::vector<std::string>& nsys_stats_default_reports() {
   // What `nsys stats` prints without --report (the CUDA/NVTX/OSRT part of its default set; the
-  // graphics-API and unified-memory reports of that set are not implemented).
+  // graphics-API reports of that set are not implemented; the unified-memory ones, um_sum,
+  // um_total_sum and um_cpu_page_faults_sum, are asked for by name).
   static const std::vector<std::string> names = {"nvtx_sum",
                                                  "osrt_sum",
                                                  "cuda_api_sum",

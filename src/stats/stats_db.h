@@ -194,6 +194,10 @@ bool report_cuda_api_trace(const StatsDb& db, StatsTable* t, std::string* error)
 bool report_cuda_kern_exec_trace(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_cuda_gpu_kern_gb_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_nvtx_pushpop_trace(const StatsDb& db, StatsTable* t, std::string* error);
+// um_sum.cpp: the unified-memory reports.
+bool report_um_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_um_total_sum(const StatsDb& db, StatsTable* t, std::string* error);
+bool report_um_cpu_page_faults_sum(const StatsDb& db, StatsTable* t, std::string* error);
 bool report_nvtx_gpu_proj_sum(const StatsDb& db, StatsTable* t, std::string* error);
 
 // run_nsys_stats() on a bare handle (the database must stay open while this runs).

@@ -843,6 +843,39 @@ TEST_CASE("nsys built: unified-memory migrations are neither copies nor .item() 
   CHECK(uvm->fix.find("cudaMemPrefetchAsync") != std::string::npos);
 }
 
+TEST_CASE(
+    "nsys built: managed memory that thrashes, with its page faults and where the host "
+    "faulted",
+    "[nsys][built]") {
+  for (const char* file : {"um_thrash.sqlite", "um_thrash_old.sqlite"}) {
+    INFO(file);
+    auto t = load_built(file);
+    const ks::TraceFacts::UnifiedMemory& um = t->facts.unified_memory;
+    // 5 steps: 8 fault groups of 3 on the GPU, 4 host faults; 8 pages, 4 moved back each step.
+    CHECK(um.gpu_fault_groups == 40);
+    CHECK(um.gpu_faults == 120);
+    CHECK(um.gpu_fault_ns == 40 * 4000);
+    CHECK(um.cpu_faults == 20);
+    CHECK(um.pages_migrated == 8);
+    CHECK(um.pages_both_ways == 4);
+    ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+    const ks::Finding* uvm = nullptr;
+    for (const ks::Finding& f : report.findings)
+      if (f.id == "memcpy.unified_migrations") uvm = &f;
+    REQUIRE(uvm);
+    // 60 migrations of 20 us in 5 steps of 1.405 ms: 1.2 ms, 17.1% of step time, thrashing.
+    CHECK(uvm->severity == ks::Severity::kWarning);
+    CHECK(uvm->title.find("4 of 8 pages moved both ways (thrashing)") != std::string::npos);
+    CHECK(ks_test::evidence_number(*uvm, "migrations") == 60);
+    CHECK(ks_test::evidence_number(*uvm, "gpu_page_faults") == 120);
+    CHECK(ks_test::evidence_number(*uvm, "cpu_page_faults") == 20);
+    const std::string site = ks_test::evidence_text(*uvm, "cpu_fault_site");
+    CHECK(site == (std::string(file) == "um_thrash.sqlite"
+                       ? "update_weights (/work/train.py:42) (20 of 20 CPU page faults)"
+                       : "update_weights in python3.10 (20 of 20 CPU page faults)"));
+  }
+}
+
 TEST_CASE("nsys built: a device memset and a device-to-device cudaMemcpy do not synchronize",
           "[nsys][built]") {
   auto t = load_built("api_variants.sqlite");

@@ -168,6 +168,14 @@ good "$DIR/mpi_p2p_rank0.sqlite" "$DIR/mpi_p2p_rank1.sqlite" \
   "Rank 1 is the straggler: its MPI communication takes 120.0 µs, the others 12.96 ms"
 # Unified-memory migrations are their own kind; a device memset and a DtoD copy do not sync.
 good "$DIR/managed_memory.sqlite" "(memcpy.unified_migrations)"
+# Batches copied from pageable memory inside the steps: pin_memory advice, as for a Kineto trace.
+good "$DIR/pageable_batches.sqlite" "\[WARNING\] 5 copies from/to pageable host memory: 40.00 MiB at 4.2 GB/s"
+good "$DIR/pageable_batches.sqlite" "pin_memory=True"
+# Managed memory that ping-pongs (4 of 8 pages a step back to the host, 17% of the step time)
+# is a warning that says so, with the page faults and the host function that faulted.
+good "$DIR/um_thrash.sqlite" "\[WARNING\] 60 unified-memory page migrations: 3.75 MiB in 1.20 ms (17.1% of step time); 4 of 8 pages moved both ways (thrashing)"
+good "$DIR/um_thrash.sqlite" "cpu_fault_site=update_weights (/work/train.py:42) (20 of 20 CPU page faults)"
+good "$DIR/um_thrash_old.sqlite" "cpu_fault_site=update_weights in python3.10"
 good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"
 # Kernels under the NVTX range open at their launch; graph replays launched outside any range.
 good "$DIR/cuda_graphs.sqlite" "20.0  360.0 µs       12   30.0 µs  warmup"
@@ -211,7 +219,7 @@ stats_bad damaged_truncated.sqlite "damaged_database at byte "
 stats_bad damaged_garbage.sqlite "damaged_database at byte "
 stats_bad no_such_file.sqlite ""
 err=$("$CLI" stats "$DIR/training_steps.sqlite" --report cuda_gpu_kernsum 2>&1 >/dev/null); rc=$?
-known="cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum cuda_gpu_kern_gb_sum cuda_gpu_trace cuda_kern_exec_sum nvtx_kern_sum cuda_gpu_sum cuda_api_gpu_sum nvtx_pushpop_sum nvtx_startend_sum nvtx_gpu_proj_sum cuda_api_trace cuda_kern_exec_trace nvtx_pushpop_trace"
+known="cuda_gpu_kern_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum cuda_api_sum nvtx_sum osrt_sum cuda_gpu_kern_gb_sum cuda_gpu_trace cuda_kern_exec_sum nvtx_kern_sum cuda_gpu_sum cuda_api_gpu_sum nvtx_pushpop_sum nvtx_startend_sum nvtx_gpu_proj_sum cuda_api_trace cuda_kern_exec_trace nvtx_pushpop_trace um_sum um_total_sum um_cpu_page_faults_sum"
 missing=""
 for k in $known; do grep -q -- "$k" <<<"$err" || missing="$missing $k"; done
 if [ "$rc" = 2 ] && [[ "$err" == *"unknown report 'cuda_gpu_kernsum' (known: "* ]] && [ -z "$missing" ]; then
@@ -224,6 +232,29 @@ if [ "$rc" = 0 ] && grep -q "ProfilerStep#0" <<<"$out"; then
   pass=$((pass + 1))
 else
   echo "FAIL stats nvtx_sum: exit $rc: $out"; fail=$((fail + 1))
+fi
+# The unified-memory reports (values by hand: 40 HtoD and 20 DtoH migrations of 64 KiB, 20 CPU
+# faults, 40 GPU fault groups of 3, pages 0x7f2000000000 + k * 64 KiB for k = 0..7).
+stats_csv() {  # stats_csv FILE REPORT EXPECTED-LINE
+  local out rc
+  out=$("$CLI" stats "$DIR/$1" --report "$2" --format csv 2>&1); rc=$?
+  if [ "$rc" = 0 ] && grep -qF -- "$3" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL stats $2 on $1: exit $rc, no '$3' in: $out"; fail=$((fail + 1))
+  fi
+}
+stats_csv um_thrash.sqlite um_total_sum '"2.621440","1.310720","20","120","139775415681024","139775416139776"'
+stats_csv um_thrash.sqlite um_cpu_page_faults_sum '"20","update_weights","/work/train.py","42"'
+stats_csv um_thrash_old.sqlite um_cpu_page_faults_sum '"20","update_weights","",""'
+# Pages 0-3 moved both ways (10 migrations, 200 us: 655360 B * (1e9 / 200000) = 3276.8 MB/s).
+stats_csv um_thrash.sqlite um_sum '"139775415681024","0.327680","0.327680","5","15","3276.800000"'
+stats_csv um_thrash.sqlite um_sum '"139775415943168","0.327680","","","15","3276.800000"'
+out=$("$CLI" stats "$DIR/training_steps.sqlite" --report um_sum 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -qF "SKIPPED: no CUDA_UM_CPU_PAGE_FAULT_EVENTS table: capture with --cuda-um-cpu-page-faults=true" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL stats um_sum without the fault tables: exit $rc: $out"; fail=$((fail + 1))
 fi
 # Times count from the session start, as Nsight Systems' own: each finding's event at its row's
 # start (the real export too, when ../shared has it), and pre-capture NVTX ranges move nothing.

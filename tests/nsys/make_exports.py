@@ -42,6 +42,12 @@ Files (deterministic: same bytes every run):
                              MPI_Recv/MPI_Send (straggler rank 1)
   managed_memory.sqlite      a cudaMallocManaged stencil: unified-memory page migrations (copyKind
                              UVM_HTOD/UVM_DTOH, Managed -> Managed, no API call), no copies
+  pageable_batches.sqlite    8 MiB HtoD copies from pageable memory in each ProfilerStep#N
+  um_thrash.sqlite           a training loop on managed memory with --cuda-um-gpu-page-faults and
+                             --cuda-um-cpu-page-faults: GPU page faults, Unified HtoD/DtoH
+                             migrations, 4 pages a step moving both ways, the host's faults in
+                             update_weights (train.py:42); um_thrash_old.sqlite without the
+                             sourceFile/sourceLine columns (before 2024)
   api_variants.sqlite        cudaMemset of device memory, cudaMemcpy device to device, kernels on
                              the per-thread stream (_ptsz) and one cuStreamSynchronize per step
   trace_rank{0..3}.sqlite    four ranks of one job: ProfilerStep#N ranges, compute kernels and
@@ -1466,6 +1472,86 @@ def shuffle_rows(src, dst, seed=7):
     db.close()
 
 
+# Unified-memory page faults (nsys profile --cuda-um-gpu-page-faults=true
+# --cuda-um-cpu-page-faults=true), as NVIDIA's SQLite Schema Reference (schema 3.x) defines them.
+TABLES.update({
+    'CUDA_UM_GPU_PAGE_FAULT_EVENTS': ('start INTEGER NOT NULL, end INTEGER NOT NULL, '
+                                      'globalPid INTEGER NOT NULL, deviceId INTEGER NOT NULL, '
+                                      'address INTEGER NOT NULL, numberOfPageFaults INTEGER NOT NULL, '
+                                      'faultAccessType INTEGER NOT NULL'),
+    'CUDA_UM_CPU_PAGE_FAULT_EVENTS': ('start INTEGER NOT NULL, globalPid INTEGER NOT NULL, '
+                                      'address INTEGER NOT NULL, originalFaultPc INTEGER, '
+                                      'CpuInstruction INTEGER NOT NULL, module INTEGER NOT NULL, '
+                                      'unresolvedFaultPc INTEGER, sourceFile INTEGER, '
+                                      'sourceLine INTEGER'),
+    'ENUM_CUDA_UNIF_MEM_ACCESS_TYPE': 'id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, label TEXT',
+})
+
+
+def um_thrash(steps=5, source_lines=True):
+    """A training loop on managed memory that thrashes it: each step its kernel touches 8 pages
+    of 64 KiB resident on the host (GPU page fault groups of 3 faults each, Write, then a
+    Unified HtoD migration per page) and the host then updates 4 of them in update_weights
+    (train.py:42), faulting once per page and moving them back (Unified DtoH): 4 pages ping-pong
+    every step. source_lines=False: an export before 2024 (no sourceFile/sourceLine columns),
+    the fault site named by its module. Migrations, 8 x 20 us + 4 x 20 us a step, 240 us of a
+    1.4 ms step (17%)."""
+    e = one_gpu_process(7400, 'train')
+    e.rows['ENUM_CUDA_UNIF_MEM_ACCESS_TYPE'] = [
+        (0, 'CUDA_UNIFIED_MEMORY_ACCESS_TYPE_UNKNOWN', 'Unknown'),
+        (1, 'CUDA_UNIFIED_MEMORY_ACCESS_TYPE_READ', 'Read'),
+        (2, 'CUDA_UNIFIED_MEMORY_ACCESS_TYPE_WRITE', 'Write')]
+    page = lambda k: 0x7f2000000000 + k * 65536
+    func, module = e.sid('update_weights'), e.sid('/usr/bin/python3.10')
+    src = e.sid('/work/train.py') if source_lines else None
+    t = 10_000_000
+
+    def migration(kind, start, address):
+        e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
+            (start, start + 20_000, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
+             MANAGED, 0, 1, 0, 1, 2, None, address))
+    for s in range(steps):
+        begin = t
+        corr = e.api(7400, 'cudaLaunchKernel_v7000', t, 6_000)
+        g = t + 20_000
+        e.kernel(corr, 'sgd_kernel(float *, float *, int)', g, 900_000)
+        for k in range(8):
+            e.rows['CUDA_UM_GPU_PAGE_FAULT_EVENTS'].append(
+                (g + k * 25_000, g + k * 25_000 + 4_000, gpid(e.pid), 0, page(k), 3, 2))
+            migration(UVM_HTOD, g + k * 25_000 + 4_000, page(k))
+        g += 900_000
+        corr = e.api(7400, 'cudaDeviceSynchronize_v3020', t + 10_000, g - t - 7_000)
+        e.sync(corr, 4, t + 10_000, g - t - 8_000, stream=0xFFFFFFFF)
+        t = g + 5_000
+        for k in range(4):
+            e.rows['CUDA_UM_CPU_PAGE_FAULT_EVENTS'].append(
+                (t + k * 100_000, gpid(e.pid), page(k), 0x55d0c0de00 + 16 * k, func, module, 0,
+                 src, 42 if source_lines else None))
+            migration(UVM_DTOH, t + k * 100_000 + 2_000, page(k))
+        t += 480_000
+        e.nvtx(7400, 'train_step', begin, t)
+    return e
+
+
+def pageable_batches(steps=5):
+    """A training loop that copies each batch (8 MiB) from pageable host memory: cudaMemcpyAsync
+    HtoD with srcKind Pageable (ENUM_CUDA_MEM_KIND 0) inside each ProfilerStep#N range, the call
+    blocking until the copy ends (as the driver stages pageable memory), then the step's kernel.
+    The copies take 2 ms of each 3.3 ms step: a pin_memory warning."""
+    e = one_gpu_process(7500, 'python3')
+    t = 10_000_000
+    for s in range(steps):
+        begin = t
+        corr = e.api(7500, 'cudaMemcpyAsync_v3020', t, 2_010_000)
+        e.memcpy(corr, HTOD, PAGEABLE, DEVICE, t + 5_000, 2_000_000, 8 << 20)
+        t += 2_020_000
+        corr = e.api(7500, 'cudaLaunchKernel_v7000', t, 6_000)
+        e.kernel(corr, 'ampere_sgemm_128x64_tn', t + 10_000, 1_000_000)
+        t += 1_300_000
+        e.nvtx(7500, 'ProfilerStep#%d' % s, begin, t)
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1534,6 +1620,10 @@ def main():
     nvtx_domains().save(p('nvtx_domains.sqlite'))
     autograd_shapes().save(p('autograd_shapes.sqlite'))
     cuda_backtraces().save(p('cuda_backtraces.sqlite'))
+    um_thrash().save(p('um_thrash.sqlite'))
+    pageable_batches().save(p('pageable_batches.sqlite'))
+    um_thrash(source_lines=False).save(p('um_thrash_old.sqlite'), drop_columns={
+        'CUDA_UM_CPU_PAGE_FAULT_EVENTS': ('sourceFile', 'sourceLine')})
     # Kernels without demangledName but with mangledName (as some exports are written): the
     # mangled names, with the cutlass GEMM's (a C++ template) the one that needs demangling.
     e = training()

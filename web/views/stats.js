@@ -21,6 +21,9 @@ const ON_REQUEST = [
   ['cuda_api_trace', 'every CUDA API call'],
   ['cuda_kern_exec_trace', 'every kernel launch: API, queue and run time'],
   ['nvtx_pushpop_trace', 'every push/pop NVTX range with its stack (level, parent, children)'],
+  ['um_sum', 'unified memory: page faults and migrations by address'],
+  ['um_total_sum', 'unified memory: migrated bytes and page faults in all'],
+  ['um_cpu_page_faults_sum', 'unified memory: the host functions that page-faulted'],
 ];
 
 // The worker's kinetoscope.stats/1 text as an object ({error} when it is not one).

@@ -370,11 +370,21 @@ bool read_memcpy(Context& c) {
     return it != mem_kinds.end() && !it->second.empty() ? it->second : "Unknown";
   };
   std::unordered_map<uint64_t, StringId> names;  // (copy, src, dst) -> name
+  // Managed pages by address (virtualAddress, schema 3.x; absent before): which ways each moved,
+  // 1 to the GPU, 2 to the host; a page with both ping-pongs (facts.unified_memory).
+  auto migration_way = [&copy_kinds](int64_t copy) -> uint8_t {
+    auto ck = copy_kinds.find(copy);
+    if (ck == copy_kinds.end()) return 0;
+    return ck->second == "CUDA_MEMCPY_KIND_UVM_HTOD"   ? 1
+           : ck->second == "CUDA_MEMCPY_KIND_UVM_DTOH" ? 2
+                                                       : 0;
+  };
+  std::unordered_map<int64_t, uint8_t> page_ways;
   RowReader r;
-  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kBytes, kCopy, kSrc, kDst };
+  enum { kStart, kEnd, kDev, kStream, kCorr, kPid, kBytes, kCopy, kSrc, kDst, kAddr };
   if (!r.prepare(c.db, table,
                  {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
-                  "copyKind", "srcKind", "dstKind"},
+                  "copyKind", "srcKind", "dstKind", "?virtualAddress"},
                  &c.trace->diagnostics, c.error))
     return false;
   while (r.next()) {
@@ -388,6 +398,8 @@ bool read_memcpy(Context& c) {
     if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
     if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
+    if (!r.null(kAddr))
+      if (const uint8_t way = migration_way(copy)) page_ways[r.i64(kAddr)] |= way;
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
                          (static_cast<uint64_t>(src & 0xFFFFF) << 20) ^
                          static_cast<uint64_t>(dst & 0xFFFFF);
@@ -422,6 +434,9 @@ bool read_memcpy(Context& c) {
           row_source(Table::kMemcpy, r.row()));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
   }
+  TraceFacts::UnifiedMemory& um = c.trace->facts.unified_memory;
+  um.pages_migrated = page_ways.size();
+  for (const auto& kv : page_ways) um.pages_both_ways += kv.second == 3;
   return read_done(r);
 }
 

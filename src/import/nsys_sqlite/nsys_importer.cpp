@@ -18,6 +18,7 @@
 //     (the program's threads, within its span);
 //   GPU_METRICS -> counters under the GPU's process; TARGET_INFO_GPU -> devices;
 //   CUDA_GPU_MEMORY_USAGE_EVENTS -> Kineto-style [memory] instants with the device's total;
+//   CUDA_UM_GPU/CPU_PAGE_FAULT_EVENTS -> facts.unified_memory (counts, the host's fault site);
 //   times are integer ns since the session start, plus TARGET_INFO_SESSION_START_TIME.
 // Every table is read with one prepared SELECT by column name; absent tables and columns are
 // noted in Diagnostics, never fatal, since the schema changes between nsys versions.
@@ -552,16 +553,17 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
 
   Context c(db, trace.get(), error);
   if (options.only_pid >= 0) filter_to_rank(c, options);
-  bool ok =
-      read_export_meta(c) && read_capture_meta(c) && read_session_start(c) && read_strings(c) &&
-      read_names(c) && read_devices(c) && read_rank_from_env(c) && (reserve_rows(c), true) &&
-      nsys_sqlite::read_callchains(c) && nsys_sqlite::read_runtime(c) &&
-      nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
-      nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
-      nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
-      nsys_sqlite::read_library_calls(c) && nsys_sqlite::read_mpi(c) &&
-      nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c) &&
-      nsys_sqlite::read_profiler_overhead(c) && nsys_sqlite::read_sched(c);
+  bool ok = read_export_meta(c) && read_capture_meta(c) && read_session_start(c) &&
+            read_strings(c) && read_names(c) && read_devices(c) && read_rank_from_env(c) &&
+            (reserve_rows(c), true) && nsys_sqlite::read_callchains(c) &&
+            nsys_sqlite::read_runtime(c) && nsys_sqlite::read_kernels(c) &&
+            nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
+            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
+            nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_um_page_faults(c) &&
+            nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
+            nsys_sqlite::read_library_calls(c) && nsys_sqlite::read_mpi(c) &&
+            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c) &&
+            nsys_sqlite::read_profiler_overhead(c) && nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
   // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

@@ -251,7 +251,8 @@ bool read_profiler_overhead(Context& c);
 bool read_gpu_metrics(Context& c);
 bool read_sched(Context& c);
 bool read_profiler_diagnostics(Context& c);
-bool read_memory_usage(Context& c);  // nsys_memory_rows.cpp
+bool read_memory_usage(Context& c);    // nsys_memory_rows.cpp
+bool read_um_page_faults(Context& c);  // nsys_um_faults.cpp
 
 // An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
 std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
