@@ -80,6 +80,10 @@ gemm_kept no_demangled.sqlite
 # GEMM (was "Kernels other than math take 48.4% of step time (80% of them ... custom kernels)").
 good "$DIR/short_names.sqlite" "nsys_short_kernel_names  *x24 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
 gemm_kept short_names.sqlite
+# "train_step" marks on the training thread (6) and on the data worker (12, no CUDA calls): the
+# steps are the training thread's (were the worker's 11 intervals).
+good "$DIR/step_marks_threads.sqlite" "Steps (5)"
+good "$DIR/step_marks_threads.sqlite" '6 marks, 5 steps'
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'

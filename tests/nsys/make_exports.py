@@ -25,6 +25,8 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  step_marks_threads.sqlite  step_marks with the data worker marking "train_step" twice as often:
+                             the training thread's marks are the steps
   own_step_marks.sqlite      the same with marks "next_batch N" (steps with --step-range
                              next_batch)
   process_start.sqlite       a capture from process start: driver init, context creation, a
@@ -1466,6 +1468,19 @@ def shuffle_rows(src, dst, seed=7):
     db.close()
 
 
+def step_marks_threads():
+    """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
+    worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
+    batch it hands over): the steps are the training thread's, the one that drives the GPU."""
+    e = training('train_step', step_marks=True)
+    marks = sorted(row[0] for row in e.rows['NVTX_EVENTS']
+                   if row[2] == MARK and row[6] == 'train_step')
+    half = (marks[1] - marks[0]) // 2
+    for k in range(12):
+        e.nvtx(4250, 'train_step', marks[0] + 40_000 + half * k, None, kind=MARK)
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1572,6 +1587,7 @@ def main():
                          'streamId INTEGER, demangledName INTEGER, shortName INTEGER);'
                          'INSERT INTO evil VALUES (0, 999999999999, 0, 1, 0, 0);'
                          'CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM evil;'))
+    step_marks_threads().save(p('step_marks_threads.sqlite'))
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
     db.executescript('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);'
                      'CREATE TABLE orders (id INTEGER PRIMARY KEY, user INTEGER, total REAL);'
