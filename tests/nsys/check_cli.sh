@@ -80,6 +80,10 @@ gemm_kept no_demangled.sqlite
 # GEMM (was "Kernels other than math take 48.4% of step time (80% of them ... custom kernels)").
 good "$DIR/short_names.sqlite" "nsys_short_kernel_names  *x24 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
 gemm_kept short_names.sqlite
+# A mangledName too long to demangle (CUTLASS 3 / CuTe names run to KB): the shortName, said as
+# a missing one is (was silent), and the GEMM still a GEMM by its class.
+good "$DIR/long_mangled.sqlite" "nsys_short_kernel_names  *x6 (first in CUPTI_ACTIVITY_KIND_KERNEL row 3)"
+gemm_kept long_mangled.sqlite
 # "train_step" marks on the training thread (6) and on the data worker (12, no CUDA calls): the
 # steps are the training thread's (were the worker's 11 intervals).
 good "$DIR/step_marks_threads.sqlite" "Steps (5)"

@@ -71,6 +71,8 @@ Files (deterministic: same bytes every run):
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   no_demangled.sqlite        training_steps without demangledName, the kernels' mangledName set
                              (a cutlass GEMM template's mangled): names as demangled
+  long_mangled.sqlite        no_demangled with the cutlass GEMM's mangledName too long to
+                             demangle: its shortName, said (nsys_short_kernel_names)
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1468,6 +1470,24 @@ def shuffle_rows(src, dst, seed=7):
     db.close()
 
 
+def long_mangled_names():
+    """training_steps without demangledName, as no_demangled.sqlite, but the cutlass GEMM's
+    mangledName is longer than the importer demangles (CUTLASS 3 / CuTe kernels' run to several
+    KB): named by its shortName "Kernel", and said so (nsys_short_kernel_names). The other
+    kernels' mangledName holds a name that is not mangled (as an extern "C" kernel's is): read as
+    is, not said."""
+    e = training()
+    arg = 'cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4' * 45  # 2385 characters
+    long_name = '_ZN7cutlass6KernelI%d%sEEvNT_6ParamsE' % (len(arg), arg)
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(long_name if name.startswith('void cutlass::Kernel<')
+                                    else name),) + row[11:]
+    return e
+
+
 def step_marks_threads():
     """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
     worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
@@ -1587,6 +1607,8 @@ def main():
                          'streamId INTEGER, demangledName INTEGER, shortName INTEGER);'
                          'INSERT INTO evil VALUES (0, 999999999999, 0, 1, 0, 0);'
                          'CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM evil;'))
+    long_mangled_names().save(p('long_mangled.sqlite'),
+                              drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
     db.executescript('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);'

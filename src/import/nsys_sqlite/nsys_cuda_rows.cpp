@@ -179,7 +179,13 @@ bool read_kernels(Context& c) {
   // A graph's kernels traced one by one (graphNodeId set): read_graph_trace() must not count the
   // same replay again. Only kept when the export has graph-trace rows at all.
   const bool note_graph_kernels = c.db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-  std::unordered_map<int64_t, StringId> mangled_names;  // mangledName id -> its name, once each
+  // mangledName id -> its name, once each; `fallback` when that was the shortName (a mangled name
+  // the demangler could not read).
+  struct MangledName {
+    StringId name = 0;
+    bool fallback = false;
+  };
+  std::unordered_map<int64_t, MangledName> mangled_names;
   while (r.next()) {
     c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
@@ -194,13 +200,21 @@ bool read_kernels(Context& c) {
     if (!r.null(kDemangled)) {
       name = c.strings.interned(r.i64(kDemangled), &c.trace->strings);
     } else if (!r.null(kMangled)) {
-      auto [at, fresh] = mangled_names.try_emplace(r.i64(kMangled), 0);
+      auto [at, fresh] = mangled_names.try_emplace(r.i64(kMangled));
       if (fresh) {
-        const std::string text = demangled_kernel_name(c.strings.get(r.i64(kMangled)));
-        at->second = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
-                                  : c.trace->strings.intern(text);
+        const std::string_view mangled = c.strings.get(r.i64(kMangled));
+        const std::string text = demangled_kernel_name(mangled);
+        // Not an Itanium mangled name (an extern "C" kernel's is its plain name): the shortName
+        // is that same name. A "_Z" name left unread (cut off, or too long to demangle safely)
+        // loses its namespaces and templates as a kernel with no mangledName does: said alike.
+        at->second.fallback = text.empty() && mangled.substr(0, 2) == "_Z";
+        at->second.name = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
+                                       : c.trace->strings.intern(text);
       }
-      name = at->second;
+      name = at->second.name;
+      if (at->second.fallback)
+        c.trace->diagnostics.add(Diag::kNsysShortKernelNames,
+                                 export_row_offset(Table::kKernel, r.row()), c.trace->str(name));
     } else {
       // Said once (the first row, its short name): the tables show names nsys' GUI shows only
       // with "shorten kernel names" on, and the rules read classes from them.
