@@ -66,7 +66,7 @@ void check_gpu_processes_gathered(const ks::NsysDatabase& db) {
   REQUIRE(seen.size() == scanned.size());
   for (size_t i = 0; i < seen.size(); ++i) {
     CHECK(seen[i].pid == scanned[i].pid);
-    CHECK(seen[i].first_device == scanned[i].first_device);
+    CHECK(seen[i].device == scanned[i].device);
   }
 }
 
@@ -308,6 +308,29 @@ TEST_CASE("nsys built: one export of four torchrun processes reads as four ranks
   CHECK(straggler);
   // A one-process export is not split.
   CHECK(ks::import_nsys_file_by_process(built("training_steps.sqlite"), &error).empty());
+}
+
+TEST_CASE("nsys built: a rank that touched GPU 0 before set_device is the rank of its own GPU",
+          "[nsys][built][multirank]") {
+  // Every worker ran one 2 us kernel on GPU 0 before its training on GPU r: each is keyed by the
+  // GPU it worked on, so the ranks are GPUs 0-3, in that order, and none shares one.
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> seen;
+  REQUIRE(ks::import_nsys_file(built("torchrun_stray_gpu0.sqlite"), &error, &seen));
+  auto source = ks::FileByteSource::open(built("torchrun_stray_gpu0.sqlite"), &error);
+  REQUIRE(source);
+  auto db = ks::NsysDatabase::open(source.get(), &error);
+  REQUIRE(db);
+  for (const auto& procs : {seen, ks::nsys_gpu_processes(*db)}) {
+    const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+    REQUIRE(plan.ranks.size() == 4);
+    for (size_t r = 0; r < 4; ++r) {
+      INFO("rank " << r);
+      CHECK(plan.ranks[r].pid == 6001 + static_cast<int64_t>(r));
+      CHECK(plan.ranks[r].device == static_cast<int64_t>(r));
+    }
+    CHECK(plan.shared_devices.empty());
+  }
 }
 
 TEST_CASE("nsys built: a CUDA graph launch counts once, its kernels' GPU time all counts",
@@ -1078,7 +1101,7 @@ ks::NsysGpuProcess gpu_process(int64_t pid, int64_t device, int64_t first, int64
                                bool collective = false) {
   ks::NsysGpuProcess p;
   p.pid = pid;
-  p.first_device = device;
+  p.device = device;
   p.first_ns = first;
   p.last_ns = last;
   p.op_ns = (last - first) / 2;

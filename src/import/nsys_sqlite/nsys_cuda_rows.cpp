@@ -251,7 +251,9 @@ bool read_kernels(Context& c) {
     a.launch = &info;
     c.add(tr, start, end, name, Context::kCatKernel, SliceKind::kKernel, a,
           row_source(Table::kKernel, r.row()));
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, c.collective(name));
+    if (!c.filtered)
+      c.note_gpu_time(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull), start, end,
+                      c.collective(name));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
     if (note_graph_kernels && !r.null(kNode) && a.correlation != kNoValue)
       c.launches_with_kernels.insert(Context::launch_key(r.i64(kPid, 0), a.correlation));
@@ -329,7 +331,9 @@ bool read_graph_trace(Context& c) {
     a.stream = stream;
     c.add(tr, start, end, nit->second, Context::kCatGraph, SliceKind::kKernel, a,
           row_source(Table::kGraphTrace, r.row()));
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (!c.filtered)
+      c.note_gpu_time(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull), start, end,
+                      false);
     link_launch(c, pid, correlation, tr, start);
   }
   std::unordered_set<uint64_t>().swap(c.launches_with_kernels);
@@ -399,7 +403,9 @@ bool read_memcpy(Context& c) {
       c.note_other_work(r.i64(kDev, 0), start, end);
       continue;
     }
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (!c.filtered)
+      c.note_gpu_time(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull), start, end,
+                      false);
     if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
@@ -462,7 +468,9 @@ bool read_memset(Context& c) {
       c.note_other_work(r.i64(kDev, 0), start, end);
       continue;
     }
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (!c.filtered)
+      c.note_gpu_time(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull), start, end,
+                      false);
     if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
     const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
     auto nit = names.find(kind);

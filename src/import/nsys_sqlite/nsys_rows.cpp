@@ -228,12 +228,12 @@ StringId Context::cat(Cat c) {
 void Context::note_gpu_op(int64_t global_pid, int64_t device) {
   if (global_pid == RowReader::kNull) return;
   auto [it, added] = gpu_process_devices.try_emplace(pid_of(global_pid));
-  NsysGpuProcess& p = it->second;
-  if (added) p.pid = pid_of(global_pid), p.first_device = kNoDevice;
-  if (device != RowReader::kNull) p.first_device = std::min(p.first_device, device);
+  if (added) it->second.pid = pid_of(global_pid);
+  if (device != RowReader::kNull) gpu_process_device_ns[pid_of(global_pid)].try_emplace(device, 0);
 }
 
-void Context::note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective) {
+void Context::note_gpu_time(int64_t global_pid, int64_t device, int64_t start, int64_t end,
+                            bool collective) {
   if (global_pid == RowReader::kNull) return;
   auto it = gpu_process_devices.find(pid_of(global_pid));
   if (it == gpu_process_devices.end()) return;  // note_gpu_op saw every row first
@@ -244,6 +244,10 @@ void Context::note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool
     p.first_ns = std::min(p.first_ns, start), p.last_ns = std::max(p.last_ns, end);
   }
   if (__builtin_add_overflow(p.op_ns, end - start, &p.op_ns)) p.op_ns = INT64_MAX;
+  if (device != RowReader::kNull) {
+    int64_t& ns = gpu_process_device_ns[pid_of(global_pid)][device];
+    if (__builtin_add_overflow(ns, end - start, &ns)) ns = INT64_MAX;
+  }
   p.collective = p.collective || collective;
 }
 

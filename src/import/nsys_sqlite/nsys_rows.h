@@ -168,12 +168,15 @@ struct Context {
   // A GPU op row of a process not read: kept when it ran on a shared GPU.
   void note_other_work(int64_t device, int64_t begin, int64_t end);
   // Every GPU op row's process and device, as nsys_gpu_processes() reads them (before any row is
-  // skipped): pid -> the lowest non-NULL device (kNoDevice when all were NULL), and from the rows
-  // with usable times, their span, summed time and whether one was a collective.
+  // skipped): pid -> from the rows with usable times, their span, summed time and whether one was
+  // a collective; and pid -> each non-NULL device it named -> the usable rows' summed time there,
+  // whose most is the process's GPU (its device is filled from it when the reading is done).
   std::map<int64_t, NsysGpuProcess> gpu_process_devices;
+  std::unordered_map<int64_t, std::map<int64_t, int64_t>> gpu_process_device_ns;
   static constexpr int64_t kNoDevice = INT64_MAX;
   void note_gpu_op(int64_t global_pid, int64_t device);
-  void note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective);
+  void note_gpu_time(int64_t global_pid, int64_t device, int64_t start, int64_t end,
+                     bool collective);
   // Whether a kernel's name is a collective's (analysis/kernel_class.h), once per name.
   bool collective(StringId name);
   std::vector<int8_t> collective_names;  // by StringId: 0 unknown, 1 no, 2 yes
