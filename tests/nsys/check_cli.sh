@@ -108,6 +108,10 @@ good "$DIR/torchrun_4procs.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
 # Every worker touched GPU 0 before set_device: still 4 ranks and the straggler; ranks 1-3 say
 # so (gpu.stray_device), and none reads as splitting its work over 2 GPUs.
+# One GPU visible per worker (every deviceId 0): TARGET_INFO_CUDA_DEVICE says whose GPU each is,
+# so rank 3's kernels are on GPU 3 (were all on "device 0", the four GPUs read as one).
+good "$DIR/torchrun_visible_devices.sqlite" "Rank 2 is the straggler"
+good "$DIR/torchrun_visible_devices.sqlite" "device 3 stream 7 "
 good "$DIR/torchrun_stray_gpu0.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_stray_gpu0.sqlite" "This process also touched GPU 0 (1 GPU op, 2.0 µs in all) beside its work on GPU 3"
 # Rank 0's work on GPU 0 is not other processes' work on a GPU the others share with it.

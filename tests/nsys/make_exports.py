@@ -53,6 +53,8 @@ Files (deterministic: same bytes every run):
   torchrun_4procs.sqlite     `nsys profile torchrun --nproc_per_node=4`: one export, the launcher
                              and four worker processes (GPU r each, the same correlation ids in
                              each), rank 2 the straggler; no RANK in the recorded environment
+  torchrun_visible_devices.sqlite  torchrun_4procs with one GPU visible per worker: every
+                             deviceId 0, TARGET_INFO_CUDA_DEVICE saying which GPU each is
   cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
   graph_memset.sqlite        cuda_graphs with a memset node first in each replay (--cuda-graph-trace=node)
@@ -1501,6 +1503,21 @@ def step_marks_threads():
     return e
 
 
+def torchrun_visible_devices():
+    """torchrun_4procs.sqlite as `srun --gpus-per-task=1` (or a launcher setting
+    CUDA_VISIBLE_DEVICES per rank) runs it: each worker sees only its own GPU, as cuda:0, so every
+    GPU row says deviceId 0. TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid; NVIDIA's schema
+    reference, 2025 and later) says which GPU each process's cuda:0 is: GPU r for rank r."""
+    e = torchrun()
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [row[:2] + (0,) + row[3:] for row in e.rows[table]]
+    sql = ('CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, '
+           'pid INTEGER NOT NULL, uuid TEXT, numMultiprocessors INTEGER);' +
+           ''.join("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (%d, 0, %d, 'GPU-%08d', 132);"
+                   % (r, 6001 + r, r) for r in range(4)))
+    return e, sql
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1610,6 +1627,8 @@ def main():
     long_mangled_names().save(p('long_mangled.sqlite'),
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
+    e, sql = torchrun_visible_devices()
+    e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
     db.executescript('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);'
                      'CREATE TABLE orders (id INTEGER PRIMARY KEY, user INTEGER, total REAL);'

@@ -183,8 +183,12 @@ bool read_devices(Context& c) {
   // Kernel and copy rows name a GPU by its CUDA ordinal (`deviceId`, cuda:N), and nsys numbers
   // its GPUs in its own order: the real export's GPU ids 0-3 are CUDA devices 3, 0, 1, 2. When
   // every GPU row gives a distinct `cuDevice`, the devices are keyed by it, so a mixed node's
-  // cuda:0 gets cuda:0's name, SMs and memory; GPU metrics, which name nsys' id, follow.
-  const bool by_ordinal = distinct.size() == cuda_ordinals.size() && !cuda_ordinals.empty();
+  // cuda:0 gets cuda:0's name, SMs and memory; GPU metrics, which name nsys' id, follow. When
+  // processes' ordinals name different GPUs (a CUDA_VISIBLE_DEVICES per rank), no ordinal is one
+  // GPU: devices and rows are keyed by nsys' GPU id instead (Context::row_device).
+  c.gpu_of_process_ordinal = nsys_sqlite::cuda_device_gpus(c.db);
+  const bool by_ordinal = distinct.size() == cuda_ordinals.size() && !cuda_ordinals.empty() &&
+                          c.gpu_of_process_ordinal.empty();
   for (size_t k = first; k < devices.size(); ++k) {
     DeviceProperties& d = devices[k];
     if (by_ordinal) {
@@ -450,6 +454,12 @@ std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
         ") WHERE g IS NOT NULL GROUP BY p, d ORDER BY p, d";
   sqlite3_stmt* st = nullptr;
   db.begin_query();
+  // Devices keyed as the importer keys them (Context::row_device).
+  const std::map<std::pair<int64_t, int64_t>, int64_t> gpus = nsys_sqlite::cuda_device_gpus(db);
+  auto device_of = [&gpus](int64_t pid, int64_t ordinal) {
+    auto it = gpus.find({pid, ordinal});
+    return it == gpus.end() ? ordinal : it->second;
+  };
   std::vector<std::string> kernel_names;  // per process: its kernels' name ids, comma-separated
   std::map<int64_t, int64_t> device_ns;   // the current process's op time by device
   double op_total = 0;
@@ -474,7 +484,7 @@ std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
       NsysGpuProcess& p = out.back();
       const double total = sqlite3_column_double(st, 4);
       if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-        device_ns[sqlite3_column_int64(st, 1)] =
+        device_ns[device_of(pid, sqlite3_column_int64(st, 1))] =
             total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
       if (sqlite3_column_type(st, 2) != SQLITE_NULL) {  // a timed op on this device
         const int64_t first = sqlite3_column_int64(st, 2), last = sqlite3_column_int64(st, 3);
