@@ -1507,7 +1507,7 @@ def torchrun_visible_devices():
     """torchrun_4procs.sqlite as `srun --gpus-per-task=1` (or a launcher setting
     CUDA_VISIBLE_DEVICES per rank) runs it: each worker sees only its own GPU, as cuda:0, so every
     GPU row says deviceId 0. TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid; NVIDIA's schema
-    reference, 2025 and later) says which GPU each process's cuda:0 is: GPU r for rank r."""
+    reference, 2026.4) says which GPU each process's cuda:0 is: GPU r for rank r."""
     e = torchrun()
     for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
         e.rows[table] = [row[:2] + (0,) + row[3:] for row in e.rows[table]]

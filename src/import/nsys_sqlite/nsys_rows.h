@@ -273,7 +273,8 @@ bool read_memory_usage(Context& c);  // nsys_memory_rows.cpp
 // that ordinal (`deviceId`), and with a per-process CUDA_VISIBLE_DEVICES (srun --gpus-per-task=1,
 // --gpu-bind) every rank's one GPU is its cuda:0. Returns (pid, ordinal) -> GPU id only when
 // some ordinal is different GPUs in different processes, else empty (ordinals are then the
-// export's GPUs, as the readers key them). Empty too when the table is absent (before 2025).
+// export's GPUs, as the readers key them). Empty too when the table is absent (nsys writes
+// tables lazily; the real 2024.5 export has none).
 std::map<std::pair<int64_t, int64_t>, int64_t> cuda_device_gpus(const NsysDatabase& db);
 
 // An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
