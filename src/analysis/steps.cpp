@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "analysis/nvtx_context.h"
 #include "analysis/warmup.h"
 
 namespace ks {
@@ -78,11 +79,34 @@ void note_left_out(const Trace& t, const std::vector<uint32_t>& left_out, StepsR
   r->first_overlapping_begin = t.slices.ts[left_out.front()];
 }
 
+// A track's thread, (process, tid): an export's rows of one thread ("4242 NVTX", "4242 CUDA API")
+// are one thread; a Kineto trace's track is its thread.
+using ThreadKey = std::pair<uint32_t, std::string>;
+ThreadKey thread_of(const Trace& t, TrackId track) {
+  const Track& tr = t.tracks[track];
+  const std::string_view tid = t.str(tr.tid_text);
+  const std::string_view row_thread = export_thread_of(tid);
+  return {tr.process, std::string(row_thread.empty() ? tid : row_thread)};
+}
+
+// CUDA API calls (runtime and driver) by thread: the thread that drives the GPU makes them.
+std::map<ThreadKey, size_t> cuda_calls_by_thread(const Trace& t) {
+  std::map<TrackId, size_t> by_track;
+  const SliceTable& s = t.slices;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s.kind[i] == SliceKind::kRuntime || s.kind[i] == SliceKind::kDriver) ++by_track[s.track[i]];
+  std::map<ThreadKey, size_t> calls;
+  for (const auto& kv : by_track) calls[thread_of(t, kv.first)] += kv.second;
+  return calls;
+}
+
 // Steps between NVTX marks (steps.h): the marks (nsys' nvtxMark rows, instants of category
 // user_annotation) named like a step, or `wanted` (NAME, or NAME + separator + number) when
-// given, grouped by thread and name; the group with the most marks wins (then the earliest), and
-// needs three (two steps: one interval is nothing to compare). Marks at one time count once.
-// Returns false, *r untouched, when no group qualifies.
+// given, grouped by thread and name; a group needs three (two steps: one interval is nothing to
+// compare). When several threads mark one name, the training thread's marks are the steps: the
+// thread that made the most CUDA calls (a logging or data thread that marks the same name more
+// often launches nothing); then the group with the most marks, then the earliest. Marks at one
+// time count once. Returns false, *r untouched, when no group qualifies.
 bool steps_from_marks(const Trace& t, const std::string& wanted, StepsResult* r) {
   const InstantTable& in = t.instants;
   const StringId cat = t.strings.find("user_annotation");
@@ -103,6 +127,14 @@ bool steps_from_marks(const Trace& t, const std::string& wanted, StepsResult* r)
     groups[{in.track[i], base}].push_back(i);
   }
   const std::vector<uint32_t>* best = nullptr;
+  size_t best_calls = 0;
+  std::map<ThreadKey, size_t> calls;  // filled when two groups qualify
+  bool counted = false;
+  auto calls_of = [&](const std::vector<uint32_t>& v) -> size_t {
+    if (!counted) calls = cuda_calls_by_thread(t), counted = true;
+    auto it = calls.find(thread_of(t, in.track[v.front()]));
+    return it == calls.end() ? 0 : it->second;
+  };
   for (auto& kv : groups) {
     std::vector<uint32_t>& v = kv.second;
     // In time order whatever order the rows came in (nsys 2025.6+ promises none).
@@ -112,9 +144,16 @@ bool steps_from_marks(const Trace& t, const std::string& wanted, StepsResult* r)
                         [&in](uint32_t a, uint32_t b) { return in.ts[a] == in.ts[b]; }),
             v.end());
     if (v.size() < 3) continue;
-    if (!best || v.size() > best->size() ||
-        (v.size() == best->size() && in.ts[v.front()] < in.ts[best->front()]))
+    if (!best) {
       best = &v;
+      continue;
+    }
+    if (!counted) best_calls = calls_of(*best);
+    const size_t n = calls_of(v);
+    if (n > best_calls ||
+        (n == best_calls && (v.size() > best->size() || (v.size() == best->size() &&
+                                                         in.ts[v.front()] < in.ts[best->front()]))))
+      best = &v, best_calls = n;
   }
   if (!best) return false;
   const std::vector<uint32_t>& v = *best;

@@ -98,9 +98,10 @@ const DiagInfo kInfos[] = {
      "Bytes after the end of the gzip data (not another gzip member: padding, or text appended "
      "to the file) were ignored; the trace is what the gzip data holds."},
     {"nsys_short_kernel_names", S::kInfo,
-     "Kernels with neither demangledName nor mangledName were named by their shortName, which "
-     "drops namespaces and template arguments (cutlass::Kernel<...gemm...> reads 'Kernel'); "
-     "kernel classes are read from those names."},
+     "Kernels without demangledName, and without a mangledName that could be demangled (none, "
+     "or one cut off or too long to demangle safely), were named by their shortName, which drops "
+     "namespaces and template arguments (cutlass::Kernel<...gemm...> reads 'Kernel'); kernel "
+     "classes are read from those names."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

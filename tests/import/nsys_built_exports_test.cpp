@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 
 #include "analysis/analyze.h"
@@ -66,7 +67,7 @@ void check_gpu_processes_gathered(const ks::NsysDatabase& db) {
   REQUIRE(seen.size() == scanned.size());
   for (size_t i = 0; i < seen.size(); ++i) {
     CHECK(seen[i].pid == scanned[i].pid);
-    CHECK(seen[i].first_device == scanned[i].first_device);
+    CHECK(seen[i].device == scanned[i].device);
   }
 }
 
@@ -308,6 +309,65 @@ TEST_CASE("nsys built: one export of four torchrun processes reads as four ranks
   CHECK(straggler);
   // A one-process export is not split.
   CHECK(ks::import_nsys_file_by_process(built("training_steps.sqlite"), &error).empty());
+}
+
+TEST_CASE("nsys built: a rank that touched GPU 0 before set_device is the rank of its own GPU",
+          "[nsys][built][multirank]") {
+  // Every worker ran one 2 us kernel on GPU 0 before its training on GPU r: each is keyed by the
+  // GPU it worked on, so the ranks are GPUs 0-3, in that order, and none shares one.
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> seen;
+  REQUIRE(ks::import_nsys_file(built("torchrun_stray_gpu0.sqlite"), &error, &seen));
+  auto source = ks::FileByteSource::open(built("torchrun_stray_gpu0.sqlite"), &error);
+  REQUIRE(source);
+  auto db = ks::NsysDatabase::open(source.get(), &error);
+  REQUIRE(db);
+  for (const auto& procs : {seen, ks::nsys_gpu_processes(*db)}) {
+    const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+    REQUIRE(plan.ranks.size() == 4);
+    for (size_t r = 0; r < 4; ++r) {
+      INFO("rank " << r);
+      CHECK(plan.ranks[r].pid == 6001 + static_cast<int64_t>(r));
+      CHECK(plan.ranks[r].device == static_cast<int64_t>(r));
+    }
+    CHECK(plan.shared_devices.empty());
+  }
+}
+
+TEST_CASE("nsys built: one GPU visible per rank: each rank's cuda:0 is its own GPU",
+          "[nsys][built][multirank]") {
+  // Every GPU row says deviceId 0; TARGET_INFO_CUDA_DEVICE says pid 6001+r's cuda:0 is GPU r.
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> seen;
+  auto whole = ks::import_nsys_file(built("torchrun_visible_devices.sqlite"), &error, &seen);
+  REQUIRE(whole);
+  CHECK(whole->devices.size() == 4);
+  std::set<int64_t> devices;  // the GPUs the kernels are drawn on
+  for (size_t i = 0; i < whole->slices.size(); ++i)
+    if (whole->slices.kind[i] == ks::SliceKind::kKernel)
+      devices.insert(whole->tracks[whole->slices.track[i]].device);
+  CHECK(devices == std::set<int64_t>{0, 1, 2, 3});
+  auto source = ks::FileByteSource::open(built("torchrun_visible_devices.sqlite"), &error);
+  REQUIRE(source);
+  auto db = ks::NsysDatabase::open(source.get(), &error);
+  REQUIRE(db);
+  for (const auto& procs : {seen, ks::nsys_gpu_processes(*db)}) {
+    const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
+    REQUIRE(plan.ranks.size() == 4);
+    for (size_t r = 0; r < 4; ++r) CHECK(plan.ranks[r].device == static_cast<int64_t>(r));
+    CHECK(plan.shared_devices.empty());
+  }
+  auto ranks =
+      ks::import_nsys_file_by_process(built("torchrun_visible_devices.sqlite"), seen, &error);
+  REQUIRE(ranks.size() == 4);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const ks::Trace& t = *ranks[r];
+    INFO("rank " << r);
+    CHECK(t.facts.other_processes_gpu_work.empty());
+    for (size_t i = 0; i < t.slices.size(); ++i)
+      if (t.slices.kind[i] == ks::SliceKind::kKernel)
+        CHECK(t.tracks[t.slices.track[i]].device == static_cast<int64_t>(r));
+  }
 }
 
 TEST_CASE("nsys built: a CUDA graph launch counts once, its kernels' GPU time all counts",
@@ -1111,7 +1171,7 @@ ks::NsysGpuProcess gpu_process(int64_t pid, int64_t device, int64_t first, int64
                                bool collective = false) {
   ks::NsysGpuProcess p;
   p.pid = pid;
-  p.first_device = device;
+  p.device = device;
   p.first_ns = first;
   p.last_ns = last;
   p.op_ns = (last - first) / 2;

@@ -80,6 +80,14 @@ gemm_kept no_demangled.sqlite
 # GEMM (was "Kernels other than math take 48.4% of step time (80% of them ... custom kernels)").
 good "$DIR/short_names.sqlite" "nsys_short_kernel_names  *x24 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
 gemm_kept short_names.sqlite
+# A mangledName too long to demangle (CUTLASS 3 / CuTe names run to KB): the shortName, said as
+# a missing one is (was silent), and the GEMM still a GEMM by its class.
+good "$DIR/long_mangled.sqlite" "nsys_short_kernel_names  *x6 (first in CUPTI_ACTIVITY_KIND_KERNEL row 3)"
+gemm_kept long_mangled.sqlite
+# "train_step" marks on the training thread (6) and on the data worker (12, no CUDA calls): the
+# steps are the training thread's (were the worker's 11 intervals).
+good "$DIR/step_marks_threads.sqlite" "Steps (5)"
+good "$DIR/step_marks_threads.sqlite" '6 marks, 5 steps'
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
@@ -100,6 +108,10 @@ good "$DIR/torchrun_4procs.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
 # Every worker touched GPU 0 before set_device: still 4 ranks and the straggler; ranks 1-3 say
 # so (gpu.stray_device), and none reads as splitting its work over 2 GPUs.
+# One GPU visible per worker (every deviceId 0): TARGET_INFO_CUDA_DEVICE says whose GPU each is,
+# so rank 3's kernels are on GPU 3 (were all on "device 0", the four GPUs read as one).
+good "$DIR/torchrun_visible_devices.sqlite" "Rank 2 is the straggler"
+good "$DIR/torchrun_visible_devices.sqlite" "device 3 stream 7 "
 good "$DIR/torchrun_stray_gpu0.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_stray_gpu0.sqlite" "This process also touched GPU 0 (1 GPU op, 2.0 µs in all) beside its work on GPU 3"
 # Rank 0's work on GPU 0 is not other processes' work on a GPU the others share with it.

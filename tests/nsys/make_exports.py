@@ -25,6 +25,8 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  step_marks_threads.sqlite  step_marks with the data worker marking "train_step" twice as often:
+                             the training thread's marks are the steps
   own_step_marks.sqlite      the same with marks "next_batch N" (steps with --step-range
                              next_batch)
   process_start.sqlite       a capture from process start: driver init, context creation, a
@@ -57,6 +59,8 @@ Files (deterministic: same bytes every run):
   torchrun_4procs.sqlite     `nsys profile torchrun --nproc_per_node=4`: one export, the launcher
                              and four worker processes (GPU r each, the same correlation ids in
                              each), rank 2 the straggler; no RANK in the recorded environment
+  torchrun_visible_devices.sqlite  torchrun_4procs with one GPU visible per worker: every
+                             deviceId 0, TARGET_INFO_CUDA_DEVICE saying which GPU each is
   cuda_graphs.sqlite         one eager warm-up step, then 4 steps each ONE cudaGraphLaunch whose
                              correlationId 12 kernels carry (--cuda-graph-trace=node)
   graph_memset.sqlite        cuda_graphs with a memset node first in each replay (--cuda-graph-trace=node)
@@ -75,6 +79,8 @@ Files (deterministic: same bytes every run):
   stray_times.sqlite         one kernel 146 years after the rest (a garbage start): left out
   no_demangled.sqlite        training_steps without demangledName, the kernels' mangledName set
                              (a cutlass GEMM template's mangled): names as demangled
+  long_mangled.sqlite        no_demangled with the cutlass GEMM's mangledName too long to
+                             demangle: its shortName, said (nsys_short_kernel_names)
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1552,6 +1558,52 @@ def pageable_batches(steps=5):
     return e
 
 
+def long_mangled_names():
+    """training_steps without demangledName, as no_demangled.sqlite, but the cutlass GEMM's
+    mangledName is longer than the importer demangles (CUTLASS 3 / CuTe kernels' run to several
+    KB): named by its shortName "Kernel", and said so (nsys_short_kernel_names). The other
+    kernels' mangledName holds a name that is not mangled (as an extern "C" kernel's is): read as
+    is, not said."""
+    e = training()
+    arg = 'cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4' * 45  # 2385 characters
+    long_name = '_ZN7cutlass6KernelI%d%sEEvNT_6ParamsE' % (len(arg), arg)
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(long_name if name.startswith('void cutlass::Kernel<')
+                                    else name),) + row[11:]
+    return e
+
+
+def step_marks_threads():
+    """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
+    worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
+    batch it hands over): the steps are the training thread's, the one that drives the GPU."""
+    e = training('train_step', step_marks=True)
+    marks = sorted(row[0] for row in e.rows['NVTX_EVENTS']
+                   if row[2] == MARK and row[6] == 'train_step')
+    half = (marks[1] - marks[0]) // 2
+    for k in range(12):
+        e.nvtx(4250, 'train_step', marks[0] + 40_000 + half * k, None, kind=MARK)
+    return e
+
+
+def torchrun_visible_devices():
+    """torchrun_4procs.sqlite as `srun --gpus-per-task=1` (or a launcher setting
+    CUDA_VISIBLE_DEVICES per rank) runs it: each worker sees only its own GPU, as cuda:0, so every
+    GPU row says deviceId 0. TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid; NVIDIA's schema
+    reference, 2026.4) says which GPU each process's cuda:0 is: GPU r for rank r."""
+    e = torchrun()
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [row[:2] + (0,) + row[3:] for row in e.rows[table]]
+    sql = ('CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, '
+           'pid INTEGER NOT NULL, uuid TEXT, numMultiprocessors INTEGER);' +
+           ''.join("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (%d, 0, %d, 'GPU-%08d', 132);"
+                   % (r, 6001 + r, r) for r in range(4)))
+    return e, sql
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1662,6 +1714,11 @@ def main():
                          'streamId INTEGER, demangledName INTEGER, shortName INTEGER);'
                          'INSERT INTO evil VALUES (0, 999999999999, 0, 1, 0, 0);'
                          'CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM evil;'))
+    long_mangled_names().save(p('long_mangled.sqlite'),
+                              drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    step_marks_threads().save(p('step_marks_threads.sqlite'))
+    e, sql = torchrun_visible_devices()
+    e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
     db.executescript('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);'
                      'CREATE TABLE orders (id INTEGER PRIMARY KEY, user INTEGER, total REAL);'

@@ -179,28 +179,45 @@ bool read_kernels(Context& c) {
   // A graph's kernels traced one by one (graphNodeId set): read_graph_trace() must not count the
   // same replay again. Only kept when the export has graph-trace rows at all.
   const bool note_graph_kernels = c.db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-  std::unordered_map<int64_t, StringId> mangled_names;  // mangledName id -> its name, once each
+  // mangledName id -> its name, once each; `fallback` when that was the shortName (a mangled name
+  // the demangler could not read).
+  struct MangledName {
+    StringId name = 0;
+    bool fallback = false;
+  };
+  std::unordered_map<int64_t, MangledName> mangled_names;
   while (r.next()) {
-    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    // deviceId is the ordinal in the row's process: keyed as the trace keys GPUs (row_device).
+    const int64_t dev = c.row_device(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    const int64_t dev0 = dev == RowReader::kNull ? 0 : dev;
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), dev);
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kKernel, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) {
-      c.note_other_work(r.i64(kDev, 0), start, end);
+      c.note_other_work(dev0, start, end);
       continue;
     }
-    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
-    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    if (c.filtered) c.note_used(dev0, start, end);
+    const int64_t device = dev0, stream = stream_or_lane(r.i64(kStream, -1));
     StringId name;
     if (!r.null(kDemangled)) {
       name = c.strings.interned(r.i64(kDemangled), &c.trace->strings);
     } else if (!r.null(kMangled)) {
-      auto [at, fresh] = mangled_names.try_emplace(r.i64(kMangled), 0);
+      auto [at, fresh] = mangled_names.try_emplace(r.i64(kMangled));
       if (fresh) {
-        const std::string text = demangled_kernel_name(c.strings.get(r.i64(kMangled)));
-        at->second = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
-                                  : c.trace->strings.intern(text);
+        const std::string_view mangled = c.strings.get(r.i64(kMangled));
+        const std::string text = demangled_kernel_name(mangled);
+        // Not an Itanium mangled name (an extern "C" kernel's is its plain name): the shortName
+        // is that same name. A "_Z" name left unread (cut off, or too long to demangle safely)
+        // loses its namespaces and templates as a kernel with no mangledName does: said alike.
+        at->second.fallback = text.empty() && mangled.substr(0, 2) == "_Z";
+        at->second.name = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
+                                       : c.trace->strings.intern(text);
       }
-      name = at->second;
+      name = at->second.name;
+      if (at->second.fallback)
+        c.trace->diagnostics.add(Diag::kNsysShortKernelNames,
+                                 export_row_offset(Table::kKernel, r.row()), c.trace->str(name));
     } else {
       // Said once (the first row, its short name): the tables show names nsys' GUI shows only
       // with "shorten kernel names" on, and the rules read classes from them.
@@ -237,7 +254,8 @@ bool read_kernels(Context& c) {
     a.launch = &info;
     c.add(tr, start, end, name, Context::kCatKernel, SliceKind::kKernel, a,
           row_source(Table::kKernel, r.row()));
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, c.collective(name));
+    if (!c.filtered)
+      c.note_gpu_time(r.i64(kPid, RowReader::kNull), dev, start, end, c.collective(name));
     link_launch(c, r.i64(kPid), a.correlation, tr, start);
     if (note_graph_kernels && !r.null(kNode) && a.correlation != kNoValue)
       c.launches_with_kernels.insert(Context::launch_key(r.i64(kPid, 0), a.correlation));
@@ -279,21 +297,24 @@ bool read_graph_trace(Context& c) {
     return false;
   std::unordered_map<uint64_t, StringId> names;  // by graphExecId << 32 ^ graphId
   while (r.next()) {
-    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    // deviceId is the ordinal in the row's process: keyed as the trace keys GPUs (row_device).
+    const int64_t dev = c.row_device(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    const int64_t dev0 = dev == RowReader::kNull ? 0 : dev;
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), dev);
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     // CUPTI writes 0 for both when it could not time the graph: nothing to place.
     if (start == 0 && end == 0) continue;
     if (!c.usable_times(start, end, Table::kGraphTrace, r.row())) continue;
     const int64_t pid = r.i64(kPid, 0);
     if (c.skip_global(pid)) {
-      c.note_other_work(r.i64(kDev, 0), start, end);
+      c.note_other_work(dev0, start, end);
       continue;
     }
     const int64_t correlation = r.i64(kCorr);
     if (correlation != kNoValue &&
         c.launches_with_kernels.count(Context::launch_key(pid, correlation)))
       continue;  // its kernels are in the kernel table already
-    int64_t device = r.i64(kDev, 0);
+    int64_t device = dev0;
     const int64_t stream = stream_or_lane(r.i64(kStream, -1));
     // INT_MAX: the graph's first node ran on the host (CUPTI); the stream's GPU, if one is known.
     if (device >= 0x7FFFFFFF) device = device_of_stream(c, stream);
@@ -315,7 +336,7 @@ bool read_graph_trace(Context& c) {
     a.stream = stream;
     c.add(tr, start, end, nit->second, Context::kCatGraph, SliceKind::kKernel, a,
           row_source(Table::kGraphTrace, r.row()));
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), dev, start, end, false);
     link_launch(c, pid, correlation, tr, start);
   }
   std::unordered_set<uint64_t>().swap(c.launches_with_kernels);
@@ -388,15 +409,18 @@ bool read_memcpy(Context& c) {
                  &c.trace->diagnostics, c.error))
     return false;
   while (r.next()) {
-    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    // deviceId is the ordinal in the row's process: keyed as the trace keys GPUs (row_device).
+    const int64_t dev = c.row_device(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    const int64_t dev0 = dev == RowReader::kNull ? 0 : dev;
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), dev);
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemcpy, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) {
-      c.note_other_work(r.i64(kDev, 0), start, end);
+      c.note_other_work(dev0, start, end);
       continue;
     }
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
-    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), dev, start, end, false);
+    if (c.filtered) c.note_used(dev0, start, end);
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
     if (!r.null(kAddr))
       if (const uint8_t way = migration_way(copy)) page_ways[r.i64(kAddr)] |= way;
@@ -417,7 +441,7 @@ bool read_memcpy(Context& c) {
           "Memcpy " + kind + " (" + kind_label(src) + " -> " + kind_label(dst) + ")";
       nit = names.emplace(key, c.trace->strings.intern(name)).first;
     }
-    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    const int64_t device = dev0, stream = stream_or_lane(r.i64(kStream, -1));
     TrackId tr = c.gpu_track(device, stream);
     KernelLaunchInfo info;  // Kineto's "memory bandwidth (GB/s)": bytes per ns
     const int64_t bytes = r.i64(kBytes);
@@ -456,15 +480,18 @@ bool read_memset(Context& c) {
     return false;
   std::unordered_map<int64_t, StringId> names;
   while (r.next()) {
-    c.note_gpu_op(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    // deviceId is the ordinal in the row's process: keyed as the trace keys GPUs (row_device).
+    const int64_t dev = c.row_device(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    const int64_t dev0 = dev == RowReader::kNull ? 0 : dev;
+    c.note_gpu_op(r.i64(kPid, RowReader::kNull), dev);
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kMemset, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) {
-      c.note_other_work(r.i64(kDev, 0), start, end);
+      c.note_other_work(dev0, start, end);
       continue;
     }
-    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), start, end, false);
-    if (c.filtered) c.note_used(r.i64(kDev, 0), start, end);
+    if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), dev, start, end, false);
+    if (c.filtered) c.note_used(dev0, start, end);
     const int64_t kind = r.i64(kKind, 2);  // Device when not recorded
     auto nit = names.find(kind);
     if (nit == names.end()) {
@@ -474,7 +501,7 @@ bool read_memset(Context& c) {
                                                                        : "Unknown";
       nit = names.emplace(kind, c.trace->strings.intern("Memset (" + label + ")")).first;
     }
-    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    const int64_t device = dev0, stream = stream_or_lane(r.i64(kStream, -1));
     TrackId tr = c.gpu_track(device, stream);
     SliceArgs a;
     a.correlation = r.i64(kCorr);
@@ -525,11 +552,14 @@ bool read_sync(Context& c) {
                  &c.trace->diagnostics, c.error))
     return false;
   while (r.next()) {
+    // deviceId is the ordinal in the row's process: keyed as the trace keys GPUs (row_device).
+    const int64_t dev = c.row_device(r.i64(kPid, RowReader::kNull), r.i64(kDev, RowReader::kNull));
+    const int64_t dev0 = dev == RowReader::kNull ? 0 : dev;
     const int64_t start = r.i64(kStart, RowReader::kNull), end = r.i64(kEnd, RowReader::kNull);
     if (!c.usable_times(start, end, Table::kSync, r.row())) continue;
     if (c.skip_global(r.i64(kPid, 0))) continue;
-    if (c.filtered) c.used_devices.emplace(r.i64(kDev, 0), 0);  // no GPU time of its own
-    const int64_t device = r.i64(kDev, 0), stream = stream_or_lane(r.i64(kStream, -1));
+    if (c.filtered) c.used_devices.emplace(dev0, 0);  // no GPU time of its own
+    const int64_t device = dev0, stream = stream_or_lane(r.i64(kStream, -1));
     // A synchronization on no stream and no event can only be of the whole context, whatever
     // its type says: a real nsys 2024.5 export types every cudaDeviceSynchronize 1 (event
     // synchronize) with both ids invalid. Named by its type, it waited for nothing (the

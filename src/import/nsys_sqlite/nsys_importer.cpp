@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -183,8 +184,12 @@ bool read_devices(Context& c) {
   // Kernel and copy rows name a GPU by its CUDA ordinal (`deviceId`, cuda:N), and nsys numbers
   // its GPUs in its own order: the real export's GPU ids 0-3 are CUDA devices 3, 0, 1, 2. When
   // every GPU row gives a distinct `cuDevice`, the devices are keyed by it, so a mixed node's
-  // cuda:0 gets cuda:0's name, SMs and memory; GPU metrics, which name nsys' id, follow.
-  const bool by_ordinal = distinct.size() == cuda_ordinals.size() && !cuda_ordinals.empty();
+  // cuda:0 gets cuda:0's name, SMs and memory; GPU metrics, which name nsys' id, follow. When
+  // processes' ordinals name different GPUs (a CUDA_VISIBLE_DEVICES per rank), no ordinal is one
+  // GPU: devices and rows are keyed by nsys' GPU id instead (Context::row_device).
+  c.gpu_of_process_ordinal = nsys_sqlite::cuda_device_gpus(c.db);
+  const bool by_ordinal = distinct.size() == cuda_ordinals.size() && !cuda_ordinals.empty() &&
+                          c.gpu_of_process_ordinal.empty();
   for (size_t k = first; k < devices.size(); ++k) {
     DeviceProperties& d = devices[k];
     if (by_ordinal) {
@@ -291,21 +296,44 @@ std::string describe_contents(const NsysDatabase& db) {
 // what they use instead of up to twice that (push_back doubles), and no doubling briefly holds
 // old and new. Only files of kReserveFromBytes or more are probed: the probe reads pages, which
 // would change the "last page read" a small damaged file's error names.
-// nsys_gpu_processes()'s answer from the rows read: lowest device first, then pid. A process
-// whose devices were all NULL comes first and reads as device 0, as SQL's NULL min() does.
-void gpu_processes_seen(const Context& c, std::vector<NsysGpuProcess>* out) {
-  std::vector<std::pair<int64_t, int64_t>> by_device;  // (device, NULL first; pid)
-  for (const auto& kv : c.gpu_process_devices) {
-    const int64_t d = kv.second.first_device;
-    by_device.emplace_back(d == Context::kNoDevice ? INT64_MIN : d, kv.first);
+// The GPU a process worked on: the most op time, the lowest of equals (device_ns is ordered);
+// kNoDevice when no row named one.
+int64_t main_device(const std::map<int64_t, int64_t>& device_ns) {
+  int64_t best = Context::kNoDevice, most = -1;
+  for (const auto& kv : device_ns)
+    if (kv.second > most) best = kv.first, most = kv.second;
+  return best;
+}
+
+// Processes by their GPU (a process without one first, read as device 0, as before the rows named
+// devices), then pid: nsys_gpu_processes()'s order.
+void sort_by_device(std::vector<NsysGpuProcess>* procs) {
+  std::vector<std::pair<int64_t, size_t>> order;
+  for (size_t i = 0; i < procs->size(); ++i) {
+    const int64_t d = (*procs)[i].device;
+    order.emplace_back(d == Context::kNoDevice ? INT64_MIN : d, i);
   }
-  std::sort(by_device.begin(), by_device.end());
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : (*procs)[a.second].pid < (*procs)[b.second].pid;
+  });
+  std::vector<NsysGpuProcess> out;
+  for (const auto& o : order) {
+    out.push_back((*procs)[o.second]);
+    if (out.back().device == Context::kNoDevice) out.back().device = 0;
+  }
+  procs->swap(out);
+}
+
+// nsys_gpu_processes()'s answer from the rows read.
+void gpu_processes_seen(const Context& c, std::vector<NsysGpuProcess>* out) {
   out->clear();
-  for (const auto& d : by_device) {
-    NsysGpuProcess p = c.gpu_process_devices.at(d.second);
-    p.first_device = d.first == INT64_MIN ? 0 : d.first;
+  for (const auto& kv : c.gpu_process_devices) {
+    NsysGpuProcess p = kv.second;
+    auto it = c.gpu_process_device_ns.find(kv.first);
+    p.device = it == c.gpu_process_device_ns.end() ? Context::kNoDevice : main_device(it->second);
     out->push_back(p);
   }
+  sort_by_device(out);
 }
 
 // "pid 4300 with pid 100 (GPU 0)": the first helper a diagnostic names.
@@ -420,28 +448,65 @@ std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db) {
   }
   if (sql.empty()) return out;
   const std::string ok = "(s IS NOT NULL AND e IS NOT NULL AND e >= s AND NOT (s = 0 AND e = 0))";
-  sql = "SELECT (g >> 24) & 16777215 AS p, min(d), min(CASE WHEN " + ok +
+  // One row per (process, device): the process's GPU is the device it spent the most op time on.
+  sql = "SELECT (g >> 24) & 16777215 AS p, d, min(CASE WHEN " + ok +
         " THEN s END), max(CASE WHEN " + ok + " THEN e END), total(CASE WHEN " + ok +
         " THEN e - s END), group_concat(DISTINCT n) FROM (" + sql +
-        ") WHERE g IS NOT NULL GROUP BY p ORDER BY min(d), p";
+        ") WHERE g IS NOT NULL GROUP BY p, d ORDER BY p, d";
   sqlite3_stmt* st = nullptr;
   db.begin_query();
+  // Devices keyed as the importer keys them (Context::row_device).
+  const std::map<std::pair<int64_t, int64_t>, int64_t> gpus = nsys_sqlite::cuda_device_gpus(db);
+  auto device_of = [&gpus](int64_t pid, int64_t ordinal) {
+    auto it = gpus.find({pid, ordinal});
+    return it == gpus.end() ? ordinal : it->second;
+  };
   std::vector<std::string> kernel_names;  // per process: its kernels' name ids, comma-separated
+  std::map<int64_t, int64_t> device_ns;   // the current process's op time by device
+  double op_total = 0;
+  bool timed = false;  // the current process has a timed op
+  auto close_process = [&] {
+    if (out.empty()) return;
+    out.back().device = main_device(device_ns);
+    out.back().op_ns = op_total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(op_total);
+    device_ns.clear();
+    op_total = 0;
+    timed = false;
+  };
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
     while (sqlite3_step(st) == SQLITE_ROW) {
-      NsysGpuProcess p;
-      p.pid = sqlite3_column_int64(st, 0);
-      p.first_device = sqlite3_column_int64(st, 1);
-      p.first_ns = sqlite3_column_int64(st, 2);
-      p.last_ns = sqlite3_column_int64(st, 3);
+      const int64_t pid = sqlite3_column_int64(st, 0);
+      if (out.empty() || out.back().pid != pid) {
+        close_process();
+        out.emplace_back();
+        out.back().pid = pid;
+        kernel_names.emplace_back();
+      }
+      NsysGpuProcess& p = out.back();
       const double total = sqlite3_column_double(st, 4);
-      p.op_ns = total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
+      if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+        device_ns[device_of(pid, sqlite3_column_int64(st, 1))] =
+            total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
+      if (sqlite3_column_type(st, 2) != SQLITE_NULL) {  // a timed op on this device
+        const int64_t first = sqlite3_column_int64(st, 2), last = sqlite3_column_int64(st, 3);
+        p.first_ns = timed ? std::min(p.first_ns, first) : first;
+        p.last_ns = timed ? std::max(p.last_ns, last) : last;
+        timed = true;
+      }
+      op_total += total;
       const unsigned char* n = sqlite3_column_text(st, 5);
-      kernel_names.emplace_back(n ? reinterpret_cast<const char*>(n) : "");
-      out.push_back(p);
+      if (n)
+        kernel_names.back() += (kernel_names.back().empty() ? "" : ",") +
+                               std::string(reinterpret_cast<const char*>(n));
     }
   }
+  close_process();
   sqlite3_finalize(st);  // a failure here is the importer's to report, with its context
+  // By device, then pid; each process's kernel names go with it.
+  std::map<int64_t, std::string> names_of;
+  for (size_t i = 0; i < out.size(); ++i) names_of[out[i].pid] = std::move(kernel_names[i]);
+  sort_by_device(&out);
+  for (size_t i = 0; i < out.size(); ++i) kernel_names[i] = std::move(names_of[out[i].pid]);
   if (!names) return out;
   // Whether any of a process's kernel names is a collective's, by the analyses' own rule.
   st = nullptr;
@@ -489,7 +554,7 @@ NsysRankPlan nsys_rank_plan(const std::vector<NsysGpuProcess>& procs) {
   // procs is ordered by device, then pid: each GPU's processes are one run of it.
   for (size_t i = 0; i < procs.size();) {
     size_t j = i;
-    while (j < procs.size() && procs[j].first_device == procs[i].first_device) ++j;
+    while (j < procs.size() && procs[j].device == procs[i].device) ++j;
     size_t main = i;
     for (size_t k = i + 1; k < j; ++k)
       if (procs[k].op_ns > procs[main].op_ns) main = k;
@@ -498,7 +563,7 @@ NsysRankPlan nsys_rank_plan(const std::vector<NsysGpuProcess>& procs) {
       const NsysGpuProcess& p = procs[k];
       const double own = static_cast<double>(p.last_ns) - static_cast<double>(p.first_ns);
       if (k == main || p.collective || (span > 0 && 2 * own >= span))
-        plan.ranks.push_back({p.pid, p.first_device, {}});
+        plan.ranks.push_back({p.pid, p.device, {}});
     }
     NsysRank* owner = nullptr;  // the helpers' rank: the main process's
     for (size_t r = first_rank; r < plan.ranks.size(); ++r)
@@ -511,7 +576,7 @@ NsysRankPlan nsys_rank_plan(const std::vector<NsysGpuProcess>& procs) {
       owner->helpers.push_back(procs[k].pid);
       ++plan.helpers;
     }
-    if (plan.ranks.size() - first_rank >= 2) plan.shared_devices.push_back(procs[i].first_device);
+    if (plan.ranks.size() - first_rank >= 2) plan.shared_devices.push_back(procs[i].device);
     i = j;
   }
   plan.rank_like = plan.ranks.size();

@@ -13,12 +13,16 @@
 
 namespace ks {
 
-// The processes of an export that ran GPU work (kernels, copies or memsets), ordered by the
-// lowest GPU each used, then pid: with `nsys profile torchrun --nproc_per_node=N`, one export
-// holds N such processes, the ranks, each driving GPU LOCAL_RANK. Empty on a SQLite failure.
+// The processes of an export that ran GPU work (kernels, copies or memsets), ordered by the GPU
+// each worked on, then pid: with `nsys profile torchrun --nproc_per_node=N`, one export holds N
+// such processes, the ranks, each driving GPU LOCAL_RANK. Empty on a SQLite failure.
 struct NsysGpuProcess {
   int64_t pid = 0;
-  int64_t first_device = 0;
+  // The GPU the process did most of its GPU work on (the most summed op time; the lowest of
+  // equals, so the lowest it named when none was timed; 0 when every row's device was NULL). Not
+  // the lowest it touched: a worker that made a tensor on cuda:0 before torch.cuda.set_device(r)
+  // works on GPU r, and keyed by GPU 0 every such worker read as one GPU's ranks.
+  int64_t device = 0;
   // What tells a rank from a helper (nsys_rank_plan): the span of its timed GPU ops (0, 0 when
   // none was timed), their summed time, and whether a kernel was a collective (NCCL, RCCL, HCCL).
   int64_t first_ns = 0, last_ns = 0;
@@ -38,7 +42,7 @@ std::vector<NsysGpuProcess> nsys_gpu_processes(const NsysDatabase& db);
 // launcher's, one for the whole export, so it cannot tell processes apart.
 struct NsysRank {
   int64_t pid = 0;     // the main process, whose pid names the rank
-  int64_t device = 0;  // its lowest GPU
+  int64_t device = 0;  // the GPU its main process works on (NsysGpuProcess::device)
   std::vector<int64_t> helpers;
 };
 struct NsysRankPlan {

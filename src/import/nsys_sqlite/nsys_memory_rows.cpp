@@ -76,7 +76,8 @@ bool read_memory_usage(Context& c) {
     if (kind == kinds.end() || !kind->second) continue;
     auto op = frees.find(r.i64(kOper, 0));
     const bool is_free = op != frees.end() && op->second;
-    rows.push_back({ts, r.i64(kDev, 0), is_free ? -bytes : bytes, r.i64(kCorr), global, r.row()});
+    const int64_t dev = c.row_device(global, r.i64(kDev, 0));  // as the GPU rows key it
+    rows.push_back({ts, dev, is_free ? -bytes : bytes, r.i64(kCorr), global, r.row()});
   }
   if (r.failed()) return false;
   // The running total needs time order; tables are written in it, but nothing promises that.

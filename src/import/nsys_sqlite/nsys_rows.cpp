@@ -225,15 +225,43 @@ StringId Context::cat(Cat c) {
   return id;
 }
 
+std::map<std::pair<int64_t, int64_t>, int64_t> cuda_device_gpus(const NsysDatabase& db) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> out;
+  const char* table = "TARGET_INFO_CUDA_DEVICE";
+  if (!db.has_table(table) || !db.has_column(table, "gpuId") || !db.has_column(table, "cudaId") ||
+      !db.has_column(table, "pid"))
+    return out;
+  sqlite3_stmt* st = nullptr;
+  db.begin_query();
+  std::map<int64_t, int64_t> gpu_of_ordinal;  // the first GPU seen for each ordinal
+  bool differs = false;
+  if (sqlite3_prepare_v2(db.handle(),
+                         "SELECT pid, cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE WHERE pid IS "
+                         "NOT NULL AND cudaId IS NOT NULL AND gpuId IS NOT NULL",
+                         -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      int64_t pid = sqlite3_column_int64(st, 0);
+      if (pid > 0xFFFFFF) pid = Context::pid_of(pid);  // a serialized globalPid, not a pid
+      const int64_t ordinal = sqlite3_column_int64(st, 1), gpu = sqlite3_column_int64(st, 2);
+      out[{pid, ordinal}] = gpu;
+      auto [it, added] = gpu_of_ordinal.try_emplace(ordinal, gpu);
+      differs = differs || (!added && it->second != gpu);
+    }
+  }
+  sqlite3_finalize(st);  // a damaged table leaves the ordinals as they are
+  if (!differs) out.clear();
+  return out;
+}
+
 void Context::note_gpu_op(int64_t global_pid, int64_t device) {
   if (global_pid == RowReader::kNull) return;
   auto [it, added] = gpu_process_devices.try_emplace(pid_of(global_pid));
-  NsysGpuProcess& p = it->second;
-  if (added) p.pid = pid_of(global_pid), p.first_device = kNoDevice;
-  if (device != RowReader::kNull) p.first_device = std::min(p.first_device, device);
+  if (added) it->second.pid = pid_of(global_pid);
+  if (device != RowReader::kNull) gpu_process_device_ns[pid_of(global_pid)].try_emplace(device, 0);
 }
 
-void Context::note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective) {
+void Context::note_gpu_time(int64_t global_pid, int64_t device, int64_t start, int64_t end,
+                            bool collective) {
   if (global_pid == RowReader::kNull) return;
   auto it = gpu_process_devices.find(pid_of(global_pid));
   if (it == gpu_process_devices.end()) return;  // note_gpu_op saw every row first
@@ -244,6 +272,10 @@ void Context::note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool
     p.first_ns = std::min(p.first_ns, start), p.last_ns = std::max(p.last_ns, end);
   }
   if (__builtin_add_overflow(p.op_ns, end - start, &p.op_ns)) p.op_ns = INT64_MAX;
+  if (device != RowReader::kNull) {
+    int64_t& ns = gpu_process_device_ns[pid_of(global_pid)][device];
+    if (__builtin_add_overflow(ns, end - start, &ns)) ns = INT64_MAX;
+  }
   p.collective = p.collective || collective;
 }
 

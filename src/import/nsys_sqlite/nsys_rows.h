@@ -144,6 +144,18 @@ struct Context {
   // nsys' GPU id (TARGET_INFO_GPU.id, GPU_METRICS' typeId) -> the CUDA ordinal the device is
   // keyed by, when the export gives every GPU's (read_devices); absent ids map to themselves.
   std::unordered_map<int64_t, int64_t> device_of_gpu_id;
+  // (pid, CUDA ordinal) -> nsys' GPU id, when processes' ordinals name different GPUs
+  // (cuda_device_gpus): GPU rows are then keyed by nsys' GPU id (row_device).
+  std::map<std::pair<int64_t, int64_t>, int64_t> gpu_of_process_ordinal;
+  // The device a GPU row's `deviceId` names, as the trace keys its GPUs: the ordinal itself, or
+  // the GPU it is in its process when gpu_of_process_ordinal is in use. kNull stays kNull.
+  int64_t row_device(int64_t global_pid, int64_t device) const {
+    if (gpu_of_process_ordinal.empty() || device == RowReader::kNull ||
+        global_pid == RowReader::kNull)
+      return device;
+    auto it = gpu_of_process_ordinal.find({pid_of(global_pid), device});
+    return it == gpu_of_process_ordinal.end() ? device : it->second;
+  }
   std::string scratch;
   // Only these processes' rows (pids, not globalPids, sorted), or all when `filtered` is false:
   // one rank of a report that profiled several (nsys profile torchrun ...), with its helpers.
@@ -168,12 +180,15 @@ struct Context {
   // A GPU op row of a process not read: kept when it ran on a shared GPU.
   void note_other_work(int64_t device, int64_t begin, int64_t end);
   // Every GPU op row's process and device, as nsys_gpu_processes() reads them (before any row is
-  // skipped): pid -> the lowest non-NULL device (kNoDevice when all were NULL), and from the rows
-  // with usable times, their span, summed time and whether one was a collective.
+  // skipped): pid -> from the rows with usable times, their span, summed time and whether one was
+  // a collective; and pid -> each non-NULL device it named -> the usable rows' summed time there,
+  // whose most is the process's GPU (its device is filled from it when the reading is done).
   std::map<int64_t, NsysGpuProcess> gpu_process_devices;
+  std::unordered_map<int64_t, std::map<int64_t, int64_t>> gpu_process_device_ns;
   static constexpr int64_t kNoDevice = INT64_MAX;
   void note_gpu_op(int64_t global_pid, int64_t device);
-  void note_gpu_time(int64_t global_pid, int64_t start, int64_t end, bool collective);
+  void note_gpu_time(int64_t global_pid, int64_t device, int64_t start, int64_t end,
+                     bool collective);
   // Whether a kernel's name is a collective's (analysis/kernel_class.h), once per name.
   bool collective(StringId name);
   std::vector<int8_t> collective_names;  // by StringId: 0 unknown, 1 no, 2 yes
@@ -253,6 +268,15 @@ bool read_sched(Context& c);
 bool read_profiler_diagnostics(Context& c);
 bool read_memory_usage(Context& c);    // nsys_memory_rows.cpp
 bool read_um_page_faults(Context& c);  // nsys_um_faults.cpp
+
+// TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid: "GPU ID", "CUDA device ID", "Process ID" in
+// NVIDIA's schema reference): which GPU each process's CUDA ordinal is. GPU rows name a device by
+// that ordinal (`deviceId`), and with a per-process CUDA_VISIBLE_DEVICES (srun --gpus-per-task=1,
+// --gpu-bind) every rank's one GPU is its cuda:0. Returns (pid, ordinal) -> GPU id only when
+// some ordinal is different GPUs in different processes, else empty (ordinals are then the
+// export's GPUs, as the readers key them). Empty too when the table is absent (nsys writes
+// tables lazily; the real 2024.5 export has none).
+std::map<std::pair<int64_t, int64_t>, int64_t> cuda_device_gpus(const NsysDatabase& db);
 
 // An ENUM_* table as id -> `column` (name or label); empty when the table or column is absent.
 std::unordered_map<int64_t, std::string> read_enum(Context& c, const char* table,
