@@ -104,7 +104,18 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
         "(capture.graph_capture says how).";
     f.fix_code.clear();
   }
+  // HTA's path weighs the events on it, not the gaps between dependent events (a thread's
+  // untraced time, waits on another rank): on a step that waits much, the path is a fraction of
+  // the step, and a reader comparing the two numbers needs to be told why.
+  const int64_t window = r.window_end - r.window_begin;
+  const bool path_under_half = window > 0 && 2 * r.total < window;
+  if (path_under_half)
+    f.meaning += strf(
+        " The path's %s counts the events on it; the rest of the %s window lies between them "
+        "(untraced time and waits, which HTA's critical path gives no weight).",
+        format_duration(r.total).c_str(), format_duration(window).c_str());
   add_shares(r, &f);
+  if (path_under_half) f.number("window_length_us", us_of(window), 1, "us");
   f.range(r.window_begin, r.window_end, r.window_label);
   out->push_back(std::move(f));
 }
