@@ -47,8 +47,21 @@ test('memory is written only while the read is pending, a step at a time', async
   const p = new Prefault(M, 100 * PREFAULT_STEP);
   await p.whileWaiting(Promise.resolve({ done: false }));
   assert.equal(p.bytes, 0, 'a read that has already settled waits for nothing');
-  await p.whileWaiting(new Promise((r) => setTimeout(r, 30)));
-  assert.ok(p.bytes > 0 && p.bytes < 100 * PREFAULT_STEP, `wrote ${p.bytes} bytes during a 30 ms wait`);
+  // The read settles while the 10th step is written (not on a timer: a loaded machine delays a
+  // timer past any number of steps): the writing stops there, well short of the budget.
+  let settleRead;
+  const read = new Promise((r) => (settleRead = r));
+  const before = steps.length;
+  const stepsWhileReading = {
+    prefaultHeap: (n) => {
+      const written = M.prefaultHeap(n);
+      if (steps.length - before === 10) settleRead({ done: false });
+      return written;
+    },
+  };
+  const q = new Prefault(stepsWhileReading, 100 * PREFAULT_STEP);
+  await q.whileWaiting(read);
+  assert.equal(q.bytes, 10 * PREFAULT_STEP, `wrote ${q.bytes} bytes while the read was pending`);
   assert.ok(steps.every((n) => n === PREFAULT_STEP));
   const small = new Prefault(M, PREFAULT_STEP + 5);
   let release;
