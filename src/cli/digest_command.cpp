@@ -37,7 +37,7 @@ const char kDigestUsage[] =
     "                     torchrun ...) gives one digest, not one per process\n"
     "\n"
     "An export of several processes with GPU work is that many ranks, as `kinetoscope report`\n"
-    "reads it: DIR/<name>.rank<R>.digest.json each, R by the lowest GPU each process used.\n"
+    "reads it: DIR/<name>.rank<R>.digest.json each, R by the GPU each process worked on most.\n"
     "\n"
     "Exit status: 0 all written; 1 a trace could not be read (one line on standard error with\n"
     "the byte offset; the others are still written); 2 usage error.\n";

@@ -64,8 +64,8 @@ function exportNote(multi, items) {
   const n = multi.ranks.length;
   const text =
     exports.size > 1 || (items || []).some((it) => !it.nsysProcess)
-      ? `${fmtInt(n)} ranks: ${exports.size === 1 ? 'one Nsight Systems export' : `${fmtInt(exports.size)} Nsight Systems exports`} among the files ${exports.size === 1 ? 'holds' : 'hold'} several processes with GPU work, read as one rank each (lowest GPU first, numbered on across the exports in the order given), as kinetoscope report does.`
-      : `One Nsight Systems export holding ${n} processes with GPU work, read as ranks (one per process, lowest GPU first), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
+      ? `${fmtInt(n)} ranks: ${exports.size === 1 ? 'one Nsight Systems export' : `${fmtInt(exports.size)} Nsight Systems exports`} among the files ${exports.size === 1 ? 'holds' : 'hold'} several processes with GPU work, read as one rank each (by the GPU each worked on most, numbered on across the exports in the order given), as kinetoscope report does.`
+      : `One Nsight Systems export holding ${n} processes with GPU work, read as ranks (one per process, by the GPU each worked on most), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
   return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
 }
 

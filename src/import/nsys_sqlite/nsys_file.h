@@ -22,8 +22,9 @@ std::unique_ptr<Trace> import_nsys_file(const std::string& path, ImportError* er
 // An export that holds several ranks (`nsys profile torchrun --nproc_per_node=N ...` writes one
 // export for all N; which processes are ranks: nsys_rank_plan), read once per rank: each trace
 // holds one rank's rows (its helpers' too) and its GPUs', named "FILE pid P", with
-// distributed.rank = its place in the plan (lowest GPU first) and world_size = N. Empty when the
-// export has fewer than two ranks or more than kMaxExportRanks, or on failure (*error filled).
+// distributed.rank = its place in the plan (by the GPU it worked on most) and world_size = N. Empty
+// when the export has fewer than two ranks or more than kMaxExportRanks, or on failure (*error
+// filled).
 std::vector<std::unique_ptr<Trace>> import_nsys_file_by_process(const std::string& path,
                                                                 ImportError* error);
 // The same for an export whose GPU processes are known (import_nsys_file's gpu_processes): when
