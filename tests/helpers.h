@@ -13,6 +13,7 @@
 #include "model/diagnostics.h"
 #include "model/trace.h"
 #include "report/report.h"
+#include "source_dir.h"
 
 namespace ks_test {
 
@@ -108,7 +109,7 @@ inline bool read_file_maybe_gzip(const std::string& path, std::string* out) {
 
 // A trace from ../shared/traces (the corpus shared by the project's tests), when present.
 inline std::string shared_trace_path(const std::string& file) {
-  return std::string(KS_SOURCE_DIR) + "/../shared/traces/" + file;
+  return ks_test::source_dir() + "/../shared/traces/" + file;
 }
 
 }  // namespace ks_test

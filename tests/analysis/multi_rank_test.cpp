@@ -10,6 +10,7 @@
 #include "helpers.h"
 #include "report/multi_rank_report.h"
 #include "report/rank_digest_json.h"
+#include "source_dir.h"
 
 using namespace ks_test;
 
@@ -64,7 +65,7 @@ const ks::Finding* find(const std::vector<ks::Finding>& f, const std::string& id
 }
 
 std::string pathology(const std::string& name) {
-  return std::string(KS_SOURCE_DIR) + "/examples/pathologies/gpu/" + name;
+  return ks_test::source_dir() + "/examples/pathologies/gpu/" + name;
 }
 
 }  // namespace
@@ -848,8 +849,7 @@ TEST_CASE("gloo on CUDA (4 ranks on one H200): the straggler from the gloo:* CPU
   // examples/capture/ddp_per_rank.py --backend gloo --slow-rank 2 --slow-ms 20: no
   // communication kernels; gloo:all_reduce on the backend's threads lasts until every rank has
   // joined: 132-135 ms on ranks 0, 1, 3 and 11.8 ms on rank 2, which the others wait for.
-  const std::string dir =
-      std::string(KS_SOURCE_DIR) + "/examples/pathologies/h200/ddp4_gloo_slow2/";
+  const std::string dir = ks_test::source_dir() + "/examples/pathologies/h200/ddp4_gloo_slow2/";
   std::vector<ks::RankDigest> ranks;
   for (int k = 0; k < 4; ++k) {
     const std::string file = "trace_rank" + std::to_string(k) + ".pt.trace.json.gz";

@@ -15,6 +15,7 @@
 #include "helpers.h"
 #include "import/file_reader.h"
 #include "import/foreign_file.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ double cpu_seconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-const std::string kDir = std::string(KS_SOURCE_DIR) + "/tests/bad_inputs/";
+const std::string kDir = ks_test::source_dir() + "/tests/bad_inputs/";
 
 struct Expected {
   std::string file, source, error;

@@ -11,12 +11,13 @@
 
 #include "import/file_reader.h"
 #include "model/trace.h"
+#include "source_dir.h"
 
 namespace ks_test {
 
 inline std::string shared_dir() {
   const char* env = std::getenv("KS_SHARED_DIR");
-  return env ? std::string(env) : std::string(KS_SOURCE_DIR) + "/../shared";
+  return env ? std::string(env) : ks_test::source_dir() + "/../shared";
 }
 
 inline bool file_exists(const std::string& path) {
@@ -56,7 +57,7 @@ inline std::vector<std::string> shared_trace_files() {
 inline std::vector<std::string> damaged_inputs() {
   std::vector<std::string> out;
   for (const char* dir : {"/tests/bad_inputs", "/tests/fuzz/regressions"})
-    for (const std::string& f : files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : files_in(ks_test::source_dir() + dir))
       if (f.find(".py") == std::string::npos && f.find(".cpp") == std::string::npos &&
           f.find("catalogue.json") == std::string::npos)
         out.push_back(f);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "findings/finding_run.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -64,7 +65,7 @@ TEST_CASE("critical_path.cpu_bound on the planted launch-bound trace",
           "[findings][critical_path][pathologies]") {
   std::string json;
   REQUIRE(ks_test::read_file_maybe_gzip(
-      std::string(KS_SOURCE_DIR) + "/examples/pathologies/gpu/gpu_launch_bound.pt.trace.json.gz",
+      ks_test::source_dir() + "/examples/pathologies/gpu/gpu_launch_bound.pt.trace.json.gz",
       &json));
   ks_test::FindingRun r = ks_test::run_findings_on(json);
   INFO("findings: " << r.ids);

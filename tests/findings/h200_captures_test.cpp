@@ -10,6 +10,7 @@
 #include "analysis/kernel_class.h"
 #include "analysis/math_efficiency.h"
 #include "findings/finding_run.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -19,7 +20,7 @@ constexpr auto num = ks_test::evidence_number;
 Run run_capture(const std::string& name) {
   std::string json;
   const std::string path =
-      std::string(KS_SOURCE_DIR) + "/examples/pathologies/h200/h200_" + name + ".pt.trace.json.gz";
+      ks_test::source_dir() + "/examples/pathologies/h200/h200_" + name + ".pt.trace.json.gz";
   INFO("trace " << path);
   REQUIRE(ks_test::read_file_maybe_gzip(path, &json));
   return ks_test::run_findings_on(json);
@@ -166,7 +167,7 @@ TEST_CASE("H200 MFU from recorded shapes agrees with the model's arithmetic", "[
   // for 8 layers; the classifier head and LayerNorms are left out of both.
   std::string json;
   REQUIRE(ks_test::read_file_maybe_gzip(
-      std::string(KS_SOURCE_DIR) + "/examples/pathologies/h200/h200_big_shapes.pt.trace.json.gz",
+      ks_test::source_dir() + "/examples/pathologies/h200/h200_big_shapes.pt.trace.json.gz",
       &json));
   Run r = ks_test::run_findings_on(json);
   const ks::MathEfficiency m =

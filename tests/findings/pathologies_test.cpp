@@ -8,6 +8,7 @@
 
 #include "analysis/idle_causes.h"
 #include "findings/finding_run.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -17,7 +18,7 @@ constexpr auto text = ks_test::evidence_text;
 
 Run run_file(const std::string& relative) {
   std::string json;
-  const std::string path = std::string(KS_SOURCE_DIR) + "/examples/pathologies/" + relative;
+  const std::string path = ks_test::source_dir() + "/examples/pathologies/" + relative;
   INFO("trace " << path);
   REQUIRE(ks_test::read_file_maybe_gzip(path, &json));
   return ks_test::run_findings_on(json);

@@ -13,12 +13,13 @@
 
 #include "fuzz/fuzz_entry.h"
 #include "helpers.h"
+#include "source_dir.h"
 
 namespace {
 
 std::vector<std::string> regression_files() {
   std::vector<std::string> out;
-  const std::string dir = std::string(KS_SOURCE_DIR) + "/tests/fuzz/regressions";
+  const std::string dir = ks_test::source_dir() + "/tests/fuzz/regressions";
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d))
       if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);

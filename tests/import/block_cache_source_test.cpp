@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import/block_cache_source.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -134,7 +135,7 @@ TEST_CASE("block cache: an empty source and a source that ends early", "[block_c
 }
 
 TEST_CASE("block cache: the real Nsight Systems export reads back byte for byte", "[block_cache]") {
-  std::ifstream f(KS_SOURCE_DIR "/../shared/nsys/perlmutter-cloverleaf-cuda.sqlite",
+  std::ifstream f(ks_test::source_dir() + "/../shared/nsys/perlmutter-cloverleaf-cuda.sqlite",
                   std::ios::binary);
   REQUIRE(f);
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

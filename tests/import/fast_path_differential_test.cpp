@@ -16,6 +16,7 @@
 #include "import/chrome_json/event_reader.h"
 #include "import/chrome_json/fast_event_reader.h"
 #include "import/chrome_json/framer.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -314,7 +315,7 @@ TEST_CASE("fast path on and off: same imports at every chunk size", "[import][fa
   REQUIRE(small.size() >= 20);
   for (const std::string& f : small) check_imports_agree(f, ks_test::chunk_sizes());
   for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})
-    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : ks_test::files_in(ks_test::source_dir() + dir))
       if (f.find(".json") != std::string::npos) check_imports_agree(f, {0, 4093, 1 << 20});
   const std::vector<std::string> shared = ks_test::shared_trace_files();
   if (shared.empty()) {

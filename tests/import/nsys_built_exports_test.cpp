@@ -30,6 +30,7 @@
 #include "report/report.h"
 
 #include <sqlite3.h>
+#include "source_dir.h"
 
 using namespace ks_test;
 
@@ -37,10 +38,10 @@ namespace {
 
 // The generated files, made once per test run into build/nsys-tests/.
 std::string built(const std::string& name) {
-  static const std::string dir = std::string(KS_SOURCE_DIR) + "/build/nsys-tests";
+  static const std::string dir = ks_test::source_dir() + "/build/nsys-tests";
   static const bool made = [] {
-    std::string cmd = "/usr/bin/python3 " + std::string(KS_SOURCE_DIR) +
-                      "/tests/nsys/make_exports.py " + dir + " >/dev/null";
+    std::string cmd = "/usr/bin/python3 " + ks_test::source_dir() + "/tests/nsys/make_exports.py " +
+                      dir + " >/dev/null";
     return std::system(cmd.c_str()) == 0;
   }();
   REQUIRE(made);
@@ -388,7 +389,7 @@ TEST_CASE("nsys built: NVTX kinds by the export's own ENUM_NSYS_EVENT_TYPE codes
           "[nsys][built]") {
   // training_steps.sqlite with every NVTX eventType moved by 1000 and named in the enum table
   // (code 59, schema 3.x's push/pop, now a domain row): read by name, not by fixed numbers.
-  const std::string path = std::string(KS_SOURCE_DIR) + "/build/nsys-tests/nvtx_codes.sqlite";
+  const std::string path = ks_test::source_dir() + "/build/nsys-tests/nvtx_codes.sqlite";
   {
     std::ifstream in(built("training_steps.sqlite"), std::ios::binary);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -1063,7 +1064,7 @@ TEST_CASE("nsys built: the same bytes from memory and from a file give the same 
 TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text in numbers",
           "[nsys][built][errors]") {
   // Built here with SQLite itself: what a crafted file can hold within a valid database.
-  const std::string path = std::string(KS_SOURCE_DIR) + "/build/nsys-tests/hostile.sqlite";
+  const std::string path = ks_test::source_dir() + "/build/nsys-tests/hostile.sqlite";
   std::remove(path.c_str());
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);

@@ -9,15 +9,16 @@
 #include "import/nsys_sqlite/nsys_file.h"
 #include "report/report.h"
 #include "scaling.h"
+#include "source_dir.h"
 
 namespace {
 
 // Written once per size by tests/nsys/make_exports.py (--many-processes): the path.
 std::string export_of(size_t processes) {
-  const std::string path = std::string(KS_SOURCE_DIR) + "/build/nsys-tests/many_processes_" +
+  const std::string path = ks_test::source_dir() + "/build/nsys-tests/many_processes_" +
                            std::to_string(processes) + ".sqlite";
-  const std::string cmd = "mkdir -p " + std::string(KS_SOURCE_DIR) +
-                          "/build/nsys-tests && /usr/bin/python3 " + KS_SOURCE_DIR +
+  const std::string cmd = "mkdir -p " + ks_test::source_dir() +
+                          "/build/nsys-tests && /usr/bin/python3 " + ks_test::source_dir() +
                           "/tests/nsys/make_exports.py --many-processes " + path + " " +
                           std::to_string(processes);
   REQUIRE(std::system(cmd.c_str()) == 0);

@@ -12,6 +12,7 @@
 #include "helpers.h"
 #include "import/chrome_json/split_point.h"
 #include "model/trace_part.h"
+#include "source_dir.h"
 
 namespace {
 
@@ -233,7 +234,7 @@ TEST_CASE("split import: two importers give what one gives", "[import][split][co
   CHECK(damaged.declined > 0);
   SplitCounts planted;
   for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})
-    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : ks_test::files_in(ks_test::source_dir() + dir))
       if (f.find(".json") != std::string::npos) {
         SplitCounts c = check_split_imports(f, {0.25, 0.6});
         planted.taken += c.taken, planted.declined += c.declined;
@@ -258,8 +259,7 @@ TEST_CASE("split import: two importers give what one gives", "[import][split][co
 TEST_CASE("split import: a damaged part is refused and changes nothing", "[import][split]") {
   std::string json;
   REQUIRE(ks_test::read_file_maybe_gzip(
-      std::string(KS_SOURCE_DIR) + "/examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz",
-      &json));
+      ks_test::source_dir() + "/examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz", &json));
   const size_t start = guess_start(json, json.size() / 3);
   REQUIRE(start != std::string::npos);
   ks::ChromeJsonImporter part;
@@ -310,7 +310,7 @@ TEST_CASE("split import: N importers give what one gives", "[import][split][corp
   // (one per core, at most 8); every report and model must be the one importer's.
   std::vector<std::string> files;
   for (const char* dir : {"/examples/pathologies/cpu", "/examples/pathologies/gpu"})
-    for (const std::string& f : ks_test::files_in(std::string(KS_SOURCE_DIR) + dir))
+    for (const std::string& f : ks_test::files_in(ks_test::source_dir() + dir))
       if (f.find(".json") != std::string::npos) files.push_back(f);
   for (const std::string& f : ks_test::shared_trace_files()) files.push_back(f);
   int taken = 0, offered = 0;

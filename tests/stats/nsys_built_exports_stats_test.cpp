@@ -12,15 +12,16 @@
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "report/report.h"
+#include "source_dir.h"
 #include "stats/nsys_stats.h"
 
 namespace {
 
 std::string built(const std::string& name) {
-  static const std::string dir = std::string(KS_SOURCE_DIR) + "/build/nsys-tests";
+  static const std::string dir = ks_test::source_dir() + "/build/nsys-tests";
   static const bool made = [] {
-    std::string cmd = "/usr/bin/python3 " + std::string(KS_SOURCE_DIR) +
-                      "/tests/nsys/make_exports.py " + dir + " >/dev/null";
+    std::string cmd = "/usr/bin/python3 " + ks_test::source_dir() + "/tests/nsys/make_exports.py " +
+                      dir + " >/dev/null";
     return std::system(cmd.c_str()) == 0;
   }();
   REQUIRE(made);

@@ -8,11 +8,12 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
+#include "source_dir.h"
 
 namespace ks_test {
 
 inline std::string shared_nsys_path(const std::string& file) {
-  return std::string(KS_SOURCE_DIR) + "/../shared/nsys/" + file;
+  return ks_test::source_dir() + "/../shared/nsys/" + file;
 }
 
 inline bool file_exists(const std::string& path) {
