@@ -312,18 +312,28 @@ TEST_CASE("nsys built: one export of four torchrun processes reads as four ranks
   CHECK(ks::import_nsys_file_by_process(built("training_steps.sqlite"), &error).empty());
 }
 
+namespace {
+
+// An export's GPU processes as the import gathers them and as the SQL scan finds them: the rank
+// plan must come out the same from both.
+std::vector<std::vector<ks::NsysGpuProcess>> gpu_processes_both_ways(const std::string& path) {
+  ks::ImportError error;
+  std::vector<ks::NsysGpuProcess> seen;
+  REQUIRE(ks::import_nsys_file(path, &error, &seen));
+  auto source = ks::FileByteSource::open(path, &error);
+  REQUIRE(source);
+  auto db = ks::NsysDatabase::open(source.get(), &error);
+  REQUIRE(db);
+  return {seen, ks::nsys_gpu_processes(*db)};
+}
+
+}  // namespace
+
 TEST_CASE("nsys built: a rank that touched GPU 0 before set_device is the rank of its own GPU",
           "[nsys][built][multirank]") {
   // Every worker ran one 2 us kernel on GPU 0 before its training on GPU r: each is keyed by the
   // GPU it worked on, so the ranks are GPUs 0-3, in that order, and none shares one.
-  ks::ImportError error;
-  std::vector<ks::NsysGpuProcess> seen;
-  REQUIRE(ks::import_nsys_file(built("torchrun_stray_gpu0.sqlite"), &error, &seen));
-  auto source = ks::FileByteSource::open(built("torchrun_stray_gpu0.sqlite"), &error);
-  REQUIRE(source);
-  auto db = ks::NsysDatabase::open(source.get(), &error);
-  REQUIRE(db);
-  for (const auto& procs : {seen, ks::nsys_gpu_processes(*db)}) {
+  for (const auto& procs : gpu_processes_both_ways(built("torchrun_stray_gpu0.sqlite"))) {
     const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
     REQUIRE(plan.ranks.size() == 4);
     for (size_t r = 0; r < 4; ++r) {
@@ -348,11 +358,7 @@ TEST_CASE("nsys built: one GPU visible per rank: each rank's cuda:0 is its own G
     if (whole->slices.kind[i] == ks::SliceKind::kKernel)
       devices.insert(whole->tracks[whole->slices.track[i]].device);
   CHECK(devices == std::set<int64_t>{0, 1, 2, 3});
-  auto source = ks::FileByteSource::open(built("torchrun_visible_devices.sqlite"), &error);
-  REQUIRE(source);
-  auto db = ks::NsysDatabase::open(source.get(), &error);
-  REQUIRE(db);
-  for (const auto& procs : {seen, ks::nsys_gpu_processes(*db)}) {
+  for (const auto& procs : gpu_processes_both_ways(built("torchrun_visible_devices.sqlite"))) {
     const ks::NsysRankPlan plan = ks::nsys_rank_plan(procs);
     REQUIRE(plan.ranks.size() == 4);
     for (size_t r = 0; r < 4; ++r) CHECK(plan.ranks[r].device == static_cast<int64_t>(r));
