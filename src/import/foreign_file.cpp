@@ -39,6 +39,20 @@ constexpr ForeignKind kKinds[] = {
      "open it in ui.perfetto.dev; from torch.profiler, save export_chrome_trace's JSON"},
     {".perfetto-trace", "a Perfetto protobuf trace",
      "open it in ui.perfetto.dev; from torch.profiler, save export_chrome_trace's JSON"},
+    // nsys export's other types (--type hdf, arrow, parquetdir): the same tables, in formats
+    // this reader has no parser for; the SQLite export of the same report is read.
+    {".h5", "an HDF5 file (nsys export --type hdf writes these)",
+     "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
+     "sqlite --output NAME.sqlite NAME.nsys-rep"},
+    {".hdf5", "an HDF5 file (nsys export --type hdf writes these)",
+     "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
+     "sqlite --output NAME.sqlite NAME.nsys-rep"},
+    {".arrow", "an Apache Arrow file (nsys export --type arrow writes these)",
+     "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
+     "sqlite --output NAME.sqlite NAME.nsys-rep"},
+    {".parquet", "a Parquet file (nsys export --type parquetdir writes a folder of these)",
+     "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
+     "sqlite --output REPORT.sqlite REPORT.nsys-rep"},
     {".pickle", "a Python pickle (a PyTorch memory snapshot, torch.cuda.memory._dump_snapshot?)",
      "open a memory snapshot at pytorch.org/memory_viz; for time, save torch.profiler's "
      "export_chrome_trace"},

@@ -48,3 +48,19 @@ TEST_CASE("an nvprof database (SQLite, not nsys) is named as nvprof's", "[import
   CHECK(e.code == ks::ImportErrorCode::kForeignFormat);
   CHECK(e.message.find("nvprof") != std::string::npos);
 }
+
+TEST_CASE("nsys export's other types (HDF5, Arrow, Parquet) point to its SQLite export",
+          "[import]") {
+  for (const char* name : {"run.h5", "run.HDF5", "run.arrow"}) {
+    ks::ImportError e = not_json();
+    ks::explain_foreign_file(name, &e);
+    INFO(name);
+    CHECK(e.code == ks::ImportErrorCode::kForeignFormat);
+    CHECK(e.message.find("nsys export --type sqlite --output run.sqlite run.nsys-rep") !=
+          std::string::npos);
+  }
+  ks::ImportError e = not_json();
+  ks::explain_foreign_file("report_dir/CUPTI_ACTIVITY_KIND_KERNEL.parquet", &e);
+  CHECK(e.message.find("nsys export --type parquetdir") != std::string::npos);
+  CHECK(e.message.find("--output REPORT.sqlite REPORT.nsys-rep") != std::string::npos);
+}
