@@ -53,6 +53,9 @@ constexpr ForeignKind kKinds[] = {
     {".parquet", "a Parquet file (nsys export --type parquetdir writes a folder of these)",
      "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
      "sqlite --output REPORT.sqlite REPORT.nsys-rep"},
+    {".jsonl", "JSON Lines (nsys export --type jsonlines writes these), not a Chrome trace",
+     "export the Nsight Systems report to SQLite instead and open that: nsys export --type "
+     "sqlite --output NAME.sqlite NAME.nsys-rep"},
     {".pickle", "a Python pickle (a PyTorch memory snapshot, torch.cuda.memory._dump_snapshot?)",
      "open a memory snapshot at pytorch.org/memory_viz; for time, save torch.profiler's "
      "export_chrome_trace"},

@@ -67,6 +67,16 @@ TEST_CASE("Importer refuses input that is not a trace, with code, offset and mes
           "JSON, but not a Chrome trace: the top-level object has no traceEvents array "
           "(keys: metadata, results, n)");
   }
+  SECTION(
+      "an Nsight Systems JSON export (JSON Lines of {Type, ...Event}): said, with the command") {
+    auto r = import_all_chunkings(
+        "{\"Type\":48,\"TraceProcessEvent\":{\"startNs\":\"1\",\"endNs\":\"2\"}}\n"
+        "{\"Type\":79,\"CudaEvent\":{\"startNs\":\"3\",\"endNs\":\"4\"}}\n");
+    CHECK(r.error.code == ImportErrorCode::kNotATrace);
+    CHECK(r.error.message.find("(keys: Type, TraceProcessEvent): this looks like an Nsight "
+                               "Systems JSON export") != std::string::npos);
+    CHECK(r.error.message.find("nsys export --type sqlite") != std::string::npos);
+  }
   SECTION("an empty object: not a trace, no keys") {
     auto r = import_all_chunkings("{}");
     CHECK(r.error.code == ImportErrorCode::kNotATrace);

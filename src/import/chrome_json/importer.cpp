@@ -34,6 +34,13 @@ std::string known_other_format(const std::vector<std::string>& keys) {
     return ": this is rocprofv3's own JSON (--output-format json); open the same run's "
            "torch.profiler trace (export_chrome_trace) here, or rocprofv3's pftrace output in "
            "Perfetto";
+  // nsys export --type json / jsonlines: one object per line, {"Type": N, "CudaEvent": {...}}
+  // (TraceProcessEvent, NvtxEvent, ...): the same report's SQLite export is what this reads.
+  for (const std::string& key : keys)
+    if (has("Type") && key.size() > 5 && key.compare(key.size() - 5, 5, "Event") == 0)
+      return ": this looks like an Nsight Systems JSON export (nsys export --type json or "
+             "jsonlines); export the report to SQLite and open that: nsys export --type sqlite "
+             "--output REPORT.sqlite REPORT.nsys-rep";
   if (has("nodes") && has("samples"))
     return ": this is a sampled CPU profile (.cpuprofile), not an event trace";
   return "";
