@@ -238,7 +238,8 @@ export function nsysTests() {
       check(firstOp === 'aten::addmm', `the first GPU-by-op row is ${firstOp}`);
       const cpuOps = await page.locator('#cpu-ops tbody tr td.name').allTextContents();
       check(cpuOps.length === 3 && cpuOps.some((t) => t.includes('aten::linear')), `CPU ops rows: ${cpuOps.join(' | ')}`);
-      // The stats nsys prints only when asked: a button each under the default tables; the table
+      // The stats nsys prints only when asked (16: with the unified-memory um_sum, um_total_sum
+      // and um_cpu_page_faults_sum): a button each under the default tables; the table
       // it adds is the CLI's (`kinetoscope stats --report NAME --format json`).
       await page.waitForFunction(() => document.body.dataset.stats === '1', null, { timeout: 60_000 });
       const asked = ['nvtx_kern_sum', 'cuda_kern_exec_sum', 'cuda_gpu_kern_gb_sum', 'cuda_api_gpu_sum', 'nvtx_pushpop_sum', 'nvtx_gpu_proj_sum', 'cuda_kern_exec_trace', 'nvtx_pushpop_trace', 'cuda_gpu_kern_sum:base'];
@@ -256,7 +257,7 @@ export function nsysTests() {
       }
       await page.locator('#nsys-stats .stats-report[data-report="nvtx_pushpop_trace"]').screenshot({ path: 'build/screenshots/nsys-pushpop-trace.png' });
       const left = await page.locator('#nsys-stats button.more-report').count();
-      check(offered === 13 && left === offered - asked.length, `${offered} reports offered, ${left} left after asking for ${asked.length}`);
+      check(offered === 16 && left === offered - asked.length, `${offered} reports offered, ${left} left after asking for ${asked.length}`);
       // "show" on the op: its 8 calls, whatever their sequence numbers, on the timeline.
       await page.locator('#gpu-by-op tbody tr').first().locator('.tl-show').click();
       await page.waitForFunction(() => document.querySelector('.tl-search').value === 'aten::addmm', null, { timeout: 10_000 });
