@@ -938,7 +938,7 @@ TEST_CASE(
     CHECK(ks_test::evidence_number(*uvm, "cpu_page_faults") == 20);
     const std::string site = ks_test::evidence_text(*uvm, "cpu_fault_site");
     CHECK(site == (std::string(file) == "um_thrash.sqlite"
-                       ? "update_weights (/work/train.py:42) (20 of 20 CPU page faults)"
+                       ? "update_weights (/home/user/train.py:42) (20 of 20 CPU page faults)"
                        : "update_weights in python3.10 (20 of 20 CPU page faults)"));
   }
 }

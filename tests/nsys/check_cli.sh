@@ -186,7 +186,7 @@ good "$DIR/pageable_batches.sqlite" "pin_memory=True"
 # Managed memory that ping-pongs (4 of 8 pages a step back to the host, 17% of the step time)
 # is a warning that says so, with the page faults and the host function that faulted.
 good "$DIR/um_thrash.sqlite" "\[WARNING\] 60 unified-memory page migrations: 3.75 MiB in 1.20 ms (17.1% of step time); 4 of 8 pages moved both ways (thrashing)"
-good "$DIR/um_thrash.sqlite" "cpu_fault_site=update_weights (/work/train.py:42) (20 of 20 CPU page faults)"
+good "$DIR/um_thrash.sqlite" "cpu_fault_site=update_weights (/home/user/train.py:42) (20 of 20 CPU page faults)"
 good "$DIR/um_thrash_old.sqlite" "cpu_fault_site=update_weights in python3.10"
 good "$DIR/api_variants.sqlite" "6 synchronizing CUDA driver calls"
 # Kernels under the NVTX range open at their launch; graph replays launched outside any range.
@@ -257,7 +257,7 @@ stats_csv() {  # stats_csv FILE REPORT EXPECTED-LINE
   fi
 }
 stats_csv um_thrash.sqlite um_total_sum '"2.621440","1.310720","20","120","139775415681024","139775416139776"'
-stats_csv um_thrash.sqlite um_cpu_page_faults_sum '"20","update_weights","/work/train.py","42"'
+stats_csv um_thrash.sqlite um_cpu_page_faults_sum '"20","update_weights","/home/user/train.py","42"'
 stats_csv um_thrash_old.sqlite um_cpu_page_faults_sum '"20","update_weights","",""'
 # Pages 0-3 moved both ways (10 migrations, 200 us: 655360 B * (1e9 / 200000) = 3276.8 MB/s).
 stats_csv um_thrash.sqlite um_sum '"139775415681024","0.327680","0.327680","5","15","3276.800000"'

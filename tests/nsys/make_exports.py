@@ -1509,7 +1509,7 @@ def um_thrash(steps=5, source_lines=True):
         (2, 'CUDA_UNIFIED_MEMORY_ACCESS_TYPE_WRITE', 'Write')]
     page = lambda k: 0x7f2000000000 + k * 65536
     func, module = e.sid('update_weights'), e.sid('/usr/bin/python3.10')
-    src = e.sid('/work/train.py') if source_lines else None
+    src = e.sid('/home/user/train.py') if source_lines else None
     t = 10_000_000
 
     def migration(kind, start, address):
