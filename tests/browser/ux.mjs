@@ -884,6 +884,11 @@ function tests(tmp) {
 
     async '16. keyboard: Tab reaches "Open trace…" and "Open folder…" with a focus ring, never a hidden input; Enter opens the picker'({ ctx, origin }) {
       const { page, errors } = await openPage(ctx, origin);
+      // Listen for the picker before anything is pressed: Playwright turns on the browser's file
+      // chooser interception when the first listener is added, one round trip later, and a loaded
+      // CI machine pressed Enter before it was on (the picker opened unseen, 5 s timeout).
+      const choosers = [];
+      page.on('filechooser', (c) => choosers.push(c));
       const seen = [];
       for (let i = 0; i < 8; i++) {
         await page.keyboard.press('Tab');
@@ -898,11 +903,23 @@ function tests(tmp) {
         const at = seen.find((s) => s.text === name);
         check(at && at.ring, `${name}: ${at ? 'no focus ring' : 'not in the tab order'} (${JSON.stringify(seen.map((s) => s.text))})`);
       }
-      // Focused, Enter opens the file picker.
+      // Focused, Enter clicks the hidden input, with the key press's user activation (without it a
+      // browser opens no picker): seen in the page itself, so it holds however slow the machine.
       await page.focus('header.top label[for="file"]');
       await shot(page, '16-focus');
-      const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press('Enter')]);
-      check(chooser.isMultiple(), 'Enter on "Open trace…" did not open its (multiple-file) picker');
+      await page.evaluate(() => {
+        const input = document.getElementById('file');
+        input.addEventListener('click', () => {
+          window.__pickerClick = { active: navigator.userActivation ? navigator.userActivation.isActive : true, multiple: input.multiple };
+        }, { once: true });
+      });
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => window.__pickerClick, null, { timeout: 30000 });
+      const click = await page.evaluate(() => window.__pickerClick);
+      check(click.active && click.multiple, `Enter on "Open trace…" clicked its input ${JSON.stringify(click)} (needs user activation, multiple files)`);
+      // And the browser opened the picker.
+      for (let waited = 0; choosers.length === 0 && waited < 15000; waited += 100) await page.waitForTimeout(100);
+      check(choosers.length === 1 && choosers[0].isMultiple(), `Enter on "Open trace…" opened ${choosers.length} pickers`);
       check(errors.length === 0, errors.join('\n'));
     },
 
