@@ -1059,7 +1059,7 @@ function tests(tmp) {
       check(s.end_ns >= first + 40e3 && s.end_ns - s.start_ns >= 40e3, `the range is not in the window: ${s.start_ns}..${s.end_ns}`);
       const r = await tl(page, ([a, b]) => window.kinetoscope.timeline.showRange(a, b), [first, first + 1e6]);
       check(r.start_ns >= first - 1 && r.end_ns >= first + 1e6, `showRange: ${r.start_ns}..${r.end_ns}`);
-      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 5000 }).catch(() => {});
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 30000 }).catch(() => {});
       check(!/[#&]t=-/.test(await page.evaluate(() => location.hash)), `a negative time in the link: ${await page.evaluate(() => location.hash)}`);
       check(errors.length === 0, errors.join('\n'));
     },
@@ -1110,7 +1110,7 @@ function tests(tmp) {
       await loadFiles(page, a);
       await openTimeline(page);
       await tl(page, () => window.kinetoscope.timeline.setWindow(2_010_000e3, 2_020_000e3));
-      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 5000 });
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 30000 });
       await page.click('#tabs button[data-tab="report"]');
       await loadFiles(page, b);
       const hash = await page.evaluate(() => location.hash);
