@@ -10,12 +10,12 @@
 #include "import/gzip_pipe.h"
 #include "import/gzip_reader.h"
 #include "import/split_file_read.h"
+#include "util/path_name.h"
 
 namespace ks {
 
 std::string base_name(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return std::string(path_base_name(path));
 }
 
 namespace {

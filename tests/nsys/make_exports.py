@@ -869,6 +869,14 @@ def mpi_p2p_rank(r, steps=6):
     return e
 
 
+def uvm_migration(e, kind, start, address, duration):
+    """A 64 KiB page migration of managed memory on GPU 0 of process e: a CUPTI_ACTIVITY_KIND_MEMCPY
+    row of copyKind kind (UVM_HTOD or UVM_DTOH), srcKind and dstKind Managed, correlationId 0."""
+    e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
+        (start, start + duration, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
+         MANAGED, 0, 1, 0, 1, 2, None, address))
+
+
 def managed_memory(steps=5):
     """A cudaMallocManaged stencil (no explicit copies): in each "iteration" four 64 KiB page-fault
     migrations to the GPU while its kernel runs and one back when the host reads the result. nsys
@@ -879,9 +887,7 @@ def managed_memory(steps=5):
     t = 10_000_000
 
     def migration(kind, start, address):
-        e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
-            (start, start + 8_000, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
-             MANAGED, 0, 1, 0, 1, 2, None, address))
+        uvm_migration(e, kind, start, address, 8_000)
     for s in range(steps):
         begin = t
         corr = e.api(7300, 'cudaLaunchKernel_v7000', t, 6_000)
@@ -1513,9 +1519,7 @@ def um_thrash(steps=5, source_lines=True):
     t = 10_000_000
 
     def migration(kind, start, address):
-        e.rows['CUPTI_ACTIVITY_KIND_MEMCPY'].append(
-            (start, start + 20_000, 0, 1, None, 7, 0, gpid(e.pid), 65536, kind, None, MANAGED,
-             MANAGED, 0, 1, 0, 1, 2, None, address))
+        uvm_migration(e, kind, start, address, 20_000)
     for s in range(steps):
         begin = t
         corr = e.api(7400, 'cudaLaunchKernel_v7000', t, 6_000)

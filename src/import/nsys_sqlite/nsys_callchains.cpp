@@ -10,24 +10,17 @@
 #include <unordered_map>
 
 #include "import/nsys_sqlite/nsys_rows.h"
+#include "util/path_name.h"
+#include "util/text_match.h"
 
 namespace ks::nsys_sqlite {
 
 namespace {
 
-std::string_view base_name(std::string_view path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
 // A shared object of the CUDA toolkit, the driver or the profiler itself (nsys injects its
 // libraries into the process, and their frames sit above the API's).
 bool cuda_library(std::string_view module) {
-  const std::string_view name = base_name(module);
+  const std::string_view name = path_base_name(module);
   static constexpr std::string_view kPrefixes[] = {
       "libcuda.",      "libcudart",   "libcublas", "libcudnn",          "libcufft",     "libcurand",
       "libcusparse",   "libcusolver", "libnccl",   "libnvrtc",          "libnvJitLink", "libcupti",
@@ -94,7 +87,7 @@ bool read_callchains(Context& c) {
   for (const auto& kv : best) {
     std::string frame(c.strings.get(kv.second.symbol));
     const std::string_view module =
-        kv.second.module < 0 ? std::string_view() : base_name(c.strings.get(kv.second.module));
+        kv.second.module < 0 ? std::string_view() : path_base_name(c.strings.get(kv.second.module));
     if (!module.empty()) frame += " in " + std::string(module);
     c.callers.emplace(kv.first, std::move(frame));
   }

@@ -13,15 +13,11 @@
 #include <utility>
 
 #include "import/nsys_sqlite/nsys_rows.h"
+#include "util/path_name.h"
 
 namespace ks::nsys_sqlite {
 
 namespace {
-
-std::string_view base_name(std::string_view path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 bool read_gpu_faults(Context& c, TraceFacts::UnifiedMemory* um) {
   const char* table = "CUDA_UM_GPU_PAGE_FAULT_EVENTS";
@@ -70,7 +66,7 @@ bool read_cpu_faults(Context& c, TraceFacts::UnifiedMemory* um) {
   if (file >= 0 && line > 0)
     site += " (" + std::string(c.strings.get(file)) + ":" + std::to_string(line) + ")";
   else if (module >= 0)
-    site += " in " + std::string(base_name(c.strings.get(module)));
+    site += " in " + std::string(path_base_name(c.strings.get(module)));
   um->cpu_site = std::move(site);
   um->cpu_site_faults = top->second;
   return true;
