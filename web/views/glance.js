@@ -96,13 +96,13 @@ function utilization(gm, g) {
   // The report lists at most 1,000 devices and counts the rest in omitted_rows.
   const devices = gm.devices.length + (isNum(gm.omitted_rows) ? gm.omitted_rows : 0);
   const more = devices > 1 ? ` (GPU ${d.device} of ${fmtInt(devices)})` : '';
-  // Without steps it is kernel time over the whole trace, startup included: say so, or it reads
-  // as contradicting the GPU's idle share over its span.
-  const over = gm.window === 'steps' ? '' : ' of the trace';
+  // Each share says what it is a share of, as GPU idle beside it does: without steps it is kernel
+  // time over the whole trace, startup included.
+  const over = gm.window === 'steps' ? ' of step time' : ' of the trace';
   // The report rounds to 0.01%: 16 µs of kernels in a 19.8 s trace is 0.0 there, yet kernels ran.
   const util = d.utilization_pct === 0 && d.kernel_us > 0 ? '<0.1%' : fmtPct(d.utilization_pct);
   const inSpan = kernelShareOfIdleWindow(gm, g, d);
-  if (isNum(inSpan)) return glanceItem('GPU utilization', '#overview', `${fmtPct(inSpan)} of the GPU span in kernels (${util} of the whole trace)${sm}`);
+  if (isNum(inSpan)) return glanceItem('GPU utilization', '#overview', `${fmtPct(inSpan)} of the GPU span in kernels (${util} of the trace)${sm}`);
   return glanceItem('GPU utilization', '#overview', `${util}${over}${sm}${more}`);
 }
 
