@@ -82,3 +82,10 @@ test('the ranges of one list share one precision, enough to tell each range\'s e
   // Ranges that differ at fmtUs's own precision keep it.
   assert.deepEqual(fmtUsRanges([[783410, 785360], [620810, 622760]]), ['783 ms → 785 ms', '621 ms → 623 ms']);
 });
+
+test('an evidence key that is a file name is shown as it is, not read word by word', () => {
+  // ranks.identity on four nsys exports: "trace_rank0.sqlite" read "Trace rank0.sqlite".
+  assert.equal(labelFor('trace_rank0.sqlite'), 'trace_rank0.sqlite');
+  assert.equal(labelFor('rank-3.pt.trace.json.gz'), 'rank-3.pt.trace.json.gz');
+  assert.equal(labelFor('kernels_le_4us'), 'Kernels ≤ 4 µs');
+});

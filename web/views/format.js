@@ -174,6 +174,9 @@ function windowShareLabel(key, windowKind) {
 // `windowKind`: the report's gpu.window ('steps', 'gpu_span'), for the keys that are a share of it.
 export function labelFor(key, windowKind) {
   if (key === 'gb_per_s') return 'GB/s';
+  // Not a snake_case key but a name (ranks.identity's evidence is keyed by file): as it is, not
+  // "Trace rank0.sqlite" for trace_rank0.sqlite.
+  if (/[^a-z0-9_]/i.test(key)) return key;
   if (/_pct_of_window$/.test(key)) return windowShareLabel(key, windowKind);
   const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');
   if (NAMED[bare]) return NAMED[bare];
