@@ -14,15 +14,15 @@
 //   window.kinetoscope.timeline: the timeline tab's API (timeline/timeline.js: show, state, ...)
 //   view(), setView(), onViewChange(), registerTimeline(), exports(): sharing (share/share.js,
 //   docs/sharing.md); the page also takes a trace by postMessage (share/embed.js)
-import { h, neutral, note, section } from './views/dom.js';
+import { neutral } from './views/dom.js';
 import { renderReport } from './views/report.js';
 import { reportHead, summedNote } from './views/report_head.js';
 import { warmViews } from './views/warm.js';
-import { parseStats, statsView, withReport } from './views/stats.js';
+import { nsysExport } from './views/nsys_export.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
 import { enter, leave, newJob } from './share/history.js';
 import { ownOriginUrl } from './share/own_origin.js';
-import { Msg, WorkerError, openMsg, partLostMsg, stepRangeMsg } from './worker/protocol.js';
+import { Msg, WorkerError, openMsg, partLostMsg } from './worker/protocol.js';
 import { workerRoles } from './worker/roles.js';
 import { UNZIP_MIN, startHelpers, startsGzip } from './worker/helpers.js';
 import { initTimelineTab } from './timeline/tab.js';
@@ -33,7 +33,7 @@ import { initFleet, isFleetFile } from './fleet/fleet.js';
 import { initExample } from './views/welcome.js';
 import { initFileButtons } from './views/file_buttons.js';
 import { initSkipLink } from './views/skip.js';
-import { initDropZone, showCancelledBox, showErrorBox, showProgress as showStatusProgress, stepRangeForm } from './views/status.js';
+import { initDropZone, showCancelledBox, showErrorBox, showProgress as showStatusProgress } from './views/status.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { file: $('file'), status: $('status'), statusText: $('status-text'), progress: $('progress'), cancel: $('cancel') };
@@ -42,7 +42,6 @@ Object.assign(ui, { error: $('error'), report: $('report'), drop: $('drop'), fol
 let job = null; // the file being read: {id, name, size, t0, resolve, reject}
 let nextId = 1;
 let current = null; // the report on screen
-let currentStats = null; // its `nsys stats` tables (an Nsight Systems export), or null
 let shownId = 0; // the load id of the report on screen
 let timings = null; // where the last load's time went (ms), for bench/ingest_browser.mjs
 // The Timeline tab (timeline/tab.js): it asks the worker for views of the loaded trace.
@@ -66,8 +65,8 @@ function onMessage(e, from) {
     return;
   }
   if (m.type === Msg.timelineReply) return workers.isWorker(from) && timeline.onReply(m); // answers to the timeline (timeline/client.js)
-  if (m.type === Msg.stats) return workers.isWorker(from) && showStats(m); // after an Nsight Systems export's report
-  if (m.type === Msg.reportUpdate || (m.type === Msg.error && stepRangeJob && m.id === stepRangeJob.id)) return workers.isWorker(from) && onStepRange(m);
+  if (m.type === Msg.stats) return workers.isWorker(from) && nsys.onStats(m); // after an Nsight Systems export's report
+  if (nsys.isRangeReply(m)) return workers.isWorker(from) && nsys.onRangeReply(m);
   if (!job || m.id !== job.id || !workers.isLoader(from)) return; // a late message from a replaced or cancelled file
   if (m.type === Msg.progress) showProgress(m);
   else if (m.type === Msg.error) fail(m.error);
@@ -81,7 +80,7 @@ function onMessage(e, from) {
       return;
     }
     const done = job;
-    done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (showStats)
+    done.nsys = !!m.nsys; // an Nsight Systems export: its stats tables follow (views/nsys_export.js)
     done.gpuProcesses = m.gpuProcesses || null;
     job = null;
     workers.endHelpers();
@@ -168,70 +167,35 @@ function showProgress(p) {
   showStatusProgress(ui, job.name, p);
 }
 
-// The `nsys stats` tables of the Nsight Systems export on screen (worker/nsys.js sends them after
-// its report): a section at the end of the report, and a link to it. <body data-stats="1"> once shown.
-function showStats(m) {
-  if (!current || shownId !== m.id) return;
-  currentStats = m.report ? withReport(currentStats, m.json, m.report) : parseStats(m.json);
-  const node = statsView(currentStats, (report) => workers.post({ type: Msg.statsReport, id: m.id, report }));
-  const old = document.getElementById('nsys-stats');
-  if (old) old.replaceWith(node);
-  else ui.report.appendChild(node);
-  const nav = ui.report.querySelector('nav.jump');
-  if (nav && !nav.querySelector('a[href="#nsys-stats"]')) nav.appendChild(h('a', { href: '#nsys-stats' }, 'Nsight Systems stats'));
-  document.body.dataset.stats = '1';
-  if (timings && !m.report) timings.stats_ms = m.ms;
-}
-
-// The step-range box of an Nsight Systems export's report: steps from the NVTX ranges of a name
-// (`kinetoscope report --step-range NAME`); the worker analyzes the same trace again.
-let stepRangeJob = null;
-let shownDone = null;
-function stepRangeBox(done, report) {
-  return stepRangeForm(report, (name) => {
-    if (stepRangeJob) return;
-    if (!workers.post(stepRangeMsg(done.id, name))) return; // the trace's worker is gone
-    stepRangeJob = { id: done.id, done };
-    document.body.dataset.state = 'loading';
-  });
-}
-
-function onStepRange(m) {
-  const job = stepRangeJob;
-  stepRangeJob = null;
-  if (!job || shownId !== m.id) return;
-  if (m.type === Msg.error) {
-    showError(job.done.name, m.error);
+// An Nsight Systems export's stats tables and step-range box (views/nsys_export.js).
+const nsys = nsysExport({
+  report: ui.report,
+  post: (msg) => workers.post(msg),
+  isShown: (id) => !!current && shownId === id,
+  show: (report, done) => show(report, done),
+  rangeShown: (report, m, done) => {
+    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
+    settled('ready');
+  },
+  rangeFailed: (done, error) => {
+    showError(done.name, error);
     settled('error');
-    return;
-  }
-  const report = JSON.parse(m.json);
-  const stats = currentStats;
-  const statsNode = document.getElementById('nsys-stats');
-  show(report, job.done);
-  // The stats tables read the export's tables, not the steps: they stay as they were.
-  if (stats && statsNode) {
-    currentStats = stats;
-    document.getElementById('nsys-stats').replaceWith(statsNode);
-    document.body.dataset.stats = '1';
-  }
-  reportShown({ name: job.done.name, report, json: m.json, markdown: m.markdown || '' });
-  settled('ready');
-}
+  },
+  timings: () => timings,
+});
 
 function show(report, done) {
   current = report;
-  shownDone = done;
-  currentStats = null;
   shownId = done.id;
-  delete document.body.dataset.stats;
+  nsys.clear();
   delete document.body.dataset.view; // set by the ranks and compare views
   ranks.close();
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
-  // An Nsight Systems export: its stats tables follow (showStats); say so until they are here.
-  if (done.nsys) sections.push(section('nsys-stats', 'Nsight Systems stats', note('Computing the `nsys stats` tables…')));
-  const extras = [done.nsys ? stepRangeBox(done, report) : null, done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null];
+  // An Nsight Systems export: its stats tables follow; say so until they are here.
+  const waiting = nsys.placeholder(done);
+  if (waiting) sections.push(waiting);
+  const extras = [nsys.headBox(done, report), done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null];
   const head = reportHead(report, done.name, secs, sections, extras);
   ui.report.replaceChildren(head, ...sections);
   document.title = `${neutral(done.name)} · Kinetoscope`;
@@ -286,7 +250,7 @@ const ignore = () => {}; // UI-started loads report failures on the page itself
 function otherView(report) {
   leave(); // a comparison or a fleet has no entry to come back to; the ranks enter their own
   current = report;
-  currentStats = null;
+  nsys.clear();
   if (timeline.api.showReport) timeline.api.showReport();
   const tabs = $('tabs');
   if (tabs) tabs.hidden = true; // the Timeline tab belongs to a single trace
@@ -323,7 +287,7 @@ initDropZone(ui.drop, (dt) => filesFromDrop(dt).then(openFiles, ignore));
 initFileButtons();
 initSkipLink($('skip-link'));
 
-window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: () => currentStats, timings: () => timings, ...sharingApi, timeline: timeline.api });
+window.kinetoscope = Object.freeze({ open, openUrl, compare: compare.compare, report: () => current, stats: nsys.stats, timings: () => timings, ...sharingApi, timeline: timeline.api });
 initSharing({ open, report: ui.report, firstNode: ui.status });
 initExample({ open, openUrl, ignore });
 

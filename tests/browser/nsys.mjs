@@ -60,10 +60,11 @@ export function nsysTests() {
       sameAsCli(report, REAL);
       check(report.kernels && report.kernels.count === 1312, `${report.kernels && report.kernels.count} kernels, the export has 1,312`);
       // At a glance, each share over the window the report measured it over: idle over the GPU's
-      // span (no steps), utilization over the whole trace (its 234 ms of startup included).
+      // span (no steps); utilization over that span too, so that the two add up, and over the
+      // whole trace (its 234 ms of startup included).
       const glance = await page.locator('.report-head .glance > div').allTextContents();
       check(report.gpu.window === 'gpu_span' && glance.some((g) => g.startsWith(`GPU idle${report.gpu.idle_pct.toFixed(1)}% of the GPU span`)), `at a glance: ${glance.join(' | ')}`);
-      check(glance.some((g) => /^GPU utilization[\d.]+% of the trace · SM efficiency/.test(g)), `at a glance: ${glance.join(' | ')}`);
+      check(glance.some((g) => /^GPU utilization[\d.]+% of the GPU span in kernels \([\d.]+% of the trace\) · SM efficiency/.test(g)), `at a glance: ${glance.join(' | ')}`);
       // No NVTX steps, but the launches repeat: the iterations' times, said to be inferred, at a
       // glance and in the Steps section (src/analysis/iterations.h).
       const it = report.steps.inferred_iterations;

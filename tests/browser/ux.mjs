@@ -9,6 +9,7 @@ import { chromium, firefox } from 'playwright-core';
 import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SHOTS, TEST_TIMEOUT_MS, TRACES, check, startServer } from './lib.mjs';
@@ -131,6 +132,21 @@ const tl = (page, body, arg) => page.evaluate(body, arg);
 async function openShared(ctx, origin, name) {
   const file = join(TRACES, name);
   if (!existsSync(file)) return console.log(`      SKIP: ${file} is absent (../shared/traces)`), null;
+  const opened = await openPage(ctx, origin);
+  await loadFiles(opened.page, file);
+  return opened;
+}
+// A fresh page with an Nsight Systems export loaded: the real one in ../shared/nsys, or one that
+// tests/nsys/make_exports.py builds into build/nsys (built here when absent); null (and a SKIP
+// line) where it cannot be had.
+async function openExport(ctx, origin, name) {
+  let file = join(ROOT, '..', 'shared', 'nsys', name);
+  if (!existsSync(file)) {
+    const built = join(ROOT, 'build', 'nsys');
+    if (!existsSync(join(built, name))) spawnSync('/usr/bin/python3', [join(ROOT, 'tests', 'nsys', 'make_exports.py'), built], { stdio: 'ignore' });
+    file = join(built, name);
+  }
+  if (!existsSync(file)) return console.log(`      SKIP: ${name} is absent (../shared/nsys, or make_exports.py into build/nsys)`), null;
   const opened = await openPage(ctx, origin);
   await loadFiles(opened.page, file);
   return opened;
@@ -626,7 +642,7 @@ function tests(tmp) {
       check(idle.startsWith(`GPU idle${r.gpu.idle_pct.toFixed(1)}% of step time, `) && / waiting on the CPU \(launches late\)$/.test(idle), `GPU idle: ${idle}`);
       check(top.startsWith(`Top kernel${r.kernels.rows[0].name.slice(0, 60)}…${r.kernels.rows[0].percent.toFixed(1)}% of kernel time, `) && / ms$/.test(top), `top kernel: ${top}`);
       check(copies === `Memcpy / memset${(r.memory_ops.total_us / 1e3).toFixed(2)} ms in ${r.memory_ops.count} ops`, `copies: ${copies}`);
-      check(/^GPU utilization[\d.]+% · SM efficiency [\d.]+%$/.test(util), `utilization: ${util}`);
+      check(/^GPU utilization[\d.]+% of step time · SM efficiency [\d.]+%$/.test(util), `utilization: ${util}`);
       // The top kernel's long name on one line, all of it in the tooltip.
       const code = page.locator('.report-head .glance code');
       check((await code.boundingBox()).height < 24 && (await code.evaluate((c) => c.parentElement.title)) === r.kernels.rows[0].name, 'the top kernel\'s name is not clamped to one line with a tooltip');
@@ -1345,6 +1361,131 @@ function tests(tmp) {
       }, [s1.ruler_h]);
       await shot(page, '35-sticky-label');
       check(ink > 20, `no track name under the ruler while ${lane.name}'s rows fill the plot (${ink} pixels of ink)`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+    async '36. an Nsight Systems export: each range list has one precision, utilization and idle are shares of one span, NVTX words, not PyTorch\'s'({ ctx, origin }) {
+      const opened = await openExport(ctx, origin, 'perlmutter-cloverleaf-cuda.sqlite');
+      if (!opened) return;
+      const { page, errors } = opened;
+      // Each finding's "Where in the trace" list: every end with as many decimals as the others
+      // (sync.dtoh_in_step read "583.472 ms → 583.474 ms" above "615.96 ms → 615.97 ms").
+      const mixed = await page.evaluate(() => [...document.querySelectorAll('#findings article.finding')].flatMap((card) => {
+        const block = [...card.querySelectorAll('.listed')].find((b) => /^Where in the trace/.test(b.querySelector('h4').textContent));
+        if (!block) return [];
+        const ends = [...block.querySelectorAll('li')].flatMap((li) => [.../([\d.]+) (?:µs|ms|s) → ([\d.]+) (?:µs|ms|s)/.exec(li.textContent) || []].slice(1));
+        const dps = new Set(ends.map((x) => (x.split('.')[1] || '').length));
+        return dps.size > 1 ? [`${card.querySelector('.finding-id').textContent}: ${ends.join(', ')}`] : [];
+      }));
+      check(mixed.length === 0, `range lists with more than one precision:\n  ${mixed.join('\n  ')}`);
+      // GPU idle is a share of the GPU span: utilization beside it says its share of that span too,
+      // and the two leave the copies' share, not half the span, unaccounted for.
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      const dd = async (label) => page.locator('.glance div', { has: page.locator('dt', { hasText: label }) }).locator('dd').textContent();
+      const idle = await dd('GPU idle');
+      const util = await dd('GPU utilization');
+      check(/% of the GPU span/.test(idle) && /^[\d.]+% of the GPU span in kernels \([\d.]+% of the trace\)/.test(util), `idle "${idle}", utilization "${util}"`);
+      const kernels = (100 * report.gpu_metrics.devices[0].kernel_us) / report.gpu.window_us;
+      const shown = parseFloat(util);
+      check(Math.abs(shown - kernels) < 0.06 && parseFloat(idle) + shown <= 100.05 && parseFloat(idle) + shown >= 95, `utilization ${shown}% of the span (kernels ${kernels.toFixed(2)}%) beside idle ${parseFloat(idle)}%`);
+      const stat = await page.locator('#overview ul.stats li').first().textContent();
+      check(/^Utilization, of the whole trace/.test(stat), `the overview's utilization: ${stat}`);
+      // An export's copies are issued in NVTX ranges, its annotations are NVTX ranges, and it has
+      // no PyTorch CPU operators: no "CPU operators" column, no "No CPU ops in this trace".
+      const syncHeads = await page.locator('#sync th').allTextContents();
+      check(!syncHeads.some((t) => /CPU operators/.test(t)) && syncHeads.some((t) => /NVTX range/.test(t)), `the copies' issuer column: ${syncHeads.join(' | ')}`);
+      check((await page.textContent('#annotations h2')) === 'NVTX ranges', `the annotations section: ${await page.textContent('#annotations h2')}`);
+      check((await page.locator('#cpu-ops').count()) === 0, `a CPU ops section on an export: ${await page.locator('#cpu-ops').textContent().catch(() => '')}`);
+      await page.locator('#sync').scrollIntoViewIfNeeded();
+      await shot(page, '36-nsys-sync');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '37. a share the title writes as printf does reads the same in the glance and the evidence: 30.2% (not 30.3%), 100.0% (not 100%)'({ ctx, origin }) {
+      const cases = [
+        ['um_thrash.sqlite', (c) => openExport(ctx, origin, c)], // GPU idle 30.25% of step time
+        ['hta__benchmark_simple_add_trace.json.gz', (c) => openShared(ctx, origin, c)], // idle_pct 100.0 in the evidence
+      ];
+      for (const [name, open] of cases) {
+        const opened = await open(name);
+        if (!opened) continue;
+        const { page, errors } = opened;
+        const clashes = await page.evaluate(() => {
+          const NUM = /(\d+(?:\.\d+)?)\s?(%|ms|µs|s)(?![\w])/g;
+          const nums = (text) => [...text.matchAll(NUM)].map((m) => ({ text: m[0], v: Number(m[1]), dp: (m[1].split('.')[1] || '').length, unit: m[2] }));
+          const out = [];
+          const cards = [...document.querySelectorAll('#findings article.finding')];
+          // Test 32's rule, with "100.0%" against "100%" too (a lesser precision that is the same number).
+          for (const card of cards) {
+            const title = nums(card.querySelector('h3').textContent);
+            const ev = [...card.querySelectorAll('dl.evidence dd')].flatMap((dd) => nums(dd.textContent));
+            for (const a of title) {
+              for (const b of ev) {
+                if (a.unit !== b.unit || a.text === b.text) continue;
+                const [lo, hi] = a.dp <= b.dp ? [a, b] : [b, a];
+                if (Number(hi.v.toFixed(lo.dp)) === lo.v) out.push(`${card.querySelector('.finding-id').textContent}: title "${a.text}", evidence "${b.text}"`);
+              }
+            }
+          }
+          // The glance's GPU idle share and the gpu.idle title's: one number, one text.
+          const idleCard = cards.find((c) => c.querySelector('.finding-id').textContent === 'gpu.idle');
+          const idleDd = [...document.querySelectorAll('.glance div')].find((d) => d.querySelector('dt').textContent === 'GPU idle');
+          const t = idleCard && /GPU idle ([\d.]+%)/.exec(idleCard.querySelector('h3').textContent);
+          const g = idleDd && /^([\d.]+%)/.exec(idleDd.querySelector('dd').textContent);
+          if (t && g && t[1] !== g[1]) out.push(`gpu.idle: title "${t[1]}", glance "${g[1]}"`);
+          return out;
+        });
+        check(clashes.length === 0, `${name}: one number written two ways:\n  ${clashes.join('\n  ')}`);
+        await shot(page, `37-printf-${name.slice(0, 12)}`);
+        check(errors.length === 0, errors.join('\n'));
+        await page.close();
+      }
+    },
+
+    async '38. a long evidence text wraps at its seams (".", "_", "::", "#"), never inside a word'({ ctx, origin }) {
+      const opened = await openShared(ctx, origin, 'kineto__resnet50_nw0__worker0.1623143089861.pt.trace.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      for (const width of [1400, 1024, 700]) {
+        await page.setViewportSize({ width, height: VIEWPORT.height });
+        // Where each evidence text's lines end: the character before a line break, and after it.
+        const breaks = await page.evaluate(() => {
+          const out = [];
+          for (const dd of document.querySelectorAll('#findings dl.evidence dd')) {
+            const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+            const chars = [];
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+              for (let i = 0; i < n.data.length; i++) {
+                const r = document.createRange();
+                r.setStart(n, i);
+                r.setEnd(n, i + 1);
+                const rect = r.getClientRects()[0];
+                if (rect) chars.push({ c: n.data[i], top: Math.round(rect.top) });
+              }
+            }
+            // A break inside a word is a failure unless the word alone is wider than the cell.
+            const ctx2d = document.createElement('canvas').getContext('2d');
+            const cs = getComputedStyle(dd);
+            ctx2d.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+            const word = /[A-Za-z0-9]/;
+            for (let i = 1; i < chars.length; i++) {
+              if (!(chars[i].top > chars[i - 1].top + 4)) continue;
+              let a = i - 1;
+              let b = i;
+              while (a > 0 && word.test(chars[a - 1].c)) a--;
+              while (b < chars.length - 1 && word.test(chars[b + 1].c)) b++;
+              const w = chars.slice(a, b + 1).map((x) => x.c).join('');
+              if (ctx2d.measureText(w).width <= dd.clientWidth) out.push({ text: dd.textContent, before: chars[i - 1].c, after: chars[i].c });
+            }
+          }
+          return out;
+        });
+        const midWord = breaks.filter((b) => /[A-Za-z0-9]/.test(b.before) && /[A-Za-z0-9]/.test(b.after));
+        check(midWord.length === 0, `at ${width} px, evidence wrapped inside a word:\n  ${midWord.map((b) => `${b.text} ("${b.before}|${b.after}")`).join('\n  ')}`);
+      }
+      const iter = page.locator('#findings dl.evidence dd', { hasText: 'DataLoaderIter' }).first();
+      check((await iter.count()) === 1, 'no evidence cell names the DataLoader iterator');
+      await iter.scrollIntoViewIfNeeded();
+      await shot(page, '38-evidence-seams');
       check(errors.length === 0, errors.join('\n'));
     },
   };

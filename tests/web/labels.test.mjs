@@ -2,7 +2,7 @@
 // the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtByKey, fmtDuration, fmtPct, labelFor, labelsFor } from '../../web/views/format.js';
+import { fmtByKey, fmtDuration, fmtPct, fmtPctAsTitle, fmtUsRanges, labelFor, labelsFor } from '../../web/views/format.js';
 
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
@@ -58,4 +58,34 @@ test('a real H100 trace\'s math and non-math evidence reads as words with their 
   // kernels.overhead_dominant: "Top overhead kernels" beside "Non-math kernels" named one thing twice.
   assert.equal(labelFor('top_overhead_kernels'), 'Top non-math kernels');
   assert.equal(labelFor('math_pct'), 'Math, share of kernel time');
+});
+
+test('a number the core writes with printf reads the same on the page: an exact tie goes to the even digit', () => {
+  // um_thrash.sqlite: GPU idle 30.25% of step time; the title's printf said 30.2%, toFixed 30.3%.
+  assert.equal(fmtPct(30.25), '30.2%');
+  assert.equal(fmtPct(30.35), '30.4%'); // 30.35 is a little above the tie as a double: up, as printf
+  assert.equal(fmtDuration(2125), '2.12 ms'); // printf("%.2f", 2.125)
+  assert.equal(fmtDuration(209980), '209.98 ms');
+  // A finding's evidence share as its title writes it (format_pct): 100.0%, not 100%.
+  assert.equal(fmtPctAsTitle(100), '100.0%');
+  assert.equal(fmtPctAsTitle(99.96), '100.0%');
+  assert.equal(fmtPctAsTitle(30.25), '30.2%');
+});
+
+test('the ranges of one list share one precision, enough to tell each range\'s ends apart', () => {
+  // The real CloverLeaf export's device-to-host copies: one 10 µs apart, the others 2 µs.
+  assert.deepEqual(fmtUsRanges([[583472.1, 583474.0], [615960.2, 615970.4], [98800, 98801.2]]), [
+    '583.472 ms → 583.474 ms',
+    '615.960 ms → 615.970 ms',
+    '98.800 ms → 98.801 ms',
+  ]);
+  // Ranges that differ at fmtUs's own precision keep it.
+  assert.deepEqual(fmtUsRanges([[783410, 785360], [620810, 622760]]), ['783 ms → 785 ms', '621 ms → 623 ms']);
+});
+
+test('an evidence key that is a file name is shown as it is, not read word by word', () => {
+  // ranks.identity on four nsys exports: "trace_rank0.sqlite" read "Trace rank0.sqlite".
+  assert.equal(labelFor('trace_rank0.sqlite'), 'trace_rank0.sqlite');
+  assert.equal(labelFor('rank-3.pt.trace.json.gz'), 'rank-3.pt.trace.json.gz');
+  assert.equal(labelFor('kernels_le_4us'), 'Kernels ≤ 4 µs');
 });

@@ -2,7 +2,7 @@
 // `events` count from the trace's time zero (report.trace.origin_ns: the first event, or an
 // Nsight Systems session's start), as the timeline's do.
 import { h, section, note, valueView } from './dom.js';
-import { fmtAny, fmtByKey, fmtDuration, fmtInt, fmtUs, fmtUsRange, labelFor, labelsFor } from './format.js';
+import { fmtAny, fmtByKey, fmtDuration, fmtInt, fmtPctAsTitle, fmtUs, fmtUsRanges, isPctKey, labelFor, labelsFor } from './format.js';
 
 const RANK = { critical: 0, warning: 1, info: 2 };
 const SHOWN = new Set(['id', 'severity', 'title', 'meaning', 'evidence', 'ranges', 'events', 'fix', 'fix_code']);
@@ -15,8 +15,31 @@ const CAUSE_KEY = /^(dataloader|sync|host_wait|short_host_wait|launch_wait|other
 export const zeroCause = (k, v) => CAUSE_KEY.test(k) && v === 0;
 
 // An evidence value as the finding's title writes the same number: times as format_duration does
-// (the title's "209.98 ms", not "210 ms"), shares with one decimal as the core gives them.
-const evidenceValue = (k, v) => (/_us($|_per_|_of_)/.test(k) ? fmtDuration(v) : fmtByKey(k, v));
+// (the title's "209.98 ms", not "210 ms"), shares as format_pct does (the title's "100.0%", not
+// "100%" or ">99.9%").
+function evidenceValue(k, v) {
+  if (/_us($|_per_|_of_)/.test(k)) return fmtDuration(v);
+  return isPctKey(k) ? fmtPctAsTitle(v) : fmtByKey(k, v);
+}
+
+// A long name wraps at its own seams, never mid-word: "enumerate(DataLoader)#_SingleProcess
+// DataLoaderIter.__next__" broke as "_SingleProcessDataLoa|derIter" in a 180 px cell. A break
+// opportunity (<wbr>) goes after each '.', '::', '#', '/', ',' or '(' and before a '_' run that
+// follows a letter or digit (so "__next__" stays whole); spaces break as usual. CSS breaks inside
+// a word only where one part alone is wider than the cell.
+const SEAM = /(\.|::|#|\/|,|\()(?=\S)|(?<=[A-Za-z0-9)])(?=_+[A-Za-z])/g;
+export function seamed(text) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(SEAM)) {
+    const at = m.index + m[0].length;
+    if (at <= last || at >= text.length) continue;
+    parts.push(text.slice(last, at), h('wbr'));
+    last = at;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
 
 // `windowKind`: the report's gpu.window, which the "share of" keys are a share of.
 function evidence(ev, windowKind) {
@@ -28,7 +51,7 @@ function evidence(ev, windowKind) {
     'dl',
     { className: 'evidence' },
     // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
-    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, evidenceValue(k, v)))),
+    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, typeof v === 'string' ? seamed(v) : evidenceValue(k, v)))),
   );
 }
 
@@ -39,8 +62,14 @@ function listed(title, list, item) {
   return h('div', { className: 'listed' }, h('h4', null, title), h('ul', null, items));
 }
 
-function range(r) {
-  const span = fmtUsRange(r.start_us, r.end_us);
+// The shown ranges, written with one precision for the whole list (format.js, fmtUsRanges).
+function rangeItems(ranges) {
+  if (!Array.isArray(ranges)) return ranges;
+  const spans = fmtUsRanges(ranges.slice(0, MAX_LISTED).map((r) => [r.start_us, r.end_us]));
+  return ranges.map((r, i) => ({ r, span: spans[i] }));
+}
+
+function range({ r, span }) {
   return r.label ? [span, h('span', { className: 'muted' }, ` · ${r.label}`)] : `${span} (${fmtUs(r.end_us - r.start_us)})`;
 }
 
@@ -81,7 +110,7 @@ export function card(f, nsys = false, sessionStart = false, windowKind = undefin
     h('header', null, h('span', { className: `badge sev-${sev}` }, fmtAny(f.severity || 'info')), h('h3', null, fmtAny(f.title || f.id))),
     f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
     evidence(f.evidence, windowKind),
-    listed(`Where in the trace (from ${sessionStart ? 'the session start' : 'its start'})`, f.ranges, range),
+    listed(`Where in the trace (from ${sessionStart ? 'the session start' : 'its start'})`, rangeItems(f.ranges), range),
     listed('Events', f.events, (e) => event(e, nsys)),
     extra.map(([k, v]) => h('div', { className: 'listed' }, h('h4', null, labelFor(k)), valueView(k, v, fmtByKey))),
     f.fix || f.fix_code

@@ -10,11 +10,23 @@ export function fmtInt(v) {
   return isNum(v) ? intFmt.format(v) : fmtAny(v);
 }
 
+// v with `d` decimals as printf writes it (the core's titles: "%.1f%%", "%.2f ms"): an exact tie
+// goes to the even digit, where toFixed goes up. GPU idle 30.25% of step time read "30.2%" in the
+// finding's title and "30.3%" in the glance under the report's name.
+export function fixed(v, d) {
+  const a = Math.abs(v);
+  const exact = a.toFixed(d + 25); // a double's ties are exact in its first digits: 30.25 is 30.250...0
+  const dot = exact.indexOf('.');
+  const cut = dot + (d ? d + 1 : 0);
+  if (exact.slice(dot + d + 1) !== `5${'0'.repeat(24)}` || Number(exact[cut - 1]) % 2) return v.toFixed(d);
+  return `${v < 0 ? '-' : ''}${exact.slice(0, cut)}`;
+}
+
 function digits(v, n) {
   const a = Math.abs(v);
-  if (a >= 100) return v.toFixed(Math.max(0, n - 3));
-  if (a >= 10) return v.toFixed(Math.max(0, n - 2));
-  return v.toFixed(Math.max(0, n - 1));
+  if (a >= 100) return fixed(v, Math.max(0, n - 3));
+  if (a >= 10) return fixed(v, Math.max(0, n - 2));
+  return fixed(v, Math.max(0, n - 1));
 }
 
 // 0.42 µs, 12.3 µs, 4.56 ms, 1.23 s
@@ -37,20 +49,41 @@ function usDigits(v, n) {
 export function fmtDuration(v) {
   if (!isNum(v)) return fmtAny(v);
   const a = Math.abs(v);
-  if (a >= 1e6) return `${(v / 1e6).toFixed(2)} s`;
-  if (a >= 1e3) return `${(v / 1e3).toFixed(2)} ms`;
-  return `${v.toFixed(1)} µs`;
+  if (a >= 1e6) return `${fixed(v / 1e6, 2)} s`;
+  if (a >= 1e3) return `${fixed(v / 1e3, 2)} ms`;
+  return `${fixed(v, 1)} µs`;
 }
 
-// A range's two ends, with as many digits as it takes to tell them apart (a 30 µs gap 225 ms into
-// the trace reads "225.12 ms → 225.15 ms", not "225 ms → 225 ms").
-export function fmtUsRange(a, b) {
-  for (let n = 3; n < 10; n++) {
-    const x = usDigits(a, n);
-    const y = usDigits(b, n);
-    if (x !== y || !isNum(a) || !isNum(b) || a === b) return `${x} → ${y}`;
+// A time in its own unit (µs, ms, s) with `d` decimals.
+function usFixed(v, d) {
+  const a = Math.abs(v);
+  if (a < 1000) return `${v.toFixed(d)} µs`;
+  if (a < 1e6) return `${(v / 1e3).toFixed(d)} ms`;
+  return `${(v / 1e6).toFixed(d)} s`;
+}
+// The decimals fmtUs gives a time (three significant digits: "98.8 ms", "583 ms").
+function baseDecimals(v) {
+  const a = Math.abs(v) < 1000 ? Math.abs(v) : Math.abs(v) < 1e6 ? Math.abs(v) / 1e3 : Math.abs(v) / 1e6;
+  return a >= 100 ? 0 : a >= 10 ? 1 : 2;
+}
+
+// The ranges of one list ([[start, end], ...]), all with one number of decimals: as many as fmtUs
+// gives, and more until every range's two ends read differently (a 30 µs gap 225 ms into the trace:
+// "225.12 ms → 225.15 ms", not "225 ms → 225 ms"). A list read "615.96 ms → 615.97 ms" under
+// "583.472 ms → 583.474 ms" when each range took its own.
+export function fmtUsRanges(pairs) {
+  const ends = pairs.flat().filter(isNum);
+  let d = ends.reduce((m, v) => Math.max(m, baseDecimals(v)), 0);
+  for (const [a, b] of pairs) {
+    if (!isNum(a) || !isNum(b) || a === b) continue;
+    while (d < 9 && usFixed(a, d) === usFixed(b, d)) d++;
   }
-  return `${usDigits(a, 10)} → ${usDigits(b, 10)}`;
+  const one = (v) => (isNum(v) ? usFixed(v, d) : fmtAny(v));
+  return pairs.map(([a, b]) => `${one(a)} → ${one(b)}`);
+}
+
+export function fmtUsRange(a, b) {
+  return fmtUsRanges([[a, b]])[0];
 }
 
 // Binary units, as the CLI writes them (and nvidia-smi, PyTorch's memory stats): the same
@@ -73,7 +106,13 @@ export function fmtPct(v) {
   if (!isNum(v)) return fmtAny(v);
   if (v > 99.95 && v < 100) return '>99.9%';
   if (v > 0 && v < 0.05) return '<0.1%';
-  return `${v.toFixed(Math.abs(v) < 100 ? 1 : 0)}%`;
+  return `${fixed(v, Math.abs(v) < 100 ? 1 : 0)}%`;
+}
+
+// A share as the core's finding titles write it (format_pct, "%.1f%%"): a finding's evidence under a
+// title that says "GPU idle 100.0%" says 100.0%, not 100%.
+export function fmtPctAsTitle(v) {
+  return isNum(v) ? `${fixed(v, 1)}%` : fmtAny(v);
 }
 
 export function fmtRate(v) {
@@ -92,10 +131,11 @@ export function fmtAny(v) {
 // Chooses a formatter from a key's unit: foo_us, foo_pct, bytes, gb_per_s, and the same units
 // followed by what they are per or of (next_us_per_step, gemm_pct_of_window, bytes_per_step).
 const PER = '($|_per_|_of_)';
+export const isPctKey = (key) => new RegExp(`(_pct|_percent|^percent)${PER}`).test(key) || /^pct_of_/.test(key);
 export function fmtByKey(key, v) {
   if (!isNum(v)) return fmtAny(v);
   if (new RegExp(`_us${PER}`).test(key)) return fmtUs(v);
-  if (new RegExp(`(_pct|_percent|^percent)${PER}`).test(key) || /^pct_of_/.test(key)) return fmtPct(v);
+  if (isPctKey(key)) return fmtPct(v);
   if (new RegExp(`bytes${PER}`).test(key)) return fmtBytes(v);
   if (/gb_per_s$/.test(key)) return fmtRate(v);
   return fmtAny(v);
@@ -134,6 +174,9 @@ function windowShareLabel(key, windowKind) {
 // `windowKind`: the report's gpu.window ('steps', 'gpu_span'), for the keys that are a share of it.
 export function labelFor(key, windowKind) {
   if (key === 'gb_per_s') return 'GB/s';
+  // Not a snake_case key but a name (ranks.identity's evidence is keyed by file): as it is, not
+  // "Trace rank0.sqlite" for trace_rank0.sqlite.
+  if (/[^a-z0-9_]/i.test(key)) return key;
   if (/_pct_of_window$/.test(key)) return windowShareLabel(key, windowKind);
   const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');
   if (NAMED[bare]) return NAMED[bare];

@@ -79,18 +79,30 @@ function copies(m) {
   return glanceItem('Memcpy / memset', '#memory', `${fmtUs(m.total_us)} in ${fmtInt(m.count)} ops`);
 }
 
-function utilization(gm) {
+// The kernels' share of the window GPU idle is a share of, when the two differ (the GPU span vs
+// the whole trace): "GPU idle 11.3% of the GPU span" beside "36.5% of the trace" read as if 52%
+// of the time were neither; beside "86.0% of the GPU span in kernels" the two add up (the rest is
+// copies and sets). One device only: the span is every GPU's, a device's kernels are its own.
+function kernelShareOfIdleWindow(gm, g, d) {
+  if (!g || g.window !== 'gpu_span' || gm.window === 'steps' || !(g.window_us > 0) || !isNum(d.kernel_us)) return null;
+  if (gm.devices.length !== 1 || gm.omitted_rows > 0) return null;
+  return (100 * d.kernel_us) / g.window_us;
+}
+
+function utilization(gm, g) {
   const d = gm && Array.isArray(gm.devices) && gm.devices[0];
   if (!d || !isNum(d.utilization_pct)) return null;
   const sm = isNum(d.sm_efficiency_pct) ? ` · SM efficiency ${fmtPct(d.sm_efficiency_pct)}` : '';
   // The report lists at most 1,000 devices and counts the rest in omitted_rows.
   const devices = gm.devices.length + (isNum(gm.omitted_rows) ? gm.omitted_rows : 0);
   const more = devices > 1 ? ` (GPU ${d.device} of ${fmtInt(devices)})` : '';
-  // Without steps it is kernel time over the whole trace, startup included: say so, or it reads
-  // as contradicting the GPU's idle share over its span.
-  const over = gm.window === 'steps' ? '' : ' of the trace';
+  // Each share says what it is a share of, as GPU idle beside it does: without steps it is kernel
+  // time over the whole trace, startup included.
+  const over = gm.window === 'steps' ? ' of step time' : ' of the trace';
   // The report rounds to 0.01%: 16 µs of kernels in a 19.8 s trace is 0.0 there, yet kernels ran.
   const util = d.utilization_pct === 0 && d.kernel_us > 0 ? '<0.1%' : fmtPct(d.utilization_pct);
+  const inSpan = kernelShareOfIdleWindow(gm, g, d);
+  if (isNum(inSpan)) return glanceItem('GPU utilization', '#overview', `${fmtPct(inSpan)} of the GPU span in kernels (${util} of the trace)${sm}`);
   return glanceItem('GPU utilization', '#overview', `${util}${over}${sm}${more}`);
 }
 
@@ -101,7 +113,7 @@ export function glanceView(report) {
     idle(report.gpu, report.idle_causes),
     topKernel(report.kernels),
     copies(report.memory_ops),
-    utilization(report.gpu_metrics),
+    utilization(report.gpu_metrics, report.gpu),
   ].filter(Boolean);
   return items.length ? h('dl', { className: 'glance', 'aria-label': 'The run at a glance' }, items) : null;
 }

@@ -104,7 +104,8 @@ function gpuMetrics(gm) {
         'ul',
         { className: 'stats', 'aria-label': `GPU metrics of device ${fmtAny(d.device)}` },
         gm.devices.length > 1 ? stat('Device', fmtAny(d.device)) : null,
-        stat('Utilization', fmtPct(d.utilization_pct), 'Kernel time (union over streams) / steps time'),
+        // Labelled with what it is a share of: the GPU idle share beside it is of the GPU span.
+        stat(`Utilization, of ${gm.window === 'steps' ? 'step time' : 'the whole trace'}`, fmtPct(d.utilization_pct), `Kernel time (union over streams) / ${gm.window === 'steps' ? 'steps time' : 'the whole trace'}`),
         stat('Est. SM efficiency', isNum(d.sm_efficiency_pct) ? fmtPct(d.sm_efficiency_pct) : '—', d.sm_efficiency_absent || 'min(blocks per SM, 1), time-weighted'),
         stat('Est. occupancy', isNum(d.occupancy_pct) ? fmtPct(d.occupancy_pct) : '—', d.occupancy_absent || 'est. achieved occupancy, weighted by kernel time'),
         stat('Tensor-core kernels', fmtPct(d.tensor_core_pct), 'Share of kernel time in tensor-core kernels'),

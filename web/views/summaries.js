@@ -4,6 +4,7 @@
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, fmtUs } from './format.js';
 import { dataTable, shareCell } from './table.js';
+import { fromNsys } from './source.js';
 
 // Long C++/Python names: two lines, click to expand (as in the kernel table).
 function name(v) {
@@ -22,10 +23,11 @@ const STATS = [
   { key: 'stddev_us', label: 'Std dev', num: true, fmt: fmtUs },
 ];
 
-function namedTable(id, title, what, t, label) {
+// `empty`: what to say when the table has no rows.
+function namedTable(id, title, what, t, label, empty = `No ${what} in this trace.`) {
   if (!t || typeof t !== 'object') return null;
   const rows = Array.isArray(t.rows) ? t.rows : [];
-  if (!rows.length) return section(id, title, note(`No ${what} in this trace.`));
+  if (!rows.length) return section(id, title, note(empty));
   return section(
     id,
     title,
@@ -38,13 +40,18 @@ export function apiCallsView(t) {
   return namedTable('api-calls', 'Runtime API calls (CUDA, HIP, driver)', 'runtime and driver calls', t, 'api_calls');
 }
 
-export function annotationsView(t) {
+// An Nsight Systems export's CPU annotations are its NVTX ranges (nsys stats' nvtx_sum).
+export function annotationsView(t, report) {
+  if (fromNsys(report)) return namedTable('annotations', 'NVTX ranges', 'NVTX ranges', t, 'annotations', 'No NVTX ranges in this export: nsys profile records them with --trace=nvtx (torch.cuda.nvtx.range in the program).');
   return namedTable('annotations', 'CPU annotations', 'annotation ranges', t, 'annotations');
 }
 
-export function cpuOpsView(c) {
+export function cpuOpsView(c, report) {
   if (!c || typeof c !== 'object') return null;
   const rows = Array.isArray(c.rows) ? c.rows : [];
+  // PyTorch's CPU operators (aten::...) are torch.profiler's events: an export never has them, and
+  // "No CPU ops in this trace" read as if the program had done nothing on the CPU.
+  if (!rows.length && fromNsys(report)) return null;
   if (!rows.length) return section('cpu-ops', 'CPU ops', note('No CPU ops in this trace.'));
   const columns = [
     { key: 'name', label: 'Op', className: 'name', fmt: name },

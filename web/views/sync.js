@@ -4,11 +4,14 @@
 import { h, section, note, valueView } from './dom.js';
 import { fmtByKey, fmtBytes, fmtInt, fmtUs, labelFor } from './format.js';
 import { dataTable, extraColumns } from './table.js';
+import { fromNsys } from './source.js';
 
 const CALLS = ['name', 'count', 'total_us', 'max_us'];
 const ORIGINS = ['cpu_ops', 'count', 'bytes', 'gpu_us'];
 
-export function syncView(s) {
+// `report`: the whole report; an Nsight Systems export's copies are issued inside NVTX ranges, not
+// PyTorch's CPU operators.
+export function syncView(s, report) {
   if (!s || typeof s !== 'object') return null;
   const calls = Array.isArray(s.calls) ? s.calls : [];
   const origins = Array.isArray(s.dtoh_origins) ? s.dtoh_origins : [];
@@ -38,7 +41,7 @@ export function syncView(s) {
     parts.push(
       dataTable({
         columns: [
-          { key: 'cpu_ops', label: 'CPU operators', className: 'name' },
+          { key: 'cpu_ops', label: fromNsys(report) ? 'NVTX range' : 'CPU operators', className: 'name' },
           { key: 'count', label: 'Copies', num: true, fmt: fmtInt },
           { key: 'bytes', label: 'Bytes', num: true, fmt: fmtBytes },
           { key: 'gpu_us', label: 'GPU time', num: true, fmt: fmtUs },
