@@ -54,7 +54,9 @@ def host_stall(doc, times, us):
         a = e.get("args") if isinstance(e.get("args"), dict) else {}
         when = t
         if e.get("cat") in GPU_CATS:
-            when = launch.get(a.get("correlation"), (t, t))[0]
+            if a.get("correlation") not in launch:
+                continue  # queued before the capture began: it runs when it ran
+            when = launch[a["correlation"]][0]
         elif e.get("ph") == "f":
             when = launch.get(e.get("id"), (t, t))[0]
         before = sum(1 for s in times if s <= when)
@@ -87,6 +89,49 @@ def warmup_steps(doc, k, factor):
 def stall_before_steps(doc, us):
     """Every step after the first opens with a host stall that no event names."""
     return host_stall(doc, [mm.dec(st["ts"]) + 1 for _, st in steps_of(doc)[1:]], us)
+
+
+def asap(doc, since):
+    """GPU ops launched at host time `since` or later start when their launch returns and
+    their stream is free, as a queue emptied by a sync refills: none runs ahead of its launch
+    by a backlog that is no longer there."""
+    launch = launch_times(doc)
+    ops = sorted((e for e in doc["traceEvents"] if e.get("cat") in GPU_CATS
+                  and e.get("ph") == "X"), key=lambda e: mm.dec(e["ts"]))
+    free = {}
+    for e in ops:
+        track = (e.get("pid"), e.get("tid"))
+        t = mm.dec(e["ts"])
+        corr = (e.get("args") or {}).get("correlation")
+        if corr in launch and launch[corr][0] >= since:
+            t = max(launch[corr][1] + 5, free.get(track, D(0)))
+        e["ts"] = t
+        free[track] = max(free.get(track, D(0)), t + mm.dec(e.get("dur", 0)))
+
+
+def plant_lockstep(doc):
+    """A device synchronize at the end of each step's host range (a torch.cuda.synchronize()
+    for timing): the CPU waits there until the GPU has run everything launched before, so it
+    no longer runs ahead. Returns the total wait, us."""
+    api, v = runtime_prefix(doc), vocab(doc)
+    total = D(0)
+    for i in range(len(steps_of(doc))):
+        _, st = steps_of(doc)[i]
+        b, e = span(st)
+        t = e - 20
+        asap(doc, t)
+        launch = launch_times(doc)
+        done = max((mm.dec(x["ts"]) + mm.dec(x.get("dur", 0)) for x in doc["traceEvents"]
+                    if x.get("cat") in GPU_CATS and x.get("ph") == "X"
+                    and launch.get((x.get("args") or {}).get("correlation"), (e, e))[0] < t),
+                   default=t)
+        wait = max(done - t, D(0)) + 5
+        host_stall(doc, [t], wait)
+        doc["traceEvents"].append({"ph": "X", "cat": v["runtime"], "name": api + "DeviceSynchronize",
+                                   "pid": st["pid"], "tid": st["tid"], "ts": t, "dur": wait,
+                                   "args": {}})
+        total += wait
+    return doc, total
 
 
 def runtime_prefix(doc):
@@ -192,6 +237,30 @@ def late_rank(docs, late, us):
     return docs
 
 
+def union_us(spans):
+    total, end = D(0), None
+    for b, e in sorted(spans):
+        if end is None or b > end:
+            total += e - b
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def hta_temporal(doc):
+    """HTA's temporal breakdown (ANALYSES.md), computed here from the planted events: span of
+    the GPU ops, idle = span - their union, compute = union of the non-communication kernels."""
+    ops = [(mm.dec(e["ts"]), mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)), e)
+           for e in doc["traceEvents"] if e.get("cat") in GPU_CATS and e.get("ph") == "X"]
+    span_us = max(e for _, e, _ in ops) - min(b for b, _, _ in ops)
+    idle = span_us - union_us([(b, e) for b, e, _ in ops])
+    compute = union_us([(b, e) for b, e, x in ops
+                        if x.get("cat") in ("kernel", "Kernel") and not is_comm(x)])
+    return {"span_us": float(span_us), "idle_us": float(idle), "compute_us": float(compute)}
+
+
 # ----- checks ---------------------------------------------------------------------------------
 
 def ids(r):
@@ -287,6 +356,23 @@ def main():
                             "idle_pct": 0}})["evidence"]["idle_pct"], str(g["evidence"]))
             none_of(c, r, ["dataloader.slow"], what)
 
+        # A device synchronize closing each step: the CPU waits for the GPU every step.
+        for name, doc, clean in ((MI300X, mi300, mi300_clean), (V100, v100, v100_clean)):
+            what = "lockstep sync (%s)" % name.split("__")[1][:12]
+            d, wait = plant_lockstep(mm.copy_doc(doc))
+            r = run(cli, [write(d, os.path.join(tmp, "l.json"))])
+            f = fires(c, r, "sync.runtime_calls", what)
+            before = finding(clean, "sync.runtime_calls")
+            n = len(clean["steps"]["rows"])
+            if f:
+                ev, ev0 = f["evidence"], before["evidence"] if before else {"calls": 0,
+                                                                          "total_us": 0}
+                c.check("%s: one more call per step" % what, ev["calls"] == ev0["calls"] + n,
+                        str(ev))
+                c.check("%s: their wait added" % what,
+                        near(ev["total_us"], ev0["total_us"] + float(wait), 0.01),
+                        "%s vs %s + %s" % (ev["total_us"], ev0["total_us"], wait))
+
         # loss.item() per step on ROCm.
         r = run(cli, [write(plant_item(mm.copy_doc(mi300)), os.path.join(tmp, "i.json"))])
         n = len(mi300_clean["steps"]["rows"])
@@ -304,7 +390,12 @@ def main():
             what = "tiny kernels (%s)" % name.split("__")[1][:12]
             c.check("%s: clean is not launch-bound" % what,
                     finding(clean, "kernels.launch_bound") is None, str(ids(clean)))
-            r = run(cli, [write(plant_tiny_kernels(mm.copy_doc(doc)), os.path.join(tmp, "t.json"))])
+            d = plant_tiny_kernels(mm.copy_doc(doc))
+            r = run(cli, [write(d, os.path.join(tmp, "t.json"))])
+            want, got = hta_temporal(d), r["temporal_breakdown"]
+            c.check("%s: HTA's temporal breakdown of the planted events" % what,
+                    all(abs(got[k] - want[k]) <= 0.01 + 1e-6 * want["span_us"] for k in want),
+                    "%s vs %s" % (got, want))
             f = fires(c, r, "kernels.launch_bound", what)
             if f:
                 ev = f["evidence"]
