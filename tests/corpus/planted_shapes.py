@@ -13,6 +13,9 @@ Usage: /usr/bin/python3 tests/corpus/planted_shapes.py --cli build/native/kineto
 """
 import argparse
 import os
+import shutil
+import sqlite3
+import subprocess
 import sys
 import tempfile
 
@@ -237,6 +240,11 @@ def late_rank(docs, late, us):
     return docs
 
 
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+
 def union_us(spans):
     total, end = D(0), None
     for b, e in sorted(spans):
@@ -259,6 +267,38 @@ def hta_temporal(doc):
     compute = union_us([(b, e) for b, e, x in ops
                         if x.get("cat") in ("kernel", "Kernel") and not is_comm(x)])
     return {"span_us": float(span_us), "idle_us": float(idle), "compute_us": float(compute)}
+
+
+HOST_TABLES = ("NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API")
+
+
+def nsys_stall(db, t, ns):
+    """host_stall on an Nsight Systems export: every row from time `t` (ns) on moves `ns`
+    later, and host ranges the stall falls inside grow, in every table with times."""
+    tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
+    for table in tables:
+        cols = [r[1] for r in db.execute("pragma table_info(%s)" % table)]
+        if "start" in cols and "end" in cols:
+            if table in HOST_TABLES:
+                db.execute("update %s set end = end + ? where start < ? and end > ?" % table,
+                           (ns, t, t))
+            db.execute("update %s set start = start + ?, end = end + ? where start >= ?" % table,
+                       (ns, ns, t))
+        elif "timestamp" in cols:
+            db.execute("update %s set timestamp = timestamp + ? where timestamp >= ?" % table,
+                       (ns, t))
+
+
+def nsys_warmup(path, k, factor):
+    """The first `k` NVTX ProfilerStep ranges of the export each `factor` times as long."""
+    db = sqlite3.connect(path)
+    for i in reversed(range(k)):
+        b, e = db.execute("select start, end from NVTX_EVENTS where text = ?",
+                          ("ProfilerStep#%d" % i,)).fetchone()
+        nsys_stall(db, b + (e - b) // 2, (factor - 1) * (e - b))
+    db.commit()
+    db.close()
+    return path
 
 
 # ----- checks ---------------------------------------------------------------------------------
@@ -325,21 +365,41 @@ def main():
             what = "%d warm-up steps (%s)" % (k, name.split("__")[1][:12])
             r = run(cli, [write(warmup_steps(mm.copy_doc(doc), k, 3), os.path.join(tmp, "w.json"))])
             rows, crows = r["steps"]["rows"], clean["steps"]["rows"]
-            steady = sorted(x["dur_us"] for x in crows[k:])
+            steady = [x["dur_us"] for x in crows[k:]]
             f = fires(c, r, "steps.warmup_in_window", what)
             if f:
                 ev = f["evidence"]
                 c.check("%s: names steps %d..%d" % (what, rows[0]["number"], rows[k - 1]["number"]),
                         ev.get("warmup_steps") == k and ev.get("first_step") == rows[0]["number"]
                         and ev.get("last_warmup_step") == rows[k - 1]["number"], str(ev))
-                med = (steady[(len(steady) - 1) // 2] + steady[len(steady) // 2]) / 2
                 c.check("%s: against the steady steps' median" % what,
-                        near(ev.get("others_median_us"), med, 0.001) and ev.get("ratio") >= 2.5,
+                        near(ev.get("others_median_us"), median(steady), 0.001) and ev.get("ratio") >= 2.5,
                         str(ev))
             u = finding(r, "steps.unstable")
             c.check("%s: steps.unstable does not blame a warm-up step" % what,
                     u is None or u["evidence"].get("slowest_step") > rows[k - 1]["number"],
                     str(u and u["evidence"]))
+
+        # The same on an Nsight Systems export (NVTX ProfilerStep ranges, 6 steps 0..5).
+        nsys_dir = os.path.join(tmp, "nsys")
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "..", "nsys", "make_exports.py"), nsys_dir],
+                       check=True, capture_output=True)
+        base = os.path.join(nsys_dir, "training_steps.sqlite")
+        clean = run(cli, [base])
+        c.check("nsys clean: no warm-up", finding(clean, "steps.warmup_in_window") is None,
+                str(ids(clean)))
+        planted = shutil.copy(base, os.path.join(tmp, "warm.sqlite"))
+        r = run(cli, [nsys_warmup(planted, 2, 3)])
+        f = fires(c, r, "steps.warmup_in_window", "2 warm-up steps (nsys)")
+        if f:
+            ev = f["evidence"]
+            c.check("2 warm-up steps (nsys): steps 0..1 against the steady median",
+                    ev.get("warmup_steps") == 2 and ev.get("last_warmup_step") == 1
+                    and near(ev.get("others_median_us"),
+                             median([x["dur_us"] for x in clean["steps"]["rows"][2:]]), 0.001)
+                    and ev.get("ratio") >= 2.5, str(ev))
+        none_of(c, r, ["steps.unstable"], "2 warm-up steps (nsys)")
 
         # Unnamed host stalls before each step but the first: the GPU idles waiting for the
         # CPU, and nothing says it was the DataLoader.
