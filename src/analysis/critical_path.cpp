@@ -220,18 +220,20 @@ void set_default_window(const StepsResult& steps, const IterationsResult& iterat
   if (!o->annotation.empty() || o->whole_trace) return;
   // A warm-up first step (allocations, autotuning, first launches) is not what bounds the loop:
   // the first steady step is the window.
-  const bool warmup = steps.steps.size() >= 2 && first_step_is_warmup(steps, nullptr);
+  // Several warm-up steps captured: the first one after them.
+  const size_t warmups = steps.steps.size() >= 2 ? warmup_step_count(steps, nullptr) : 0;
+  const bool warmup = warmups > 0;
   if (steps.source == StepSource::kNvtxMarks && !steps.steps.empty()) {
     // A step between two marks is no slice: its time range is the window, named as the step
     // rules name it ("train_step #3").
-    const Step& st = steps.steps[warmup ? 1 : 0];
+    const Step& st = steps.steps[warmups];
     o->window_begin = st.host_begin;
     o->window_end = st.end;
     o->window_name = steps.range_name + " #" + std::to_string(st.number);
     return;
   }
   if (warmup) {
-    o->window_slice = steps.steps[1].slice;
+    o->window_slice = steps.steps[warmups].slice;
     return;
   }
   if ((steps.source == StepSource::kStepLikeRange || steps.source == StepSource::kUserRange) &&

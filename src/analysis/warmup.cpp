@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "analysis/name_cache.h"
 #include "util/text_match.h"
@@ -80,8 +81,27 @@ bool first_step_is_warmup(const StepsResult& st, double* ratio) {
   return r >= kWarmupRatio;
 }
 
+size_t warmup_step_count(const StepsResult& st, double* ratio) {
+  if (!first_step_is_warmup(st, ratio)) return 0;
+  const size_t n = st.steps.size();
+  // From the longest run down: a shorter run's median would count the later warm-up steps in.
+  for (size_t k = n >= 2 ? n - 2 : 0; k > 1; --k) {
+    std::vector<int64_t> rest;
+    for (size_t i = k; i < n; ++i) rest.push_back(st.steps[i].dur());
+    const DurationStats s = compute_duration_stats(rest);
+    if (s.median_ns <= 0) continue;
+    int64_t fastest = INT64_MAX;
+    for (size_t i = 0; i < k; ++i) fastest = std::min(fastest, st.steps[i].own_dur());
+    const double r = static_cast<double>(fastest) / s.median_ns;
+    if (r < kWarmupRatio) continue;
+    if (ratio) *ratio = r;
+    return k;
+  }
+  return 1;
+}
+
 size_t first_steady_step(const StepsResult& st) {
-  return first_step_is_warmup(st, nullptr) ? 1 : 0;
+  return warmup_step_count(st, nullptr);
 }
 
 }  // namespace ks

@@ -25,7 +25,12 @@ std::vector<uint32_t> one_time_calls_per_step(const Trace& t, const std::vector<
 // second none. `ratio` gets first / median-of-the-others.
 constexpr double kWarmupRatio = 1.5;
 bool first_step_is_warmup(const StepsResult& steps, double* ratio);
-// The steps a steady-state number is taken over: all, or all but a warm-up first step.
+// How many leading steps are warm-up (0 if none): a schedule with too short a warm-up captures
+// several. The longest leading run of steps, each taking kWarmupRatio times the median of the
+// steps after the run or more, that leaves 2 steps or more after it; `ratio` gets the run's
+// fastest step / that median.
+size_t warmup_step_count(const StepsResult& steps, double* ratio);
+// The steps a steady-state number is taken over: those after the warm-up steps.
 size_t first_steady_step(const StepsResult& steps);
 
 }  // namespace ks

@@ -228,10 +228,10 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   // its idle time is the warm-up's, not the loop's. The steady steps' idle sets the severity,
   // and the title says both (a CRITICAL 68.6% came from one warm-up step; the others idled 0.2%).
   const StepsResult& steps = in.analyses.steps;
-  if (g.window_is_steps && first_step_is_warmup(steps, nullptr) &&
-      g.idle_pct_per_step.size() == steps.steps.size()) {
+  const size_t warmups = warmup_step_count(steps, nullptr);
+  if (g.window_is_steps && warmups > 0 && g.idle_pct_per_step.size() == steps.steps.size()) {
     double idle_ns = 0, window_ns = 0;
-    for (size_t i = 1; i < steps.steps.size(); ++i) {
+    for (size_t i = warmups; i < steps.steps.size(); ++i) {
       const double dur = static_cast<double>(steps.steps[i].dur());
       idle_ns += dur * g.idle_pct_per_step[i] / 100.0;
       window_ns += dur;
@@ -242,8 +242,9 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
                                                        : Severity::kInfo;
     if (static_cast<int>(steady) > static_cast<int>(f.severity)) {
       f.severity = steady;
-      f.title += strf("; %.1f%% in the steps after the warm-up step %s", steady_pct,
-                      std::string(step_name(in.trace, steps.steps.front())).c_str());
+      f.title += strf("; %.1f%% in the steps after the warm-up step%s %s", steady_pct,
+                      warmups > 1 ? "s up to" : "",
+                      std::string(step_name(in.trace, steps.steps[warmups - 1])).c_str());
     }
     f.number("steady_idle_pct", steady_pct, 1, "%");
   }

@@ -75,18 +75,30 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
 void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   const StepsResult& st = in.analyses.steps;
   double ratio = 0;
-  if (!first_step_is_warmup(st, &ratio)) return;
+  const size_t k = warmup_step_count(st, &ratio);
+  if (k == 0) return;
   const Step& first = st.steps.front();
+  const Step& last = st.steps[k - 1];
   std::vector<int64_t> rest;
-  for (size_t i = 1; i < st.steps.size(); ++i) rest.push_back(st.steps[i].dur());
+  for (size_t i = k; i < st.steps.size(); ++i) rest.push_back(st.steps[i].dur());
   DurationStats others = compute_duration_stats(rest);
+  const std::string median = format_duration(static_cast<int64_t>(others.median_ns));
   Finding f;
   f.id = "steps.warmup_in_window";
   f.severity = Severity::kWarning;
-  f.title =
-      strf("First captured step %s is %.1fx slower than the others (%s vs %s)",
-           step_label(st, first.number).c_str(), ratio, format_duration(first.own_dur()).c_str(),
-           format_duration(static_cast<int64_t>(others.median_ns)).c_str());
+  if (k == 1) {
+    f.title = strf("First captured step %s is %.1fx slower than the others (%s vs %s)",
+                   step_label(st, first.number).c_str(), ratio,
+                   format_duration(first.own_dur()).c_str(), median.c_str());
+  } else {
+    // Several warm-up steps: each is compared with the steady steps after them, never with
+    // each other (a median over the warm-up steps too would hide them).
+    f.title = strf(
+        "First %zu captured steps %s to %s are %.1fx slower or more than the others "
+        "(%s and more vs %s)",
+        k, step_label(st, first.number).c_str(), step_label(st, last.number).c_str(), ratio,
+        format_duration(static_cast<int64_t>(ratio * others.median_ns)).c_str(), median.c_str());
+  }
   f.meaning =
       "The first step inside the profiling window still did one-time work (CUDA/cuDNN "
       "initialization, allocator growth, autotuning, DataLoader workers starting): it is "
@@ -100,7 +112,12 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
   f.number("others_median_us", others.median_ns / 1e3, 3, "us");
   f.number("ratio", ratio, 2, "x");
   f.number("steps", static_cast<double>(st.steps.size()));
-  f.range(first.begin, first.end, "warm-up step " + step_label(st, first.number));
+  if (k > 1) {
+    f.number("warmup_steps", static_cast<double>(k));
+    f.number("last_warmup_step", static_cast<double>(last.number));
+  }
+  f.range(first.begin, k == 1 ? first.end : last.end,
+          (k == 1 ? "warm-up step " : "warm-up steps to ") + step_label(st, last.number));
   if (first.has_slice()) f.events.push_back(first.slice);  // steps between marks have none
   out->push_back(std::move(f));
 }
@@ -168,7 +185,8 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
       "Compare the slowest step with a typical one on the timeline; look for the stall that "
       "only the slow step has.";
   f.number(inferred ? "iterations" : "steps", static_cast<double>(s.count));
-  if (from > 0) f.text("left_out", strf("the warm-up first %s", what));
+  if (from == 1) f.text("left_out", strf("the warm-up first %s", what));
+  if (from > 1) f.text("left_out", strf("the %zu warm-up first %ss", from, what));
   f.number("min_us", us_of(s.min_ns), 3, "us");
   f.number("median_us", s.median_ns / 1e3, 3, "us");
   f.number("max_us", us_of(s.max_ns), 3, "us");
