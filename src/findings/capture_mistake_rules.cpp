@@ -156,18 +156,27 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
-// with_stack, record_shapes, profile_memory (or with_flops/with_modules) were on: they add
-// overhead to every op, so step times from this capture are not the run's step times.
+// with_stack, record_shapes, profile_memory, with_flops, with_modules or CUPTI metrics
+// (experimental_config profiler_metrics) were on: they add overhead to every op (the metrics
+// replay each kernel), so step times from this capture are not the run's step times. Each flag
+// is named from its evidence in the trace, else from the header's key: Python frames or "Call
+// stack" args (with_stack; nn.Module frames come with with_stack alone, so they do not tell
+// with_modules), shape args, [memory] events, "flops" args, cuda_profiler_range events.
 void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   if (!has_timed_events(t)) return;  // the header's flags, over nothing recorded
   const TraceFacts& fa = t.facts;
   uint64_t python_frames = 0;
   for (SliceKind k : t.slices.kind) python_frames += k == SliceKind::kPythonFunction ? 1 : 0;
+  const auto ranges_it = fa.categories.find(kCuptiRangeCategory);
+  const uint64_t metric_ranges = ranges_it == fa.categories.end() ? 0 : ranges_it->second;
   const bool stack = fa.with_stack == 1 || fa.saw_call_stack || python_frames > 0;
   const bool shapes = fa.record_shapes == 1 || fa.saw_input_dims;
   const bool memory = fa.profile_memory == 1 || in.analyses.memory.events > 0;
-  if (!stack && !shapes && !memory) return;
+  const bool flops = fa.with_flops == 1 || fa.saw_flops;
+  const bool modules = fa.with_modules == 1;
+  const bool metrics = metric_ranges > 0;
+  if (!stack && !shapes && !memory && !flops && !modules && !metrics) return;
   std::string flags;
   auto add = [&flags](bool on, const char* name) {
     if (on) flags += (flags.empty() ? "" : ", ") + std::string(name);
@@ -179,8 +188,9 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
   add(stack, "with_stack");
   add(shapes, nsys ? "--pytorch=autograd-shapes-nvtx" : "record_shapes");
   add(memory, nsys ? "--cuda-memory-usage=true" : "profile_memory");
-  add(fa.with_flops == 1, "with_flops");
-  add(fa.with_modules == 1, "with_modules");
+  add(flops, "with_flops");
+  add(modules, "with_modules");
+  add(metrics, "profiler_metrics");
   Finding f;
   f.id = "capture.diagnostic_flags";
   f.severity = Severity::kInfo;
@@ -189,15 +199,23 @@ void rule_diagnostic_flags(const RuleInput& in, std::vector<Finding>* out) {
       "Recording stacks, input shapes or every allocation adds work to each op, so the "
       "steps here are slower than the run's own; use this capture to find where time "
       "goes, and a capture without the flags to measure it.";
+  if (metrics)
+    f.meaning +=
+        " CUPTI metrics (profiler_metrics) replay every kernel to read its counters and take "
+        "the place of the kernel timeline: this capture has no kernel times at all.";
   f.fix = "Profile step times with the flags off; turn them on only to locate a problem.";
   f.fix_code =
       nsys ? std::string("nsys profile --trace=cuda,nvtx,osrt") +
                  (shapes ? " --pytorch=autograd-nvtx" : "") +
                  (memory ? " --cuda-memory-usage=false" : "") + " ..."
-           : "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False)";
+           : "torch.profiler.profile(record_shapes=False, profile_memory=False, with_stack=False" +
+                 std::string(flops ? ", with_flops=False" : "") +
+                 (modules ? ", with_modules=False" : "") +
+                 (metrics ? ", experimental_config=None" : "") + ")";
   f.text("flags", flags);
   f.number("python_frames", static_cast<double>(python_frames));
   f.number("memory_events", static_cast<double>(in.analyses.memory.events));
+  if (metrics) f.number("metric_ranges", static_cast<double>(metric_ranges));
   out->push_back(std::move(f));
 }
 

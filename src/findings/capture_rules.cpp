@@ -59,6 +59,28 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
       "and kernel rankings cannot be computed.";
   f.fix = "Profile with the CUDA activity enabled (CUPTI must be available to the process).";
   f.fix_code = kBothActivities;
+  // CUPTI metrics (profiler_metrics): Kineto's range profiler will not run with the CUDA
+  // activity, so its capture has metric ranges in place of kernels. Turning the CUDA activity
+  // on is not the fix: a second capture without the metrics is.
+  const auto ranges = in.trace.facts.categories.find(kCuptiRangeCategory);
+  if (ranges != in.trace.facts.categories.end()) {
+    f.severity = Severity::kWarning;
+    f.title = strf(
+        "No GPU timeline: the kernels were measured with CUPTI metrics (%llu %s "
+        "ranges), not traced",
+        static_cast<unsigned long long>(ranges->second), kCuptiRangeCategory);
+    f.meaning =
+        "experimental_config profiler_metrics runs Kineto's CUPTI range profiler, which "
+        "replaces the CUDA activity: the trace holds each kernel's counters over a made-up "
+        "time split, not when kernels ran, so GPU time, idle gaps and kernel rankings cannot "
+        "be computed.";
+    f.fix =
+        "Read the counters from this capture; take a second one without profiler_metrics for "
+        "the GPU timeline.";
+    f.fix_code =
+        "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])  "
+        "# no experimental_config";
+  }
   f.number("launch_calls", static_cast<double>(a.launch_calls));
   f.number("devices_named", static_cast<double>(in.trace.devices.size()));
   out->push_back(std::move(f));

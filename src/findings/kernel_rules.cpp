@@ -55,7 +55,9 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
   if (compute_ns <= 0) return;
   const double math_pct = 100.0 * static_cast<double>(g.math_ns) / static_cast<double>(compute_ns);
   const int64_t overhead_ns = compute_ns - g.math_ns;
-  const int64_t window = analysis_window_ns(t, a);
+  // Kernel time of every device: a share of every device's window.
+  const int64_t window = devices_window_ns(t, a);
+  const std::string window_name = devices_window_name(a);
   const double overhead_pct =
       window > 0 ? 100.0 * static_cast<double>(overhead_ns) / static_cast<double>(window) : 0;
   if (math_pct >= kDominantPct || overhead_pct < kWorthPct) return;
@@ -65,7 +67,7 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
   f.title = strf(
       "Elementwise/copy/index/reduction kernels take %.1f%% of %s; math (GEMM, attention, "
       "convolution) is only %.1f%% of kernel time",
-      overhead_pct, analysis_window_name(a), math_pct);
+      overhead_pct, window_name.c_str(), math_pct);
   f.meaning =
       "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
       "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
@@ -85,7 +87,7 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
     f.title = strf(
         "Kernels other than math take %.1f%% of %s (%.1f%% of them of no known class: custom "
         "kernels); math (GEMM, attention, convolution) is only %.1f%% of kernel time",
-        overhead_pct, analysis_window_name(a),
+        overhead_pct, window_name.c_str(),
         100.0 * static_cast<double>(unclassified_ns) / static_cast<double>(overhead_ns), math_pct);
     f.meaning =
         "Most GPU time goes to kernels that are not GEMM, attention or convolution, and most of "
@@ -257,7 +259,7 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   // GEMMs/convolutions take 10% of the window or more (the plugin's bar for a step part, as in
   // kernels.overhead_dominant), else for information (a few small GEMMs in a step that
   // communication or idle time fills).
-  const int64_t window = analysis_window_ns(t, a);
+  const int64_t window = devices_window_ns(t, a);  // GEMMs of every device: every window
   const double math_share =
       window > 0 ? 100.0 * static_cast<double>(math_ns) / static_cast<double>(window) : 0;
   Finding f;

@@ -39,6 +39,17 @@ const char* analysis_window_name(const Analyses& a) {
   return "the trace";
 }
 
+int64_t devices_window_ns(const Trace& trace, const Analyses& a) {
+  const size_t devices = std::max<size_t>(1, a.gpu_idle.devices.size());
+  return analysis_window_ns(trace, a) * static_cast<int64_t>(devices);
+}
+
+std::string devices_window_name(const Analyses& a) {
+  const size_t devices = a.gpu_idle.devices.size();
+  if (devices < 2) return analysis_window_name(a);
+  return strf("the %zu GPUs' %s", devices, analysis_window_name(a));
+}
+
 namespace {
 bool has(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;

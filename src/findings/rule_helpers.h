@@ -25,6 +25,12 @@ inline double us_of(int64_t ns) {
 int64_t analysis_window_ns(const Trace& trace, const Analyses& a);
 // "of step time" / "of the GPU span" / "of the trace", to match analysis_window_ns.
 const char* analysis_window_name(const Analyses& a);
+// GPU op time summed over several devices (one process driving 8 GPUs: DataParallel, a model or
+// pipeline split) can be up to that many windows long: its share is of every device's window,
+// the window times the devices with work (gpu_idle.devices; 1 with one device).
+int64_t devices_window_ns(const Trace& trace, const Analyses& a);
+// analysis_window_name, or "the 8 GPUs' step time" with several devices.
+std::string devices_window_name(const Analyses& a);
 
 enum class GpuVendor { kNone, kNvidia, kAmd, kIntel, kOther };
 // From deviceProperties names and the runtime API (hip* calls: AMD; the SYCL backends' ur*,

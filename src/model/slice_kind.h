@@ -23,6 +23,11 @@ enum class SliceKind : uint8_t {
 };
 
 SliceKind slice_kind_from_category(std::string_view cat);
+
+// Kineto's CUPTI range profiler (experimental_config profiler_metrics): one slice per kernel or
+// range carrying metric values, its times a made-up split of the capture. Not GPU work (kOther);
+// the CUDA activity is off when it runs, so such a capture has no kernels.
+constexpr const char kCuptiRangeCategory[] = "cuda_profiler_range";
 const char* slice_kind_name(SliceKind k);
 
 // A GPU op is a kernel, memcpy or memset: what HTA and the TB plugin call GPU activity.

@@ -238,6 +238,7 @@ struct TraceFacts {
   int record_shapes = -1, profile_memory = -1, with_stack = -1, with_flops = -1, with_modules = -1;
   bool saw_call_stack = false;  // a slice carried "Call stack" (with_stack)
   bool saw_input_dims = false;  // a slice carried "Input Dims" (record_shapes)
+  bool saw_flops = false;       // a slice carried "flops" (with_flops)
   // What the profiler itself reported at warning level or above during the capture (Nsight
   // Systems' DIAGNOSTIC_EVENT: lost events, a driver it does not support...), in time order.
   struct ProfilerMessage {

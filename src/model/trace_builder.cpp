@@ -760,6 +760,7 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   for (const auto& kv : p.facts.categories) facts.categories[kv.first] += kv.second;
   facts.saw_call_stack = facts.saw_call_stack || p.facts.saw_call_stack;
   facts.saw_input_dims = facts.saw_input_dims || p.facts.saw_input_dims;
+  facts.saw_flops = facts.saw_flops || p.facts.saw_flops;
   if (st.any_time) {
     if (!any_time_) {
       facts.start_ns = p.facts.start_ns;

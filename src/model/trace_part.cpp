@@ -206,6 +206,7 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
   c.value(fa.end_ns);
   c.value(fa.saw_call_stack);
   c.value(fa.saw_input_dims);
+  c.value(fa.saw_flops);
   c.list(st.process_first_name, [&c](std::string& x) { c.text(x); });
   c.list(st.track_first_name, [&c](std::string& x) { c.text(x); });
   c.column(st.process_first_name_offset);

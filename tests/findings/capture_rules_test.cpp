@@ -54,6 +54,36 @@ TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[fi
                 R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}])J");
     CHECK(find(r, "capture.diagnostic_flags") == nullptr);
   }
+  // Each flag on its own: the rule used to say nothing unless stacks, shapes or memory were seen.
+  SECTION("a flops arg (with_flops)") {
+    Run r = run("[" + steps(3) + R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,
+        "tid":1,"ts":5,"dur":5,"args":{"flops":12288}}])J");
+    const ks::Finding* f = find(r, "capture.diagnostic_flags");
+    REQUIRE(f);
+    CHECK(text(*f, "flags") == "with_flops");
+  }
+  SECTION("the top-level with_modules flag alone") {
+    Run r =
+        run(R"J({"with_modules":1,"traceEvents":[)J" + steps(3) +
+            R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
+    const ks::Finding* f = find(r, "capture.diagnostic_flags");
+    REQUIRE(f);
+    CHECK(text(*f, "flags") == "with_modules");
+  }
+  SECTION("CUPTI metrics: cuda_profiler_range slices in place of kernels") {
+    Run r = run("[" + steps(3) + R"J(
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5},
+      {"ph":"X","cat":"cuda_profiler_range","name":"ampere_sgemm_128x64_nn","pid":0,"tid":0,
+       "ts":0,"dur":150,"args":{"sm__inst_executed_pipe_tensor.sum":0.0}},
+      {"ph":"X","cat":"cuda_profiler_range","name":"ampere_sgemm_128x64_nn","pid":0,"tid":0,
+       "ts":150,"dur":150,"args":{"sm__inst_executed_pipe_tensor.sum":0.0}}
+    ])J");
+    const ks::Finding* f = find(r, "capture.diagnostic_flags");
+    REQUIRE(f);
+    CHECK(text(*f, "flags") == "profiler_metrics");
+    CHECK(num(*f, "metric_ranges") == 2);
+    CHECK_FALSE(r.analyses.gpu_idle.has_gpu_ops);
+  }
 }
 
 TEST_CASE("capture.warmup_ops: allocator and module loading inside the steps",

@@ -32,10 +32,10 @@ std::string describe(const ks::RawEvent& e) {
     << "," << e.grid[1] << "," << e.grid[2] << " block=" << e.has_block << ":" << e.block[0] << ","
     << e.block[1] << "," << e.block[2] << " bps=" << e.blocks_per_sm << " wps=" << e.warps_per_sm
     << " occ=" << e.occupancy_pct << " bw=" << e.bandwidth_gbps << " stack=" << e.has_call_stack
-    << s(e.call_stack) << " dims=" << e.has_input_dims << s(e.input_dims_json)
-    << s(e.input_types_json) << s(e.concrete_inputs_json) << " meta=" << s(e.meta_name)
-    << s(e.meta_labels) << " sort=" << e.has_sort_index << "/" << e.sort_index
-    << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
+    << s(e.call_stack) << " flops=" << e.has_flops << " dims=" << e.has_input_dims
+    << s(e.input_dims_json) << s(e.input_types_json) << s(e.concrete_inputs_json)
+    << " meta=" << s(e.meta_name) << s(e.meta_labels) << " sort=" << e.has_sort_index << "/"
+    << e.sort_index << " counters=" << e.counter_values.size() << " mem=" << e.mem_bytes << ","
     << e.mem_total_allocated << "," << e.mem_total_reserved << "," << e.mem_device
     << " collective=" << e.has_collective << s(e.collective) << e.in_nelems << "," << e.out_nelems
     << "," << e.group_size << s(e.dtype) << s(e.process_group) << " legacy=" << e.legacy_nelems
@@ -121,6 +121,8 @@ TEST_CASE("fast path: each field and conversion equals simdjson's reading", "[im
       // values that are not arrays (kept as "").
       R"({"ph":"X","name":"aten::mm","ts":1,"args":{"Input Dims" : [ [2, 3] , [3,4] ]  ,)"
       R"("Input type":["float" ,"float"] ,"Concrete Inputs":[]}})",
+      // with_flops: only that the arg is there is kept; "flop" and "flopsx" are other args.
+      R"({"ph":"X","name":"aten::mm","ts":1,"dur":1,"args":{"flop":1,"flopsx":2,"flops":12288}})",
       R"({"ph":"X","name":"aten::mm","ts":1,"args":{"Input Dims":5,"Input type":"float",)"
       R"("Concrete Inputs":{"a":[1]}}})",
       // Non-ASCII text, kept and skipped: valid UTF-8 of 2, 3 and 4 bytes.

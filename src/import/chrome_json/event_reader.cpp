@@ -268,6 +268,9 @@ void read_args(od::value& v, RawEvent* e) {
       case 'm':
         if (key == "memory bandwidth (GB/s)") read_float(val, &e->bandwidth_gbps);
         break;
+      case 'f':
+        if (key == "flops") e->has_flops = true;
+        break;
       case 'C':
         if (key == "Call stack") {
           e->has_call_stack = true;

@@ -522,6 +522,9 @@ class Reader {
       case 'm':
         if (is(key, "memory bandwidth (GB/s)")) return read_float(&e->bandwidth_gbps);
         break;
+      case 'f':
+        if (is(key, "flops")) e->has_flops = true;  // only that it is there: with_flops was on
+        break;
       case 'C':
         if (is(key, "Call stack")) {
           e->has_call_stack = true;

@@ -326,6 +326,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
     if (e.bad_number) trace_->diagnostics.add(Diag::kBadNumber, src.offset, text);
     if (e.has_call_stack) trace_->facts.saw_call_stack = true;
     if (e.has_input_dims) trace_->facts.saw_input_dims = true;
+    if (e.has_flops) trace_->facts.saw_flops = true;
     std::string_view pid = e.pid.present ? e.pid.text : std::string_view("0");
     std::string_view tid = e.tid.present ? e.tid.text : pid;
     if (e.ph == 'M') {

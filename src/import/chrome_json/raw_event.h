@@ -41,6 +41,7 @@ struct RawEventFields {
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   float blocks_per_sm = -1, warps_per_sm = -1, occupancy_pct = -1, bandwidth_gbps = -1;
   bool has_call_stack = false, has_input_dims = false;
+  bool has_flops = false;  // a "flops" arg (with_flops)
   // Shape args as raw JSON text (arrays), kept by the builder for math ops only.
   std::string_view input_dims_json, input_types_json, concrete_inputs_json;
   std::string_view call_stack;  // "Call stack" (with_stack, older Kineto): "file.py(12): fn;..."
