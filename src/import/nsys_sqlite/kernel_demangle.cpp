@@ -28,7 +28,14 @@ class ShapeScan {
 
   MangledShape run() {
     size_t i = 2;  // after "_Z"
-    while (i < s_.size()) i = step(i);
+    while (i < s_.size()) {
+      source_bytes_ = -1;
+      const size_t next = step(i);
+      // An identifier prints as itself, with "::" or ", " after it; any other token at most 20
+      // bytes per byte ("y": "unsigned long long, ", "GV": "guard variable for ").
+      literal_ += source_bytes_ >= 0 ? source_bytes_ + 4.0 : 20.0 * static_cast<double>(next - i);
+      i = next;
+    }
     shape_.printed = printed_bound();
     return shape_;
   }
@@ -55,10 +62,10 @@ class ShapeScan {
     ++prefixes_;
     note();
   }
-  // A backreference at `at` (the byte of its S, T or f) to entry `index` of its table.
-  void backref(size_t at, char table, size_t index) {
+  // A backreference (here, before the tokens after it are counted) to entry `index` of its table.
+  void backref(char table, size_t index) {
     ++shape_.backrefs;
-    refs_.push_back({at, table, index});
+    refs_.push_back({literal_, table, index});
   }
   // S_ is entry 0, S<seq>_ entry seq + 1 (seq in base 36); the same for T.
   size_t seq_index(size_t i) const {
@@ -75,6 +82,7 @@ class ShapeScan {
     if (digit(c)) {  // <source-name>: its length, then that many bytes of identifier
       size_t end = skip_while_digits(i);
       const size_t len = std::strtoul(std::string(s_.substr(i, end - i)).c_str(), nullptr, 10);
+      source_bytes_ = static_cast<double>(std::min(len, s_.size()));
       prefixes_ = 0;
       // Each name of a nested name (a::b::c) nests one deeper in both demanglers' trees.
       if (!scopes_.empty() && scopes_.back().nested) {
@@ -88,21 +96,21 @@ class ShapeScan {
       case 'S':
         prefixes_ = 0;
         if (d == '_' || digit(d) || upper(d)) {
-          backref(i, 'S', seq_index(i + 1));
+          backref('S', seq_index(i + 1));
           return skip_seq(i + 1);
         }
         return i + 2;  // St, Sa, Ss, ...: the standard abbreviations
       case 'T':
         prefixes_ = 0;
         if (d == '_' || digit(d)) {
-          backref(i, 'T', seq_index(i + 1));
+          backref('T', seq_index(i + 1));
           return skip_seq(i + 1);
         }
         return i + 2;  // Ts, Tu, Te, TV, TI, ...
       case 'f':
         prefixes_ = 0;
         if (d == 'p' || d == 'L') {  // a function parameter: fp<cv>[n]_, fL<n>p<cv>[n]_
-          backref(i, 'f', seq_index(i + 2));
+          backref('f', seq_index(i + 2));
           size_t j = i + 2;
           while (digit(at(j)) || at(j) == 'p' || at(j) == 'K' || at(j) == 'V' || at(j) == 'r') ++j;
           return at(j) == '_' ? j + 1 : j;
@@ -214,13 +222,14 @@ class ShapeScan {
     bool nested;  // N
   };
   struct Ref {
-    size_t at;
-    char table;  // S (substitutions), T (template arguments), f (function parameters)
+    double before;  // the bound on what the tokens before it print
+    char table;     // S (substitutions), T (template arguments), f (function parameters)
     size_t index;
   };
   std::vector<Ref> refs_;
   std::vector<size_t> pack_starts_;
   size_t longest_pack_ = 0;
+  double literal_ = 0, source_bytes_ = -1;
   int pack_expansions_ = 0;
   std::string_view s_;
   std::vector<Scope> scopes_;
@@ -228,9 +237,9 @@ class ShapeScan {
   MangledShape shape_;
 };
 
-// What a backreference prints is an entry written before it, so no longer than the bytes before
-// it plus what the backreferences among them print; a substitution's entry S<k> holds only
-// references to entries before it (it is complete when numbered). Entries are bounded in the
+// What a backreference prints is an entry written before it, so no longer than what the tokens
+// before it print plus what the backreferences among them print; a substitution's entry S<k> holds
+// only references to entries before it (it is complete when numbered). Entries are bounded in the
 // order they are first referred to, each from those bounded before it; a pack expansion prints
 // its pattern once per element of the longest pack. Doubles: the bound of a hostile name is
 // astronomical, not wrapped around.
@@ -241,14 +250,14 @@ double ShapeScan::printed_bound() const {
     double bytes;
   };
   std::vector<Bound> bounds;
-  double total = static_cast<double>(s_.size());
+  double total = literal_;
   for (size_t r = 0; r < refs_.size(); ++r) {
     const Ref& ref = refs_[r];
     auto it = std::find_if(bounds.begin(), bounds.end(), [&](const Bound& b) {
       return b.table == ref.table && b.index == ref.index;
     });
     if (it == bounds.end()) {
-      double bytes = static_cast<double>(ref.at);
+      double bytes = ref.before;
       for (size_t q = 0; q < r; ++q) {
         const Ref& inner = refs_[q];
         if (ref.table == 'S' && inner.table == 'S' && inner.index >= ref.index) continue;
