@@ -111,6 +111,18 @@ TEST_CASE("libc++abi's spellings read as libiberty's", "[nsys][demangle]") {
   CHECK(same_spelling("void f<a::'unnamed'>() a::'unnamed3'") ==
         "void f<a::{unnamed type#1}>() a::{unnamed type#5}");
   CHECK(same_spelling("f(float vector[4])") == "f(float __vector(4))");
+}
+
+TEST_CASE("the bound is never below what a name prints", "[nsys][demangle]") {
+  // demangle_fuzzer's first find: 9 bytes printing 20 were bounded at 9 (one byte per byte).
+  for (const char* name :
+       {"_Z1fDv4_f", "_Z1fyyyyyyyyyy", "_ZGVZ1fvE1x", "_Z1fIN1aUt_EEvv", "_ZZ4mainENKUlvE_clEv",
+        "_Z1fSsSdSo", "_Z1fDnDnDn", "_ZN12_GLOBAL__N_16kernelIfEEvPT_i"}) {
+    INFO(name);
+    const std::string text = demangled_kernel_name(name);
+    CHECK_FALSE(text.empty());
+    CHECK(static_cast<double>(text.size()) <= mangled_shape(name).printed);
+  }
   // What libiberty wrote is left as it is, and so is a quote that is not one of these.
   for (const char* same : {"main::{lambda()#1}::operator()() const", "f(float __vector(4))",
                            "void f<(char)39>()", "'lambda", "'lambda'", "x vector[", "vector[]"})
