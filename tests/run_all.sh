@@ -38,6 +38,7 @@ suite "WASM/CLI parity, scalar byte scanning (node)" run_file tests/wasm/parity.
 suite "WASM out of memory: too_large, not a crash (node)" run_file tests/wasm/limits.cjs node tests/wasm/limits.cjs
 # Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
 suite "Nsight Systems exports, WASM/CLI parity (node)" run_file tests/wasm/nsys_parity.cjs bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
+suite "Bad-input catalogue in the WASM: the CLI's line, bounded memory (node)" run_file tests/wasm/hostile_memory.cjs node tests/wasm/hostile_memory.cjs
 # Real traces rewritten the ways real Kineto traces differ (number spelling, order, metadata, ids,
 # B/E, flows, newer torch names, gzip members): the same findings and main numbers; and problems
 # planted into real traces: the right finding, step and numbers (tests/corpus/). ~20 s of CPU.

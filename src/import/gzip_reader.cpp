@@ -15,7 +15,11 @@ GzipReader::~GzipReader() {
 }
 
 bool GzipReader::open(const std::string& path) {
-  file_ = std::fopen(path.c_str(), "rb");
+  return open(std::fopen(path.c_str(), "rb"));
+}
+
+bool GzipReader::open(std::FILE* file) {
+  file_ = file;
   if (!file_) return false;
   input_.resize(kInputBytes);
   if (inflateInit2(&zs_, kGzipOnly) != Z_OK) return false;

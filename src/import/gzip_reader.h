@@ -22,6 +22,9 @@ class GzipReader {
 
   // False when the file cannot be opened.
   bool open(const std::string& path);
+  // Reads `file` (taken: closed by the reader), from where it stands; false when it is null.
+  // The fuzz target reads memory this way (fmemopen).
+  bool open(std::FILE* file);
   // Up to `n` bytes of the decoded data: the count, 0 at the end (whole or cut()), or -1 when the
   // data is damaged (reason()).
   int read(char* out, unsigned n);

@@ -99,9 +99,9 @@ const DiagInfo kInfos[] = {
      "to the file) were ignored; the trace is what the gzip data holds."},
     {"nsys_short_kernel_names", S::kInfo,
      "Kernels without demangledName, and without a mangledName that could be demangled (none, "
-     "or one cut off or too long to demangle safely), were named by their shortName, which drops "
-     "namespaces and template arguments (cutlass::Kernel<...gemm...> reads 'Kernel'); kernel "
-     "classes are read from those names."},
+     "or one cut off, too long, or nesting or repeating too much to demangle safely), were "
+     "named by their shortName, which drops namespaces and template arguments "
+     "(cutlass::Kernel<...gemm...> reads 'Kernel'); kernel classes are read from those names."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

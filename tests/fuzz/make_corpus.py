@@ -99,6 +99,37 @@ def main():
         with open(os.path.join(out, "chunked", digest), "wb") as f:
             f.write(header + data)
     print(f"make_corpus: {len(seeds)} seeds in {out}/import and {out}/chunked")
+    write_gzip_and_demangle_seeds(out)
+
+
+# Kernel names as older Nsight Systems exports hold them (mangledName): a CUTLASS GEMM, a lambda
+# in a template argument (the cloverleaf export's), a local lambda, a pack, an unnamed type.
+MANGLED = [
+    b"_ZN7cutlass6KernelI52cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4EEvNT_6ParamsE",
+    b"_ZN6clover19par_ranged2d_kernelIZ11build_fieldR16global_variablesEUliiE0_EEvNS_7Range2dET_",
+    b"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+    b"_ZZ4mainENKUlvE_clEv",
+    b"_Z1fIJifEEvDpT_",
+    b"_Z1fIN1aUt_EEvv",
+    b"_Z1fDv4_f",
+]
+
+
+def write_gzip_and_demangle_seeds(out):
+    """OUT/gzip: the catalogue's gzip files (a byte choosing the read size first, as
+    gzip_fuzzer.cpp reads it); OUT/demangle: MANGLED."""
+    os.makedirs(os.path.join(out, "gzip"), exist_ok=True)
+    os.makedirs(os.path.join(out, "demangle"), exist_ok=True)
+    path = os.path.join(ROOT, "tests", "bad_inputs")
+    for name in sorted(os.listdir(path)):
+        if name.endswith(".gz"):
+            with open(os.path.join(path, name), "rb") as f:
+                data = f.read(60 * 1024)
+            with open(os.path.join(out, "gzip", name), "wb") as f:
+                f.write(bytes([len(name) % 256]) + data)
+    for i, name in enumerate(MANGLED):
+        with open(os.path.join(out, "demangle", "name%d" % i), "wb") as f:
+            f.write(name)
 
 
 if __name__ == "__main__":

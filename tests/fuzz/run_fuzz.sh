@@ -7,7 +7,8 @@
 # tests/fuzz/regressions/<name> once fixed.
 #   FUZZ_SECONDS=60 FUZZ_BUILD=build/fuzz FUZZ_TARGETS="import_fuzzer chunked_fuzzer scan_fuzzer" run_fuzz.sh
 # (scan_fuzzer: the byte scanning layer's SIMD functions against its scalar fallback.)
-# (nsys_fuzzer, the Nsight Systems SQLite path, runs when named: FUZZ_TARGETS=nsys_fuzzer.)
+# (nsys_fuzzer, the Nsight Systems SQLite path, runs when named: FUZZ_TARGETS=nsys_fuzzer; so do
+# demangle_fuzzer and gzip_fuzzer, the kernel-name demangler and the CLI's gzip reader.)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}

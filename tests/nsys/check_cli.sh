@@ -27,7 +27,8 @@ bad() {  # bad FILE CODE
 }
 good() {  # good FILE... [grep pattern last]
   local pattern=${!#} out rc
-  out=$("$CLI" report "${@:1:$#-1}" 2>&1); rc=$?
+  # A time limit: a worst-case input that hangs fails here (exit 124) instead of hanging the run.
+  out=$(timeout 300 "$CLI" report "${@:1:$#-1}" 2>&1); rc=$?
   if [ "$rc" = 0 ] && grep -q -- "$pattern" <<<"$out"; then
     pass=$((pass + 1))
   else
@@ -84,6 +85,11 @@ gemm_kept short_names.sqlite
 # a missing one is (was silent), and the GEMM still a GEMM by its class.
 good "$DIR/long_mangled.sqlite" "nsys_short_kernel_names  *x6 (first in CUPTI_ACTIVITY_KIND_KERNEL row 3)"
 gemm_kept long_mangled.sqlite
+# Worst-case mangledNames under the cap: 60 levels of backreferences, each printing the level below
+# again (the report did not end: minutes, gigabytes), and 1,500 nested pointers: both left to the
+# shortName, said (12 launches); the lambda demangled as libiberty writes it (the page too).
+good "$DIR/hostile_mangled.sqlite" "nsys_short_kernel_names  *x12 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
+good "$DIR/hostile_mangled.sqlite" "build_field(global_variables&)::{lambda(int, int)#2}>"
 # "train_step" marks on the training thread (6) and on the data worker (12, no CUDA calls): the
 # steps are the training thread's (were the worker's 11 intervals).
 good "$DIR/step_marks_threads.sqlite" "Steps (5)"

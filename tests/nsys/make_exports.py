@@ -81,6 +81,10 @@ Files (deterministic: same bytes every run):
                              (a cutlass GEMM template's mangled): names as demangled
   long_mangled.sqlite        no_demangled with the cutlass GEMM's mangledName too long to
                              demangle: its shortName, said (nsys_short_kernel_names)
+  hostile_mangled.sqlite     no_demangled with worst-case mangledNames under the 2,048-byte cap
+                             (backreferences printing 2^60 times, 1,500 nested pointers, a
+                             lambda): the first two named by their shortName, the lambda
+                             demangled as the CLI's libiberty writes it, in the page too
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1580,6 +1584,46 @@ def long_mangled_names():
     return e
 
 
+def substitution(entry):
+    """The Itanium ABI's reference to substitution `entry`: S_, then S0_, S1_, ... (base 36)."""
+    if entry == 0:
+        return 'S_'
+    digits, n = '', entry - 1
+    while True:
+        digits = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'[n % 36] + digits
+        n //= 36
+        if n == 0:
+            return 'S%s_' % digits
+
+
+def hostile_mangled_names():
+    """training_steps without demangledName, each kernel's mangledName a worst case for the
+    demangler, all under its 2,048-byte cap: 60 levels of f<f<...>, X> whose second argument
+    refers back to the level below (451 bytes; each level prints the one below again: the CLI ran
+    for minutes and took gigabytes), pointers nested 1,500 deep (the CLI's demangler refused them,
+    the page's demangled them), and a lambda in a template argument (libc++abi, the page, wrote
+    'lambda0'(int, int) where libiberty, the CLI, writes {lambda(int, int)#2}). The first two are
+    named by their shortName, said; the lambda's name is demangled, the same in both."""
+    e = training()
+    doubling = '1aIiiE'
+    for level in range(1, 60):
+        doubling = 'S_I' + doubling + substitution(level) + 'E'
+    hostile = {
+        'ampere_sgemm_128x64_tn': '_Z1fI' + doubling + 'Evv',
+        'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>'
+        '(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)':
+            '_Z1f' + 'P' * 1500 + 'i',
+        'void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)':
+            '_ZN6clover19par_ranged2d_kernelIZ11build_fieldR16global_variablesEUliiE0_EEvNS_7Range2dET_',
+    }
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(hostile.get(name, name)),) + row[11:]
+    return e
+
+
 def step_marks_threads():
     """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
     worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
@@ -1720,6 +1764,8 @@ def main():
                          'CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM evil;'))
     long_mangled_names().save(p('long_mangled.sqlite'),
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    hostile_mangled_names().save(p('hostile_mangled.sqlite'),
+                                 drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)

@@ -2,8 +2,6 @@
 // memsets and synchronizations on (device, stream) tracks as Kineto lays them out, and the ac2g
 // flow from each launch to its GPU op. Names follow Kineto's, so the analyses written for PyTorch
 // traces apply unchanged (docs/report-schema.md, "Nsight Systems exports").
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -11,25 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "import/nsys_sqlite/kernel_demangle.h"
 #include "import/nsys_sqlite/nsys_rows.h"
 
 namespace ks::nsys_sqlite {
 
 namespace {
-
-// An older export's kernel table has no demangledName: its mangledName, demangled as nsys shows
-// it ("void cutlass::Kernel<...gemm...>(...)"), keeps the kernel's class, where shortName would
-// leave only "Kernel". Empty when the text is not a mangled name, or too long: the demangler
-// recurses on nesting, and the WASM stack is small.
-std::string demangled_kernel_name(std::string_view mangled) {
-  if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z" || mangled.size() > 2048) return {};
-  const std::string in(mangled);
-  int status = 0;
-  char* out = abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status);
-  std::string text = status == 0 && out ? std::string(out) : std::string();
-  std::free(out);
-  return text;
-}
 
 bool read_done(const RowReader& r) {
   return !r.failed();
@@ -208,8 +193,9 @@ bool read_kernels(Context& c) {
         const std::string_view mangled = c.strings.get(r.i64(kMangled));
         const std::string text = demangled_kernel_name(mangled);
         // Not an Itanium mangled name (an extern "C" kernel's is its plain name): the shortName
-        // is that same name. A "_Z" name left unread (cut off, or too long to demangle safely)
-        // loses its namespaces and templates as a kernel with no mangledName does: said alike.
+        // is that same name. A "_Z" name left unread (cut off, too long, or nesting or repeating
+        // too much to demangle safely: kernel_demangle.h) loses its namespaces and templates as
+        // a kernel with no mangledName does: said alike.
         at->second.fallback = text.empty() && mangled.substr(0, 2) == "_Z";
         at->second.name = text.empty() ? c.strings.interned(r.i64(kShort), &c.trace->strings)
                                        : c.trace->strings.intern(text);
