@@ -25,6 +25,8 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  thread_names_nvtx.sqlite   training_steps with the data worker named by nvtxNameOsThread only
+                             (NVTX_EVENTS eventType 39, no ThreadNames row)
   step_marks_threads.sqlite  step_marks with the data worker marking "train_step" twice as often:
                              the training thread's marks are the steps
   own_step_marks.sqlite      the same with marks "next_batch N" (steps with --step-range
@@ -1604,6 +1606,21 @@ def torchrun_visible_devices():
     return e, sql
 
 
+def thread_names_nvtx():
+    """training_steps.sqlite where the data worker thread is named only by the program,
+    nvtxNameOsThread(tid, "batch_loader"): ThreadNames has no row for it, NVTX_EVENTS has an
+    event of type 39 (NvtxThread; JuliaGPU/NVTX.jl test/basic.jl reads thread names so) naming
+    it. The training thread is named both ways: ThreadNames' "python3" stands."""
+    e = training()
+    worker = gtid(e.pid, 4250)
+    e.rows['ThreadNames'] = [r for r in e.rows['ThreadNames'] if r[2] != worker]
+    for tid, name in ((4250, 'batch_loader'), (4242, 'trainer_main')):
+        e.rows['NVTX_EVENTS'].append((49_000_000, None, 39, None, None, None, name,
+                                      gtid(e.pid, tid), None, None, 0, None, None, None, None,
+                                      None, None, None, None))
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1717,6 +1734,7 @@ def main():
     long_mangled_names().save(p('long_mangled.sqlite'),
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
+    thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
