@@ -201,6 +201,16 @@ good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" range
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
 
+# --capture-range=cudaProfilerApi started and stopped mid-step: ProfilerStep#0, pushed before the
+# capture's start (a negative time), and ProfilerStep#5, open at the stop, are left out; steps
+# 1-4 are the steps (was: 5 steps, ProfilerStep#0 at -0.170 ms with 96.3% GPU idle, the idle
+# finding at 39.0% of step time and the critical path of that cut step).
+good "$DIR/capture_range_cut.sqlite" "Steps (4)"
+good "$DIR/capture_range_cut.sqlite" "the first step (1.58 ms, begun at -170.0 µs) is left out: it began before the capture started (the capture started mid-run, inside it)"
+good "$DIR/capture_range_cut.sqlite" "the last step (150.0 µs, begun at 8.01 ms) is left out: its range was still open"
+good "$DIR/capture_range_cut.sqlite" "critical path of ProfilerStep#1"
+good "$DIR/capture_range_cut.sqlite" --format json '"first_step_left_out": "begun_before_capture"'
+
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

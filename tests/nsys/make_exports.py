@@ -25,6 +25,9 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  capture_range_cut.sqlite   training under --capture-range=cudaProfilerApi started and stopped
+                             mid-step: ProfilerStep#0 pushed before the capture (negative
+                             start), ProfilerStep#5 open at the stop; steps 1-4 whole
   thread_names_nvtx.sqlite   training_steps with the data worker named by nvtxNameOsThread only
                              (NVTX_EVENTS eventType 39, no ThreadNames row)
   step_marks_threads.sqlite  step_marks with the data worker marking "train_step" twice as often:
@@ -1621,6 +1624,43 @@ def thread_names_nvtx():
     return e
 
 
+def capture_range_cut(steps=6):
+    """training() under nsys --capture-range=cudaProfilerApi --capture-range-end=stop with
+    torch.cuda.profiler.start() and stop() called mid-step (from another thread, or a callback
+    outside the loop's ranges): the session's zero is the capture's start, so ProfilerStep#0,
+    pushed before it, starts at a negative time (as precapture_nvtx's ranges do) and its first
+    two launches were never traced; ProfilerStep#5 was still open at the stop (end NULL) and its
+    last launches are missing. Steps 1-4 are the only whole ones."""
+    e = training(steps=steps)
+    starts = sorted(r[0] for r in e.rows['NVTX_EVENTS'] if str(r[6]).startswith('ProfilerStep#'))
+    cut0 = starts[0] + 170_000      # after the first step's second launch
+    cut1 = starts[-1] + 160_000     # after the last step's first launch
+    runtime = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    kept = {r[4] for r in runtime if cut0 <= r[0] and r[1] <= cut1}
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
+                  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [r for r in e.rows[table] if r[6] in kept]
+    e.rows['CUPTI_ACTIVITY_KIND_RUNTIME'] = [r for r in runtime if r[4] in kept]
+    e.rows['OSRT_API'] = [r for r in e.rows['OSRT_API']
+                          if cut0 <= r[0] and r[1] <= cut1 and r[3] & 0xFFFFFF]
+    e.rows['GPU_METRICS'] = [r for r in e.rows['GPU_METRICS'] if cut0 <= r[1] <= cut1]
+    nvtx = []
+    for r in e.rows['NVTX_EVENTS']:
+        if r[0] > cut1:
+            continue  # pushed after the stop
+        if r[1] is not None and r[1] > cut1:
+            r = (r[0], None) + r[2:]  # open at the stop
+        nvtx.append(r)
+    e.rows['NVTX_EVENTS'] = nvtx
+    for table in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',
+                  'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'OSRT_API',
+                  'NVTX_EVENTS'):
+        e.rows[table] = [(r[0] - cut0, None if r[1] is None else r[1] - cut0) + r[2:]
+                         for r in e.rows[table]]
+    e.rows['GPU_METRICS'] = [(r[0], r[1] - cut0) + r[2:] for r in e.rows['GPU_METRICS']]
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1735,6 +1775,7 @@ def main():
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
+    capture_range_cut().save(p('capture_range_cut.sqlite'))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
