@@ -25,6 +25,9 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
+                             ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
+                             ProfilerStep ranges
   capture_range_cut.sqlite   training under --capture-range=cudaProfilerApi started and stopped
                              mid-step: ProfilerStep#0 pushed before the capture (negative
                              start), ProfilerStep#5 open at the stop; steps 1-4 whole
@@ -1624,6 +1627,34 @@ def thread_names_nvtx():
     return e
 
 
+def nccl_nvtx_rank(r, step_ranges=True):
+    """trace_rank{r}.sqlite with NCCL's own NVTX annotations (NCCL_NVTX_DISABLE unset): a domain
+    "NCCL" created (NvtxDomainCreate, eventType 75, its domainId on the row; NVIDIA's
+    TensorRT-LLM layer_wise_benchmarks/parse.py finds NCCL's ranges by it) and a push/pop range
+    "ncclAllReduce" / "ncclAllGather" in that domain around each collective's enqueue on the
+    calling thread (11 us, whichever rank). Without step_ranges, no ProfilerStep ranges: the
+    NCCL ranges repeat once per iteration but are no steps."""
+    e = rank(r)
+    tid = 5000 + r
+    if not step_ranges:
+        e.rows['NVTX_EVENTS'] = []
+    nccl = 1
+    def range_row(start, end, text, kind):
+        e.rows['NVTX_EVENTS'].append((start, end, kind, None, None, None, text, gtid(e.pid, tid),
+                                      None, None, nccl, None, None, None, None, None, None, None,
+                                      None))
+    range_row(99_000_000, None, 'NCCL', 75)
+    corr_names = {row[6]: row[8] for row in e.rows['CUPTI_ACTIVITY_KIND_KERNEL']}
+    texts = {i: s for s, i in e.strings.items()}
+    for row in e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']:
+        kernel = texts.get(corr_names.get(row[4]), '')
+        if 'AllReduce' in kernel:
+            range_row(row[0] - 2_000, row[0] + 9_000, 'ncclAllReduce', PUSHPOP)
+        elif 'AllGather' in kernel:
+            range_row(row[0] - 2_000, row[0] + 9_000, 'ncclAllGather', PUSHPOP)
+    return e
+
+
 def capture_range_cut(steps=6):
     """training() under nsys --capture-range=cudaProfilerApi --capture-range-end=stop with
     torch.cuda.profiler.start() and stop() called mid-step (from another thread, or a callback
@@ -1776,6 +1807,9 @@ def main():
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
     capture_range_cut().save(p('capture_range_cut.sqlite'))
+    for r in range(4):
+        nccl_nvtx_rank(r).save(p('nccl_nvtx_rank%d.sqlite' % r))
+        nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
