@@ -236,7 +236,10 @@ void set_default_window(const StepsResult& steps, const IterationsResult& iterat
     o->window_slice = steps.steps[warmups].slice;
     return;
   }
-  if ((steps.source == StepSource::kStepLikeRange || steps.source == StepSource::kUserRange) &&
+  // A first ProfilerStep cut by the capture's start (StepsResult::first_cut) is no window
+  // either: HTA's default, the first ProfilerStep instance, would be that cut step.
+  if ((steps.source == StepSource::kStepLikeRange || steps.source == StepSource::kUserRange ||
+       steps.first_cut) &&
       !steps.steps.empty()) {
     o->window_slice = steps.steps.front().slice;
   } else if (steps.found == 0 && !iterations.iterations.empty()) {

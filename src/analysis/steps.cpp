@@ -586,6 +586,18 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   std::sort(r.steps.begin(), r.steps.end(),
             [](const Step& a, const Step& b) { return a.host_begin < b.host_begin; });
   r.found = r.steps.size();
+  // A first step cut by the capture's start (StepsResult::first_cut): nsys counts from the
+  // capture's start, and a range pushed before it (--capture-range=cudaProfilerApi or nvtx,
+  // --delay) keeps its own, earlier start, while its GPU work before the start was never traced:
+  // an idle-looking step that is no step of the loop.
+  if (r.steps.size() >= 2 && t.facts.format == TraceFormat::kNsysSqlite &&
+      t.facts.has_session_start && r.steps.front().host_begin < t.facts.session_start_ns) {
+    const Step& first = r.steps.front();
+    r.first_cut = true;
+    r.first_cut_begin = first.host_begin;
+    r.first_cut_dur = first.host_end - first.host_begin;
+    r.steps.erase(r.steps.begin());
+  }
   // Device-adjusted bounds: walk the runtime calls (sorted by ts) inside each host step; the
   // steps never overlap (every source above drops overlaps), so this is one walk over the calls.
   const auto& rt = join.runtime_by_ts;

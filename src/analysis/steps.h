@@ -74,7 +74,12 @@ struct StepsResult {
   enum class LastStepCut : uint8_t { kNone, kOpen, kShort };
   LastStepCut last_cut = LastStepCut::kNone;
   int64_t last_cut_dur = 0;  // its length as the trace has it
-  uint64_t found = 0;        // ProfilerStep markers found, before dropping
+  // The first step was cut by the capture's start and is left out: an Nsight Systems export's
+  // step range that began before the session's zero (the capture started mid-run, inside it:
+  // its GPU work before the start is missing). Its host start and length as the trace has them.
+  bool first_cut = false;
+  int64_t first_cut_begin = 0, first_cut_dur = 0;
+  uint64_t found = 0;  // ProfilerStep markers found, before dropping
   // Markers (ProfilerStep#N, or --step-range instances) left out because they began inside an
   // earlier kept one (nested or overlapping: a hand-written or merged file; real steps follow one
   // another), and the first one's name and host start, so the report can say what it left out.

@@ -102,6 +102,20 @@ const ks::Track* track_named(const ks::Trace& t, const std::string& name) {
 
 }  // namespace
 
+TEST_CASE("nsys built: threads named by nvtxNameOsThread where ThreadNames has none",
+          "[nsys][built]") {
+  auto t = load_built("thread_names_nvtx.sqlite");
+  // The worker had no ThreadNames row: its NvtxThread event names it (was "thread 4250").
+  CHECK(track_named(*t, "batch_loader OS runtime"));
+  CHECK_FALSE(track_named(*t, "thread 4250 OS runtime"));
+  // The training thread has both: ThreadNames' name stands.
+  CHECK(track_named(*t, "python3 CUDA API"));
+  CHECK_FALSE(track_named(*t, "trainer_main CUDA API"));
+  // Naming events are no ranges or marks.
+  auto nvtx = by_name(*t, ks::SliceKind::kUserAnnotation);
+  CHECK(nvtx.count("batch_loader") == 0);
+}
+
 TEST_CASE("nsys built: NVTX steps, copies, syncs, OS runtime, GPU metrics", "[nsys][built]") {
   auto t = load_built("training_steps.sqlite");
   auto nvtx = by_name(*t, ks::SliceKind::kUserAnnotation);

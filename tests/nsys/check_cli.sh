@@ -207,6 +207,27 @@ good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" range
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
 
+# --capture-range=cudaProfilerApi started and stopped mid-step: ProfilerStep#0, pushed before the
+# capture's start (a negative time), and ProfilerStep#5, open at the stop, are left out; steps
+# 1-4 are the steps (was: 5 steps, ProfilerStep#0 at -0.170 ms with 96.3% GPU idle, the idle
+# finding at 39.0% of step time and the critical path of that cut step).
+good "$DIR/capture_range_cut.sqlite" "Steps (4)"
+good "$DIR/capture_range_cut.sqlite" "the first step (1.58 ms, begun at -170.0 µs) is left out: it began before the capture started (the capture started mid-run, inside it)"
+good "$DIR/capture_range_cut.sqlite" "the last step (150.0 µs, begun at 8.01 ms) is left out: its range was still open"
+good "$DIR/capture_range_cut.sqlite" "critical path of ProfilerStep#1"
+good "$DIR/capture_range_cut.sqlite" --format json '"first_step_left_out": "begun_before_capture"'
+# nsys --pytorch=autograd-shapes-nvtx: ops ranked by their name without emit_nvtx's seq / op_id
+# / sizes, the steps from the loop's "train_step" ranges (never the per-op ranges), the flag named.
+good "$DIR/autograd_shapes.sqlite" 'steps from the range "train_step"'
+good "$DIR/autograd_shapes.sqlite" "80.6    1.37 ms    80.6    1.37 ms        3  aten::addmm$"
+good "$DIR/autograd_shapes.sqlite" "Diagnosis flags were on (--pytorch=autograd-shapes-nvtx)"
+# NCCL's own NVTX ranges (its "NCCL" domain: ncclAllReduce, ncclAllGather around each enqueue)
+# change neither the communication time per rank nor the straggler, with or without step ranges
+# (they are NCCL's, never steps: the iterations are inferred from the launches).
+good "$DIR"/nccl_nvtx_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
+good "$DIR"/nccl_nvtx_nosteps_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
+good "$DIR/nccl_nvtx_nosteps_rank0.sqlite" "No step ranges: the capture is analyzed as one window; the GPU work repeats as 4 iterations"
+
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

@@ -25,6 +25,14 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
+                             ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
+                             ProfilerStep ranges
+  capture_range_cut.sqlite   training under --capture-range=cudaProfilerApi started and stopped
+                             mid-step: ProfilerStep#0 pushed before the capture (negative
+                             start), ProfilerStep#5 open at the stop; steps 1-4 whole
+  thread_names_nvtx.sqlite   training_steps with the data worker named by nvtxNameOsThread only
+                             (NVTX_EVENTS eventType 39, no ThreadNames row)
   step_marks_threads.sqlite  step_marks with the data worker marking "train_step" twice as often:
                              the training thread's marks are the steps
   own_step_marks.sqlite      the same with marks "next_batch N" (steps with --step-range
@@ -1652,6 +1660,86 @@ def torchrun_visible_devices():
     return e, sql
 
 
+def thread_names_nvtx():
+    """training_steps.sqlite where the data worker thread is named only by the program,
+    nvtxNameOsThread(tid, "batch_loader"): ThreadNames has no row for it, NVTX_EVENTS has an
+    event of type 39 (NvtxThread; JuliaGPU/NVTX.jl test/basic.jl reads thread names so) naming
+    it. The training thread is named both ways: ThreadNames' "python3" stands."""
+    e = training()
+    worker = gtid(e.pid, 4250)
+    e.rows['ThreadNames'] = [r for r in e.rows['ThreadNames'] if r[2] != worker]
+    for tid, name in ((4250, 'batch_loader'), (4242, 'trainer_main')):
+        e.rows['NVTX_EVENTS'].append((49_000_000, None, 39, None, None, None, name,
+                                      gtid(e.pid, tid), None, None, 0, None, None, None, None,
+                                      None, None, None, None))
+    return e
+
+
+def nccl_nvtx_rank(r, step_ranges=True):
+    """trace_rank{r}.sqlite with NCCL's own NVTX annotations (NCCL_NVTX_DISABLE unset): a domain
+    "NCCL" created (NvtxDomainCreate, eventType 75, its domainId on the row; NVIDIA's
+    TensorRT-LLM layer_wise_benchmarks/parse.py finds NCCL's ranges by it) and a push/pop range
+    "ncclAllReduce" / "ncclAllGather" in that domain around each collective's enqueue on the
+    calling thread (11 us, whichever rank). Without step_ranges, no ProfilerStep ranges: the
+    NCCL ranges repeat once per iteration but are no steps."""
+    e = rank(r)
+    tid = 5000 + r
+    if not step_ranges:
+        e.rows['NVTX_EVENTS'] = []
+    nccl = 1
+    def range_row(start, end, text, kind):
+        e.rows['NVTX_EVENTS'].append((start, end, kind, None, None, None, text, gtid(e.pid, tid),
+                                      None, None, nccl, None, None, None, None, None, None, None,
+                                      None))
+    range_row(99_000_000, None, 'NCCL', 75)
+    corr_names = {row[6]: row[8] for row in e.rows['CUPTI_ACTIVITY_KIND_KERNEL']}
+    texts = {i: s for s, i in e.strings.items()}
+    for row in e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']:
+        kernel = texts.get(corr_names.get(row[4]), '')
+        if 'AllReduce' in kernel:
+            range_row(row[0] - 2_000, row[0] + 9_000, 'ncclAllReduce', PUSHPOP)
+        elif 'AllGather' in kernel:
+            range_row(row[0] - 2_000, row[0] + 9_000, 'ncclAllGather', PUSHPOP)
+    return e
+
+
+def capture_range_cut(steps=6):
+    """training() under nsys --capture-range=cudaProfilerApi --capture-range-end=stop with
+    torch.cuda.profiler.start() and stop() called mid-step (from another thread, or a callback
+    outside the loop's ranges): the session's zero is the capture's start, so ProfilerStep#0,
+    pushed before it, starts at a negative time (as precapture_nvtx's ranges do) and its first
+    two launches were never traced; ProfilerStep#5 was still open at the stop (end NULL) and its
+    last launches are missing. Steps 1-4 are the only whole ones."""
+    e = training(steps=steps)
+    starts = sorted(r[0] for r in e.rows['NVTX_EVENTS'] if str(r[6]).startswith('ProfilerStep#'))
+    cut0 = starts[0] + 170_000      # after the first step's second launch
+    cut1 = starts[-1] + 160_000     # after the last step's first launch
+    runtime = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    kept = {r[4] for r in runtime if cut0 <= r[0] and r[1] <= cut1}
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY',
+                  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [r for r in e.rows[table] if r[6] in kept]
+    e.rows['CUPTI_ACTIVITY_KIND_RUNTIME'] = [r for r in runtime if r[4] in kept]
+    e.rows['OSRT_API'] = [r for r in e.rows['OSRT_API']
+                          if cut0 <= r[0] and r[1] <= cut1 and r[3] & 0xFFFFFF]
+    e.rows['GPU_METRICS'] = [r for r in e.rows['GPU_METRICS'] if cut0 <= r[1] <= cut1]
+    nvtx = []
+    for r in e.rows['NVTX_EVENTS']:
+        if r[0] > cut1:
+            continue  # pushed after the stop
+        if r[1] is not None and r[1] > cut1:
+            r = (r[0], None) + r[2:]  # open at the stop
+        nvtx.append(r)
+    e.rows['NVTX_EVENTS'] = nvtx
+    for table in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',
+                  'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'OSRT_API',
+                  'NVTX_EVENTS'):
+        e.rows[table] = [(r[0] - cut0, None if r[1] is None else r[1] - cut0) + r[2:]
+                         for r in e.rows[table]]
+    e.rows['GPU_METRICS'] = [(r[0], r[1] - cut0) + r[2:] for r in e.rows['GPU_METRICS']]
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1767,6 +1855,11 @@ def main():
     hostile_mangled_names().save(p('hostile_mangled.sqlite'),
                                  drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
+    thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
+    capture_range_cut().save(p('capture_range_cut.sqlite'))
+    for r in range(4):
+        nccl_nvtx_rank(r).save(p('nccl_nvtx_rank%d.sqlite' % r))
+        nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))

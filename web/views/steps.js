@@ -54,7 +54,7 @@ export function stepsView(s) {
     ['Spread', fmtPct(s.spread_pct)],
   ];
   for (const [k, v] of Object.entries(s)) {
-    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us', 'last_step_left_out', 'last_step_left_out_us', 'last_step_left_out_start_us', 'overlapping_left_out', 'first_overlapping_start_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
+    if (!['count', 'min_us', 'median_us', 'max_us', 'spread_pct', 'rows', 'inferred_iterations', 'first_step_queued_us', 'omitted_rows', 'omitted_total_us', 'last_step_left_out', 'last_step_left_out_us', 'last_step_left_out_start_us', 'first_step_left_out', 'first_step_left_out_us', 'first_step_left_out_start_us', 'overlapping_left_out', 'first_overlapping_start_us'].includes(k)) stats.push([labelFor(k), fmtByKey(k, v)]);
   }
   // A GPU-bound loop runs ahead of the GPU: the first step inherits the warm-up steps' backlog.
   const queued = s.first_step_queued_us;
@@ -70,6 +70,11 @@ export function stepsView(s) {
   const cutNote =
     cut === 'open_at_capture_end' || cut === 'short'
       ? note(`The last step (${fmtUs(s.last_step_left_out_us)}, starting at ${fmtUs(s.last_step_left_out_start_us)}) is left out: ${cut === 'short' ? 'under a quarter of the others’ median, it was cut short by the profiler’s stop (the last prof.step() opens a step the capture’s end closes).' : 'its range was still open when the capture stopped, so its length is the capture’s cut.'}`)
+      : null;
+  // A first step the capture's start cut (steps.h first_cut): left out of the statistics.
+  const firstCutNote =
+    s.first_step_left_out === 'begun_before_capture'
+      ? note(`The first step (${fmtUs(s.first_step_left_out_us)}, starting at ${fmtUs(s.first_step_left_out_start_us)}) is left out: it began before the capture started (the capture started mid-run, inside it), so its GPU work before the start was never traced.`)
       : null;
   // Step markers nested in or overlapping an earlier one (a merged file): left out, said (steps.h).
   const nested = s.overlapping_left_out;
@@ -101,6 +106,7 @@ export function stepsView(s) {
     'steps',
     'Steps',
     statList(stats),
+    firstCutNote,
     cutNote,
     nestedNote,
     backlog,

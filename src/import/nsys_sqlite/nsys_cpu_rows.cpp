@@ -49,6 +49,33 @@ std::string_view emit_nvtx_sizes(std::string_view name) {
 
 }  // namespace
 
+// nvtxNameOsThread(tid, name) is written to NVTX_EVENTS as an event of type NvtxThread (39 in
+// ENUM_NSYS_EVENT_TYPE; the export's own enum wins), its text the name, its globalTid the thread
+// named. ThreadNames lacks such a name when the OS knew the thread by none of its own (or by
+// the process's): the program's name is the one to show then.
+bool read_nvtx_thread_names(Context& c) {
+  const char* table = "NVTX_EVENTS";
+  if (!c.db.has_table(table)) return true;  // read_nvtx notes it
+  int64_t thread_type = 39;
+  for (const auto& kv : read_enum(c, "ENUM_NSYS_EVENT_TYPE", "name"))
+    if (kv.second == "NvtxThread") thread_type = kv.first;
+  RowReader r;
+  enum { kType, kText, kTextId, kTid };
+  if (!r.prepare(c.db, table, {"eventType", "text", "textId", "globalTid"}, &c.trace->diagnostics,
+                 c.error))
+    return false;
+  while (r.next()) {
+    if (r.null(kType) || r.i64(kType) != thread_type || r.null(kTid)) continue;
+    std::string& name = c.thread_names[r.i64(kTid)];
+    if (!name.empty()) continue;  // ThreadNames' name stands
+    if (!r.null(kText))
+      name.assign(r.text(kText));
+    else if (!r.null(kTextId))
+      name.assign(c.strings.get(r.i64(kTextId)));
+  }
+  return !r.failed();
+}
+
 bool read_nvtx(Context& c) {
   const char* table = "NVTX_EVENTS";
   if (!c.db.has_table(table)) {

@@ -1,8 +1,9 @@
 // Nsight Systems export -> the model. The mapping (docs/report-schema.md, "Nsight Systems
 // exports"), in short:
 //   processes: pid = (globalPid >> 24) & 0xFFFFFF, named from PROCESSES; threads: tid = globalTid
-//     & 0xFFFFFF, named from ThreadNames; each thread gets one track per row, as Nsight's GUI
-//     draws them: "<thread> NVTX", "<thread> CUDA API", "<thread> OS runtime";
+//     & 0xFFFFFF, named from ThreadNames, else by nvtxNameOsThread (NVTX_EVENTS type 39); each
+//     thread gets one track per row, as Nsight's GUI draws them: "<thread> NVTX", "<thread> CUDA
+//     API", "<thread> OS runtime";
 //   CUPTI_ACTIVITY_KIND_RUNTIME -> cuda_runtime / cuda_driver slices (version suffix dropped),
 //     with their caller from CUDA_CALLCHAINS (--cudabacktrace) as their call stack;
 //   KERNEL / MEMCPY / MEMSET / SYNCHRONIZATION -> kernel / gpu_memcpy / gpu_memset / cuda_sync on
@@ -619,16 +620,17 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   Context c(db, trace.get(), error);
   if (options.only_pid >= 0) filter_to_rank(c, options);
   bool ok = read_export_meta(c) && read_capture_meta(c) && read_session_start(c) &&
-            read_strings(c) && read_names(c) && read_devices(c) && read_rank_from_env(c) &&
-            (reserve_rows(c), true) && nsys_sqlite::read_callchains(c) &&
-            nsys_sqlite::read_runtime(c) && nsys_sqlite::read_kernels(c) &&
-            nsys_sqlite::read_graph_trace(c) && nsys_sqlite::read_memcpy(c) &&
-            nsys_sqlite::read_memset(c) && nsys_sqlite::read_sync(c) &&
-            nsys_sqlite::read_memory_usage(c) && nsys_sqlite::read_um_page_faults(c) &&
-            nsys_sqlite::read_nvtx(c) && nsys_sqlite::read_osrt(c) &&
-            nsys_sqlite::read_library_calls(c) && nsys_sqlite::read_mpi(c) &&
-            nsys_sqlite::read_gpu_metrics(c) && nsys_sqlite::read_profiler_diagnostics(c) &&
-            nsys_sqlite::read_profiler_overhead(c) && nsys_sqlite::read_sched(c);
+            read_strings(c) && read_names(c) && nsys_sqlite::read_nvtx_thread_names(c) &&
+            read_devices(c) && read_rank_from_env(c) && (reserve_rows(c), true) &&
+            nsys_sqlite::read_callchains(c) && nsys_sqlite::read_runtime(c) &&
+            nsys_sqlite::read_kernels(c) && nsys_sqlite::read_graph_trace(c) &&
+            nsys_sqlite::read_memcpy(c) && nsys_sqlite::read_memset(c) &&
+            nsys_sqlite::read_sync(c) && nsys_sqlite::read_memory_usage(c) &&
+            nsys_sqlite::read_um_page_faults(c) && nsys_sqlite::read_nvtx(c) &&
+            nsys_sqlite::read_osrt(c) && nsys_sqlite::read_library_calls(c) &&
+            nsys_sqlite::read_mpi(c) && nsys_sqlite::read_gpu_metrics(c) &&
+            nsys_sqlite::read_profiler_diagnostics(c) && nsys_sqlite::read_profiler_overhead(c) &&
+            nsys_sqlite::read_sched(c);
   if (!ok) return nullptr;
   // The launches by correlation id (an entry per CUDA API call) are done with: freed before
   // finalize() sorts, the peak of the import.

@@ -259,6 +259,7 @@ bool read_memset(Context& c);
 bool read_sync(Context& c);
 bool read_graph_trace(Context& c);
 bool read_nvtx(Context& c);
+bool read_nvtx_thread_names(Context& c);  // nvtxNameOsThread names; before any track
 bool read_osrt(Context& c);
 bool read_library_calls(Context& c);  // CUDNN_EVENTS, CUBLAS_EVENTS
 bool read_mpi(Context& c);            // MPI_*_EVENTS (nsys_mpi_rows.cpp)

@@ -120,6 +120,18 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   s.field("spread_pct", Cell::number(r.spread_pct));
   s.field("cv_pct", Cell::number(r.cv_pct));
   add_steps_prose(&s, r, how);
+  if (r.first_cut) {
+    s.field("first_step_left_out", Cell::str("begun_before_capture"));
+    s.field("first_step_left_out_us", Cell::ns(r.first_cut_dur));
+    s.field("first_step_left_out_start_us", Cell::ns(r.first_cut_begin - t0));
+    const std::string note =
+        "the first step (" + format_duration(r.first_cut_dur) + ", begun at " +
+        format_duration(r.first_cut_begin - t0) +
+        ") is left out: it began before the capture started (the capture started mid-run, "
+        "inside it), so its GPU work before the start was never traced";
+    s.line("  " + note);
+    s.paragraph("Note: " + note + ".\n\n");
+  }
   if (r.last_cut != StepsResult::LastStepCut::kNone) {
     const bool open = r.last_cut == StepsResult::LastStepCut::kOpen;
     s.field("last_step_left_out", Cell::str(open ? "open_at_capture_end" : "short"));
