@@ -12,14 +12,12 @@ and no share of the step that sums 8 devices' kernel time over one device's wind
 
 Usage: /usr/bin/python3 tests/corpus/one_process_gpus.py --cli build/native/kinetoscope [-v]
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer)
 
 CORPUS = [
@@ -77,29 +75,12 @@ def one_process_gpus(doc, n=8):
     return doc
 
 
-def run(cli, path):
-    p = subprocess.run([cli, "report", path, "--format", "json"], capture_output=True)
-    if p.returncode != 0:
-        raise RuntimeError("kinetoscope failed on %s: %s" % (path, p.stderr.decode()[:500]))
-    return json.loads(p.stdout)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default="build/native/kinetoscope")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
-    if not os.path.isdir(mm.TRACES):
-        print("SKIP: %s is absent" % mm.TRACES)
+    args = corpus_cli.arguments(mm.TRACES)
+    if args is None:
         return 0
-    failures = []
-
-    def check(what, ok, detail=""):
-        if not ok:
-            failures.append(what)
-            print("FAIL %s %s" % (what, detail))
-        elif args.v:
-            print("ok   %s" % what)
+    c = corpus_cli.Checker(args.v)
+    check = c.check
 
     with tempfile.TemporaryDirectory() as tmp:
         for name in CORPUS:
@@ -109,7 +90,7 @@ def main():
                 paths.append(os.path.join(tmp, label + ".json"))
                 with open(paths[-1], "wb") as f:
                     f.write(mm.dump(doc))
-            one, eight = run(args.cli, paths[0]), run(args.cli, paths[1])
+            one, eight = corpus_cli.report(args.cli, paths[0]), corpus_cli.report(args.cli, paths[1])
             check("%s: 8 GPU devices" % name, eight["trace"]["gpu_devices"] == 8,
                   str(eight["trace"]["gpu_devices"]))
             util = [d["utilization_pct"] for d in eight["gpu_metrics"]["devices"]]
@@ -131,8 +112,8 @@ def main():
                       (base is None or base["evidence"][key] == got["evidence"][key]),
                       "one: %s, eight: %s" % (base and base["evidence"].get(key),
                                               got and (got["title"], got["evidence"].get(key))))
-    print("one process, 8 GPUs: %d checks failed" % len(failures))
-    return 1 if failures else 0
+    print("one process, 8 GPUs: %d checks failed" % len(c.failures))
+    return 1 if c.failures else 0
 
 
 if __name__ == "__main__":

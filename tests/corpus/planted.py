@@ -9,15 +9,13 @@ Straggler: four copies of param__dlrm_kineto worker0 (NCCL all-to-all, 1 step) a
 
 Usage: /usr/bin/python3 tests/corpus/planted.py --cli build/native/kinetoscope [-v]
 """
-import argparse
 import decimal
 import os
-import subprocess
 import sys
 import tempfile
-import json
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer)
 
 D = decimal.Decimal
@@ -27,13 +25,6 @@ RANKS = "param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json"
 # first step opens with GPU ops launched before the capture, with no launch in the trace).
 MIDSTEP = "tracelens__mi300__resnet_act_checkpoint.json.gz"
 DIAG_ARGS = ("Input Dims", "Input type", "Call stack", "Input Strides", "Concrete Inputs")
-
-
-def run(cli, paths):
-    p = subprocess.run([cli, "report", *paths, "--format", "json"], capture_output=True)
-    if p.returncode != 0:
-        raise RuntimeError("kinetoscope failed: %s" % p.stderr.decode()[:500])
-    return json.loads(p.stdout)
 
 
 def write(doc, path):
@@ -293,19 +284,6 @@ def plant_merged_rank(doc):
 
 # ----- checks ---------------------------------------------------------------------------------
 
-class Checker:
-    def __init__(self, verbose):
-        self.failures = []
-        self.verbose = verbose
-
-    def check(self, what, ok, detail=""):
-        if not ok:
-            self.failures.append(what)
-            print("FAIL %s %s" % (what, detail))
-        elif self.verbose:
-            print("ok   %s %s" % (what, detail))
-
-
 def finding(rep, fid):
     return next((f for f in rep["findings"] if f["id"] == fid), None)
 
@@ -322,21 +300,17 @@ def near(x, want, rel):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default="build/native/kinetoscope")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
-    if not os.path.isdir(mm.TRACES):
-        print("SKIP: %s is absent" % mm.TRACES)
+    args = corpus_cli.arguments(mm.TRACES)
+    if args is None:
         return 0
-    c = Checker(args.v)
+    c = corpus_cli.Checker(args.v)
     base = mm.load(os.path.join(mm.TRACES, BASE))
     for e in base["traceEvents"]:  # the clean base: no diagnostic flags
         if isinstance(e.get("args"), dict):
             for k in DIAG_ARGS:
                 e["args"].pop(k, None)
     with tempfile.TemporaryDirectory() as tmp:
-        clean = run(args.cli, [write(base, os.path.join(tmp, "clean.json"))])
+        clean = corpus_cli.report(args.cli, [write(base, os.path.join(tmp, "clean.json"))])
         clean_ids = {f["id"] for f in clean["findings"]}
         steps = [r["number"] for r in clean["steps"]["rows"]]
         c.check("clean base has 6 steps 5..10", steps == list(range(5, 11)), str(steps))
@@ -347,7 +321,7 @@ def main():
             c.check("clean base: no %s" % fid, fid not in clean_ids, str(sorted(clean_ids)))
 
         def planted(fn):
-            return run(args.cli, [write(fn(mm.copy_doc(base)), os.path.join(tmp, "p.json"))])
+            return corpus_cli.report(args.cli, [write(fn(mm.copy_doc(base)), os.path.join(tmp, "p.json"))])
 
         r = planted(plant_dtoh)
         f = fires(c, r, "sync.dtoh_in_step", "dtoh")
@@ -468,10 +442,10 @@ def main():
         # Warm-up on the second base: the GPU ops queued before the capture run after the 400 ms
         # of autotuning, with the GPU idle until then, so they are no backlog of the first step.
         mid = mm.load(os.path.join(mm.TRACES, MIDSTEP))
-        clean_mid = run(args.cli, [write(mid, os.path.join(tmp, "mid.json"))])
+        clean_mid = corpus_cli.report(args.cli, [write(mid, os.path.join(tmp, "mid.json"))])
         c.check("mid-step base: no steps.warmup_in_window",
                 finding(clean_mid, "steps.warmup_in_window") is None)
-        r = run(args.cli, [write(plant_warmup(mid), os.path.join(tmp, "mid_warm.json"))])
+        r = corpus_cli.report(args.cli, [write(plant_warmup(mid), os.path.join(tmp, "mid_warm.json"))])
         f = fires(c, r, "steps.warmup_in_window", "mid-step warm-up")
         if f:
             # Own times: the step less the GPU's busy time on work queued before it.
@@ -496,7 +470,7 @@ def main():
                         if e.get("cat") in ("kernel", "Kernel") and "nccl" in str(e.get("name", "")).lower():
                             e["dur"] = mm.dec(e["dur"]) / 5
                 paths.append(write(d, os.path.join(tmp, "rank-%d.json" % rank)))
-            return run(args.cli, paths)
+            return corpus_cli.report(args.cli, paths)
 
         r = ranks(None)
         ids = [x["id"] for x in r["findings"]]

@@ -11,7 +11,6 @@ pinned copies made pageable, a straggler rank whose compute is late at each coll
 
 Usage: /usr/bin/python3 tests/corpus/planted_shapes.py --cli build/native/kinetoscope [-v]
 """
-import argparse
 import os
 import shutil
 import sqlite3
@@ -20,9 +19,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402
-from planted import (D, GPU_CATS, RUNTIME_CATS, Checker, finding, fires, gpu_track, near,  # noqa: E402
-                     run, span, steps_of, vocab, widest_gap, write)
+from corpus_cli import Checker  # noqa: E402
+from planted import (D, GPU_CATS, RUNTIME_CATS, finding, fires, gpu_track, near, span,  # noqa: E402
+                     steps_of, vocab, widest_gap, write)
 
 A100 = "hta__negative_queue_length__rank0.json.gz"  # 5 steps, first one a warm-up
 MI300X = "tracelens__mi300__resnet_act_checkpoint.json.gz"  # 3 steps, hip* runtime
@@ -316,7 +317,7 @@ def check_slow_step(c, tmp, cli, name, doc, clean, index, us):
     """One step `us` slower: steps.unstable names it with max = its clean time + us."""
     what = "slow step (%s)" % name.split("__")[1][:12]
     rows = clean["steps"]["rows"]
-    r = run(cli, [write(stall_in_step(mm.copy_doc(doc), index, us), os.path.join(tmp, "s.json"))])
+    r = corpus_cli.report(cli, [write(stall_in_step(mm.copy_doc(doc), index, us), os.path.join(tmp, "s.json"))])
     f = fires(c, r, "steps.unstable", what)
     if f:
         ev = f["evidence"]
@@ -332,19 +333,15 @@ def check_slow_step(c, tmp, cli, name, doc, clean, index, us):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default="build/native/kinetoscope")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
-    if not os.path.isdir(mm.TRACES):
-        print("SKIP: %s is absent" % mm.TRACES)
+    args = corpus_cli.arguments(mm.TRACES)
+    if args is None:
         return 0
     c = Checker(args.v)
     cli = args.cli
     with tempfile.TemporaryDirectory() as tmp:
         def load_clean(name):
             doc = mm.load(os.path.join(mm.TRACES, name))
-            return doc, run(cli, [write(doc, os.path.join(tmp, "clean.json"))])
+            return doc, corpus_cli.report(cli, [write(doc, os.path.join(tmp, "clean.json"))])
 
         a100, a100_clean = load_clean(A100)
         v100, v100_clean = load_clean(V100)
@@ -363,7 +360,7 @@ def main():
         # all and compares them with the steady steps only; steps.unstable leaves them out.
         for name, doc, clean, k in ((V100, v100, v100_clean, 2), (A100, a100, a100_clean, 3)):
             what = "%d warm-up steps (%s)" % (k, name.split("__")[1][:12])
-            r = run(cli, [write(warmup_steps(mm.copy_doc(doc), k, 3), os.path.join(tmp, "w.json"))])
+            r = corpus_cli.report(cli, [write(warmup_steps(mm.copy_doc(doc), k, 3), os.path.join(tmp, "w.json"))])
             rows, crows = r["steps"]["rows"], clean["steps"]["rows"]
             steady = [x["dur_us"] for x in crows[k:]]
             f = fires(c, r, "steps.warmup_in_window", what)
@@ -386,11 +383,11 @@ def main():
                                                      "..", "nsys", "make_exports.py"), nsys_dir],
                        check=True, capture_output=True)
         base = os.path.join(nsys_dir, "training_steps.sqlite")
-        clean = run(cli, [base])
+        clean = corpus_cli.report(cli, [base])
         c.check("nsys clean: no warm-up", finding(clean, "steps.warmup_in_window") is None,
                 str(ids(clean)))
         planted = shutil.copy(base, os.path.join(tmp, "warm.sqlite"))
-        r = run(cli, [nsys_warmup(planted, 2, 3)])
+        r = corpus_cli.report(cli, [nsys_warmup(planted, 2, 3)])
         f = fires(c, r, "steps.warmup_in_window", "2 warm-up steps (nsys)")
         if f:
             ev = f["evidence"]
@@ -405,7 +402,7 @@ def main():
         # CPU, and nothing says it was the DataLoader.
         for name, doc, clean in ((MI300X, mi300, mi300_clean), (A100, a100, a100_clean)):
             what = "unnamed stall (%s)" % name.split("__")[1][:12]
-            r = run(cli, [write(stall_before_steps(mm.copy_doc(doc), 50000),
+            r = corpus_cli.report(cli, [write(stall_before_steps(mm.copy_doc(doc), 50000),
                                 os.path.join(tmp, "u.json"))])
             g = fires(c, r, "gpu.idle", what)
             if g:
@@ -420,7 +417,7 @@ def main():
         for name, doc, clean in ((MI300X, mi300, mi300_clean), (V100, v100, v100_clean)):
             what = "lockstep sync (%s)" % name.split("__")[1][:12]
             d, wait = plant_lockstep(mm.copy_doc(doc))
-            r = run(cli, [write(d, os.path.join(tmp, "l.json"))])
+            r = corpus_cli.report(cli, [write(d, os.path.join(tmp, "l.json"))])
             f = fires(c, r, "sync.runtime_calls", what)
             before = finding(clean, "sync.runtime_calls")
             n = len(clean["steps"]["rows"])
@@ -434,7 +431,7 @@ def main():
                         "%s vs %s + %s" % (ev["total_us"], ev0["total_us"], wait))
 
         # loss.item() per step on ROCm.
-        r = run(cli, [write(plant_item(mm.copy_doc(mi300)), os.path.join(tmp, "i.json"))])
+        r = corpus_cli.report(cli, [write(plant_item(mm.copy_doc(mi300)), os.path.join(tmp, "i.json"))])
         n = len(mi300_clean["steps"]["rows"])
         f = fires(c, r, "sync.dtoh_in_step", "item (MI300X)")
         if f:
@@ -451,7 +448,7 @@ def main():
             c.check("%s: clean is not launch-bound" % what,
                     finding(clean, "kernels.launch_bound") is None, str(ids(clean)))
             d = plant_tiny_kernels(mm.copy_doc(doc))
-            r = run(cli, [write(d, os.path.join(tmp, "t.json"))])
+            r = corpus_cli.report(cli, [write(d, os.path.join(tmp, "t.json"))])
             want, got = hta_temporal(d), r["temporal_breakdown"]
             c.check("%s: HTA's temporal breakdown of the planted events" % what,
                     all(abs(got[k] - want[k]) <= 0.01 + 1e-6 * want["span_us"] for k in want),
@@ -465,7 +462,7 @@ def main():
 
         # Pinned copies made pageable (A100: 5 MiB of pinned HtoD input batches).
         c.check("pageable: A100 clean has none", finding(a100_clean, "memcpy.pageable") is None)
-        r = run(cli, [write(plant_pageable(mm.copy_doc(a100)), os.path.join(tmp, "p.json"))])
+        r = corpus_cli.report(cli, [write(plant_pageable(mm.copy_doc(a100)), os.path.join(tmp, "p.json"))])
         f = fires(c, r, "memcpy.pageable", "pageable (A100)")
         if f:
             htod = next(x for x in r["memory_ops"]["rows"] if x["kind"] == "HtoD")
@@ -479,7 +476,7 @@ def main():
             paths = [write(d, os.path.join(tmp, "rank%d.json" % i))
                      for i, d in enumerate(late_rank([mm.copy_doc(d) for d in docs], late,
                                                      D(5000)))]
-            r = run(cli, paths)
+            r = corpus_cli.report(cli, paths)
             what = "late rank %d of 8" % late
             f = fires(c, r, "ranks.straggler", what)
             if f:

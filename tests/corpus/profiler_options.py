@@ -17,15 +17,13 @@ memcpy, syncs, CPU ops) must not move: the options add work to record, not work 
 
 Usage: /usr/bin/python3 tests/corpus/profiler_options.py --cli build/native/kinetoscope [-v]
 """
-import argparse
 import decimal
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer)
 
 D = decimal.Decimal
@@ -260,13 +258,6 @@ OPTIONS = [
 ]
 
 
-def run(cli, path):
-    p = subprocess.run([cli, "report", path, "--format", "json"], capture_output=True)
-    if p.returncode != 0:
-        raise RuntimeError("kinetoscope failed on %s: %s" % (path, p.stderr.decode()[:500]))
-    return json.loads(p.stdout)
-
-
 def flags_named(rep):
     """The options the diagnostic-flag finding names, in its order; () when it does not fire."""
     for f in rep["findings"]:
@@ -275,35 +266,18 @@ def flags_named(rep):
     return ()
 
 
-class Checker:
-    def __init__(self, verbose):
-        self.failures = []
-        self.verbose = verbose
-
-    def check(self, what, ok, detail=""):
-        if not ok:
-            self.failures.append(what)
-            print("FAIL %s %s" % (what, detail))
-        elif self.verbose:
-            print("ok   %s" % what)
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cli", default="build/native/kinetoscope")
-    ap.add_argument("-v", action="store_true")
-    ap.add_argument("-k", default="", help="only options whose label contains this")
-    args = ap.parse_args()
-    if not os.path.isdir(mm.TRACES):
-        print("SKIP: %s is absent" % mm.TRACES)
+    args = corpus_cli.arguments(
+        mm.TRACES, lambda ap: ap.add_argument("-k", default="", help="only options whose label contains this"))
+    if args is None:
         return 0
-    c = Checker(args.v)
+    c = corpus_cli.Checker(args.v)
     with tempfile.TemporaryDirectory() as tmp:
         def report_of(doc, name="t.json"):
             path = os.path.join(tmp, name)
             with open(path, "wb") as f:
                 f.write(mm.dump(doc))
-            return run(args.cli, path)
+            return corpus_cli.report(args.cli, path)
 
         for name in CORPUS:
             raw = clean(mm.load(os.path.join(mm.TRACES, name)))
