@@ -38,7 +38,6 @@ suite "WASM/CLI parity, scalar byte scanning (node)" run_file tests/wasm/parity.
 suite "WASM out of memory: too_large, not a crash (node)" run_file tests/wasm/limits.cjs node tests/wasm/limits.cjs
 # Nsight Systems exports through the page's path (importSqlite): the CLI's report, stats and errors.
 suite "Nsight Systems exports, WASM/CLI parity (node)" run_file tests/wasm/nsys_parity.cjs bash -c '/usr/bin/python3 tests/nsys/make_exports.py build/nsys >/dev/null && node tests/wasm/nsys_parity.cjs'
-suite "Bad-input catalogue in the WASM: the CLI's line, bounded memory (node)" run_file tests/wasm/hostile_memory.cjs node tests/wasm/hostile_memory.cjs
 # Real traces rewritten the ways real Kineto traces differ (number spelling, order, metadata, ids,
 # B/E, flows, newer torch names, gzip members): the same findings and main numbers; and problems
 # planted into real traces: the right finding, step and numbers (tests/corpus/). ~20 s of CPU.
@@ -57,6 +56,8 @@ suite "CLI write errors" run_file tests/cli/write_errors.sh bash tests/cli/write
 # The bad-input catalogue through the CLI: exact messages, and time/memory of the big inputs
 # (generated into build/bad_inputs; docs/hardening.md).
 suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tests/bad_inputs/check.py --cli build/native/kinetoscope
+# After the CLI catalogue, which writes the big inputs (generate.py --big) it also feeds the WASM.
+suite "Bad-input catalogue in the WASM: the CLI's line, bounded memory (node)" run_file tests/wasm/hostile_memory.cjs node tests/wasm/hostile_memory.cjs
 # Built Nsight Systems exports through the CLI: each bad file's one-line error, good ones' reports.
 suite "Nsight Systems exports (CLI)" run_file tests/nsys/check_cli.sh bash tests/nsys/check_cli.sh
 # The whole Catch2 suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize):
