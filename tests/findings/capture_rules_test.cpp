@@ -26,6 +26,12 @@ std::string steps(int n, int first = 1, int gap_after = -1) {
   return out;
 }
 
+// Three steps and one plain aten::mm, in an object whose top level sets `flag` to 1.
+std::string mm_with_top_level_flag(const std::string& flag) {
+  return R"J({")J" + flag + R"J(":1,"traceEvents":[)J" + steps(3) +
+         R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J";
+}
+
 }  // namespace
 
 TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[findings][capture]") {
@@ -42,9 +48,7 @@ TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[fi
     CHECK(num(*f, "memory_events") == 1);
   }
   SECTION("the top-level record_shapes flag") {
-    Run r =
-        run(R"J({"record_shapes":1,"traceEvents":[)J" + steps(3) +
-            R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
+    Run r = run(mm_with_top_level_flag("record_shapes"));
     const ks::Finding* f = find(r, "capture.diagnostic_flags");
     REQUIRE(f);
     CHECK(text(*f, "flags") == "record_shapes");
@@ -63,9 +67,7 @@ TEST_CASE("capture.diagnostic_flags: stacks, shapes or memory events seen", "[fi
     CHECK(text(*f, "flags") == "with_flops");
   }
   SECTION("the top-level with_modules flag alone") {
-    Run r =
-        run(R"J({"with_modules":1,"traceEvents":[)J" + steps(3) +
-            R"J({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":5}]})J");
+    Run r = run(mm_with_top_level_flag("with_modules"));
     const ks::Finding* f = find(r, "capture.diagnostic_flags");
     REQUIRE(f);
     CHECK(text(*f, "flags") == "with_modules");

@@ -4,6 +4,7 @@
 // steady step.
 #include <catch2/catch.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "findings/finding_run.h"
@@ -29,33 +30,35 @@ std::string steps_of(const std::vector<int>& durs) {
   return j + "]";
 }
 
+constexpr auto num = ks_test::evidence_number;
+
+// The finding `id`, which the run must have.
+const ks::Finding& required(const ks_test::FindingRun& r, std::string_view id) {
+  INFO("findings: " << r.ids);
+  const ks::Finding* f = ks_test::find_finding(r, id);
+  REQUIRE(f);
+  return *f;
+}
+
 }  // namespace
 
 TEST_CASE("steps.warmup_in_window: several warm-up steps", "[findings][warmup]") {
   SECTION("two leading 3 ms steps before four 1 ms ones: both are warm-up") {
-    ks_test::FindingRun r =
-        ks_test::run_findings_on(steps_of({3000, 3000, 1000, 1000, 1000, 1000}));
-    INFO("findings: " << r.ids);
-    const ks::Finding* f = ks_test::find_finding(r, "steps.warmup_in_window");
-    REQUIRE(f);
-    CHECK(ks_test::evidence_number(*f, "warmup_steps") == 2);
-    CHECK(ks_test::evidence_number(*f, "last_warmup_step") == 2);
-    CHECK(ks_test::evidence_number(*f, "others_median_us") == Approx(1000));
-    CHECK(ks_test::evidence_number(*f, "ratio") == Approx(3.0).epsilon(0.01));
+    const auto r = ks_test::run_findings_on(steps_of({3000, 3000, 1000, 1000, 1000, 1000}));
+    const ks::Finding& f = required(r, "steps.warmup_in_window");
+    CHECK(num(f, "warmup_steps") == 2);
+    CHECK(num(f, "last_warmup_step") == 2);
+    CHECK(num(f, "others_median_us") == Approx(1000));
+    CHECK(num(f, "ratio") == Approx(3.0).epsilon(0.01));
     CHECK(ks_test::find_finding(r, "steps.unstable") == nullptr);
     CHECK(r.analyses.critical_path.window_label == "ProfilerStep#3");
   }
   SECTION("a slow third step after one warm-up step is no warm-up: it is the unstable one") {
-    ks_test::FindingRun r =
-        ks_test::run_findings_on(steps_of({3000, 1000, 3000, 1000, 1000, 1000}));
-    INFO("findings: " << r.ids);
-    const ks::Finding* f = ks_test::find_finding(r, "steps.warmup_in_window");
-    REQUIRE(f);
-    CHECK(ks_test::evidence_number(*f, "first_step") == 1);
-    for (const ks::Evidence& e : f->evidence) CHECK(e.key != "warmup_steps");
-    const ks::Finding* u = ks_test::find_finding(r, "steps.unstable");
-    REQUIRE(u);
-    CHECK(ks_test::evidence_number(*u, "slowest_step") == 3);
+    const auto r = ks_test::run_findings_on(steps_of({3000, 1000, 3000, 1000, 1000, 1000}));
+    const ks::Finding& f = required(r, "steps.warmup_in_window");
+    CHECK(num(f, "first_step") == 1);
+    for (const ks::Evidence& e : f.evidence) CHECK(e.key != "warmup_steps");
+    CHECK(num(required(r, "steps.unstable"), "slowest_step") == 3);
     CHECK(r.analyses.critical_path.window_label == "ProfilerStep#2");
   }
 }
