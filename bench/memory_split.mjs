@@ -74,6 +74,11 @@ try {
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > 0, null, { timeout: 1_800_000, polling: 50 });
   await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
   const timings = await page.evaluate(() => window.kinetoscope.timings());
+  // The next spare (worker/roles.js starts it once the load has settled): the renderer's RSS at
+  // the paint, whether the spare had started by then, and its RSS once the spare is warm.
+  const atPaint = { renderer_growth_mb: MB(rendererRss() - r0), spare_started: await page.evaluate(() => document.body.dataset.spare === '1') };
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 120_000, polling: 50 });
+  atPaint.spare_warm_renderer_growth_mb = MB(rendererRss() - r0);
   await page.waitForTimeout(Number(process.env.KS_AFTER_MS || 0));
   clearInterval(sampler);
   const heap1 = await cdp.send('Runtime.getHeapUsage');
@@ -114,7 +119,7 @@ try {
     wasm_heap_mb: MB(wasmSize || 0), wasm_resident_mb: MB(split.wasm_memory), wasm_break_mb: MB(timings.worker.heap_break || 0),
     renderer_other_mappings_grown_mb: Math.round(otherSum * 10) / 10,
     page_v8_heap_used_mb: [MB(heap0.usedSize), MB(heap1.usedSize)], page_v8_heap_total_mb: [MB(heap0.totalSize), MB(heap1.totalSize)],
-    after_gc: afterGc, dom, report_json_mb: MB(sizes.report_json_chars), timings_ms: timings,
+    at_paint: atPaint, after_gc: afterGc, dom, report_json_mb: MB(sizes.report_json_chars), timings_ms: timings,
     renderer_growth_series_mb: series, largest_other: split.other_grown.slice(0, 12),
   }));
 } finally {
