@@ -6,7 +6,7 @@
 import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { TRACES, check, needTraces, openPage, loadFile, loads, settled, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
+import { TRACES, check, cliReport, needTraces, openPage, loadFile, loads, settled, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
 
 const READERS = [1, 2, 3, 4, 8];
 
@@ -78,6 +78,11 @@ export function workerTests() {
       check(t.worker.module < 50, `the load did not run on the warmed module (module ${t.worker.module} ms)`);
       const size = statSync(file).size;
       check(t.worker.prefault_bytes > 0 && t.worker.prefault_bytes <= 0.3 * size, `the load prefaulted ${t.worker.prefault_bytes} bytes for a file of ${size}`);
+      // The module's memory after the report, for bench/memory_split.mjs: at least the bytes it
+      // prefaulted, what the allocator holds free within it, and the events the model holds.
+      const events = cliReport(file).trace.events_total;
+      check(t.worker.heap_bytes >= t.worker.prefault_bytes && t.worker.heap_free_bytes >= 0 && t.worker.heap_free_bytes < t.worker.heap_bytes, `the load reported a heap of ${t.worker.heap_bytes} bytes, ${t.worker.heap_free_bytes} free`);
+      check(t.worker.events === events, `the load reported ${t.worker.events} events, the CLI ${events}`);
       sameAsCli(JSON.parse(await page.evaluate(() => window.kinetoscope.exports().json)), file);
       check(t.worker.warmup_cut === false, 'a load after the warm-up says it cut one short');
       noErrors(log);

@@ -202,6 +202,11 @@ function finishJson(job, keep) {
   job.progress('analysing');
   const json = ok ? session.reportJson() : '';
   job.mark('report_json');
+  // The module's memory after the report, for bench/memory_split.mjs: its size, what the
+  // allocator holds free in it, and the session's events (bytes per event of the model).
+  timings.heap_bytes = job.M.HEAPU8.length;
+  if (typeof job.M.heapFreeBytes === 'function') timings.heap_free_bytes = job.M.heapFreeBytes();
+  timings.events = parseJson(session.progressJson(), {}).events || 0;
   if (ok && json) {
     const markdown = typeof session.reportMarkdown === 'function' ? session.reportMarkdown() : '';
     job.mark('markdown');
