@@ -636,11 +636,16 @@ std::string export_of(const std::string& rank_file) {
   return at == std::string::npos ? rank_file : rank_file.substr(0, at);
 }
 
+// Ranks read from one file's processes: several such files given together are numbered on.
+static bool from_one_file(RankSource s) {
+  return s == RankSource::kExportProcess || s == RankSource::kFileProcess;
+}
+
 size_t number_export_processes(std::vector<RankDigest>* digests) {
   std::vector<std::string> exports;
   std::vector<int64_t> count;  // processes per export: its ranks are 0..count-1
   for (const RankDigest& d : *digests) {
-    if (d.source != RankSource::kExportProcess) continue;
+    if (!from_one_file(d.source)) continue;
     const std::string e = export_of(d.file);
     auto it = std::find(exports.begin(), exports.end(), e);
     if (it == exports.end()) {
@@ -655,7 +660,7 @@ size_t number_export_processes(std::vector<RankDigest>* digests) {
   std::vector<int64_t> offset(exports.size(), 0);
   for (size_t k = 1; k < exports.size(); ++k) offset[k] = offset[k - 1] + count[k - 1];
   for (RankDigest& d : *digests) {
-    if (d.source != RankSource::kExportProcess) continue;
+    if (!from_one_file(d.source)) continue;
     const size_t k = static_cast<size_t>(
         std::find(exports.begin(), exports.end(), export_of(d.file)) - exports.begin());
     d.rank += offset[k];

@@ -16,6 +16,8 @@ const char* rank_source_name(RankSource s) {
       return "process environment";
     case RankSource::kExportProcess:
       return "process in the export (by GPU)";
+    case RankSource::kFileProcess:
+      return "launching process in the file";
   }
   return "load order";
 }

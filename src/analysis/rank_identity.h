@@ -12,7 +12,16 @@ namespace ks {
 
 // kExportProcess: one of several processes in one Nsight Systems export, ranked by the GPU it
 // drove (import/nsys_sqlite/nsys_file.h, import_nsys_file_by_process).
-enum class RankSource { kDistributedInfo, kFileName, kLoadOrder, kEnvironment, kExportProcess };
+// kFileProcess: one of several processes of one Kineto file that launched work on a GPU pid they
+// share (ranks of several nodes merged into one file, analysis/merged_ranks.h), in pid order.
+enum class RankSource {
+  kDistributedInfo,
+  kFileName,
+  kLoadOrder,
+  kEnvironment,
+  kExportProcess,
+  kFileProcess
+};
 const char* rank_source_name(RankSource s);
 
 struct RankIdentity {

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/merged_ranks.h"
 #include "cli/aggregate_command.h"
 #include "cli/critical_path_command.h"
 #include "cli/digest_command.h"
@@ -244,6 +245,9 @@ int main(int argc, char** argv) {
     if (loaded[i].nsys && !separate) {
       ks::ImportError ignored;  // the whole file was read: a failure here keeps that reading
       split[i] = ks::import_nsys_file_by_process(files[i], loaded[i].gpu_processes, &ignored);
+    } else if (!loaded[i].nsys && !separate) {
+      // Two nodes' ranks merged into one Kineto file on one GPU pid: one trace per rank.
+      split[i] = ks::split_merged_ranks(loaded[i].trace());
     }
     units += split[i].empty() ? 1 : split[i].size();
   }
@@ -260,8 +264,10 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < files.size(); ++i) {
       if (!loaded[i].ok) continue;
       for (const std::unique_ptr<ks::Trace>& t : split[i])
-        add_rank(*t, t->facts.source_name,
-                 ks::RankIdentity{t->distributed.rank, ks::RankSource::kExportProcess});
+        add_rank(
+            *t, t->facts.source_name,
+            ks::RankIdentity{t->distributed.rank, loaded[i].nsys ? ks::RankSource::kExportProcess
+                                                                 : ks::RankSource::kFileProcess});
       if (!split[i].empty()) continue;
       const ks::Trace& t = loaded[i].trace();
       std::string file = ks::base_name(files[i]);

@@ -184,11 +184,27 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   const std::vector<Step>& steps_v = a.steps.steps;
   const int64_t from = steps_v.empty() ? INT64_MIN : steps_v.front().begin;
   const int64_t to = steps_v.empty() ? INT64_MAX : steps_v.back().end;
+  // Kernels of a CUDA graph (several ops on one cudaGraphLaunch) pay no launch each: their
+  // count is no evidence of launch overhead, and blaming them ("1465 of 1465 kernels") would
+  // advise the CUDA graphs that already run. Kernels launched one per call only.
+  uint64_t graph_kernels = 0;
+  auto in_graph = [&a](uint32_t op) {
+    const int32_t l = a.join.partner[op];
+    if (l < 0) return false;
+    auto it = std::lower_bound(a.join.multi_op_ends.begin(), a.join.multi_op_ends.end(),
+                               std::make_pair(static_cast<uint32_t>(l), INT64_MIN));
+    return it != a.join.multi_op_ends.end() && it->first == static_cast<uint32_t>(l);
+  };
   for (uint32_t i : a.join.gpu_ops_by_ts) {
     if (s.kind[i] != SliceKind::kKernel || s.ts[i] < from || s.ts[i] >= to) continue;
+    if (in_graph(i)) {
+      ++graph_kernels;
+      continue;
+    }
     ++kernels;
     if (s.dur[i] <= kTinyKernelNs) ++tiny;
   }
+  if (tiny == 0) return;  // the short launches are copies, memsets or whole graphs
   const size_t steps = a.steps.steps.size();
   Finding f;
   f.id = "kernels.launch_bound";
@@ -211,6 +227,7 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   fit_launch_overhead_fix(compile_use(in.trace, a), &f.fix, &f.fix_code);
   f.number("kernels", static_cast<double>(kernels));
   f.number("kernels_le_4us", static_cast<double>(tiny));
+  if (graph_kernels > 0) f.number("graph_kernels_left_out", static_cast<double>(graph_kernels));
   if (steps > 0)
     f.number("kernels_le_4us_per_step", static_cast<double>(tiny) / static_cast<double>(steps), 0);
   f.number("short_kernels", static_cast<double>(l.short_kernels));

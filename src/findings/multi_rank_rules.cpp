@@ -401,6 +401,23 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
     std::string e = export_of(row.file);
     if (std::find(exports.begin(), exports.end(), e) == exports.end()) exports.push_back(e);
   }
+  // Processes of a Kineto file that merged several nodes' ranks on one GPU pid.
+  bool file_processes = false;
+  for (const RankRow& row : r.ranks) file_processes |= row.source == RankSource::kFileProcess;
+  if (file_processes && !r.duplicate_ranks) {
+    f.title = "Ranks were taken from the processes that launched the GPU work in the file";
+    f.meaning =
+        "The file holds several ranks whose GPU work shares one GPU process (each node numbers "
+        "its GPUs from 0), so each rank is read as the process whose runtime calls launched its "
+        "kernels, numbered in pid order; the file does not say which rank each process was.";
+    f.fix =
+        "Keep one trace file per rank (each with Kineto's distributedInfo) instead of merging "
+        "them, or give the merged files in node order.";
+    for (const RankRow& row : r.ranks)
+      f.text(row.file, rank_name(row) + " from " + rank_source_name(row.source));
+    out->push_back(std::move(f));
+    return;
+  }
   f.title = r.duplicate_ranks    ? "Two files claim the same rank"
             : exports.size() > 1 ? strf(
                                        "Ranks were taken from the processes' GPUs in %zu "

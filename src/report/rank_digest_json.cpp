@@ -100,8 +100,9 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
   if (!get_i64(root, "mpi_p2p_ns", &d->mpi_p2p_ns))
     d->mpi_p2p_ns = 0;  // digests before it had none
   // Every RankSource survives the trip: the page's workers send digests of environment ranks and
-  // of an export's processes (kExportProcess) to the worker that combines them.
-  if (source < 0 || source > static_cast<int64_t>(RankSource::kExportProcess)) return false;
+  // of an export's or a file's processes (kExportProcess, kFileProcess) to the worker that combines
+  // them.
+  if (source < 0 || source > static_cast<int64_t>(RankSource::kFileProcess)) return false;
   d->source = static_cast<RankSource>(source);
   d->file = std::string(file);
   d->steps = steps;

@@ -1,0 +1,72 @@
+// Ranks of two nodes merged into one file on GPU pid 0 (src/analysis/merged_ranks.cpp): each
+// rank's kernels go to its own launches even where the ids collide and the kernels queue longer
+// than the clocks are apart, which the nearest launch gets wrong.
+#include "analysis/merged_ranks.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "helpers.h"
+
+namespace {
+
+// Rank `pid`'s launches every 1000 us from `t0`, ids 1..n, each kernel `queue_us` after its
+// launch on GPU pid 0 stream 7, named after the rank (so a part's kernels tell whose they are).
+std::string rank_events(int pid, int t0, int n, int queue_us) {
+  std::string ev;
+  for (int k = 1; k <= n; ++k) {
+    const int t = t0 + 1000 * k;
+    const std::string corr = std::to_string(k);
+    ev += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":)" +
+          std::to_string(pid) + R"(,"tid":1,"ts":)" + std::to_string(t) +
+          R"(,"dur":4,"args":{"correlation":)" + corr + "}}";
+    ev += R"(,{"ph":"X","cat":"kernel","name":"k)" + std::to_string(pid) +
+          R"(","pid":0,"tid":7,"ts":)" + std::to_string(t + queue_us) +
+          R"(,"dur":10,"args":{"stream":7,"device":0,"correlation":)" + corr + "}}";
+  }
+  return ev;
+}
+
+std::string doc(const std::string& events) {
+  return "[" + events.substr(1) + "]";
+}
+
+size_t kernels_named(const ks::Trace& t, const std::string& name) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < t.slices.size(); ++i)
+    if (t.slices.kind[i] == ks::SliceKind::kKernel && t.str(t.slices.name[i]) == name) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("merged ranks: each rank's kernels go to its own launches", "[analysis][merged_ranks]") {
+  // Rank 20's clock runs 30 us ahead; kernels wait 100 us in the queue, so rank 10's kernel is
+  // nearer to rank 20's launch (70 us) than to its own (100 us).
+  auto t = ks_test::load(doc(rank_events(10, 100000, 40, 100) + rank_events(20, 99970, 40, 100)));
+  REQUIRE(t);
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0]->facts.source_name.find(" pid 10") != std::string::npos);
+  CHECK(parts[1]->facts.source_name.find(" pid 20") != std::string::npos);
+  CHECK(kernels_named(*parts[0], "k10") == 40);
+  CHECK(kernels_named(*parts[0], "k20") == 0);
+  CHECK(kernels_named(*parts[1], "k20") == 40);
+  CHECK(kernels_named(*parts[1], "k10") == 0);
+  CHECK(parts[1]->distributed.rank == 1);
+  CHECK(parts[1]->distributed.world_size == 2);
+  CHECK(parts[0]->processes.size() == 2);  // its CPU process and the GPU
+}
+
+TEST_CASE("merged ranks: one rank, or ranks on GPU pids of their own, are not split",
+          "[analysis][merged_ranks]") {
+  auto one = ks_test::load(doc(rank_events(10, 100000, 40, 100)));
+  REQUIRE(one);
+  CHECK(ks::split_merged_ranks(*one).empty());
+  // A second process with a few launches of the ids (a tenth of the main launcher's: 3 of 40)
+  // is a stray caller, not a rank.
+  auto stray =
+      ks_test::load(doc(rank_events(10, 100000, 40, 100) + rank_events(20, 99970, 3, 100)));
+  REQUIRE(stray);
+  CHECK(ks::split_merged_ranks(*stray).empty());
+}
