@@ -234,6 +234,12 @@ good "$DIR/nccl_nvtx_nosteps_rank0.sqlite" "No step ranges: the capture is analy
 # (was rank 3, its 4.65 ms of collectives over 3 steps against 9.90 ms over 6).
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 1.60 ms, the others 3.30 ms"
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4"
+# One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four
+# ranks, each with its own GPU rows (labelled under its rank), rank 2 the straggler as in
+# trace_rank{0..3}.
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^---- rank 3 (visible_device_rank3.sqlite)"
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^  device 0 stream 7  *5 ops  idle 4.02 ms"
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

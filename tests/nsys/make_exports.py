@@ -28,6 +28,8 @@ Files (deterministic: same bytes every run):
   late_capture_rank{0..3}.sqlite  trace_rank{0..3} (6 steps) captured from mid-step: every
                              rank's first step cut by its capture's start, rank 3's capture
                              started 3 steps later (steps 4-5 the ones all ranks hold)
+  visible_device_rank{0..3}.sqlite  trace_rank{0..3} with one GPU visible per rank: every
+                             deviceId 0, one GPU (its own UUID) in each export
   nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
                              ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
                              ProfilerStep ranges
@@ -1763,6 +1765,22 @@ def capture_started_late(r, steps=6):
     return e
 
 
+def visible_device_rank(r):
+    """trace_rank{r} as `srun --gpus-per-task=1` (CUDA_VISIBLE_DEVICES=local rank) runs it with
+    one nsys per rank: the rank's GPU is its cuda:0, so its kernels and syncs say deviceId 0 and
+    TARGET_INFO_GPU lists one GPU, id 0, with the rank's own UUID (built so: the lead's
+    torchrun_visible_devices case, one export per rank). Four such exports are four ranks on
+    four GPUs, each one's rows its own, none merged with another's by their common deviceId."""
+    e = rank(r)
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [row[:2] + (0,) + row[3:] for row in e.rows[table]]
+    e.rows['TARGET_INFO_GPU'] = []
+    e.gpu(0)
+    gpu = e.rows['TARGET_INFO_GPU'][0]
+    e.rows['TARGET_INFO_GPU'][0] = gpu[:11] + ('GPU-%08d' % (100 + r),) + gpu[12:]
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1885,6 +1903,7 @@ def main():
         nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
     for r in range(4):
         capture_started_late(r).save(p('late_capture_rank%d.sqlite' % r))
+        visible_device_rank(r).save(p('visible_device_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
