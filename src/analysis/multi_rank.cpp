@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <iterator>
 #include <map>
 
 #include "analysis/intervals.h"
@@ -687,6 +688,38 @@ static void find_missing_ranks(MultiRankResult* r) {
     if (!given[static_cast<size_t>(k)]) r->missing_ranks.push_back(k);
 }
 
+// The step numbers every rank has, when the ranks do not all have the same ones, and each rank's
+// collectives (NCCL send/recv left out, as the straggler rule leaves them) within those steps.
+static void count_shared_steps(const std::vector<RankDigest>& in, MultiRankResult* r) {
+  std::vector<std::vector<int64_t>> numbers(in.size());
+  for (size_t k = 0; k < in.size(); ++k) {
+    for (const StepSpan& x : in[k].step_spans) numbers[k].push_back(x.number);
+    std::sort(numbers[k].begin(), numbers[k].end());
+  }
+  bool same = true;
+  for (const std::vector<int64_t>& v : numbers) same = same && v == numbers[0];
+  if (same || in.size() < 2) return;
+  std::vector<int64_t> shared = numbers[0];
+  for (size_t k = 1; k < numbers.size(); ++k) {
+    std::vector<int64_t> both;
+    std::set_intersection(shared.begin(), shared.end(), numbers[k].begin(), numbers[k].end(),
+                          std::back_inserter(both));
+    shared = std::move(both);
+  }
+  shared.erase(std::unique(shared.begin(), shared.end()), shared.end());
+  if (shared.empty()) return;
+  r->shared_steps = shared;
+  for (size_t k = 0; k < in.size(); ++k) {
+    std::vector<StepSpan> kept;
+    for (const StepSpan& x : in[k].step_spans)
+      if (std::binary_search(shared.begin(), shared.end(), x.number)) kept.push_back(x);
+    const StepFinder finder(kept);
+    for (const CommKernel& c : in[k].comm)
+      if (!is_point_to_point(c.collective) && finder.at(c.ts_ns) >= 0)
+        r->ranks[k].shared_steps_collective_ns += c.dur_ns;
+  }
+}
+
 MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),
@@ -757,6 +790,7 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     r.collectives.push_back(std::move(row));
   }
   r.collective_groups = group_collectives(r.collectives);
+  count_shared_steps(in, &r);
   r.late_start = late_start(in, r.ranks);
   r.alignment = align_ranks(in, align);
   return r;

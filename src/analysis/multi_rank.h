@@ -110,6 +110,9 @@ struct RankRow : RankTotals {
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
   int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
   int64_t wait_ns = 0;            // collective_sum_ns over matched ones - transfer_ns
+  // collective_sum_ns less p2p_sum_ns, counting only collectives that start in one of the
+  // MultiRankResult's shared_steps (0 when there are none).
+  int64_t shared_steps_collective_ns = 0;
   std::vector<int64_t> step_numbers;
   std::vector<int64_t> step_ns;       // parallel to step_numbers
   std::vector<int64_t> step_wait_ns;  // collective wait per step, parallel to step_numbers
@@ -192,6 +195,11 @@ struct MultiRankResult {
   std::vector<CollectiveGroup> collective_groups;  // by name, in order of first issue
   LateStart late_start;
   Alignment alignment;
+  // When the ranks' captures hold different steps (one rank's capture started or stopped at
+  // another step: per-rank nsys --delay, a profiler started late on one rank), the step numbers
+  // every rank has; empty when all ranks hold the same steps, or share none. A rank that traced
+  // fewer steps traced fewer collectives: totals over each capture no longer compare.
+  std::vector<int64_t> shared_steps;
 };
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.

@@ -182,7 +182,12 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
     nccl_p2p = nccl_p2p || x.p2p_sum_ns > 0;
   }
   if (r.collectives.empty() && !p2p) return;
-  auto comm = [](const RankRow& x) {
+  // Captures holding different steps compare over the steps they share: a rank whose capture
+  // began a few steps late traced fewer collectives, and its short total named it the straggler.
+  // MPI point-to-point time is a union over the capture, so MPI jobs keep the totals.
+  const bool shared = !r.shared_steps.empty() && !p2p;
+  auto comm = [shared](const RankRow& x) {
+    if (shared) return static_cast<double>(x.shared_steps_collective_ns);
     return static_cast<double>(x.collective_sum_ns - x.p2p_sum_ns) +
            static_cast<double>(x.mpi_p2p_ns);
   };
@@ -192,7 +197,8 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   const RankRow& row = r.ranks[s];
   double others = median_of_others(r, s, comm);
   double step = typical_step_ns(r);
-  double steps = std::max<double>(1.0, static_cast<double>(row.steps));
+  double steps =
+      std::max<double>(1.0, static_cast<double>(shared ? r.shared_steps.size() : row.steps));
   // Quiet unless clear: well below the others, and by a visible share of the step time.
   if (others <= 0 || comm(row) > 0.6 * others) return;
   if (step > 0 && (others - comm(row)) / steps < 0.05 * step) return;
@@ -217,6 +223,11 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   if (nccl_p2p)
     f.number("its_send_recv_left_out_us", static_cast<double>(row.p2p_sum_ns) / 1e3, 3, "us");
   f.text("rule", "shortest communication time (TB plugin: the rank that waits least)");
+  if (shared)
+    f.text("counted_over", std::to_string(r.shared_steps.size()) +
+                               " steps every rank's capture holds (the captures hold different "
+                               "steps), from step " +
+                               std::to_string(r.shared_steps.front()));
   f.text("likely_cause", straggler_cause(r, s, 0.05 * step * steps, &f));
   if (r.late_start.computed && s < r.late_start.flagged.size())
     f.number("late_start_flags", static_cast<double>(r.late_start.flagged[s]));

@@ -228,6 +228,18 @@ good "$DIR"/nccl_nvtx_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collect
 good "$DIR"/nccl_nvtx_nosteps_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
 good "$DIR/nccl_nvtx_nosteps_rank0.sqlite" "No step ranges: the capture is analyzed as one window; the GPU work repeats as 4 iterations"
 
+# Every rank's capture began mid-step (ProfilerStep#0 left out on each), rank 3's three steps
+# later: it traced 3 steps' collectives, the others 6. Counted over steps 4-5, which every
+# capture holds (SQL: 2 x 0.8 ms on rank 2, 2 x 1.6-1.7 ms on the others), rank 2 is the straggler
+# (was rank 3, its 4.65 ms of collectives over 3 steps against 9.90 ms over 6).
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 1.60 ms, the others 3.30 ms"
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4"
+# One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four
+# ranks, each with its own GPU rows (labelled under its rank), rank 2 the straggler as in
+# trace_rank{0..3}.
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^---- rank 3 (visible_device_rank3.sqlite)"
+good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^  device 0 stream 7  *5 ops  idle 4.02 ms"
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

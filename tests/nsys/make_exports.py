@@ -25,6 +25,11 @@ Files (deterministic: same bytes every run):
                              program's own: steps by rule, outermost repeated range)
   step_marks.sqlite          the same run with an NVTX mark "train_step" at each step's start
                              and no step range (nvtxMark): 6 marks, 5 steps from mark to mark
+  late_capture_rank{0..3}.sqlite  trace_rank{0..3} (6 steps) captured from mid-step: every
+                             rank's first step cut by its capture's start, rank 3's capture
+                             started 3 steps later (steps 4-5 the ones all ranks hold)
+  visible_device_rank{0..3}.sqlite  trace_rank{0..3} with one GPU visible per rank: every
+                             deviceId 0, one GPU (its own UUID) in each export
   nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
                              ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
                              ProfilerStep ranges
@@ -1740,6 +1745,42 @@ def capture_range_cut(steps=6):
     return e
 
 
+def capture_started_late(r, steps=6):
+    """trace_rank{r} (6 steps) as each rank's own nsys captured it when its capture started
+    mid-run (--capture-range=cudaProfilerApi, or --delay counted from each rank's own start):
+    every rank's ProfilerStep#0 began before its capture (a negative start), and rank 3's capture
+    started 3 steps later, inside ProfilerStep#3. Rows before a capture's start are not in its
+    export, ranges that ended before it neither; times count from that start. Steps 4 and 5 are
+    the ones every rank holds whole; rank 3 traced the collectives of 3 steps, the others of 6."""
+    e = rank(r, steps=steps)
+    starts = sorted(row[0] for row in e.rows['NVTX_EVENTS'])
+    cut = starts[3 if r == 3 else 0] + 1_500_000  # after the step's GEMM launch, before its
+    events = ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',  # collectives
+              'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION')
+    for table in events:
+        e.rows[table] = [row for row in e.rows[table] if row[0] >= cut]
+    e.rows['NVTX_EVENTS'] = [row for row in e.rows['NVTX_EVENTS'] if row[1] > cut]
+    for table in events + ('NVTX_EVENTS',):
+        e.rows[table] = [(row[0] - cut, row[1] - cut) + row[2:] for row in e.rows[table]]
+    return e
+
+
+def visible_device_rank(r):
+    """trace_rank{r} as `srun --gpus-per-task=1` (CUDA_VISIBLE_DEVICES=local rank) runs it with
+    one nsys per rank: the rank's GPU is its cuda:0, so its kernels and syncs say deviceId 0 and
+    TARGET_INFO_GPU lists one GPU, id 0, with the rank's own UUID (built so: the lead's
+    torchrun_visible_devices case, one export per rank). Four such exports are four ranks on
+    four GPUs, each one's rows its own, none merged with another's by their common deviceId."""
+    e = rank(r)
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION'):
+        e.rows[table] = [row[:2] + (0,) + row[3:] for row in e.rows[table]]
+    e.rows['TARGET_INFO_GPU'] = []
+    e.gpu(0)
+    gpu = e.rows['TARGET_INFO_GPU'][0]
+    e.rows['TARGET_INFO_GPU'][0] = gpu[:11] + ('GPU-%08d' % (100 + r),) + gpu[12:]
+    return e
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == '--big':
         big(sys.argv[2], int(sys.argv[3]))
@@ -1860,6 +1901,9 @@ def main():
     for r in range(4):
         nccl_nvtx_rank(r).save(p('nccl_nvtx_rank%d.sqlite' % r))
         nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
+    for r in range(4):
+        capture_started_late(r).save(p('late_capture_rank%d.sqlite' % r))
+        visible_device_rank(r).save(p('visible_device_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))
