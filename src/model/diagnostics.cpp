@@ -102,6 +102,10 @@ const DiagInfo kInfos[] = {
      "or one cut off, too long, or nesting or repeating too much to demangle safely), were "
      "named by their shortName, which drops namespaces and template arguments "
      "(cutlass::Kernel<...gemm...> reads 'Kernel'); kernel classes are read from those names."},
+    {"nsys_wal_mode", S::kWarning,
+     "The export is a database in WAL mode (bytes 18-19 of its header are 2), which nsys does not "
+     "write: what was written to its -wal file since the last checkpoint is not read, only the "
+     "database file (copied while it was being written, or the -wal left behind)."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

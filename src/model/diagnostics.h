@@ -58,6 +58,7 @@ enum class Diag {
   kTimeGroups,            // the times form groups far apart, too large to leave out: all kept
   kGzipTrailingData,      // bytes after the last gzip member (not gzip): ignored, as zlib does
   kNsysShortKernelNames,  // kernels with neither demangledName nor mangledName: shortName used
+  kNsysWalMode,           // a WAL-mode database: its -wal file, if any, is not read
   kCount
 };
 

@@ -2,7 +2,8 @@
 """Checks the exact message the CLI gives for every file of the bad-input catalogue
 (catalogue.json): exit status, the one stderr line for a refused file, and for a file that is read,
 every diagnostic (code, count, first byte offset), the diagnostics lines of the text report, and how
-many slices were kept. The big inputs are generated first into a build folder (generate.py --big).
+many slices were kept. The big inputs are generated first into a build folder (generate.py --big),
+and so are the hostile Nsight Systems exports (hostile_exports.py; source "hostile").
 
   check.py [--cli build/native/kinetoscope] [--big-dir build/bad_inputs] [--no-big] [-v]
 Every run is measured (its own CPU time and peak RSS, from wait4) against the entry's budget:
@@ -36,6 +37,7 @@ def path_of(entry, big_dir):
         return os.path.join(HERE, entry["file"])
     if where == "shared":
         return os.path.join(SHARED, entry["file"])
+    # "big" and "hostile": generated into the build folder.
     return os.path.join(big_dir, entry["file"])
 
 
@@ -49,7 +51,7 @@ def table():
         else:
             seen = "<br>".join("`%s` x%d at byte %d" % (d[0], d[1], d[2]) for d in e["diagnostics"]) or "no diagnostic"
         print("| %s | `%s`%s | %d | %s | %s |" % (
-            e["what"], e["file"], " (generated)" if e.get("source") == "big" else
+            e["what"], e["file"], " (generated)" if e.get("source") in ("big", "hostile") else
             " (../shared)" if e.get("source") == "shared" else "", e["exit"], seen, e["kept"]))
 
 
@@ -82,6 +84,8 @@ def main():
     rows = json.load(open(os.path.join(HERE, "catalogue.json")))
     if not no_big:
         subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--big", big_dir], check=True)
+    # The hostile exports are small (one holds a 20 MB value) and need Python's sqlite3 only.
+    subprocess.run([sys.executable, os.path.join(HERE, "hostile_exports.py"), big_dir], check=True)
     passed = failed = skipped = 0
     for e in rows:
         path = path_of(e, big_dir)
@@ -122,6 +126,8 @@ def main():
                     problems.append("the text report lacks %r" % note)
             for code, count, offset in e["diagnostics"]:
                 needle = "%-26s x%d (first at byte %d)" % (code, count, offset)
+                if path.endswith(".sqlite"):  # "(first in TABLE row N)" or no place at all
+                    needle = "%-26s x%d " % (code, count)
                 if needle not in out:
                     problems.append("the text report lacks the line %r" % needle)
         limit = e.get("max_cpu_seconds")

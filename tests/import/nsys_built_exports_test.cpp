@@ -1145,10 +1145,11 @@ TEST_CASE("nsys hostile rows: odd ids, NULLs, reversed and extreme times, text i
     REQUIRE(db);
     check_gpu_processes_gathered(*db);  // with rows of NULL and reversed times
   }
-  // The good runtime row and the kernel are kept; NULL, reversed and overflowing times are not.
+  // The good runtime row and the kernel are kept; NULL, reversed, overflowing and text times
+  // ('soon', 'later': a call at time 0 before they read as absent) are not.
   CHECK(by_name(*t, ks::SliceKind::kRuntime)["name29"].count == 1);
   CHECK(by_name(*t, ks::SliceKind::kKernel)["<unknown>"].count == 1);
-  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 6);  // and two memory rows
+  CHECK(t->diagnostics.count(ks::Diag::kNsysBadRow) == 7);  // and two memory rows
   CHECK(t->slices.sync_waits.empty());                      // the record's call was not captured
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownStringId) >= 1);
   CHECK(!ks::report_json(ks::build_report(*t, ks::AnalysisOptions{})).empty());

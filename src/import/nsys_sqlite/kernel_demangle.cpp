@@ -283,6 +283,81 @@ size_t matching_paren(std::string_view s, size_t open) {
   return std::string_view::npos;
 }
 
+bool name_char(char c) {
+  return digit(c) || upper(c) || lower(c) || c == '_' || c == ':' || c == '~' || c == '$';
+}
+
+// Where the function name that ends at `end` (its "(") begins: back over identifiers, "::",
+// "(anonymous namespace)", balanced <...> and a lambda's {...}.
+size_t name_start(std::string_view s, size_t end) {
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  size_t j = end;
+  while (j > 0) {
+    const char c = s[j - 1];
+    if (j >= kAnonymous.size() &&
+        s.substr(j - kAnonymous.size(), kAnonymous.size()) == kAnonymous) {
+      j -= kAnonymous.size();
+    } else if (name_char(c)) {
+      --j;
+    } else if (c == '>' || c == '}') {
+      const char open = c == '>' ? '<' : '{';
+      int level = 0;
+      size_t k = j;
+      while (k > 0) {
+        --k;
+        if (s[k] == c) ++level;
+        if (s[k] == open && --level == 0) break;
+      }
+      if (level != 0) return j;
+      j = k;
+    } else {
+      break;
+    }
+  }
+  return j;
+}
+
+// Where the return type that ends just before `end` (a space) begins: after the "<", ", " or
+// "(" that opens the argument it is part of, or at the start.
+size_t type_start(std::string_view s, size_t end) {
+  int level = 0;
+  size_t j = end;
+  while (j > 0) {
+    const char c = s[j - 1];
+    if (c == '>' || c == ')' || c == ']') ++level;
+    if (c == '<' || c == '(' || c == '[') {
+      if (level == 0) return j;
+      --level;
+    }
+    if (c == ',' && level == 0) return j < s.size() && s[j] == ' ' ? j + 1 : j;
+    --j;
+  }
+  return 0;
+}
+
+// libc++abi prints the return type of a function template whose local entity (a lambda, a local
+// class) a name holds ("void f<int>(int)::{lambda()#1}"); libiberty leaves it out. Returns the
+// True, with the bytes [*from, *to) to drop, when `out` ends with such a "RET f<...>(...)" (and
+// "::" follows).
+bool local_return_type(std::string_view out, size_t* from, size_t* to) {
+  if (out.empty() || out.back() != ')') return false;
+  int level = 0;
+  size_t open = out.size();
+  while (open > 0) {
+    --open;
+    if (out[open] == ')') ++level;
+    if (out[open] == '(' && --level == 0) break;
+  }
+  if (level != 0 || open == 0 || out[open - 1] != '>') return false;  // a template's parameters
+  const size_t name = name_start(out, open);
+  if (name == 0 || name == open || out[name - 1] != ' ' || out[name] == ':') return false;
+  const size_t type = type_start(out, name - 1);
+  if (type >= name - 1) return false;
+  *from = type;  // out[type, name) is "RET "
+  *to = name;
+  return true;
+}
+
 }  // namespace
 
 MangledShape mangled_shape(std::string_view mangled) {
@@ -335,6 +410,16 @@ std::string same_spelling(std::string_view in) {
         i = j + 1;
         continue;
       }
+    }
+    // "std::nullptr_t" (the type Dn; no user type has that name) as libiberty writes it.
+    if (in.compare(i, 14, "std::nullptr_t") == 0) {
+      out += "decltype(nullptr)";
+      i += 14;
+      continue;
+    }
+    if (in.compare(i, 2, "::") == 0) {
+      size_t from = 0, to = 0;
+      if (local_return_type(out, &from, &to)) out.erase(from, to - from);
     }
     out += in[i++];
   }

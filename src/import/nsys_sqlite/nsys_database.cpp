@@ -33,6 +33,10 @@ uint64_t budget_ticks(uint64_t file_size) {
 // hundred (86 tables and 2 indexes in a real one); 10,000 parse in 0.2 s.
 constexpr uint64_t kMaxSchemaObjects = 10000;
 
+// The longest value (TEXT or BLOB) SQLite may return (SQLITE_LIMIT_LENGTH): no name or value nsys
+// writes comes near it.
+constexpr int kMaxValueBytes = 16 << 20;
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -93,6 +97,7 @@ struct NsysDatabase::Impl {
   std::vector<std::string> ignored;
   mutable std::map<std::string, std::vector<std::string>, std::less<>> columns;  // lazily
   mutable Budget budget;
+  bool wal = false;
 
   ~Impl() {
     if (db) sqlite3_close_v2(db);
@@ -110,6 +115,9 @@ const std::vector<std::string>& NsysDatabase::tables() const {
 }
 const std::vector<std::string>& NsysDatabase::ignored_objects() const {
   return impl_->ignored;
+}
+bool NsysDatabase::wal_mode() const {
+  return impl_->wal;
 }
 uint64_t NsysDatabase::file_size() const {
   return impl_->source->size();
@@ -160,6 +168,32 @@ ImportError NsysDatabase::error_from(int rc, std::string_view doing) const {
                 " million steps, far more than a " + format_bytes(static_cast<int64_t>(size)) +
                 " export needs: the file is damaged or crafted";
     e.offset = 0;
+    return e;
+  }
+  // A value over SQLITE_LIMIT_LENGTH (16 MiB, set in open()): SQLite refuses it before reading
+  // it, and no name or number nsys writes comes near; a crafted cell (a 20 MB BLOB where a time
+  // belongs) said "SQLite error 18: string or blob too big" at byte 0.
+  if (primary == SQLITE_TOOBIG) {
+    const uint64_t at = impl_->reads.last_offset;
+    e.code = ImportErrorCode::kDamagedDatabase;
+    e.message = what + ": a value is longer than " + format_bytes(kMaxValueBytes) +
+                ", more than any name or number of an Nsight Systems export: the file is damaged "
+                "or crafted; last page read at byte " +
+                std::to_string(at) + " of " + std::to_string(size);
+    e.offset = at;
+    return e;
+  }
+  // SQLite parses every schema object at the first statement; a statement that is no CREATE (an
+  // ATTACH written into sqlite_master) or a CREATE it cannot parse fails them all. Its own
+  // message names the object, which "the export is damaged" left out.
+  const char* detail = impl_->db ? sqlite3_errmsg(impl_->db) : nullptr;
+  if (primary == SQLITE_CORRUPT && detail &&
+      std::strncmp(detail, "malformed database schema", 25) == 0) {
+    const uint64_t at = impl_->reads.last_offset;
+    e.code = ImportErrorCode::kDamagedDatabase;
+    e.message = what + ": the export's schema is damaged or crafted (SQLite: " + detail +
+                "); last page read at byte " + std::to_string(at) + " of " + std::to_string(size);
+    e.offset = at;
     return e;
   }
   if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ||
@@ -258,6 +292,8 @@ std::unique_ptr<NsysDatabase> NsysDatabase::open(ByteSource* source, ImportError
   Impl& im = *d->impl_;
   im.source = source;
   im.budget.limit = budget_ticks(size);
+  unsigned char versions[2] = {0, 0};  // the file format write and read versions: 2 is WAL
+  im.wal = source->read_at(18, versions, 2) == 2 && (versions[0] == 2 || versions[1] == 2);
   if (rc != SQLITE_OK) {
     *error = d->error_from(rc, "starting SQLite");
     return nullptr;
@@ -276,7 +312,7 @@ std::unique_ptr<NsysDatabase> NsysDatabase::open(ByteSource* source, ImportError
   sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);  // no name or value is longer
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxValueBytes);  // no name or value is longer
   sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
   sqlite3_limit(db, SQLITE_LIMIT_COLUMN, 1000);
   sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);

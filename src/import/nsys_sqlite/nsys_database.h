@@ -38,6 +38,9 @@ class NsysDatabase {
   // Views and triggers whose name is an nsys table's (or which sit on one): never read.
   const std::vector<std::string>& ignored_objects() const;
   uint64_t file_size() const;
+  // The header says WAL mode (bytes 18-19 are 2): only this file is read (the VFS opens no -wal),
+  // so what its -wal held since the last checkpoint is missing. nsys writes rollback-journal files.
+  bool wal_mode() const;
   // Call before each statement's first step: restarts the work budget the progress handler
   // enforces (a hostile file must not make one query run forever).
   void begin_query() const;

@@ -598,6 +598,7 @@ std::unique_ptr<Trace> import_nsys(const NsysDatabase& db, const NsysImportOptio
   f.json_bytes = db.file_size();
   for (const std::string& o : db.ignored_objects())
     trace->diagnostics.add(Diag::kNsysObjectIgnored, 0, o);
+  if (db.wal_mode()) trace->diagnostics.add(Diag::kNsysWalMode, 18);
 
   const bool gpu_side = db.has_table("CUPTI_ACTIVITY_KIND_KERNEL") ||
                         db.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") ||

@@ -45,8 +45,12 @@ class RowReader {
   }
   // kNull: what i64() returns for NULL/absent when the caller must tell it from any value.
   static constexpr int64_t kNull = INT64_MIN;
+  // Not a number (TEXT or BLOB) reads as `def` too: nsys writes its integers as INTEGER, and
+  // SQLite turns text into 0 or its leading digits ("ninety" was a kernel at time 0).
   int64_t i64(int k, int64_t def = kNoValue) const {
-    return null(k) ? def : sqlite3_column_int64(st_, index_[k]);
+    if (null(k)) return def;
+    const int type = sqlite3_column_type(st_, index_[k]);
+    return type == SQLITE_TEXT || type == SQLITE_BLOB ? def : sqlite3_column_int64(st_, index_[k]);
   }
   double f64(int k, double def = 0) const {
     return null(k) ? def : sqlite3_column_double(st_, index_[k]);
