@@ -639,7 +639,7 @@ function tests(tmp) {
       check(labels.join() === 'Steps,GPU idle,Top kernel,Memcpy / memset,GPU utilization', `at a glance: ${glance.join(' | ')}`);
       const [steps, idle, top, copies, util] = glance;
       check(/^Steps1 step, [\d.]+ ms$/.test(steps) && r.steps.count === 1, `steps: ${steps}`);
-      check(idle.startsWith(`GPU idle${r.gpu.idle_pct.toFixed(1)}% of step time, `) && / waiting on the CPU \(launches late\)$/.test(idle), `GPU idle: ${idle}`);
+      check(idle.startsWith(`GPU idle${r.gpu.idle_pct.toFixed(1)}% of step time, `) && / waiting on the CPU, which was busy elsewhere \(long host waits\)$/.test(idle), `GPU idle: ${idle}`); // as the gpu.idle title says: long waits, not late launches
       check(top.startsWith(`Top kernel${r.kernels.rows[0].name.slice(0, 60)}…${r.kernels.rows[0].percent.toFixed(1)}% of kernel time, `) && / ms$/.test(top), `top kernel: ${top}`);
       check(copies === `Memcpy / memset${(r.memory_ops.total_us / 1e3).toFixed(2)} ms in ${r.memory_ops.count} ops`, `copies: ${copies}`);
       check(/^GPU utilization[\d.]+% of step time · SM efficiency [\d.]+%$/.test(util), `utilization: ${util}`);
@@ -1551,6 +1551,8 @@ function tests(tmp) {
       const share = (text) => (/(>99\.9%|<0\.1%|[\d.]+%)/.exec(text) || [])[1];
       check(share(title) === '>99.9%' && share(evidence) === '>99.9%' && share(glance) === '>99.9%', `GPU idle: title "${title}", evidence "${evidence}", glance "${glance}"`);
       check(!/100\.0%/.test(title), `the title rounds 99.99% to all: ${title}`);
+      // The title's cause, not another: "busy elsewhere (long host waits)", not "launches late".
+      check(/long host waits/.test(title) && /busy elsewhere \(long host waits\)/.test(glance) && !/launches late/.test(glance), `GPU idle's cause: title "${title}", glance "${glance}"`);
       await shot(page, '40-shares-alike');
       check(errors.length === 0, errors.join('\n'));
     },
