@@ -6,6 +6,7 @@
 #include "analysis/intervals.h"
 #include "findings/compile_advice.h"
 #include "findings/rules.h"
+#include "util/format.h"
 
 namespace ks {
 
@@ -187,16 +188,16 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   const HostActivity* lead = cpu_away ? act.lead() : nullptr;
   // Naming the activity says more than "busy elsewhere (long host waits)".
   const std::string doing = cpu_away ? act.lead_phrase() : "";
-  f.title =
-      strf("GPU idle %.1f%% of %s", g.idle_pct, g.window_is_steps ? "step time" : "the GPU span");
+  f.title = strf("GPU idle %s of %s", format_pct(g.idle_pct).c_str(),
+                 g.window_is_steps ? "step time" : "the GPU span");
   if (!doing.empty())
     f.title += strf(
-                   ", mostly waiting for the CPU (%.1f%% of the idle time): the launching "
+                   ", mostly waiting for the CPU (%s of the idle time): the launching "
                    "thread was ",
-                   top_share) +
+                   format_pct(top_share).c_str()) +
                doing;
   else if (top != static_cast<int>(GapCause::kOther))
-    f.title += strf(", mostly %s (%.1f%% of the idle time)", a.phrase, top_share);
+    f.title += strf(", mostly %s (%s of the idle time)", a.phrase, format_pct(top_share).c_str());
   f.meaning =
       "For that share of the time no kernel, copy or memset ran on any GPU stream; each "
       "gap is attributed to what the CPU was doing when the GPU ran dry.";
@@ -213,9 +214,10 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
   const double in_capture = graph_capture_idle_share(in.analyses);
   if (in_capture >= 0.5) {
     f.title = strf(
-        "GPU idle %.1f%% of %s, mostly while CUDA graphs were being captured (%.1f%% of the "
+        "GPU idle %s of %s, mostly while CUDA graphs were being captured (%s of the "
         "idle time: launches recorded, not run)",
-        g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", 100.0 * in_capture);
+        format_pct(g.idle_pct).c_str(), g.window_is_steps ? "step time" : "the GPU span",
+        format_pct(100.0 * in_capture).c_str());
     f.fix = kGraphCaptureIdleFix;
     f.fix_code.clear();
     const double rest_pct = g.idle_pct * (1.0 - in_capture);
@@ -242,8 +244,8 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
                                                        : Severity::kInfo;
     if (static_cast<int>(steady) > static_cast<int>(f.severity)) {
       f.severity = steady;
-      f.title += strf("; %.1f%% in the steps after the warm-up step%s %s", steady_pct,
-                      warmups > 1 ? "s up to" : "",
+      f.title += strf("; %s in the steps after the warm-up step%s %s",
+                      format_pct(steady_pct).c_str(), warmups > 1 ? "s up to" : "",
                       std::string(step_name(in.trace, steps.steps[warmups - 1])).c_str());
     }
     f.number("steady_idle_pct", steady_pct, 1, "%");
@@ -258,9 +260,10 @@ void rule_gpu_idle(const RuleInput& in, std::vector<Finding>* out) {
     const double device_idle_pct =
         100.0 * static_cast<double>(own_idle - filled) / static_cast<double>(g.window_ns);
     f.title = strf(
-        "This process's work left its GPU idle %.1f%% of %s, but other processes' work ran on "
-        "the shared GPU for %.1f%% of that: the device was idle %.1f%%",
-        g.idle_pct, g.window_is_steps ? "step time" : "the GPU span", filled_pct, device_idle_pct);
+        "This process's work left its GPU idle %s of %s, but other processes' work ran on "
+        "the shared GPU for %s of that: the device was idle %s",
+        format_pct(g.idle_pct).c_str(), g.window_is_steps ? "step time" : "the GPU span",
+        format_pct(filled_pct).c_str(), format_pct(device_idle_pct).c_str());
     f.meaning =
         "For that share of the time none of this process's kernels, copies or memsets ran. The "
         "GPU is shared with other processes (several ranks on one GPU, or MPS), whose kernels "

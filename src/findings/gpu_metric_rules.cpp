@@ -7,6 +7,7 @@
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
+#include "util/format.h"
 
 namespace ks {
 
@@ -25,7 +26,8 @@ void rule_low_utilization(const RuleInput& in, std::vector<Finding>* out) {
     Finding f;
     f.id = "gpu.low_utilization";
     f.severity = Severity::kWarning;
-    f.title = strf("GPU utilization %.1f%%: kernels run less than half of %s", d.utilization_pct,
+    f.title = strf("GPU utilization %s: kernels run less than half of %s",
+                   format_pct(d.utilization_pct).c_str(),
                    a.gpu_metrics.window_is_steps ? "the steps" : "the trace");
     f.meaning =
         "The GPU is rarely idle, yet kernels run less than half of the time: memory copies "

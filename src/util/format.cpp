@@ -32,7 +32,11 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+// A share that is not all or nothing is never written as all or nothing: 99.99% GPU idle beside
+// 16 µs of kernels read "GPU idle 100.0%", as if no kernel ran (the page writes it the same way).
 std::string format_pct(double pct) {
+  if (pct > 99.95 && pct < 100) return ">99.9%";
+  if (pct > 0 && pct < 0.05) return "<0.1%";
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.1f%%", pct);
   return buf;

@@ -2,7 +2,7 @@
 // the names of tools and units spelled as their owners spell them. Run: node --test tests/web/
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtByKey, fmtDuration, fmtPct, fmtPctAsTitle, fmtUsRanges, labelFor, labelsFor } from '../../web/views/format.js';
+import { fmtByKey, fmtDuration, fmtPct, fmtPctAsTitle, fmtUs, fmtUsRanges, labelFor, labelsFor } from '../../web/views/format.js';
 
 test('evidence keys read as words, units dropped, names spelled as their owners spell them', () => {
   assert.equal(labelFor('cudnn_find_calls'), 'cuDNN find calls');  // a small first letter kept
@@ -66,9 +66,15 @@ test('a number the core writes with printf reads the same on the page: an exact 
   assert.equal(fmtPct(30.35), '30.4%'); // 30.35 is a little above the tie as a double: up, as printf
   assert.equal(fmtDuration(2125), '2.12 ms'); // printf("%.2f", 2.125)
   assert.equal(fmtDuration(209980), '209.98 ms');
+  // A zero reads one way: the ranks' glance wrote 0.00 µs beside the straggler's wait 0.0 µs.
+  assert.equal(fmtUs(0), fmtDuration(0));
+  assert.equal(fmtUs(0), '0.0 µs');
   // A finding's evidence share as its title writes it (format_pct): 100.0%, not 100%.
   assert.equal(fmtPctAsTitle(100), '100.0%');
-  assert.equal(fmtPctAsTitle(99.96), '100.0%');
+  // Under a title that says >99.9% (the core keeps 99.99 in the evidence): >99.9%, not 100.0%.
+  assert.equal(fmtPctAsTitle(99.99), '>99.9%');
+  assert.equal(fmtPctAsTitle(0.003), '<0.1%');
+  assert.equal(fmtPctAsTitle(0), '0.0%');
   assert.equal(fmtPctAsTitle(30.25), '30.2%');
 });
 

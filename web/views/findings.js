@@ -25,10 +25,10 @@ function evidenceValue(k, v) {
 // A long name wraps at its own seams, never mid-word: "enumerate(DataLoader)#_SingleProcess
 // DataLoaderIter.__next__" broke as "_SingleProcessDataLoa|derIter" in a 180 px cell. A break
 // opportunity (<wbr>) goes after each '.', '::', '#', '/', ',' or '(' and before a '_' run that
-// follows a letter or digit (so "__next__" stays whole); spaces break as usual. CSS breaks inside
-// a word only where one part alone is wider than the cell.
-const SEAM = /(\.|::|#|\/|,|\()(?=\S)|(?<=[A-Za-z0-9)])(?=_+[A-Za-z])/g;
-export function seamed(text) {
+// follows a letter or digit (so "__next__" stays whole). CSS breaks inside a word only where one
+// part alone is wider than the cell.
+const SEAM = /(\.(?!\d)|::|#(?!#)|\/|,|\()(?=\S)|(?<=[A-Za-z0-9)])(?=_+[A-Za-z])/g;
+function seams(text) {
   const parts = [];
   let last = 0;
   for (const m of text.matchAll(SEAM)) {
@@ -38,6 +38,25 @@ export function seamed(text) {
     last = at;
   }
   parts.push(text.slice(last));
+  return parts;
+}
+
+// A name (a "## copy_batch_to_gpu ##" annotation, spaces and all, or a run without spaces) moves to
+// the next line whole, and breaks at its seams only when it alone is wider than the cell: it broke
+// as "copy_batch_to" / "_gpu" with room for all of it on the next line. The unit is an inline
+// block no wider than the cell (style.css, .name-unit).
+const NAME = /##[^#\n]{1,200}?##|\S+/g;
+export function seamed(text) {
+  const parts = [];
+  let last = 0; // the text before `last` is in parts; plain text between units stays one node
+  for (const m of text.matchAll(NAME)) {
+    const inner = seams(m[0]);
+    if (inner.length === 1 && !m[0].includes(' ')) continue; // nowhere to break inside: plain text
+    if (m.index > last) parts.push(text.slice(last, m.index));
+    parts.push(h('span', { className: 'name-unit' }, inner));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push(text.slice(last));
   return parts;
 }
 

@@ -37,6 +37,9 @@ export function fmtUs(v) {
 // fmtUs with n significant digits (fmtUs itself takes one argument: tables call it with more).
 function usDigits(v, n) {
   if (!isNum(v)) return fmtAny(v);
+  // A zero as the titles and evidence write it (format_duration): the ranks' glance said "0.00 µs"
+  // beside the straggler's "wait 0.0 µs", the same zero two ways.
+  if (v === 0) return fmtDuration(0);
   const a = Math.abs(v);
   if (a < 1000) return `${digits(v, n)} µs`;
   if (a < 1e6) return `${digits(v / 1e3, n)} ms`;
@@ -110,9 +113,13 @@ export function fmtPct(v) {
 }
 
 // A share as the core's finding titles write it (format_pct, "%.1f%%"): a finding's evidence under a
-// title that says "GPU idle 100.0%" says 100.0%, not 100%.
+// title that says "GPU idle 100.0%" says 100.0%, not 100%; under ">99.9%" (a share the core keeps
+// inside 0..100 with the digits that show it, 99.99) it says >99.9%, as the glance does.
 export function fmtPctAsTitle(v) {
-  return isNum(v) ? `${fixed(v, 1)}%` : fmtAny(v);
+  if (!isNum(v)) return fmtAny(v);
+  if (v > 99.95 && v < 100) return '>99.9%';
+  if (v > 0 && v < 0.05) return '<0.1%';
+  return `${fixed(v, 1)}%`;
 }
 
 export function fmtRate(v) {

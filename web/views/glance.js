@@ -40,7 +40,9 @@ function hostWait(c) {
   // thread was doing is the report's own phrase (long_host_wait_lead: "in write (OS runtime)").
   if (!(2 * (c.short_host_wait_us || 0) < c.host_wait_us)) return null;
   const lead = c.long_host_wait_lead;
-  if (typeof lead !== 'string' || !lead) return null;
+  // No one activity holds them: still the CPU away, as the title says ("busy elsewhere (long host
+  // waits)"), not "launches late" (hta simple_add read both, one above the other).
+  if (typeof lead !== 'string' || !lead) return 'waiting on the CPU, which was busy elsewhere (long host waits)';
   const name = lead.length > MAX_NAME ? `${lead.slice(0, MAX_NAME)}…` : lead;
   return `waiting on the CPU, which was ${name}`;
 }
