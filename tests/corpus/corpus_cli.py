@@ -16,6 +16,11 @@ def report(cli, paths):
     return json.loads(p.stdout)
 
 
+def finding_ids(rep):
+    """The ids of a report's findings, in its order."""
+    return [f["id"] for f in rep["findings"]]
+
+
 class Checker:
     """Every check prints FAIL with its detail; -v prints the ones that passed too."""
 

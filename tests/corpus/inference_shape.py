@@ -66,8 +66,7 @@ def graph_replays(doc, group=GROUP):
     return doc, len(drop), graphs, in_graphs
 
 
-def ids(r):
-    return [f["id"] for f in r["findings"]]
+ids = corpus_cli.finding_ids
 
 
 def top(r, n=5):

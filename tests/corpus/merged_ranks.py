@@ -49,8 +49,7 @@ def merged(doc, straggler_nccl=False):
     return doc
 
 
-def ids(rep):
-    return [f["id"] for f in rep["findings"]]
+ids = corpus_cli.finding_ids
 
 
 def main():

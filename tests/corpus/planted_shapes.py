@@ -308,8 +308,7 @@ def nsys_warmup(path, k, factor):
 
 # ----- checks ---------------------------------------------------------------------------------
 
-def ids(r):
-    return [x["id"] for x in r["findings"]]
+ids = corpus_cli.finding_ids
 
 
 def none_of(c, r, banned, what):
