@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/merged_ranks.h"
 #include "analysis/rank_identity.h"
 #include "file_source.h"
 #include "heap_prefault.h"
@@ -129,8 +130,20 @@ class Session {
     finished_ = true;
     ok_ = !g_out_of_memory && importer_.error().ok() && importer_.finish() && !g_out_of_memory;
     if (ok_) trace_ = importer_.take();
+    if (ok_ && merged_rank_ >= 0) {
+      // One rank of a file holding several (setMergedRank): its part, as the CLI splits it.
+      std::unique_ptr<ks::Trace> part = ks::merged_rank_part(*trace_, merged_rank_);
+      if (part) {
+        part->facts.source_name = trace_->facts.source_name;  // the page named it "FILE pid P"
+        trace_ = std::move(part);
+      }
+      ok_ = !g_out_of_memory;
+    }
     return ok_;
   }
+  // Before finish(): keep only rank `rank` of the ranks merged into this JSON file (two nodes'
+  // traces on one GPU pid: analysis/merged_ranks.h), in gpuProcessesJson's order.
+  void setMergedRank(int rank) { merged_rank_ = rank; }
 
   // An Nsight Systems export (`nsys export --type sqlite`) of `size` bytes, read through the
   // worker's read function for `fileId` (file_source.h) instead of feedBuffer/feedCommit. After it
@@ -182,14 +195,27 @@ class Session {
   // GPU), lowest GPU first (the CLI's rank order): [{"pid": P, "device": D}, ...]; two or more
   // are read as ranks, each with setNsysProcess(P, its place, their count). Fewer than two, or
   // more than kMaxExportRanks: none, and the export is one trace.
+  // A JSON file: the ranks merged into it, [{"pid": "P", "merged": true}, ...] (none: one trace).
   std::string gpuProcessesJson() const {
-    if (!db_) return "[]";
+    if (!db_) return mergedRanksJson();
     const ks::NsysRankPlan plan =
         ks::nsys_rank_plan(gpu_processes_read_ ? gpu_processes_ : ks::nsys_gpu_processes(*db_));
     std::string out = "[";
     for (const ks::NsysRank& r : plan.ranks) {
       if (out.size() > 1) out += ",";
       out += "{\"pid\":" + std::to_string(r.pid) + ",\"device\":" + std::to_string(r.device) + "}";
+    }
+    return out + "]";
+  }
+  std::string mergedRanksJson() const {
+    if (!trace_ || merged_rank_ >= 0) return "[]";
+    const std::vector<std::string> pids = ks::merged_rank_pids(*trace_);
+    std::string out = "[";
+    for (const std::string& pid : pids) {
+      if (out.size() > 1) out += ",";
+      out += "{\"pid\":";
+      ks::append_json_escaped(&out, pid);
+      out += ",\"merged\":true}";
     }
     return out + "]";
   }
@@ -365,8 +391,9 @@ class Session {
     if (!r) return std::string();
     const std::string& file = trace_->facts.source_name;
     const ks::RankIdentity id =
-        only_pid_ >= 0 ? ks::RankIdentity{process_rank_, ks::RankSource::kExportProcess}
-                       : ks::identify_rank(*trace_, file, loadIndex);
+        only_pid_ >= 0      ? ks::RankIdentity{process_rank_, ks::RankSource::kExportProcess}
+        : merged_rank_ >= 0 ? ks::RankIdentity{merged_rank_, ks::RankSource::kFileProcess}
+                            : ks::identify_rank(*trace_, file, loadIndex);
     return ks::rank_digest_json(ks::make_rank_digest(*trace_, r->analyses, file, id));
   }
 
@@ -430,6 +457,7 @@ class Session {
 
   std::string source_name_;
   int64_t only_pid_ = -1;  // setNsysProcess: one process of an export, else all
+  int merged_rank_ = -1;   // setMergedRank: one rank of a JSON file holding several, else all
   // The GPU processes the import saw, when it read them all (gpuProcessesJson needs no scan then).
   std::vector<ks::NsysGpuProcess> gpu_processes_;
   bool gpu_processes_read_ = false;
@@ -542,6 +570,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("resumeOffset", &Session::resumeOffset)
       .function("finish", &Session::finish)
       .function("importSqlite", &Session::importSqlite)
+      .function("setMergedRank", &Session::setMergedRank)
       .function("setNsysProcess", &Session::setNsysProcess)
       .function("gpuProcessesJson", &Session::gpuProcessesJson)
       .function("sqliteReadsJson", &Session::sqliteReadsJson)

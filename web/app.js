@@ -195,13 +195,14 @@ function show(report, done) {
   // An Nsight Systems export: its stats tables follow; say so until they are here.
   const waiting = nsys.placeholder(done);
   if (waiting) sections.push(waiting);
-  const extras = [nsys.headBox(done, report), done.gpuProcesses ? summedNote(done.name, done.gpuProcesses.length) : null];
+  const extras = [nsys.headBox(done, report), done.gpuProcesses ? summedNote(done.name, done.gpuProcesses) : null];
   const head = reportHead(report, done.name, secs, sections, extras);
   ui.report.replaceChildren(head, ...sections);
   document.title = `${neutral(done.name)} · Kinetoscope`;
 }
 
-// options.nsysProcess {pid, rank, count}: one process of an Nsight Systems export, read alone
+// options.rankProcess {pid, rank, count[, merged]}: one process of an Nsight Systems export, or
+// one rank of a JSON file holding several (merged), read alone
 // (the ranks view's "Timeline of this rank…" for an export of several processes).
 function open(source, name, options) {
   if (Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList)) {
@@ -211,11 +212,11 @@ function open(source, name, options) {
   let blob = source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) blob = new Blob([source]);
   else if (!(source instanceof Blob)) return Promise.reject(new TypeError('kinetoscope.open takes a File, a Blob or an ArrayBuffer'));
-  const nsysProcess = options && options.nsysProcess ? options.nsysProcess : undefined;
+  const rankProcess = options && options.rankProcess ? options.rankProcess : undefined;
   // Back to this trace from another one reads it again (share/history.js); options.navJob: the
   // opener's own way back (a rank alone), options.navView: the view it is opened for.
   const navJob = (options && options.navJob) || newJob(() => open(blob, name, { ...options, navJob }));
-  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, nsysProcess }, { navJob, navView: options && options.navView });
+  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, rankProcess }, { navJob, navView: options && options.navView });
 }
 
 // Only the page's own origin (share/own_origin.js).

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "model/trace_subset.h"
+
 namespace ks {
 
 namespace {
@@ -148,208 +150,89 @@ struct OwnedOp {
   }
 };
 
-// Per slice (depth and parent), as the builder computes them: the slices are in track order,
-// each track's by start, longer first.
-void nest(SliceTable* s) {
-  s->depth.assign(s->size(), 0);
-  s->parent.assign(s->size(), -1);
-  std::vector<uint32_t> stack;
-  TrackId current = kNone;
-  for (size_t i = 0; i < s->size(); ++i) {
-    if (s->track[i] != current) stack.clear(), current = s->track[i];
-    while (!stack.empty() && s->end(stack.back()) <= s->ts[i]) stack.pop_back();
-    if (!stack.empty() && s->end(i) <= s->end(stack.back()))
-      s->parent[i] = static_cast<int32_t>(stack.back());
-    s->depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
-    stack.push_back(static_cast<uint32_t>(i));
-  }
-}
-
-template <typename T>
-void keep_sparse(const std::vector<std::pair<uint32_t, T>>& from,
-                 const std::vector<uint32_t>& new_index, std::vector<std::pair<uint32_t, T>>* to) {
-  for (const auto& e : from)
-    if (new_index[e.first] != kNone) to->emplace_back(new_index[e.first], e.second);
-}
-
-void forget_category(TraceFacts* f, std::string_view cat) {
-  auto it = f->categories.find(cat.empty() ? "(none)" : std::string(cat));
-  if (it != f->categories.end() && it->second > 0) --it->second;
-}
-
-// One rank's part of the trace: the slices, flows and instants `keep_slice`/`keep_track` keep.
-std::unique_ptr<Trace> part_of(const Trace& t, const std::vector<uint8_t>& keep_process,
-                               const std::vector<uint8_t>& keep_slice,
-                               const std::vector<uint8_t>& keep_flow) {
+// Whether launch calls with correlation ids are on two processes or more (one pass, so that a
+// file one process launched, nearly every file, skips op_launchers' sorts).
+bool two_launching_processes(const Trace& t) {
   const SliceTable& s = t.slices;
-  auto out = std::make_unique<Trace>();
-  Trace& p = *out;
-  p.strings = t.strings;
-  p.devices = t.devices;
-  p.distributed = t.distributed;
-  p.facts = t.facts;
-  p.diagnostics = t.diagnostics;
-  // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
-  std::vector<uint32_t> kept_rows(t.tracks.size(), 0), had_rows(t.tracks.size(), 0);
+  uint32_t first = kNone;
   for (uint32_t i = 0; i < s.size(); ++i) {
-    ++had_rows[s.track[i]];
-    if (keep_slice[i]) ++kept_rows[s.track[i]];
-  }
-  for (size_t i = 0; i < t.instants.size(); ++i) {
-    ++had_rows[t.instants.track[i]];
-    if (keep_process[t.tracks[t.instants.track[i]].process]) ++kept_rows[t.instants.track[i]];
-  }
-  std::vector<uint32_t> process_index(t.processes.size(), kNone),
-      track_index(t.tracks.size(), kNone);
-  for (size_t i = 0; i < t.processes.size(); ++i) {
-    if (!keep_process[i]) continue;
-    process_index[i] = static_cast<uint32_t>(p.processes.size());
-    p.processes.push_back(t.processes[i]);
-    p.processes.back().has_gpu_ops = false;
-  }
-  for (size_t i = 0; i < t.tracks.size(); ++i) {
-    const uint32_t proc = process_index[t.tracks[i].process];
-    if (proc == kNone || (had_rows[i] > 0 && kept_rows[i] == 0)) continue;
-    track_index[i] = static_cast<uint32_t>(p.tracks.size());
-    p.tracks.push_back(t.tracks[i]);
-    p.tracks.back().process = proc;
-    p.tracks.back().has_gpu_ops = false;
-  }
-  SliceTable& o = p.slices;
-  std::vector<uint32_t> new_index(s.size(), kNone);
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    if (!keep_slice[i] || track_index[s.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(s.cat[i]));
+    if (s.correlation[i] == kNoValue ||
+        (s.kind[i] != SliceKind::kRuntime && s.kind[i] != SliceKind::kDriver))
       continue;
-    }
-    new_index[i] = static_cast<uint32_t>(o.size());
-    o.ts.push_back(s.ts[i]);
-    o.dur.push_back(s.dur[i]);
-    o.track.push_back(track_index[s.track[i]]);
-    o.name.push_back(s.name[i]);
-    o.cat.push_back(s.cat[i]);
-    o.kind.push_back(s.kind[i]);
-    o.correlation.push_back(s.correlation[i]);
-    o.bytes.push_back(s.bytes[i]);
-    o.launch_info.push_back(s.launch_info[i]);
-    o.file_offset.push_back(s.file_offset[i]);
-    o.byte_len.push_back(s.byte_len[i]);
-    if (is_gpu_op(s.kind[i])) {
-      Track& tr = p.tracks[o.track.back()];
-      tr.has_gpu_ops = true;
-      p.processes[tr.process].has_gpu_ops = true;
-    }
+    const uint32_t p = t.tracks[s.track[i]].process;
+    if (first == kNone)
+      first = p;
+    else if (p != first)
+      return true;
   }
-  o.launch_infos = s.launch_infos;
-  keep_sparse(s.call_stacks, new_index, &o.call_stacks);
-  keep_sparse(s.collective_args, new_index, &o.collective_args);
-  keep_sparse(s.op_shapes, new_index, &o.op_shapes);
-  keep_sparse(s.sync_waits, new_index, &o.sync_waits);
-  nest(&o);
-  const FlowTable& f = t.flows;
-  for (size_t i = 0; i < f.size(); ++i) {
-    if (!keep_flow[i] || track_index[f.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(f.cat[i]));
-      continue;
-    }
-    p.flows.ts.push_back(f.ts[i]);
-    p.flows.track.push_back(track_index[f.track[i]]);
-    p.flows.id.push_back(f.id[i]);
-    p.flows.cat.push_back(f.cat[i]);
-    p.flows.phase.push_back(f.phase[i]);
-    p.flows.binds_enclosing.push_back(f.binds_enclosing[i]);
-  }
-  const CounterTable& c = t.counters;
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (process_index[c.process[i]] == kNone) continue;
-    p.counters.ts.push_back(c.ts[i]);
-    p.counters.process.push_back(process_index[c.process[i]]);
-    p.counters.series.push_back(c.series[i]);
-    p.counters.value.push_back(c.value[i]);
-  }
-  const InstantTable& in = t.instants;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (track_index[in.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(in.cat[i]));
-      continue;
-    }
-    p.instants.ts.push_back(in.ts[i]);
-    p.instants.track.push_back(track_index[in.track[i]]);
-    p.instants.name.push_back(in.name[i]);
-    p.instants.cat.push_back(in.cat[i]);
-    p.instants.scope.push_back(in.scope[i]);
-    p.instants.mem_bytes.push_back(in.mem_bytes[i]);
-    p.instants.mem_total_allocated.push_back(in.mem_total_allocated[i]);
-    p.instants.mem_total_reserved.push_back(in.mem_total_reserved[i]);
-    p.instants.mem_device.push_back(in.mem_device[i]);
-  }
-  return out;
+  return false;
 }
-}  // namespace
 
-std::vector<std::unique_ptr<Trace>> split_merged_ranks(const Trace& t) {
-  std::vector<std::unique_ptr<Trace>> parts;
-  const SliceTable& s = t.slices;
-  const std::vector<uint32_t> launcher = op_launchers(t);
-  // Per GPU process, how many of its ops each process launched.
-  std::map<uint32_t, std::map<uint32_t, int64_t>> launched;
-  for (uint32_t i = 0; i < s.size(); ++i)
-    if (launcher[i] != kNone) ++launched[t.tracks[s.track[i]].process][launcher[i]];
-  // A process that launched at least a tenth of a GPU process's ops (as many as its main
-  // launcher, give or take the kernels of the first step) drives it; fewer are stray calls.
-  constexpr int64_t kDriverShare = 10;
-  std::vector<uint8_t> shared(t.processes.size(), 0), is_rank(t.processes.size(), 0);
-  std::vector<uint32_t> main_launcher(t.processes.size(), kNone);
-  bool any_shared = false;
-  for (const auto& g : launched) {
-    int64_t most = 0;
-    for (const auto& kv : g.second)
-      if (kv.second > most) most = kv.second, main_launcher[g.first] = kv.first;
-    int64_t drivers = 0;
-    for (const auto& kv : g.second) {
-      if (kv.second * kDriverShare < most) continue;
-      ++drivers;
-      is_rank[kv.first] = 1;
+// Who launched each GPU op, which processes are the file's ranks (in pid order) and which GPU
+// processes two or more of them drove; and, when there are such, each rank's op starts on the
+// shared GPU tracks and the ops with their ids (for the lanes and flows each part keeps).
+class Splitter {
+ public:
+  explicit Splitter(const Trace& t) : t_(t) {
+    if (!two_launching_processes(t)) return;  // the usual file: nothing to sort
+    launcher_ = op_launchers(t);
+    const SliceTable& s = t.slices;
+    // Per GPU process, how many of its ops each process launched.
+    std::map<uint32_t, std::map<uint32_t, int64_t>> launched;
+    for (uint32_t i = 0; i < s.size(); ++i)
+      if (launcher_[i] != kNone) ++launched[t.tracks[s.track[i]].process][launcher_[i]];
+    // A process that launched at least a tenth of a GPU process's ops (as many as its main
+    // launcher, give or take the kernels of the first step) drives it; fewer are stray calls.
+    constexpr int64_t kDriverShare = 10;
+    shared_.assign(t.processes.size(), 0);
+    is_rank_.assign(t.processes.size(), 0);
+    main_launcher_.assign(t.processes.size(), kNone);
+    bool any_shared = false;
+    for (const auto& g : launched) {
+      int64_t most = 0;
+      for (const auto& kv : g.second)
+        if (kv.second > most) most = kv.second, main_launcher_[g.first] = kv.first;
+      int64_t drivers = 0;
+      for (const auto& kv : g.second) {
+        if (kv.second * kDriverShare < most) continue;
+        ++drivers;
+        is_rank_[kv.first] = 1;
+      }
+      if (drivers > 1) shared_[g.first] = 1, any_shared = true;
     }
-    if (drivers > 1) shared[g.first] = 1, any_shared = true;
+    if (!any_shared) return;
+    for (uint32_t p = 0; p < t.processes.size(); ++p)
+      if (is_rank_[p]) ranks_.push_back(p);
+    std::sort(ranks_.begin(), ranks_.end(), [this](uint32_t a, uint32_t b) {
+      return pid(a).size() != pid(b).size() ? pid(a).size() < pid(b).size() : pid(a) < pid(b);
+    });
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (launcher_[i] == kNone || !shared_[t.tracks[s.track[i]].process]) continue;
+      starts_[{s.track[i], launcher_[i]}].push_back(s.ts[i]);  // sorted: a track's slices are
+      owned_.push_back({s.track[i], s.ts[i], s.correlation[i], launcher_[i]});
+    }
+    std::sort(owned_.begin(), owned_.end());
   }
-  if (!any_shared) return parts;
-  std::vector<uint32_t> ranks;
-  for (uint32_t p = 0; p < t.processes.size(); ++p)
-    if (is_rank[p]) ranks.push_back(p);
-  auto pid = [&t](uint32_t p) { return t.str(t.processes[p].pid_text); };
-  std::sort(ranks.begin(), ranks.end(), [&pid](uint32_t a, uint32_t b) {
-    return pid(a).size() != pid(b).size() ? pid(a).size() < pid(b).size() : pid(a) < pid(b);
-  });
-  // Per track of a shared GPU process, each rank's op starts (sorted: a track's slices are).
-  std::map<std::pair<TrackId, uint32_t>, std::vector<int64_t>> starts;
-  for (uint32_t i = 0; i < s.size(); ++i)
-    if (launcher[i] != kNone && shared[t.tracks[s.track[i]].process])
-      starts[{s.track[i], launcher[i]}].push_back(s.ts[i]);
-  // The same ops with their ids, for the flows that end at them.
-  std::vector<OwnedOp> owned;
-  for (uint32_t i = 0; i < s.size(); ++i)
-    if (launcher[i] != kNone && shared[t.tracks[s.track[i]].process])
-      owned.push_back({s.track[i], s.ts[i], s.correlation[i], launcher[i]});
-  std::sort(owned.begin(), owned.end());
-  auto has_op_in = [&starts](TrackId track, uint32_t rank, int64_t b, int64_t e) {
-    auto it = starts.find({track, rank});
-    if (it == starts.end()) return false;
-    auto at = std::lower_bound(it->second.begin(), it->second.end(), b);
-    return at != it->second.end() && *at <= e;
-  };
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    const uint32_t me = ranks[r];
+
+  size_t ranks() const { return ranks_.size(); }
+  std::string_view pid(uint32_t process) const { return t_.str(t_.processes[process].pid_text); }
+  std::string_view rank_pid(size_t r) const { return pid(ranks_[r]); }
+
+  // Rank r's part: its own processes, the GPU ops it launched, and what no rank owns.
+  std::unique_ptr<Trace> part(size_t r) const {
+    const Trace& t = t_;
+    const SliceTable& s = t.slices;
+    const uint32_t me = ranks_[r];
     std::vector<uint8_t> keep_process(t.processes.size(), 0);
     for (uint32_t p = 0; p < t.processes.size(); ++p) {
-      if (is_rank[p]) {
+      if (is_rank_[p]) {
         keep_process[p] = p == me;
-      } else if (shared[p]) {
+      } else if (shared_[p]) {
         keep_process[p] = 1;
       } else {
         // A GPU process another rank drove is that rank's; a process no rank drove is anyone's.
-        const uint32_t driver = main_launcher[p];
-        keep_process[p] = driver == kNone || driver == me || !is_rank[driver];
+        const uint32_t driver = main_launcher_[p];
+        keep_process[p] = driver == kNone || driver == me || !is_rank_[driver];
       }
     }
     std::vector<uint8_t> keep_slice(s.size(), 0);
@@ -357,14 +240,14 @@ std::vector<std::unique_ptr<Trace>> split_merged_ranks(const Trace& t) {
       const TrackId track = s.track[i];
       const uint32_t proc = t.tracks[track].process;
       if (!keep_process[proc]) continue;
-      if (!shared[proc] || !is_gpu_side(s.kind[i])) {
+      if (!shared_[proc] || !is_gpu_side(s.kind[i])) {
         keep_slice[i] = 1;
-      } else if (launcher[i] != kNone && is_rank[launcher[i]]) {
-        keep_slice[i] = launcher[i] == me;
+      } else if (launcher_[i] != kNone && is_rank_[launcher_[i]]) {
+        keep_slice[i] = launcher_[i] == me;
       } else {
         // An annotation or sync lane on the shared GPU: the rank whose ops it holds; none: every.
         bool any = false, mine = false;
-        for (uint32_t other : ranks) {
+        for (uint32_t other : ranks_) {
           const bool holds = has_op_in(track, other, s.ts[i], s.end(i));
           any = any || holds;
           if (other == me) mine = holds;
@@ -378,25 +261,59 @@ std::vector<std::unique_ptr<Trace>> split_merged_ranks(const Trace& t) {
     std::vector<uint8_t> keep_flow(t.flows.size(), 1);
     for (size_t i = 0; i < t.flows.size(); ++i) {
       const TrackId track = t.flows.track[i];
-      if (!shared[t.tracks[track].process]) continue;
+      if (!shared_[t.tracks[track].process]) continue;
       const OwnedOp key{track, t.flows.ts[i], static_cast<int64_t>(t.flows.id[i]), 0};
-      auto at = std::lower_bound(owned.begin(), owned.end(), key);
+      auto at = std::lower_bound(owned_.begin(), owned_.end(), key);
       bool mine = false;
-      for (; at != owned.end() && at->track == track && at->ts == key.ts && at->corr == key.corr;
+      for (; at != owned_.end() && at->track == track && at->ts == key.ts && at->corr == key.corr;
            ++at)
         mine = mine || at->owner == me;
       keep_flow[i] = mine;
     }
-    std::unique_ptr<Trace> part = part_of(t, keep_process, keep_slice, keep_flow);
-    part->facts.source_name = t.facts.source_name + " pid " + std::string(pid(me));
-    DistributedInfo& d = part->distributed;
+    std::unique_ptr<Trace> out = trace_subset(t, keep_process, keep_slice, keep_flow);
+    out->facts.source_name = t.facts.source_name + " pid " + std::string(pid(me));
+    DistributedInfo& d = out->distributed;
     d.present = true;
     d.from_environment = true;  // not the file's distributedInfo: a place in the file
     d.rank = static_cast<int64_t>(r);
-    d.world_size = static_cast<int64_t>(ranks.size());
-    parts.push_back(std::move(part));
+    d.world_size = static_cast<int64_t>(ranks_.size());
+    return out;
   }
+
+ private:
+  bool has_op_in(TrackId track, uint32_t rank, int64_t b, int64_t e) const {
+    auto it = starts_.find({track, rank});
+    if (it == starts_.end()) return false;
+    auto at = std::lower_bound(it->second.begin(), it->second.end(), b);
+    return at != it->second.end() && *at <= e;
+  }
+
+  const Trace& t_;
+  std::vector<uint32_t> launcher_, main_launcher_, ranks_;
+  std::vector<uint8_t> shared_, is_rank_;
+  std::map<std::pair<TrackId, uint32_t>, std::vector<int64_t>> starts_;
+  std::vector<OwnedOp> owned_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Trace>> split_merged_ranks(const Trace& t) {
+  const Splitter split(t);
+  std::vector<std::unique_ptr<Trace>> parts;
+  for (size_t r = 0; r < split.ranks(); ++r) parts.push_back(split.part(r));
   return parts;
+}
+
+std::vector<std::string> merged_rank_pids(const Trace& t) {
+  const Splitter split(t);
+  std::vector<std::string> pids;
+  for (size_t r = 0; r < split.ranks(); ++r) pids.emplace_back(split.rank_pid(r));
+  return pids;
+}
+
+std::unique_ptr<Trace> merged_rank_part(const Trace& t, size_t rank) {
+  const Splitter split(t);
+  return rank < split.ranks() ? split.part(rank) : nullptr;
 }
 
 }  // namespace ks

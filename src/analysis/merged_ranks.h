@@ -7,6 +7,7 @@
 // (import/nsys_sqlite/nsys_file.h, import_nsys_file_by_process), and compared as ranks.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/trace.h"
@@ -20,5 +21,10 @@ namespace ks {
 // and the processes that launched nothing (DataLoader workers: in every part, since the file
 // does not say whose they are). Each part's distributed.rank is its place in that order.
 std::vector<std::unique_ptr<Trace>> split_merged_ranks(const Trace& trace);
+
+// The pids of the ranks split_merged_ranks would give, in its order (empty: one trace), and one
+// rank's part alone (nullptr past the last): the page reads each rank in a worker of its own.
+std::vector<std::string> merged_rank_pids(const Trace& trace);
+std::unique_ptr<Trace> merged_rank_part(const Trace& trace, size_t rank);
 
 }  // namespace ks

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "helpers.h"
 
@@ -56,6 +57,17 @@ TEST_CASE("merged ranks: each rank's kernels go to its own launches", "[analysis
   CHECK(parts[1]->distributed.rank == 1);
   CHECK(parts[1]->distributed.world_size == 2);
   CHECK(parts[0]->processes.size() == 2);  // its CPU process and the GPU
+  // The page reads each rank in a worker of its own: the same ranks, the same parts.
+  CHECK(ks::merged_rank_pids(*t) == std::vector<std::string>{"10", "20"});
+  for (size_t r = 0; r < parts.size(); ++r) {
+    const auto alone = ks::merged_rank_part(*t, r);
+    REQUIRE(alone);
+    CHECK(alone->facts.source_name == parts[r]->facts.source_name);
+    CHECK(alone->slices.ts == parts[r]->slices.ts);
+    CHECK(alone->slices.name == parts[r]->slices.name);
+    CHECK(alone->flows.size() == parts[r]->flows.size());
+  }
+  CHECK(ks::merged_rank_part(*t, 2) == nullptr);
 }
 
 TEST_CASE("merged ranks: one rank, or ranks on GPU pids of their own, are not split",
@@ -63,6 +75,8 @@ TEST_CASE("merged ranks: one rank, or ranks on GPU pids of their own, are not sp
   auto one = ks_test::load(doc(rank_events(10, 100000, 40, 100)));
   REQUIRE(one);
   CHECK(ks::split_merged_ranks(*one).empty());
+  CHECK(ks::merged_rank_pids(*one).empty());
+  CHECK(ks::merged_rank_part(*one, 0) == nullptr);
   // A second process with a few launches of the ids (a tenth of the main launcher's: 3 of 40)
   // is a stray caller, not a rank.
   auto stray =

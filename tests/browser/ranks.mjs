@@ -295,6 +295,31 @@ export function rankTests(t) {
       await page.close();
     },
 
+    async 'two nodes\' ranks merged in one JSON file on GPU pid 0 open as two ranks, as the CLI splits the file; a rank\'s timeline is that rank alone'({ ctx, origin, tmp }) {
+      needTraces();
+      const file = join(tmp, 'merged_nodes.pt.trace.json');
+      const w = spawnSync('/usr/bin/python3', [join(ROOT, 'tests/corpus/merged_ranks.py'), '--write', file, '--straggler'], { encoding: 'utf8' });
+      check(w.status === 0 && existsSync(file), `merged_ranks.py --write failed: ${w.stderr}`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', [file]);
+      check((await settled(page, before)) === 'ready', `the merged file did not load: ${await page.textContent('#error')}`);
+      const report = await sameAsCliMulti(page, [file]);
+      const ranks = report.ranks.map((r) => `${r.rank}:${r.file}`).join();
+      check(ranks === '0:merged_nodes.pt.trace.json pid 59811,1:merged_nodes.pt.trace.json pid 159811', `the ranks: ${ranks}`);
+      check((await page.textContent('[data-export-ranks="2"]')).includes('One trace file holding 2 ranks'), `the line on where the ranks came from: ${await page.textContent('[data-export-ranks="2"]')}`);
+      // Rank 1's own timeline reads the file again and keeps that rank alone: the CLI's report of it.
+      await page.locator('#ranks table button.link-button').nth(1).click();
+      await page.waitForFunction((x) => document.body.dataset.view === `rank-${x}`, report.ranks[1].rank);
+      const opened = await loads(page);
+      await page.click('[data-action="rank-timeline"]');
+      check((await settled(page, opened)) === 'ready', `rank 1 did not open alone: ${await page.textContent('#error')}`);
+      const diff = diffJson(report.reports[1], await page.evaluate(() => window.kinetoscope.report()));
+      check(diff.length === 0, `rank 1 alone differs from the CLI's report of that rank:\n  ${diff.slice(0, 10).join('\n  ')}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'four gloo ranks on an H200 (real): the straggler from gloo\'s CPU ranges, as the CLI says'({ ctx, origin }) {
       const dir = 'examples/pathologies/h200/ddp4_gloo_slow2';
       const names = [0, 1, 2, 3].map((r) => `trace_rank${r}.pt.trace.json.gz`);

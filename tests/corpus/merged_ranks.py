@@ -13,6 +13,8 @@ kernels, launches and findings, and with rank 1's NCCL kernels a fifth as long (
 at every collective, so it waits least) names rank 1 the straggler.
 
 Usage: /usr/bin/python3 tests/corpus/merged_ranks.py --cli build/native/kinetoscope [-v]
+       /usr/bin/python3 tests/corpus/merged_ranks.py --write FILE [--straggler]  (the merged
+       file alone, for the page's test: tests/browser/ranks.mjs)
 """
 import os
 import sys
@@ -53,8 +55,16 @@ ids = corpus_cli.finding_ids
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    def extra(ap):
+        ap.add_argument("--write", help="write the merged file to WRITE and stop")
+        ap.add_argument("--straggler", action="store_true", help="with rank 1 the straggler")
+
+    args = corpus_cli.arguments(mm.TRACES, extra)
     if args is None:
+        return 0
+    if args.write:
+        with open(args.write, "wb") as f:
+            f.write(mm.dump(merged(mm.load(os.path.join(mm.TRACES, BASE)), args.straggler)))
         return 0
     c = corpus_cli.Checker(args.v)
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,7 +24,7 @@ const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank"
 // items: each named "FILE pid P" as the CLI names it, read alone by its pid.
 function processItems(blob, name, gpus, loadIndex) {
   const count = gpus.length;
-  return gpus.map((g, i) => ({ blob, name: `${name} pid ${g.pid}`, loadIndex: loadIndex + i, nsysProcess: { pid: g.pid, rank: i, count } }));
+  return gpus.map((g, i) => ({ blob, name: `${name} pid ${g.pid}`, loadIndex: loadIndex + i, rankProcess: { pid: g.pid, rank: i, count, merged: !!g.merged } }));
 }
 
 // After the pool read several files: those that were Nsight Systems exports of 2+ GPU processes
@@ -32,7 +32,7 @@ function processItems(blob, name, gpus, loadIndex) {
 // results. {items, results} in the files' order, each export's processes at its place; null
 // when no file was such an export.
 async function splitExports(pool, items, results, onProgress) {
-  const plan = items.map((it, i) => (results[i].ok && results[i].gpuProcesses && !it.nsysProcess ? processItems(it.blob, it.name, results[i].gpuProcesses, i) : null));
+  const plan = items.map((it, i) => (results[i].ok && results[i].gpuProcesses && !it.rankProcess ? processItems(it.blob, it.name, results[i].gpuProcesses, i) : null));
   const extra = plan.filter(Boolean).flat();
   if (!extra.length) return null;
   const read = await pool.readAll(extra, onProgress);
@@ -56,16 +56,22 @@ async function splitExports(pool, items, results, onProgress) {
 // initRanks's {ui, setCurrent, shown} and setStacked(section) for the stacked timelines.
 // `files` is null for the processes of one Nsight Systems export: a rank is no file of its own,
 // so there are no stacked timelines (each would read the whole export); a rank's own timeline
-// reads its process alone from the export (`items`: the pool's {blob, name, nsysProcess}).
+// reads its process alone from the export (`items`: the pool's {blob, name, rankProcess}).
 // The line that says where an export's ranks came from: one export's processes, or several
-// files of which some are exports read one rank per process.
+// files of which some are exports read one rank per process; the same for JSON files that hold
+// several ranks merged on one GPU (rankProcess.merged: split by launching process).
 function exportNote(multi, items) {
-  const exports = new Set((items || []).filter((it) => it.nsysProcess).map((it) => it.name.slice(0, it.name.lastIndexOf(' pid '))));
+  const split = (items || []).filter((it) => it.rankProcess);
+  const exports = new Set(split.map((it) => it.name.slice(0, it.name.lastIndexOf(' pid '))));
+  const merged = split.filter((it) => it.rankProcess.merged).length;
+  const noun = merged === split.length ? 'trace file' : merged ? 'file' : 'Nsight Systems export';
+  const holds = merged === split.length ? "several ranks' processes on one GPU (traces of several nodes merged)" : 'several processes with GPU work';
+  const by = merged === split.length ? 'by the process that launched its GPU work' : 'by the GPU each worked on most';
   const n = multi.ranks.length;
   const text =
-    exports.size > 1 || (items || []).some((it) => !it.nsysProcess)
-      ? `${fmtInt(n)} ranks: ${exports.size === 1 ? 'one Nsight Systems export' : `${fmtInt(exports.size)} Nsight Systems exports`} among the files ${exports.size === 1 ? 'holds' : 'hold'} several processes with GPU work, read as one rank each (by the GPU each worked on most, numbered on across the exports in the order given), as kinetoscope report does.`
-      : `One Nsight Systems export holding ${n} processes with GPU work, read as ranks (one per process, by the GPU each worked on most), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
+    exports.size > 1 || (items || []).some((it) => !it.rankProcess)
+      ? `${fmtInt(n)} ranks: ${exports.size === 1 ? `one ${noun}` : `${fmtInt(exports.size)} ${noun}s`} among the files ${exports.size === 1 ? 'holds' : 'hold'} ${holds}, read as one rank each (${by}, numbered on across the ${merged ? 'files' : 'exports'} in the order given), as kinetoscope report does.`
+      : `One ${noun} holding ${merged ? `${n} ranks' processes on one GPU (traces of several nodes merged)` : `${n} processes with GPU work`}, read as ranks (one per process, ${by}), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
   return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
 }
 
@@ -122,7 +128,7 @@ function present(ctx, multi, results, files, secs, items) {
     const file = fileOf ? fileOf(k) : null;
     const proc = !files && items ? items.find((it) => it.name === row.file) : null;
     if ((file || proc) && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
-      const open = () => (file ? openAlone(k, file) : openAlone(k, proc.blob, { nsysProcess: proc.nsysProcess }));
+      const open = () => (file ? openAlone(k, file) : openAlone(k, proc.blob, { rankProcess: proc.rankProcess }));
       const title = file ? 'Open this rank alone, with its Timeline tab' : 'Read this process alone from the export, with its Timeline tab';
       head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title, onclick: open }, 'Timeline of this rank…'));
     }

@@ -27,8 +27,10 @@ export function reportHead(report, name, secs, sections, extras) {
 
 // An export of several GPU processes shown whole (opened by URL): its numbers are the processes'
 // summed; the CLI compares them as ranks.
-export function summedNote(name, n) {
-  return h('p', { className: 'note', dataset: { summed: String(n) } }, `This export holds ${n} GPU processes, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
+export function summedNote(name, processes) {
+  const n = processes.length;
+  const what = processes[0].merged ? `This file holds ${n} ranks' processes on one GPU (traces of several nodes merged)` : `This export holds ${n} GPU processes`;
+  return h('p', { className: 'note', dataset: { summed: String(n) } }, `${what}, whose numbers are summed here. To compare them as ranks (straggler, per-rank steps), open the file itself here, or run: kinetoscope report ${name}`);
 }
 
 // Instead of the glance (steps, GPU idle: nothing to say) for a file without events: what it had.

@@ -196,6 +196,9 @@ async function readJson(job, fetched) {
 
 function finishJson(job, keep) {
   const { session, timings } = job;
+  // One rank of a file holding several ranks merged on one GPU (ranks/mode.js processItems).
+  const proc = job.msg.rankProcess;
+  if (proc && proc.merged && typeof session.setMergedRank === 'function') session.setMergedRank(proc.rank);
   job.progress('building');
   const ok = session.finish();
   job.mark('finished');
@@ -210,7 +213,12 @@ function finishJson(job, keep) {
   if (ok && json) {
     const markdown = typeof session.reportMarkdown === 'function' ? session.reportMarkdown() : '';
     job.mark('markdown');
-    self.postMessage(reportMsg(job.id, { json, markdown, timings, ...combinable(session, job.msg) }));
+    // Two nodes' ranks merged into this file on one GPU pid: the page reads it again as ranks,
+    // one per launching process, as `kinetoscope report` does (not a side of a comparison).
+    const probe = !job.msg.diffDigest && !proc && typeof session.gpuProcessesJson === 'function';
+    const merged = probe ? parseJson(session.gpuProcessesJson(), []) : [];
+    const gpuProcesses = merged.length >= 2 ? merged : undefined;
+    self.postMessage(reportMsg(job.id, { json, markdown, timings, gpuProcesses, ...combinable(session, job.msg) }));
     adoptSession(job.id, session, keep); // the timeline queries it from now on
     job.session = null;
   } else {

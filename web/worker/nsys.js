@@ -47,7 +47,7 @@ export function readExport(job, blob) {
   const session = (job.session = new M.Session());
   session.setSource(msg.name, false);
   // One process of an export of several, read as one rank (ranks/mode.js openExport).
-  const proc = msg.nsysProcess;
+  const proc = msg.rankProcess;
   if (proc && typeof session.setNsysProcess === 'function') session.setNsysProcess(proc.pid, proc.rank, proc.count);
   job.total = blob.size;
   // Progress from inside importSqlite (one WASM call): the bytes of the File read so far. Posted
@@ -77,7 +77,7 @@ export function readExport(job, blob) {
   const markdown = session.reportMarkdown();
   job.mark('markdown');
   // A rank of a job (loadIndex), a side of a comparison, or one process of an export opened
-  // alone from its ranks (nsysProcess): no stats tables, and never read again as ranks.
+  // alone from its ranks (rankProcess): no stats tables, and never read again as ranks.
   const withStats = typeof msg.loadIndex !== 'number' && !msg.diffDigest && !proc;
   // An export that holds two or more processes with GPU work (nsys profile torchrun
   // --nproc_per_node=N), opened alone or among several files: the page reads it again as ranks,

@@ -5,12 +5,13 @@
 // spells them (tests/wasm/protocol.mjs checks).
 //
 // Page -> worker (postMessage on the Worker):
-//   open        {id, name, blob | url[, partPorts | unzipPort][, loadIndex][, diffDigest][, nsysProcess]}
+//   open        {id, name, blob | url[, partPorts | unzipPort][, loadIndex][, diffDigest][, rankProcess]}
 //               read a File/Blob (blob.stream()) or a same-origin URL (fetch); partPorts: one
 //               MessagePort per helper reading a part of a large plain file (worker/split.js);
 //               unzipPort: a helper decompressing a large gzip file (worker/unzip.js); loadIndex:
 //               a rank of several files (its digest comes back); diffDigest: a side of a comparison;
-//               nsysProcess {pid, rank, count}: only that process of an Nsight Systems export
+//               rankProcess {pid, rank, count[, merged]}: only that process of an Nsight Systems
+//               export, or (merged) only that rank of a JSON file holding several ranks
 //   cancel      {id}                     stop reading load `id`
 //   warm        {}                       load the module and warm it up (worker/warm.js)
 //   part        {name, blob, port}       be a helper: read a part of `blob` for the loader on `port`
@@ -28,7 +29,9 @@
 //                 'building' or 'analysing'
 //   report        {id, json, markdown, timings[, nsys][, gpuProcesses][, digest][, diffDigest]}
 //                 gpuProcesses [{pid, device}]: an export opened alone or as one of several
-//                 files holds 2+ GPU processes (read again as ranks, one per process)
+//                 files holds 2+ GPU processes (read again as ranks, one per process);
+//                 [{pid, merged: true}]: a JSON file holds 2+ ranks merged on one GPU pid
+//                 (analysis/merged_ranks.h: read again as ranks, one per launching process)
 //   stats         {id, json, ms[, report]}  after an Nsight Systems export's report: `nsys stats`;
 //                 with `report`: the answer to stats-report (json: that report, or an error)
 //   report-update {id, json, markdown}    the answer to step-range

@@ -1,0 +1,152 @@
+#include "model/trace_subset.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace ks {
+
+namespace {
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Per slice (depth and parent), as the builder computes them: the slices are in track order,
+// each track's by start, longer first.
+void nest(SliceTable* s) {
+  s->depth.assign(s->size(), 0);
+  s->parent.assign(s->size(), -1);
+  std::vector<uint32_t> stack;
+  TrackId current = kNone;
+  for (size_t i = 0; i < s->size(); ++i) {
+    if (s->track[i] != current) stack.clear(), current = s->track[i];
+    while (!stack.empty() && s->end(stack.back()) <= s->ts[i]) stack.pop_back();
+    if (!stack.empty() && s->end(i) <= s->end(stack.back()))
+      s->parent[i] = static_cast<int32_t>(stack.back());
+    s->depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
+    stack.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+template <typename T>
+void keep_sparse(const std::vector<std::pair<uint32_t, T>>& from,
+                 const std::vector<uint32_t>& new_index, std::vector<std::pair<uint32_t, T>>* to) {
+  for (const auto& e : from)
+    if (new_index[e.first] != kNone) to->emplace_back(new_index[e.first], e.second);
+}
+
+void forget_category(TraceFacts* f, std::string_view cat) {
+  auto it = f->categories.find(cat.empty() ? "(none)" : std::string(cat));
+  if (it != f->categories.end() && it->second > 0) --it->second;
+}
+
+}  // namespace
+
+std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
+                                    const std::vector<uint8_t>& keep_slice,
+                                    const std::vector<uint8_t>& keep_flow) {
+  const SliceTable& s = t.slices;
+  auto out = std::make_unique<Trace>();
+  Trace& p = *out;
+  p.strings = t.strings;
+  p.devices = t.devices;
+  p.distributed = t.distributed;
+  p.facts = t.facts;
+  p.diagnostics = t.diagnostics;
+  // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
+  std::vector<uint32_t> kept_rows(t.tracks.size(), 0), had_rows(t.tracks.size(), 0);
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    ++had_rows[s.track[i]];
+    if (keep_slice[i]) ++kept_rows[s.track[i]];
+  }
+  for (size_t i = 0; i < t.instants.size(); ++i) {
+    ++had_rows[t.instants.track[i]];
+    if (keep_process[t.tracks[t.instants.track[i]].process]) ++kept_rows[t.instants.track[i]];
+  }
+  std::vector<uint32_t> process_index(t.processes.size(), kNone),
+      track_index(t.tracks.size(), kNone);
+  for (size_t i = 0; i < t.processes.size(); ++i) {
+    if (!keep_process[i]) continue;
+    process_index[i] = static_cast<uint32_t>(p.processes.size());
+    p.processes.push_back(t.processes[i]);
+    p.processes.back().has_gpu_ops = false;
+  }
+  for (size_t i = 0; i < t.tracks.size(); ++i) {
+    const uint32_t proc = process_index[t.tracks[i].process];
+    if (proc == kNone || (had_rows[i] > 0 && kept_rows[i] == 0)) continue;
+    track_index[i] = static_cast<uint32_t>(p.tracks.size());
+    p.tracks.push_back(t.tracks[i]);
+    p.tracks.back().process = proc;
+    p.tracks.back().has_gpu_ops = false;
+  }
+  SliceTable& o = p.slices;
+  std::vector<uint32_t> new_index(s.size(), kNone);
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    if (!keep_slice[i] || track_index[s.track[i]] == kNone) {
+      forget_category(&p.facts, t.str(s.cat[i]));
+      continue;
+    }
+    new_index[i] = static_cast<uint32_t>(o.size());
+    o.ts.push_back(s.ts[i]);
+    o.dur.push_back(s.dur[i]);
+    o.track.push_back(track_index[s.track[i]]);
+    o.name.push_back(s.name[i]);
+    o.cat.push_back(s.cat[i]);
+    o.kind.push_back(s.kind[i]);
+    o.correlation.push_back(s.correlation[i]);
+    o.bytes.push_back(s.bytes[i]);
+    o.launch_info.push_back(s.launch_info[i]);
+    o.file_offset.push_back(s.file_offset[i]);
+    o.byte_len.push_back(s.byte_len[i]);
+    if (is_gpu_op(s.kind[i])) {
+      Track& tr = p.tracks[o.track.back()];
+      tr.has_gpu_ops = true;
+      p.processes[tr.process].has_gpu_ops = true;
+    }
+  }
+  o.launch_infos = s.launch_infos;
+  keep_sparse(s.call_stacks, new_index, &o.call_stacks);
+  keep_sparse(s.collective_args, new_index, &o.collective_args);
+  keep_sparse(s.op_shapes, new_index, &o.op_shapes);
+  keep_sparse(s.sync_waits, new_index, &o.sync_waits);
+  nest(&o);
+  const FlowTable& f = t.flows;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (!keep_flow[i] || track_index[f.track[i]] == kNone) {
+      forget_category(&p.facts, t.str(f.cat[i]));
+      continue;
+    }
+    p.flows.ts.push_back(f.ts[i]);
+    p.flows.track.push_back(track_index[f.track[i]]);
+    p.flows.id.push_back(f.id[i]);
+    p.flows.cat.push_back(f.cat[i]);
+    p.flows.phase.push_back(f.phase[i]);
+    p.flows.binds_enclosing.push_back(f.binds_enclosing[i]);
+  }
+  const CounterTable& c = t.counters;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (process_index[c.process[i]] == kNone) continue;
+    p.counters.ts.push_back(c.ts[i]);
+    p.counters.process.push_back(process_index[c.process[i]]);
+    p.counters.series.push_back(c.series[i]);
+    p.counters.value.push_back(c.value[i]);
+  }
+  const InstantTable& in = t.instants;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (track_index[in.track[i]] == kNone) {
+      forget_category(&p.facts, t.str(in.cat[i]));
+      continue;
+    }
+    p.instants.ts.push_back(in.ts[i]);
+    p.instants.track.push_back(track_index[in.track[i]]);
+    p.instants.name.push_back(in.name[i]);
+    p.instants.cat.push_back(in.cat[i]);
+    p.instants.scope.push_back(in.scope[i]);
+    p.instants.mem_bytes.push_back(in.mem_bytes[i]);
+    p.instants.mem_total_allocated.push_back(in.mem_total_allocated[i]);
+    p.instants.mem_total_reserved.push_back(in.mem_total_reserved[i]);
+    p.instants.mem_device.push_back(in.mem_device[i]);
+  }
+  return out;
+}
+
+}  // namespace ks

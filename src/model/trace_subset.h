@@ -1,0 +1,20 @@
+// A trace cut down to some of its processes, slices and flows, renumbered as a builder would
+// have written it (depth and parent, sparse tables, the category counts): one rank's part of a
+// file that holds several ranks (analysis/merged_ranks.h).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace ks {
+
+// The slices `keep_slice` keeps on the processes `keep_process` keeps (a track the cut emptied
+// leaves; one that held nothing stays), the flows `keep_flow` keeps on kept tracks, the
+// counters and instants of kept processes; strings, devices, facts and diagnostics copied.
+std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
+                                    const std::vector<uint8_t>& keep_slice,
+                                    const std::vector<uint8_t>& keep_flow);
+
+}  // namespace ks
