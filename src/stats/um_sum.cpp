@@ -74,7 +74,8 @@ bool collect_pages(const StatsDb& db, std::map<int64_t, Page>* pages, std::strin
     return false;
   return db.query(
       std::string("SELECT virtualAddress, copyKind, sum(bytes), sum(end - start) FROM ") +
-          kMemcpyTable + " WHERE copyKind IN (11, 12) GROUP BY virtualAddress, copyKind",
+          kMemcpyTable + " WHERE copyKind IN (" + std::to_string(kUvmHtoD) + ", " +
+          std::to_string(kUvmDtoH) + ") GROUP BY virtualAddress, copyKind",
       [&](sqlite3_stmt* st) {
         Page& p = (*pages)[col_int(st, 0)];
         p.migrated = true;

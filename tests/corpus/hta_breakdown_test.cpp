@@ -334,7 +334,7 @@ void compare_overlap(simdjson::dom::element results, const Ours& o, Counters* n)
   simdjson::dom::array rows;
   if (!array(results, "comm_comp_overlap", &rows)) return;
   for (simdjson::dom::element row : rows) {
-    double pct;
+    double pct = 0;
     bool theirs_present = !row["comp_comm_overlap_pctg"].get(pct);
     INFO("comm/comp overlap");
     CHECK(o.overlap.has_communication == theirs_present);
