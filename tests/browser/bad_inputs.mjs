@@ -111,9 +111,12 @@ export function badInputTests() {
               if (!steps.includes(`${e.steps.overlapping_left_out} step markers nested in or overlapping an earlier step are left out`)) problems.push(`${e.file}: the Steps section does not say which markers were left out: "${steps.slice(0, 200)}"`);
             }
             // The diagnostics table shows each code and its offset.
+            // An export's row is its table and row ("NVTX_EVENTS row 2"; its first_offset is a
+            // code the JSON above compares), a whole-file note nothing (views/diagnostics.js).
             const table = (await page.textContent('#diagnostics')) || '';
-            for (const [code, , offset] of e.diagnostics) {
-              if (!table.includes(code) || !table.includes(fmtInt(offset))) problems.push(`${e.file}: the diagnostics panel lacks ${code} at ${offset}`);
+            for (const d of report.diagnostics) {
+              const where = d.first_table ? `${d.first_table} row ${fmtInt(d.first_row)}` : report.trace.format === 'nsys_sqlite' ? '' : fmtInt(d.first_offset);
+              if (!table.includes(d.code) || !table.includes(where)) problems.push(`${e.file}: the diagnostics panel lacks ${d.code} at ${where || 'the file'}`);
             }
             if (e.diagnostic_note && !table.includes(e.diagnostic_note)) problems.push(`${e.file}: the diagnostics panel lacks "${e.diagnostic_note}"`);
           }
