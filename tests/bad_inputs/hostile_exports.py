@@ -18,6 +18,8 @@ training export (tests/nsys/make_exports.py) with one thing wrong:
   hostile_text_times.sqlite       TEXT where integers belong (a word, 1e400, a megabyte of digits)
   hostile_ids.sqlite              ids out of range (2^63-1, -2^63, negative) and name ids that point
                                   at no string, or at themselves as text
+  hostile_schema_loop.sqlite      the schema's b-tree root (page 1) an interior page whose every
+                                  child pointer points back at page 1: a tree without end
 
   hostile_exports.py DIR
 """
@@ -167,6 +169,22 @@ def build(out):
                     (10**12, 'far id')])
     db.commit()
     db.close()
+
+    path = p('hostile_schema_loop.sqlite')
+    mx.training(steps=2).save(path)
+    db = sqlite3.connect(path)
+    db.execute('PRAGMA page_size=512')
+    db.execute('VACUUM')  # small pages: the export's schema alone no longer fits page 1
+    db.close()
+    with open(path, 'r+b') as f:
+        page1 = bytearray(f.read(512))
+        assert page1[100] == 0x05, 'page 1 must be an interior table page'
+        page1[108:112] = (1).to_bytes(4, 'big')  # the right-most child
+        for i in range(int.from_bytes(page1[103:105], 'big')):
+            cell = int.from_bytes(page1[112 + 2 * i:114 + 2 * i], 'big')
+            page1[cell:cell + 4] = (1).to_bytes(4, 'big')
+        f.seek(0)
+        f.write(page1)
 
 
 if __name__ == '__main__':

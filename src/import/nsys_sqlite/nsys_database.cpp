@@ -286,6 +286,14 @@ std::unique_ptr<NsysDatabase> NsysDatabase::open(ByteSource* source, ImportError
     error->offset = schema.at;
     return nullptr;
   }
+  if (schema.loops) {
+    error->code = ImportErrorCode::kDamagedDatabase;
+    error->message =
+        "reading the schema: its b-tree reaches a page a second time (each page has one parent): "
+        "the file is damaged or crafted";
+    error->offset = schema.at;
+    return nullptr;
+  }
   int rc = register_nsys_vfs();
   std::unique_ptr<NsysDatabase> d(new NsysDatabase());
   d->impl_.reset(new Impl());

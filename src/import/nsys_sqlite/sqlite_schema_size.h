@@ -13,10 +13,12 @@ namespace ks {
 struct SchemaSize {
   // The leaf cells of sqlite_schema's b-tree seen, up to the first count above the limit.
   uint64_t objects = 0;
-  // More than `limit` objects, or more b-tree pages than such a schema can fill (a crafted tree
-  // whose pages point back into it): SQLite must not be asked to read it.
+  // More than `limit` objects: SQLite must not be asked to read it.
   bool over = false;
-  // Where the count passed the limit: the byte offset of that page.
+  // A page reached twice: a b-tree gives each page one parent, so the tree points back into
+  // itself (crafted or damaged), and SQLite must not be asked to read it either.
+  bool loops = false;
+  // Where the count passed the limit, or the page reached twice: the byte offset of that page.
   uint64_t at = 0;
 };
 
