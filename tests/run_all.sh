@@ -4,12 +4,32 @@
 # SUITES=REGEX runs only the suites whose name matches (e.g. SUITES='golden|parity').
 set -uo pipefail
 cd "$(dirname "$0")/.."
-passed=0 failed=0
+passed=0 failed=0 failed_logs=()
+# Each suite's output is also kept in build/test-logs/, so the end of the run can repeat where
+# each failed suite failed: a CI log is often read from its tail only.
+logs=build/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
 suite() {  # suite NAME COMMAND...
   local name=$1; shift
   [ -z "${SUITES:-}" ] || [[ $name =~ $SUITES ]] || return 0
   echo "=== $name"
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "=== $name FAILED"; fi
+  local log="$logs/$((passed + failed + 1)).log"
+  "$@" 2>&1 | tee "$log"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); failed_logs+=("$name|$log"); echo "=== $name FAILED"
+  fi
+}
+# The failing checks of a failed suite: Catch2's "FAILED:" blocks (the case's name is above),
+# node's "not ok"/"FAIL" lines, python's tracebacks and "failed" lines.
+repeat_failures() {
+  local entry name log
+  for entry in "${failed_logs[@]}"; do
+    name=${entry%%|*}; log=${entry#*|}
+    echo "--- failed: $name (whole output: $log)"
+    grep -E -B10 -A8 'FAILED:|^not ok|^FAIL|Traceback|^ *[0-9]+ failed|[1-9][0-9]* failed' "$log" | head -80
+  done
 }
 # A suite whose file is missing fails (a renamed or deleted test file must not make its suite
 # disappear from the count): every suite names the file it runs here.
@@ -77,5 +97,6 @@ suite "browser (headless chromium)" run_file tests/browser/run.mjs node tests/br
 suite "page UX (chromium + firefox)" run_file tests/browser/ux.mjs node tests/browser/ux.mjs
 # Packs build/wasm as make dist would (KINETOSCOPE_DIST=dist tests make dist's own output).
 suite "dist: hosted sub-path, single file offline, links, embedding, exports" run_file tests/browser/dist.mjs node tests/browser/dist.mjs
+[ "$failed" = 0 ] || repeat_failures
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]
