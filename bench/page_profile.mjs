@@ -69,6 +69,7 @@ try {
   const mainTid = [...layoutsBy].sort((a, b) => b[1] - a[1])[0]?.[0];
   const blinkMs = {};
   const blinkCount = {};
+  const blinkCpuMs = {};
   const layouts = [];
   for (const e of traceEvents) {
     if (e.ph !== 'X' || e.tid !== mainTid || !/^(Layout|UpdateLayoutTree|RecalculateStyles|Paint|PrePaint|Layerize|UpdateLayer|HitTest|ParseHTML|ParseAuthorStyleSheet|Commit|IntersectionObserverController::computeIntersections)$/.test(e.name)) continue;
@@ -79,10 +80,20 @@ try {
       layouts.push([Math.round(e.dur / 100) / 10, `${begin.dirtyObjects}/${begin.totalObjects} ${String(begin.frame).slice(-6)}`, e.ts, (begin.stackTrace || []).slice(0, 2).map((f) => `${f.functionName} ${String(f.url).replace(/^https?:\/\/[^/]+\//, '')}:${f.lineNumber}`).join(' < ')]);
     }
     blinkMs[e.name] = Math.round(((blinkMs[e.name] || 0) + e.dur / 1000) * 10) / 10;
+    // The thread's CPU time in it (tdur), which the machine's load moves far less than the wall time.
+    if (e.tdur !== undefined) blinkCpuMs[e.name] = Math.round(((blinkCpuMs[e.name] || 0) + e.tdur / 1000) * 10) / 10;
   }
   // Every main-thread event by name (nested ones counted in their parents' too): where "(program)" goes.
   const allMs = {};
   for (const e of traceEvents) if (e.ph === 'X' && e.tid === mainTid && e.dur) allMs[e.name] = (allMs[e.name] || 0) + e.dur / 1000;
+  // The main thread's CPU time in tasks over the load (top-level tasks' tdur).
+  let tasksCpu = 0;
+  let taskEnd = -Infinity;
+  for (const e of traceEvents.filter((x) => x.ph === 'X' && x.tid === mainTid && x.name === 'RunTask' && x.tdur).sort((a, b) => a.ts - b.ts)) {
+    if (e.ts < taskEnd) continue; // a task run inside another one
+    taskEnd = e.ts + e.dur;
+    tasksCpu += e.tdur / 1000;
+  }
   const mainEvents = Object.entries(allMs).sort((a, b) => b[1] - a[1]).slice(0, 16).map(([k, v]) => [k, Math.round(v)]);
   // KS_INVALIDATIONS=1: what made layout dirty (Blink's reason, the script that did it), counted.
   const invalidations = {};
@@ -121,7 +132,7 @@ try {
   }
   const shares = (o, n) => Object.entries(o).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, Math.round((1000 * v) / total) / 10]);
   const busyMs = total * ((prof.endTime - prof.startTime) / 1000 / prof.samples.length);
-  console.log(JSON.stringify({ file: basename(file), busy_ms: Math.round(busyMs), blink_main_thread_ms: blinkMs, blink_counts: blinkCount, elements, marks, invalidations: Object.entries(invalidations).sort((a, b) => b[1] - a[1]).slice(0, 25), main_thread_events_ms: mainEvents, layouts_in_order: layouts.filter((l) => l[0] >= 1), longest_layouts: [...layouts].sort((a, b) => b[0] - a[0]).slice(0, 6), by_file_pct: shares(byFile, 12), by_function_pct: shares(byFn, 15), timings_ms: timings }));
+  console.log(JSON.stringify({ file: basename(file), busy_ms: Math.round(busyMs), blink_main_thread_ms: blinkMs, blink_main_thread_cpu_ms: blinkCpuMs, main_thread_task_cpu_ms: Math.round(tasksCpu), blink_counts: blinkCount, elements, marks, invalidations: Object.entries(invalidations).sort((a, b) => b[1] - a[1]).slice(0, 25), main_thread_events_ms: mainEvents, layouts_in_order: layouts.filter((l) => l[0] >= 1), longest_layouts: [...layouts].sort((a, b) => b[0] - a[0]).slice(0, 6), by_file_pct: shares(byFile, 12), by_function_pct: shares(byFn, 15), timings_ms: timings }));
 } finally {
   await ctx.close();
   server.proc.kill();
