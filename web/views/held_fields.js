@@ -1,11 +1,12 @@
 // A report section that the page does not render yet gets its text fields (the tables' "Filter by
 // name…" boxes) when Blink renders it. Why: style.css gives the sections below the findings
-// `content-visibility: auto`, so that Blink styles and lays out only what is on screen; but
-// Chromium's form autofill looks at every text field the page adds, and a field inside a skipped
-// section makes Blink style and lay that section out anyway, one section per pass. On a 50 MB
-// trace that was 7 such passes and 80-95% of the report's layout time, before the first paint
-// (docs/performance.md, session 35). A section's text is all there while it is skipped (Ctrl-F
-// finds it, and Blink then renders the section); only the empty boxes wait.
+// `content-visibility: auto`, so that Blink styles and lays out only what is on screen; but a
+// text field inside a skipped section makes Chromium style and lay that section out anyway, one
+// section per pass, in a task without our script (most likely its form autofill, which looks at
+// every text field a page adds). On a 50 MB trace that was 7 more layouts, 2-4x the layout CPU
+// of the one the report needs (docs/performance.md, session 35). A section's text is all there
+// while it is skipped (Ctrl-F finds it, and Blink then renders the section); only the empty boxes
+// wait.
 
 // The sections style.css skips while off screen (keep the two alike).
 export const SKIPPED_OFF_SCREEN = '#report > section.card:not(#findings)';
