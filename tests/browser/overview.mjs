@@ -58,6 +58,36 @@ export function overviewTests() {
       await page.close();
     },
 
+    // A text field in a section that content-visibility skips made Chromium (its autofill) style
+    // and lay that section out anyway, one section per pass (docs/performance.md, session 35):
+    // the filter boxes wait until their section is rendered (views/held_fields.js), the rows'
+    // text does not (Ctrl-F finds it).
+    async 'a table filter box waits until its section is on screen; its rows are there before'({ ctx, origin }) {
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, STALL)) === 'ready', 'the DataLoader-stall trace did not load');
+      const first = (await page.evaluate(() => window.kinetoscope.report())).cpu_ops.rows[0].name;
+      const before = await page.evaluate(() => {
+        const sec = document.getElementById('cpu-ops');
+        return { below: sec.getBoundingClientRect().top > 2 * innerHeight, fields: sec.querySelectorAll('input').length, text: sec.querySelector('tbody').textContent };
+      });
+      check(before.below, '#cpu-ops is not below the fold: this test needs it off screen');
+      check(before.fields === 0, `#cpu-ops holds ${before.fields} text fields while off screen`);
+      check(before.text.includes(first), `#cpu-ops's rows are not in the page while off screen (no ${first})`);
+      await page.locator('#cpu-ops h2').scrollIntoViewIfNeeded();
+      await page.waitForSelector('#cpu-ops input.filter', { state: 'attached', timeout: 30_000 });
+      await page.fill('#cpu-ops input.filter', 'aten::mm');
+      const names = await page.locator('#cpu-ops tbody tr td:first-child').allTextContents();
+      check(names.length > 0 && names.every((n) => n.toLowerCase().includes('aten::mm')), `the filter shows ${names.length} rows: ${names.slice(0, 3)}`);
+      // On a screen tall enough for every section, every filter box is there without scrolling.
+      const tall = (await openPage(ctx, origin)).page;
+      await tall.setViewportSize({ width: 1280, height: 9000 });
+      check((await loadFile(tall, STALL)) === 'ready', 'the DataLoader-stall trace did not load (tall page)');
+      await tall.waitForSelector('#cpu-ops input.filter', { state: 'attached', timeout: 30_000 });
+      noErrors(log);
+      await tall.close();
+      await page.close();
+    },
+
     async 'summary tables sort, filter and download as CSV'({ ctx, origin }) {
       const { page, log } = await openPage(ctx, origin);
       check((await loadFile(page, STALL)) === 'ready', 'the DataLoader-stall trace did not load');
