@@ -44,10 +44,10 @@ run_file() {  # run_file FILE COMMAND...: COMMAND when FILE exists
 }
 [ -d ../shared/traces ] || echo "NOTE: ../shared/traces is absent: corpus, golden and browser tests on real traces are skipped"
 suite "unit and corpus tests (Catch2)" run_file build/native/ks_tests build/native/ks_tests
-# The timeline's parts alone (web/timeline/: state, layout, hit testing, search, highlights, link
-# ids) and the worker's File reads for SQLite (web/worker/file_chunks.js) in Node's test runner: no
-# browser, no WASM.
-suite "timeline parts, file chunks and the warm-up (node --test)" run_file tests/web/timeline_parts.test.mjs node --test tests/web/timeline_state.test.mjs tests/web/timeline_parts.test.mjs tests/web/file_chunks.test.mjs tests/web/warm_up.test.mjs tests/web/stacked_align.test.mjs tests/web/labels.test.mjs
+# Every tests/web/*.test.mjs in Node's test runner (the directory, so a new file cannot be left
+# out: gunzip and prefault were): the timeline's parts (web/timeline/), the worker's File reads,
+# gzip reader, prefault (with the WASM) and memory limits; no browser.
+suite "web parts in Node: timeline, file chunks, gzip, prefault, limits, warm-up (node --test)" run_file tests/web/timeline_parts.test.mjs node --test tests/web/
 # The worker's message protocol named once (web/worker/protocol.js), imports from the page to the
 # worker, web/worker/ modules within size (no build needed).
 suite "worker protocol and module sizes (node)" run_file tests/web/protocol.mjs node tests/web/protocol.mjs
