@@ -1556,6 +1556,19 @@ function tests(tmp) {
       await shot(page, '40-shares-alike');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '41. a tiny SM efficiency beside a nonzero utilization reads <0.1%, not 0.0%'({ ctx, origin }) {
+      // HTA triton_example: 1.76 µs of kernels in a long trace, utilization 0.00001% and estimated
+      // SM efficiency 0.0000001%. The report's JSON wrote both 0.00; the glance patched utilization
+      // to "<0.1%" but said "SM efficiency 0.0%" beside it, as if no SM ever worked.
+      const opened = await openShared(ctx, origin, 'hta__triton_example.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      const glance = await page.locator('.glance div', { has: page.locator('dt', { hasText: 'GPU utilization' }) }).locator('dd').textContent();
+      check(/SM efficiency <0\.1%/.test(glance) && !/0\.0%/.test(glance), `GPU utilization glance: "${glance}"`);
+      await shot(page, '41-tiny-sm-efficiency');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
