@@ -1569,6 +1569,25 @@ function tests(tmp) {
       await shot(page, '41-tiny-sm-efficiency');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '42. a .gz that decompresses to nothing, dropped after a good trace: true words, the good report stays'({ ctx, origin, tmp }) {
+      // A gzip header then junk: the error said "0 bytes of JSON were read. The readable part
+      // opens as plain JSON: gzip -dc FILE > trace.json", advice that yields an empty file.
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(ROOT, 'examples/demo/cpu_transformer.pt.trace.json.gz'));
+      const bad = join(tmp, 'junk.json.gz');
+      writeFileSync(bad, Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), Buffer.alloc(300, 7)]));
+      const before = await loads(page);
+      await page.setInputFiles('#file', bad);
+      check((await settled(page, before)) === 'error', 'the junk .gz did not fail');
+      const said = await page.textContent('#error');
+      check(/junk\.json\.gz/.test(said) && /gzip_corrupt/.test(said) && /at the start of the file/.test(said), `the error does not say what and where: ${said}`);
+      check(!/readable part/.test(said) && /not one byte of JSON/.test(said), `the error points to a readable part that is not there: ${said}`);
+      check(/still the one of cpu_transformer/.test(said), `the good report is not said to stay: ${said}`);
+      check((await page.locator('#findings article.finding').count()) > 0, 'the good report is gone');
+      await shot(page, '42-junk-gz-after-good');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
