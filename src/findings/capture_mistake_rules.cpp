@@ -34,9 +34,9 @@ Finding alloc_every_step(const Trace& t, const Analyses& a, size_t steps_with,
   f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
       "Device memory allocated and freed in %zu of %zu steps: %llu cudaMalloc/cudaFree "
-      "calls (%s, %.1f%% of %s)",
+      "calls (%s, %s of %s)",
       steps_with, a.steps.steps.size(), static_cast<unsigned long long>(calls),
-      format_duration(ns).c_str(), pct, analysis_window_name(a));
+      format_duration(ns).c_str(), format_pct(pct).c_str(), analysis_window_name(a));
   f.meaning =
       "PyTorch's caching allocator keeps freed blocks for reuse; when it calls the driver every "
       "step it is giving memory back and taking it again: each call is slow, and cudaFree waits "
@@ -126,9 +126,9 @@ void rule_warmup_ops(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "capture.warmup_ops";
   f.severity = pct >= 1.0 ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("One-time work inside the %s: %s (%s, %.1f%% of %s)",
-                 steps.empty() ? "capture" : "steps", what.c_str(), format_duration(total).c_str(),
-                 pct, window_name);
+  f.title =
+      strf("One-time work inside the %s: %s (%s, %s of %s)", steps.empty() ? "capture" : "steps",
+           what.c_str(), format_duration(total).c_str(), format_pct(pct).c_str(), window_name);
   f.meaning =
       "Memory allocation from the device, module loading/JIT compilation and autotuning "
       "normally happen in the first iterations only; seen here, the capture includes "

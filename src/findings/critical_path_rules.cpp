@@ -61,9 +61,10 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "critical_path.cpu_bound";
     f.severity = Severity::kInfo;
     f.title = strf(
-        "The step is %.1f%% CPU-bound on its critical path (%s of %s): GPU work is "
+        "The step is %s CPU-bound on its critical path (%s of %s): GPU work is "
         "not what limits it",
-        100.0 * cpu, format_duration(r.bound[static_cast<int>(CpBound::kCpu)]).c_str(),
+        format_pct(100.0 * cpu).c_str(),
+        format_duration(r.bound[static_cast<int>(CpBound::kCpu)]).c_str(),
         format_duration(r.total).c_str());
     f.meaning =
         "Along the longest chain of dependent work in the step, CPU ops and runtime calls take "
@@ -79,9 +80,9 @@ void rule_critical_path_bound(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "critical_path.gpu_overhead";
     f.severity = Severity::kInfo;
     f.title = strf(
-        "%.1f%% of the step's critical path (%s) is launch delays and gaps between "
+        "%s of the step's critical path (%s) is launch delays and gaps between "
         "kernels",
-        100.0 * overhead, format_duration(r.total).c_str());
+        format_pct(100.0 * overhead).c_str(), format_duration(r.total).c_str());
     f.meaning =
         "On the longest chain of dependent work the GPU waits for kernels to be launched or to "
         "start after the previous one: overhead, not work, limits the step.";

@@ -24,12 +24,7 @@ Finding& Finding::number(std::string key, double value, int digits, std::string 
   e.unit = std::move(unit);
   // A share inside (0, 100) keeps the digits that show it is not all or nothing (99.99, not
   // 100.0): the page writes it as the title does (">99.9%"), which it could not tell from 100.
-  const bool inside = e.unit == "%" && value > 0 && value < 100;
-  while (inside && e.digits < 12) {
-    const double shown = std::stod(format_fixed(value, e.digits));
-    if (shown > 0 && shown < 100) break;
-    ++e.digits;
-  }
+  if (e.unit == "%") e.digits = share_digits(value, e.digits);
   evidence.push_back(std::move(e));
   return *this;
 }

@@ -133,7 +133,7 @@ std::string activity_text(const GapActivity& a) {
   std::string out;
   for (const HostActivity& h : a.top) {
     if (!out.empty()) out += ", ";
-    out += h.label + strf(" %.1f%%", a.pct(h));
+    out += h.label + " " + format_pct(a.pct(h));
   }
   return out;
 }

@@ -70,10 +70,10 @@ void rule_uneven_devices(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "gpu.uneven_devices";
   f.severity = Severity::kWarning;
   f.title = strf(
-      "GPU %lld runs kernels %.1f%% of %s, GPU %lld %.1f%%: the work is uneven across "
+      "GPU %lld runs kernels %s of %s, GPU %lld %s: the work is uneven across "
       "this process's %zu GPUs",
-      static_cast<long long>(least->device), least->utilization_pct, window,
-      static_cast<long long>(most->device), most->utilization_pct, devices);
+      static_cast<long long>(least->device), format_pct(least->utilization_pct).c_str(), window,
+      static_cast<long long>(most->device), format_pct(most->utilization_pct).c_str(), devices);
   f.meaning =
       "One of this process's GPUs idles for much of the time another works: where the run "
       "splits its work across them, a step lasts as long as the busiest GPU's share, and the "
@@ -112,17 +112,18 @@ void rule_devices_idle(const RuleInput& in, std::vector<Finding>* out) {
       each += ", ...";
       break;
     }
-    each += strf("%sGPU %lld %.1f%%", each.empty() ? "" : ", ", static_cast<long long>(d.device),
-                 d.idle_pct);
+    each += strf("%sGPU %lld %s", each.empty() ? "" : ", ", static_cast<long long>(d.device),
+                 format_pct(d.idle_pct).c_str());
   }
   const char* window = g.window_is_steps ? "step time" : "the GPU span";
   Finding f;
   f.id = "gpu.devices_idle";
   f.severity = mean >= kCriticalPct ? Severity::kCritical : Severity::kWarning;
   f.title = strf(
-      "Each of this process's %zu GPUs is idle %.1f%% of %s or more (%s); some GPU is busy "
-      "%.1f%% of it: the GPUs take turns",
-      g.devices.size(), least, window, each.c_str(), 100.0 - g.idle_pct);
+      "Each of this process's %zu GPUs is idle %s of %s or more (%s); some GPU is busy "
+      "%s of it: the GPUs take turns",
+      g.devices.size(), format_pct(least).c_str(), window, each.c_str(),
+      format_pct(100.0 - g.idle_pct).c_str());
   f.meaning =
       "The process's GPUs mostly run one at a time: while one works the others wait for its "
       "output (a model or pipeline split across GPUs without micro-batches, or work moved "
@@ -157,9 +158,10 @@ void rule_low_sm_efficiency(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "gpu.low_sm_efficiency";
     f.severity = Severity::kInfo;
     f.title = strf(
-        "Kernels keep only %.1f%% of the SMs busy while they run (est. SM efficiency "
-        "%.1f%% vs utilization %.1f%%)",
-        100.0 * ratio, d.sm_efficiency_pct, d.utilization_pct);
+        "Kernels keep only %s of the SMs busy while they run (est. SM efficiency "
+        "%s vs utilization %s)",
+        format_pct(100.0 * ratio).c_str(), format_pct(d.sm_efficiency_pct).c_str(),
+        format_pct(d.utilization_pct).c_str());
     f.meaning =
         "Many kernels launch fewer thread blocks than the GPU has SMs: the GPU looks busy "
         "but most of it idles (small batches, small tensors, per-sample loops).";
@@ -235,9 +237,9 @@ void rule_low_tensor_active(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "gpu.low_tensor_active";
     f.severity = Severity::kWarning;
     f.title = strf(
-        "Tensor cores active %.1f%% of the time (measured) while GEMM/convolution kernels "
-        "take %.1f%% of kernel time",
-        active, share);
+        "Tensor cores active %s of the time (measured) while GEMM/convolution kernels "
+        "take %s of kernel time",
+        format_pct(active).c_str(), format_pct(share).c_str());
     f.meaning =
         "Nsight Systems sampled the GPU's tensor-core activity: the matrix multiplies and "
         "convolutions that dominate this run mostly execute on the ordinary CUDA cores, several "

@@ -33,10 +33,10 @@ void rule_graph_capture(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "capture.graph_capture";
   f.severity = pct >= kWarnPct ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
-      "CUDA graph capture takes %.1f%% of %s (%llu capture%s, %s): kernels launched while "
+      "CUDA graph capture takes %s of %s (%llu capture%s, %s): kernels launched while "
       "capturing are recorded, not run",
-      pct, window_name, static_cast<unsigned long long>(g.captures), g.captures == 1 ? "" : "s",
-      format_duration(total_length(g.windows)).c_str());
+      format_pct(pct).c_str(), window_name, static_cast<unsigned long long>(g.captures),
+      g.captures == 1 ? "" : "s", format_duration(total_length(g.windows)).c_str());
   f.meaning =
       "Between cudaStreamBeginCapture and cudaStreamEndCapture the launches on the captured "
       "stream are recorded into a graph, which runs only when it is replayed (cudaGraphLaunch): "

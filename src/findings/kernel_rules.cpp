@@ -25,7 +25,7 @@ std::string top_rows_text(const Trace& t, const KernelSummary& k, bool math, siz
     if (!out.empty()) out += "; ";
     std::string name(t.str(r.name));
     if (name.size() > 80) name = name.substr(0, 77) + "...";
-    out += name + strf(" (%.1f%%)", r.percent);
+    out += name + " (" + format_pct(r.percent) + ")";
     ++shown;
   }
   return out;
@@ -65,9 +65,9 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "kernels.overhead_dominant";
   f.severity = Severity::kInfo;
   f.title = strf(
-      "Elementwise/copy/index/reduction kernels take %.1f%% of %s; math (GEMM, attention, "
-      "convolution) is only %.1f%% of kernel time",
-      overhead_pct, window_name.c_str(), math_pct);
+      "Elementwise/copy/index/reduction kernels take %s of %s; math (GEMM, attention, "
+      "convolution) is only %s of kernel time",
+      format_pct(overhead_pct).c_str(), window_name.c_str(), format_pct(math_pct).c_str());
   f.meaning =
       "Most GPU time goes to elementwise, copy, indexing and reduction kernels: memory-"
       "bound work around the math, which fusing kernels shrinks (or, in embedding-heavy "
@@ -85,10 +85,12 @@ void rule_math_share(const RuleInput& in, std::vector<Finding>* out) {
       unclassified_ns += r.stats.total_ns;
   if (2 * unclassified_ns > overhead_ns) {
     f.title = strf(
-        "Kernels other than math take %.1f%% of %s (%.1f%% of them of no known class: custom "
-        "kernels); math (GEMM, attention, convolution) is only %.1f%% of kernel time",
-        overhead_pct, window_name.c_str(),
-        100.0 * static_cast<double>(unclassified_ns) / static_cast<double>(overhead_ns), math_pct);
+        "Kernels other than math take %s of %s (%s of them of no known class: custom "
+        "kernels); math (GEMM, attention, convolution) is only %s of kernel time",
+        format_pct(overhead_pct).c_str(), window_name.c_str(),
+        format_pct(100.0 * static_cast<double>(unclassified_ns) / static_cast<double>(overhead_ns))
+            .c_str(),
+        format_pct(math_pct).c_str());
     f.meaning =
         "Most GPU time goes to kernels that are not GEMM, attention or convolution, and most of "
         "those have names that match no known kind (elementwise, copy, reduction, ...): custom "
@@ -211,9 +213,10 @@ void rule_launch_bound(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = host_wait_pct >= 25.0 ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
       "Launch-bound: %llu of %llu kernels run 4 us or less; the GPU waits for "
-      "launches %.1f%% of %s",
+      "launches %s of %s",
       static_cast<unsigned long long>(tiny), static_cast<unsigned long long>(kernels),
-      host_wait_pct, c.window_ns == a.steps.stats.total_ns ? "step time" : "the GPU span");
+      format_pct(host_wait_pct).c_str(),
+      c.window_ns == a.steps.stats.total_ns ? "step time" : "the GPU span");
   f.meaning =
       "Many kernels finish faster than the CPU can launch the next one (launch overhead "
       "and Python per kernel), so the GPU sits idle between them: the run is limited by "

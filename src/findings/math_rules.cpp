@@ -77,9 +77,10 @@ void rule_slow_math(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = Severity::kWarning;
   std::string fix, code;
   const std::string reason = reason_of(top, *m.peak, &fix, &code);
-  f.title = strf("%s [%s] %s runs at %.1f%% of the %s's %s peak (%s)", top.name.c_str(),
-                 top.shapes.c_str(), math_dtype_name(top.dtype), top.pct_of_peak, m.peak->gpu,
-                 math_dtype_name(top.dtype), reason.c_str());
+  f.title =
+      strf("%s [%s] %s runs at %s of the %s's %s peak (%s)", top.name.c_str(), top.shapes.c_str(),
+           math_dtype_name(top.dtype), format_pct(top.pct_of_peak).c_str(), m.peak->gpu,
+           math_dtype_name(top.dtype), reason.c_str());
   f.meaning = strf(
       "%zu big GEMM/convolution shape%s (each >= %.0f%% of the math kernel time) run below "
       "%.0f%% of peak; the largest, %s, spends %s on the GPU at %.1f TFLOP/s of %.1f.",
@@ -91,8 +92,9 @@ void rule_slow_math(const RuleInput& in, std::vector<Finding>* out) {
     const MathOpRow& r = *slow[i];
     std::string tmp_fix, tmp_code;
     f.text(strf("op_%zu", i + 1),
-           strf("%s [%s] %s: %.1f%% of peak, %s (%s)", r.name.c_str(), r.shapes.c_str(),
-                math_dtype_name(r.dtype), r.pct_of_peak, format_duration(r.gpu_ns).c_str(),
+           strf("%s [%s] %s: %s of peak, %s (%s)", r.name.c_str(), r.shapes.c_str(),
+                math_dtype_name(r.dtype), format_pct(r.pct_of_peak).c_str(),
+                format_duration(r.gpu_ns).c_str(),
                 reason_of(r, *m.peak, &tmp_fix, &tmp_code).c_str()));
     f.events.push_back(r.example);
   }

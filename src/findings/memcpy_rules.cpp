@@ -61,9 +61,10 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "memcpy.pageable";
   f.severity = share >= 5.0 ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("%llu cop%s from/to pageable host memory: %s at %.1f GB/s (%.1f%% of %s)",
-                 static_cast<unsigned long long>(copies), copies == 1 ? "y" : "ies",
-                 format_bytes(bytes).c_str(), gbps, share, analysis_window_name(a));
+  f.title =
+      strf("%llu cop%s from/to pageable host memory: %s at %.1f GB/s (%s of %s)",
+           static_cast<unsigned long long>(copies), copies == 1 ? "y" : "ies",
+           format_bytes(bytes).c_str(), gbps, format_pct(share).c_str(), analysis_window_name(a));
   // The launching call as the trace names it (hipMemcpyWithStream on ROCm, urEnqueueUSMMemcpy
   // on XPU): the most frequent; the vendor's usual one when no copy has its launch joined.
   const GpuVendor vendor = gpu_vendor(t, a);
@@ -144,10 +145,10 @@ void rule_unified_migrations(const RuleInput& in, std::vector<Finding>* out) {
   Finding f;
   f.id = "memcpy.unified_migrations";
   f.severity = thrashing && share >= kWarnPct ? Severity::kWarning : Severity::kInfo;
-  f.title = strf("%llu unified-memory page migration%s: %s in %s (%.1f%% of %s)",
+  f.title = strf("%llu unified-memory page migration%s: %s in %s (%s of %s)",
                  static_cast<unsigned long long>(count), count == 1 ? "" : "s",
-                 format_bytes(bytes).c_str(), format_duration(gpu_ns).c_str(), share,
-                 analysis_window_name(a));
+                 format_bytes(bytes).c_str(), format_duration(gpu_ns).c_str(),
+                 format_pct(share).c_str(), analysis_window_name(a));
   if (thrashing)
     f.title += strf("; %llu of %llu pages moved both ways (thrashing)",
                     static_cast<unsigned long long>(um.pages_both_ways),

@@ -337,10 +337,13 @@ void rule_nsys_graph_trace(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "nsys.graph_trace";
   f.severity = Severity::kInfo;
   f.title = strf(
-      "%llu CUDA graph replays were traced whole: their kernels (%.1f%% of kernel time) are not "
+      "%llu CUDA graph replays were traced whole: their kernels (%s of kernel time) are not "
       "listed",
       static_cast<unsigned long long>(it->second),
-      kernel_ns > 0 ? 100.0 * static_cast<double>(graph_ns) / static_cast<double>(kernel_ns) : 0.0);
+      format_pct(kernel_ns > 0
+                     ? 100.0 * static_cast<double>(graph_ns) / static_cast<double>(kernel_ns)
+                     : 0.0)
+          .c_str());
   f.meaning =
       "nsys traced each cudaGraphLaunch as one span on the GPU (--cuda-graph-trace=graph). "
       "Their time counts as GPU busy here, but the kernels inside are not listed: the "
@@ -452,9 +455,9 @@ void rule_nsys_profiler_overhead(const RuleInput& in, std::vector<Finding>* out)
   f.id = "nsys.profiler_overhead";
   f.severity = pct >= kWarnPct ? Severity::kWarning : Severity::kInfo;
   f.title = strf(
-                "Nsight Systems' own work took %.1f%% of the step time on the threads that launch "
+                "Nsight Systems' own work took %s of the step time on the threads that launch "
                 "GPU work (",
-                pct) +
+                format_pct(pct).c_str()) +
             format_duration(in_steps) + "): the step times include the profiler's cost";
   f.meaning =
       "The export's PROFILER_OVERHEAD rows (the GUI's \"Profiler overhead\" row under a thread) "

@@ -158,9 +158,9 @@ void rule_sync_calls(const RuleInput& in, std::vector<Finding>* out) {
   // Most of the calls' time outside the steps (a final synchronize after the last one): said, so
   // the total and the share do not read as contradicting each other.
   const bool mostly_outside = steps.stats.total_ns > 0 && s.total_ns > 2 * s.blocked_in_steps_ns;
-  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%.1f%% of %s%s)",
+  std::snprintf(buf, sizeof(buf), "%llu synchronizing %s call%s, %s in total (%s of %s%s)",
                 static_cast<unsigned long long>(s.count), api.c_str(), s.count == 1 ? "" : "s",
-                format_duration(s.total_ns).c_str(), share,
+                format_duration(s.total_ns).c_str(), format_pct(share).c_str(),
                 steps.stats.total_ns > 0 ? "step time" : "the trace",
                 mostly_outside ? "; most of it outside the steps" : "");
   f.title = buf;

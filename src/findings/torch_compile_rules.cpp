@@ -64,8 +64,8 @@ void rule_torch_compile(const RuleInput& in, std::vector<Finding>* out) {
   f.id = "capture.torch_compile";
   if (recompiles) {
     f.severity = Severity::kWarning;
-    f.title = strf("torch.compile recompiled in %zu of %zu steps (%s, %.1f%% of step time)",
-                   steps_with, steps.size(), format_duration(in_window).c_str(), pct);
+    f.title = strf("torch.compile recompiled in %zu of %zu steps (%s, %s of step time)", steps_with,
+                   steps.size(), format_duration(in_window).c_str(), format_pct(pct).c_str());
     f.meaning =
         "Dynamo compiles a function again whenever one of its guards fails: a new input shape, "
         "a changed Python value or dtype, a different code path. Each recompilation stops the "
@@ -78,9 +78,10 @@ void rule_torch_compile(const RuleInput& in, std::vector<Finding>* out) {
     f.fix_code = "TORCH_LOGS=recompiles python train.py";
   } else {
     f.severity = pct >= kWarnPct ? Severity::kWarning : Severity::kInfo;
-    f.title = strf("torch.compile compiled inside the %s: %s in Dynamo/Inductor (%.1f%% of %s)",
-                   steps.empty() ? "capture" : "steps", format_duration(in_window).c_str(), pct,
-                   steps.empty() ? "the capture" : analysis_window_name(a));
+    f.title =
+        strf("torch.compile compiled inside the %s: %s in Dynamo/Inductor (%s of %s)",
+             steps.empty() ? "capture" : "steps", format_duration(in_window).c_str(),
+             format_pct(pct).c_str(), steps.empty() ? "the capture" : analysis_window_name(a));
     f.meaning =
         "torch.compile traces and compiles a function on its first call (and for each new "
         "input shape): one-time work, seconds to minutes, that the steady-state steps never "

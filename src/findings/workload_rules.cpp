@@ -71,10 +71,10 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
   // breakdown gives to other work, and "33.4% (69.30 ms per step)" read as 39% of the median.
   const std::string per_step =
       format_duration(static_cast<int64_t>(static_cast<double>(loader_ns) / steps));
-  f.title = own_range
-                ? strf("Data loading (\"%s\" ranges) takes %.1f%% of step time (%s per step)",
-                       iterator.c_str(), pct, per_step.c_str())
-                : strf("DataLoader takes %.1f%% of step time (%s per step)", pct, per_step.c_str());
+  f.title = own_range ? strf("Data loading (\"%s\" ranges) takes %s of step time (%s per step)",
+                             iterator.c_str(), format_pct(pct).c_str(), per_step.c_str())
+                      : strf("DataLoader takes %s of step time (%s per step)",
+                             format_pct(pct).c_str(), per_step.c_str());
   f.meaning = single_process
                   ? "Batches are loaded in the training process itself (num_workers=0): every "
                     "step waits while the next batch is read and collated."
@@ -225,9 +225,10 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
     f.id = "comm.not_overlapped";
     f.severity = Severity::kWarning;
     f.title = strf(
-        "Communication %.1f%% overlapped with compute: %.1f%% of %s is exposed "
+        "Communication %s overlapped with compute: %s of %s is exposed "
         "communication",
-        c.overlap_pct, exposed_pct, analysis_window_name(a));
+        format_pct(c.overlap_pct).c_str(), format_pct(exposed_pct).c_str(),
+        analysis_window_name(a));
     f.meaning = std::string(what) +
                 (cpu_only ? " mostly run while no CPU op computes: the training thread waits "
                             "for the network instead of overlapping it with the backward pass."
@@ -245,7 +246,7 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
   } else {
     f.id = "comm.heavy";
     f.severity = Severity::kInfo;
-    f.title = strf("Communication takes %.1f%% of step time", comm_part_pct);
+    f.title = strf("Communication takes %s of step time", format_pct(comm_part_pct).c_str());
     f.meaning =
         std::string(what) + " take a large share of each step, and no computation hides that part.";
     f.fix =
@@ -356,9 +357,9 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
     Finding f;
     f.id = "memory.peak_high";
     f.severity = preallocated ? Severity::kInfo : Severity::kWarning;
-    f.title =
-        strf("Peak %s memory %s is %.1f%% of the GPU's %s", reserved ? "reserved" : "allocated",
-             format_bytes(peak).c_str(), pct, format_bytes(d.device_total).c_str());
+    f.title = strf("Peak %s memory %s is %s of the GPU's %s", reserved ? "reserved" : "allocated",
+                   format_bytes(peak).c_str(), format_pct(pct).c_str(),
+                   format_bytes(d.device_total).c_str());
     f.meaning = preallocated
                     ? "Most of it is one allocation reserved up front (a pre-allocated cache, such "
                       "as an inference server's KV cache): if that is by design, the headroom "

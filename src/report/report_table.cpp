@@ -188,6 +188,9 @@ void write_cell_json(JsonWriter& w, const Cell& c, int decimals) {
     case Cell::Type::kDouble:
       w.value(c.d, decimals);
       break;
+    case Cell::Type::kShare:
+      w.value(c.d, share_digits(c.d, decimals));
+      break;
     case Cell::Type::kNs:
       w.micros(c.i);
       break;
@@ -219,6 +222,7 @@ int64_t as_int(const Cell& c) {
     case Cell::Type::kUint:
       return static_cast<int64_t>(c.u);
     case Cell::Type::kDouble:
+    case Cell::Type::kShare:
     case Cell::Type::kNsDouble:
       return static_cast<int64_t>(c.d);
     default:
@@ -245,6 +249,7 @@ std::string shown(const Column& col, const Cell& c, Show show, bool markdown) {
         case Cell::Type::kText:
           return std::string(c.text);
         case Cell::Type::kDouble:
+        case Cell::Type::kShare:
         case Cell::Type::kNsDouble:
           return format_fixed(c.d, col.shown_digits);
         case Cell::Type::kUint:

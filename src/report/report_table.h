@@ -58,6 +58,7 @@ struct Cell {
     kInt,
     kUint,
     kDouble,
+    kShare,  // a percentage: kDouble whose JSON never rounds a share that is not all to 100
     kNs,
     kNsDouble,
     kText,
@@ -90,6 +91,9 @@ struct Cell {
   static Cell count(uint64_t v) { return with(Type::kUint, &Cell::u, v); }
   // JSON decimals: the column's (or the field's) json_digits
   static Cell number(double v) { return with(Type::kDouble, &Cell::d, v); }
+  // a percentage: as number(), with the JSON decimals (more than json_digits where needed) that
+  // keep 99.996 from reading 100 and 0.004 from reading 0 (share_digits)
+  static Cell share(double pct) { return with(Type::kShare, &Cell::d, pct); }
   // a time: JSON microseconds with 3 decimals, exactly
   static Cell ns(int64_t v) { return with(Type::kNs, &Cell::i, v); }
   // a mean or a median: JSON ns / 1e3 with 3 decimals

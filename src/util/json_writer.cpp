@@ -102,6 +102,16 @@ std::string format_fixed(double d, int digits) {
   return s;
 }
 
+int share_digits(double pct, int digits) {
+  if (!(pct > 0 && pct < 100)) return digits;
+  while (digits < 12) {
+    const double shown = std::stod(format_fixed(pct, digits));
+    if (shown > 0 && shown < 100) break;
+    ++digits;
+  }
+  return digits;
+}
+
 std::string format_micros(int64_t ns) {
   bool neg = ns < 0;
   uint64_t a = neg ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);

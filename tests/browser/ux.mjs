@@ -1556,6 +1556,38 @@ function tests(tmp) {
       await shot(page, '40-shares-alike');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '41. a tiny SM efficiency beside a nonzero utilization reads <0.1%, not 0.0%'({ ctx, origin }) {
+      // HTA triton_example: 1.76 µs of kernels in a long trace, utilization 0.00001% and estimated
+      // SM efficiency 0.0000001%. The report's JSON wrote both 0.00; the glance patched utilization
+      // to "<0.1%" but said "SM efficiency 0.0%" beside it, as if no SM ever worked.
+      const opened = await openShared(ctx, origin, 'hta__triton_example.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      const glance = await page.locator('.glance div', { has: page.locator('dt', { hasText: 'GPU utilization' }) }).locator('dd').textContent();
+      check(/SM efficiency <0\.1%/.test(glance) && !/0\.0%/.test(glance), `GPU utilization glance: "${glance}"`);
+      await shot(page, '41-tiny-sm-efficiency');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '42. a .gz that decompresses to nothing, dropped after a good trace: true words, the good report stays'({ ctx, origin, tmp }) {
+      // A gzip header then junk: the error said "0 bytes of JSON were read. The readable part
+      // opens as plain JSON: gzip -dc FILE > trace.json", advice that yields an empty file.
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, join(ROOT, 'examples/demo/cpu_transformer.pt.trace.json.gz'));
+      const bad = join(tmp, 'junk.json.gz');
+      writeFileSync(bad, Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), Buffer.alloc(300, 7)]));
+      const before = await loads(page);
+      await page.setInputFiles('#file', bad);
+      check((await settled(page, before)) === 'error', 'the junk .gz did not fail');
+      const said = await page.textContent('#error');
+      check(/junk\.json\.gz/.test(said) && /gzip_corrupt/.test(said) && /at the start of the file/.test(said), `the error does not say what and where: ${said}`);
+      check(!/readable part/.test(said) && /not one byte of JSON/.test(said), `the error points to a readable part that is not there: ${said}`);
+      check(/still the one of cpu_transformer/.test(said), `the good report is not said to stay: ${said}`);
+      check((await page.locator('#findings article.finding').count()) > 0, 'the good report is gone');
+      await shot(page, '42-junk-gz-after-good');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -1,8 +1,13 @@
-// Shares in titles and evidence (src/util/format.cpp, src/findings/finding.cpp): a share that is
-// not all or nothing is never written as 100.0% or 0.0%, the way the page's glance writes it.
+// Shares in titles, evidence and the report's JSON (src/util/format.cpp, src/findings/finding.cpp,
+// Cell::share): a share that is not all or nothing is never written as 100.0% or 0.0%, the way the
+// page's glance writes it.
 #include <catch2/catch.hpp>
 
+#include "analysis/gpu_idle.h"
+#include "analysis/graph_capture.h"
 #include "findings/finding.h"
+#include "report/report_table.h"
+#include "report/sections/sections.h"
 #include "util/format.h"
 
 TEST_CASE("format_pct never rounds a share inside (0, 100) to all or nothing", "[util][format]") {
@@ -31,4 +36,26 @@ TEST_CASE("A share's evidence keeps the digits that show it is not all or nothin
   CHECK(f.evidence[3].digits == 1);
   CHECK(f.evidence[4].digits == 1);
   CHECK(f.evidence[5].digits == 1);
+}
+
+TEST_CASE("The report's JSON keeps a share that is not all or nothing off 100 and 0",
+          "[report][format]") {
+  // HTA simple_add: 16 µs of kernels in a long GPU span. JSON's 2 decimals wrote 100.00, and the
+  // page's glance read a GPU that ran nothing.
+  ks::GpuIdleResult g;
+  g.has_gpu_ops = true;
+  g.window_ns = 400'000'000;
+  g.busy_ns = 16'000;
+  g.idle_pct = 99.996;
+  ks::JsonWriter w;
+  w.set_compact(true);
+  w.begin_object();
+  ks::write_section_json(w, ks::gpu_section(g, ks::GraphCaptures{}));
+  w.end_object();
+  CHECK(w.str().find(R"("idle_pct":99.996)") != std::string::npos);
+  // 2 decimals where they tell it already; all and nothing as they are.
+  CHECK(ks::share_digits(42.123, 2) == 2);
+  CHECK(ks::share_digits(0.004, 2) == 3);
+  CHECK(ks::share_digits(100.0, 2) == 2);
+  CHECK(ks::share_digits(0.0, 2) == 2);
 }

@@ -101,8 +101,9 @@ function utilization(gm, g) {
   // Each share says what it is a share of, as GPU idle beside it does: without steps it is kernel
   // time over the whole trace, startup included.
   const over = gm.window === 'steps' ? ' of step time' : ' of the trace';
-  // The report rounds to 0.01%: 16 µs of kernels in a 19.8 s trace is 0.0 there, yet kernels ran.
-  const util = d.utilization_pct === 0 && d.kernel_us > 0 ? '<0.1%' : fmtPct(d.utilization_pct);
+  // The report keeps a share's decimals (16 µs of kernels in a 19.8 s trace is 0.00008, not 0.00):
+  // fmtPct writes it "<0.1%", as SM efficiency beside it.
+  const util = fmtPct(d.utilization_pct);
   const inSpan = kernelShareOfIdleWindow(gm, g, d);
   if (isNum(inSpan)) return glanceItem('GPU utilization', '#overview', `${fmtPct(inSpan)} of the GPU span in kernels (${util} of the trace)${sm}`);
   return glanceItem('GPU utilization', '#overview', `${util}${over}${sm}${more}`);

@@ -307,6 +307,9 @@ function errorOf(job, e) {
     // Same code and offset (bytes of JSON decoded) as the CLI's zlib reader gives.
     const json = job.session ? parseJson(job.session.progressJson(), {}).bytes || 0 : 0;
     // The browser's own words ("WritableStreamDefaultWriter...") say nothing to a user.
+    // Nothing decoded: there is no readable part to point to (the advice to gunzip it would give
+    // an empty file), so the words say what is wrong with the file itself.
+    if (json === 0) return errorBody('gzip_corrupt', 'the gzip stream is damaged from its start: not one byte of JSON could be decompressed (a damaged download, or a file that is not gzip-compressed JSON)', 0);
     return errorBody('gzip_corrupt', `the gzip stream is damaged or ends early (the file was cut off?); ${json} bytes of JSON were read. The readable part opens as plain JSON: gzip -dc FILE > trace.json, then open trace.json`, json);
   }
   return errorBody('read_failed', `the file could not be read: ${e.message || e}`, job.read);

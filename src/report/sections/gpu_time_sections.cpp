@@ -16,9 +16,9 @@ ReportSection temporal_section(const TemporalBreakdown& t) {
   s.field("idle_us", Cell::ns(t.idle_ns));
   s.field("compute_us", Cell::ns(t.compute_ns));
   s.field("non_compute_us", Cell::ns(t.non_compute_ns));
-  s.field("idle_pct", Cell::number(t.idle_pct));
-  s.field("compute_pct", Cell::number(t.compute_pct));
-  s.field("non_compute_pct", Cell::number(t.non_compute_pct));
+  s.field("idle_pct", Cell::share(t.idle_pct));
+  s.field("compute_pct", Cell::share(t.compute_pct));
+  s.field("non_compute_pct", Cell::share(t.non_compute_pct));
   if (!t.has_gpu_ops) return s;
   s.linef("GPU time (HTA temporal breakdown, span %s): idle %s, compute %s, non-compute %s",
           format_duration(t.span_ns).c_str(), format_pct(t.idle_pct).c_str(),

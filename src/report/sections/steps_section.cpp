@@ -199,7 +199,7 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
         Cell::ns(st.dur()),
         Cell::ns(st.host_begin - t0),
         Cell::ns(st.host_end - t0),
-        i < idle.idle_pct_per_step.size() ? Cell::number(idle.idle_pct_per_step[i]) : Cell::null()};
+        i < idle.idle_pct_per_step.size() ? Cell::share(idle.idle_pct_per_step[i]) : Cell::null()};
   }
   if (r.found == 0 && idle.has_gpu_ops) add_inferred_iterations(&s, t, inferred);
   return s;
@@ -211,7 +211,7 @@ ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures)
   s.field("window", Cell::str(g.window_is_steps ? "steps" : (g.has_gpu_ops ? "gpu_span" : "none")));
   s.field("window_us", Cell::ns(g.window_ns));
   s.field("busy_us", Cell::ns(g.busy_ns));
-  s.field("idle_pct", Cell::number(g.idle_pct));
+  s.field("idle_pct", Cell::share(g.idle_pct));
   // Idle time while CUDA graphs were captured (their launches recorded, not run): only where a
   // capture was traced.
   if (captures.any()) s.field("idle_in_graph_capture_us", Cell::ns(captures.idle_in_capture_ns));
