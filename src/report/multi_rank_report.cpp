@@ -238,6 +238,10 @@ ReportSection collectives_section(const MultiRankResult& r) {
   s.field("matched", Cell::count(r.collectives.size()));
   const std::string summary =
       std::to_string(r.collectives.size()) + " matched per communicator by order of issue" +
+      (r.shared_steps.empty() ? ""
+                              : " over the " + std::to_string(r.shared_steps.size()) +
+                                    " steps every rank's capture holds, from step " +
+                                    std::to_string(r.shared_steps.front())) +
       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
       (r.names_match
            ? ""
