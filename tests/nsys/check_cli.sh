@@ -234,6 +234,21 @@ good "$DIR/nccl_nvtx_nosteps_rank0.sqlite" "No step ranges: the capture is analy
 # (was rank 3, its 4.65 ms of collectives over 3 steps against 9.90 ms over 6).
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 1.60 ms, the others 3.30 ms"
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4"
+# Collectives are paired from step 4 and counted over steps 4-5 (2 per step on every rank): no
+# mismatch (was a CRITICAL "different numbers of collectives (6 to 12)", each capture paired from
+# its own first). Rank 2 waits for no one in them, the others 0.75-0.9 ms a step (SQL).
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "^Collectives: 4 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "rank 0 wait=1.80 ms, rank 1 wait=1.70 ms, rank 2 wait=0.0 µs, rank 3 wait=1.50 ms"
+out=$("$CLI" report "$DIR"/late_capture_rank{0,1,2,3}.sqlite 2>&1); rc=$?
+if [ "$rc" = 0 ] && ! grep -q "collective_mismatch" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL late_capture_rank{0..3}: exit $rc or a collective_mismatch"; fail=$((fail + 1))
+fi
+# The same with one more all-gather on rank 1 in step 4, a step every capture holds: a real
+# mismatch, counted over the shared steps.
+good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "Ranks ran different numbers of collectives (4 to 5) in stream 20"
+good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4, rank 0 collectives=4, rank 1 collectives=5"
 # One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four
 # ranks, each with its own GPU rows (labelled under its rank), rank 2 the straggler as in
 # trace_rank{0..3}.
