@@ -255,6 +255,8 @@ good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^---- rank 3 (visible_device_rank3.sqlite)"
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^  device 0 stream 7  *5 ops  idle 4.02 ms"
+# One rank's export, its process seeing one GPU, no rank in its environment: not "Multi-GPU".
+good "$DIR/visible_device_no_rank_env.sqlite" "One GPU's export with collectives but no recorded rank: the rank is unknown"
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

@@ -32,6 +32,8 @@ Files (deterministic: same bytes every run):
                              rank 1 in step 4 (a shared step): a real collective mismatch
   visible_device_rank{0..3}.sqlite  trace_rank{0..3} with one GPU visible per rank: every
                              deviceId 0, one GPU (its own UUID) in each export
+  visible_device_no_rank_env.sqlite  visible_device_rank1 with no rank in the recorded
+                             environment (one GPU, collectives, the rank unknown)
   nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
                              ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
                              ProfilerStep ranges
@@ -1912,6 +1914,10 @@ def main():
         nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
     for r in range(4):
         capture_started_late(r).save(p('late_capture_rank%d.sqlite' % r))
+        if r == 1:  # the same rank's export with no rank in its recorded environment
+            e = visible_device_rank(r)
+            e.env = {'MASTER_ADDR': 'node001'}
+            e.save(p('visible_device_no_rank_env.sqlite'))
         capture_started_late(r, extra_allgather_step=4 if r == 1 else None).save(
             p('late_capture_uneven_rank%d.sqlite' % r))
         visible_device_rank(r).save(p('visible_device_rank%d.sqlite' % r))
