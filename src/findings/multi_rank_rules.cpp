@@ -436,11 +436,13 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   }
   f.title = r.duplicate_ranks    ? "Two files claim the same rank"
             : exports.size() > 1 ? strf(
-                                       "Ranks were taken from the processes' GPUs in %zu "
-                                       "exports, numbered on in the order the files were given",
+                                       "Ranks were taken from the processes in %zu exports "
+                                       "(by GPU, then pid), numbered on in the order the "
+                                       "files were given",
                                        exports.size())
-            : !exports.empty() ? "Ranks were taken from the processes' GPUs in the export"
-                               : "Some ranks were taken from the file name or load order";
+            : !exports.empty()
+                ? "Ranks were taken from the processes in the export (by GPU, then pid)"
+                : "Some ranks were taken from the file name or load order";
   f.meaning =
       r.duplicate_ranks && all_recorded
           ? "Two or more files record the same rank (Kineto's distributedInfo.rank, or the rank "
@@ -451,8 +453,11 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
           ? "Not every trace records its rank (Kineto's distributedInfo.rank, or a rank in the "
             "environment an Nsight Systems export recorded), so some were guessed; a wrong "
             "guess misaligns the comparison."
+          // Processes that share a GPU, or each see their own as device 0
+          // (CUDA_VISIBLE_DEVICES), are told apart by pid alone: "by GPU" would be untrue there.
           : "An Nsight Systems export does not record the rank each process was given, so "
-            "the ranks follow the GPUs each process used (and the order of the exports); a "
+            "the ranks follow the GPU each process worked on most, then its pid where processes "
+            "share a GPU or each sees its own as device 0 (and the order of the exports); a "
             "wrong guess misaligns the comparison.";
   f.fix = r.duplicate_ranks && all_recorded ? "Give each rank's trace once, all from the same run."
           : exports.empty()

@@ -118,6 +118,8 @@ good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
 # so rank 3's kernels are on GPU 3 (were all on "device 0", the four GPUs read as one).
 good "$DIR/torchrun_visible_devices.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_visible_devices.sqlite" "device 3 stream 7 "
+# Every worker on deviceId 0: its ranks are in pid order, not told apart by GPU (was "(by GPU)").
+good "$DIR/torchrun_visible_devices.sqlite" "Ranks were taken from the processes in the export (by GPU, then pid)"
 good "$DIR/torchrun_stray_gpu0.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_stray_gpu0.sqlite" "This process also touched GPU 0 (1 GPU op, 2.0 µs in all) beside its work on GPU 3"
 # Rank 0's work on GPU 0 is not other processes' work on a GPU the others share with it.
@@ -126,7 +128,7 @@ if [ "$stray_uneven" = 0 ]; then pass=$((pass + 1)); else echo "FAIL torchrun_st
 # Two nodes' exports of four processes each: one job of eight ranks, the second numbered on.
 cp "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite"
 good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "rank 7 (torchrun_node1.sqlite pid 6004)"
-good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes' GPUs in 2 exports"
+good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes in 2 exports (by GPU, then pid)"
 # CUDA graphs: 12 eager launches + 4 cudaGraphLaunch of 12 kernels each are 16 launches, not 60.
 good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 more GPU ops started by the same launches"
 # A graph whose first node is a 1.5 us memset launched 370 us of work: no short kernel (was 4).
