@@ -975,6 +975,12 @@ TEST_CASE("Captures that start steps apart are paired from the first step every 
   const std::string text = ks::multi_rank_text(m, {});
   CHECK(text.find("Collectives: 4 matched per communicator by order of issue over the 2 steps "
                   "every rank's capture holds, from step 4") != std::string::npos);
+  // The rank table says which span its columns cover: the totals each capture's, the waits the
+  // shared steps'.
+  CHECK(
+      text.find("compute, comm and the other totals cover each rank's whole capture; wait "
+                "covers the collectives of the 2 steps every rank's capture holds, from step 4") !=
+      std::string::npos);
 
   SECTION("a rank that issues more collectives in a shared step is still a mismatch") {
     ranks[1] = stepped_rank(1, 1, 5, 500, 2);

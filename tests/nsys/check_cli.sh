@@ -240,6 +240,7 @@ good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's
 # mismatch (was a CRITICAL "different numbers of collectives (6 to 12)", each capture paired from
 # its own first). Rank 2 waits for no one in them, the others 0.75-0.9 ms a step (SQL).
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "^Collectives: 4 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "the other totals cover each rank's whole capture; wait covers the collectives of the 2 steps every rank's capture holds, from step 4"
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "rank 0 wait=1.80 ms, rank 1 wait=1.70 ms, rank 2 wait=0.0 µs, rank 3 wait=1.50 ms"
 out=$("$CLI" report "$DIR"/late_capture_rank{0,1,2,3}.sqlite 2>&1); rc=$?
 if [ "$rc" = 0 ] && ! grep -q "collective_mismatch" <<<"$out"; then
