@@ -19,7 +19,7 @@ jobs) do not turn noise into outliers.
 import bisect
 
 # A rank that is one process of an Nsight Systems export (src/analysis/rank_identity.cpp).
-EXPORT_PROCESS = "process in the export (by GPU)"
+EXPORT_PROCESS = "process in the export (by GPU, then pid)"
 # The host time in steps outside any of their child ranges (src/analysis/step_ranges.h).
 OUTSIDE_ANY_OP = "(outside any op)"
 
@@ -266,16 +266,17 @@ def seed_rules(result, rows):
         if dup:
             title = "Two files claim the same rank"
         elif len(exports) > 1:
-            title = ("Ranks were taken from the processes' GPUs in %d exports, numbered on in the "
-                     "order the files were given" % len(exports))
+            title = ("Ranks were taken from the processes in %d exports (by GPU, then pid), "
+                     "numbered on in the order the files were given" % len(exports))
         elif exports:
-            title = "Ranks were taken from the processes' GPUs in the export"
+            title = "Ranks were taken from the processes in the export (by GPU, then pid)"
         else:
             title = "Some ranks were taken from the file name or load order"
         if exports:
             meaning = ("An Nsight Systems export does not record the rank each process was given, so "
-                       "the ranks follow the GPUs each process used (and the order of the exports); a "
-                       "wrong guess misaligns the comparison.")
+                       "the ranks follow the GPU each process worked on most, then its pid where "
+                       "processes share a GPU or each sees its own as device 0 (and the order of the "
+                       "exports); a wrong guess misaligns the comparison.")
             fix = ("Give the exports in node order, or write one report per rank (nsys profile -o "
                    "report_%q{RANK} inside the command torchrun runs).")
         else:

@@ -67,6 +67,7 @@ suite "problems planted in A100/MI300X/H100/8-rank traces" run_file tests/corpus
 suite "profiler options (shapes, stacks, memory, flops, CUPTI metrics) named, nothing else moved" run_file tests/corpus/profiler_options.py /usr/bin/python3 tests/corpus/profiler_options.py --cli build/native/kinetoscope
 suite "one process driving 8 GPUs: one rank, per-device shares" run_file tests/corpus/one_process_gpus.py /usr/bin/python3 tests/corpus/one_process_gpus.py --cli build/native/kinetoscope
 suite "two nodes' ranks merged on one GPU pid: split by launching process" run_file tests/corpus/merged_ranks.py /usr/bin/python3 tests/corpus/merged_ranks.py --cli build/native/kinetoscope
+suite "Kineto ranks whose captures start steps apart: collectives compared over the shared step" run_file tests/corpus/late_capture_ranks.py /usr/bin/python3 tests/corpus/late_capture_ranks.py --cli build/native/kinetoscope
 suite "inference shape: no steps, CUDA graph launches, launch_bound without graph kernels" run_file tests/corpus/inference_shape.py /usr/bin/python3 tests/corpus/inference_shape.py --cli build/native/kinetoscope
 suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh
 suite "golden math tables (kinetoscope math)" run_file tests/golden/math.sh bash tests/golden/math.sh

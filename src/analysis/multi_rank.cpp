@@ -720,6 +720,22 @@ static void count_shared_steps(const std::vector<RankDigest>& in, MultiRankResul
   }
 }
 
+// Leaves each rank's collectives that start in one of the shared steps (the rule the straggler's
+// shared_steps_collective_ns counts by): the ones the ranks can be compared on.
+static void keep_shared_step_collectives(const std::vector<int64_t>& shared,
+                                         std::vector<RankDigest>* in) {
+  for (RankDigest& d : *in) {
+    std::vector<StepSpan> kept;
+    for (const StepSpan& x : d.step_spans)
+      if (std::binary_search(shared.begin(), shared.end(), x.number)) kept.push_back(x);
+    const StepFinder finder(kept);
+    std::vector<CommKernel> inside;
+    for (CommKernel& c : d.comm)
+      if (finder.at(c.ts_ns) >= 0) inside.push_back(std::move(c));
+    d.comm = std::move(inside);
+  }
+}
+
 MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),
@@ -733,6 +749,12 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     r.alignment.requested = r.alignment.mode = align;
     return r;
   }
+  // The steps every capture holds first: the collectives are compared over them alone (a
+  // capture begun steps later traced fewer). HTA's late-start rule reads each rank's own steps.
+  count_shared_steps(in, &r);
+  r.late_start = late_start(in, r.ranks);
+  if (!r.shared_steps.empty()) keep_shared_step_collectives(r.shared_steps, &in);
+  for (size_t k = 0; k < in.size(); ++k) r.ranks[k].compared_collectives = in[k].comm.size();
   const std::vector<Channel> channels = match_channels(in, &r);
   // Rows per communicator, up to its shortest list; then in order of issue on the first rank
   // that has them.
@@ -790,8 +812,6 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     r.collectives.push_back(std::move(row));
   }
   r.collective_groups = group_collectives(r.collectives);
-  count_shared_steps(in, &r);
-  r.late_start = late_start(in, r.ranks);
   r.alignment = align_ranks(in, align);
   return r;
 }

@@ -103,9 +103,12 @@ RankDigest make_rank_digest(const Trace& trace, const Analyses& analyses, const 
                             const RankIdentity& identity);
 
 struct RankRow : RankTotals {
-  double overlap_pct = 0;         // of communication
-  int64_t idle_ns = 0;            // GPU span - busy
-  uint64_t collectives = 0;       // communication kernels
+  double overlap_pct = 0;    // of communication
+  int64_t idle_ns = 0;       // GPU span - busy
+  uint64_t collectives = 0;  // communication kernels
+  // Those compared across ranks: the ones that start in a shared step when the captures hold
+  // different steps (MultiRankResult::shared_steps), else all of them.
+  uint64_t compared_collectives = 0;
   int64_t collective_sum_ns = 0;  // sum of their durations
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
   int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
@@ -191,6 +194,9 @@ struct MultiRankResult {
   size_t first_mismatch = 0;     // index of the first collective whose names differ
   std::string mismatch_channel;  // the communicator where counts or names differ first
   // Matched per communicator, up to the shortest list of each, in order of issue on the first rank.
+  // When the captures hold different steps, only the collectives that start in a shared step are
+  // matched and counted: paired from the first step every rank holds, not from each capture's
+  // first, so a capture begun later is not a rank short of collectives.
   std::vector<CollectiveRow> collectives;
   std::vector<CollectiveGroup> collective_groups;  // by name, in order of first issue
   LateStart late_start;

@@ -15,7 +15,7 @@ const char* rank_source_name(RankSource s) {
     case RankSource::kEnvironment:
       return "process environment";
     case RankSource::kExportProcess:
-      return "process in the export (by GPU)";
+      return "process in the export (by GPU, then pid)";
     case RankSource::kFileProcess:
       return "launching process in the file";
   }

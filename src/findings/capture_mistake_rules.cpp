@@ -303,13 +303,19 @@ void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* ou
     if (starts_with(n, "nccl:") || starts_with(n, "c10d::") || starts_with(n, "gloo:")) ++comm_ops;
   }
   if (comm_kernels == 0 && comm_ops == 0) return;
+  // One rank of a job whose process sees one GPU (CUDA_VISIBLE_DEVICES, srun --gpus-per-task=1)
+  // is not a multi-GPU file: say what the file holds.
+  uint64_t gpus = 0;
+  for (const auto& p : t.processes) gpus += p.has_gpu_ops ? 1 : 0;
   Finding f;
   f.id = "capture.no_distributed_info";
   f.severity = Severity::kInfo;
   if (t.facts.format == TraceFormat::kNsysSqlite) {
     // An export's rank is the one in the environment nsys recorded: Kineto's advice does not
     // apply (nsys writes no distributedInfo).
-    f.title = "Multi-GPU export without a recorded rank: the rank is unknown";
+    f.title = gpus > 1 ? "Multi-GPU export without a recorded rank: the rank is unknown"
+                       : "One GPU's export with collectives but no recorded rank: the rank is "
+                         "unknown";
     f.meaning =
         "The export has collectives, so it is one rank of several, but the environment Nsight "
         "Systems recorded holds no rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID): "
@@ -319,7 +325,9 @@ void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* ou
         "environment, and name each output after its rank.";
     f.fix_code = "srun nsys profile -o report_%q{SLURM_PROCID} python train.py";
   } else {
-    f.title = "Multi-GPU trace without distributedInfo: the rank is unknown";
+    f.title = gpus > 1 ? "Multi-GPU trace without distributedInfo: the rank is unknown"
+                       : "One GPU's trace with collectives but no distributedInfo: the rank is "
+                         "unknown";
     f.meaning =
         "The trace has collectives, so it is one rank of several, but it does not say which "
         "(no top-level distributedInfo): comparing ranks has to rely on file names.";
@@ -333,6 +341,7 @@ void rule_missing_distributed_info(const RuleInput& in, std::vector<Finding>* ou
   }
   f.number("comm_kernels", static_cast<double>(comm_kernels));
   f.number("comm_ops", static_cast<double>(comm_ops));
+  f.number("gpus", static_cast<double>(gpus));
   out->push_back(std::move(f));
 }
 

@@ -37,6 +37,13 @@ std::string rank_name(const RankRow& row) {
   return "rank " + std::to_string(row.rank);
 }
 
+// What a number counted over the shared steps covers.
+std::string shared_steps_text(const MultiRankResult& r) {
+  return std::to_string(r.shared_steps.size()) +
+         " steps every rank's capture holds (the captures hold different steps), from step " +
+         std::to_string(r.shared_steps.front());
+}
+
 void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   if (r.counts_match && r.names_match) return;
   Finding f;
@@ -45,8 +52,8 @@ void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
   if (!r.counts_match) {
     size_t lo = SIZE_MAX, hi = 0;
     for (const RankRow& row : r.ranks) {
-      lo = std::min<size_t>(lo, row.collectives);
-      hi = std::max<size_t>(hi, row.collectives);
+      lo = std::min<size_t>(lo, row.compared_collectives);
+      hi = std::max<size_t>(hi, row.compared_collectives);
     }
     f.title = "Ranks ran different numbers of collectives (" + std::to_string(lo) + " to " +
               std::to_string(hi) + ")";
@@ -66,8 +73,10 @@ void collective_mismatch(const MultiRankResult& r, std::vector<Finding>* out) {
       "Check that every rank takes the same code path (no rank-dependent branches around "
       "collectives) and that the traces were captured over the same steps.";
   f.fix_code = "torch.distributed.monitored_barrier()  # or TORCH_DISTRIBUTED_DEBUG=DETAIL";
+  // Captures that hold different steps are compared over the steps they share (multi_rank.h).
+  if (!r.shared_steps.empty()) f.text("counted_over", shared_steps_text(r));
   for (const RankRow& row : r.ranks)
-    f.number(rank_name(row) + " collectives", static_cast<double>(row.collectives));
+    f.number(rank_name(row) + " collectives", static_cast<double>(row.compared_collectives));
   out->push_back(std::move(f));
 }
 
@@ -223,11 +232,7 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   if (nccl_p2p)
     f.number("its_send_recv_left_out_us", static_cast<double>(row.p2p_sum_ns) / 1e3, 3, "us");
   f.text("rule", "shortest communication time (TB plugin: the rank that waits least)");
-  if (shared)
-    f.text("counted_over", std::to_string(r.shared_steps.size()) +
-                               " steps every rank's capture holds (the captures hold different "
-                               "steps), from step " +
-                               std::to_string(r.shared_steps.front()));
+  if (shared) f.text("counted_over", shared_steps_text(r));
   f.text("likely_cause", straggler_cause(r, s, 0.05 * step * steps, &f));
   if (r.late_start.computed && s < r.late_start.flagged.size())
     f.number("late_start_flags", static_cast<double>(r.late_start.flagged[s]));
@@ -431,11 +436,13 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   }
   f.title = r.duplicate_ranks    ? "Two files claim the same rank"
             : exports.size() > 1 ? strf(
-                                       "Ranks were taken from the processes' GPUs in %zu "
-                                       "exports, numbered on in the order the files were given",
+                                       "Ranks were taken from the processes in %zu exports "
+                                       "(by GPU, then pid), numbered on in the order the "
+                                       "files were given",
                                        exports.size())
-            : !exports.empty() ? "Ranks were taken from the processes' GPUs in the export"
-                               : "Some ranks were taken from the file name or load order";
+            : !exports.empty()
+                ? "Ranks were taken from the processes in the export (by GPU, then pid)"
+                : "Some ranks were taken from the file name or load order";
   f.meaning =
       r.duplicate_ranks && all_recorded
           ? "Two or more files record the same rank (Kineto's distributedInfo.rank, or the rank "
@@ -446,8 +453,11 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
           ? "Not every trace records its rank (Kineto's distributedInfo.rank, or a rank in the "
             "environment an Nsight Systems export recorded), so some were guessed; a wrong "
             "guess misaligns the comparison."
+          // Processes that share a GPU, or each see their own as device 0
+          // (CUDA_VISIBLE_DEVICES), are told apart by pid alone: "by GPU" would be untrue there.
           : "An Nsight Systems export does not record the rank each process was given, so "
-            "the ranks follow the GPUs each process used (and the order of the exports); a "
+            "the ranks follow the GPU each process worked on most, then its pid where processes "
+            "share a GPU or each sees its own as device 0 (and the order of the exports); a "
             "wrong guess misaligns the comparison.";
   f.fix = r.duplicate_ranks && all_recorded ? "Give each rank's trace once, all from the same run."
           : exports.empty()

@@ -146,6 +146,17 @@ ReportSection ranks_section(const MultiRankResult& r) {
       cells.push_back(steps ? Cell::ns(mean_ns(step_values(row, m.get))) : Cell::absent());
   }
   t.shown = {0, 1, 3, 5, 8, 9, 11, 12, 13, 14, 15, 19, 20, 21};
+  // Captures that hold different steps: the totals are each capture's own, the waits only the
+  // shared steps' (collectives are matched there alone): say which span each column covers.
+  if (!r.shared_steps.empty()) {
+    const std::string note =
+        "The captures hold different steps: compute, comm and the other totals cover each "
+        "rank's whole capture; wait covers the collectives of the " +
+        std::to_string(r.shared_steps.size()) + " steps every rank's capture holds, from step " +
+        std::to_string(r.shared_steps.front()) + ", as the straggler finding counts them";
+    s.line("  " + note);
+    s.paragraph("\n" + note + ".\n\n");
+  }
 
   bool any_steps = false;
   for (const RankRow& row : r.ranks) any_steps = any_steps || !row.step_detail.empty();
@@ -238,6 +249,10 @@ ReportSection collectives_section(const MultiRankResult& r) {
   s.field("matched", Cell::count(r.collectives.size()));
   const std::string summary =
       std::to_string(r.collectives.size()) + " matched per communicator by order of issue" +
+      (r.shared_steps.empty() ? ""
+                              : " over the " + std::to_string(r.shared_steps.size()) +
+                                    " steps every rank's capture holds, from step " +
+                                    std::to_string(r.shared_steps.front())) +
       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
       (r.names_match
            ? ""

@@ -916,3 +916,83 @@ TEST_CASE("ranks.missing: fewer files than the recorded world size",
     CHECK(f->meaning.find("record the same rank") != std::string::npos);
   }
 }
+
+namespace {
+
+// A rank whose capture holds steps first..last, 1 ms each, step N at N ms: an all-reduce of
+// `allreduce_us` then an all-gather of 100 us in each, and `extra` more all-gathers in step 4.
+ks::RankDigest stepped_rank(int64_t rank, int64_t first, int64_t last, int64_t allreduce_us,
+                            int extra = 0) {
+  ks::RankDigest d;
+  d.rank = rank;
+  d.source = ks::RankSource::kFileName;
+  d.file = "rank" + std::to_string(rank);
+  auto collective = [&d](const char* name, int64_t ts_ns, int64_t dur_ns) {
+    ks::CommKernel k;
+    k.name = name;
+    k.stream = 20;
+    k.ts_ns = ts_ns;
+    k.dur_ns = dur_ns;
+    d.comm.push_back(k);
+  };
+  for (int64_t n = first; n <= last; ++n) {
+    const int64_t begin = n * 1000000;
+    d.step_spans.push_back({n, begin, begin + 1000000});
+    // Each step's all-reduce lasts longer by a step's number of us: a pairing off by a step
+    // shows in the durations compared.
+    collective("ncclDevKernel_AllReduce", begin + 100000, (allreduce_us + n) * 1000);
+    collective("ncclDevKernel_AllGather", begin + 600000, 100000);
+    for (int e = 0; e < extra && n == 4; ++e)
+      collective("ncclDevKernel_AllGather", begin + 800000 + e * 10000, 5000);
+  }
+  d.steps = d.step_spans.size();
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("Captures that start steps apart are paired from the first step every rank holds",
+          "[analysis][ranks][findings]") {
+  // Ranks 0-2 captured steps 1-5, rank 3 from step 4 on (its nsys --delay ended later): 4
+  // collectives each in steps 4-5. Paired from each capture's first, rank 3's step-4 all-reduce
+  // met the others' step-1 one and the counts (10 vs 4) made a false CRITICAL.
+  std::vector<ks::RankDigest> ranks = {stepped_rank(0, 1, 5, 500), stepped_rank(1, 1, 5, 500),
+                                       stepped_rank(2, 1, 5, 100), stepped_rank(3, 4, 5, 500)};
+  ks::MultiRankReport m = ks::combine_ranks(ranks);
+  CHECK(m.result.shared_steps == std::vector<int64_t>{4, 5});
+  CHECK(m.result.counts_match);
+  CHECK(m.result.names_match);
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  REQUIRE(m.result.collectives.size() == 4);
+  // The first pair is step 4's all-reduce on every rank: 504 us, rank 2's 104 us.
+  CHECK(m.result.collectives[0].dur_ns == std::vector<int64_t>{504000, 504000, 104000, 504000});
+  CHECK(m.result.collectives[2].dur_ns == std::vector<int64_t>{505000, 505000, 105000, 505000});
+  for (const ks::RankRow& row : m.result.ranks) {
+    CHECK(row.compared_collectives == 4);
+    CHECK(row.wait_ns == (row.rank == 2 ? 0 : 800000));  // 2 x 400 us over steps 4-5
+  }
+  CHECK(m.result.ranks[0].collectives == 10);  // the whole capture's, as the table counts them
+  const std::string text = ks::multi_rank_text(m, {});
+  CHECK(text.find("Collectives: 4 matched per communicator by order of issue over the 2 steps "
+                  "every rank's capture holds, from step 4") != std::string::npos);
+  // The rank table says which span its columns cover: the totals each capture's, the waits the
+  // shared steps'.
+  CHECK(
+      text.find("compute, comm and the other totals cover each rank's whole capture; wait "
+                "covers the collectives of the 2 steps every rank's capture holds, from step 4") !=
+      std::string::npos);
+
+  SECTION("a rank that issues more collectives in a shared step is still a mismatch") {
+    ranks[1] = stepped_rank(1, 1, 5, 500, 2);
+    m = ks::combine_ranks(ranks);
+    CHECK_FALSE(m.result.counts_match);
+    const ks::Finding* f = find(m.findings, "ranks.collective_mismatch");
+    REQUIRE(f);
+    CHECK(f->title == "Ranks ran different numbers of collectives (4 to 6) in stream 20");
+    bool counted_over = false;
+    for (const ks::Evidence& e : f->evidence)
+      counted_over = counted_over || (e.key == "counted_over" &&
+                                      e.text.find("2 steps every rank's capture holds") == 0);
+    CHECK(counted_over);
+  }
+}

@@ -1298,6 +1298,14 @@ TEST_CASE("nsys built: an export without a recorded rank gets nsys' advice, not 
   CHECK(f->title.find("export") != std::string::npos);
   CHECK(f->fix.find("Kineto") == std::string::npos);
   CHECK(f->fix_code.find("nsys profile") != std::string::npos);
+  CHECK(f->title == "Multi-GPU export without a recorded rank: the rank is unknown");
+  // One rank's export whose process sees one GPU (deviceId 0, CUDA_VISIBLE_DEVICES) is not a
+  // multi-GPU export: was called one.
+  t = load_built("visible_device_no_rank_env.sqlite");
+  report = ks::build_report(*t, ks::AnalysisOptions{});
+  f = finding(report, "capture.no_distributed_info");
+  REQUIRE(f);
+  CHECK(f->title == "One GPU's export with collectives but no recorded rank: the rank is unknown");
 }
 
 TEST_CASE("ranks the exports recorded in their environment are not called guessed",

@@ -118,6 +118,8 @@ good "$DIR/torchrun_4procs.sqlite" "rank 3 (torchrun_4procs.sqlite pid 6004)"
 # so rank 3's kernels are on GPU 3 (were all on "device 0", the four GPUs read as one).
 good "$DIR/torchrun_visible_devices.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_visible_devices.sqlite" "device 3 stream 7 "
+# Every worker on deviceId 0: its ranks are in pid order, not told apart by GPU (was "(by GPU)").
+good "$DIR/torchrun_visible_devices.sqlite" "Ranks were taken from the processes in the export (by GPU, then pid)"
 good "$DIR/torchrun_stray_gpu0.sqlite" "Rank 2 is the straggler"
 good "$DIR/torchrun_stray_gpu0.sqlite" "This process also touched GPU 0 (1 GPU op, 2.0 µs in all) beside its work on GPU 3"
 # Rank 0's work on GPU 0 is not other processes' work on a GPU the others share with it.
@@ -126,7 +128,7 @@ if [ "$stray_uneven" = 0 ]; then pass=$((pass + 1)); else echo "FAIL torchrun_st
 # Two nodes' exports of four processes each: one job of eight ranks, the second numbered on.
 cp "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite"
 good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "rank 7 (torchrun_node1.sqlite pid 6004)"
-good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes' GPUs in 2 exports"
+good "$DIR/torchrun_4procs.sqlite" "$DIR/torchrun_node1.sqlite" "processes in 2 exports (by GPU, then pid)"
 # CUDA graphs: 12 eager launches + 4 cudaGraphLaunch of 12 kernels each are 16 launches, not 60.
 good "$DIR/cuda_graphs.sqlite" "Launches: 16; .*launch delay > 100 us 0; .* 44 more GPU ops started by the same launches"
 # A graph whose first node is a 1.5 us memset launched 370 us of work: no short kernel (was 4).
@@ -234,12 +236,30 @@ good "$DIR/nccl_nvtx_nosteps_rank0.sqlite" "No step ranges: the capture is analy
 # (was rank 3, its 4.65 ms of collectives over 3 steps against 9.90 ms over 6).
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 1.60 ms, the others 3.30 ms"
 good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4"
+# Collectives are paired from step 4 and counted over steps 4-5 (2 per step on every rank): no
+# mismatch (was a CRITICAL "different numbers of collectives (6 to 12)", each capture paired from
+# its own first). Rank 2 waits for no one in them, the others 0.75-0.9 ms a step (SQL).
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "^Collectives: 4 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "the other totals cover each rank's whole capture; wait covers the collectives of the 2 steps every rank's capture holds, from step 4"
+good "$DIR"/late_capture_rank{0,1,2,3}.sqlite "rank 0 wait=1.80 ms, rank 1 wait=1.70 ms, rank 2 wait=0.0 µs, rank 3 wait=1.50 ms"
+out=$("$CLI" report "$DIR"/late_capture_rank{0,1,2,3}.sqlite 2>&1); rc=$?
+if [ "$rc" = 0 ] && ! grep -q "collective_mismatch" <<<"$out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL late_capture_rank{0..3}: exit $rc or a collective_mismatch"; fail=$((fail + 1))
+fi
+# The same with one more all-gather on rank 1 in step 4, a step every capture holds: a real
+# mismatch, counted over the shared steps.
+good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "Ranks ran different numbers of collectives (4 to 5) in stream 20"
+good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4, rank 0 collectives=4, rank 1 collectives=5"
 # One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four
 # ranks, each with its own GPU rows (labelled under its rank), rank 2 the straggler as in
 # trace_rank{0..3}.
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "Rank 2 is the straggler: its collectives take 4.00 ms, the others 8.25 ms"
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^---- rank 3 (visible_device_rank3.sqlite)"
 good "$DIR"/visible_device_rank{0,1,2,3}.sqlite "^  device 0 stream 7  *5 ops  idle 4.02 ms"
+# One rank's export, its process seeing one GPU, no rank in its environment: not "Multi-GPU".
+good "$DIR/visible_device_no_rank_env.sqlite" "One GPU's export with collectives but no recorded rank: the rank is unknown"
 # Rows in any order (Nsight Systems 2025.6 and later no longer promise time order): the same
 # exports with every event table shuffled give the same report, but for the rows its ids name.
 for f in "$DIR"/shuffled/*.sqlite; do

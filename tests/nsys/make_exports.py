@@ -28,8 +28,12 @@ Files (deterministic: same bytes every run):
   late_capture_rank{0..3}.sqlite  trace_rank{0..3} (6 steps) captured from mid-step: every
                              rank's first step cut by its capture's start, rank 3's capture
                              started 3 steps later (steps 4-5 the ones all ranks hold)
+  late_capture_uneven_rank{0..3}.sqlite  late_capture_rank{0..3} with one more all-gather on
+                             rank 1 in step 4 (a shared step): a real collective mismatch
   visible_device_rank{0..3}.sqlite  trace_rank{0..3} with one GPU visible per rank: every
                              deviceId 0, one GPU (its own UUID) in each export
+  visible_device_no_rank_env.sqlite  visible_device_rank1 with no rank in the recorded
+                             environment (one GPU, collectives, the rank unknown)
   nccl_nvtx_rank{0..3}.sqlite  trace_rank{0..3} with NCCL's NVTX domain and its ncclAllReduce /
                              ncclAllGather ranges; nccl_nvtx_nosteps_rank{0..3} without the
                              ProfilerStep ranges
@@ -1038,8 +1042,9 @@ def empty_capture():
     return e
 
 
-def rank(r, world=4, steps=5):
-    """One rank of a data-parallel job; rank 2 computes longest and arrives last at collectives."""
+def rank(r, world=4, steps=5, extra_allgather_step=None):
+    """One rank of a data-parallel job; rank 2 computes longest and arrives last at collectives.
+    extra_allgather_step: in that step the rank alone issues one more all-gather (20 us)."""
     e = Export(pid=5000 + r, process='python3')
     e.thread(5000 + r, 'python3')
     e.gpu(r)
@@ -1066,6 +1071,11 @@ def rank(r, world=4, steps=5):
         e.kernel(corr, 'ncclDevKernel_AllGather_RING_LL(ncclDevComm *, unsigned long, ncclWork *)',
                  ag_start, 200_000, dev=r, stream=20, grid=(24, 1, 1), block=(640, 1, 1),
                  short='ncclDevKernel_AllGather_RING_LL')
+        if s == extra_allgather_step:
+            corr = e.api(tid, 'cudaLaunchKernel_v7000', t + 36_000, 3_000)
+            e.kernel(corr, 'ncclDevKernel_AllGather_RING_LL(ncclDevComm *, unsigned long, '
+                     'ncclWork *)', ag_start + 210_000, 20_000, dev=r, stream=20,
+                     grid=(24, 1, 1), block=(640, 1, 1), short='ncclDevKernel_AllGather_RING_LL')
         corr = e.api(tid, 'cudaStreamSynchronize_v3020', t + 40_000, ag_start + 200_000 - t - 40_000)
         e.sync(corr, STREAM_SYNC, t + 40_000, ag_start + 200_000 - t - 40_000, dev=r, stream=20)
         t = ag_start + 250_000
@@ -1745,14 +1755,15 @@ def capture_range_cut(steps=6):
     return e
 
 
-def capture_started_late(r, steps=6):
+def capture_started_late(r, steps=6, extra_allgather_step=None):
     """trace_rank{r} (6 steps) as each rank's own nsys captured it when its capture started
     mid-run (--capture-range=cudaProfilerApi, or --delay counted from each rank's own start):
     every rank's ProfilerStep#0 began before its capture (a negative start), and rank 3's capture
     started 3 steps later, inside ProfilerStep#3. Rows before a capture's start are not in its
     export, ranges that ended before it neither; times count from that start. Steps 4 and 5 are
-    the ones every rank holds whole; rank 3 traced the collectives of 3 steps, the others of 6."""
-    e = rank(r, steps=steps)
+    the ones every rank holds whole; rank 3 traced the collectives of 3 steps, the others of 6.
+    extra_allgather_step: the rank issues one more all-gather in that step (rank()'s)."""
+    e = rank(r, steps=steps, extra_allgather_step=extra_allgather_step)
     starts = sorted(row[0] for row in e.rows['NVTX_EVENTS'])
     cut = starts[3 if r == 3 else 0] + 1_500_000  # after the step's GEMM launch, before its
     events = ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',  # collectives
@@ -1903,6 +1914,12 @@ def main():
         nccl_nvtx_rank(r, step_ranges=False).save(p('nccl_nvtx_nosteps_rank%d.sqlite' % r))
     for r in range(4):
         capture_started_late(r).save(p('late_capture_rank%d.sqlite' % r))
+        if r == 1:  # the same rank's export with no rank in its recorded environment
+            e = visible_device_rank(r)
+            e.env = {'MASTER_ADDR': 'node001'}
+            e.save(p('visible_device_no_rank_env.sqlite'))
+        capture_started_late(r, extra_allgather_step=4 if r == 1 else None).save(
+            p('late_capture_uneven_rank%d.sqlite' % r))
         visible_device_rank(r).save(p('visible_device_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)

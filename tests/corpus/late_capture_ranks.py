@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Kineto ranks whose captures start steps apart, built from the real 8-rank DLRM job
+(../shared/traces, param__dlrm_kineto__worker{0..7}: ProfilerStep#10 of each rank, NCCL
+all-to-all and all-reduce). Each rank's trace is given a second step: a copy of every event one
+trace span later (ProfilerStep#11, ids shifted so none repeats). One rank's capture then starts
+at step 11 (its step 10 left out, as a profiler started late on that rank writes it).
+
+Before: collectives were paired from each capture's first, so the late rank's step-11
+collectives met the others' step-10 ones and the counts (one step's against two) made a false
+CRITICAL ranks.collective_mismatch. They are paired and counted over step 11, the step every
+capture holds. A rank that drops one collective in step 11 is still a mismatch.
+
+Usage: /usr/bin/python3 tests/corpus/late_capture_ranks.py --cli build/native/kinetoscope [-v]
+"""
+import decimal
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus_cli  # noqa: E402
+import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer)
+
+RANKS = [
+    "param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json",
+    "param__dlrm_kineto__worker1_step_12.1694128201556.pt.trace.json",
+    "param__dlrm_kineto__worker2_step_12.1694128201554.pt.trace.json",
+    "param__dlrm_kineto__worker3_step_12.1694128201557.pt.trace.json",
+    "param__dlrm_kineto__worker4_step_12.1694128201547.pt.trace.json",
+    "param__dlrm_kineto__worker5_step_12.1694128201549.pt.trace.json",
+    "param__dlrm_kineto__worker6_step_12.1694128201553.pt.trace.json",
+    "param__dlrm_kineto__worker7_step_12.1694128201553.pt.trace.json",
+]
+LATE_RANK = 3
+ID_SHIFT = 10_000_000  # above any correlation / External id / flow id of one step
+ID_ARGS = ("correlation", "External id", "Sequence number")
+
+
+def is_nccl_kernel(e):
+    return e.get("cat") == "kernel" and "nccl" in str(e.get("name", "")).lower()
+
+
+def two_steps(doc):
+    """doc with every event repeated one trace span later, its step renamed ProfilerStep#11."""
+    ev = doc["traceEvents"]
+    timed = [e for e in ev if e.get("ph") != "M" and "ts" in e]
+    lo = min(mm.dec(e["ts"]) for e in timed)
+    hi = max(mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in timed)
+    shift = hi - lo + decimal.Decimal(1000)
+    copy = []
+    for e in timed:
+        y = dict(e, ts=mm.dec(e["ts"]) + shift)
+        if y.get("name") == "ProfilerStep#10":
+            y["name"] = "ProfilerStep#11"
+        if "id" in y and y.get("ph") in ("s", "f", "t"):
+            y["id"] = int(y["id"]) + ID_SHIFT
+        if isinstance(y.get("args"), dict):
+            y["args"] = dict(y["args"])
+            for k in ID_ARGS:
+                if isinstance(y["args"].get(k), int) and y["args"][k] >= 0:
+                    y["args"][k] += ID_SHIFT
+        copy.append(y)
+    doc["traceEvents"] = ev + copy
+    doc["_step11_at"] = lo + shift
+    return doc
+
+
+def from_step_11(doc):
+    """Only what the copy (step 11) holds: the capture started at its first event."""
+    start = doc.pop("_step11_at")
+    doc["traceEvents"] = [e for e in doc["traceEvents"]
+                          if e.get("ph") == "M" or "ts" not in e or mm.dec(e["ts"]) >= start]
+    return doc
+
+
+def drop_last_nccl(doc):
+    """The rank leaves out its last collective (in step 11, the shared one)."""
+    ev = doc["traceEvents"]
+    last = max((i for i, e in enumerate(ev) if is_nccl_kernel(e)), key=lambda i: mm.dec(ev[i]["ts"]))
+    del ev[last]
+    return doc
+
+
+def write_set(tmp, name, late=None, drop=None):
+    paths = []
+    for k, f in enumerate(RANKS):
+        doc = two_steps(mm.load(os.path.join(mm.TRACES, f)))
+        if k == late:
+            doc = from_step_11(doc)
+        doc.pop("_step11_at", None)
+        if k == drop:
+            doc = drop_last_nccl(doc)
+        path = os.path.join(tmp, "%s_rank%d.json" % (name, k))
+        with open(path, "wb") as out:
+            out.write(mm.dump(doc))
+        paths.append(path)
+    return paths
+
+
+def finding(rep, fid):
+    return next((f for f in rep["findings"] if f["id"] == fid), None)
+
+
+def main():
+    args = corpus_cli.arguments(mm.TRACES)
+    if args is None:
+        return 0
+    c = corpus_cli.Checker(args.v)
+    with tempfile.TemporaryDirectory() as tmp:
+        one = corpus_cli.report(args.cli, [os.path.join(mm.TRACES, f) for f in RANKS])
+        per_step = one["collectives"]["matched"]
+        c.check("the DLRM job matches collectives", per_step > 0 and one["collectives"]["counts_match"],
+                str(one["collectives"]["matched"]))
+        both = corpus_cli.report(args.cli, write_set(tmp, "both"))
+        c.check("two steps on every rank: twice the collectives, no mismatch",
+                both["collectives"]["matched"] == 2 * per_step
+                and finding(both, "ranks.collective_mismatch") is None,
+                "%d matched, %s" % (both["collectives"]["matched"], corpus_cli.finding_ids(both)))
+        late = corpus_cli.report(args.cli, write_set(tmp, "late", late=LATE_RANK))
+        c.check("rank %d from step 11: no collective_mismatch" % LATE_RANK,
+                finding(late, "ranks.collective_mismatch") is None, str(corpus_cli.finding_ids(late)))
+        c.check("rank %d from step 11: step 11's collectives matched, counts equal" % LATE_RANK,
+                late["collectives"]["matched"] == per_step and late["collectives"]["counts_match"]
+                and late["collectives"]["names_match"],
+                str({k: late["collectives"][k] for k in ("matched", "counts_match", "names_match")}))
+        # Step 11's collectives pair as step 10's did on the one-step job: the same transfer
+        # (the shortest across ranks) for each, the copy's durations being the original's.
+        c.check("rank %d from step 11: each collective paired with its own" % LATE_RANK,
+                [r["transfer_us"] for r in late["collectives"]["rows"]]
+                == [r["transfer_us"] for r in one["collectives"]["rows"]],
+                "")
+        uneven = corpus_cli.report(args.cli, write_set(tmp, "uneven", late=LATE_RANK, drop=5))
+        f = finding(uneven, "ranks.collective_mismatch")
+        c.check("rank 5 one collective short in step 11: collective_mismatch",
+                f is not None and "counted_over" in str(f.get("evidence")),
+                str(f["title"] if f else corpus_cli.finding_ids(uneven)))
+    print("late_capture_ranks: %d checks failed" % len(c.failures))
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
