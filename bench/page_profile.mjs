@@ -8,15 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { openWarmPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
 
 const file = process.argv[2];
 const profile = mkdtempSync(join(tmpdir(), 'ks-prof-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const { page } = await openPage(ctx, server.origin, '/');
-  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 120_000, polling: 50 });
+  const { page } = await openWarmPage(ctx, server.origin, '/');
   const cdp = await ctx.newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
