@@ -21,7 +21,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { loadFile, openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { loadFile, openPage, openWarmPage, startBrowser, startServer, waitForWarm } from '../tests/browser/lib.mjs';
 
 function browserRssBytes(rootPid) {
   // Sum over the processes whose command line names this run's profile directory.
@@ -69,8 +69,7 @@ const server = await startServer();
 const query = process.argv.filter((a) => /^--(split|workers)=/.test(a)).map((a) => a.slice(2)).join('&');
 if (revisit) {
   const first = await startBrowser(profile);
-  const { page } = await openPage(first, server.origin, query ? `/?${query}` : '/');
-  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+  const { page } = await openWarmPage(first, server.origin, query ? `/?${query}` : '/');
   await loadFile(page, file);
   await page.waitForTimeout(REVISIT_CACHE_WAIT_MS);
   await first.close();
@@ -78,7 +77,7 @@ if (revisit) {
 const ctx = await startBrowser(profile);
 try {
   const { page } = await openPage(ctx, server.origin, query ? `/?${query}` : '/');
-  if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+  if (warm) await waitForWarm(page);
   if (process.env.KS_IDLE_MS) await page.waitForTimeout(Number(process.env.KS_IDLE_MS));
   // The heap the warm loader wrote before the file (worker/warm.js: 128 MiB before session 32,
   // none since: worker/prefault.js writes it during the load): resident before the clock starts,

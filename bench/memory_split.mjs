@@ -10,7 +10,7 @@
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { openWarmPage, startBrowser, startServer, waitForWarm } from '../tests/browser/lib.mjs';
 
 function processes(profile) {
   const out = [];
@@ -50,8 +50,7 @@ const profile = mkdtempSync(join(tmpdir(), 'ks-mem-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const { page } = await openPage(ctx, server.origin, '/');
-  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 120_000, polling: 50 });
+  const { page } = await openWarmPage(ctx, server.origin, '/');
   const cdp = await ctx.newCDPSession(page);
   const collect = async () => {
     for (const w of page.workers()) await w.evaluate(() => self.gc && self.gc()).catch(() => {});
@@ -77,7 +76,7 @@ try {
   // The next spare (worker/roles.js starts it once the load has settled): the renderer's RSS at
   // the paint, whether the spare had started by then, and its RSS once the spare is warm.
   const atPaint = { renderer_growth_mb: MB(rendererRss() - r0), spare_started: await page.evaluate(() => document.body.dataset.spare === '1') };
-  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 120_000, polling: 50 });
+  await waitForWarm(page);
   atPaint.spare_warm_renderer_growth_mb = MB(rendererRss() - r0);
   await page.waitForTimeout(Number(process.env.KS_AFTER_MS || 0));
   clearInterval(sampler);

@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, statSync, mkdtempSync, rmSync } from 'node:f
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CLI, openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { CLI, openPage, startBrowser, startServer, waitForWarm } from '../tests/browser/lib.mjs';
 
 function browserRssBytes(marker) {
   let total = 0;
@@ -57,7 +57,7 @@ const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
   const { page } = await openPage(ctx, server.origin, '/');
-  if (warm) await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+  if (warm) await waitForWarm(page);
   const base = browserRssBytes(profile);
   const cpu0 = browserCpuSeconds(profile);
   let cpuAtReport = null;

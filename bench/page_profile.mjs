@@ -8,15 +8,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { openPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
+import { openWarmPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
 
 const file = process.argv[2];
 const profile = mkdtempSync(join(tmpdir(), 'ks-prof-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
 try {
-  const { page } = await openPage(ctx, server.origin, '/');
-  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 120_000, polling: 50 });
+  const { page } = await openWarmPage(ctx, server.origin, '/');
   // KS_LOADS=N: the file is read N-1 times before the profiled load (what a page's first report
   // pays once, fonts and Blink's caches, against what every report pays).
   for (let i = 1; i < Number(process.env.KS_LOADS || 1); i++) {

@@ -99,7 +99,8 @@ const DiagInfo kInfos[] = {
      "to the file) were ignored; the trace is what the gzip data holds."},
     {"nsys_short_kernel_names", S::kInfo,
      "Kernels without demangledName, and without a mangledName that could be demangled (none, "
-     "or one cut off, too long, or nesting or repeating too much to demangle safely), were "
+     "or one cut off, too long, nesting or repeating too much to demangle safely, or holding a "
+     "construct C++ runtimes spell differently, such as _Float16 or a generic lambda), were "
      "named by their shortName, which drops namespaces and template arguments "
      "(cutlass::Kernel<...gemm...> reads 'Kernel'); kernel classes are read from those names."},
     {"nsys_wal_mode", S::kWarning,

@@ -108,6 +108,19 @@ export async function openPage(ctx, origin, path = '/') {
   return { page, log };
 }
 
+// Waits until the page's spare loader has warmed up (web/app.js sets data-warm): what a timed or
+// measured load starts from. Generous: a loaded machine compiles the WASM slowly.
+export async function waitForWarm(page, timeout = 120_000) {
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout, polling: 50 });
+}
+
+// openPage, then waitForWarm: the warm page the benches and the warm-up tests start from.
+export async function openWarmPage(ctx, origin, path = '/') {
+  const opened = await openPage(ctx, origin, path);
+  await waitForWarm(opened.page);
+  return opened;
+}
+
 export async function loads(page) {
   return page.evaluate(() => Number(document.body.dataset.loads || 0));
 }

@@ -68,6 +68,41 @@ async function shot(page, name) {
   return path;
 }
 
+// The findings' evidence cells laid out at `width` px: each cell's text (its text nodes in order,
+// = textContent), the top of the line each character lies on (null where it has no box), its
+// inner width and its font (for textWidths).
+async function evidenceCellsAt(page, width) {
+  await page.setViewportSize({ width, height: VIEWPORT.height });
+  return page.evaluate(() => {
+    const cells = [];
+    for (const dd of document.querySelectorAll('#findings dl.evidence dd')) {
+      const tops = [];
+      const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (let i = 0; i < n.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + 1);
+          const rect = r.getClientRects()[0];
+          tops.push(rect ? Math.round(rect.top) : null);
+        }
+      }
+      const cs = getComputedStyle(dd);
+      cells.push({ text: dd.textContent, tops, width: dd.clientWidth, font: `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}` });
+    }
+    return cells;
+  });
+}
+
+// The width in px of each of `texts` set in `font`, as the page's canvas measures it.
+async function textWidths(page, font, texts) {
+  return page.evaluate(({ font, texts }) => {
+    const ctx2d = document.createElement('canvas').getContext('2d');
+    ctx2d.font = font;
+    return texts.map((t) => ctx2d.measureText(t).width);
+  }, { font, texts });
+}
+
 // Whether the element's box lies inside the viewport (all of it, or its top `min` pixels).
 // The page scrolls the selection into view smoothly: on a busy machine that can take a moment,
 // so the check polls for up to 3 s before it says no.
@@ -1446,39 +1481,25 @@ function tests(tmp) {
       if (!opened) return;
       const { page, errors } = opened;
       for (const width of [1400, 1024, 700]) {
-        await page.setViewportSize({ width, height: VIEWPORT.height });
         // Where each evidence text's lines end: the character before a line break, and after it.
-        const breaks = await page.evaluate(() => {
-          const out = [];
-          for (const dd of document.querySelectorAll('#findings dl.evidence dd')) {
-            const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
-            const chars = [];
-            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-              for (let i = 0; i < n.data.length; i++) {
-                const r = document.createRange();
-                r.setStart(n, i);
-                r.setEnd(n, i + 1);
-                const rect = r.getClientRects()[0];
-                if (rect) chars.push({ c: n.data[i], top: Math.round(rect.top) });
-              }
-            }
-            // A break inside a word is a failure unless the word alone is wider than the cell.
-            const ctx2d = document.createElement('canvas').getContext('2d');
-            const cs = getComputedStyle(dd);
-            ctx2d.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
-            const word = /[A-Za-z0-9]/;
-            for (let i = 1; i < chars.length; i++) {
-              if (!(chars[i].top > chars[i - 1].top + 4)) continue;
-              let a = i - 1;
-              let b = i;
-              while (a > 0 && word.test(chars[a - 1].c)) a--;
-              while (b < chars.length - 1 && word.test(chars[b + 1].c)) b++;
-              const w = chars.slice(a, b + 1).map((x) => x.c).join('');
-              if (ctx2d.measureText(w).width <= dd.clientWidth) out.push({ text: dd.textContent, before: chars[i - 1].c, after: chars[i].c });
-            }
+        const breaks = [];
+        for (const cell of await evidenceCellsAt(page, width)) {
+          const chars = [];
+          cell.tops.forEach((top, i) => top !== null && chars.push({ c: cell.text[i], top }));
+          // A break inside a word is a failure unless the word alone is wider than the cell.
+          const word = /[A-Za-z0-9]/;
+          const found = [];
+          for (let i = 1; i < chars.length; i++) {
+            if (!(chars[i].top > chars[i - 1].top + 4)) continue;
+            let a = i - 1;
+            let b = i;
+            while (a > 0 && word.test(chars[a - 1].c)) a--;
+            while (b < chars.length - 1 && word.test(chars[b + 1].c)) b++;
+            found.push({ w: chars.slice(a, b + 1).map((x) => x.c).join(''), before: chars[i - 1].c, after: chars[i].c });
           }
-          return out;
-        });
+          const widths = await textWidths(page, cell.font, found.map((f) => f.w));
+          found.forEach((f, k) => widths[k] <= cell.width && breaks.push({ text: cell.text, before: f.before, after: f.after }));
+        }
         const midWord = breaks.filter((b) => /[A-Za-z0-9]/.test(b.before) && /[A-Za-z0-9]/.test(b.after));
         check(midWord.length === 0, `at ${width} px, evidence wrapped inside a word:\n  ${midWord.map((b) => `${b.text} ("${b.before}|${b.after}")`).join('\n  ')}`);
       }
@@ -1497,37 +1518,17 @@ function tests(tmp) {
       const { page, errors } = opened;
       const split = [];
       for (let width = 700; width <= 1400; width += 25) {
-        await page.setViewportSize({ width, height: VIEWPORT.height });
-        const found = await page.evaluate(() => {
-          const out = [];
-          for (const dd of document.querySelectorAll('#findings dl.evidence dd')) {
-            // Each character of the text with the top of its line (null where it has no box).
-            const tops = [];
-            const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
-            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-              for (let i = 0; i < n.data.length; i++) {
-                const r = document.createRange();
-                r.setStart(n, i);
-                r.setEnd(n, i + 1);
-                const rect = r.getClientRects()[0];
-                tops.push(rect ? Math.round(rect.top) : null);
-              }
-            }
-            const ctx2d = document.createElement('canvas').getContext('2d');
-            const cs = getComputedStyle(dd);
-            ctx2d.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
-            // The names: "## ... ##" annotations (spaces and all) and runs without spaces that have
-            // '_', '.' or '::' between letters (a longer run than the name is the unit: its width counts).
-            for (const m of dd.textContent.matchAll(/##[^#\n]+?##|\S+/g)) {
-              if (!/^##|[A-Za-z0-9](?:_|\.|::)[A-Za-z]/.test(m[0])) continue;
-              if (ctx2d.measureText(m[0]).width > dd.clientWidth - 2) continue; // wider than the cell: it may break
-              const lines = new Set(tops.slice(m.index, m.index + m[0].length).filter((t) => t !== null));
-              if (lines.size > 1) out.push(`${m[0]} (cell ${dd.clientWidth} px)`);
-            }
-          }
-          return out;
-        });
-        split.push(...found.map((f) => `at ${width} px: ${f}`));
+        for (const cell of await evidenceCellsAt(page, width)) {
+          // The names: "## ... ##" annotations (spaces and all) and runs without spaces that have
+          // '_', '.' or '::' between letters (a longer run than the name is the unit: its width counts).
+          const names = [...cell.text.matchAll(/##[^#\n]+?##|\S+/g)].filter((m) => /^##|[A-Za-z0-9](?:_|\.|::)[A-Za-z]/.test(m[0]));
+          const widths = await textWidths(page, cell.font, names.map((m) => m[0]));
+          names.forEach((m, k) => {
+            if (widths[k] > cell.width - 2) return; // wider than the cell: it may break
+            const lines = new Set(cell.tops.slice(m.index, m.index + m[0].length).filter((t) => t !== null));
+            if (lines.size > 1) split.push(`at ${width} px: ${m[0]} (cell ${cell.width} px)`);
+          });
+        }
       }
       check(split.length === 0, `a name that fits its cell was split across lines:\n  ${split.slice(0, 8).join('\n  ')}`);
       const cell = page.locator('#findings dl.evidence dd', { hasText: 'copy_batch_to_gpu' }).first();

@@ -6,7 +6,7 @@
 import { writeFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { TRACES, check, cliReport, needTraces, openPage, loadFile, loads, settled, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
+import { TRACES, check, cliReport, needTraces, openPage, openWarmPage, loadFile, loads, settled, sameAsCli, noErrors, waitForWorkers, writeBeginEndTrace } from './lib.mjs';
 
 const READERS = [1, 2, 3, 4, 8];
 
@@ -68,8 +68,7 @@ export function workerTests() {
     // (sized to it); the file gives the CLI's report.
     async 'the warmed spare loader holds no heap ahead; the load prefaults what its file needs and reads as the CLI does'({ ctx, origin, tmp }) {
       needTraces();
-      const { page, log } = await openPage(ctx, origin, '/');
-      await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+      const { page, log } = await openWarmPage(ctx, origin, '/');
       const pretouched = await page.evaluate(() => document.body.dataset.pretouched);
       check(pretouched === '0', `the spare wrote ${pretouched} bytes of its heap before any file, expected none`);
       const file = traces(tmp)[1].file; // resnet50_nw4, 31 MB
@@ -95,8 +94,7 @@ export function workerTests() {
     // starts after a load settles), so the warm-up is under way whatever this machine's speed.
     async 'a file given while the spare warms up does not wait for the warm-up'({ ctx, origin, tmp }) {
       needTraces();
-      const { page, log } = await openPage(ctx, origin, '/');
-      await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60_000, polling: 50 });
+      const { page, log } = await openWarmPage(ctx, origin, '/');
       const file = traces(tmp)[1].file; // resnet50_nw4, 31 MB
       await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<input type="file" id="probe" hidden>'));
       await page.setInputFiles('#probe', file);

@@ -90,6 +90,11 @@ gemm_kept long_mangled.sqlite
 # shortName, said (12 launches); the lambda demangled as libiberty writes it (the page too).
 good "$DIR/hostile_mangled.sqlite" "nsys_short_kernel_names  *x12 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
 good "$DIR/hostile_mangled.sqlite" "build_field(global_variables&)::{lambda(int, int)#2}>"
+# mangledNames only one C++ runtime prints, or prints its own way (a _Float16 kernel, a generic
+# lambda's): the shortName in the CLI as in the page, said (12 launches; the CLI had refused the
+# _Float16 name and the page printed it); a CUB kernel's name demangled.
+good "$DIR/one_sided_mangled.sqlite" "nsys_short_kernel_names  *x12 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
+good "$DIR/one_sided_mangled.sqlite" "void cub::DeviceReduceKernel<cub::DeviceReducePolicy<float, float, int, thrus"
 # "train_step" marks on the training thread (6) and on the data worker (12, no CUDA calls): the
 # steps are the training thread's (were the worker's 11 intervals).
 good "$DIR/step_marks_threads.sqlite" "Steps (5)"

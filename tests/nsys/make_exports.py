@@ -102,6 +102,9 @@ Files (deterministic: same bytes every run):
                              (backreferences printing 2^60 times, 1,500 nested pointers, a
                              lambda): the first two named by their shortName, the lambda
                              demangled as the CLI's libiberty writes it, in the page too
+  one_sided_mangled.sqlite   no_demangled with mangledNames only one of the C++ runtimes prints
+                             (a _Float16 kernel, a generic lambda's): both named by their
+                             shortName, said, in the CLI and the page; a CUB kernel demangled
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1647,6 +1650,31 @@ def hostile_mangled_names():
     return e
 
 
+def one_sided_mangled_names():
+    """training_steps without demangledName, each kernel's mangledName one only one of the C++
+    runtimes prints, or prints its own way: a _Float16 kernel (DF16_: libc++abi, the page's,
+    prints it; GCC 12's libiberty, the CLI's, refuses it) and a generic lambda's (libiberty writes
+    {lambda(auto:1)#1} and prints the parameter as the lambda, libc++abi 'lambda'(auto) and auto).
+    Both named by their shortName, said, in the CLI and the page alike; the cutlass GEMM a CUB
+    kernel's name, demangled the same in both."""
+    e = training()
+    one_sided = {
+        'ampere_sgemm_128x64_tn': '_Z11half_kernelIDF16_EvPT_i',
+        'void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)':
+            '_Z6kernelIZN2at6native3runEvEUlT_E_EvS2_',
+        'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>'
+        '(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)':
+            '_ZN3cub18DeviceReduceKernelINS_18DeviceReducePolicyIffiN6thrust4plusIfEEE9Policy600E'
+            'PfS7_iS4_EEvT0_T1_T2_NS_13GridEvenShareISA_EET3_',
+    }
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(one_sided.get(name, name)),) + row[11:]
+    return e
+
+
 def step_marks_threads():
     """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
     worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
@@ -1906,6 +1934,8 @@ def main():
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     hostile_mangled_names().save(p('hostile_mangled.sqlite'),
                                  drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    one_sided_mangled_names().save(p('one_sided_mangled.sqlite'),
+                                   drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
     capture_range_cut().save(p('capture_range_cut.sqlite'))

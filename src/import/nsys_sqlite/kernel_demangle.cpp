@@ -55,6 +55,7 @@ class ShapeScan {
   void open(bool lambda = false, bool pack = false, bool nested = false) {
     scopes_.push_back({prefixes_ + 1, lambda, pack, nested});
     open_ += prefixes_ + 1;
+    lambdas_open_ += lambda ? 1 : 0;
     prefixes_ = 0;
     note();
   }
@@ -103,9 +104,15 @@ class ShapeScan {
       case 'T':
         prefixes_ = 0;
         if (d == '_' || digit(d)) {
+          // In a lambda's parameter types, a generic lambda's auto: libiberty writes auto:1 (and
+          // refuses auto...), libc++abi auto, and they differ on what a reference to it prints.
+          if (lambdas_open_ > 0) shape_.one_sided = true;
           backref('T', seq_index(i + 1));
           return skip_seq(i + 1);
         }
+        // A template parameter's declaration (C++20): Ty, Tk <concept>, Tn <type>, Tt ... E,
+        // Tp <declaration>.
+        if (d == 'y' || d == 'k' || d == 'n' || d == 't' || d == 'p') shape_.one_sided = true;
         return i + 2;  // Ts, Tu, Te, TV, TI, ...
       case 'f':
         prefixes_ = 0;
@@ -145,6 +152,7 @@ class ShapeScan {
           return i + 2;
         }
         prefixes_ = 0;
+        if (d == 'F') shape_.one_sided = true;   // DF16_, DF32x, DF16b; GNU fixed-point types
         if (d == 'F' || d == 'B' || d == 'U') {  // DF16_, DB<n>_, DU<n>_
           const size_t j = skip_while_digits(i + 2);
           return at(j) == '_' ? j + 1 : j;
@@ -186,6 +194,7 @@ class ShapeScan {
         const Scope closed = scopes_.back();
         scopes_.pop_back();
         open_ -= closed.weight;
+        lambdas_open_ -= closed.lambda ? 1 : 0;
         if (closed.pack && !pack_starts_.empty()) {
           longest_pack_ = std::max(longest_pack_, i - pack_starts_.back() - 1);
           pack_starts_.pop_back();
@@ -234,6 +243,7 @@ class ShapeScan {
   std::string_view s_;
   std::vector<Scope> scopes_;
   int open_ = 0, prefixes_ = 0;
+  int lambdas_open_ = 0;  // Ul scopes open: a lambda's parameter types are being read
   MangledShape shape_;
 };
 
@@ -426,11 +436,15 @@ std::string same_spelling(std::string_view in) {
   return out;
 }
 
-std::string demangled_kernel_name(std::string_view mangled) {
+bool demangling_refused(std::string_view mangled) {
   if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z" || mangled.size() > kMaxMangledBytes)
-    return {};
+    return true;
   const MangledShape shape = mangled_shape(mangled);
-  if (shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes) return {};
+  return shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes || shape.one_sided;
+}
+
+std::string demangled_kernel_name(std::string_view mangled) {
+  if (demangling_refused(mangled)) return {};
   const std::string in(mangled);
   int status = 0;
   char* out = abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status);

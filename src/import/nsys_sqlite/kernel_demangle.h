@@ -25,6 +25,12 @@ struct MangledShape {
   int depth = 0;       // deepest nesting seen
   int backrefs = 0;    // backreferences seen
   double printed = 0;  // an upper bound on the demangled text's bytes
+  // A construct the two runtimes do not print alike, so neither's text is taken: DF (GCC 12's
+  // libiberty reads it as a fixed-point type, "DF16b" as "bool _Accum"; libc++abi as _Float16 or
+  // refuses it), C++20's template parameter declarations Ty, Tk, Tn, Tt, Tp (a lambda's
+  // explicit template parameters: libc++abi prints them, libiberty refuses the name), and a
+  // template parameter in a lambda's parameter types (a generic lambda's auto).
+  bool one_sided = false;
 };
 
 // The nesting and backreferences of an Itanium mangled name, by a scan of its tokens (source
@@ -32,9 +38,16 @@ struct MangledShape {
 // demangling.
 MangledShape mangled_shape(std::string_view mangled);
 
+// Whether `mangled` is left undemangled before a runtime sees it: not a "_Z" name, longer than
+// kMaxMangledBytes, nesting deeper than kMaxMangledDepth, printing maybe more than
+// kMaxDemangledBytes, or holding a construct only one runtime prints (MangledShape::one_sided).
+// The same check in the CLI and the page.
+bool demangling_refused(std::string_view mangled);
+
 // The demangled name, or empty when `mangled` is not a "_Z" name, is longer than
 // kMaxMangledBytes, nests deeper than kMaxMangledDepth, may print more than
-// kMaxDemangledBytes, or does not demangle.
+// kMaxDemangledBytes, holds a construct only one runtime prints (MangledShape::one_sided), or does
+// not demangle: the kernel is then named by its shortName, in the CLI and the page alike.
 std::string demangled_kernel_name(std::string_view mangled);
 
 // libc++abi's spellings as libiberty's, so the page names a kernel as the CLI does:
