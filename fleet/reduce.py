@@ -136,12 +136,12 @@ class Moments:
 
 
 def _number_export_processes(ranks):
-    """Processes of several exports (`nsys profile torchrun` on each node) each rank from 0: they
-    are numbered on across the exports in input order (src/analysis/multi_rank.cpp:
+    """Processes of several exports (`nsys profile torchrun` on each node), or of several merged
+    Kineto files, each rank from 0: they are numbered on across the files in input order (src/analysis/multi_rank.cpp:
     number_export_processes)."""
     exports, count = [], {}
     for r in ranks:
-        if r.rank_source == rules.EXPORT_PROCESS:
+        if r.rank_source in rules.FROM_ONE_FILE:
             e = rules.export_of(r.file)
             if e not in count:
                 exports.append(e)
@@ -153,7 +153,7 @@ def _number_export_processes(ranks):
     for e in exports:
         offset[e], at = at, at + count[e]
     for r in ranks:
-        if r.rank_source == rules.EXPORT_PROCESS:
+        if r.rank_source in rules.FROM_ONE_FILE:
             r.rank += offset[rules.export_of(r.file)]
 
 

@@ -20,6 +20,10 @@ import bisect
 
 # A rank that is one process of an Nsight Systems export (src/analysis/rank_identity.cpp).
 EXPORT_PROCESS = "process in the export (by GPU, then pid)"
+# A rank that is one launching process of a Kineto file holding several nodes' ranks on one GPU
+# pid (src/analysis/merged_ranks.h): its digest's file is "FILE pid P", as an export process's.
+FILE_PROCESS = "launching process in the file"
+FROM_ONE_FILE = (EXPORT_PROCESS, FILE_PROCESS)
 # The host time in steps outside any of their child ranges (src/analysis/step_ranges.h).
 OUTSIDE_ANY_OP = "(outside any op)"
 
@@ -263,8 +267,11 @@ def seed_rules(result, rows):
             e = export_of(r["file"])
             if r["rank_source"] == EXPORT_PROCESS and e not in exports:
                 exports.append(e)
+        file_processes = any(r["rank_source"] == FILE_PROCESS for r in rows)
         if dup:
             title = "Two files claim the same rank"
+        elif file_processes:
+            title = "Ranks were taken from the processes that launched the GPU work in the file"
         elif len(exports) > 1:
             title = ("Ranks were taken from the processes in %d exports (by GPU, then pid), "
                      "numbered on in the order the files were given" % len(exports))
@@ -272,7 +279,15 @@ def seed_rules(result, rows):
             title = "Ranks were taken from the processes in the export (by GPU, then pid)"
         else:
             title = "Some ranks were taken from the file name or load order"
-        if exports:
+        if file_processes and not dup:
+            meaning = ("The file holds several ranks' traces merged into one (their GPU work on one GPU "
+                       "process, as each node numbers its GPUs from 0, or on GPU processes of their "
+                       "own), so each rank is read as the process whose runtime calls launched its "
+                       "kernels, numbered in pid order; the file does not say which rank each process "
+                       "was.")
+            fix = ("Keep one trace file per rank (each with Kineto's distributedInfo) instead of "
+                   "merging them, or give the merged files in node order.")
+        elif exports:
             meaning = ("An Nsight Systems export does not record the rank each process was given, so "
                        "the ranks follow the GPU each process worked on most, then its pid where "
                        "processes share a GPU or each sees its own as device 0 (and the order of the "

@@ -24,18 +24,19 @@ struct Call {
   }
 };
 
-// A GPU op with a correlation id, sorted by (GPU process, id, start, slice).
+// A GPU op with a correlation id, sorted by (id, start, slice).
 struct Op {
-  uint32_t gpu_process;
   int64_t corr;
   int64_t ts;
   uint32_t slice;
   bool operator<(const Op& o) const {
-    return std::tie(gpu_process, corr, ts, slice) < std::tie(o.gpu_process, o.corr, o.ts, o.slice);
+    return std::tie(corr, ts, slice) < std::tie(o.corr, o.ts, o.slice);
   }
 };
 
-// The ops [a, b) of one GPU process and one id, launched by one of `procs`, whose calls of the
+// The ops [a, b) of one id, on whichever GPU processes (ranks that kept GPU pids of their own
+// count ids from 1 each as well: an id's ops on two GPUs are two ranks' launches), launched by
+// one of `procs`, whose calls of the
 // id are calls[lo, hi): who launched each. Each rank launches an id once (its CUPTI counts its
 // own), so with no more ops than processes each op goes to a process of its own, the choice that
 // explains the most ops (a call at or before the op) with the least sum of squared waits: a
@@ -112,16 +113,14 @@ std::vector<uint32_t> op_launchers(const Trace& t) {
     if (s.kind[i] == SliceKind::kRuntime || s.kind[i] == SliceKind::kDriver)
       calls.push_back({s.correlation[i], t.tracks[s.track[i]].process, s.ts[i]});
     else if (is_gpu_op(s.kind[i]))
-      ops.push_back({t.tracks[s.track[i]].process, s.correlation[i], s.ts[i], i});
+      ops.push_back({s.correlation[i], s.ts[i], i});
   }
   std::sort(calls.begin(), calls.end());
   std::sort(ops.begin(), ops.end());
   std::vector<uint32_t> owner(s.size(), kNone);
   std::vector<uint32_t> procs;
   for (size_t a = 0, b = 0; a < ops.size(); a = b) {
-    for (b = a;
-         b < ops.size() && ops[b].gpu_process == ops[a].gpu_process && ops[b].corr == ops[a].corr;
-         ++b) {
+    for (b = a; b < ops.size() && ops[b].corr == ops[a].corr; ++b) {
     }
     const int64_t corr = ops[a].corr;
     const size_t lo = static_cast<size_t>(
@@ -188,6 +187,7 @@ class Splitter {
     is_rank_.assign(t.processes.size(), 0);
     main_launcher_.assign(t.processes.size(), kNone);
     bool any_shared = false;
+    std::map<uint32_t, int64_t> driven;  // per driving process, the ops of the GPUs it drives
     for (const auto& g : launched) {
       int64_t most = 0;
       for (const auto& kv : g.second)
@@ -197,10 +197,20 @@ class Splitter {
         if (kv.second * kDriverShare < most) continue;
         ++drivers;
         is_rank_[kv.first] = 1;
+        driven[kv.first] += kv.second;
       }
       if (drivers > 1) shared_[g.first] = 1, any_shared = true;
     }
-    if (!any_shared) return;
+    // Ranks that kept GPU pids of their own (two nodes' traces concatenated, each rank's GPU on
+    // its own pid): two processes or more, each the only driver of its GPUs, doing comparable
+    // work. One process driving several GPUs is one rank (one pid launches onto them all); a
+    // process that launched a tenth as much as the busiest is a helper, not a rank.
+    int64_t busiest = 0;
+    for (const auto& kv : driven) busiest = std::max(busiest, kv.second);
+    size_t peers = 0;
+    for (const auto& kv : driven) peers += kv.second * kDriverShare >= busiest;
+    const bool own_gpus = !any_shared && peers > 1 && peers == driven.size();
+    if (!any_shared && !own_gpus) return;
     for (uint32_t p = 0; p < t.processes.size(); ++p)
       if (is_rank_[p]) ranks_.push_back(p);
     std::sort(ranks_.begin(), ranks_.end(), [this](uint32_t a, uint32_t b) {

@@ -4,7 +4,10 @@
 // correlation ids from 1, so the ids collide. Read as one trace, rank 1's kernels join rank 0's
 // launches and two GPUs' work is counted over one window. Split instead by the process that
 // launched each GPU op, as the nsys reader splits an export by process
-// (import/nsys_sqlite/nsys_file.h, import_nsys_file_by_process), and compared as ranks.
+// (import/nsys_sqlite/nsys_file.h, import_nsys_file_by_process), and compared as ranks. So are
+// ranks whose traces kept GPU pids of their own: two host processes or more, each the only one
+// launching onto its GPU pids, with comparable work (one process driving several GPUs is one
+// rank: tests/corpus/one_process_gpus.py).
 #pragma once
 #include <memory>
 #include <string>
@@ -14,8 +17,10 @@
 
 namespace ks {
 
-// One trace per launching process, in pid order (empty when no GPU process's ops were launched
-// by two or more processes that each launched at least a tenth as many of them as the most):
+// One trace per launching process, in pid order (empty unless a GPU process's ops were launched
+// by two or more processes that each launched at least a tenth as many of them as the most, or
+// two or more processes each alone drove GPU processes, each launching at least a tenth as many
+// ops as the busiest):
 // the process's own CPU tracks, the GPU ops it launched (on a GPU pid shared with another
 // rank: those whose launch it holds, see merged_ranks.cpp), the GPU processes it alone drove,
 // and the processes that launched nothing (DataLoader workers: in every part, since the file

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "analysis/merged_ranks.h"
 #include "analysis/rank_identity.h"
 #include "cli/loaded_trace.h"
 #include "cli/options.h"
@@ -34,10 +35,13 @@ const char kDigestUsage[] =
     "                     in the order of the files; a file that fails has no line)\n"
     "  --drop-last-step   leave out the last ProfilerStep (HTA's convention)\n"
     "  --separate         an Nsight Systems export of several GPU processes (nsys profile\n"
-    "                     torchrun ...) gives one digest, not one per process\n"
+    "                     torchrun ...), or a trace of several nodes' ranks merged on one\n"
+    "                     GPU pid, gives one digest, not one per rank\n"
     "\n"
     "An export of several processes with GPU work is that many ranks, as `kinetoscope report`\n"
     "reads it: DIR/<name>.rank<R>.digest.json each, R by the GPU each process worked on most.\n"
+    "So is a PyTorch trace of several nodes' ranks merged on one GPU pid: R by the launching\n"
+    "process, in pid order.\n"
     "\n"
     "Exit status: 0 all written; 1 a trace could not be read (one line on standard error with\n"
     "the byte offset; the others are still written); 2 usage error.\n";
@@ -105,15 +109,18 @@ int digest_command(const std::vector<std::string>& args) {
       std::string json = fleet_digest_json(report, d, path, bytes);
       if (!write_output(json, to_stdout ? "" : output + "/" + digest_name(path, part))) status = 1;
     };
-    // Several processes with GPU work in one export: one digest per process, as report splits it.
+    // Several processes with GPU work in one export, or several nodes' ranks merged into one
+    // Kineto file on one GPU pid: one digest per rank, as report splits it.
     std::vector<std::unique_ptr<Trace>> parts;
     if (loaded.nsys && !separate) {
       ImportError ignored;  // the whole file was read: a failure here keeps that reading
       parts = import_nsys_file_by_process(path, loaded.gpu_processes, &ignored);
+    } else if (!separate) {
+      parts = split_merged_ranks(loaded.trace());
     }
+    const RankSource source = loaded.nsys ? RankSource::kExportProcess : RankSource::kFileProcess;
     for (const std::unique_ptr<Trace>& t : parts)
-      write_digest(*t, t->facts.source_name,
-                   RankIdentity{t->distributed.rank, RankSource::kExportProcess},
+      write_digest(*t, t->facts.source_name, RankIdentity{t->distributed.rank, source},
                    ".rank" + std::to_string(t->distributed.rank));
     if (!parts.empty()) continue;
     const std::string file = base_name(path);

@@ -423,9 +423,10 @@ void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   if (file_processes && !r.duplicate_ranks) {
     f.title = "Ranks were taken from the processes that launched the GPU work in the file";
     f.meaning =
-        "The file holds several ranks whose GPU work shares one GPU process (each node numbers "
-        "its GPUs from 0), so each rank is read as the process whose runtime calls launched its "
-        "kernels, numbered in pid order; the file does not say which rank each process was.";
+        "The file holds several ranks' traces merged into one (their GPU work on one GPU process, "
+        "as each node numbers its GPUs from 0, or on GPU processes of their own), so each rank "
+        "is read as the process whose runtime calls launched its kernels, numbered in pid "
+        "order; the file does not say which rank each process was.";
     f.fix =
         "Keep one trace file per rank (each with Kineto's distributedInfo) instead of merging "
         "them, or give the merged files in node order.";

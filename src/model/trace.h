@@ -25,6 +25,9 @@ struct Process {
   int64_t sort_index = 0;
   bool has_sort_index = false;
   bool has_gpu_ops = false;
+  // The metadata events (ph M) given this pid, repeats included: a trace cut down to some
+  // processes (model/trace_subset.h) counts its own events.
+  uint32_t metadata_events = 0;
 };
 
 enum class TrackKind : uint8_t { kCpuThread, kGpuStream, kAsync };

@@ -673,6 +673,7 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
     take_name(&to.name, st.process_first_name[i], st.process_first_name_offset[i], from.name);
     if (st.process_labels_set[i]) to.labels = from.labels;
     if (from.has_sort_index) to.sort_index = from.sort_index, to.has_sort_index = true;
+    to.metadata_events += from.metadata_events;
   }
   for (size_t i = 0; i < p.tracks.size(); ++i) {
     const Track& from = p.tracks[i];

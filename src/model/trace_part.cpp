@@ -124,6 +124,7 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.text(p.labels);
     c.value(p.sort_index);
     c.value(p.has_sort_index);
+    c.value(p.metadata_events);
   });
   c.list(t.tracks, [&c](Track& tr) {
     c.value(tr.process);

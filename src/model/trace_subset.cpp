@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -11,8 +12,9 @@ namespace {
 constexpr uint32_t kNone = UINT32_MAX;
 
 // Per slice (depth and parent), as the builder computes them: the slices are in track order,
-// each track's by start, longer first.
-void nest(SliceTable* s) {
+// each track's by start, longer first. Overlaps without nesting are counted again: the cut may
+// have taken them away (two ranks' kernels on one shared stream) and the part's are its own.
+void nest(SliceTable* s, Diagnostics* diagnostics) {
   s->depth.assign(s->size(), 0);
   s->parent.assign(s->size(), -1);
   std::vector<uint32_t> stack;
@@ -22,6 +24,8 @@ void nest(SliceTable* s) {
     while (!stack.empty() && s->end(stack.back()) <= s->ts[i]) stack.pop_back();
     if (!stack.empty() && s->end(i) <= s->end(stack.back()))
       s->parent[i] = static_cast<int32_t>(stack.back());
+    else if (!stack.empty())
+      diagnostics->add(Diag::kPartialOverlap, s->file_offset[i]);
     s->depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
     stack.push_back(static_cast<uint32_t>(i));
   }
@@ -39,6 +43,52 @@ void forget_category(TraceFacts* f, std::string_view cat) {
   if (it != f->categories.end() && it->second > 0) --it->second;
 }
 
+// One event the cut left out, of the first of `phases` the file counted (a slice is an X event,
+// or a B/E pair where the file wrote no X): the part's event counts are its own.
+void forget_event(TraceFacts* f, std::initializer_list<const char*> phases, uint64_t events = 1) {
+  for (const char* ph : phases) {
+    auto it = f->events_by_phase.find(ph);
+    if (it == f->events_by_phase.end() || it->second == 0) continue;
+    const uint64_t n = std::min(it->second, events);
+    it->second -= n;
+    f->events_total -= std::min(f->events_total, n);
+    return;
+  }
+}
+
+void forget_slice_event(TraceFacts* f) {
+  if (f->events_by_phase.count("X") && f->events_by_phase.at("X") > 0)
+    return forget_event(f, {"X"});
+  forget_event(f, {"B"});
+  forget_event(f, {"E"});
+}
+
+// The part's first and last times, from what it kept: within the file's (events the model does
+// not keep, unknown phases, count only there).
+void narrow_span(Trace* p) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  const SliceTable& s = p->slices;
+  for (size_t i = 0; i < s.size(); ++i) lo = std::min(lo, s.ts[i]), hi = std::max(hi, s.end(i));
+  for (int64_t ts : p->flows.ts) lo = std::min(lo, ts), hi = std::max(hi, ts);
+  for (int64_t ts : p->counters.ts) lo = std::min(lo, ts), hi = std::max(hi, ts);
+  for (int64_t ts : p->instants.ts) lo = std::min(lo, ts), hi = std::max(hi, ts);
+  if (lo > hi) return;
+  p->facts.start_ns = std::max(p->facts.start_ns, lo);
+  p->facts.end_ns = std::max(p->facts.start_ns, std::min(p->facts.end_ns, hi));
+}
+
+// What the importer met is the file's: a part says so of each kind it keeps (but the overlaps,
+// counted again on the part's own slices).
+void mark_file_diagnostics(Diagnostics* d, const std::string& file) {
+  for (size_t i = 0; i < static_cast<size_t>(Diag::kCount); ++i) {
+    const auto kind = static_cast<Diag>(i);
+    if (!d->count(kind) || kind == Diag::kPartialOverlap) continue;
+    std::string detail = d->get(kind).detail;
+    d->set_detail(kind, detail + (detail.empty() ? "" : " ") + "Counted over the whole file " +
+                            file + ", not this part alone.");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
@@ -52,6 +102,8 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   p.distributed = t.distributed;
   p.facts = t.facts;
   p.diagnostics = t.diagnostics;
+  mark_file_diagnostics(&p.diagnostics, t.facts.source_name);
+  p.diagnostics.clear(Diag::kPartialOverlap);
   // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
   std::vector<uint32_t> kept_rows(t.tracks.size(), 0), had_rows(t.tracks.size(), 0);
   for (uint32_t i = 0; i < s.size(); ++i) {
@@ -64,7 +116,8 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   }
   std::vector<uint32_t> process_index(t.processes.size(), kNone),
       track_index(t.tracks.size(), kNone);
-  for (size_t i = 0; i < t.processes.size(); ++i) {
+  for (uint32_t i = 0; i < t.processes.size(); ++i) {
+    if (!keep_process[i]) forget_event(&p.facts, {"M"}, t.processes[i].metadata_events);
     if (!keep_process[i]) continue;
     process_index[i] = static_cast<uint32_t>(p.processes.size());
     p.processes.push_back(t.processes[i]);
@@ -83,6 +136,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   for (uint32_t i = 0; i < s.size(); ++i) {
     if (!keep_slice[i] || track_index[s.track[i]] == kNone) {
       forget_category(&p.facts, t.str(s.cat[i]));
+      forget_slice_event(&p.facts);
       continue;
     }
     new_index[i] = static_cast<uint32_t>(o.size());
@@ -108,11 +162,13 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   keep_sparse(s.collective_args, new_index, &o.collective_args);
   keep_sparse(s.op_shapes, new_index, &o.op_shapes);
   keep_sparse(s.sync_waits, new_index, &o.sync_waits);
-  nest(&o);
+  nest(&o, &p.diagnostics);
   const FlowTable& f = t.flows;
   for (size_t i = 0; i < f.size(); ++i) {
     if (!keep_flow[i] || track_index[f.track[i]] == kNone) {
       forget_category(&p.facts, t.str(f.cat[i]));
+      const char phase[2] = {f.phase[i], 0};
+      forget_event(&p.facts, {phase});
       continue;
     }
     p.flows.ts.push_back(f.ts[i]);
@@ -124,7 +180,12 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   }
   const CounterTable& c = t.counters;
   for (size_t i = 0; i < c.size(); ++i) {
-    if (process_index[c.process[i]] == kNone) continue;
+    if (process_index[c.process[i]] == kNone) {
+      // One C event gives a row per series, at one time: one event per run of rows.
+      if (i == 0 || c.ts[i - 1] != c.ts[i] || c.process[i - 1] != c.process[i])
+        forget_event(&p.facts, {"C"});
+      continue;
+    }
     p.counters.ts.push_back(c.ts[i]);
     p.counters.process.push_back(process_index[c.process[i]]);
     p.counters.series.push_back(c.series[i]);
@@ -134,6 +195,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   for (size_t i = 0; i < in.size(); ++i) {
     if (track_index[in.track[i]] == kNone) {
       forget_category(&p.facts, t.str(in.cat[i]));
+      forget_event(&p.facts, {"i", "I", "n", "R"});
       continue;
     }
     p.instants.ts.push_back(in.ts[i]);
@@ -146,6 +208,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
     p.instants.mem_total_reserved.push_back(in.mem_total_reserved[i]);
     p.instants.mem_device.push_back(in.mem_device[i]);
   }
+  narrow_span(&p);
   return out;
 }
 

@@ -12,8 +12,9 @@
 namespace {
 
 // Rank `pid`'s launches every 1000 us from `t0`, ids 1..n, each kernel `queue_us` after its
-// launch on GPU pid 0 stream 7, named after the rank (so a part's kernels tell whose they are).
-std::string rank_events(int pid, int t0, int n, int queue_us) {
+// launch on GPU pid `gpu` stream 7, named after the rank (so a part's kernels tell whose they
+// are).
+std::string rank_events(int pid, int t0, int n, int queue_us, int gpu = 0) {
   std::string ev;
   for (int k = 1; k <= n; ++k) {
     const int t = t0 + 1000 * k;
@@ -21,9 +22,10 @@ std::string rank_events(int pid, int t0, int n, int queue_us) {
     ev += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":)" +
           std::to_string(pid) + R"(,"tid":1,"ts":)" + std::to_string(t) +
           R"(,"dur":4,"args":{"correlation":)" + corr + "}}";
-    ev += R"(,{"ph":"X","cat":"kernel","name":"k)" + std::to_string(pid) +
-          R"(","pid":0,"tid":7,"ts":)" + std::to_string(t + queue_us) +
-          R"(,"dur":10,"args":{"stream":7,"device":0,"correlation":)" + corr + "}}";
+    ev += R"(,{"ph":"X","cat":"kernel","name":"k)" + std::to_string(pid) + R"(","pid":)" +
+          std::to_string(gpu) + R"(,"tid":7,"ts":)" + std::to_string(t + queue_us) +
+          R"(,"dur":10,"args":{"stream":7,"device":)" + std::to_string(gpu) + R"(,"correlation":)" +
+          corr + "}}";
   }
   return ev;
 }
@@ -70,7 +72,65 @@ TEST_CASE("merged ranks: each rank's kernels go to its own launches", "[analysis
   CHECK(ks::merged_rank_part(*t, 2) == nullptr);
 }
 
-TEST_CASE("merged ranks: one rank, or ranks on GPU pids of their own, are not split",
+TEST_CASE("merged ranks: a rank's part counts its own events and says whose diagnostics",
+          "[analysis][merged_ranks]") {
+  // Each rank: a process_name event, 40 launches and 40 kernels; the shared stream's kernels
+  // overlap (rank 20's 10 us kernels 30 us before rank 10's, but queued 100 us: none nests).
+  const std::string meta = R"(,{"ph":"M","name":"process_name","pid":20,"args":{"name":"b"}})";
+  auto t =
+      ks_test::load(doc(rank_events(10, 100000, 40, 100) + rank_events(20, 99995, 40, 100) + meta));
+  REQUIRE(t);
+  CHECK(t->facts.events_total == 161);
+  REQUIRE(t->diagnostics.count(ks::Diag::kPartialOverlap) > 0);
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0]->facts.events_total == 80);
+  CHECK(parts[0]->facts.events_by_phase.at("X") == 80);
+  CHECK(parts[0]->facts.events_by_phase.at("M") == 0);
+  CHECK(parts[1]->facts.events_total == 81);
+  CHECK(parts[1]->facts.events_by_phase.at("M") == 1);
+  CHECK(parts[0]->facts.categories.at("kernel") == 40);
+  // Rank 10's part starts at its first launch, not at rank 20's earlier one.
+  CHECK(parts[0]->facts.start_ns == 101000 * 1000LL);
+  CHECK(parts[1]->facts.start_ns == 100995 * 1000LL);
+  // Its own stream no longer overlaps; what the importer counted over the file says so.
+  CHECK(parts[0]->diagnostics.count(ks::Diag::kPartialOverlap) == 0);
+  if (t->diagnostics.count(ks::Diag::kTimestampsOutOfOrder)) {
+    CHECK(parts[0]->diagnostics.message(ks::Diag::kTimestampsOutOfOrder).find("whole file") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("merged ranks: ranks that kept GPU pids of their own are split",
+          "[analysis][merged_ranks]") {
+  // Two ranks' traces concatenated, each rank's GPU on its own pid (0 and 1), ids colliding:
+  // process 10 launches only onto GPU pid 0, process 20 only onto GPU pid 1.
+  auto t =
+      ks_test::load(doc(rank_events(10, 100000, 40, 100, 0) + rank_events(20, 99970, 40, 100, 1)));
+  REQUIRE(t);
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == 2);
+  CHECK(kernels_named(*parts[0], "k10") == 40);
+  CHECK(kernels_named(*parts[0], "k20") == 0);
+  CHECK(kernels_named(*parts[1], "k20") == 40);
+  CHECK(parts[0]->processes.size() == 2);  // its CPU process and its GPU
+  CHECK(parts[1]->processes.size() == 2);
+  // One process launching onto both GPU pids is one rank (one process driving two GPUs).
+  std::string both = rank_events(10, 100000, 40, 100, 0);
+  std::string second = rank_events(10, 100500, 40, 100, 1);
+  // Its own ids do not repeat: the second GPU's launches count on from 41.
+  for (int k = 40; k >= 1; --k) {
+    const std::string from = "\"correlation\":" + std::to_string(k) + "}";
+    const std::string to = "\"correlation\":" + std::to_string(k + 40) + "}";
+    for (size_t at = second.find(from); at != std::string::npos; at = second.find(from, at + 1))
+      second.replace(at, from.size(), to);
+  }
+  auto one = ks_test::load(doc(both + second));
+  REQUIRE(one);
+  CHECK(ks::split_merged_ranks(*one).empty());
+}
+
+TEST_CASE("merged ranks: one rank, or a stray second launcher, are not split",
           "[analysis][merged_ranks]") {
   auto one = ks_test::load(doc(rank_events(10, 100000, 40, 100)));
   REQUIRE(one);

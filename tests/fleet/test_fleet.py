@@ -261,6 +261,38 @@ class NsysExportOfSeveralProcesses(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+@unittest.skipUnless(DLRM, "the DLRM traces are absent")
+class MergedKinetoFile(unittest.TestCase):
+    def test_two_nodes_ranks_in_one_file_are_two_ranks(self):
+        # Two nodes' ranks merged into one Kineto file (tests/corpus/merged_ranks.py), on one
+        # GPU pid and on GPU pids of their own, rank 1 the straggler: two ranks, as kinetoscope
+        # report reads the file, and the straggler rule names rank 1.
+        tmp = tempfile.mkdtemp(prefix="ks_fleet_merged_")
+        try:
+            for own in ([], ["--own-gpu"]):
+                path = os.path.join(tmp, "merged%s.json" % "".join(own))
+                subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "corpus", "merged_ranks.py"),
+                                "--write", path, "--straggler"] + own, check=True)
+                doc = fleet_of([path])
+                self.assertEqual(doc["ranks_read"], 2, doc["failed"])
+                self.assertEqual([r["rank"] for r in doc["ranks"]], [0, 1])
+                straggler = [f for f in doc["findings"] if f["id"] == "ranks.straggler"]
+                self.assertTrue(straggler and straggler[0]["evidence"]["rank"] == 1, doc["findings"])
+                identity = [f for f in doc["findings"] if f["id"] == "ranks.identity"]
+                self.assertTrue(identity and "launched the GPU work" in identity[0]["title"],
+                                doc["findings"])
+                cli = subprocess.run([EXE, "report", "--format", "json", path], check=True,
+                                     stdout=subprocess.PIPE, text=True)
+                in_process = json.loads(cli.stdout)
+                self.assertEqual([(r["rank"], r["file"]) for r in in_process["ranks"]],
+                                 [(r["rank"], r["file"]) for r in doc["ranks"]])
+            # Two merged files given together: their ranks numbered on, 0-3.
+            both = fleet_of([os.path.join(tmp, "merged.json"), os.path.join(tmp, "merged--own-gpu.json")])
+            self.assertEqual([r["rank"] for r in both["ranks"]], [0, 1, 2, 3])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set is absent")
 class Failures(unittest.TestCase):
     def test_bad_file_listed_rest_reported(self):

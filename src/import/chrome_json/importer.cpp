@@ -452,7 +452,11 @@ class ChromeJsonImporter::Impl : public FramerSink {
       builder_.set_thread_sort_index(pid, tid, e.sort_index);
     } else if (e.name == "process_labels") {
       builder_.set_process_labels(pid, e.meta_labels);
+    } else {
+      return;  // a name this reader does not model: no process made for it
     }
+    // Counted by pid, so a trace cut down to some processes counts its own (trace_subset).
+    ++trace_->processes[builder_.process(pid)].metadata_events;
   }
 
   bool finish() {
