@@ -1,5 +1,7 @@
 #include "util/json_writer.h"
 
+#include "util/format.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -104,9 +106,13 @@ std::string format_fixed(double d, int digits) {
 
 int share_digits(double pct, int digits) {
   if (!(pct > 0 && pct < 100)) return digits;
+  // The page writes the value it reads as the text report writes the true one (format_pct):
+  // 0.0499 written "0.05" read "0.1%" beside "<0.1%", 12.35001 written "12.35" read "12.3%"
+  // beside "12.4%" (a second rounding); such values keep the digits that round the same.
+  const std::string as_text = format_pct(pct);
   while (digits < 12) {
     const double shown = std::stod(format_fixed(pct, digits));
-    if (shown > 0 && shown < 100) break;
+    if (shown > 0 && shown < 100 && format_pct(shown) == as_text) break;
     ++digits;
   }
   return digits;

@@ -66,8 +66,9 @@ class JsonWriter {
 
 void append_json_escaped(std::string* out, std::string_view s);
 std::string format_fixed(double d, int digits);
-// The decimals, `digits` or more, that write a percentage inside (0, 100) as neither 0 nor 100:
-// 99.996% idle written "100.00" read as a GPU that ran nothing.
+// The decimals, `digits` or more, that write a percentage inside (0, 100) as neither 0 nor 100
+// (99.996% idle written "100.00" read as a GPU that ran nothing), and whose one-decimal share reads
+// as the true value's (format_pct: 0.0499 is "<0.1%", not "0.05" read as "0.1%").
 int share_digits(double pct, int digits);
 std::string format_micros(int64_t ns);
 

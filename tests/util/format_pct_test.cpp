@@ -58,4 +58,10 @@ TEST_CASE("The report's JSON keeps a share that is not all or nothing off 100 an
   CHECK(ks::share_digits(0.004, 2) == 3);
   CHECK(ks::share_digits(100.0, 2) == 2);
   CHECK(ks::share_digits(0.0, 2) == 2);
+  // Where the 2-decimal value would round to another one-decimal share than the true one (the
+  // page formats the value it reads): cuda_event_sync's SM efficiency 0.0499 was "0.05", which
+  // the page wrote 0.1% beside the text report's <0.1%.
+  CHECK(ks::share_digits(0.0499, 2) == 4);
+  CHECK(ks::share_digits(12.35001, 2) == 5);
+  CHECK(ks::share_digits(12.34, 2) == 2);
 }
