@@ -131,10 +131,15 @@ class Session {
     ok_ = !g_out_of_memory && importer_.error().ok() && importer_.finish() && !g_out_of_memory;
     if (ok_) trace_ = importer_.take();
     if (ok_ && merged_rank_ >= 0) {
-      // One rank of a file holding several (setMergedRank): its part, as the CLI splits it.
+      // One rank of a file holding several (setMergedRank): its part, as the CLI splits it. The
+      // page named the trace "FILE pid P" (web/ranks/mode.js); the part's notes name the file as
+      // the CLI's do ("Counted over the whole file FILE"), so the split sees FILE alone.
+      const std::string named = trace_->facts.source_name;
+      const size_t pid_at = named.rfind(" pid ");
+      if (pid_at != std::string::npos) trace_->facts.source_name = named.substr(0, pid_at);
       std::unique_ptr<ks::Trace> part = ks::merged_rank_part(*trace_, merged_rank_);
       if (part) {
-        part->facts.source_name = trace_->facts.source_name;  // the page named it "FILE pid P"
+        part->facts.source_name = named;
         trace_ = std::move(part);
       }
       ok_ = !g_out_of_memory;
