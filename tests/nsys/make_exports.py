@@ -1592,6 +1592,16 @@ def pageable_batches(steps=5):
     return e
 
 
+def set_mangled_names(e, mangled_for):
+    """Each kernel row's mangledName (column 10): mangled_for(its demangledName), or that name
+    itself where it gives None (a name that is not mangled, as an extern "C" kernel's is)."""
+    texts = {i: s for s, i in e.strings.items()}
+    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
+    for k, row in enumerate(rows):
+        name = texts[row[8]]
+        rows[k] = row[:10] + (e.sid(mangled_for(name) or name),) + row[11:]
+
+
 def long_mangled_names():
     """training_steps without demangledName, as no_demangled.sqlite, but the cutlass GEMM's
     mangledName is longer than the importer demangles (CUTLASS 3 / CuTe kernels' run to several
@@ -1601,12 +1611,7 @@ def long_mangled_names():
     e = training()
     arg = 'cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4' * 45  # 2385 characters
     long_name = '_ZN7cutlass6KernelI%d%sEEvNT_6ParamsE' % (len(arg), arg)
-    texts = {i: s for s, i in e.strings.items()}
-    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
-    for k, row in enumerate(rows):
-        name = texts[row[8]]
-        rows[k] = row[:10] + (e.sid(long_name if name.startswith('void cutlass::Kernel<')
-                                    else name),) + row[11:]
+    set_mangled_names(e, lambda name: long_name if name.startswith('void cutlass::Kernel<') else None)
     return e
 
 
@@ -1642,11 +1647,7 @@ def hostile_mangled_names():
         'void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)':
             '_ZN6clover19par_ranged2d_kernelIZ11build_fieldR16global_variablesEUliiE0_EEvNS_7Range2dET_',
     }
-    texts = {i: s for s, i in e.strings.items()}
-    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
-    for k, row in enumerate(rows):
-        name = texts[row[8]]
-        rows[k] = row[:10] + (e.sid(hostile.get(name, name)),) + row[11:]
+    set_mangled_names(e, hostile.get)
     return e
 
 
@@ -1667,11 +1668,7 @@ def one_sided_mangled_names():
             '_ZN3cub18DeviceReduceKernelINS_18DeviceReducePolicyIffiN6thrust4plusIfEEE9Policy600E'
             'PfS7_iS4_EEvT0_T1_T2_NS_13GridEvenShareISA_EET3_',
     }
-    texts = {i: s for s, i in e.strings.items()}
-    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
-    for k, row in enumerate(rows):
-        name = texts[row[8]]
-        rows[k] = row[:10] + (e.sid(one_sided.get(name, name)),) + row[11:]
+    set_mangled_names(e, one_sided.get)
     return e
 
 
@@ -1898,11 +1895,7 @@ def main():
     mangled = {'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>'
                '(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)':
                '_ZN7cutlass6KernelI52cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4EEvNT_6ParamsE'}
-    texts = {i: s for s, i in e.strings.items()}
-    rows = e.rows['CUPTI_ACTIVITY_KIND_KERNEL']
-    for k, row in enumerate(rows):
-        name = texts[row[8]]
-        rows[k] = row[:10] + (e.sid(mangled.get(name, name)),) + row[11:]
+    set_mangled_names(e, mangled.get)
     e.save(p('no_demangled.sqlite'), drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     # Neither full name: the kernels are named by shortName, the cutlass GEMM's "Kernel".
     training().save(p('short_names.sqlite'), drop_columns={
