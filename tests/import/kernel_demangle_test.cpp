@@ -6,7 +6,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -68,10 +67,9 @@ TEST_CASE("a name whose backreferences print without bound is not demangled", "[
   for (int levels : {40, 60, 200}) {
     INFO(levels << " levels");
     CHECK(mangled_shape(doubling(levels)).printed > kMaxDemangledBytes);
-    const auto start = std::chrono::steady_clock::now();
+    // Refused by the scan, before abi::__cxa_demangle (which would print for minutes: no
+    // wall-clock bound here, as CI runs this under the sanitizers; the scan's count is above).
     CHECK(demangled_kernel_name(doubling(levels)).empty());
-    // Refused by the scan, not after demangling: generous for a loaded machine.
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   }
   // A pack of 500 and six expansions: the bound takes each as multiplying what it prints (a
   // pattern holding another backreference does), so this is refused, though it prints ~15 KB.
