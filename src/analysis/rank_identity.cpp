@@ -53,12 +53,19 @@ RankIdentity identify_rank(const Trace& t, std::string_view file_name, size_t lo
     return id;
   }
   int64_t from_name = rank_from_file_name(file_name);
+  const bool recorded = t.distributed.present && t.distributed.rank != kNoValue;
+  if (from_name >= 0 && recorded && from_name == t.distributed.rank) {
+    // The export recorded the rank its name says (report_rank%q{RANK}): recorded, not guessed.
+    id.rank = from_name;
+    id.source = RankSource::kEnvironment;
+    return id;
+  }
   if (from_name >= 0) {
     id.rank = from_name;
     id.source = RankSource::kFileName;
     return id;
   }
-  if (t.distributed.present && t.distributed.rank != kNoValue) {
+  if (recorded) {
     id.rank = t.distributed.rank;
     id.source = RankSource::kEnvironment;
     return id;

@@ -1,7 +1,8 @@
 // Which rank a trace belongs to, for multi-rank reports: `distributedInfo.rank` first, else a
 // rank in the file name (rank-3, rank_3, trace_rank3, worker3, ...), else (Nsight Systems
-// exports) the rank in the recorded process environment, else the load order. The
-// report says which source it used, since a wrong guess silently misaligns ranks.
+// exports) the rank in the recorded process environment, else the load order; a file name and a
+// recorded environment that agree count as recorded. The report says which source it used,
+// since a wrong guess silently misaligns ranks.
 #pragma once
 #include <cstdint>
 #include <string_view>

@@ -260,7 +260,13 @@ TEST_CASE("nsys built: four ranks, rank 2 the straggler", "[nsys][built][multira
     CHECK(t.distributed.world_size == 4);
     ks::RankIdentity id = ks::identify_rank(t, file, static_cast<size_t>(3 - r));
     CHECK(id.rank == r);
-    CHECK(id.source == ks::RankSource::kFileName);  // the file name comes first
+    // The file name says the rank the export recorded: recorded, not guessed (the report said
+    // "Not every trace records its rank" of these exports).
+    CHECK(id.source == ks::RankSource::kEnvironment);
+    // Where they differ, the file name comes first (rank_identity.h).
+    ks::RankIdentity named = ks::identify_rank(t, "trace_rank9.sqlite", 0);
+    CHECK(named.rank == 9);
+    CHECK(named.source == ks::RankSource::kFileName);
     ks::RankIdentity env = ks::identify_rank(t, "trace.sqlite", 0);
     CHECK(env.rank == r);
     CHECK(env.source == ks::RankSource::kEnvironment);
