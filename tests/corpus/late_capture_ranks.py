@@ -21,16 +21,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402  (the exact-number JSON reader and writer)
 
-RANKS = [
-    "param__dlrm_kineto__worker0_step_12.1694128201545.pt.trace.json",
-    "param__dlrm_kineto__worker1_step_12.1694128201556.pt.trace.json",
-    "param__dlrm_kineto__worker2_step_12.1694128201554.pt.trace.json",
-    "param__dlrm_kineto__worker3_step_12.1694128201557.pt.trace.json",
-    "param__dlrm_kineto__worker4_step_12.1694128201547.pt.trace.json",
-    "param__dlrm_kineto__worker5_step_12.1694128201549.pt.trace.json",
-    "param__dlrm_kineto__worker6_step_12.1694128201553.pt.trace.json",
-    "param__dlrm_kineto__worker7_step_12.1694128201553.pt.trace.json",
-]
+# The real 8-rank DLRM set (one file per worker, MANIFEST.json), in worker order.
+RANKS = sorted((f for f in (os.listdir(mm.TRACES) if os.path.isdir(mm.TRACES) else [])
+                if f.startswith("param__dlrm_kineto__worker")),
+               key=lambda f: int(f.split("__worker")[1].split("_")[0]))
 LATE_RANK = 3
 ID_SHIFT = 10_000_000  # above any correlation / External id / flow id of one step
 ID_ARGS = ("correlation", "External id", "Sequence number")
