@@ -594,18 +594,10 @@ void TraceBuilder::classify_tracks() {
   }
 }
 
-// Flow starts and finishes pair by (category, id); a missing end is worth counting once. Keys
-// sorted in two vectors rather than a hash map of balances: 16 bytes a flow instead of a node per
-// id, at the peak of an import (finalize holds the whole model).
-void TraceBuilder::check_flows() {
-  FlowTable& f = t_->flows;
-  // Reserved for rows that had no launch to link: given back (no copy when nothing is spare).
-  f.ts.shrink_to_fit();
-  f.track.shrink_to_fit();
-  f.id.shrink_to_fit();
-  f.cat.shrink_to_fit();
-  f.phase.shrink_to_fit();
-  f.binds_enclosing.shrink_to_fit();
+// Flow starts and finishes pair by (category, id): sorted keys in two vectors rather than a hash
+// map of balances, 16 bytes a flow instead of a node per id, at the peak of an import (finalize
+// holds the whole model).
+uint64_t count_unpaired_flows(const FlowTable& f) {
   using Key = std::pair<StringId, FlowId>;
   std::vector<Key> starts, finishes;
   for (size_t i = 0; i < f.size(); ++i) {
@@ -627,6 +619,20 @@ void TraceBuilder::check_flows() {
     while (b < finishes.size() && finishes[b] == key) ++b, ++nf;
     if (ns != nf) ++unpaired;
   }
+  return unpaired;
+}
+
+// A missing end is worth counting once.
+void TraceBuilder::check_flows() {
+  FlowTable& f = t_->flows;
+  // Reserved for rows that had no launch to link: given back (no copy when nothing is spare).
+  f.ts.shrink_to_fit();
+  f.track.shrink_to_fit();
+  f.id.shrink_to_fit();
+  f.cat.shrink_to_fit();
+  f.phase.shrink_to_fit();
+  f.binds_enclosing.shrink_to_fit();
+  const uint64_t unpaired = count_unpaired_flows(f);
   if (unpaired) t_->diagnostics.add(Diag::kFlowWithoutEnd, 0, {}, unpaired);
 }
 

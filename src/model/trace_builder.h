@@ -12,6 +12,10 @@
 
 namespace ks {
 
+// The flow keys (category, id) whose starts and finishes differ in number: the flows whose other
+// end is missing (Diag::kFlowWithoutEnd), of a whole file or of one rank's part of it.
+uint64_t count_unpaired_flows(const FlowTable& flows);
+
 struct SliceArgs {
   int64_t correlation = kNoValue;
   int64_t external_id = kNoValue;  // Kineto's call-order number: orders ties on (ts, dur)

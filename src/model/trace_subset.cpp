@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include "model/trace_builder.h"
 
 namespace ks {
 
@@ -77,12 +80,71 @@ void narrow_span(Trace* p) {
   p->facts.end_ns = std::max(p->facts.start_ns, std::min(p->facts.end_ns, hi));
 }
 
-// What the importer met is the file's: a part says so of each kind it keeps (but the overlaps,
-// counted again on the part's own slices).
-void mark_file_diagnostics(Diagnostics* d, const std::string& file) {
+// Whether the part's slices, in file order, go back in time: the events that made them did.
+bool slices_out_of_order(const SliceTable& s) {
+  std::vector<uint32_t> order(s.size());
+  for (uint32_t i = 0; i < s.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return s.file_offset[a] < s.file_offset[b]; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (s.ts[order[i]] < s.ts[order[i - 1]]) return true;
+  return false;
+}
+
+// The part's own count of what the importer met, where its events are known: its flows paired
+// again, its slices' order, the unclosed ranges among its slices, and a kind met once at the
+// offset of a slice (an X without dur, a negative dur...) is the part's if it kept that slice,
+// else none of its business. Returns the kinds so counted; the others stay the file's.
+std::vector<uint8_t> count_own_diagnostics(const Trace& t, Trace* p) {
+  std::vector<uint8_t> own(static_cast<size_t>(Diag::kCount), 0);
+  Diagnostics& d = p->diagnostics;
+  auto set_own = [&](Diag kind, uint64_t count, uint64_t offset, std::string_view excerpt) {
+    const std::string detail = d.get(kind).detail;
+    d.clear(kind);
+    if (count) d.add(kind, offset, excerpt, count), d.set_detail(kind, detail);
+    own[static_cast<size_t>(kind)] = 1;
+  };
+  if (t.diagnostics.count(Diag::kFlowWithoutEnd))
+    set_own(Diag::kFlowWithoutEnd, count_unpaired_flows(p->flows), 0, {});
+  // Counters, instants and flows keep no offset: a part whose slices are in order may still
+  // hold them out of order, and keeps the file's count.
+  if (t.diagnostics.count(Diag::kTimestampsOutOfOrder) && slices_out_of_order(p->slices))
+    set_own(Diag::kTimestampsOutOfOrder, 1, 0, {});
+
+  std::vector<uint64_t> file_offsets(t.slices.file_offset), kept(p->slices.file_offset);
+  std::sort(file_offsets.begin(), file_offsets.end());
+  std::sort(kept.begin(), kept.end());
+  auto has = [](const std::vector<uint64_t>& v, uint64_t x) {
+    return std::binary_search(v.begin(), v.end(), x);
+  };
+  // Unclosed async ranges (b without e) are counted without an offset: all known only when
+  // every one counted has its slice's offset listed.
+  std::vector<uint64_t>& unclosed = p->facts.unclosed_offsets;
+  const uint64_t unclosed_count = t.diagnostics.count(Diag::kUnclosedBegin);
+  const bool unclosed_known = unclosed_count == unclosed.size();
+  unclosed.erase(
+      std::remove_if(unclosed.begin(), unclosed.end(), [&](uint64_t o) { return !has(kept, o); }),
+      unclosed.end());
+  if (unclosed_count && unclosed_known)
+    set_own(Diag::kUnclosedBegin, unclosed.size(), unclosed.empty() ? 0 : unclosed.front(), {});
+  for (size_t i = 0; i < own.size(); ++i) {
+    const auto kind = static_cast<Diag>(i);
+    const DiagEntry& e = t.diagnostics.get(kind);
+    if (own[i] || e.count != 1 || kind == Diag::kPartialOverlap ||
+        !has(file_offsets, e.first_offset))
+      continue;
+    set_own(kind, has(kept, e.first_offset) ? 1 : 0, e.first_offset, e.excerpt);
+  }
+  return own;
+}
+
+// What the importer met and the part cannot count again is the file's: a part says so of each
+// such kind it keeps (the overlaps are counted again on the part's own slices).
+void mark_file_diagnostics(Diagnostics* d, const std::vector<uint8_t>& own,
+                           const std::string& file) {
   for (size_t i = 0; i < static_cast<size_t>(Diag::kCount); ++i) {
     const auto kind = static_cast<Diag>(i);
-    if (!d->count(kind) || kind == Diag::kPartialOverlap) continue;
+    if (!d->count(kind) || own[i] || kind == Diag::kPartialOverlap) continue;
     std::string detail = d->get(kind).detail;
     d->set_detail(kind, detail + (detail.empty() ? "" : " ") + "Counted over the whole file " +
                             file + ", not this part alone.");
@@ -102,7 +164,6 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   p.distributed = t.distributed;
   p.facts = t.facts;
   p.diagnostics = t.diagnostics;
-  mark_file_diagnostics(&p.diagnostics, t.facts.source_name);
   p.diagnostics.clear(Diag::kPartialOverlap);
   // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
   std::vector<uint32_t> kept_rows(t.tracks.size(), 0), had_rows(t.tracks.size(), 0);
@@ -209,6 +270,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
     p.instants.mem_device.push_back(in.mem_device[i]);
   }
   narrow_span(&p);
+  mark_file_diagnostics(&p.diagnostics, count_own_diagnostics(t, &p), t.facts.source_name);
   return out;
 }
 

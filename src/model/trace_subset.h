@@ -13,8 +13,10 @@ namespace ks {
 // The slices `keep_slice` keeps on the processes `keep_process` keeps (a track the cut emptied
 // leaves; one that held nothing stays), the flows `keep_flow` keeps on kept tracks, the
 // counters and instants of kept processes; strings and devices copied. Its facts count its own
-// events (phases, categories, first and last time: what the cut left out is taken off), its
-// overlap diagnostics are its own slices'; the other diagnostics are the whole file's, and say so.
+// events (phases, categories, first and last time: what the cut left out is taken off), and its
+// diagnostics are its own where their events are known (overlaps and unpaired flows counted
+// again, its slices' order, unclosed ranges and a kind met once by their slices' offsets); the
+// others are the whole file's, and say so.
 std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
                                     const std::vector<uint8_t>& keep_slice,
                                     const std::vector<uint8_t>& keep_flow);

@@ -144,3 +144,42 @@ TEST_CASE("merged ranks: one rank, or a stray second launcher, are not split",
   REQUIRE(stray);
   CHECK(ks::split_merged_ranks(*stray).empty());
 }
+
+TEST_CASE("merged ranks: a diagnostic whose events are known is the part's own",
+          "[analysis][merged_ranks]") {
+  // Rank 20 alone: a negative dur, a B never closed, a flow start without its finish. Both
+  // ranks: an X without dur (met twice: only the first offset is kept, so whose the second is
+  // cannot be known and the note stays).
+  const std::string r20 =
+      R"(,{"ph":"X","cat":"cpu_op","name":"neg","pid":20,"tid":1,"ts":150000,"dur":-3})"
+      R"(,{"ph":"B","cat":"user_annotation","name":"open","pid":20,"tid":1,"ts":150100})"
+      R"(,{"ph":"s","cat":"ac2g","name":"f","id":99,"pid":20,"tid":1,"ts":150200})"
+      R"(,{"ph":"X","cat":"cpu_op","name":"nodur","pid":20,"tid":1,"ts":150300})";
+  const std::string r10 =
+      R"(,{"ph":"X","cat":"cpu_op","name":"nodur","pid":10,"tid":1,"ts":150300})";
+  auto t = ks_test::load(
+      doc(rank_events(10, 100000, 40, 100) + r10 + rank_events(20, 100000, 40, 100, 1) + r20));
+  REQUIRE(t);
+  REQUIRE(t->diagnostics.count(ks::Diag::kNegativeDuration) == 1);
+  REQUIRE(t->diagnostics.count(ks::Diag::kUnclosedBegin) == 1);
+  REQUIRE(t->diagnostics.count(ks::Diag::kFlowWithoutEnd) == 1);
+  REQUIRE(t->diagnostics.count(ks::Diag::kCompleteWithoutDur) == 2);
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == 2);
+  const ks::Diagnostics& d10 = parts[0]->diagnostics;
+  const ks::Diagnostics& d20 = parts[1]->diagnostics;
+  CHECK(d10.count(ks::Diag::kNegativeDuration) == 0);
+  CHECK(d10.count(ks::Diag::kUnclosedBegin) == 0);
+  CHECK(d10.count(ks::Diag::kFlowWithoutEnd) == 0);
+  CHECK(parts[0]->facts.unclosed_offsets.empty());
+  for (ks::Diag kind :
+       {ks::Diag::kNegativeDuration, ks::Diag::kUnclosedBegin, ks::Diag::kFlowWithoutEnd}) {
+    CHECK(d20.count(kind) == 1);
+    CHECK(d20.message(kind).find("whole file") == std::string::npos);
+  }
+  CHECK(d20.get(ks::Diag::kNegativeDuration).first_offset ==
+        t->diagnostics.get(ks::Diag::kNegativeDuration).first_offset);
+  CHECK(parts[1]->facts.unclosed_offsets == t->facts.unclosed_offsets);
+  for (const ks::Diagnostics* d : {&d10, &d20})
+    CHECK(d->message(ks::Diag::kCompleteWithoutDur).find("whole file") != std::string::npos);
+}
