@@ -112,6 +112,15 @@ good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName,
 # Its GPU is named from TARGET_INFO_CUDA_GPU (was "device: none named").
 good "$DIR/old_schema.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/old_schema.sqlite" "unclosed_begin  *x1 (first in NVTX_EVENTS row 2)"
+# A newer schema major version with 3.x's tables: read, the version named in the note, and the
+# same findings as its 3.x twin.
+good "$DIR/schema_major4.sqlite" "nsys_schema_version .*Schema 4.0.0; this reader follows 3.x"
+ids() { "$CLI" report "$1" --format json | python3 -c 'import json,sys; print(sorted(f["id"] for f in json.load(sys.stdin)["findings"]))'; }
+if [ "$(ids "$DIR/schema_major4.sqlite")" = "$(ids "$DIR/schema_major3_twin.sqlite")" ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL schema_major4.sqlite: findings differ from its 3.x twin"; fail=$((fail + 1))
+fi
 good "$DIR/process_start.sqlite" "The capture starts with the process: CUDA context creation (.*), 250 cudaMalloc/cudaFree"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
 # One export of four processes (nsys profile torchrun): four ranks by GPU, rank 2 the straggler.

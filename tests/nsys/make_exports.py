@@ -1916,6 +1916,12 @@ def main():
                      'computeCapabilityMinor FROM TARGET_INFO_GPU; DROP TABLE TARGET_INFO_GPU;')
     db.commit()
     db.close()
+    # A newer major version than the reader follows (Nsight Systems after 2025 may write 4.x),
+    # with the same tables: read as 3.x is, with nsys_schema_version naming the version.
+    newer = training(steps=2)
+    newer.schema = '4.0.0'
+    newer.save(p('schema_major4.sqlite'))
+    training(steps=2).save(p('schema_major3_twin.sqlite'))
     # A view under the kernel table's name, over a table of made-up kernels: must not be read.
     view = training(steps=2)
     view.save(p('view_named_kernel.sqlite'), skip_tables=('CUPTI_ACTIVITY_KIND_KERNEL',),
