@@ -264,6 +264,11 @@ else
 fi
 # The same with one more all-gather on rank 1 in step 4, a step every capture holds: a real
 # mismatch, counted over the shared steps.
+# A collective belongs to the step it was launched in: each rank's last all-reduce, launched at
+# step 5's end, runs after it on rank 1 alone. Put by GPU start, rank 1 had 4 collectives in the
+# shared steps and the others 5 (a false collective_mismatch).
+good "$DIR"/late_launch_rank{0,1,2,3}.sqlite "^Collectives: 5 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
+good "$DIR"/late_launch_rank{0,1,2,3}.sqlite --format json '"shared_steps": \['
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "Ranks ran different numbers of collectives (4 to 5) in stream 20"
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4, rank 0 collectives=4, rank 1 collectives=5"
 # One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four
