@@ -320,6 +320,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
       k.stream = t.tracks[s.track[g]].stream;
       k.ts_ns = s.ts[g];
       k.dur_ns = s.dur[g];
+      if (a.join.partner[g] >= 0) k.launch_ns = s.ts[static_cast<size_t>(a.join.partner[g])];
       add_collective_args(t, a.join, g, &k);
       d.comm.push_back(std::move(k));
     } else {
@@ -715,13 +716,14 @@ static void count_shared_steps(const std::vector<RankDigest>& in, MultiRankResul
       if (std::binary_search(shared.begin(), shared.end(), x.number)) kept.push_back(x);
     const StepFinder finder(kept);
     for (const CommKernel& c : in[k].comm)
-      if (!is_point_to_point(c.collective) && finder.at(c.ts_ns) >= 0)
+      if (!is_point_to_point(c.collective) && finder.at(c.step_time_ns()) >= 0)
         r->ranks[k].shared_steps_collective_ns += c.dur_ns;
   }
 }
 
-// Leaves each rank's collectives that start in one of the shared steps (the rule the straggler's
-// shared_steps_collective_ns counts by): the ones the ranks can be compared on.
+// Leaves each rank's collectives launched in one of the shared steps (started there, where
+// there is no launch: the rule the straggler's shared_steps_collective_ns counts by): the ones
+// the ranks can be compared on.
 static void keep_shared_step_collectives(const std::vector<int64_t>& shared,
                                          std::vector<RankDigest>* in) {
   for (RankDigest& d : *in) {
@@ -731,7 +733,7 @@ static void keep_shared_step_collectives(const std::vector<int64_t>& shared,
     const StepFinder finder(kept);
     std::vector<CommKernel> inside;
     for (CommKernel& c : d.comm)
-      if (finder.at(c.ts_ns) >= 0) inside.push_back(std::move(c));
+      if (finder.at(c.step_time_ns()) >= 0) inside.push_back(std::move(c));
     d.comm = std::move(inside);
   }
 }
@@ -805,7 +807,7 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
       int64_t wait = row.dur_ns[k] - lo;
       rr.transfer_ns += lo;
       rr.wait_ns += wait;
-      int si = finders[k].at(in[k].comm[p.at[k]].ts_ns);
+      int si = finders[k].at(in[k].comm[p.at[k]].step_time_ns());
       if (si >= 0) rr.step_wait_ns[static_cast<size_t>(si)] += wait;
     }
     describe_message(in, p.at, &row);

@@ -9,6 +9,7 @@
 // inside steps per rank, per-step numbers, and where each rank's clock sits under the chosen
 // alignment (step N, or HTA's global minimum).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,12 @@ struct CommKernel {
   int64_t stream = kNoValue;
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
+  // When the host launched it (the CUDA API call joined by correlation), kNoLaunch for a
+  // collective run on the CPU (gloo, MPI) or a kernel without a launch: a collective is put in
+  // the step it was launched in, since one launched at a step's end may run after it.
+  static constexpr int64_t kNoLaunch = INT64_MIN;
+  int64_t launch_ns = kNoLaunch;
+  int64_t step_time_ns() const { return launch_ns != kNoLaunch ? launch_ns : ts_ns; }
   // From the collective args on the kernel, else on the CPU op that launched it
   // (record_param_comms): "" / kNoValue when the trace has none (Kineto before 2024).
   std::string collective;  // "Collective name": allreduce, allgather, ...

@@ -148,6 +148,9 @@ ReportSection ranks_section(const MultiRankResult& r) {
   t.shown = {0, 1, 3, 5, 8, 9, 11, 12, 13, 14, 15, 19, 20, 21};
   // Captures that hold different steps: the totals are each capture's own, the waits only the
   // shared steps' (collectives are matched there alone): say which span each column covers.
+  // JSON: the step numbers every capture holds (null when all hold the same), so the page
+  // words the same note.
+  s.field("shared_steps", r.shared_steps.empty() ? Cell::null() : Cell::int_list(&r.shared_steps));
   if (!r.shared_steps.empty()) {
     const std::string note =
         "The captures hold different steps: compute, comm and the other totals cover each "

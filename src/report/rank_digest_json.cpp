@@ -58,6 +58,17 @@ std::string rank_digest_json(const RankDigest& d) {
     w.end_array();
   }
   w.end_array();
+  // Each collective's launch time, by comm's order (null: none), so the combining worker puts it
+  // in the step it was launched in as the CLI does. Left out when no collective has one.
+  bool any_launch = false;
+  for (const CommKernel& c : d.comm)
+    any_launch = any_launch || c.launch_ns != CommKernel::kNoLaunch;
+  if (any_launch) {
+    w.key("comm_launch_ns").begin_array();
+    for (const CommKernel& c : d.comm)
+      c.launch_ns != CommKernel::kNoLaunch ? w.value(c.launch_ns) : w.null();
+    w.end_array();
+  }
   w.end_object();
   return w.take();
 }
@@ -145,6 +156,17 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       if (!c.at(9).get(group)) k.process_group = std::string(group);
     }
     d->comm.push_back(std::move(k));
+  }
+  simdjson::dom::array launches;  // digests before it had none
+  if (!root["comm_launch_ns"].get(launches)) {
+    if (launches.size() != d->comm.size()) return false;
+    size_t k = 0;
+    for (simdjson::dom::element x : launches) {
+      int64_t ns = 0;
+      if (!x.is_null() && x.get(ns)) return false;
+      if (!x.is_null()) d->comm[k].launch_ns = ns;
+      ++k;
+    }
   }
   return true;
 }

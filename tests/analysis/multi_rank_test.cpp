@@ -996,3 +996,55 @@ TEST_CASE("Captures that start steps apart are paired from the first step every 
     CHECK(counted_over);
   }
 }
+
+TEST_CASE("A collective belongs to the step it was launched in, not the one its GPU start falls in",
+          "[analysis][ranks][findings]") {
+  // Ranks 0-2 captured steps 1-5, rank 3 steps 4-5. Each launches one more all-reduce 10 us
+  // before step 5 ends; on rank 3 its GPU is behind and it starts 50 us after the step's end.
+  // By GPU start rank 3 lost it from the shared steps (4 vs 5 collectives: a false CRITICAL).
+  std::vector<ks::RankDigest> ranks = {stepped_rank(0, 1, 5, 500), stepped_rank(1, 1, 5, 500),
+                                       stepped_rank(2, 1, 5, 500), stepped_rank(3, 4, 5, 500)};
+  for (ks::RankDigest& d : ranks) {
+    ks::CommKernel k;
+    k.name = "ncclDevKernel_AllReduce";
+    k.stream = 20;
+    k.launch_ns = 6000000 - 10000;
+    k.ts_ns = d.rank == 3 ? 6000000 + 50000 : 6000000 - 5000;
+    k.dur_ns = 20000;
+    d.comm.push_back(k);
+  }
+  ks::MultiRankReport m = ks::combine_ranks(ranks);
+  CHECK(m.result.shared_steps == std::vector<int64_t>{4, 5});
+  CHECK(m.result.counts_match);
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  for (const ks::RankRow& row : m.result.ranks) CHECK(row.compared_collectives == 5);
+  REQUIRE(m.result.collectives.size() == 5);
+  CHECK(m.result.collectives[4].dur_ns == std::vector<int64_t>{20000, 20000, 20000, 20000});
+
+  SECTION("without a launch time, the GPU start still places it") {
+    for (ks::RankDigest& d : ranks) d.comm.back().launch_ns = ks::CommKernel::kNoLaunch;
+    m = ks::combine_ranks(ranks);
+    CHECK_FALSE(m.result.counts_match);
+    CHECK(m.result.ranks[3].compared_collectives == 4);
+  }
+  SECTION("the launch time survives the digest's JSON (the page's workers send digests)") {
+    ks::RankDigest back;
+    REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(ranks[3]), &back));
+    CHECK(back.comm.back().launch_ns == 6000000 - 10000);
+    CHECK(back.comm.front().launch_ns == ks::CommKernel::kNoLaunch);
+    CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(ranks[3]));
+  }
+  SECTION("the JSON says over which steps the ranks were compared") {
+    auto compact = [](std::string json) {  // the writer breaks arrays over lines
+      json.erase(
+          std::remove_if(json.begin(), json.end(), [](char c) { return c == ' ' || c == '\n'; }),
+          json.end());
+      return json;
+    };
+    CHECK(compact(ks::multi_rank_json(m, {})).find("\"shared_steps\":[4,5]") != std::string::npos);
+    ranks.pop_back();  // ranks 0-2 hold the same steps: nothing shared to name
+    CHECK(
+        compact(ks::multi_rank_json(ks::combine_ranks(ranks), {})).find("\"shared_steps\":null") !=
+        std::string::npos);
+  }
+}

@@ -492,6 +492,27 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: rank exports whose captures hold different steps: the line under the rank table says which steps the waits cover, as the CLI\'s note'({ ctx, origin }) {
+      const files = built().filter((f) => /^late_launch_rank\d+\.sqlite$/.test(f));
+      if (files.length !== 4) skip(`no late_launch_rank{0..3}.sqlite in ${BUILT} (make_exports.py)`);
+      const paths = files.map((f) => join(BUILT, f));
+      const r = cli(['report', '--format', 'json', ...paths]);
+      check(r.stdout, `the CLI wrote no multi-rank report: ${r.stderr}`);
+      const expected = JSON.parse(r.stdout);
+      check(JSON.stringify(expected.shared_steps) === '[4,5]', `the CLI's shared_steps: ${JSON.stringify(expected.shared_steps)}`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', paths);
+      check((await settled(page, before)) === 'ready', `the rank exports did not load: ${await page.textContent('#error')}`);
+      const got = await page.evaluate(() => window.kinetoscope.exports().json);
+      check(got === r.stdout, `the page's multi-rank JSON differs from the CLI's:\n  ${diffJson(expected, JSON.parse(got)).slice(0, 10).join('\n  ')}`);
+      const line = (await page.textContent('#ranks .shared-steps')) || '';
+      check(line.includes("collective wait covers the collectives of the 2 steps every rank's capture holds, from step 4"), `the line under the rank table: ${line}`);
+      check(!(await page.textContent('#findings')).includes('different numbers of collectives'), 'a collective launched at a shared step\'s end made a count mismatch');
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: one export of four GPU processes (torchrun) opens as four ranks, as the CLI reads it; one process opens as one trace'({ ctx, origin }) {
       const files = built();
       if (!files.includes('torchrun_4procs.sqlite') || !files.includes('training_steps.sqlite')) skip(`no torchrun_4procs.sqlite or training_steps.sqlite in ${BUILT}`);

@@ -8,7 +8,9 @@ at step 11 (its step 10 left out, as a profiler started late on that rank writes
 Before: collectives were paired from each capture's first, so the late rank's step-11
 collectives met the others' step-10 ones and the counts (one step's against two) made a false
 CRITICAL ranks.collective_mismatch. They are paired and counted over step 11, the step every
-capture holds. A rank that drops one collective in step 11 is still a mismatch.
+capture holds. A rank that drops one collective in step 11 is still a mismatch. A collective
+launched in step 11 whose kernel runs after the step's end still counts in step 11 (it is put
+in the step of its launch), and the JSON's shared_steps says step 11 was the one compared.
 
 Usage: /usr/bin/python3 tests/corpus/late_capture_ranks.py --cli build/native/kinetoscope [-v]
 """
@@ -28,6 +30,7 @@ RANKS = sorted((f for f in (os.listdir(mm.TRACES) if os.path.isdir(mm.TRACES) el
 LATE_RANK = 3
 ID_SHIFT = 10_000_000  # above any correlation / External id / flow id of one step
 ID_ARGS = ("correlation", "External id", "Sequence number")
+BACKWARD_THREAD = 999999  # a thread id no DLRM trace uses
 
 
 def is_nccl_kernel(e):
@@ -75,7 +78,35 @@ def drop_last_nccl(doc):
     return doc
 
 
-def write_set(tmp, name, late=None, drop=None):
+def delay_last_nccl(doc):
+    """The rank's last collective is launched from another thread than the step's (as DDP's
+    all-reduces are, from autograd's backward thread) by a call that begins 3 us before step 11
+    (the shared one) ends and returns after it, and its kernel runs after everything else the
+    capture holds, past the step's end: the step's device-adjusted end does not wait for it (only
+    calls wholly inside the host step extend it, as the TB plugin's steps). Its flow arrow moves
+    with the kernel and the launch."""
+    ev = doc["traceEvents"]
+    last = max((i for i, e in enumerate(ev) if is_nccl_kernel(e)), key=lambda i: mm.dec(ev[i]["ts"]))
+    was = mm.dec(ev[last]["ts"])
+    end = max(mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in ev if e.get("ph") != "M" and "ts" in e)
+    step = next(e for e in ev if e.get("name") == "ProfilerStep#11")
+    step_end = mm.dec(step["ts"]) + mm.dec(step["dur"])
+    corr = (ev[last].get("args") or {}).get("correlation")
+    launch = next(e for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver")
+                  and (e.get("args") or {}).get("correlation") == corr)
+    thread, launched = launch["tid"], mm.dec(launch["ts"])
+    for e in ev:
+        if e is ev[last] or (e.get("ph") == "f" and e.get("id") == corr and mm.dec(e["ts"]) == was):
+            e["ts"] = end + decimal.Decimal(1000)
+        elif e is launch or (e.get("ph") == "s" and e.get("id") == corr and e.get("tid") == thread
+                             and mm.dec(e["ts"]) == launched):
+            e["tid"] = BACKWARD_THREAD
+            e["ts"] = step_end - decimal.Decimal(3)
+    launch["dur"] = 10
+    return doc
+
+
+def write_set(tmp, name, late=None, drop=None, delay=None):
     paths = []
     for k, f in enumerate(RANKS):
         doc = two_steps(mm.load(os.path.join(mm.TRACES, f)))
@@ -84,6 +115,8 @@ def write_set(tmp, name, late=None, drop=None):
         doc.pop("_step11_at", None)
         if k == drop:
             doc = drop_last_nccl(doc)
+        if k == delay:
+            doc = delay_last_nccl(doc)
         path = os.path.join(tmp, "%s_rank%d.json" % (name, k))
         with open(path, "wb") as out:
             out.write(mm.dump(doc))
@@ -123,6 +156,17 @@ def main():
                 [r["transfer_us"] for r in late["collectives"]["rows"]]
                 == [r["transfer_us"] for r in one["collectives"]["rows"]],
                 "")
+        c.check("rank %d from step 11: the JSON names step 11 as the one compared" % LATE_RANK,
+                late.get("shared_steps") == [11], str(late.get("shared_steps")))
+        # A collective belongs to the step it was launched in: rank 6's last one, launched at
+        # step 11's end from another thread, runs after the step's end. Put by its GPU start it left step 11 on that rank
+        # alone (a false CRITICAL: counts differ); by its launch it is compared there.
+        behind = corpus_cli.report(args.cli, write_set(tmp, "behind", late=LATE_RANK, delay=6))
+        c.check("rank 6's last collective runs after step 11 ends: still compared in step 11",
+                finding(behind, "ranks.collective_mismatch") is None
+                and behind["collectives"]["matched"] == per_step
+                and behind["collectives"]["counts_match"],
+                "%d matched, %s" % (behind["collectives"]["matched"], corpus_cli.finding_ids(behind)))
         uneven = corpus_cli.report(args.cli, write_set(tmp, "uneven", late=LATE_RANK, drop=5))
         f = finding(uneven, "ranks.collective_mismatch")
         c.check("rank 5 one collective short in step 11: collective_mismatch",

@@ -112,6 +112,15 @@ good "$DIR/old_schema.sqlite" "Absent: CUPTI_ACTIVITY_KIND_KERNEL.demangledName,
 # Its GPU is named from TARGET_INFO_CUDA_GPU (was "device: none named").
 good "$DIR/old_schema.sqlite" "device: NVIDIA H100 80GB HBM3"
 good "$DIR/old_schema.sqlite" "unclosed_begin  *x1 (first in NVTX_EVENTS row 2)"
+# A newer schema major version with 3.x's tables: read, the version named in the note, and the
+# same findings as its 3.x twin.
+good "$DIR/schema_major4.sqlite" "nsys_schema_version .*Schema 4.0.0; this reader follows 3.x"
+ids() { "$CLI" report "$1" --format json | python3 -c 'import json,sys; print(sorted(f["id"] for f in json.load(sys.stdin)["findings"]))'; }
+if [ "$(ids "$DIR/schema_major4.sqlite")" = "$(ids "$DIR/schema_major3_twin.sqlite")" ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL schema_major4.sqlite: findings differ from its 3.x twin"; fail=$((fail + 1))
+fi
 good "$DIR/process_start.sqlite" "The capture starts with the process: CUDA context creation (.*), 250 cudaMalloc/cudaFree"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
 # One export of four processes (nsys profile torchrun): four ranks by GPU, rank 2 the straggler.
@@ -255,6 +264,11 @@ else
 fi
 # The same with one more all-gather on rank 1 in step 4, a step every capture holds: a real
 # mismatch, counted over the shared steps.
+# A collective belongs to the step it was launched in: each rank's last all-reduce, launched at
+# step 5's end, runs after it on rank 1 alone. Put by GPU start, rank 1 had 4 collectives in the
+# shared steps and the others 5 (a false collective_mismatch).
+good "$DIR"/late_launch_rank{0,1,2,3}.sqlite "^Collectives: 5 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
+good "$DIR"/late_launch_rank{0,1,2,3}.sqlite --format json '"shared_steps": \['
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "Ranks ran different numbers of collectives (4 to 5) in stream 20"
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4, rank 0 collectives=4, rank 1 collectives=5"
 # One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four

@@ -1780,15 +1780,29 @@ def capture_range_cut(steps=6):
     return e
 
 
-def capture_started_late(r, steps=6, extra_allgather_step=None):
+def capture_started_late(r, steps=6, extra_allgather_step=None, late_launch=None):
     """trace_rank{r} (6 steps) as each rank's own nsys captured it when its capture started
     mid-run (--capture-range=cudaProfilerApi, or --delay counted from each rank's own start):
     every rank's ProfilerStep#0 began before its capture (a negative start), and rank 3's capture
     started 3 steps later, inside ProfilerStep#3. Rows before a capture's start are not in its
     export, ranges that ended before it neither; times count from that start. Steps 4 and 5 are
     the ones every rank holds whole; rank 3 traced the collectives of 3 steps, the others of 6.
-    extra_allgather_step: the rank issues one more all-gather in that step (rank()'s)."""
+    extra_allgather_step: the rank issues one more all-gather in that step (rank()'s).
+    late_launch: every rank launches one more all-reduce from its backward thread by a call that
+    begins 3 us before the last step (5, shared) ends and returns after it; on rank `late_launch`
+    the kernel runs 100 us after the step's end (a GPU behind its host), on the others 1 us
+    before it. Only calls wholly inside a step extend its device-adjusted end, so that kernel
+    starts after every step: put by its GPU start it left rank `late_launch`'s step 5."""
     e = rank(r, steps=steps, extra_allgather_step=extra_allgather_step)
+    if late_launch is not None:
+        step_end = max(row[1] for row in e.rows['NVTX_EVENTS'])
+        backward = 5100 + r
+        e.thread(backward, 'pt_autograd_0')
+        corr = e.api(backward, 'cudaLaunchKernel_v7000', step_end - 3_000, 10_000)
+        e.kernel(corr, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, '
+                 'ncclWork *)', step_end + (100_000 if r == late_launch else -1_000), 30_000,
+                 dev=r, stream=20, grid=(24, 1, 1), block=(640, 1, 1),
+                 short='ncclDevKernel_AllReduce_Sum_f32_RING_LL')
     starts = sorted(row[0] for row in e.rows['NVTX_EVENTS'])
     cut = starts[3 if r == 3 else 0] + 1_500_000  # after the step's GEMM launch, before its
     events = ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL',  # collectives
@@ -1916,6 +1930,12 @@ def main():
                      'computeCapabilityMinor FROM TARGET_INFO_GPU; DROP TABLE TARGET_INFO_GPU;')
     db.commit()
     db.close()
+    # A newer major version than the reader follows (Nsight Systems after 2025 may write 4.x),
+    # with the same tables: read as 3.x is, with nsys_schema_version naming the version.
+    newer = training(steps=2)
+    newer.schema = '4.0.0'
+    newer.save(p('schema_major4.sqlite'))
+    training(steps=2).save(p('schema_major3_twin.sqlite'))
     # A view under the kernel table's name, over a table of made-up kernels: must not be read.
     view = training(steps=2)
     view.save(p('view_named_kernel.sqlite'), skip_tables=('CUPTI_ACTIVITY_KIND_KERNEL',),
@@ -1944,6 +1964,7 @@ def main():
         capture_started_late(r, extra_allgather_step=4 if r == 1 else None).save(
             p('late_capture_uneven_rank%d.sqlite' % r))
         visible_device_rank(r).save(p('visible_device_rank%d.sqlite' % r))
+        capture_started_late(r, late_launch=1).save(p('late_launch_rank%d.sqlite' % r))
     e, sql = torchrun_visible_devices()
     e.save(p('torchrun_visible_devices.sqlite'), extra_sql=sql)
     db = sqlite3.connect(p('not_an_export.sqlite.tmp'))

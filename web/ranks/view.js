@@ -44,6 +44,17 @@ function flatRank({ step_mean: mean, ...row }) {
   return { ...row, ...Object.fromEntries(Object.entries(mean || {}).map(([k, v]) => [`mean_${k}`, v])) };
 }
 
+// Captures that hold different steps (JSON shared_steps): the totals are each capture's own, the
+// waits only the shared steps' (collectives are matched there alone). The CLI's rank-table note,
+// from the same facts.
+export function sharedStepsNote(multi) {
+  const shared = multi.shared_steps;
+  if (!Array.isArray(shared) || !shared.length) return null;
+  const n = shared.length;
+  return h('p', { className: 'muted shared-steps' },
+    `The captures hold different steps: compute, communication and the other totals cover each rank's whole capture; collective wait covers the collectives of the ${n} step${n === 1 ? '' : 's'} every rank's capture holds, from step ${shared[0]}.`);
+}
+
 function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
   // The straggler's row stands out (ranks.css: tr:has(.straggler-mark)).
@@ -89,6 +100,7 @@ function rankTable(multi, openRank) {
     'Ranks',
     h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.'),
     dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000, csv }),
+    sharedStepsNote(multi),
     meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
     meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
   );

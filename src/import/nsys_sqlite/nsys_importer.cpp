@@ -71,9 +71,15 @@ bool read_export_meta(Context& c) {
   }
   if (r.failed()) return false;
   if (major.empty()) major = f.schema_version.substr(0, f.schema_version.find('.'));
-  if (major.empty() || std::atoi(major.c_str()) != kSchemaMajor)
-    c.trace->diagnostics.add(Diag::kNsysSchemaVersion, 0,
-                             f.schema_version.empty() ? "(none)" : f.schema_version);
+  if (major.empty() || std::atoi(major.c_str()) != kSchemaMajor) {
+    const std::string version = f.schema_version.empty() ? "(none)" : f.schema_version;
+    c.trace->diagnostics.add(Diag::kNsysSchemaVersion, 0, version);
+    // Which version, and which this reader follows: a user can tell a newer nsys (4.x: read by
+    // the tables and columns it shares with 3.x) from an older one (2.x).
+    c.trace->diagnostics.set_detail(
+        Diag::kNsysSchemaVersion,
+        "Schema " + version + "; this reader follows " + std::to_string(kSchemaMajor) + ".x.");
+  }
   return true;
 }
 
