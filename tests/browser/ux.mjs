@@ -412,6 +412,19 @@ function tests(tmp) {
       check(await inViewport(page, '#diff-answer .diff-answer'), 'the step-time change is not in the first screen');
       const answer = await page.textContent('#diff-answer');
       check(/Step time .*→.*\+/.test(answer), `the answer: ${answer.slice(0, 200)}`);
+      // Its deltas sit in the sentence as words do: "(+26.0 ms, +19.1%)", no gap after "(" or ", "
+      // (a table cell's margin read "( +26.0 ms,  +19.1%)").
+      const gaps = await page.evaluate(() =>
+        [...document.querySelectorAll('#diff-answer p.diff-answer .delta')].map((d) => {
+          const prev = d.previousSibling;
+          if (!prev || prev.nodeType !== Node.TEXT_NODE || !prev.length) return null;
+          const r = document.createRange();
+          r.setStart(prev, prev.length - 1);
+          r.setEnd(prev, prev.length);
+          return Math.round(d.getBoundingClientRect().left - r.getBoundingClientRect().right);
+        }),
+      );
+      check(gaps.length === 2 && gaps.every((g) => g !== null && g <= 1), `gaps before the answer's deltas: ${gaps} px`);
       const top = await page.locator('#diff-answer .diff-top li').first().textContent();
       check(top.includes('cutlass::Kernel') && top.includes('template args changed'), `the top contributor: ${top.slice(0, 100)} … ${top.slice(-100)}`);
       check((await page.locator('#diff-answer .diff-top li').first().boundingBox()).height < 80, 'the top contributor\'s name is not clamped');
