@@ -1603,7 +1603,7 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
-    async '43. at 1024x768 the rank picker shows each rank\'s whole label, the part that tells the files apart included; the full name on hover'({ ctx, origin }) {
+    async '43. at 1024x768 the rank picker shows each rank\'s whole label, the part that tells the files apart included; the full name on hover; per-rank evidence reads "Rank 0 wait"'({ ctx, origin }) {
       const files = existsSync(TRACES) ? readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d_.*\.json$/.test(f)).sort().map((f) => join(TRACES, f)) : [];
       if (files.length !== 8) return console.log('      (skipped: the 8 DLRM traces are not in ../shared/traces)');
       const { page, errors } = await openPage(ctx, origin);
@@ -1635,6 +1635,9 @@ function tests(tmp) {
       await page.selectOption('#rank-picker', '5');
       check((await page.getAttribute('#rank-picker', 'title')) === names[5], 'the picker\'s title does not follow the chosen rank');
       await shot(page, '43-rank-picker-1024');
+      // The straggler's evidence has a wait per rank: labels read as words, not "rank 0 wait_us".
+      const labels = await page.locator('#findings dl.evidence dt').allTextContents();
+      check(labels.includes('Rank 0 wait') && !labels.some((l) => /_(us|pct)\b/.test(l)), `evidence labels: ${labels.join(' | ')}`);
       check(errors.length === 0, errors.join('\n'));
     },
   };
