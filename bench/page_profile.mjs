@@ -5,12 +5,22 @@
 // run do not depend on the machine's load the way milliseconds do. Blink's own style, layout and
 // paint show as "(program)". Prints one JSON line.
 //   node bench/page_profile.mjs TRACE
+//   node bench/page_profile.mjs RANK0 RANK1 ...     the ranks view (several files at once)
+//   KS_COMPARE=1 node bench/page_profile.mjs BASE TEST    the compare view
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { openWarmPage, startBrowser, startServer } from '../tests/browser/lib.mjs';
 
-const file = process.argv[2];
+const files = process.argv.slice(2);
+const file = files[0];
+const compare = process.env.KS_COMPARE === '1';
+if (!files.length || (compare && files.length !== 2)) {
+  console.error('usage: node bench/page_profile.mjs TRACE... (KS_COMPARE=1: BASE TEST)');
+  process.exit(2);
+}
+// The ranks and compare views record no `painted` timing: their load ends when the report is ready.
+const single = files.length === 1;
 const profile = mkdtempSync(join(tmpdir(), 'ks-prof-'));
 const server = await startServer();
 const ctx = await startBrowser(profile);
@@ -51,9 +61,19 @@ try {
     new MutationObserver(() => performance.mark('ks-report-dom')).observe(document.getElementById('report'), { childList: true });
     new MutationObserver(() => performance.mark(`ks-state-${document.body.dataset.state}`)).observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
   });
-  await page.setInputFiles('#file', file);
+  if (compare) {
+    await page.click('#compare-open');
+    await page.setInputFiles('#compare-base', files[0]);
+    await page.setInputFiles('#compare-test', files[1]);
+  } else await page.setInputFiles('#file', single ? file : files);
   await page.waitForFunction((n) => ['ready', 'error'].includes(document.body.dataset.state) && Number(document.body.dataset.loads || 0) > n, loadsBefore, { timeout: 1_800_000, polling: 50 });
-  await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
+  if (single) await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
+  else {
+    // Their state says ready before the report is painted: two frames more, and half a second for
+    // the layouts a task after them adds (a text field's, views/held_fields.js).
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.waitForTimeout(500);
+  }
   const { profile: prof } = await cdp.send('Profiler.stop');
   await cdp.send('Tracing.end');
   await traced;

@@ -17,7 +17,7 @@
 import { neutral } from './views/dom.js';
 import { renderReport } from './views/report.js';
 import { reportHead, summedNote } from './views/report_head.js';
-import { holdFieldsUntilRendered } from './views/held_fields.js';
+import { renderWhenSeen } from './views/held_fields.js';
 import { warmViews } from './views/warm.js';
 import { nsysExport } from './views/nsys_export.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
@@ -199,7 +199,7 @@ function show(report, done) {
   const extras = [nsys.headBox(done, report), done.gpuProcesses ? summedNote(done.name, done.gpuProcesses) : null];
   const head = reportHead(report, done.name, secs, sections, extras);
   ui.report.replaceChildren(head, ...sections);
-  holdFieldsUntilRendered(sections); // so that Blink lays out only the sections on screen
+  renderWhenSeen(sections); // so that Blink lays out only the sections on screen
   document.title = `${neutral(done.name)} · Kinetoscope`;
 }
 

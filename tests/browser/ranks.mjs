@@ -144,6 +144,42 @@ export function rankTests(t) {
       await page.close();
     },
 
+    // As in a single trace's report (overview.mjs): a text field in a section that
+    // content-visibility skips made Chromium lay that section out anyway (the DLRM set: the
+    // collectives, 1493 layout objects instead of 1205, bench/page_profile.mjs), so the ranks
+    // view's filter boxes wait until their section is rendered too (views/held_fields.js).
+    async 'ranks: the collectives\' filter box waits until its section is on screen; its rows are there before'({ ctx, origin }) {
+      needTraces();
+      const files = readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d+_.*\.json$/.test(f)).sort().map((f) => join(TRACES, f));
+      if (files.length !== 8) skip(`expected the 8 DLRM traces param__dlrm_kineto__worker0..7 in ${TRACES}, found ${files.length}`);
+      const { page, log } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', files);
+      check((await settled(page, before)) === 'ready', `the 8 ranks did not load: ${await page.textContent('#error')}`);
+      const first = (await page.evaluate(() => window.kinetoscope.report())).collectives.rows[0].name;
+      const seen = await page.evaluate(() => {
+        const sec = document.getElementById('collectives');
+        return {
+          below: sec.getBoundingClientRect().top > 2 * innerHeight,
+          skipped: getComputedStyle(sec).contentVisibility,
+          findings: getComputedStyle(document.getElementById('findings')).contentVisibility,
+          fields: sec.querySelectorAll('input').length,
+          text: sec.querySelector('tbody').textContent,
+        };
+      });
+      check(seen.below, '#collectives is not below the fold: this test needs it off screen');
+      check(seen.skipped === 'auto' && seen.findings === 'visible', `content-visibility: collectives ${seen.skipped}, findings ${seen.findings}`);
+      check(seen.fields === 0, `#collectives holds ${seen.fields} text fields while off screen`);
+      check(seen.text.includes(first), `#collectives's rows are not in the page while off screen (no ${first})`);
+      await page.locator('#collectives h2').scrollIntoViewIfNeeded();
+      await page.waitForSelector('#collectives input.filter', { state: 'attached', timeout: 30_000 });
+      await page.fill('#collectives input.filter', first);
+      const names = await page.locator('#collectives .table-block:has(input.filter) tbody tr').allTextContents();
+      check(names.length > 0 && names.every((n) => n.includes(first)), `the filter shows ${names.length} rows: ${names.slice(0, 3)}`);
+      noErrors(log);
+      await page.close();
+    },
+
     async 'a straggler folder dropped as a directory names rank 5'({ ctx, origin }) {
       const dir = join(ROOT, PATHOLOGIES, 'straggler_compute');
       if (!existsSync(dir)) skip(`${dir} is absent`);

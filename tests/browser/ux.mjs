@@ -412,6 +412,19 @@ function tests(tmp) {
       check(await inViewport(page, '#diff-answer .diff-answer'), 'the step-time change is not in the first screen');
       const answer = await page.textContent('#diff-answer');
       check(/Step time .*→.*\+/.test(answer), `the answer: ${answer.slice(0, 200)}`);
+      // Its deltas sit in the sentence as words do: "(+26.0 ms, +19.1%)", no gap after "(" or ", "
+      // (a table cell's margin read "( +26.0 ms,  +19.1%)").
+      const gaps = await page.evaluate(() =>
+        [...document.querySelectorAll('#diff-answer p.diff-answer .delta')].map((d) => {
+          const prev = d.previousSibling;
+          if (!prev || prev.nodeType !== Node.TEXT_NODE || !prev.length) return null;
+          const r = document.createRange();
+          r.setStart(prev, prev.length - 1);
+          r.setEnd(prev, prev.length);
+          return Math.round(d.getBoundingClientRect().left - r.getBoundingClientRect().right);
+        }),
+      );
+      check(gaps.length === 2 && gaps.every((g) => g !== null && g <= 1), `gaps before the answer's deltas: ${gaps} px`);
       const top = await page.locator('#diff-answer .diff-top li').first().textContent();
       check(top.includes('cutlass::Kernel') && top.includes('template args changed'), `the top contributor: ${top.slice(0, 100)} … ${top.slice(-100)}`);
       check((await page.locator('#diff-answer .diff-top li').first().boundingBox()).height < 80, 'the top contributor\'s name is not clamped');
@@ -1587,6 +1600,44 @@ function tests(tmp) {
       check(/still the one of cpu_transformer/.test(said), `the good report is not said to stay: ${said}`);
       check((await page.locator('#findings article.finding').count()) > 0, 'the good report is gone');
       await shot(page, '42-junk-gz-after-good');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '43. at 1024x768 the rank picker shows each rank\'s whole label, the part that tells the files apart included; the full name on hover; per-rank evidence reads "Rank 0 wait"'({ ctx, origin }) {
+      const files = existsSync(TRACES) ? readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d_.*\.json$/.test(f)).sort().map((f) => join(TRACES, f)) : [];
+      if (files.length !== 8) return console.log('      (skipped: the 8 DLRM traces are not in ../shared/traces)');
+      const { page, errors } = await openPage(ctx, origin);
+      await page.setViewportSize({ width: 1024, height: 768 });
+      await loadFiles(page, files);
+      // A <select> is as wide as its longest option unless a width or max-width stops it (and
+      // then cuts the text): its width with no bound at all against its width on the page.
+      const picker = await page.evaluate(() => {
+        const select = document.getElementById('rank-picker');
+        const shown = select.getBoundingClientRect().width;
+        select.style.maxWidth = 'none';
+        select.style.width = 'max-content';
+        const needed = select.getBoundingClientRect().width;
+        select.style.maxWidth = '';
+        select.style.width = '';
+        const right = select.parentElement.querySelector('button').getBoundingClientRect().right;
+        return { shown, needed, right, title: select.title, options: [...select.options].map((o) => ({ label: o.textContent, title: o.title })) };
+      });
+      check(picker.needed <= picker.shown + 0.5, `the picker is ${Math.round(picker.shown)} px wide, its longest label needs ${Math.round(picker.needed)} px`);
+      check(picker.right <= 1024, `"Open its report" ends at ${picker.right} px, off a 1024 px screen`);
+      const options = picker.options;
+      const names = files.map((f) => f.split('/').pop());
+      check(options.length === 8, `${options.length} ranks in the picker`);
+      for (const [k, o] of options.entries()) {
+        check(o.title === names[k], `rank ${k}'s option is titled "${o.title}", not its file ${names[k]}`);
+        check(o.label.includes(`worker${k}_`) && o.label.includes(names[k].split('.')[1]), `rank ${k}'s label does not tell its file apart: "${o.label}"`);
+      }
+      check(picker.title === names[0], `the picker's title is "${picker.title}"`);
+      await page.selectOption('#rank-picker', '5');
+      check((await page.getAttribute('#rank-picker', 'title')) === names[5], 'the picker\'s title does not follow the chosen rank');
+      await shot(page, '43-rank-picker-1024');
+      // The straggler's evidence has a wait per rank: labels read as words, not "rank 0 wait_us".
+      const labels = await page.locator('#findings dl.evidence dt').allTextContents();
+      check(labels.includes('Rank 0 wait') && !labels.some((l) => /_(us|pct)\b/.test(l)), `evidence labels: ${labels.join(' | ')}`);
       check(errors.length === 0, errors.join('\n'));
     },
   };

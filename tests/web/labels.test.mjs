@@ -93,5 +93,9 @@ test('an evidence key that is a file name is shown as it is, not read word by wo
   // ranks.identity on four nsys exports: "trace_rank0.sqlite" read "Trace rank0.sqlite".
   assert.equal(labelFor('trace_rank0.sqlite'), 'trace_rank0.sqlite');
   assert.equal(labelFor('rank-3.pt.trace.json.gz'), 'rank-3.pt.trace.json.gz');
+  // ranks.straggler's wait of each rank: "rank 3 wait_us" read as it was, unit suffix and all.
+  assert.equal(labelFor('rank 3 wait_us'), 'Rank 3 wait');
+  assert.equal(labelFor('rank 12 gpu_idle_us'), 'Rank 12 GPU idle');
+  assert.equal(labelFor('rank 3 collectives'), 'rank 3 collectives');
   assert.equal(labelFor('kernels_le_4us'), 'Kernels ≤ 4 µs');
 });

@@ -10,6 +10,7 @@ import { fmtBytes, fmtInt } from '../views/format.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { diffMsg } from '../worker/protocol.js';
 import { renderDiff } from './view.js';
+import { renderWhenSeen } from '../views/held_fields.js';
 import { fileButton } from '../views/file_buttons.js';
 
 // One of the panel's two places for a trace: its name once chosen, a Choose… button, a drop
@@ -101,6 +102,7 @@ const asBlob = (x, name) => (x instanceof Blob ? x : x instanceof ArrayBuffer ||
 function showDiff(ui, panel, diff, reports, names, secs) {
   const { head, sections } = renderDiff(diff, { secs, reports });
   ui.report.replaceChildren(panel, head, ...sections);
+  renderWhenSeen(sections); // Blink lays out only the sections on screen
   document.body.dataset.view = 'compare';
   document.title = neutral(`${names[0]} → ${names[1]} · Kinetoscope`);
 }

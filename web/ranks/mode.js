@@ -12,6 +12,7 @@ import { h, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
 import { renderReport } from '../views/report.js';
 import { reportLead } from '../views/glance.js';
+import { renderWhenSeen } from '../views/held_fields.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
@@ -100,6 +101,7 @@ function present(ctx, multi, results, files, secs, items) {
   const { head, sections } = renderRanks(multi, { secs, openRank, fileOf });
   if (!files) head.append(exportNote(multi, items));
   ctx.setStacked(sections.find((s) => s.id === 'stacked') || null);
+  renderWhenSeen(sections); // Blink lays out only the sections on screen
   const all = [head, ...sections];
   const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
 
@@ -134,7 +136,9 @@ function present(ctx, multi, results, files, secs, items) {
     }
     // The read problems and the run at a glance, as a single trace's report has them.
     head.append(...reportLead(report));
-    ui.report.replaceChildren(head, ...renderReport(report));
+    const rankSections = renderReport(report);
+    ui.report.replaceChildren(head, ...rankSections);
+    renderWhenSeen(rankSections);
     document.title = `rank ${row.rank} · Kinetoscope`;
     document.body.dataset.view = `rank-${row.rank}`;
     const own = perRank[k];

@@ -10,6 +10,7 @@ import { toCsv } from '../share/csv.js';
 import { heatMap } from './heatmap.js';
 import { stackedSection } from './stacked.js';
 import { ranksGlance } from './glance.js';
+import { shortNames } from './short_names.js';
 
 const COLLECTIVE_ROWS = 200;
 
@@ -195,11 +196,16 @@ function collectivesSection(multi) {
 }
 
 function picker(multi, openRank) {
+  const labels = shortNames(multi.ranks.map((r) => r.file));
   const select = h(
     'select',
     { id: 'rank-picker', 'aria-label': 'Rank to open' },
-    multi.ranks.map((r, k) => h('option', { value: String(k) }, `rank ${r.rank} · ${r.file}`)),
+    multi.ranks.map((r, k) => h('option', { value: String(k), title: r.file }, `rank ${r.rank} · ${labels[k]}`)),
   );
+  // The chosen rank's whole file name on hover (its option's label may be shortened).
+  const named = () => (select.title = select.selectedOptions[0] ? select.selectedOptions[0].title : '');
+  select.addEventListener('change', named);
+  named();
   const go = h('button', { type: 'button', className: 'button small', onclick: () => openRank(Number(select.value)) }, 'Open its report');
   return h('div', { className: 'rank-pick' }, h('label', { for: 'rank-picker', className: 'muted' }, 'Rank:'), select, go);
 }

@@ -183,6 +183,13 @@ export function labelFor(key, windowKind) {
   if (key === 'gb_per_s') return 'GB/s';
   // Not a snake_case key but a name (ranks.identity's evidence is keyed by file): as it is, not
   // "Trace rank0.sqlite" for trace_rank0.sqlite.
+  // One key per rank ("rank 3 wait_us", ranks.straggler): the name, then its key's words ("Rank 3 wait").
+  const perName = /^(.*\S) ([a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:us|pct))$/.exec(key);
+  if (perName) {
+    const tail = labelFor(perName[2], windowKind);
+    const name = perName[1].charAt(0).toUpperCase() + perName[1].slice(1);
+    return `${name} ${/^[A-Z][a-z]/.test(tail) ? tail.charAt(0).toLowerCase() + tail.slice(1) : tail}`;
+  }
   if (/[^a-z0-9_]/i.test(key)) return key;
   if (/_pct_of_window$/.test(key)) return windowShareLabel(key, windowKind);
   const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');

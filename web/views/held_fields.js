@@ -8,31 +8,42 @@
 // while it is skipped (Ctrl-F finds it, and Blink then renders the section); only the empty boxes
 // wait.
 
-// The sections style.css skips while off screen (keep the two alike).
-export const SKIPPED_OFF_SCREEN = '#report > section.card:not(#findings)';
+// The class of the sections that style.css gives `content-visibility: auto`: whoever puts report
+// sections in the page marks them with renderWhenSeen(), which holds their fields too, so the
+// sections skipped and the sections whose fields wait are always the same ones.
+export const RENDERED_WHEN_SEEN = 'rendered-when-seen';
+
+// Not the findings: a link to a finding scrolls to it as the report appears (Firefox scrolled to a
+// wrong place inside a section not laid out yet).
+const ALWAYS_RENDERED = new Set(['findings']);
 
 // Browsers without the event that says a section is rendered keep their fields where they are.
 const canTell = () => typeof HTMLElement !== 'undefined' && 'oncontentvisibilityautostatechange' in HTMLElement.prototype;
 
-// Takes the text fields out of each of `sections` (already in the page) that matches
-// SKIPPED_OFF_SCREEN, each replaced by an empty comment, and puts them back the first time Blink
-// renders that section (on screen, scrolled to, or shown by a search or a link).
-export function holdFieldsUntilRendered(sections) {
-  if (!canTell()) return;
+// Marks each of `sections` (report sections, in the page or about to be) but the findings as
+// rendered when seen, takes its text fields out, each replaced by an empty comment, and puts them
+// back the first time Blink renders that section (on screen, scrolled to, or shown by a search or
+// a link). A section marked before keeps what it has: its fields are held or back already.
+export function renderWhenSeen(sections) {
   for (const sec of sections) {
-    if (!sec || !sec.matches || !sec.matches(SKIPPED_OFF_SCREEN)) continue;
-    const fields = [...sec.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=button])')];
-    if (!fields.length) continue;
-    const held = fields.map((field) => {
-      const mark = document.createComment('');
-      field.replaceWith(mark);
-      return [mark, field];
-    });
-    const putBack = (e) => {
-      if (e.skipped) return;
-      sec.removeEventListener('contentvisibilityautostatechange', putBack);
-      for (const [mark, field] of held) mark.replaceWith(field);
-    };
-    sec.addEventListener('contentvisibilityautostatechange', putBack);
+    if (!sec || !sec.classList || ALWAYS_RENDERED.has(sec.id) || sec.classList.contains(RENDERED_WHEN_SEEN)) continue;
+    sec.classList.add(RENDERED_WHEN_SEEN);
+    if (canTell()) holdFields(sec);
   }
+}
+
+function holdFields(sec) {
+  const fields = [...sec.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=button])')];
+  if (!fields.length) return;
+  const held = fields.map((field) => {
+    const mark = document.createComment('');
+    field.replaceWith(mark);
+    return [mark, field];
+  });
+  const putBack = (e) => {
+    if (e.skipped) return;
+    sec.removeEventListener('contentvisibilityautostatechange', putBack);
+    for (const [mark, field] of held) mark.replaceWith(field);
+  };
+  sec.addEventListener('contentvisibilityautostatechange', putBack);
 }

@@ -5,7 +5,7 @@
 // export's tables and the one step-range analysis under way.
 import { h, note, section } from './dom.js';
 import { parseStats, statsView, withReport } from './stats.js';
-import { holdFieldsUntilRendered } from './held_fields.js';
+import { renderWhenSeen } from './held_fields.js';
 import { stepRangeForm } from './status.js';
 import { Msg, stepRangeMsg } from '../worker/protocol.js';
 
@@ -25,7 +25,7 @@ export function nsysExport(page) {
     const old = document.getElementById('nsys-stats');
     if (old) old.replaceWith(node);
     else page.report.appendChild(node);
-    holdFieldsUntilRendered([node]);
+    renderWhenSeen([node]);
     const nav = page.report.querySelector('nav.jump');
     if (nav && !nav.querySelector('a[href="#nsys-stats"]')) nav.appendChild(h('a', { href: '#nsys-stats' }, 'Nsight Systems stats'));
     document.body.dataset.stats = '1';
