@@ -1,5 +1,7 @@
 #include "import/nsys_sqlite/kernel_demangle.h"
 
+#include "import/nsys_sqlite/printed_length.h"
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -36,7 +38,10 @@ class ShapeScan {
       literal_ += source_bytes_ >= 0 ? source_bytes_ + 4.0 : 20.0 * static_cast<double>(next - i);
       i = next;
     }
-    shape_.printed = printed_bound();
+    // The parse's bound where it reads the whole name (each backreference bounded by its own
+    // entry), else the scan's (each bounded by all the text before it).
+    const double parsed = printed_length_bound(s_);
+    shape_.printed = parsed >= 0 ? std::min(parsed, printed_bound()) : printed_bound();
     return shape_;
   }
 
@@ -431,6 +436,13 @@ std::string same_spelling(std::string_view in) {
       size_t from = 0, to = 0;
       if (local_return_type(out, &from, &to)) out.erase(from, to - from);
     }
+    // A template argument list closing right after another: libc++abi always writes "> >";
+    // libiberty writes ">>" where the inner list ended with a pack (CUTLASS 3's CollectiveMma).
+    constexpr std::string_view kShift = "operator>";
+    if (in[i] == '>' && !out.empty() && out.back() == '>' &&
+        (out.size() < kShift.size() ||
+         out.compare(out.size() - kShift.size(), kShift.size(), kShift) != 0))
+      out += ' ';
     out += in[i++];
   }
   return out;
