@@ -174,7 +174,8 @@ TEST_CASE("real CUB, CUTLASS 3 and PyTorch names are bounded near what they prin
     CHECK(bound <= 4.0 * static_cast<double>(text.size()));
   }
   // A real CUTLASS 3 SM100 GEMM (1,433 bytes, as an SGLang profile printed it): libc++abi prints
-  // 6,186 bytes; the bound is within 4x of that (the scan's: 1.8e13).
+  // 6,186 bytes; the bound is within 4x of that (the scan's: 1.8e13). GCC 12's libiberty (the
+  // CLI's) refuses it, so both leave it to the shortName: past kMaxParsedBytes.
   const std::string sm100 =
       "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiiEEENS1_10collec"
       "tive13CollectiveMmaINS1_35MainloopSm100TmaUmmaWarpSpecializedILi13ELi2ELi4ENS5_IJNS4_1CILi1"
@@ -195,6 +196,10 @@ TEST_CASE("real CUB, CUTLASS 3 and PyTorch names are bounded near what they prin
   REQUIRE(sm100.size() == 1433);
   CHECK(mangled_shape(sm100).printed >= 6186);
   CHECK(mangled_shape(sm100).printed <= 4 * 6186);
+  CHECK(mangled_shape(sm100).parsed);
+  CHECK(mangled_shape(sm100).printed > ks::nsys_sqlite::kMaxParsedBytes);
+  CHECK(demangling_refused(sm100));
+  CHECK(demangled_kernel_name(sm100).empty());
 }
 
 TEST_CASE("the parse's bound does not trust what it cannot read", "[nsys][demangle]") {

@@ -41,7 +41,8 @@ class ShapeScan {
     // The parse's bound where it reads the whole name (each backreference bounded by its own
     // entry), else the scan's (each bounded by all the text before it).
     const double parsed = printed_length_bound(s_);
-    shape_.printed = parsed >= 0 ? std::min(parsed, printed_bound()) : printed_bound();
+    shape_.parsed = parsed >= 0;
+    shape_.printed = shape_.parsed ? std::min(parsed, printed_bound()) : printed_bound();
     return shape_;
   }
 
@@ -452,7 +453,8 @@ bool demangling_refused(std::string_view mangled) {
   if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z" || mangled.size() > kMaxMangledBytes)
     return true;
   const MangledShape shape = mangled_shape(mangled);
-  return shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes || shape.one_sided;
+  return shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes ||
+         (shape.parsed && shape.printed > kMaxParsedBytes) || shape.one_sided;
 }
 
 std::string demangled_kernel_name(std::string_view mangled) {
