@@ -109,6 +109,8 @@ Files (deterministic: same bytes every run):
                              (DeviceSelectSweepKernel, GemmUniversal whose CollectiveMma ends in a
                              pack, nested lambdas) that the old bound refused: full names, alike
                              in the CLI and the page
+  long_frame_backtraces.sqlite  cuda_backtraces with a chain per API call, each ending on one
+                             100,000-byte symbol: kept once, cut at 8,192 bytes
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1676,6 +1678,19 @@ def one_sided_mangled_names():
     return e
 
 
+def long_frame_backtraces():
+    """cuda_backtraces.sqlite where the sync's caller is a 100,000-byte symbol and each of the
+    API calls has a chain of its own ending on it (a crafted export can point a million
+    chains at one such string): the caller is kept once, cut at 8,192 bytes."""
+    e = cuda_backtraces()
+    long_symbol = 'check_step_' + 'x' * 100000 + '(int)'
+    rows = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    for k, row in enumerate(rows):
+        frames = [('0x%x' % (0x7f3a1c2c80 + k), LIBCUDA, True), (long_symbol, APP), ('main', APP)]
+        rows[k] = row[:7] + (e.callchain(frames),)
+    return e
+
+
 def real_mangled_names():
     """training_steps without demangledName, each kernel's mangledName a real-shaped name of a
     kernel users meet (mangled by g++ from host functions with the kernels' template parameters,
@@ -1966,6 +1981,7 @@ def main():
                                  drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     one_sided_mangled_names().save(p('one_sided_mangled.sqlite'),
                                    drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    long_frame_backtraces().save(p('long_frame_backtraces.sqlite'))
     real_mangled_names().save(p('real_mangled.sqlite'),
                               drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
