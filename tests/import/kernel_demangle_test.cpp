@@ -10,6 +10,7 @@
 #include <string>
 
 #include "import/nsys_sqlite/kernel_demangle.h"
+#include "import/nsys_sqlite/printed_length.h"
 
 using ks::nsys_sqlite::demangled_kernel_name;
 using ks::nsys_sqlite::demangling_refused;
@@ -113,6 +114,11 @@ TEST_CASE("libc++abi's spellings read as libiberty's", "[nsys][demangle]") {
   CHECK(same_spelling("void f<a::'unnamed'>() a::'unnamed3'") ==
         "void f<a::{unnamed type#1}>() a::{unnamed type#5}");
   CHECK(same_spelling("f(float vector[4])") == "f(float __vector(4))");
+  // Template argument lists closing together: libiberty writes ">>" after a pack, libc++abi "> >".
+  CHECK(same_spelling("f<a<b<int>>>()") == "f<a<b<int> > >()");
+  CHECK(same_spelling("f<a<b<int> >>()") == "f<a<b<int> > >()");
+  CHECK(same_spelling("a::operator>>(int)") == "a::operator>>(int)");
+  CHECK(same_spelling("a::operator>>=<int>(int)") == "a::operator>>=<int>(int)");
   CHECK(same_spelling("void f<std::nullptr_t>(std::nullptr_t)") ==
         "void f<decltype(nullptr)>(decltype(nullptr))");
   // A function template's local lambda: libc++abi prints the template's return type.
@@ -122,6 +128,96 @@ TEST_CASE("libc++abi's spellings read as libiberty's", "[nsys][demangle]") {
         "void k<int, (anonymous namespace)::f<int>()::X>()");
   CHECK(same_spelling("void f<int>()::'lambda'()::operator()() const") ==
         "f<int>()::{lambda()#1}::operator()() const");
+}
+
+// Real-shaped names of kernels users meet, mangled by g++ from host functions with the kernels'
+// template parameters (nvcc's front end mangles a __global__ function the same way).
+const char* const kCubSelectSweep =  // torch.nonzero's select, 239 bytes, prints 476
+    "_ZN3cub23DeviceSelectSweepKernelINS_18DeviceSelectPolicyIliE9Policy350ENS_21CountingInputIt"
+    "eratorIlEENS_22TransformInputIteratorIbN2at6native9NonZeroOpIfEEPflEEPlPiNS_13ScanTileState"
+    "IiLb1EEENS_8NullTypeESH_iLb0EEEvT0_T1_T2_T3_T4_T5_T6_T7_i";
+const char* const kCutlass3Gemm =  // 534 bytes, prints 1,552 (libc++abi) / 1,550 (libiberty)
+    "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiiEEENS1_10collec"
+    "tive13CollectiveMmaINS1_34MainloopSm90TmaGmmaWarpSpecializedILi4ENS5_IJNS4_1CILi2EEENSA_ILi"
+    "1EEESC_EEENS1_35KernelTmaWarpSpecializedCooperativeEEENS5_IJNSA_ILi128EEESG_NSA_ILi64EEEEEE"
+    "NS_10bfloat16_tENS5_IJlSC_lEEESJ_SK_NS4_8TiledMMAIJNS4_8MMA_AtomIJNS4_29SM90_64x128x16_F32B"
+    "F16BF16_SSEEEEEEEJEEENS_8epilogue10collective15DefaultEpilogueISK_NSR_6thread17LinearCombin"
+    "ationISJ_Li8EffLNSU_9ScaleTypeE0EEEEENS1_19PersistentSchedulerEEEEEvNT_6ParamsE";
+const char* const kNestedLambdas =  // PyTorch's floor division: lambdas in lambdas, 208 bytes
+    "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BUnaryFunctorIiiiZZZNS0_15binary_int"
+    "ernal21div_floor_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE1_clEvEUliiE_EENS0"
+    "_5ArrayIPcLm2EEEEEviT0_T1_";
+
+TEST_CASE("real CUB, CUTLASS 3 and PyTorch names are bounded near what they print",
+          "[nsys][demangle]") {
+  // The scan bounded each backreference by all the text before it: 925 KB for the CUB select
+  // (476 bytes printed), 9.4 MB for the GEMM, refused. The parse bounds each by its own entry.
+  const char* names[] = {
+      kCubSelectSweep,
+      kCutlass3Gemm,
+      kNestedLambdas,
+      "_ZN3cub31DeviceRadixSortSingleTileKernelINS_21DeviceRadixSortPolicyIfliE9Policy800ELb0ELb0"
+      "EfliNS_28detail_identity_decomposer_tEEEvPKT2_PS5_PKT3_PS9_T4_iiT5_",
+      "_ZN3cub18DeviceReduceKernelINS_18DeviceReducePolicyIfiNS_3SumEE9Policy600EPfS5_iS2_fEEvT0_T"
+      "1_T2_T3_T4_",
+      "_ZN7cutlass13device_kernelIN5flash16FlashAttnFwdSm90INS1_17Kernel_traits_fwdILi128ELi128ELi"
+      "176ELi12ELi2ELb0ELb0ELi1ENS_10bfloat16_tEEELb1ENS1_29StaticPersistentTileSchedulerENS1_12Se"
+      "qLenTraitsIJN4cute1CILb0EEENS9_ILi64EEEEEEEEEEvNT_6ParamsE",
+      "_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL17ncclDevKernelArgs",
+  };
+  for (const char* name : names) {
+    INFO(name);
+    const std::string text = demangled_kernel_name(name);
+    REQUIRE_FALSE(text.empty());
+    const double bound = mangled_shape(name).printed;
+    CHECK(bound >= static_cast<double>(text.size()));
+    CHECK(bound <= 4.0 * static_cast<double>(text.size()));
+  }
+  // A real CUTLASS 3 SM100 GEMM (1,433 bytes, as an SGLang profile printed it): libc++abi prints
+  // 6,186 bytes; the bound is within 4x of that (the scan's: 1.8e13). GCC 12's libiberty (the
+  // CLI's) refuses it, so both leave it to the shortName: past kMaxParsedBytes.
+  const std::string sm100 =
+      "_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiiEEENS1_10collec"
+      "tive13CollectiveMmaINS1_35MainloopSm100TmaUmmaWarpSpecializedILi13ELi2ELi4ENS5_IJNS4_1CILi1"
+      "EEENSA_ILi4EEESB_EEEEENS5_IJNSA_ILi64EEESF_NSA_ILi128EEEEEENS_12float_e4m3_tENS5_IJlSB_lEEE"
+      "SI_SJ_NS4_8TiledMMAINS4_8MMA_AtomIJNS4_10MMA_TraitsINS4_19SM100_MMA_F8F6F4_SSEJSI_SI_fSF_SF"
+      "_NS4_17integral_constantINS4_4UMMA5MajorELSQ_0EEESR_NSO_INSP_7ScaleInELSS_0EEEST_EEEEEENS4_"
+      "6LayoutINS5_IJSB_SB_SB_EEENS5_IJNSA_ILi0EEESY_SY_EEEEENS5_IJNS4_10UnderscoreES11_S11_EEEEEN"
+      "S4_23SM90_TMA_LOAD_MULTICASTENS4_14ComposedLayoutINS4_7SwizzleILi3ELi4ELi3EEENS4_18smem_ptr"
+      "_flag_bitsILi8EEENSW_INS5_IJNSA_ILi8EEESG_EEENS5_IJSG_SB_EEEEEEEvNS4_8identityENS4_13SM90_T"
+      "MA_LOADES1E_vS1F_EENS_8epilogue10collective18CollectiveEpilogueINS1I_23Sm100TmaWarpSpeciali"
+      "zedILi1ELi1ELi32ELb0ELb1EEEJSH_NS5_IJNSW_ISF_SB_EES1N_EEEvSJ_NS_6half_tESJ_NS1I_6fusion15Sm"
+      "90TreeVisitorINS1Q_11Sm90ComputeINS_10multipliesES1P_fLNS_15FloatRoundStyleE2EvEEJNS1Q_16Sm"
+      "90ColBroadcastILi0ESH_ffNS5_IJSB_SY_SY_EEELi4ELb1EEENS1R_INS1S_IS1T_ffLS1U_2EvEEJNS1Q_16Sm9"
+      "0RowBroadcastILi0ESH_ffNS5_IJSY_SB_SY_EEELi4ELb1EEENS1Q_12Sm90AccFetchEEEEEEENS4_5SM1004TME"
+      "M4LOAD26SM100_TMEM_LOAD_16dp256b8xES1G_NS15_IS17_NS18_ILi16EEENSW_INS5_IJS1A_SF_EEENS5_IJSF"
+      "_SB_EEEEEEENS4_17SM75_U32x4_LDSM_NENS4_14SM90_TMA_STOREES2E_NS4_17SM90_U32x4_STSM_NENS4_39A"
+      "utoVectorizingCopyWithAssumedAlignmentILi128EEEEEEvvEEEEvNT_6ParamsE";
+  REQUIRE(sm100.size() == 1433);
+  CHECK(mangled_shape(sm100).printed >= 6186);
+  CHECK(mangled_shape(sm100).printed <= 4 * 6186);
+  CHECK(mangled_shape(sm100).parsed);
+  CHECK(mangled_shape(sm100).printed > ks::nsys_sqlite::kMaxParsedBytes);
+  CHECK(demangling_refused(sm100));
+  CHECK(demangled_kernel_name(sm100).empty());
+}
+
+TEST_CASE("the parse's bound does not trust what it cannot read", "[nsys][demangle]") {
+  // Doubling through template parameters: T_ bounded by the longest first argument read, and an
+  // argument list that refers to its own parameters is not parsed (the scan's bound stands).
+  std::string params = "_Z1fIi";
+  for (int k = 0; k < 40; ++k) params += "T_";
+  params += "EvT_";
+  CHECK(ks::nsys_sqlite::printed_length_bound(params) < 0);
+  // The doubling of backreferences, bounded by the parse too: past the cap from 40 levels.
+  CHECK(ks::nsys_sqlite::printed_length_bound(doubling(40)) > kMaxDemangledBytes);
+  CHECK(ks::nsys_sqlite::printed_length_bound(doubling(9)) < kMaxDemangledBytes);
+  // A backreference to an entry not yet made, a clone suffix, a special name: not parsed.
+  CHECK(ks::nsys_sqlite::printed_length_bound("_Z1fS0_") < 0);
+  CHECK(ks::nsys_sqlite::printed_length_bound("_Z1fv.cold") < 0);
+  CHECK(ks::nsys_sqlite::printed_length_bound("_ZTV1a") < 0);
+  // 2,000 nested pointers: past the parse's recursion cap, not a crash.
+  CHECK(ks::nsys_sqlite::printed_length_bound("_Z1f" + std::string(2000, 'P') + "i") < 0);
 }
 
 // The page's demangler is libc++abi's __cxa_demangle (the WASM build), the CLI's libstdc++'s: where
@@ -336,6 +432,11 @@ TEST_CASE("libiberty and libc++abi spell a corpus of kernel names alike", "[nsys
       "amMode_tfEEvlPViT_T0_DpT1_",
       "_ZN18transformer_engine6detail21cast_transpose_kernelILi8E13__nv_bfloat16hEEvPKT0_PT"
       "1_S7_PKfPfSA_mm",
+      // Refused by the bound that took all the text before each backreference (9.4 MB): a CUTLASS
+      // 3 GEMM whose CollectiveMma ends in a pack (libiberty writes its brackets "> >>").
+      kCutlass3Gemm,
+      kCubSelectSweep,
+      kNestedLambdas,
   };
   // The page's path: the same refusal before libc++abi sees the name.
   auto page_name = [&](const char* name) {
@@ -354,6 +455,7 @@ TEST_CASE("libiberty and libc++abi spell a corpus of kernel names alike", "[nsys
     const std::string cli = demangled_kernel_name(name);
     REQUIRE_FALSE(cli.empty());
     CHECK(page_name(name) == cli);
+    CHECK(mangled_shape(name).printed >= static_cast<double>(cli.size()));
   }
   // Names only one runtime prints, or prints its own way: left to the shortName by both.
   // _Float16 (libc++abi 14: f(_Float16), libiberty refuses; GCC 13's prints it), DF16b / DF32x

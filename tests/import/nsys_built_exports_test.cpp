@@ -26,6 +26,7 @@
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_file.h"
 #include "import/nsys_sqlite/nsys_importer.h"
+#include "import/nsys_sqlite/nsys_rows.h"
 #include "model/export_row.h"
 #include "report/report.h"
 
@@ -1004,6 +1005,20 @@ TEST_CASE("nsys built: --cudabacktrace names the function that made a sync or a 
   // Without the table (the other exports), no call has a caller.
   auto plain = load_built("training_steps.sqlite");
   CHECK(plain->slices.call_stacks.empty());
+}
+
+TEST_CASE("nsys built: a call stack's frame is kept once and cut, however many chains name it",
+          "[nsys][built]") {
+  // Each API call with a chain of its own ending on one 100,000-byte symbol: each caller
+  // text is the symbol's first 8,192 bytes and the module, one string in the pool for all.
+  auto t = load_built("long_frame_backtraces.sqlite");
+  REQUIRE_FALSE(t->slices.call_stacks.empty());
+  std::set<ks::StringId> texts;
+  for (const auto& [slice, text] : t->slices.call_stacks) texts.insert(text);
+  CHECK(texts.size() == 1);
+  const std::string_view frame = t->str(*texts.begin());
+  CHECK(frame.size() == ks::nsys_sqlite::kMaxFrameBytes + std::string(" in train_app").size());
+  CHECK(frame.rfind("check_step_xxx", 0) == 0);
 }
 
 TEST_CASE("nsys built: GPUs are keyed by their CUDA ordinal, not nsys' own GPU id",

@@ -90,6 +90,16 @@ gemm_kept long_mangled.sqlite
 # shortName, said (12 launches); the lambda demangled as libiberty writes it (the page too).
 good "$DIR/hostile_mangled.sqlite" "nsys_short_kernel_names  *x12 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
 good "$DIR/hostile_mangled.sqlite" "build_field(global_variables&)::{lambda(int, int)#2}>"
+# Real-shaped CUB, CUTLASS 3 and PyTorch mangledNames the old bound refused or bounded at ~1 MB:
+# each demangled in full (the GEMM's nested closing brackets spelled "> >" as the page writes them),
+# no kernel left to its shortName, and the GEMM still a GEMM.
+good "$DIR/real_mangled.sqlite" "void cub::DeviceSelectSweepKernel<cub::DeviceSelectPolicy<long, int>::Policy350"
+good "$DIR/real_mangled.sqlite" --format json "cute::TiledMMA<cute::MMA_Atom<cute::SM90_64x128x16_F32BF16BF16_SS> > >, cutlass::epilogue"
+good "$DIR/real_mangled.sqlite" --format json "div_floor_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#3}"
+out=$("$CLI" report "$DIR/real_mangled.sqlite" 2>&1)
+if ! grep -q "nsys_short_kernel_names" <<<"$out"; then pass=$((pass + 1)); else
+  echo "FAIL real_mangled.sqlite: a kernel left to its shortName"; fail=$((fail + 1)); fi
+gemm_kept real_mangled.sqlite
 # mangledNames only one C++ runtime prints, or prints its own way (a _Float16 kernel, a generic
 # lambda's): the shortName in the CLI as in the page, said (12 launches; the CLI had refused the
 # _Float16 name and the page printed it); a CUB kernel's name demangled.

@@ -105,6 +105,12 @@ Files (deterministic: same bytes every run):
   one_sided_mangled.sqlite   no_demangled with mangledNames only one of the C++ runtimes prints
                              (a _Float16 kernel, a generic lambda's): both named by their
                              shortName, said, in the CLI and the page; a CUB kernel demangled
+  real_mangled.sqlite        no_demangled with real-shaped CUB, CUTLASS 3 and PyTorch mangledNames
+                             (DeviceSelectSweepKernel, GemmUniversal whose CollectiveMma ends in a
+                             pack, nested lambdas) that the old bound refused: full names, alike
+                             in the CLI and the page
+  long_frame_backtraces.sqlite  cuda_backtraces with a chain per API call, each ending on one
+                             100,000-byte symbol: kept once, cut at 8,192 bytes
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
@@ -1672,6 +1678,52 @@ def one_sided_mangled_names():
     return e
 
 
+def long_frame_backtraces():
+    """cuda_backtraces.sqlite where the sync's caller is a 100,000-byte symbol and each of the
+    API calls has a chain of its own ending on it (a crafted export can point a million
+    chains at one such string): the caller is kept once, cut at 8,192 bytes."""
+    e = cuda_backtraces()
+    long_symbol = 'check_step_' + 'x' * 100000 + '(int)'
+    rows = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    for k, row in enumerate(rows):
+        frames = [('0x%x' % (0x7f3a1c2c80 + k), LIBCUDA, True), (long_symbol, APP), ('main', APP)]
+        rows[k] = row[:7] + (e.callchain(frames),)
+    return e
+
+
+def real_mangled_names():
+    """training_steps without demangledName, each kernel's mangledName a real-shaped name of a
+    kernel users meet (mangled by g++ from host functions with the kernels' template parameters,
+    as nvcc's front end mangles a __global__ function): CUB's DeviceSelectSweepKernel
+    (torch.nonzero), a CUTLASS 3 GemmUniversal whose CollectiveMma ends in a pack (libiberty
+    writes its closing brackets ">>", libc++abi "> >"), and PyTorch's vectorized_elementwise_kernel
+    with lambdas nested in lambdas. The bound that bounded each backreference by all the text
+    before it refused the GEMM (9.4 MB for 1,550 bytes printed); each is demangled now, the same
+    in the CLI and the page."""
+    e = training()
+    real = {
+        'ampere_sgemm_128x64_tn':
+            '_ZN3cub23DeviceSelectSweepKernelINS_18DeviceSelectPolicyIliE9Policy350ENS_21Counting'
+            'InputIteratorIlEENS_22TransformInputIteratorIbN2at6native9NonZeroOpIfEEPflEEPlPiNS_13'
+            'ScanTileStateIiLb1EEENS_8NullTypeESH_iLb0EEEvT0_T1_T2_T3_T4_T5_T6_T7_i',
+        'void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>'
+        '(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)':
+            '_ZN7cutlass13device_kernelINS_4gemm6kernel13GemmUniversalIN4cute5tupleIJiiiiEEENS1_10'
+            'collective13CollectiveMmaINS1_34MainloopSm90TmaGmmaWarpSpecializedILi4ENS5_IJNS4_1CIL'
+            'i2EEENSA_ILi1EEESC_EEENS1_35KernelTmaWarpSpecializedCooperativeEEENS5_IJNSA_ILi128EEES'
+            'G_NSA_ILi64EEEEEENS_10bfloat16_tENS5_IJlSC_lEEESJ_SK_NS4_8TiledMMAIJNS4_8MMA_AtomIJNS4'
+            '_29SM90_64x128x16_F32BF16BF16_SSEEEEEEEJEEENS_8epilogue10collective15DefaultEpilogueI'
+            'SK_NSR_6thread17LinearCombinationISJ_Li8EffLNSU_9ScaleTypeE0EEEEENS1_19PersistentSche'
+            'dulerEEEEEvNT_6ParamsE',
+        'void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)':
+            '_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BUnaryFunctorIiiiZZZNS0_15binar'
+            'y_internal21div_floor_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE1_clEvE'
+            'UliiE_EENS0_5ArrayIPcLm2EEEEEviT0_T1_',
+    }
+    set_mangled_names(e, real.get)
+    return e
+
+
 def step_marks_threads():
     """step_marks.sqlite (6 "train_step" marks on the training thread, 5 steps) where the data
     worker thread, which launches nothing, marks "train_step" too, twice as often (12 marks, each
@@ -1949,6 +2001,9 @@ def main():
                                  drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     one_sided_mangled_names().save(p('one_sided_mangled.sqlite'),
                                    drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
+    long_frame_backtraces().save(p('long_frame_backtraces.sqlite'))
+    real_mangled_names().save(p('real_mangled.sqlite'),
+                              drop_columns={'CUPTI_ACTIVITY_KIND_KERNEL': ('demangledName',)})
     step_marks_threads().save(p('step_marks_threads.sqlite'))
     thread_names_nvtx().save(p('thread_names_nvtx.sqlite'))
     capture_range_cut().save(p('capture_range_cut.sqlite'))

@@ -1,5 +1,7 @@
 #include "import/nsys_sqlite/kernel_demangle.h"
 
+#include "import/nsys_sqlite/printed_length.h"
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -36,7 +38,11 @@ class ShapeScan {
       literal_ += source_bytes_ >= 0 ? source_bytes_ + 4.0 : 20.0 * static_cast<double>(next - i);
       i = next;
     }
-    shape_.printed = printed_bound();
+    // The parse's bound where it reads the whole name (each backreference bounded by its own
+    // entry), else the scan's (each bounded by all the text before it).
+    const double parsed = printed_length_bound(s_);
+    shape_.parsed = parsed >= 0;
+    shape_.printed = shape_.parsed ? std::min(parsed, printed_bound()) : printed_bound();
     return shape_;
   }
 
@@ -431,6 +437,13 @@ std::string same_spelling(std::string_view in) {
       size_t from = 0, to = 0;
       if (local_return_type(out, &from, &to)) out.erase(from, to - from);
     }
+    // A template argument list closing right after another: libc++abi always writes "> >";
+    // libiberty writes ">>" where the inner list ended with a pack (CUTLASS 3's CollectiveMma).
+    constexpr std::string_view kShift = "operator>";
+    if (in[i] == '>' && !out.empty() && out.back() == '>' &&
+        (out.size() < kShift.size() ||
+         out.compare(out.size() - kShift.size(), kShift.size(), kShift) != 0))
+      out += ' ';
     out += in[i++];
   }
   return out;
@@ -440,7 +453,8 @@ bool demangling_refused(std::string_view mangled) {
   if (mangled.size() < 3 || mangled.substr(0, 2) != "_Z" || mangled.size() > kMaxMangledBytes)
     return true;
   const MangledShape shape = mangled_shape(mangled);
-  return shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes || shape.one_sided;
+  return shape.depth > kMaxMangledDepth || shape.printed > kMaxDemangledBytes ||
+         (shape.parsed && shape.printed > kMaxParsedBytes) || shape.one_sided;
 }
 
 std::string demangled_kernel_name(std::string_view mangled) {

@@ -20,11 +20,16 @@ constexpr int kMaxMangledDepth = 64;
 // Longest demangled text a name may print, by the bound below: a backreference (S_, S<n>_, T_,
 // T<n>_, fp_) prints what it names again. Real kernel names bound to tens of KB at most.
 constexpr double kMaxDemangledBytes = 1 << 20;
+// The same where the bound is the parse's (printed_length.h), within 4x of the text for real
+// names: GCC 12's libiberty refuses long CUTLASS 3 names libc++abi prints (a real 1,433-byte SM100
+// GEMM, 6,186 bytes printed, bound 20.7 KB), so such names are left to the shortName in both.
+constexpr double kMaxParsedBytes = 16 << 10;
 
 struct MangledShape {
-  int depth = 0;       // deepest nesting seen
-  int backrefs = 0;    // backreferences seen
-  double printed = 0;  // an upper bound on the demangled text's bytes
+  int depth = 0;        // deepest nesting seen
+  int backrefs = 0;     // backreferences seen
+  double printed = 0;   // an upper bound on the demangled text's bytes
+  bool parsed = false;  // `printed` is the parse's bound (printed_length.h), not the scan's
   // A construct the two runtimes do not print alike, so neither's text is taken: DF (GCC 12's
   // libiberty reads it as a fixed-point type, "DF16b" as "bool _Accum"; libc++abi as _Float16 or
   // refuses it), C++20's template parameter declarations Ty, Tk, Tn, Tt, Tp (a lambda's
@@ -40,8 +45,8 @@ MangledShape mangled_shape(std::string_view mangled);
 
 // Whether `mangled` is left undemangled before a runtime sees it: not a "_Z" name, longer than
 // kMaxMangledBytes, nesting deeper than kMaxMangledDepth, printing maybe more than
-// kMaxDemangledBytes, or holding a construct only one runtime prints (MangledShape::one_sided).
-// The same check in the CLI and the page.
+// kMaxDemangledBytes (kMaxParsedBytes by the parse's bound), or holding a construct only one
+// runtime prints (MangledShape::one_sided). The same check in the CLI and the page.
 bool demangling_refused(std::string_view mangled);
 
 // The demangled name, or empty when `mangled` is not a "_Z" name, is longer than

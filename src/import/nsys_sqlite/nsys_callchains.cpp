@@ -5,12 +5,15 @@
 // driver (the frames of cudaStreamSynchronize itself, libcudart's and libcuda's internals, say
 // nothing), as the Kineto path names the Python line of a .item(). Kept as the call's call stack,
 // one frame "symbol in module" (model/trace.h), read by analysis/python_source.h.
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "import/nsys_sqlite/nsys_rows.h"
 #include "util/path_name.h"
+#include "util/safe_text.h"
 #include "util/text_match.h"
 
 namespace ks::nsys_sqlite {
@@ -84,12 +87,21 @@ bool read_callchains(Context& c) {
     if (better(b, f)) b = f;
   }
   if (r.failed()) return false;
+  // One text per distinct frame, interned once, however many chains end on it, and cut at
+  // kMaxFrameBytes: a crafted export pointing a million chains at one 1 MB symbol asked for a
+  // copy per chain (a terabyte) and a hash of it per API call.
+  std::map<std::pair<int64_t, int64_t>, StringId> frames;
   for (const auto& kv : best) {
-    std::string frame(c.strings.get(kv.second.symbol));
-    const std::string_view module =
-        kv.second.module < 0 ? std::string_view() : path_base_name(c.strings.get(kv.second.module));
-    if (!module.empty()) frame += " in " + std::string(module);
-    c.callers.emplace(kv.first, std::move(frame));
+    auto [at, fresh] = frames.try_emplace({kv.second.symbol, kv.second.module}, 0);
+    if (fresh) {
+      std::string frame(utf8_prefix(c.strings.get(kv.second.symbol), kMaxFrameBytes));
+      const std::string_view module = kv.second.module < 0
+                                          ? std::string_view()
+                                          : path_base_name(c.strings.get(kv.second.module));
+      if (!module.empty()) frame += " in " + std::string(utf8_prefix(module, kMaxFrameBytes));
+      at->second = c.trace->strings.intern(frame);
+    }
+    c.callers.emplace(kv.first, at->second);
   }
   return true;
 }

@@ -122,14 +122,14 @@ bool read_runtime(Context& c) {
     a.correlation = r.i64(kCorr);
     if (!c.callers.empty() && !r.null(kChain)) {
       auto caller = c.callers.find(r.i64(kChain));
-      if (caller != c.callers.end()) a.call_stack = caller->second;
+      if (caller != c.callers.end()) a.call_stack = c.trace->str(caller->second);
     }
     const uint32_t slice = c.add(
         tr, start, end, name, driver ? Context::kCatDriver : Context::kCatRuntime,
         driver ? SliceKind::kDriver : SliceKind::kRuntime, a, row_source(Table::kRuntime, r.row()));
     if (a.correlation != kNoValue) c.launches[Context::launch_key(gtid, a.correlation)] = {slice};
   }
-  std::unordered_map<int64_t, std::string>().swap(c.callers);
+  std::unordered_map<int64_t, StringId>().swap(c.callers);
   return read_done(r);
 }
 

@@ -142,9 +142,9 @@ struct Context {
   // same launch is then not counted again.
   std::unordered_set<uint64_t> launches_with_kernels;
   std::unordered_map<int64_t, int64_t> device_sms;  // device id -> SM count
-  // CUDA_CALLCHAINS id -> the call's caller, "symbol in module" (read_callchains), until the
-  // runtime calls are read.
-  std::unordered_map<int64_t, std::string> callers;
+  // CUDA_CALLCHAINS id -> the call's caller, "symbol in module" interned (read_callchains),
+  // until the runtime calls are read.
+  std::unordered_map<int64_t, StringId> callers;
   // nsys' GPU id (TARGET_INFO_GPU.id, GPU_METRICS' typeId) -> the CUDA ordinal the device is
   // keyed by, when the export gives every GPU's (read_devices); absent ids map to themselves.
   std::unordered_map<int64_t, int64_t> device_of_gpu_id;
@@ -255,6 +255,8 @@ struct Context {
 
 // The table families (nsys_cuda_rows.cpp, nsys_cpu_rows.cpp). Each returns false on a SQLite
 // failure (context.error filled).
+// The longest symbol (and module) a call stack's frame keeps: real C++ symbols run to a few KB.
+constexpr size_t kMaxFrameBytes = 8192;
 bool read_callchains(Context& c);  // nsys_callchains.cpp; before read_runtime
 bool read_runtime(Context& c);
 bool read_kernels(Context& c);
