@@ -120,7 +120,7 @@ MemoryOpSummary summarize_memory_ops(const Trace& t, const std::vector<bool>* in
     auto kind = memory_op_kind(k, name);
     auto ki = static_cast<size_t>(kind);
     durs[ki].push_back(s.dur[i]);
-    if (s.bytes[i] > 0) rows[ki].bytes += s.bytes[i];
+    if (const int64_t b = s.copy_size(i); b > 0) rows[ki].bytes += b;
     if (is_pageable_copy(name)) ++rows[ki].pageable;
   }
   MemoryOpSummary out;

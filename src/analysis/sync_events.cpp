@@ -134,7 +134,7 @@ SyncResult find_sync_events(const Trace& t, const LaunchJoin& join, const StepsR
     CopyOrigin& o = origins[key];
     o.cpu_ops = key;
     ++o.count;
-    if (s.bytes[g] > 0) o.bytes += s.bytes[g];
+    if (const int64_t b = s.copy_size(g); b > 0) o.bytes += b;
     o.gpu_ns += s.dur[g];
     if (o.examples.size() < 5) o.examples.push_back(g);
     ++r.dtoh_in_steps_count;

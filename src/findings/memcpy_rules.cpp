@@ -36,7 +36,7 @@ void rule_pageable_copies(const RuleInput& in, std::vector<Finding>* out) {
       ++dtoh;
     if (copies == 0 || s.dur[g] > s.dur[longest]) longest = g;
     ++copies;
-    if (s.bytes[g] > 0) bytes += s.bytes[g];
+    if (const int64_t b = s.copy_size(g); b > 0) bytes += b;
     gpu_ns += s.dur[g];
     if (a.join.partner[g] >= 0) {
       const uint32_t launch = static_cast<uint32_t>(a.join.partner[g]);
@@ -128,7 +128,7 @@ void rule_unified_migrations(const RuleInput& in, std::vector<Finding>* out) {
     ++count;
     to_gpu += name.find("HtoD") != std::string_view::npos;
     to_host += name.find("DtoH") != std::string_view::npos;
-    if (s.bytes[g] > 0) bytes += s.bytes[g];
+    if (const int64_t b = s.copy_size(g); b > 0) bytes += b;
     gpu_ns += s.dur[g];
   }
   const int64_t window = analysis_window_ns(t, a);

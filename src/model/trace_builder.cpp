@@ -59,7 +59,6 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   s.cat.push_back(cat);
   s.kind.push_back(kind);
   s.correlation.push_back(args.correlation);
-  s.bytes.push_back(args.bytes);
   if (args.launch) {
     s.launch_info.push_back(static_cast<int32_t>(s.launch_infos.size()));
     s.launch_infos.push_back(*args.launch);
@@ -91,6 +90,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   if (args.wait_on_stream >= 0)
     s.sync_waits.emplace_back(index,
                               SyncWaitArgs{args.wait_on_stream, args.wait_on_record_correlation});
+  if (args.bytes != kNoValue) s.copy_sizes.emplace_back(index, args.bytes);
   Track& tr = t_->tracks[track];
   if (args.stream != kNoValue) tr.stream = args.stream;
   if (args.device != kNoValue) tr.device = args.device;
@@ -107,7 +107,6 @@ void TraceBuilder::reserve(size_t slices, size_t flows, size_t launch_infos) {
   s.cat.reserve(n);
   s.kind.reserve(n);
   s.correlation.reserve(n);
-  s.bytes.reserve(n);
   s.launch_info.reserve(n);
   s.file_offset.reserve(n);
   s.byte_len.reserve(n);
@@ -527,7 +526,6 @@ void TraceBuilder::sort_slices() {
     permute(s.ts, order, i64);
     permute(s.dur, order, i64);
     permute(s.correlation, order, i64);
-    permute(s.bytes, order, i64);
     permute(s.track, order, u32);
     permute(s.name, order, u32);
     permute(s.cat, order, u32);
@@ -543,6 +541,7 @@ void TraceBuilder::sort_slices() {
   renumber_sparse(s.collective_args, new_index);
   renumber_sparse(s.op_shapes, new_index);
   renumber_sparse(s.sync_waits, new_index);
+  renumber_sparse(s.copy_sizes, new_index);
   // Nothing after the order reads the ids: free them (the model's memory is a tracked target).
   std::vector<std::pair<uint32_t, int64_t>>().swap(s.external_ids);
 }
@@ -705,7 +704,6 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   append_mapped(&s.cat, a.cat, to_str);
   append_mapped(&s.kind, a.kind, same);
   append_mapped(&s.correlation, a.correlation, same);
-  append_mapped(&s.bytes, a.bytes, same);
   append_mapped(&s.launch_info, a.launch_info,
                 [launch_base](int32_t li) { return li < 0 ? -1 : li + launch_base; });
   append_mapped(&s.file_offset, a.file_offset, same);
@@ -731,6 +729,10 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   append_mapped(&s.sync_waits, a.sync_waits, [base](std::pair<uint32_t, SyncWaitArgs> w) {
     w.first += base;
     return w;
+  });
+  append_mapped(&s.copy_sizes, a.copy_sizes, [base](std::pair<uint32_t, int64_t> x) {
+    x.first += base;
+    return x;
   });
   append_mapped(&s.external_ids, a.external_ids, [base](std::pair<uint32_t, int64_t> x) {
     x.first += base;

@@ -144,7 +144,6 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
   c.column(s.cat);
   c.column(s.kind);
   c.column(s.correlation);
-  c.column(s.bytes);
   c.column(s.launch_info);
   c.column(s.file_offset);
   c.column(s.byte_len);
@@ -172,6 +171,10 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.value(w.first);
     c.value(w.second.wait_on_stream);
     c.value(w.second.record_correlation);
+  });
+  c.list(s.copy_sizes, [&c](std::pair<uint32_t, int64_t>& x) {
+    c.value(x.first);
+    c.value(x.second);
   });
   c.list(s.external_ids, [&c](std::pair<uint32_t, int64_t>& x) {
     c.value(x.first);
@@ -246,9 +249,9 @@ bool consistent(const Trace& t, const PartState& st) {
       return false;
   for (SliceKind k : t.slices.kind)
     if (k > SliceKind::kAsync) return false;
-  for (size_t size : {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
-                      s.correlation.size(), s.bytes.size(), s.launch_info.size(),
-                      s.file_offset.size(), s.byte_len.size()})
+  for (size_t size :
+       {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
+        s.correlation.size(), s.launch_info.size(), s.file_offset.size(), s.byte_len.size()})
     if (size != n) return false;
   for (int32_t li : s.launch_info)
     if (li >= static_cast<int32_t>(s.launch_infos.size())) return false;
@@ -264,6 +267,8 @@ bool consistent(const Trace& t, const PartState& st) {
       return false;
   for (const auto& w : s.sync_waits)
     if (w.first >= n) return false;
+  for (const auto& x : s.copy_sizes)
+    if (x.first >= n) return false;
   for (const auto& x : s.external_ids)
     if (x.first >= n) return false;
   const FlowTable& f = t.flows;

@@ -208,7 +208,6 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
     o.cat.push_back(s.cat[i]);
     o.kind.push_back(s.kind[i]);
     o.correlation.push_back(s.correlation[i]);
-    o.bytes.push_back(s.bytes[i]);
     o.launch_info.push_back(s.launch_info[i]);
     o.file_offset.push_back(s.file_offset[i]);
     o.byte_len.push_back(s.byte_len[i]);
@@ -223,6 +222,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   keep_sparse(s.collective_args, new_index, &o.collective_args);
   keep_sparse(s.op_shapes, new_index, &o.op_shapes);
   keep_sparse(s.sync_waits, new_index, &o.sync_waits);
+  keep_sparse(s.copy_sizes, new_index, &o.copy_sizes);
   nest(&o, &p.diagnostics);
   const FlowTable& f = t.flows;
   for (size_t i = 0; i < f.size(); ++i) {

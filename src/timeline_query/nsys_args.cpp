@@ -36,7 +36,7 @@ void write_nsys_args(JsonWriter* w, const ViewIndex& index, uint32_t i) {
   if (s.correlation[i] != kNoValue) w->field("correlationId", s.correlation[i]);
   if (track.device != kNoValue) w->field("deviceId", track.device);
   if (track.stream != kNoValue) w->field("streamId", track.stream);
-  if (s.bytes[i] != kNoValue) w->field("bytes", s.bytes[i]);
+  if (const int64_t b = s.copy_size(i); b != kNoValue) w->field("bytes", b);
   // A copy's kind is in its name, as Kineto writes it: "Memcpy HtoD (Pageable -> Device)".
   if (s.kind[i] == SliceKind::kMemcpy && name.rfind("Memcpy ", 0) == 0)
     w->field("copyKind", name.substr(7));

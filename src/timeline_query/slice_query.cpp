@@ -72,7 +72,7 @@ std::string slice_details_json(const ViewIndex& index, uint32_t i) {
   w.field("self_ns", index.self_time(i));
   w.field("ts_ns", std::string_view(std::to_string(s.ts[i])));
   optional_int(&w, "correlation", s.correlation[i]);
-  optional_int(&w, "bytes", s.bytes[i]);
+  optional_int(&w, "bytes", s.copy_size(i));
   optional_int(&w, "stream", track.stream);
   optional_int(&w, "device", track.device);
   w.key("launch");

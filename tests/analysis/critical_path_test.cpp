@@ -41,6 +41,21 @@ TEST_CASE("Critical path: a CPU-bound step", "[analysis][critical_path]") {
   CHECK(r.path[2].weight == 60000);
 }
 
+// The graph's nodes are counted before they are made: their vector holds exactly them (grown by
+// doubling it held up to twice as many, the largest step of a report on many tiny kernels).
+TEST_CASE("Critical path: the graph's nodes take no more room than they need",
+          "[analysis][critical_path]") {
+  auto t = ks_test::load(R"J([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}
+  ])J");
+  ks::CpGraph g = ks::build_cp_graph(*t, ks::build_launch_join(*t), 0, 100000, false);
+  CHECK(g.nodes.size() == 6);  // a start and an end for the op, the call and the kernel
+  CHECK(g.nodes.capacity() == g.nodes.size());
+}
+
 // The report's limit (analyze.cpp sets max_window_slices): a window holding more events than it
 // is left to the command, with a sentence saying so; at the limit the path is computed.
 TEST_CASE("Critical path: a window over the event limit is not computed",

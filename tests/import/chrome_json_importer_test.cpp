@@ -642,7 +642,7 @@ TEST_CASE("Importer reads kernel args into the model", "[import][json]") {
   CHECK(li.occupancy_pct == 25.0f);
   uint32_t m = slice_named(*t, "Memcpy HtoD (Pageable -> Device)");
   CHECK(t->slices.kind[m] == ks::SliceKind::kMemcpy);
-  CHECK(t->slices.bytes[m] == 4096);
+  CHECK(t->slices.copy_size(m) == 4096);
   CHECK(t->slices.launch_infos[t->slices.launch_info[m]].bandwidth_gbps == 2.048f);
   CHECK(t->slices.launch_info[slice_named(*t, "cudaLaunchKernel")] == -1);
   const ks::Track& stream = t->tracks[t->slices.track[k]];

@@ -86,7 +86,7 @@ TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
   const std::string c =
       args_of(ks::timeline_query::slice_details_json(index, static_cast<uint32_t>(copy)));
   CHECK(field_text(c, "table") == "\"CUPTI_ACTIVITY_KIND_MEMCPY\"");
-  CHECK(field_text(c, "bytes") == std::to_string(t->slices.bytes[copy]));
+  CHECK(field_text(c, "bytes") == std::to_string(t->slices.copy_size(copy)));
   // Kineto's copy kinds, from the name ("Memcpy HtoD (Pageable -> Device)").
   const std::string kind = field_text(c, "copyKind");
   CHECK((kind.rfind("\"HtoD", 0) == 0 || kind.rfind("\"DtoH", 0) == 0 ||
