@@ -8,6 +8,14 @@
 
 namespace {
 
+// aten::op [10, 90] launches a kernel from cudaLaunchKernel [20, 30]; the kernel runs [35, 40].
+const char* const kOneLaunchStep = R"J([
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}
+])J";
+
 ks::CriticalPathResult path_of(const ks::Trace& t, ks::CriticalPathOptions o = {}) {
   return ks::critical_path(t, ks::build_launch_join(t), o);
 }
@@ -18,16 +26,11 @@ int64_t us(const ks::CriticalPathResult& r, ks::CpBound b) {
 
 }  // namespace
 
-// aten::op [10, 90] launches a kernel from cudaLaunchKernel [20, 30]; the kernel runs [35, 40].
+// kOneLaunchStep.
 // CPU: op.start -> launch.start (10) -> launch.end (10) -> op.end (60) = 80.
 // GPU: op.start -> launch.start (10) -> kernel.start (launch delay 15) -> kernel.end (5) = 30.
 TEST_CASE("Critical path: a CPU-bound step", "[analysis][critical_path]") {
-  auto t = ks_test::load(R"J([
-    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
-    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
-    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}
-  ])J");
+  auto t = ks_test::load(kOneLaunchStep);
   ks::CriticalPathResult r = path_of(*t);
   REQUIRE(r.ok);
   CHECK(r.window_label == "ProfilerStep#1");
@@ -45,12 +48,7 @@ TEST_CASE("Critical path: a CPU-bound step", "[analysis][critical_path]") {
 // doubling it held up to twice as many, the largest step of a report on many tiny kernels).
 TEST_CASE("Critical path: the graph's nodes take no more room than they need",
           "[analysis][critical_path]") {
-  auto t = ks_test::load(R"J([
-    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
-    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
-    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}
-  ])J");
+  auto t = ks_test::load(kOneLaunchStep);
   ks::CpGraph g = ks::build_cp_graph(*t, ks::build_launch_join(*t), 0, 100000, false);
   CHECK(g.nodes.size() == 6);  // a start and an end for the op, the call and the kernel
   CHECK(g.nodes.capacity() == g.nodes.size());
@@ -60,12 +58,7 @@ TEST_CASE("Critical path: the graph's nodes take no more room than they need",
 // is left to the command, with a sentence saying so; at the limit the path is computed.
 TEST_CASE("Critical path: a window over the event limit is not computed",
           "[analysis][critical_path]") {
-  auto t = ks_test::load(R"J([
-    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
-    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
-    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}
-  ])J");
+  auto t = ks_test::load(kOneLaunchStep);
   ks::CriticalPathOptions o;
   o.max_window_slices = 3;
   ks::CriticalPathResult r = path_of(*t, o);

@@ -1,5 +1,6 @@
 #include "import/nsys_sqlite/kernel_demangle.h"
 
+#include "import/nsys_sqlite/mangled_chars.h"
 #include "import/nsys_sqlite/printed_length.h"
 
 #include <cxxabi.h>
@@ -11,16 +12,6 @@
 namespace ks::nsys_sqlite {
 
 namespace {
-
-bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool upper(char c) {
-  return c >= 'A' && c <= 'Z';
-}
-bool lower(char c) {
-  return c >= 'a' && c <= 'z';
-}
 
 // The scan's state: scopes still open (each with the type prefixes that stood before it, which
 // nest as deep as it does), the type prefixes since the last complete name or type.

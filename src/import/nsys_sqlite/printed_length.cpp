@@ -1,21 +1,13 @@
 #include "import/nsys_sqlite/printed_length.h"
 
+#include "import/nsys_sqlite/mangled_chars.h"
+
 #include <algorithm>
 #include <vector>
 
 namespace ks::nsys_sqlite {
 
 namespace {
-
-bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool upper(char c) {
-  return c >= 'A' && c <= 'Z';
-}
-bool lower(char c) {
-  return c >= 'a' && c <= 'z';
-}
 
 // Bytes each construct may print beyond its parts, generous so that the bound stays a bound for
 // both runtimes' spellings ("unsigned long long", "(anonymous namespace)", "{lambda(...)#12}").
