@@ -1640,6 +1640,30 @@ function tests(tmp) {
       check(labels.includes('Rank 0 wait') && !labels.some((l) => /_(us|pct)\b/.test(l)), `evidence labels: ${labels.join(' | ')}`);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '44. at 1024x768 the timeline\'s toolbar keeps to one line; its theme button is a symbol named in words'({ ctx, origin }) {
+      const { page, errors } = await openPage(ctx, origin);
+      await page.setViewportSize({ width: 1024, height: 768 });
+      await loadFiles(page, join(ROOT, 'examples/pathologies/gpu/gpu_item_sync.pt.trace.json.gz'));
+      await openTimeline(page);
+      // Every control's middle on one line: a wrapped toolbar leaves one button alone on a second.
+      const rows = await page.evaluate(() => {
+        const tops = [...document.querySelectorAll('.tl-toolbar > *')]
+          .filter((el) => !el.hidden && el.getBoundingClientRect().width > 0 && !el.classList.contains('tl-spacer'))
+          .map((el) => { const r = el.getBoundingClientRect(); return Math.round(r.top + r.height / 2); });
+        return [...new Set(tops)];
+      });
+      check(rows.length === 1, `the toolbar's controls sit on ${rows.length} lines (middles at ${rows.join(', ')} px)`);
+      const button = page.locator('.tl-theme');
+      const named = async () => [await button.getAttribute('aria-label'), await button.getAttribute('title')];
+      const light = await named();
+      check(light.every((w) => w === 'Dark theme'), `the theme button is named ${light.join(' / ')}`);
+      await button.click();
+      const dark = await named();
+      check(dark.every((w) => w === 'Light theme'), `after a click the theme button is named ${dark.join(' / ')}`);
+      await shot(page, '44-timeline-toolbar-1024');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

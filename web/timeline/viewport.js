@@ -26,7 +26,11 @@ export function setTheme(tl, theme) {
   tl.st.theme = theme;
   tl.st.palette = palette(theme);
   tl.dom.section.dataset.theme = theme;
-  tl.dom.themeButton.textContent = theme === 'dark' ? 'Light theme' : 'Dark theme';
+  // A symbol, its words in the name and the tooltip: the toolbar keeps to one line at 1024 px.
+  const words = theme === 'dark' ? 'Light theme' : 'Dark theme';
+  tl.dom.themeButton.textContent = theme === 'dark' ? '\u2600' : '\u263E';
+  tl.dom.themeButton.title = words;
+  tl.dom.themeButton.setAttribute('aria-label', words);
   requestDraw(tl);
 }
 
