@@ -34,10 +34,11 @@ std::string substitution(size_t entry) {
 
 // f<f<...f<a<int, int>, a>..., X>> where each level's second argument refers back to the level
 // below: the demangled text grows about 1.6x per level (30 levels: 17 MB; 60: it did not end).
-std::string doubling(int levels) {
+// `first`: template arguments put before the doubling one.
+std::string doubling(int levels, const std::string& first = "") {
   std::string s = "1aIiiE";
   for (int level = 1; level < levels; ++level) s = "S_I" + s + substitution(level) + "E";
-  return "_Z1fI" + s + "Evv";
+  return "_Z1fI" + first + s + "Evv";
 }
 
 }  // namespace
@@ -58,6 +59,30 @@ TEST_CASE("kernel names demangle as nsys' tables show them", "[nsys][demangle]")
   // Not mangled, or cut off: left to the shortName.
   CHECK(demangled_kernel_name("ampere_sgemm_128x64_tn").empty());
   CHECK(demangled_kernel_name("_ZN7cutlass6KernelI52cutl").empty());
+}
+
+// Valid names the scan once misread so that an identifier's length swallowed the rest of the name,
+// its backreferences with it: a float before a literal ("IfLi128E" read as the function parameter
+// fL), and a literal of an enum or class type whose value was read as an identifier's length.
+TEST_CASE("no literal hides backreferences from the bound", "[nsys][demangle]") {
+  for (const std::string first : {"fLi9999E", "L4Enum9999E", "L4Enumn9999E", "fLj4294967295E"}) {
+    INFO(first);
+    // Under the cap: demangled, and the bound is a bound (before: 159-213 bytes, text 1-3 KB).
+    const std::string small = doubling(12, first);
+    const std::string text = demangled_kernel_name(small);
+    CHECK_FALSE(text.empty());
+    CHECK(mangled_shape(small).printed >= static_cast<double>(text.size()));
+    // Refused before the demangler (before: a bound of ~250 bytes let 40 levels through).
+    CHECK(mangled_shape(doubling(40, first)).printed > kMaxDemangledBytes);
+    CHECK(demangled_kernel_name(doubling(40, first)).empty());
+  }
+  // A name the mutation check found (a source name's length wrong by some bytes): libiberty reads
+  // it leniently and prints 247 bytes; the scan's bound was 241.
+  const std::string lenient =
+      "_Z10dot_kernelIfLi128ELi0E15cublasDotParamsI16cublasGemvTensorIKfE30cubl1asG0emvTensorStrpi"
+      "dedBatcedIfEEEvT2_";
+  CHECK(mangled_shape(lenient).printed >=
+        static_cast<double>(demangled_kernel_name(lenient).size()));
 }
 
 TEST_CASE("a name whose backreferences print without bound is not demangled", "[nsys][demangle]") {

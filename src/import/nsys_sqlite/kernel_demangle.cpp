@@ -24,6 +24,7 @@ class ShapeScan {
     while (i < s_.size()) {
       source_bytes_ = -1;
       const size_t next = step(i);
+      if (!scopes_.empty() && scopes_.back().literal) ++scopes_.back().tokens;
       // An identifier prints as itself, with "::" or ", " after it; any other token at most 20
       // bytes per byte ("y": "unsigned long long, ", "GV": "guard variable for ").
       literal_ += source_bytes_ >= 0 ? source_bytes_ + 4.0 : 20.0 * static_cast<double>(next - i);
@@ -48,9 +49,26 @@ class ShapeScan {
     while (digit(at(i)) || upper(at(i))) ++i;
     return at(i) == '_' ? i + 1 : i;
   }
+  // Where a function parameter at `i` ends: fp <cv> [<number>] _ or fL <number> p <cv> [<number>] _
+  // (npos if the bytes are not one).
+  size_t function_parameter_end(size_t i) const {
+    size_t j = i + 2;
+    if (at(i + 1) == 'L') {
+      if (!digit(at(j))) return std::string_view::npos;
+      j = skip_while_digits(j);
+      if (at(j) != 'p') return std::string_view::npos;
+      ++j;
+    } else if (at(i + 1) != 'p') {
+      return std::string_view::npos;
+    }
+    while (at(j) == 'r' || at(j) == 'V' || at(j) == 'K') ++j;
+    j = skip_while_digits(j);
+    return at(j) == '_' ? j + 1 : std::string_view::npos;
+  }
   void note() { shape_.depth = std::max(shape_.depth, open_ + prefixes_); }
-  void open(bool lambda = false, bool pack = false, bool nested = false) {
-    scopes_.push_back({prefixes_ + 1, lambda, pack, nested});
+  void open(bool lambda = false, bool pack = false, bool nested = false, bool literal = false) {
+    // A literal's count starts below 0 so that its own L is not counted as its first token.
+    scopes_.push_back({prefixes_ + 1, lambda, pack, nested, literal, literal ? -1 : 0});
     open_ += prefixes_ + 1;
     lambdas_open_ += lambda ? 1 : 0;
     prefixes_ = 0;
@@ -77,6 +95,12 @@ class ShapeScan {
 
   size_t step(size_t i) {
     const char c = s_[i], d = at(i + 1);
+    // A literal's value after its type ("L4Enum9999E": the enum Enum's 9999), not an identifier's
+    // length: read as one, the digits hid the rest of the name, backreferences included, from the
+    // bound (a valid name printed 50 KB under a bound of 200 bytes). Digits read as a value are
+    // counted as any token, so a misread errs on the large side.
+    if (digit(c) && !scopes_.empty() && scopes_.back().literal && scopes_.back().tokens > 0)
+      return skip_while_digits(i);
     if (digit(c)) {  // <source-name>: its length, then that many bytes of identifier
       size_t end = skip_while_digits(i);
       const size_t len = std::strtoul(std::string(s_.substr(i, end - i)).c_str(), nullptr, 10);
@@ -111,17 +135,18 @@ class ShapeScan {
         // Tp <declaration>.
         if (d == 'y' || d == 'k' || d == 'n' || d == 't' || d == 'p') shape_.one_sided = true;
         return i + 2;  // Ts, Tu, Te, TV, TI, ...
-      case 'f':
+      case 'f': {
         prefixes_ = 0;
-        if (d == 'p' || d == 'L') {  // a function parameter: fp<cv>[n]_, fL<n>p<cv>[n]_
-          backref('f', seq_index(i + 2));
-          size_t j = i + 2;
-          while (digit(at(j)) || at(j) == 'p' || at(j) == 'K' || at(j) == 'V' || at(j) == 'r') ++j;
-          return at(j) == '_' ? j + 1 : j;
-        }
-        return i + 1;  // float
-      case 'L':        // a literal: L <type> <value> E, or L_Z <encoding> E
-        open();
+        // A function parameter only where it ends as one: else float, then the next token
+        // ("IfLi128E": float, then the literal 128; read as fL, the literal's digits were taken
+        // for an identifier's length that hid the rest of the name from the bound).
+        const size_t end = function_parameter_end(i);
+        if (end == std::string_view::npos) return i + 1;  // float
+        backref('f', seq_index(i + 2));
+        return end;
+      }
+      case 'L':  // a literal: L <type> <value> E, or L_Z <encoding> E
+        open(/*lambda=*/false, /*pack=*/false, /*nested=*/false, /*literal=*/true);
         if (d == '_' && at(i + 2) == 'Z') return i + 3;
         if (lower(d)) {  // a builtin type, then its value: digits, n for minus, hex for floats
           size_t j = i + 2;
@@ -222,10 +247,12 @@ class ShapeScan {
   }
 
   struct Scope {
-    int weight;   // 1 + the type prefixes before it
-    bool lambda;  // Ul: its E is followed by the lambda's number
-    bool pack;    // J
-    bool nested;  // N
+    int weight;    // 1 + the type prefixes before it
+    bool lambda;   // Ul: its E is followed by the lambda's number
+    bool pack;     // J
+    bool nested;   // N
+    bool literal;  // L: after its type, digits are its value
+    int tokens;    // a literal's tokens read so far (its type first)
   };
   struct Ref {
     double before;  // the bound on what the tokens before it print
