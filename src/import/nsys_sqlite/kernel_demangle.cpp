@@ -49,6 +49,18 @@ class ShapeScan {
     while (digit(at(i)) || upper(at(i))) ++i;
     return at(i) == '_' ? i + 1 : i;
   }
+  // Whether bytes [from, to) hold what the scan reads as a backreference (S_, S<seq>_, T_, T<n>_),
+  // a pack expansion (Dp) or a standard abbreviation (Sa, Sb, Sd, Si, So, Ss, St).
+  bool holds_backreference(size_t from, size_t to) const {
+    for (size_t k = from; k + 1 < to; ++k) {
+      const char c = s_[k], n = s_[k + 1];
+      if (c == 'S' && (digit(n) || upper(n) || n == '_')) return true;
+      if (c == 'S' && std::string_view("abdiost").find(n) != std::string_view::npos) return true;
+      if (c == 'T' && (digit(n) || n == '_')) return true;
+      if (c == 'D' && n == 'p') return true;
+    }
+    return false;
+  }
   // Where a function parameter at `i` ends: fp <cv> [<number>] _ or fL <number> p <cv> [<number>] _
   // (npos if the bytes are not one).
   size_t function_parameter_end(size_t i) const {
@@ -104,6 +116,12 @@ class ShapeScan {
     if (digit(c)) {  // <source-name>: its length, then that many bytes of identifier
       size_t end = skip_while_digits(i);
       const size_t len = std::strtoul(std::string(s_.substr(i, end - i)).c_str(), nullptr, 10);
+      const size_t stop = std::min(s_.size(), end + std::min(len, s_.size()));
+      // Bytes that would read as backreferences are read as tokens, not skipped: a number the
+      // scan takes for an identifier's length where the name has another (a thunk's offset,
+      // "_ZTh9999_..."; a default argument's, "Z1gvEd9999_") would hide them from the bound. A
+      // real identifier holding such bytes is counted on the large side.
+      if (holds_backreference(end, stop)) return end;
       source_bytes_ = static_cast<double>(std::min(len, s_.size()));
       prefixes_ = 0;
       // Each name of a nested name (a::b::c) nests one deeper in both demanglers' trees.
@@ -112,7 +130,7 @@ class ShapeScan {
         ++open_;
         note();
       }
-      return std::min(s_.size(), end + std::min(len, s_.size()));
+      return stop;
     }
     switch (c) {
       case 'S':
