@@ -162,9 +162,39 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "p2p_sum", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
+                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
+
+
+def _shared_steps(ranks):
+    """The step numbers every rank holds, sorted, when the ranks do not all hold the same ones
+    (src/analysis/multi_rank.cpp: count_shared_steps); None when they do, or share none."""
+    numbers = [sorted(s[0] for s in r.steps) for r in ranks]
+    if len(ranks) < 2 or all(v == numbers[0] for v in numbers):
+        return None
+    shared = set(numbers[0])
+    for v in numbers[1:]:
+        shared &= set(v)
+    return sorted(shared) or None
+
+
+class _InSharedSteps:
+    """A rank's collectives that started in one of the shared steps, in the columns
+    _match_collectives reads (keep_shared_step_collectives), and their time without NCCL
+    send/recv (the straggler's count over those steps). A digest has no launch times, so a
+    collective is placed by its start, as the report does where it has no launch."""
+    COLUMNS = ("coll_name", "coll_msg", "coll_dur", "coll_step", "coll_off", "coll_stream", "coll_ts",
+               "coll_group")
+
+    def __init__(self, r, shared):
+        shared = set(shared)
+        keep = [i for i, k in enumerate(r.coll_step) if k >= 0 and r.steps[k][0] in shared]
+        self.rank = r.rank
+        for c in self.COLUMNS:
+            column = getattr(r, c)
+            setattr(self, c, [column[i] for i in keep])
+        self.comm_ns = sum(r.coll_dur[i] for i in keep if r.coll_msg[i] < 0 or r.coll_msg[i] not in r.p2p)
 
 
 class Reducer:
@@ -219,6 +249,7 @@ class Reducer:
         r.coll_sum = sum(r.coll_dur)
         # NCCL send/recv (multi_rank.h is_point_to_point): the straggler rule leaves them out.
         p2p = {self._msgs[tuple(m)] for m in c["messages"] if is_point_to_point(m[0])}
+        r.p2p = p2p
         r.p2p_sum = sum(d for d, m in zip(r.coll_dur, r.coll_msg) if m >= 0 and m in p2p)
         # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
         steps_at = array("i")
@@ -278,7 +309,15 @@ class Reducer:
         _number_export_processes(ranks)
         ranks.sort(key=lambda r: (r.rank, r.index))  # stable, as std::stable_sort
         rows = [self._row(r) for r in ranks]
-        coll = self._match_collectives(ranks, rows)
+        # Captures that hold different steps are compared over the steps they all hold (a rank
+        # whose capture began later traced fewer collectives), as the in-process report.
+        shared = _shared_steps(ranks)
+        compared = ranks if shared is None else [_InSharedSteps(r, shared) for r in ranks]
+        for row, c in zip(rows, compared):
+            row["_ns"]["compared_collectives"] = len(c.coll_dur)
+            if shared is not None:
+                row["_ns"]["shared_steps_collective_ns"] = c.comm_ns
+        coll = self._match_collectives(compared, rows)
         late = self._late_start(ranks, rows)
         nodes = self._nodes(ranks, rows)
         heat = self._heatmap(ranks, rows)
@@ -292,6 +331,7 @@ class Reducer:
             "nodes": nodes,
             "heatmap": heat,
             "collectives": coll,
+            "shared_steps": shared,
             "late_start": late,
             "kernels": self._stats(self._kernels),
             "cpu_ops": self._stats(self._cpu_ops),

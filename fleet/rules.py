@@ -159,11 +159,17 @@ def _straggler_cause(rows, s, clear):
             "Compare this rank's timeline with a fast rank's in the same step.")
 
 
+def _shared_steps_text(shared):
+    """multi_rank_rules.cpp's shared_steps_text."""
+    return ("%d steps every rank's capture holds (the captures hold different steps), from step %d"
+            % (len(shared), shared[0]))
+
+
 def seed_rules(result, rows):
     out = []
     coll = result["collectives"]
     if not (coll["counts_match"] and coll["names_match"]):
-        counts = [r["collectives"] for r in rows]
+        counts = [r["_ns"]["compared_collectives"] for r in rows]
         if not coll["counts_match"]:
             title = "Ranks ran different numbers of collectives (%d to %d)" % (min(counts), max(counts))
         else:
@@ -175,17 +181,21 @@ def seed_rules(result, rows):
             "different windows of the run).",
             "Check that every rank takes the same code path (no rank-dependent branches around "
             "collectives) and that the traces were captured over the same steps.",
-            ranks=[d["rank"] for d in coll["desync"]]))
+            ranks=[d["rank"] for d in coll["desync"]],
+            **({"counted_over": _shared_steps_text(result["shared_steps"])} if result.get("shared_steps") else {})))
     step = _typical_step(rows)
     if len(rows) >= 2 and coll["matched"]:
         # NCCL send/recv left out, as multi_rank_rules.cpp: pipeline stages wait by design.
+        # Captures holding different steps: over the steps they share (multi_rank_rules.cpp).
+        shared = result.get("shared_steps")
         for x in rows:
-            x["_ns"]["straggler_comm_ns"] = x["_ns"]["collective_sum_ns"] - x["_ns"].get("p2p_sum_ns", 0)
+            x["_ns"]["straggler_comm_ns"] = (x["_ns"]["shared_steps_collective_ns"] if shared else
+                                             x["_ns"]["collective_sum_ns"] - x["_ns"].get("p2p_sum_ns", 0))
         s = min(range(len(rows)), key=lambda k: (rows[k]["_ns"]["straggler_comm_ns"], k))
         row = rows[s]
         comm = row["_ns"]["straggler_comm_ns"]
         others = _others(rows, s, "straggler_comm_ns")
-        steps = max(1.0, row["_ns"]["steps"])
+        steps = max(1.0, len(shared) if shared else row["_ns"]["steps"])
         if others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step):
             cause, fix = _straggler_cause(rows, s, 0.05 * step * steps)
             out.append(_finding(
@@ -196,7 +206,8 @@ def seed_rules(result, rows):
                 fix,
                 ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                 its_communication_us=round(comm / 1e3, 3), others_median_us=round(others / 1e3, 3),
-                rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause))
+                rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause,
+                **({"counted_over": _shared_steps_text(shared)} if shared else {})))
             ls = result.get("late_start", {})
             if ls.get("computed"):
                 out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]

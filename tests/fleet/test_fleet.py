@@ -138,6 +138,32 @@ class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class LateCaptureSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    """The DLRM ranks given a second step, rank 3's capture begun at it
+    (tests/corpus/late_capture_ranks.py): collectives are compared over the step every capture
+    holds, as the CLI compares them; from each capture's first, rank 3's step-11 collectives met
+    the others' step-10 ones (a false collective_mismatch, rank 3 the straggler)."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
+        import late_capture_ranks as late
+        cls.tmp = tempfile.mkdtemp()
+        cls.FILES = late.write_set(cls.tmp, "late", late=late.LATE_RANK)
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_shared_steps(self):
+        self.assertEqual(self.mr["shared_steps"], [11])
+        self.assertEqual(self.fleet["shared_steps"], [11])
+        ids = [f["id"] for f in self.fleet["findings"]]
+        self.assertNotIn("ranks.collective_mismatch", ids)
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
 class SameAsInProcess(_SameAsInProcess, unittest.TestCase):
     FILES = DLRM
 
