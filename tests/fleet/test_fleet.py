@@ -161,6 +161,8 @@ class LateCaptureSameAsInProcess(_SameAsInProcess, unittest.TestCase):
         self.assertEqual(self.fleet["shared_steps"], [11])
         ids = [f["id"] for f in self.fleet["findings"]]
         self.assertNotIn("ranks.collective_mismatch", ids)
+        self.assertIn("Over the 1 steps every rank's capture holds, from step 11",
+                      write.text(self.fleet))
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
