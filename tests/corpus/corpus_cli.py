@@ -48,3 +48,9 @@ def arguments(traces, extra=None):
         print("SKIP: %s is absent" % traces)
         return None
     return args
+
+
+def start(traces, extra=None):
+    """arguments(), and a Checker that prints as -v asks: (None, None) when the traces are absent."""
+    args = arguments(traces, extra)
+    return (args, Checker(args.v)) if args is not None else (None, None)

@@ -74,10 +74,9 @@ def top(r, n=5):
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES)
     if args is None:
         return 0
-    c = corpus_cli.Checker(args.v)
     with tempfile.TemporaryDirectory() as tmp:
         base = mm.load(os.path.join(mm.TRACES, BASE))
         clean = corpus_cli.report(args.cli, [write(mm.copy_doc(base), os.path.join(tmp, "b.json"))])

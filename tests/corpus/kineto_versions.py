@@ -106,10 +106,9 @@ VARIANTS = (("overhead", add_overhead, ("slices",)),
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES)
     if args is None:
         return 0
-    c = corpus_cli.Checker(args.v)
     with tempfile.TemporaryDirectory() as tmp:
         for base in BASES:
             path = os.path.join(mm.TRACES, base)

@@ -129,10 +129,9 @@ def finding(rep, fid):
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES)
     if args is None:
         return 0
-    c = corpus_cli.Checker(args.v)
     with tempfile.TemporaryDirectory() as tmp:
         one = corpus_cli.report(args.cli, [os.path.join(mm.TRACES, f) for f in RANKS])
         per_step = one["collectives"]["matched"]

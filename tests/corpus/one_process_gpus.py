@@ -76,10 +76,9 @@ def one_process_gpus(doc, n=8):
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES)
     if args is None:
         return 0
-    c = corpus_cli.Checker(args.v)
     check = c.check
 
     with tempfile.TemporaryDirectory() as tmp:

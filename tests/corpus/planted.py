@@ -300,10 +300,9 @@ def near(x, want, rel):
 
 
 def main():
-    args = corpus_cli.arguments(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES)
     if args is None:
         return 0
-    c = corpus_cli.Checker(args.v)
     base = mm.load(os.path.join(mm.TRACES, BASE))
     for e in base["traceEvents"]:  # the clean base: no diagnostic flags
         if isinstance(e.get("args"), dict):
