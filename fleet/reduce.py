@@ -162,9 +162,27 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "findings",
+                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group",
+                 "coll_launch_step", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
+
+
+def _step_finder(steps):
+    """ns -> the index of the first step holding it, -1 if none (multi_rank.cpp StepFinder).
+    Sorted, disjoint steps (the usual case) by a binary search, which finds the same step."""
+    begins = [s[1] for s in steps]
+    disjoint = all(steps[j][2] <= steps[j + 1][1] for j in range(len(steps) - 1))
+
+    def at(ts):
+        if disjoint:
+            j = bisect.bisect_right(begins, ts) - 1
+            return j if j >= 0 and ts < steps[j][2] else -1
+        for j, s in enumerate(steps):
+            if s[1] <= ts < s[2]:
+                return j
+        return -1
+    return at
 
 
 def _shared_steps(ranks):
@@ -182,14 +200,14 @@ def _shared_steps(ranks):
 class _InSharedSteps:
     """A rank's collectives that started in one of the shared steps, in the columns
     _match_collectives reads (keep_shared_step_collectives), and their time without NCCL
-    send/recv (the straggler's count over those steps). A digest has no launch times, so a
-    collective is placed by its start, as the report does where it has no launch."""
+    send/recv (the straggler's count over those steps). A collective is placed by its launch
+    where the digest has one, by its start otherwise, as the report does."""
     COLUMNS = ("coll_name", "coll_msg", "coll_dur", "coll_step", "coll_off", "coll_stream", "coll_ts",
-               "coll_group")
+               "coll_group", "coll_launch_step")
 
     def __init__(self, r, shared):
         shared = set(shared)
-        keep = [i for i, k in enumerate(r.coll_step) if k >= 0 and r.steps[k][0] in shared]
+        keep = [i for i, k in enumerate(r.coll_launch_step) if k >= 0 and r.steps[k][0] in shared]
         self.rank = r.rank
         for c in self.COLUMNS:
             column = getattr(r, c)
@@ -251,31 +269,25 @@ class Reducer:
         p2p = {self._msgs[tuple(m)] for m in c["messages"] if is_point_to_point(m[0])}
         r.p2p = p2p
         r.p2p_sum = sum(d for d, m in zip(r.coll_dur, r.coll_msg) if m >= 0 and m in p2p)
-        # The step each collective started in (src/analysis/multi_rank.cpp: step_index_at).
+        # The step each collective started in (src/analysis/multi_rank.cpp: StepFinder), and the
+        # one it was launched in (CommKernel::step_time_ns: by the launch where the digest has
+        # one): the heat map places by start, the shared steps and step waits by launch.
         steps_at = array("i")
+        launch_steps = array("i")
         offsets = array("q")  # start - its step's start (0 outside steps)
         starts = array("q")
-        begins = [s[1] for s in r.steps]
-        # Sorted, disjoint steps (the usual case): a binary search finds the same step as the
-        # C++ scan for the first step holding ts; otherwise, that scan.
-        disjoint = all(r.steps[j][2] <= r.steps[j + 1][1] for j in range(len(r.steps) - 1))
+        step_at = _step_finder(r.steps)
+        leads = c.get("launch_lead_ns") or [None] * len(r.coll_dur)
         ts = 0
-        for delta in c["start_delta_ns"]:
+        for delta, lead in zip(c["start_delta_ns"], leads):
             ts += delta
-            k = -1
-            if disjoint:
-                j = bisect.bisect_right(begins, ts) - 1
-                if j >= 0 and ts < r.steps[j][2]:
-                    k = j
-            else:
-                for j, s in enumerate(r.steps):
-                    if s[1] <= ts < s[2]:
-                        k = j
-                        break
+            k = step_at(ts)
             steps_at.append(k)
+            launch_steps.append(k if lead is None else step_at(ts - lead))
             starts.append(ts)
             offsets.append(ts - r.steps[k][1] if k >= 0 else 0)
         r.coll_step = steps_at
+        r.coll_launch_step = launch_steps
         r.coll_off = offsets
         r.coll_stream = array("q", c["stream"])
         r.coll_ts = starts
@@ -447,7 +459,7 @@ class Reducer:
                 ns = rows[k]["_ns"]
                 ns["transfer_ns"] += lo
                 ns["wait_ns"] += w
-                s = r.coll_step[at[k]]
+                s = r.coll_launch_step[at[k]]
                 if s >= 0:
                     ns["step_wait_ns"][s] += w
                 if durs[k] < durs[latest]:

@@ -159,7 +159,7 @@ def _straggler_cause(rows, s, clear):
             "Compare this rank's timeline with a fast rank's in the same step.")
 
 
-def _shared_steps_text(shared):
+def shared_steps_text(shared):
     """multi_rank_rules.cpp's shared_steps_text."""
     return ("%d steps every rank's capture holds (the captures hold different steps), from step %d"
             % (len(shared), shared[0]))
@@ -182,7 +182,7 @@ def seed_rules(result, rows):
             "Check that every rank takes the same code path (no rank-dependent branches around "
             "collectives) and that the traces were captured over the same steps.",
             ranks=[d["rank"] for d in coll["desync"]],
-            **({"counted_over": _shared_steps_text(result["shared_steps"])} if result.get("shared_steps") else {})))
+            **({"counted_over": shared_steps_text(result["shared_steps"])} if result.get("shared_steps") else {})))
     step = _typical_step(rows)
     if len(rows) >= 2 and coll["matched"]:
         # NCCL send/recv left out, as multi_rank_rules.cpp: pipeline stages wait by design.
@@ -207,7 +207,7 @@ def seed_rules(result, rows):
                 ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                 its_communication_us=round(comm / 1e3, 3), others_median_us=round(others / 1e3, 3),
                 rule="shortest communication time (TB plugin: the rank that waits least)", likely_cause=cause,
-                **({"counted_over": _shared_steps_text(shared)} if shared else {})))
+                **({"counted_over": shared_steps_text(shared)} if shared else {})))
             ls = result.get("late_start", {})
             if ls.get("computed"):
                 out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]

@@ -1,5 +1,6 @@
 """fleet.json as text (a terminal) or Markdown (a PR or an issue): findings first, then the
 nodes and ranks that stand out, the collectives, the kernels, and the files that failed."""
+from . import rules
 
 
 def _table(head, rows, md):
@@ -66,8 +67,7 @@ def _render(doc, md):
         out.append(h2("Collectives (%d matched across ranks by order of issue)" % c.get("matched", 0)))
         shared = doc.get("shared_steps")
         if shared:
-            out.append("Over the %d steps every rank's capture holds, from step %d (the captures hold "
-                       "different steps).\n\n" % (len(shared), shared[0]))
+            out.append("Compared over the %s.\n\n" % rules.shared_steps_text(shared))
         out.append(_table(["kernel", "collective", "calls", "transfer ms", "wait ms", "busbw GB/s"],
                           [[g["name"][:60], g["collective"], g["count"], _ms(g["transfer_us"]), _ms(g["wait_us"]),
                             "-" if g.get("busbw_gbps") is None else g["busbw_gbps"]] for g in c["by_name"]], md))

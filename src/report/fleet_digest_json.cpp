@@ -182,6 +182,18 @@ void write_collectives(JsonWriter& w, const RankDigest& d) {
   w.key("dur_ns").begin_array();
   for (const CommKernel& c : d.comm) w.value(c.dur_ns);
   w.end_array();
+  // How long before its start each collective was launched (null: no launch found), so the
+  // reducer puts it in the step it was launched in, as the in-process report does
+  // (CommKernel::step_time_ns). Left out when none has one (gloo/MPI host calls only).
+  bool any_launch = false;
+  for (const CommKernel& c : d.comm)
+    any_launch = any_launch || c.launch_ns != CommKernel::kNoLaunch;
+  if (any_launch) {
+    w.key("launch_lead_ns").begin_array();
+    for (const CommKernel& c : d.comm)
+      c.launch_ns != CommKernel::kNoLaunch ? w.value(c.ts_ns - c.launch_ns) : w.null();
+    w.end_array();
+  }
   w.end_object();
 }
 

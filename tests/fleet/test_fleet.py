@@ -161,8 +161,24 @@ class LateCaptureSameAsInProcess(_SameAsInProcess, unittest.TestCase):
         self.assertEqual(self.fleet["shared_steps"], [11])
         ids = [f["id"] for f in self.fleet["findings"]]
         self.assertNotIn("ranks.collective_mismatch", ids)
-        self.assertIn("Over the 1 steps every rank's capture holds, from step 11",
+        self.assertIn("Compared over the 1 steps every rank's capture holds (the captures hold different "
+                      "steps), from step 11.",
                       write.text(self.fleet))
+
+
+class LateLaunchSameAsInProcess(LateCaptureSameAsInProcess):
+    """The same, with rank 6 running behind: its last collective of step 11 launched inside the
+    step and run after its end (late_capture_ranks.py delay_last_nccl). A collective belongs
+    to the step it was launched in: by its GPU start the fleet left it out on rank 6 alone
+    (7 vs 8 collectives, a false collective_mismatch)."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
+        import late_capture_ranks as late
+        cls.tmp = tempfile.mkdtemp()
+        cls.FILES = late.write_set(cls.tmp, "behind", late=late.LATE_RANK, delay=6)
+        super(LateCaptureSameAsInProcess, cls).setUpClass()
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
