@@ -47,6 +47,12 @@ def small_files():
     files["html_error_page.json"] = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head></html>\n"
     files["json_not_a_trace.json"] = json.dumps(
         {"rocprofiler-sdk-tool": [{"metadata": {"node": {"id": 0, "hostname": "gpu-node"}}}]}).encode()
+    # torch.profiler's ExecutionTraceObserver (Chakra) writes this beside the Kineto trace.
+    files["execution_trace.json"] = json.dumps(
+        {"schema": "1.1.1-chakra.0.0.4", "pid": 7, "time": "2026-12-07 03:00:00", "start_ts": 100,
+         "finish_ts": 900, "nodes": [{"id": 1, "name": "[pytorch|profiler|execution_trace|process]",
+                                     "ctrl_deps": 0, "attrs": [{"name": "rf_id", "type": "uint64", "value": 0}]}]}
+    ).encode()
     files["array_of_numbers.json"] = b"[1, 2, 3]\n"
     rnd = random.Random(9)
     files["binary_garbage.bin"] = b"\x89PNG\r\n\x1a\n" + bytes(rnd.randrange(256) for _ in range(4088))

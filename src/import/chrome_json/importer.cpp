@@ -43,6 +43,12 @@ std::string known_other_format(const std::vector<std::string>& keys) {
              "--output REPORT.sqlite REPORT.nsys-rep";
   if (has("nodes") && has("samples"))
     return ": this is a sampled CPU profile (.cpuprofile), not an event trace";
+  // torch.profiler.ExecutionTraceObserver (Chakra): {"schema": "1.0.x-chakra...", "nodes": [...]},
+  // written beside the Kineto trace of the same run when both are on.
+  if (has("nodes") && has("schema"))
+    return ": this looks like a PyTorch execution trace (ExecutionTraceObserver, Chakra): it "
+           "holds the ops' graph, not their times; open the same run's torch.profiler trace "
+           "(*.pt.trace.json) here";
   return "";
 }
 
