@@ -47,7 +47,24 @@ void assign_group(const std::vector<Op>& ops, size_t a, size_t b, const std::vec
                   size_t lo, size_t hi, const std::vector<uint32_t>& procs,
                   std::vector<uint32_t>* owner) {
   const size_t n = b - a, m = procs.size();
-  // wait[i][k]: op a+i's wait since process k's latest call of the id at or before it; -1: none.
+  constexpr size_t kMaxSearched = 8;
+  if (n > m || m > kMaxSearched) {
+    // Each op to the latest call at or before it (the least wait; on a tie, the lowest process).
+    // One sort of the id's calls, then a search per op: an id that every op and call of a file
+    // shares (a converter writing one id) cost ops x calls (200,000 of each: 4 x 10^10 steps).
+    std::vector<std::pair<int64_t, uint32_t>> by_time;  // (start, -process) sorted
+    by_time.reserve(hi - lo);
+    for (size_t c = lo; c < hi; ++c) by_time.emplace_back(calls[c].ts, ~calls[c].process);
+    std::sort(by_time.begin(), by_time.end());
+    for (size_t i = 0; i < n; ++i) {
+      const auto at = std::upper_bound(by_time.begin(), by_time.end(),
+                                       std::make_pair(ops[a + i].ts, UINT32_MAX));
+      if (at != by_time.begin()) (*owner)[ops[a + i].slice] = ~std::prev(at)->second;
+    }
+    return;
+  }
+  // wait[i][k]: op a+i's wait since process k's latest call of the id at or before it; -1: none
+  // (at most 8 x 8).
   std::vector<std::vector<double>> wait(n, std::vector<double>(m, -1));
   for (size_t i = 0; i < n; ++i) {
     for (size_t c = lo; c < hi; ++c) {
@@ -56,16 +73,6 @@ void assign_group(const std::vector<Op>& ops, size_t a, size_t b, const std::vec
           std::lower_bound(procs.begin(), procs.end(), calls[c].process) - procs.begin());
       wait[i][k] = static_cast<double>(ops[a + i].ts - calls[c].ts) / 1e3;  // calls sorted by ts
     }
-  }
-  constexpr size_t kMaxSearched = 8;
-  if (n > m || m > kMaxSearched) {
-    for (size_t i = 0; i < n; ++i) {
-      size_t best = m;
-      for (size_t k = 0; k < m; ++k)
-        if (wait[i][k] >= 0 && (best == m || wait[i][k] < wait[i][best])) best = k;
-      if (best < m) (*owner)[ops[a + i].slice] = procs[best];
-    }
-    return;
   }
   // Over the ops in order and the set of processes taken: the most ops explained, then the least
   // sum of squares (at most 8 ops x 256 sets).
@@ -220,6 +227,7 @@ class Splitter {
       if (launcher_[i] == kNone || !shared_[t.tracks[s.track[i]].process]) continue;
       starts_[{s.track[i], launcher_[i]}].push_back(s.ts[i]);  // sorted: a track's slices are
       owned_.push_back({s.track[i], s.ts[i], s.correlation[i], launcher_[i]});
+      if (is_rank_[launcher_[i]]) rank_starts_[s.track[i]].push_back(s.ts[i]);  // sorted too
     }
     std::sort(owned_.begin(), owned_.end());
   }
@@ -256,13 +264,9 @@ class Splitter {
         keep_slice[i] = launcher_[i] == me;
       } else {
         // An annotation or sync lane on the shared GPU: the rank whose ops it holds; none: every.
-        bool any = false, mine = false;
-        for (uint32_t other : ranks_) {
-          const bool holds = has_op_in(track, other, s.ts[i], s.end(i));
-          any = any || holds;
-          if (other == me) mine = holds;
-        }
-        keep_slice[i] = mine || !any;
+        // Two searches, not one per rank: every part asking every rank cost ranks^2 x lanes.
+        keep_slice[i] = has_op_in(track, me, s.ts[i], s.end(i)) ||
+                        !has_start_in(rank_starts_, track, s.ts[i], s.end(i));
       }
     }
     // A flow's end on a shared GPU track: this rank's when it ends at one of its ops, with the
@@ -292,8 +296,14 @@ class Splitter {
 
  private:
   bool has_op_in(TrackId track, uint32_t rank, int64_t b, int64_t e) const {
-    auto it = starts_.find({track, rank});
-    if (it == starts_.end()) return false;
+    return has_start_in(starts_, {track, rank}, b, e);
+  }
+  // Whether the sorted starts under `key` hold one in [b, e].
+  template <typename Map>
+  static bool has_start_in(const Map& starts, const typename Map::key_type& key, int64_t b,
+                           int64_t e) {
+    auto it = starts.find(key);
+    if (it == starts.end()) return false;
     auto at = std::lower_bound(it->second.begin(), it->second.end(), b);
     return at != it->second.end() && *at <= e;
   }
@@ -302,6 +312,7 @@ class Splitter {
   std::vector<uint32_t> launcher_, main_launcher_, ranks_;
   std::vector<uint8_t> shared_, is_rank_;
   std::map<std::pair<TrackId, uint32_t>, std::vector<int64_t>> starts_;
+  std::map<TrackId, std::vector<int64_t>> rank_starts_;  // per shared track, all ranks' ops
   std::vector<OwnedOp> owned_;
 };
 

@@ -11,6 +11,7 @@
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "model/export_row.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -139,6 +140,16 @@ class StepFinder {
   bool sorted_ = true;
 };
 
+// A collective's texts are copied into the rank's digest per kernel (and again as the ranks are
+// compared); a long name or arg shared by many kernels was copied as often: an Nsight Systems
+// export names its kernels by id, and one of 1 MB on 200 kernels of each of two ranks (a 1.1 MB
+// file) peaked at 1.38 GB. Cut at a bound no real collective's name comes near (NCCL's are under
+// 200 bytes).
+constexpr size_t kMaxCommTextBytes = 1024;
+std::string comm_text(std::string_view s) {
+  return std::string(utf8_prefix(s, kMaxCommTextBytes));
+}
+
 // The collective args of a GPU op: on the kernel itself (Kineto 2024+), else on the CPU ops
 // enclosing the runtime call that launched it (record_param_comms). Kineto's args (they have a
 // group size) win over the "nccl:<collective>" annotation's input tensor (PyTorch before 2.2)
@@ -157,12 +168,12 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
     k->collective = collective_from_kernel_name(k->name);
     return;
   }
-  k->collective = std::string(t.str(c->collective));
-  k->dtype = std::string(t.str(c->dtype));
+  k->collective = comm_text(t.str(c->collective));
+  k->dtype = comm_text(t.str(c->dtype));
   k->in_nelems = c->in_nelems;
   k->out_nelems = c->out_nelems;
   k->group_size = c->group_size;
-  k->process_group = std::string(t.str(c->process_group));
+  k->process_group = comm_text(t.str(c->process_group));
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
@@ -184,7 +195,7 @@ void add_gloo_collectives(const Trace& t, std::vector<Interval>* comm, RankDiges
     if (inside_gloo) continue;
     comm->push_back({s.ts[i], s.end(i)});
     CommKernel k;
-    k.name = std::string(t.str(s.name[i]));
+    k.name = comm_text(t.str(s.name[i]));
     k.collective = k.name.substr(5);  // gloo:all_reduce -> all_reduce
     k.stream = kCpuCollectiveStream;
     k.ts_ns = s.ts[i];
@@ -232,7 +243,7 @@ void add_mpi_calls(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
     const CollectiveArgs* completes = s.collective(i);
     if (table == ExportTable::kMpiCollectives || barrier(s.name[i])) {
       CommKernel k;
-      k.name = std::string(t.str(s.name[i]));
+      k.name = comm_text(t.str(s.name[i]));
       k.collective = mpi_collective_name(k.name);
       k.stream = kMpiCollectiveStream;
       k.ts_ns = s.ts[i];
@@ -316,7 +327,7 @@ RankDigest make_rank_digest(const Trace& t, const Analyses& a, const std::string
     if (hta_category(s.kind[g], name) == HtaCategory::kCommunication) {
       comm.push_back(iv);
       CommKernel k;
-      k.name = std::string(name);
+      k.name = comm_text(name);
       k.stream = t.tracks[s.track[g]].stream;
       k.ts_ns = s.ts[g];
       k.dur_ns = s.dur[g];

@@ -151,6 +151,51 @@ void mark_file_diagnostics(Diagnostics* d, const std::vector<uint8_t>& own,
   }
 }
 
+// The part keeps only the strings it uses, with new ids in the file's order (so ids compare as
+// before). A copy of the file's whole pool per part made a merged file of many ranks take ranks x
+// names: 256 ranks of a 57 MB file with 128,000 distinct kernel names peaked at 9.2 GB.
+void keep_used_strings(const StringPool& from, Trace* p) {
+  std::vector<uint8_t> used(from.size(), 0);
+  auto mark = [&used](StringId id) { used[id] = 1; };
+  SliceTable& s = p->slices;
+  for (const Process& pr : p->processes) mark(pr.pid_text);
+  for (const Track& tr : p->tracks) mark(tr.tid_text);
+  for (StringId id : s.name) mark(id);
+  for (StringId id : s.cat) mark(id);
+  for (const auto& cs : s.call_stacks) mark(cs.second);
+  for (const auto& o : s.op_shapes)
+    mark(o.second.dims), mark(o.second.types), mark(o.second.concrete);
+  for (const auto& c : s.collective_args)
+    mark(c.second.collective), mark(c.second.dtype), mark(c.second.process_group);
+  for (FlowId id : p->flows.id)
+    if (id & kFlowIdText) mark(static_cast<StringId>(id & ~kFlowIdText));
+  for (StringId id : p->flows.cat) mark(id);
+  for (StringId id : p->counters.series) mark(id);
+  for (StringId id : p->instants.name) mark(id);
+  for (StringId id : p->instants.cat) mark(id);
+
+  StringPool kept;
+  std::vector<StringId> to(from.size(), 0);
+  for (StringId id = 0; id < from.size(); ++id)
+    if (used[id]) to[id] = kept.intern(from.get(id));
+  auto remap = [&to](StringId& id) { id = to[id]; };
+  for (Process& pr : p->processes) remap(pr.pid_text);
+  for (Track& tr : p->tracks) remap(tr.tid_text);
+  for (StringId& id : s.name) remap(id);
+  for (StringId& id : s.cat) remap(id);
+  for (auto& cs : s.call_stacks) remap(cs.second);
+  for (auto& o : s.op_shapes) remap(o.second.dims), remap(o.second.types), remap(o.second.concrete);
+  for (auto& c : s.collective_args)
+    remap(c.second.collective), remap(c.second.dtype), remap(c.second.process_group);
+  for (FlowId& id : p->flows.id)
+    if (id & kFlowIdText) id = kFlowIdText | to[id & ~kFlowIdText];
+  for (StringId& id : p->flows.cat) remap(id);
+  for (StringId& id : p->counters.series) remap(id);
+  for (StringId& id : p->instants.name) remap(id);
+  for (StringId& id : p->instants.cat) remap(id);
+  p->strings = std::move(kept);
+}
+
 }  // namespace
 
 std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
@@ -159,7 +204,6 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   const SliceTable& s = t.slices;
   auto out = std::make_unique<Trace>();
   Trace& p = *out;
-  p.strings = t.strings;
   p.devices = t.devices;
   p.distributed = t.distributed;
   p.facts = t.facts;
@@ -270,6 +314,7 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
     p.instants.mem_device.push_back(in.mem_device[i]);
   }
   narrow_span(&p);
+  keep_used_strings(t.strings, &p);
   mark_file_diagnostics(&p.diagnostics, count_own_diagnostics(t, &p), t.facts.source_name);
   return out;
 }

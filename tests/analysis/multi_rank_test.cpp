@@ -1048,3 +1048,28 @@ TEST_CASE("A collective belongs to the step it was launched in, not the one its 
         std::string::npos);
   }
 }
+
+TEST_CASE("multi-rank digest: a long collective name or arg is kept once, cut", "[multi_rank]") {
+  // Each comm kernel's name and args are copied into the digest: one long text shared by many
+  // kernels (an Nsight Systems export names kernels by id; one record_param_comms op encloses
+  // many launches) was copied per kernel, 1.38 GB from a 1.1 MB export. Cut at 1,024 bytes.
+  const std::string long_text(10000, 'x');
+  std::string t = R"({"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#3",)"
+                  R"("pid":1,"tid":1,"ts":0,"dur":100000})";
+  for (int i = 0; i < 20; ++i)
+    t += R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_)" + long_text +
+         R"(","pid":0,"tid":20,"ts":)" + std::to_string(10 + 100 * i) +
+         R"(,"dur":50,"args":{"stream":20,"Collective name":"allreduce","Group size":2,)"
+         R"("Process Group Name":")" +
+         long_text + R"("}})";
+  auto trace = load(t + "]}");
+  REQUIRE(trace);
+  const ks::RankDigest d = digest_of(*trace, "rank0.json", 0);
+  REQUIRE(d.comm.size() == 20);
+  for (const ks::CommKernel& k : d.comm) {
+    CHECK(k.name.size() == 1024);
+    CHECK(k.name.rfind("ncclDevKernel_AllReduce_Sum_f32_xxx", 0) == 0);
+    CHECK(k.process_group.size() == 1024);
+    CHECK(k.collective == "allreduce");
+  }
+}

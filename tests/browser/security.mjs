@@ -185,6 +185,52 @@ export function activeTags(markdown) {
 
 export function securityTests() {
   return {
+    async 'share links: a crafted fragment or ?url= runs nothing, shows as text and cannot hang the page'({ ctx, origin, tmp }) {
+      // What a link brings is the link maker's text: the fragment's finding (f) and trace name (n),
+      // and ?url=. Each must reach the page as text (the link prompt, the "not in this report"
+      // note), never as markup or a navigation, and a huge fragment must not stall the page.
+      const tags = () => document.querySelectorAll('img, script, iframe, object, embed').length; // the report draws svg charts
+      const handlers = () => [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name))).length;
+      const img = (n) => `<img src=x onerror="window.__xss=${n}">`;
+      const frag = `#f=${encodeURIComponent(img(1) + '<script>window.__xss=2</script>')}&n=${encodeURIComponent(img(3) + 'trace.json')}&t=1,2&r=0`;
+      const { page, log } = await openPage(ctx, origin, `/${frag}`);
+      await page.waitForSelector('#link-prompt', { timeout: 30_000 });
+      const before = await page.evaluate(tags);
+      const prompt = await page.textContent('#link-prompt');
+      check(prompt.includes(img(3) + 'trace.json'), `the link's trace name is not shown as text: ${prompt}`);
+      check(prompt.includes(img(1)), `the link's finding is not shown as text: ${prompt}`);
+      check((await page.evaluate(handlers)) === 0, 'an element with an on* attribute came from the link');
+      // The trace the link names, its names hostile too: the view applies, the finding (absent from
+      // this report) is named as text in the note under the title.
+      const file = join(tmp, 'link-target.json');
+      writeFileSync(file, hostileTrace(img(4)));
+      check((await loadFile(page, file)) === 'ready', `the trace did not load: ${await page.textContent('#error')}`);
+      const body = await page.evaluate(() => document.body.innerText);
+      check(body.includes(img(1)), 'the linked finding is not named as text in the report');
+      // A fragment of 0.8 MB (100,000 parts) and ranges of 400 digits: parsed in one pass, the page
+      // answers after it, and nothing of it runs.
+      const huge = `#${Array.from({ length: 100_000 }, (_, i) => `f=${i}`).join('&')}&t=${'9'.repeat(400)},${'9'.repeat(401)}&n=${encodeURIComponent(img(5))}`;
+      await page.evaluate((x) => (location.hash = x), huge);
+      await page.waitForFunction(() => location.hash.length > 500_000 && document.readyState === 'complete', null, { timeout: 30_000 });
+      check(await page.evaluate(() => !!window.kinetoscope.report()), 'the page does not answer (or lost its report) after a 0.8 MB fragment');
+      check((await page.evaluate(() => window.__xss)) === undefined, `markup from the link ran (window.__xss = ${await page.evaluate(() => window.__xss)})`);
+      check((await page.evaluate(tags)) === before, 'an <img> or <script> from the link or the trace reached the DOM');
+      check((await page.evaluate(handlers)) === 0, 'an element with an on* attribute came from the link or the trace');
+      noErrors(log);
+      await page.close();
+      // ?url=javascript: and data: are refused with the URL shown as text, and nothing runs.
+      for (const bad of ['javascript:window.__xss=6//x.json', `data:text/html,${img(7)}`]) {
+        const { page: p2, log: log2 } = await openPage(ctx, origin, `/?url=${encodeURIComponent(bad)}`);
+        await p2.waitForFunction(() => /bad_url|own origin/.test(document.querySelector('#error')?.textContent || ''), null, { timeout: 30_000 });
+        const error = await p2.textContent('#error');
+        check(error.includes(bad.slice(0, 20)), `the refused URL is not named as text: ${error}`);
+        check((await p2.evaluate(() => window.__xss)) === undefined, `?url=${bad} ran`);
+        check((await p2.evaluate(() => document.querySelectorAll('#error img, #error script, #error svg, #error iframe').length)) === 0, 'markup from ?url= reached the error banner');
+        check(!log2.requests.some((r) => r.startsWith('javascript:') || r.startsWith('data:text/html')), `?url=${bad} was requested`);
+        await p2.close();
+      }
+    },
+
     async 'Markdown export: hostile names render through cmark-gfm with no image and no link'({ ctx, origin, tmp }) {
       // The check itself finds what raw names make (so it can fail): one <img> and one <a> at least.
       const raw = activeTags(MARKDOWN_HOSTILE.map((n) => `| ${n} |`).join('\n'));
