@@ -119,8 +119,9 @@ def main():
             path = os.path.join(a.traces, entry['file'])
             try:
                 e = from_kineto.convert(from_kineto.load(path))
-            except from_kineto.Skipped as why:
-                print('skipped %s: %s' % (entry['file'], why))
+            except from_kineto.Skipped as why:  # a CUDA trace with kernels must convert
+                print('FAILED %s: %s' % (entry['file'], why))
+                ok = False
                 continue
             out = os.path.join(tmp, entry['file'].split('.json')[0] + '.sqlite')
             e.save(out)
