@@ -606,11 +606,13 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     auto lo = std::lower_bound(rt.begin(), rt.end(), st.host_begin,
                                [&s](uint32_t i, int64_t ts) { return s.ts[i] < ts; });
     int64_t gpu_end = INT64_MIN;
-    for (auto it = lo; it != rt.end() && s.ts[*it] <= st.host_end; ++it) {
-      // As the TB plugin (_find_device_steps): only calls wholly inside the host step. A call
-      // that starts where the step ends belongs to the next step (steps are contiguous), and
-      // counting it here stretched this step to the next step's GPU work.
-      if (s.end(*it) > st.host_end) continue;
+    for (auto it = lo; it != rt.end() && s.ts[*it] < st.host_end; ++it) {
+      // Calls that began inside the host step: a call that starts where the step ends belongs
+      // to the next step (steps are contiguous), and counting it here stretched this step to
+      // the next step's GPU work. A call that began here and returned after the step's end (a
+      // launch from another thread, the backward or a comm thread) is this step's, as the
+      // multi-rank table puts a collective in the step its launch began in: the TB plugin's
+      // "wholly inside" (_find_device_steps) left its GPU work to no step's end.
       // Another rank's launches (merged ranks) do not end this rank's step.
       if (process >= 0 && static_cast<int64_t>(t.tracks[s.track[*it]].process) != process) continue;
       // A CUDA graph replay's kernels all carry its launch's id: the step ends with the last.

@@ -104,6 +104,27 @@ TEST_CASE("A launch at the very start of the next step belongs to the next step"
   CHECK(r.steps[1].end == 250000);
 }
 
+TEST_CASE("A launch that begins in a step and returns after its end extends that step",
+          "[analysis][steps]") {
+  // Steps [0, 100) and [100, 200) on thread 1. Thread 2 (a backward or comm thread) calls
+  // cudaLaunchKernel at 95, returning at 105: the call began in step 1, so its kernel [110, 160)
+  // is step 1's work, as the multi-rank table puts a collective in the step its launch began in
+  // (multi_rank.cpp CommKernel::step_time_ns). Step 1 ends at 160, step 2 runs [160, 200).
+  auto t = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":95,"dur":10,
+     "args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":110,"dur":50,
+     "args":{"correlation":4,"stream":7}}
+  ])");
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.steps[0].end == 160000);
+  CHECK(r.steps[1].begin == 160000);
+  CHECK(r.steps[1].end == 200000);
+}
+
 TEST_CASE("A step overtaken by the previous step's GPU work is empty, never negative",
           "[analysis][steps]") {
   // Step 1 [0, 100) launches a kernel that runs [20, 400): past steps 2 [100, 200) and

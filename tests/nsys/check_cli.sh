@@ -279,6 +279,10 @@ fi
 # shared steps and the others 5 (a false collective_mismatch).
 good "$DIR"/late_launch_rank{0,1,2,3}.sqlite "^Collectives: 5 matched per communicator by order of issue over the 2 steps every rank's capture holds, from step 4$"
 good "$DIR"/late_launch_rank{0,1,2,3}.sqlite --format json '"shared_steps": \['
+# The all-reduce launched by a call that began 3 us before step 5's end and returned after it
+# runs 100 us after the step on rank 1: step 5 ends with it (3.885 ms + 130 us), as the
+# collective counts in step 5.
+good "$DIR/late_launch_rank1.sqlite" "^  ProfilerStep#5  *[0-9.]*  *4\.015 "
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "Ranks ran different numbers of collectives (4 to 5) in stream 20"
 good "$DIR"/late_capture_uneven_rank{0,1,2,3}.sqlite "counted_over=2 steps every rank's capture holds (the captures hold different steps), from step 4, rank 0 collectives=4, rank 1 collectives=5"
 # One GPU visible per rank, one export each: every kernel on deviceId 0 in every export. Four

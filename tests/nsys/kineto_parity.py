@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""Both readers on the same real runs: every CUDA trace with kernels in ../shared/traces, made into
+the Nsight Systems export that run would have given (tests/nsys/from_kineto.py), and each pair of
+reports (`kinetoscope report X --format json`) compared on what both formats hold: steps and their
+times, GPU busy/idle, idle causes, top kernels, copies (kinds, bytes, DtoH in steps), syncs,
+launches, the step breakdown's GPU parts, and the finding ids. The DLRM ranks are also compared
+as 8 exports in one multi-rank report (straggler, collectives).
+
+What an export cannot hold (docs/nsys-versions.md, "Kineto trace and nsys export of one run"):
+CPU ops, so the numbers built on them are left out here, each named in FORMAT_ONLY with why.
+  /usr/bin/python3 tests/nsys/kineto_parity.py --cli build/native/kinetoscope [--traces DIR]
+Exit 1 on a difference not listed; skips (exit 0, a message) when the traces are absent."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import from_kineto  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Findings only a Kineto trace can give: they read CPU ops (absent from an nsys capture without
+# emit_nvtx), input shapes, or Kineto's own metadata.
+FORMAT_ONLY = {
+    'dataloader.slow': 'the DataLoader\'s enumerate(DataLoader)#...__next__ CPU op',
+    # Every critical_path.* finding: its graph's CPU side is the CPU ops in a trace and only the
+    # CUDA calls in an export, so the path and what bounds it differ.
+    'critical_path.': 'the critical path walks CPU op -> launch -> kernel edges',
+    # A trace whose CPU side is CPU ops only (no launch recorded) has none left in the export:
+    # true of the export.
+    'capture.no_cpu_activity': 'CPU ops are the only CPU rows of such a trace',
+    'math.far_below_peak': 'FLOPs from the CPU ops\' input shapes (record_shapes)',
+    'math.low_mfu': 'the same',
+    'kernels.no_tensor_cores': 'the tensor-core eligible ops are CPU ops (aten::mm, ...)',
+    'capture.diagnostic_flags': 'Kineto\'s trace metadata (its profiler options)',
+    'cpu.python_overhead': 'python_function events',
+    'gpu.op_hotspot': 'kernels grouped by the CPU op that launched them',
+}
+# Findings each format names its own way for one fact: an export captured from the process start
+# says so in nsys.from_process_start, which replaces capture.warmup_ops (nsys_capture_rules.cpp).
+SAME_FACT = {'nsys.from_process_start': 'capture.warmup_ops'}
+
+
+def report(cli, path, extra=()):
+    out = subprocess.run([cli, 'report', path, '--format', 'json'] + list(extra),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError('%s: exit %d: %s' % (path, out.returncode, out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def facts(r):
+    """What both formats hold, rounded to the microsecond both readers round to."""
+    steps = r['steps']
+    idle = r['idle_causes']
+    parts = r['step_breakdown']['parts']
+    return {
+        'step count': steps['count'],
+        'step numbers': [row['number'] for row in steps['rows']],
+        'step durations us': [row['dur_us'] for row in steps['rows']],
+        'gpu window': r['gpu']['window'],
+        'gpu busy us': r['gpu']['busy_us'],
+        'gpu idle %': r['gpu']['idle_pct'],
+        'idle us': idle['idle_us'],
+        'idle sync us': idle['sync_us'],
+        # The data loader's gaps are found by its CPU op (enumerate(DataLoader)#...__next__):
+        # without it each is a host wait or other, by whether its next op's launch came after
+        # the gap began.
+        'idle host wait + data loader + other us': round(
+            idle['host_wait_us'] + idle['dataloader_us'] + idle['other_us'], 3),
+        'idle host wait us': idle['host_wait_us'],
+        'idle other us': idle['other_us'],
+        'top kernels': [(k['name'], k['count'], k['total_us']) for k in r['kernels']['rows'][:10]],
+        'copies': [(m['kind'], m['count'], m['bytes'], m['pageable'])
+                   for m in r['memory_ops']['rows']],
+        'DtoH in steps': r['sync']['dtoh_in_steps'],
+        'sync calls': [(c['name'], c['count'], c['total_us']) for c in r['sync']['calls']],
+        'launches': (r['launch_stats']['launches'], r['launch_stats']['short_kernels']),
+        'step kernel/memcpy/memset us': (parts['kernel_us'], parts['memcpy_us'],
+                                         parts['memset_us']),
+        'findings': finding_ids(r),
+    }
+
+
+def finding_ids(r):
+    return sorted(set(SAME_FACT.get(f['id'], f['id']) for f in r['findings']
+                      if not any(f['id'].startswith(k) for k in FORMAT_ONLY)))
+
+
+def compare(name, kin, nsys):
+    a, b = facts(kin), facts(nsys)
+    if kin['idle_causes']['dataloader_gaps']:  # compared in their sum only
+        for k in ('idle host wait us', 'idle other us'):
+            del a[k], b[k]
+    diffs = ['%s: trace %s, export %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
+    print('%s %s' % ('same' if not diffs else 'DIFFERENT', name))
+    for d in diffs:
+        print('   ' + d[:400])
+    return not diffs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--cli', required=True)
+    ap.add_argument('--traces', default=os.path.join(HERE, '..', '..', '..', 'shared', 'traces'))
+    a = ap.parse_args()
+    if not os.path.isdir(a.traces):
+        print('SKIPPED: %s is absent (the real traces)' % os.path.normpath(a.traces))
+        return 0
+    manifest = json.load(open(os.path.join(a.traces, 'MANIFEST.json')))
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        ranks = []
+        for entry in manifest['files']:
+            if not entry.get('has_gpu_kernels') or entry.get('device_type') != 'CUDA':
+                continue
+            path = os.path.join(a.traces, entry['file'])
+            try:
+                e = from_kineto.convert(from_kineto.load(path))
+            except from_kineto.Skipped as why:  # a CUDA trace with kernels must convert
+                print('FAILED %s: %s' % (entry['file'], why))
+                ok = False
+                continue
+            out = os.path.join(tmp, entry['file'].split('.json')[0] + '.sqlite')
+            e.save(out)
+            kin = report(a.cli, path)
+            # One NVTX step range is no step by rule (two or more tell a loop from a one-off
+            # range): a single-step run is read as its user would, naming the range.
+            single = kin['steps']['count'] == 1
+            nsys = report(a.cli, out, ['--step-range', 'step'] if single else [])
+            ok &= compare(entry['file'], kin, nsys)
+            if entry['file'].startswith('param__dlrm_kineto__worker'):
+                ranks.append((path, out))
+        if ranks:
+            ok &= compare_ranks(a.cli, sorted(ranks))
+        ok &= compare_plants(a.cli, a.traces, tmp)
+    print('kineto_parity: %s' % ('every difference is a format difference' if ok else 'FAILED'))
+    return 0 if ok else 1
+
+
+def compare_plants(cli, traces, tmp):
+    """tests/corpus/planted.py's problems planted into the real ResNet-50 trace, then converted:
+    each planted finding in both reports, or (the data loader's, found by its CPU op) in neither
+    export, its gaps host waits there."""
+    sys.path.insert(0, os.path.join(HERE, '..', 'corpus'))
+    import metamorphic as mm
+    import planted
+    ok = True
+    base = mm.load(os.path.join(traces, planted.BASE))
+    for plant, fid in ((planted.plant_dtoh, 'sync.dtoh_in_step'),
+                       (planted.plant_warmup, 'steps.warmup_in_window'),
+                       (planted.plant_dataloader, 'dataloader.slow')):
+        path = planted.write(plant(mm.copy_doc(base)), os.path.join(tmp, 'planted.json'))
+        out = os.path.join(tmp, 'planted.sqlite')
+        from_kineto.convert(from_kineto.load(path)).save(out)
+        kin, nsys = report(cli, path), report(cli, out)
+        name = '%s planted' % plant.__name__
+        same = compare(name, kin, nsys)
+        fired = [fid in (f['id'] for f in r['findings']) for r in (kin, nsys)]
+        want = [True, fid not in FORMAT_ONLY]
+        if fired != want:
+            print('   %s: %s fires in trace %s, export %s' % (name, fid, *fired))
+        ok &= same and fired == want
+    return ok
+
+
+def collective(name):
+    """A collective's kind as both formats can say it. A trace names it by its CPU op (all_reduce
+    in the nccl:* annotations before PyTorch 2.2, allreduce after), an export by its NCCL kernel
+    (allreduce): compared without case and '_'. NCCL runs all-to-all as SendRecv kernels, as it
+    runs send/recv: an export cannot tell them apart."""
+    key = name.replace('_', '').lower()
+    return 'sendrecv or alltoall' if key in ('sendrecv', 'alltoall') else key
+
+
+def compare_ranks(cli, ranks):
+    """The 8 DLRM ranks as one multi-rank report: Kineto traces vs exports."""
+    kin = report(cli, ranks[0][0], [p for p, _ in ranks[1:]])
+    nsys = report(cli, ranks[0][1], [p for _, p in ranks[1:]] + ['--step-range', 'step'])
+
+    def rank_facts(r):
+        ranks = ('rank', 'steps', 'step_median_us', 'gpu_span_us', 'busy_us', 'compute_us',
+                 'communication_us', 'overlap_us', 'collectives', 'collective_sum_us',
+                 'transfer_us', 'wait_us')
+        c = r['collectives']
+        straggler = [f['evidence'] for f in r['findings'] if f['id'] == 'ranks.straggler']
+        return {
+            'ranks': [tuple(row.get(k) for k in ranks) for row in r['ranks']],
+            'step times us': r['heatmap']['step_time_us'],
+            'collective wait us': r['heatmap']['collective_wait_us'],
+            'collectives matched': (c['counts_match'], c['names_match'], c['matched']),
+            # dtype, element counts and bytes come from the record_param_comms CPU op.
+            'collectives': [(row['name'], collective(row['collective']), row['dur_us'],
+                             row['transfer_us']) for row in c['rows']],
+            'late start': r['late_start'],
+            'straggler': [(e['rank'], e['its_communication_us'], e['others_median_us'])
+                          for e in straggler],
+            'findings': finding_ids(r),
+        }
+    a, b = rank_facts(kin), rank_facts(nsys)
+    diffs = ['%s: traces %s, exports %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
+    print('%s DLRM 8 ranks' % ('same' if not diffs else 'DIFFERENT'))
+    for d in diffs:
+        print('   ' + d[:400])
+    return not diffs
+
+
+if __name__ == '__main__':
+    sys.exit(main())
