@@ -114,7 +114,8 @@ struct RankRow : RankTotals {
   int64_t idle_ns = 0;       // GPU span - busy
   uint64_t collectives = 0;  // communication kernels
   // Those compared across ranks: the ones that start in a shared step when the captures hold
-  // different steps (MultiRankResult::shared_steps), else all of them.
+  // different steps (MultiRankResult::shared_steps), else all of them; NCCL send/recv left out
+  // (is_point_to_point: each goes to one peer, not matched across ranks).
   uint64_t compared_collectives = 0;
   int64_t collective_sum_ns = 0;  // sum of their durations
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)

@@ -146,6 +146,29 @@ TEST_CASE("Pipeline send/recv waits name no straggler; the same waits in all-red
   CHECK_FALSE(ks::is_point_to_point("sendrecv"));  // NCCL's all-to-all kernel, named without args
 }
 
+TEST_CASE("Pipeline stages send and receive different counts: no collective mismatch",
+          "[analysis][ranks][findings]") {
+  // Three stages: the first and last talk to one neighbour (a send and a recv), the middle one
+  // to both (two of each). Sends and receives go to one peer and are not matched across ranks.
+  auto s0 = load(rank_trace(0, {50, 450}, true, {"send", "recv"}));
+  auto s1 = load(rank_trace(1, {150, 50, 60, 300}, true, {"recv", "send", "recv", "send"}));
+  auto s2 = load(rank_trace(2, {250, 50}, true, {"recv", "send"}));
+  ks::MultiRankReport m =
+      ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*s1, "b", 1), digest_of(*s2, "c", 2)});
+  CHECK(m.result.counts_match);
+  CHECK(m.result.collectives.empty());
+  CHECK(m.result.ranks[1].wait_ns == 0);
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  // The control: the same counts in all-reduces are a mismatch.
+  auto a0 = load(rank_trace(0, {50, 450}, true, {"allreduce", "allreduce"}));
+  auto a1 = load(rank_trace(1, {150, 50, 60, 300}, true,
+                            {"allreduce", "allreduce", "allreduce", "allreduce"}));
+  auto a2 = load(rank_trace(2, {250, 50}, true, {"allreduce", "allreduce"}));
+  m = ks::combine_ranks({digest_of(*a0, "a", 0), digest_of(*a1, "b", 1), digest_of(*a2, "c", 2)});
+  CHECK_FALSE(m.result.counts_match);
+  CHECK(find(m.findings, "ranks.collective_mismatch") != nullptr);
+}
+
 TEST_CASE("Different collective counts between ranks are a critical finding",
           "[analysis][ranks][findings]") {
   auto r0 = load(rank_trace(0, {100, 100}));
