@@ -166,6 +166,17 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
+}  // namespace
+
+std::string collective_of_kernel(const Trace& t, const LaunchJoin& join, uint32_t g) {
+  CommKernel k;
+  k.name = std::string(t.str(t.slices.name[g]));
+  add_collective_args(t, join, g, &k);
+  return k.collective;
+}
+
+namespace {
+
 // The collectives a rank without communication kernels ran on the CPU, as kernels are read:
 // gloo:* ranges: gloo runs each collective on one of its CPU threads, and the range lasts
 //   until every peer has joined (a rank waiting for a straggler shows it as a long range, the

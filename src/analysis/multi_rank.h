@@ -255,6 +255,9 @@ std::string collective_from_kernel_name(std::string_view kernel);
 // bubbles), so these waits say where a rank sits in the pipeline, not that another is slow.
 // NCCL's SendRecv kernel without args is not one: all-to-all runs as SendRecv too.
 bool is_point_to_point(std::string_view collective);
+// The collective of communication kernel `g` (its args, the launching record_param_comms', or
+// its name: add_collective_args' rule), "" when nothing says.
+std::string collective_of_kernel(const Trace& t, const LaunchJoin& join, uint32_t g);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
 // enumerate(DataPipe)#..., and ranges named for data loading (is_dataloader_range).
