@@ -359,10 +359,20 @@ def name_kernels(progs, templates):
     return out
 
 
-def run_shape(c, tmp, cli, shape, progs, transfer, world):
+def write_shape(tmp, shape, progs, transfer, world):
+    """Plays the programs out and writes one trace per rank: (ranks played, paths)."""
     templates = [template(r, world) for r in range(world)]
     ranks = play(name_kernels(progs, templates), templates, transfer)
-    paths = write_ranks(tmp, shape, ranks, templates)
+    return ranks, write_ranks(tmp, shape, ranks, templates)
+
+
+def write_pipeline(tmp):
+    """The pipeline shape main() checks, for tests/fleet: its rank files."""
+    return write_shape(tmp, "pp", pipeline(4, 4, 2), lambda coll: 60, 4)[1]
+
+
+def run_shape(c, tmp, cli, shape, progs, transfer, world):
+    ranks, paths = write_shape(tmp, shape, progs, transfer, world)
     return ranks, corpus_cli.report(cli, paths)
 
 
