@@ -105,9 +105,12 @@ def play(programs, templates, transfer):
                     if rk.pending is None:
                         seq = rk.seq.get(channel, 0)
                         rk.seq[channel] = seq + 1
-                        corr, ready = rk.launch("record_param_comms", dict(COLL_ARGS, **{
+                        args = dict(COLL_ARGS, **{
                             "Collective name": coll, "In msg nelems": nelems,
-                            "Out msg nelems": nelems, "Group size": len(members)}))
+                            "Out msg nelems": nelems, "Group size": len(members)})
+                        if channel.startswith("pg "):  # a channel named as a process group
+                            args["Process Group Name"] = channel[3:]
+                        corr, ready = rk.launch("record_param_comms", args)
                         start = max(rk.free.get(stream, 0), ready + 1)
                         rk.pending = ((channel, seq), corr, start)
                         arrived.setdefault((channel, seq), {})[rk.rank] = start
@@ -312,6 +315,38 @@ def pipeline(stages, micro, steps):
     return progs
 
 
+def two_d(slow, factor, steps=3, layers=4):
+    """Tensor x data parallel on 2x2 ranks, groups named as Kineto writes them ("Process Group
+    Name": every rank creates every group, so the names are the same everywhere): tensor groups
+    {0,1} "1" and {2,3} "2" (all_reduce on the compute stream after each layer), data groups
+    {0,2} "3" and {1,3} "4" (one gradient all_reduce on a side stream). Rank `slow` computes
+    `factor` times as long: its tensor peer waits for it, and the others for that peer."""
+    progs = []
+    for r in range(4):
+        tp, tp_members = "pg %d" % (1 + r // 2), [2 * (r // 2), 2 * (r // 2) + 1]
+        dp, dp_members = "pg %d" % (3 + r % 2), [r % 2, r % 2 + 2]
+        f = factor if r == slow else 1.0
+        p = []
+        for s in range(steps):
+            p.append(("begin", "user_annotation", "ProfilerStep#%d" % (s + 1)))
+            for i in range(2 * layers):
+                p += [("k", "mm", 200 * f, COMPUTE_STREAM)] * 2
+                p.append(("c", "all_reduce", COMPUTE_STREAM, tp, tp_members, 1 << 16))
+            p.append(("wait", COMPUTE_STREAM, 30 + r))
+            p.append(("c", "all_reduce", 30 + r, dp, dp_members, 1 << 22))
+            p.append(("wait", 30 + r, COMPUTE_STREAM))
+            p += [("k", "opt", 100, COMPUTE_STREAM)]
+            p.append(("sync",))
+            p.append(("end",))
+        progs.append(p)
+    return progs
+
+
+def write_two_d(tmp):
+    """The 2x2 shape main() checks, rank 1 slow, for tests/fleet: its rank files."""
+    return write_shape(tmp, "tp_dp", two_d(1, 1.5), lambda coll: 50, 4)[1]
+
+
 def grad_accum(world, accum, steps, markers):
     """Gradient accumulation: `accum` forward/backward passes, then one all_reduce of the
     gradients and the optimizer step (an Optimizer.step#SGD.step range) per step; with or
@@ -474,6 +509,16 @@ def check_pp(c, ranks, rep):
     check_overlap(c, "pp", ranks, rep)
 
 
+def check_two_d(c, ranks, rep, slow):
+    """No group holds every rank, so none is matched (nor a mismatch); the slow rank is still the
+    straggler, its collectives the shortest."""
+    c.check("tp_dp: no collective mismatch", finding(rep, "ranks.collective_mismatch") is None)
+    f = finding(rep, "ranks.straggler")
+    c.check("tp_dp: straggler is rank %d" % slow,
+            f is not None and ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
+    check_overlap(c, "tp_dp", ranks, rep)
+
+
 def host_steps(rk):
     return sorted((e["ts"], e["dur"]) for e in rk.events if e["name"].startswith("ProfilerStep#"))
 
@@ -545,6 +590,7 @@ def main():
                 ("ddp", ddp(4, 4, 3, 2, 1.5), lambda coll: 300, 4),
                 ("tp", tensor_parallel(2, 8, 3), lambda coll: 40, 2),
                 ("pp", pipeline(4, 4, 2), lambda coll: 60, 4),
+                ("tp_dp", two_d(1, 1.5), lambda coll: 50, 4),
                 ("accum", grad_accum(2, 4, 5, True), lambda coll: 500, 2),
                 ("accum_nomarks", grad_accum(2, 4, 5, False), lambda coll: 500, 2)]:
             ranks, rep = run_shape(c, tmp, args.cli, shape, progs, xfer, w)
@@ -561,6 +607,7 @@ def main():
         check_ddp(c, *SHAPES["ddp"], slow=2)
         check_tp(c, *SHAPES["tp"])
         check_pp(c, *SHAPES["pp"])
+        check_two_d(c, *SHAPES["tp_dp"], slow=1)
         check_accum(c, *SHAPES["accum"], markers=True)
         check_accum_unmarked(c, *SHAPES["accum_nomarks"], SHAPES["accum"][0])
     finally:
