@@ -209,10 +209,16 @@ class _InSharedSteps:
         shared = set(shared)
         keep = [i for i, k in enumerate(r.coll_launch_step) if k >= 0 and r.steps[k][0] in shared]
         self.rank = r.rank
+        self.p2p = r.p2p
         for c in self.COLUMNS:
             column = getattr(r, c)
             setattr(self, c, [column[i] for i in keep])
         self.comm_ns = sum(r.coll_dur[i] for i in keep if r.coll_msg[i] < 0 or r.coll_msg[i] not in r.p2p)
+
+
+def _is_p2p(r, i):
+    """Whether rank r's i-th collective is an NCCL send or recv (is_point_to_point)."""
+    return r.coll_msg[i] >= 0 and r.coll_msg[i] in r.p2p
 
 
 class Reducer:
@@ -326,7 +332,8 @@ class Reducer:
         shared = _shared_steps(ranks)
         compared = ranks if shared is None else [_InSharedSteps(r, shared) for r in ranks]
         for row, c in zip(rows, compared):
-            row["_ns"]["compared_collectives"] = len(c.coll_dur)
+            row["_ns"]["compared_collectives"] = sum(1 for i in range(len(c.coll_dur))
+                                                     if not _is_p2p(c, i))
             if shared is not None:
                 row["_ns"]["shared_steps_collective_ns"] = c.comm_ns
         coll = self._match_collectives(compared, rows)
@@ -389,7 +396,7 @@ class Reducer:
         for r in ranks:
             seen = []
             for i in range(len(r.coll_dur)):
-                if r.coll_group[i] < 0 and r.coll_stream[i] not in seen:
+                if r.coll_group[i] < 0 and not _is_p2p(r, i) and r.coll_stream[i] not in seen:
                     seen.append(r.coll_stream[i])
             streams.append(seen)
         same = all(sorted(s) == sorted(streams[0]) for s in streams[1:])
@@ -397,6 +404,8 @@ class Reducer:
         for k, r in enumerate(ranks):
             order = {st: j for j, st in enumerate(streams[k])}
             for i in range(len(r.coll_dur)):
+                if _is_p2p(r, i):
+                    continue  # one peer each: not matched across ranks (match_channels)
                 g = r.coll_group[i]
                 if g >= 0:
                     label = "group " + self._group_list[g]

@@ -184,13 +184,15 @@ def seed_rules(result, rows):
             ranks=[d["rank"] for d in coll["desync"]],
             **({"counted_over": shared_steps_text(result["shared_steps"])} if result.get("shared_steps") else {})))
     step = _typical_step(rows)
-    if len(rows) >= 2 and coll["matched"]:
+    shared = result.get("shared_steps")
+    for x in rows:
         # NCCL send/recv left out, as multi_rank_rules.cpp: pipeline stages wait by design.
         # Captures holding different steps: over the steps they share (multi_rank_rules.cpp).
-        shared = result.get("shared_steps")
-        for x in rows:
-            x["_ns"]["straggler_comm_ns"] = (x["_ns"]["shared_steps_collective_ns"] if shared else
-                                             x["_ns"]["collective_sum_ns"] - x["_ns"].get("p2p_sum_ns", 0))
+        x["_ns"]["straggler_comm_ns"] = (x["_ns"]["shared_steps_collective_ns"] if shared else
+                                         x["_ns"]["collective_sum_ns"] - x["_ns"].get("p2p_sum_ns", 0))
+    # Any collective time, matched or not: groups that each hold some of the ranks (tensor x data
+    # parallel) match none, and the slow rank still waits least (multi_rank_rules.cpp).
+    if len(rows) >= 2 and any(x["_ns"]["straggler_comm_ns"] > 0 for x in rows):
         s = min(range(len(rows)), key=lambda k: (rows[k]["_ns"]["straggler_comm_ns"], k))
         row = rows[s]
         comm = row["_ns"]["straggler_comm_ns"]

@@ -68,6 +68,7 @@ suite "profiler options (shapes, stacks, memory, flops, CUPTI metrics) named, no
 suite "one process driving 8 GPUs: one rank, per-device shares" run_file tests/corpus/one_process_gpus.py /usr/bin/python3 tests/corpus/one_process_gpus.py --cli build/native/kinetoscope
 suite "two nodes' ranks merged on one GPU pid: split by launching process" run_file tests/corpus/merged_ranks.py /usr/bin/python3 tests/corpus/merged_ranks.py --cli build/native/kinetoscope
 suite "Kineto ranks whose captures start steps apart: collectives compared over the shared step" run_file tests/corpus/late_capture_ranks.py /usr/bin/python3 tests/corpus/late_capture_ranks.py --cli build/native/kinetoscope
+suite "parallel shapes (FSDP, DDP straggler, tensor/pipeline parallel, gradient accumulation) played out on DLRM ranks" run_file tests/corpus/dist_shapes.py /usr/bin/python3 tests/corpus/dist_shapes.py --cli build/native/kinetoscope
 suite "inference shape: no steps, CUDA graph launches, launch_bound without graph kernels" run_file tests/corpus/inference_shape.py /usr/bin/python3 tests/corpus/inference_shape.py --cli build/native/kinetoscope
 suite "events some Kineto versions write (CUPTI overhead, profiler ranges, newer categories) move nothing" run_file tests/corpus/kineto_versions.py /usr/bin/python3 tests/corpus/kineto_versions.py --cli build/native/kinetoscope
 suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh

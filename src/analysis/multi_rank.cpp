@@ -177,6 +177,17 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
+}  // namespace
+
+std::string collective_of_kernel(const Trace& t, const LaunchJoin& join, uint32_t g) {
+  CommKernel k;
+  k.name = std::string(t.str(t.slices.name[g]));
+  add_collective_args(t, join, g, &k);
+  return k.collective;
+}
+
+namespace {
+
 // The collectives a rank without communication kernels ran on the CPU, as kernels are read:
 // gloo:* ranges: gloo runs each collective on one of its CPU threads, and the range lasts
 //   until every peer has joined (a rank waiting for a straggler shows it as a long range, the
@@ -545,7 +556,7 @@ std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRank
   std::vector<std::vector<int64_t>> streams(in.size());  // per rank, in order of first use
   for (size_t k = 0; k < in.size(); ++k)
     for (const CommKernel& c : in[k].comm)
-      if (c.process_group.empty() &&
+      if (c.process_group.empty() && !is_point_to_point(c.collective) &&
           std::find(streams[k].begin(), streams[k].end(), c.stream) == streams[k].end())
         streams[k].push_back(c.stream);
   bool same_streams = true;
@@ -561,6 +572,11 @@ std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRank
   for (size_t k = 0; k < in.size(); ++k) {
     for (size_t i = 0; i < in[k].comm.size(); ++i) {
       const CommKernel& c = in[k].comm[i];
+      // A send or receive goes to one peer: a pipeline stage talks to its neighbours only, so
+      // the ranks issue different numbers of them by design, and the i-th of one rank is not the
+      // i-th of another. Matched across all ranks they made a false "collective mismatch" and
+      // waits measured against unrelated transfers.
+      if (is_point_to_point(c.collective)) continue;
       std::string label;
       if (!c.process_group.empty()) {
         label = "group " + c.process_group;
@@ -767,7 +783,9 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   count_shared_steps(in, &r);
   r.late_start = late_start(in, r.ranks);
   if (!r.shared_steps.empty()) keep_shared_step_collectives(r.shared_steps, &in);
-  for (size_t k = 0; k < in.size(); ++k) r.ranks[k].compared_collectives = in[k].comm.size();
+  for (size_t k = 0; k < in.size(); ++k)  // sends and receives are not matched (match_channels)
+    for (const CommKernel& c : in[k].comm)
+      if (!is_point_to_point(c.collective)) ++r.ranks[k].compared_collectives;
   const std::vector<Channel> channels = match_channels(in, &r);
   // Rows per communicator, up to its shortest list; then in order of issue on the first rank
   // that has them.

@@ -114,7 +114,8 @@ struct RankRow : RankTotals {
   int64_t idle_ns = 0;       // GPU span - busy
   uint64_t collectives = 0;  // communication kernels
   // Those compared across ranks: the ones that start in a shared step when the captures hold
-  // different steps (MultiRankResult::shared_steps), else all of them.
+  // different steps (MultiRankResult::shared_steps), else all of them; NCCL send/recv left out
+  // (is_point_to_point: each goes to one peer, not matched across ranks).
   uint64_t compared_collectives = 0;
   int64_t collective_sum_ns = 0;  // sum of their durations
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
@@ -254,6 +255,9 @@ std::string collective_from_kernel_name(std::string_view kernel);
 // bubbles), so these waits say where a rank sits in the pipeline, not that another is slow.
 // NCCL's SendRecv kernel without args is not one: all-to-all runs as SendRecv too.
 bool is_point_to_point(std::string_view collective);
+// The collective of communication kernel `g` (its args, the launching record_param_comms', or
+// its name: add_collective_args' rule), "" when nothing says.
+std::string collective_of_kernel(const Trace& t, const LaunchJoin& join, uint32_t g);
 
 // DataLoader iterator slices (TB plugin): enumerate(DataLoader)#...__next__ or
 // enumerate(DataPipe)#..., and ranges named for data loading (is_dataloader_range).

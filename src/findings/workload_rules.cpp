@@ -6,6 +6,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
+#include "analysis/multi_rank.h"
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
 #include "findings/rules.h"
@@ -118,6 +119,9 @@ struct CommView {
   int64_t communication_ns = 0, computation_ns = 0, overlap_ns = 0;
   double overlap_pct = 0;
   int64_t longest = -1;  // the longest communication slice
+  // Communication kernel time in all, and the part in point-to-point sends and receives
+  // (is_point_to_point): a pipeline stage's, where exposed time is the bubbles.
+  int64_t kernel_sum_ns = 0, p2p_sum_ns = 0;
 };
 
 CommView cpu_comm_view(const Trace& t, const Analyses& a) {
@@ -169,6 +173,8 @@ CommView gpu_comm_view(const Trace& t, const Analyses& a) {
   for (uint32_t g : a.join.gpu_ops_by_ts) {
     if (s.kind[g] != SliceKind::kKernel || !is_comm(s.name[g])) continue;
     if (v.longest < 0 || s.dur[g] > s.dur[static_cast<size_t>(v.longest)]) v.longest = g;
+    v.kernel_sum_ns += s.dur[g];
+    if (is_point_to_point(collective_of_kernel(t, a.join, g))) v.p2p_sum_ns += s.dur[g];
   }
   return v;
 }
@@ -220,8 +226,30 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
                      : mpi_calls
                          ? "Blocking MPI calls (collectives, point-to-point, the waits on them)"
                          : "Collective kernels (all-reduce, all-gather, ...)";
+  // Mostly sends and receives: pipeline parallelism, whose exposed communication is the stage
+  // waiting for its neighbour (the fill and drain bubbles), which DDP's buckets do not touch.
+  const bool pipeline = c.kernel_sum_ns > 0 && 2 * c.p2p_sum_ns > c.kernel_sum_ns;
   Finding f;
-  if (not_overlapped) {
+  if (not_overlapped && pipeline) {
+    f.id = "comm.not_overlapped";
+    f.severity = Severity::kWarning;
+    f.title = strf(
+        "Communication %s overlapped with compute: %s of %s is exposed "
+        "communication, mostly pipeline sends and receives",
+        format_pct(c.overlap_pct).c_str(), format_pct(exposed_pct).c_str(),
+        analysis_window_name(a));
+    f.meaning =
+        "Point-to-point sends and receives (NCCL send/recv between pipeline stages) mostly run "
+        "while no compute kernel runs: the stage waits for its neighbour stage's activations or "
+        "gradients, the pipeline's fill and drain bubbles, or a stage slower than the others.";
+    f.fix =
+        "Shrink the bubbles: more micro-batches per step, an interleaved or 1F1B schedule "
+        "(torch.distributed.pipelining), stages balanced so none waits for a slower "
+        "neighbour; compare the ranks to find the slow stage.";
+    f.fix_code =
+        "schedule = torch.distributed.pipelining.ScheduleInterleaved1F1B(\n"
+        "    stages, n_microbatches=4 * num_stages, loss_fn=loss_fn)";
+  } else if (not_overlapped) {
     f.id = "comm.not_overlapped";
     f.severity = Severity::kWarning;
     f.title = strf(
@@ -267,6 +295,10 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
                us_of(c.communication_ns) / static_cast<double>(steps), 3, "us");
     f.number("overlap_pct", c.overlap_pct, 1, "%");
     f.number("exposed_pct", exposed_pct, 1, "%");
+    if (c.p2p_sum_ns > 0)
+      f.number("send_recv_pct",
+               100.0 * static_cast<double>(c.p2p_sum_ns) / static_cast<double>(c.kernel_sum_ns), 1,
+               "%");
   }
   if (top) {
     f.text("top_comm_kernel", std::string(t.str(top->name)));

@@ -18,8 +18,10 @@ namespace {
 
 // A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
 // `collectives`, when given, names each kernel's collective (Kineto's "Collective name" arg).
+// `groups`, when given, names each kernel's process group ("Process Group Name").
 std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true,
-                       const std::vector<std::string>& collectives = {}) {
+                       const std::vector<std::string>& collectives = {},
+                       const std::vector<std::string>& groups = {}) {
   std::string t = "{";
   if (with_rank)
     t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
@@ -29,9 +31,10 @@ std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank
   int ts = 10;
   for (size_t i = 0; i < comm_us.size(); ++i) {
     const int d = comm_us[i];
-    const std::string args = i < collectives.size() ? R"("stream":20,"Collective name":")" +
-                                                          collectives[i] + R"(","Group size":2)"
-                                                    : R"("stream":20)";
+    std::string args = i < collectives.size() ? R"("stream":20,"Collective name":")" +
+                                                    collectives[i] + R"(","Group size":2)"
+                                              : R"("stream":20)";
+    if (i < groups.size()) args += R"(,"Process Group Name":")" + groups[i] + "\"";
     t +=
         R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + ",\"args\":{" + args + "}}";
@@ -144,6 +147,49 @@ TEST_CASE("Pipeline send/recv waits name no straggler; the same waits in all-red
   CHECK(f->title.rfind("Rank 1 is the straggler", 0) == 0);
   CHECK(ks::is_point_to_point("recvAnySource"));
   CHECK_FALSE(ks::is_point_to_point("sendrecv"));  // NCCL's all-to-all kernel, named without args
+}
+
+TEST_CASE("Pipeline stages send and receive different counts: no collective mismatch",
+          "[analysis][ranks][findings]") {
+  // Three stages: the first and last talk to one neighbour (a send and a recv), the middle one
+  // to both (two of each). Sends and receives go to one peer and are not matched across ranks.
+  auto s0 = load(rank_trace(0, {50, 450}, true, {"send", "recv"}));
+  auto s1 = load(rank_trace(1, {150, 50, 60, 300}, true, {"recv", "send", "recv", "send"}));
+  auto s2 = load(rank_trace(2, {250, 50}, true, {"recv", "send"}));
+  ks::MultiRankReport m =
+      ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*s1, "b", 1), digest_of(*s2, "c", 2)});
+  CHECK(m.result.counts_match);
+  CHECK(m.result.collectives.empty());
+  CHECK(m.result.ranks[1].wait_ns == 0);
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  // The control: the same counts in all-reduces are a mismatch.
+  auto a0 = load(rank_trace(0, {50, 450}, true, {"allreduce", "allreduce"}));
+  auto a1 = load(rank_trace(1, {150, 50, 60, 300}, true,
+                            {"allreduce", "allreduce", "allreduce", "allreduce"}));
+  auto a2 = load(rank_trace(2, {250, 50}, true, {"allreduce", "allreduce"}));
+  m = ks::combine_ranks({digest_of(*a0, "a", 0), digest_of(*a1, "b", 1), digest_of(*a2, "c", 2)});
+  CHECK_FALSE(m.result.counts_match);
+  CHECK(find(m.findings, "ranks.collective_mismatch") != nullptr);
+}
+
+TEST_CASE("A straggler among groups that each hold some of the ranks (tensor x data parallel)",
+          "[analysis][ranks][findings]") {
+  // 2x2: tensor-parallel groups {0,1} "1" and {2,3} "2", data-parallel {0,2} "3" and {1,3} "4".
+  // Rank 1 is slow: its peers wait for it, and the others for them. No group holds every rank,
+  // so none is matched; the straggler is still the rank with the shortest collectives.
+  auto rank = [](int k, const std::vector<int>& us) {
+    const std::string tp = std::to_string(1 + k / 2), dp = std::to_string(3 + k % 2);
+    return load(rank_trace(k, us, true, {"allreduce", "allreduce"}, {tp, dp}));
+  };
+  auto r0 = rank(0, {400, 300}), r1 = rank(1, {50, 40}), r2 = rank(2, {300, 400}),
+       r3 = rank(3, {350, 350});
+  ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1),
+                                             digest_of(*r2, "c", 2), digest_of(*r3, "d", 3)});
+  CHECK(m.result.collectives.empty());
+  CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  const ks::Finding* f = find(m.findings, "ranks.straggler");
+  REQUIRE(f);
+  CHECK(f->title.rfind("Rank 1 is the straggler", 0) == 0);
 }
 
 TEST_CASE("Different collective counts between ranks are a critical finding",

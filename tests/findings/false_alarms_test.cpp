@@ -159,6 +159,36 @@ TEST_CASE("comm: CPU collectives hidden by CPU work, and excerpts without steps"
   }
 }
 
+TEST_CASE("comm.not_overlapped: a pipeline stage's exposed sends and receives are its bubbles",
+          "[findings][comm]") {
+  // One 1000 us step: 200 us of compute, then an NCCL kernel over [300, 900) launched from a
+  // record_param_comms op naming its collective. Exposed either way; only the advice differs.
+  auto stage = [](const char* collective) {
+    const std::string args = std::string(R"({"Collective name":")") + collective +
+                             R"(","Group size":2,"In msg nelems":1024,"dtype":"Float"})";
+    return run("[" + event("user_annotation", "ProfilerStep#1", 1, 0, 1000) + "," +
+               launched_kernel("sm90_xmma_gemm", 50, 200, 1) + "," +
+               event("cpu_op", "record_param_comms", 1, 290, 10, args) + "," +
+               launched_kernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
+                               300, 600, 2) +
+               "]");
+  };
+  Run r = stage("recv");
+  const ks::Finding* f = find(r, "comm.not_overlapped");
+  INFO("findings: " << r.ids);
+  REQUIRE(f);
+  CHECK(f->title.find("pipeline sends and receives") != std::string::npos);
+  CHECK(f->fix.find("micro-batches") != std::string::npos);
+  CHECK(f->fix.find("DistributedDataParallel") == std::string::npos);
+  CHECK(num(*f, "send_recv_pct") == 100.0);
+  // The control: the same kernel as an all-to-all (NCCL runs it as SendRecv too) is DDP's case.
+  r = stage("all_to_all");
+  f = find(r, "comm.not_overlapped");
+  REQUIRE(f);
+  CHECK(f->title.find("pipeline") == std::string::npos);
+  CHECK(f->fix.find("DistributedDataParallel") != std::string::npos);
+}
+
 TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[findings][memory]") {
   // vLLM reserves its KV cache at start-up: 191.6 GB of 206 GB allocated before the captured
   // graph capture allocates 18 MB more.

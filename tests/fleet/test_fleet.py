@@ -138,6 +138,59 @@ class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class PipelineSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    """Four pipeline stages (tests/corpus/dist_shapes.py): NCCL send/recv between neighbours, the
+    middle stages issuing twice as many as the ends. They are not matched across ranks, as the
+    CLI leaves them: no collective_mismatch."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
+        import dist_shapes
+        cls.tmp = tempfile.mkdtemp()
+        cls.FILES = dist_shapes.write_pipeline(cls.tmp)
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_findings(self):
+        # The stages alike: no multi-rank finding from either (the base test wants some).
+        self.assertEqual([f["id"] for f in self.mr["findings"]], [])
+        self.assertEqual([f["id"] for f in self.fleet["findings"] if f["id"].startswith("ranks.")],
+                         [])
+
+    def test_no_mismatch(self):
+        self.assertTrue(self.fleet["collectives"]["counts_match"])
+        ids = [f["id"] for f in self.fleet["findings"]]
+        self.assertNotIn("ranks.collective_mismatch", ids)
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class TwoDimensionalSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    """Tensor x data parallel on 2x2 ranks with named process groups, rank 1 slow
+    (tests/corpus/dist_shapes.py): no group holds every rank, none is matched, and the straggler
+    is named from the ranks' collective time as the CLI names it."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
+        import dist_shapes
+        cls.tmp = tempfile.mkdtemp()
+        cls.FILES = dist_shapes.write_two_d(cls.tmp)
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_straggler(self):
+        f = [f for f in self.fleet["findings"] if f["id"] == "ranks.straggler"]
+        self.assertEqual([x["evidence"]["rank"] for x in f], [1])
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
 class LateCaptureSameAsInProcess(_SameAsInProcess, unittest.TestCase):
     """The DLRM ranks given a second step, rank 3's capture begun at it
     (tests/corpus/late_capture_ranks.py): collectives are compared over the step every capture
