@@ -22,13 +22,25 @@ export function showLinkPrompt(view) {
   const welcome = document.querySelector('#report .welcome');
   if (!welcome || (!parts.length && !view.n)) return;
   const name = view.n || 'the trace this link was made from';
-  const card = h(
-    'section',
-    { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
-    h('h2', null, 'Open ', view.n ? h('code', null, view.n) : name, ' to see this view'),
-    h('p', null, `This link shows ${parts.length ? parts.join(', ') : 'a view'} of ${view.n ? 'that trace' : name}. Traces never leave the browser that opened them, so the link cannot bring it: open the same file here and the view opens.`),
-    h('p', null, h('label', { className: 'button primary', for: 'file', ...fileButton }, view.n ? `Open ${view.n}…` : 'Open the trace…')),
-  );
+  // The ranks of a job opened together: every file, one per line (share/view.js).
+  const files = view.n ? view.n.split('\n').filter(Boolean) : [];
+  const card =
+    files.length > 1
+      ? h(
+          'section',
+          { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
+          h('h2', null, `Open these ${files.length} files together to see this view`),
+          h('ul', { className: 'link-files' }, files.map((f) => h('li', null, h('code', null, f)))),
+          h('p', null, `This link shows ${parts.length ? parts.join(', ') : 'a view'} of the ${files.length} ranks opened together. Traces never leave the browser that opened them, so the link cannot bring them: select all ${files.length} files at once here (or drop them together) and the view opens.`),
+          h('p', null, h('label', { className: 'button primary', for: 'file', ...fileButton }, `Open the ${files.length} files…`)),
+        )
+      : h(
+          'section',
+          { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
+          h('h2', null, 'Open ', view.n ? h('code', null, view.n) : name, ' to see this view'),
+          h('p', null, `This link shows ${parts.length ? parts.join(', ') : 'a view'} of ${view.n ? 'that trace' : name}. Traces never leave the browser that opened them, so the link cannot bring it: open the same file here and the view opens.`),
+          h('p', null, h('label', { className: 'button primary', for: 'file', ...fileButton }, view.n ? `Open ${view.n}…` : 'Open the trace…')),
+        );
   welcome.before(card);
   welcome.classList.add('after-link');
   // Gone with the first report (app.js replaces #report's children).

@@ -9,7 +9,8 @@
 //   v  the tab: timeline or report
 //   s  the selected slice, by its event's byte offset in the trace file (stable across loads)
 //   n  the trace's file name: only in copied links (export.js), so that a page opened from a
-//      link without the trace can say which trace to open (link-prompt.js)
+//      link without the trace can say which trace to open (link-prompt.js); the ranks of a job
+//      opened together name every file, one per line, in the order they were read
 //
 // A fragment without '=' (#kernels, a section anchor) is not a view and is left alone.
 //
@@ -54,7 +55,7 @@ export function parseFragment(hash) {
     else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
-    else if (key === 'n' && value) out.n = value.slice(0, 512);
+    else if (key === 'n' && value) out.n = value.slice(0, 8192); // a job's files, one per line
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
       // 400 digits read as Infinity, and an infinite range made the timeline's window NaN.
@@ -82,6 +83,16 @@ export function formatFragment(v) {
 export function linkTo(name) {
   const frag = formatFragment({ ...view, n: name || view.n });
   return location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
+}
+
+// The view a link brought (the page's URL, or a fragment edited or followed), for the first
+// report shown after it: the ranks view opens the link's rank (ranks/mode.js). Taken once: a job
+// opened later is not moved by an old link. Switching tabs does not count as a view made here.
+let linked = parseFragment(location.hash);
+export function takeLinkedView() {
+  const out = linked;
+  linked = null;
+  return out;
 }
 
 export function currentView() {
@@ -124,7 +135,9 @@ export function setView(change, source = 'page', { quiet = false } = {}) {
   const next = { ...view, ...normalize(change) };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   view = next;
-  madeHere = true;
+  // The tab is no part of a trace: switching it (as the ranks view does when it opens) leaves a
+  // link's finding and range for the report they were brought for.
+  if (Object.keys(change || {}).some((key) => key !== 'v')) madeHere = true;
   writeFragment();
   if (!quiet) notify(source);
 }
@@ -136,12 +149,13 @@ function writeFragment() {
   lastHash = location.hash;
 }
 
-// Another trace replaces the one the view was made on: its time range, slice and finding go (they
-// were the old trace's: after resnet50's timeline at 48-60 ms, the next file opened said "Linked
-// range: 48.0 ms → 60.0 ms"). A view from a link or from Back stays: it is for the trace opened.
+// Another trace replaces the one the view was made on: its time range, slice, finding and rank go
+// (they were the old trace's: after resnet50's timeline at 48-60 ms, the next file opened said
+// "Linked range: 48.0 ms → 60.0 ms"). A view from a link or from Back stays: it is for the trace
+// opened.
 export function forgetPreviousTrace() {
   if (!madeHere) return;
-  for (const key of ['t', 's', 'f']) delete view[key];
+  for (const key of ['t', 's', 'f', 'r']) delete view[key];
   writeFragment();
 }
 
@@ -184,5 +198,6 @@ window.addEventListener('hashchange', () => {
   if (!parsed) return; // a section anchor: not a view
   view = parsed;
   madeHere = false;
+  linked = { ...parsed };
   notify('url');
 });
