@@ -25,7 +25,15 @@ export function showLinkPrompt(view) {
   // The ranks of a job opened together: every file, one per line (share/view.js).
   const files = view.n ? view.n.split('\n').filter(Boolean) : [];
   const card =
-    files.length > 1
+    view.c && files.length === 2
+      ? h(
+          'section',
+          { className: 'card link-prompt', id: 'link-prompt', role: 'status' },
+          h('h2', null, 'Compare ', h('code', null, files[0]), ' with ', h('code', null, files[1]), ' to see this view'),
+          h('p', null, 'This link shows the comparison of these two traces, the first as the base. Traces never leave the browser that opened them, so the link cannot bring them: compare the same two files here.'),
+          h('p', null, h('button', { type: 'button', className: 'button primary', onclick: () => document.getElementById('compare-open').click() }, 'Compare two traces…')),
+        )
+      : files.length > 1
       ? h(
           'section',
           { className: 'card link-prompt', id: 'link-prompt', role: 'status' },

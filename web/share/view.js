@@ -11,6 +11,7 @@
 //   n  the trace's file name: only in copied links (export.js), so that a page opened from a
 //      link without the trace can say which trace to open (link-prompt.js); the ranks of a job
 //      opened together name every file, one per line, in the order they were read
+//   c  1: the two files in `n` are compared, BASE then TEST (the compare view's links)
 //
 // A fragment without '=' (#kernels, a section anchor) is not a view and is left alone.
 //
@@ -56,6 +57,7 @@ export function parseFragment(hash) {
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n' && value) out.n = value.slice(0, 8192); // a job's files, one per line
+    else if (key === 'c' && value === '1') out.c = true;
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
       // 400 digits read as Infinity, and an infinite range made the timeline's window NaN.
@@ -66,7 +68,7 @@ export function parseFragment(hash) {
   return out;
 }
 
-// The inverse of parseFragment, in a fixed key order (f, t, r, v, s, n) so equal views give
+// The inverse of parseFragment, in a fixed key order (f, t, r, v, s, n, c) so equal views give
 // equal links.
 export function formatFragment(v) {
   const parts = [];
@@ -76,12 +78,14 @@ export function formatFragment(v) {
   if (v.v) parts.push(`v=${v.v}`);
   if (v.s !== undefined && v.s !== null) parts.push(`s=${v.s}`);
   if (v.n) parts.push(`n=${encodeURIComponent(v.n)}`);
+  if (v.c) parts.push('c=1');
   return parts.join('&');
 }
 
-// The link to this view for someone else: the fragment plus the trace's name (`n`).
-export function linkTo(name) {
-  const frag = formatFragment({ ...view, n: name || view.n });
+// The link to this view for someone else: the fragment plus the trace's name (`n`), and `c` when
+// the names are two traces compared.
+export function linkTo(name, compared = false) {
+  const frag = formatFragment({ ...view, n: name || view.n, c: compared });
   return location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
 }
 
@@ -108,6 +112,7 @@ function normalize(change) {
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n') out.n = String(value);
+    else if (key === 'c') out.c = !!value || undefined;
     else if (key === 't' && Array.isArray(value) && value.length === 2 && value.every(Number.isFinite)) {
       out.t = value[0] <= value[1] ? [value[0], value[1]] : [value[1], value[0]];
     } else throw new TypeError(`setView: bad value for ${key}: ${JSON.stringify(value)}`);
