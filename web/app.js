@@ -98,7 +98,7 @@ function onMessage(e, from) {
     const parsed = performance.now();
     show(report, done);
     timeline.loaded(done.id, report);
-    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
+    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '', ...linkOf(done) });
     // A place Back returns to (share/history.js), in the tab it opened on.
     const tab = done.navView || (document.body.dataset.tab === 'timeline' ? 'timeline' : 'report');
     enter(done.navJob, tab, tab === 'timeline' ? () => timeline.api.show() : () => timeline.api.showReport());
@@ -135,7 +135,11 @@ function settled(state) {
   workers.scheduleSpare();
 }
 
-// nav: {navJob, navView} for share/history.js (functions: kept out of the worker's message).
+// A rank of a job opened alone (ranks/mode.js): its links name the job's files and the rank.
+const linkOf = (done) => (done.link ? { linkName: done.link.name, rank: done.link.rank } : {});
+
+// nav: {navJob, navView} for share/history.js, link for share/share.js (kept out of the worker's
+// message).
 function begin(fields, nav = {}) {
   ranks.cancel();
   compare.cancel();
@@ -147,7 +151,7 @@ function begin(fields, nav = {}) {
   workers.newLoader();
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, navJob: nav.navJob, navView: nav.navView, t0: performance.now(), resolve, reject };
+    job = { id, name: fields.name, size: fields.size, blob: fields.blob || null, navJob: nav.navJob, navView: nav.navView, link: nav.link, t0: performance.now(), resolve, reject };
     ui.error.hidden = true;
     ui.status.hidden = false;
     document.body.dataset.state = 'loading';
@@ -175,7 +179,7 @@ const nsys = nsysExport({
   isShown: (id) => !!current && shownId === id,
   show: (report, done) => show(report, done),
   rangeShown: (report, m, done) => {
-    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '' });
+    reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '', ...linkOf(done) });
     settled('ready');
   },
   rangeFailed: (done, error) => {
@@ -205,7 +209,8 @@ function show(report, done) {
 
 // options.rankProcess {pid, rank, count[, merged]}: one process of an Nsight Systems export, or
 // one rank of a JSON file holding several (merged), read alone
-// (the ranks view's "Timeline of this rank…" for an export of several processes).
+// (the ranks view's "Timeline of this rank…" for an export of several processes); options.link
+// {name, rank}: a rank of a job opened alone, whose links name the job (share/share.js).
 function open(source, name, options) {
   if (Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList)) {
     const files = Array.from(source, (x, i) => (x instanceof Blob ? x : new File([x], `rank-${i}.json`)));
@@ -218,7 +223,7 @@ function open(source, name, options) {
   // Back to this trace from another one reads it again (share/history.js); options.navJob: the
   // opener's own way back (a rank alone), options.navView: the view it is opened for.
   const navJob = (options && options.navJob) || newJob(() => open(blob, name, { ...options, navJob }));
-  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, rankProcess }, { navJob, navView: options && options.navView });
+  return begin({ blob, name: name || source.name || 'trace.json', size: blob.size, rankProcess }, { navJob, navView: options && options.navView, link: options && options.link });
 }
 
 // Only the page's own origin (share/own_origin.js).

@@ -42,6 +42,44 @@ export function compareTests(t) {
   }
 
   return {
+    async 'compare: a copied link names the two traces compared, and the page it opens asks to compare them, not to open a file "BASE-vs-TEST"'({ ctx, origin, tmp }) {
+      const base = join(tmp, 'link_before.json');
+      const test = join(tmp, 'link_after.json');
+      writeFileSync(base, trace([1000, 1000], { gemm: [100, 100] }, { 'aten::mm': [10, 10] }));
+      writeFileSync(test, trace([1100, 1300], { gemm: [100, 120] }, { 'aten::mm': [10, 12] }));
+      const { page, log } = await openPage(ctx, origin);
+      await page.click('#compare-open');
+      const before = await loads(page);
+      await page.setInputFiles('#compare-base', base);
+      await page.setInputFiles('#compare-test', test);
+      check((await settled(page, before)) === 'ready', `the comparison did not finish: ${await page.textContent('#error')}`);
+      await page.evaluate(() => {
+        window.__copied = null;
+        navigator.clipboard.writeText = async (text) => {
+          window.__copied = text;
+        };
+      });
+      await page.click('.export-bar [data-export="copy-link"]');
+      await page.waitForFunction(() => window.__copied !== null, null, { timeout: 30_000 });
+      const link = new URL(await page.evaluate(() => window.__copied));
+      const view = new URLSearchParams(link.hash.slice(1));
+      check(view.get('n') === 'link_before.json\nlink_after.json' && view.get('c') === '1', `the comparison's link: ${link.hash}`);
+      const said = await page.textContent('.export-said');
+      check(/two traces are compared/.test(said), `after Copy link: ${said}`);
+      const second = await openPage(ctx, origin, link.pathname + link.hash);
+      const prompt = (await second.page.textContent('#link-prompt')) || '';
+      check(/Compare link_before\.json with link_after\.json/.test(prompt) && !/-vs-/.test(prompt), `the link's prompt: ${prompt}`);
+      await second.page.click('#link-prompt button');
+      check(await second.page.isVisible('#compare .compare-slot[data-slot="base"]'), "the prompt's button did not open the compare panel");
+      const again = await loads(second.page);
+      await second.page.setInputFiles('#compare-base', base);
+      await second.page.setInputFiles('#compare-test', test);
+      check((await settled(second.page, again)) === 'ready', 'the comparison did not run again');
+      check((await second.page.locator('#link-prompt').count()) === 0, 'the prompt stays over the comparison');
+      noErrors(log);
+      noErrors(second.log);
+    },
+
     async 'compare two traces: HTA\'s trace_diff pair in the page equals kinetoscope diff'({ ctx, origin }) {
       needTraces();
       const base = join(TRACES, 'hta__trace_compare__base.json.gz');

@@ -3,7 +3,7 @@
 // the page's multi-rank JSON against `kinetoscope report --format json FILES...` byte for byte.
 // run.mjs adds these to its tests; `t` holds its helpers.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PATHOLOGIES = 'examples/pathologies/gpu';
@@ -47,7 +47,107 @@ export function rankTests(t) {
     return (report.findings || []).find((f) => f.id === 'ranks.straggler');
   }
 
+  // The four rank exports tests/nsys/make_exports.py writes (small, always built here).
+  function rankExports() {
+    const dir = join(ROOT, 'build', 'nsys');
+    const script = join(ROOT, 'tests', 'nsys', 'make_exports.py');
+    if (!existsSync(dir) && existsSync(script)) spawnSync('/usr/bin/python3', [script, dir], { stdio: 'inherit' });
+    const names = existsSync(dir) ? readdirSync(dir).filter((f) => /^trace_rank\d+\.sqlite$/.test(f)).sort() : [];
+    if (names.length !== 4) skip(`no trace_rank{0..3}.sqlite in ${dir} (/usr/bin/python3 tests/nsys/make_exports.py build/nsys)`);
+    return names.map((n) => ({ name: n, bytes: [...readFileSync(join(dir, n))] }));
+  }
+
+  // Drops `files` ({name, bytes}) on the page together, as a user drags them from a folder.
+  async function dropTogether(page, files) {
+    const before = await loads(page);
+    await page.evaluate((list) => {
+      const d = new DataTransfer();
+      for (const f of list) d.items.add(new File([new Uint8Array(f.bytes)], f.name));
+      const drop = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(drop, 'dataTransfer', { value: { types: ['Files'], files: d.files, items: d.items } });
+      document.body.dispatchEvent(drop);
+    }, files);
+    return settled(page, before);
+  }
+
+  // "Copy link": what the page put on the clipboard (the clipboard itself is stubbed: a headless
+  // browser's permission is not what is tested).
+  async function copiedLink(page) {
+    await page.evaluate(() => {
+      window.__copied = null;
+      navigator.clipboard.writeText = async (text) => {
+        window.__copied = text;
+      };
+    });
+    await page.click('.export-bar [data-export="copy-link"]');
+    await page.waitForFunction(() => window.__copied !== null, null, { timeout: 30_000 });
+    return page.evaluate(() => window.__copied);
+  }
+
   return {
+    async 'ranks: a link copied from one rank\'s report, and from its timeline, reopens that rank when the job\'s files are dropped again'({ ctx, origin }) {
+      const files = rankExports();
+      const names = files.map((f) => f.name);
+      const { page, log } = await openPage(ctx, origin);
+      check((await dropTogether(page, files)) === 'ready', `the rank exports did not load: ${await page.textContent('#error')}`);
+      // The stacked timelines are ranks on their own clocks: none of them writes the page's link.
+      await page.locator('#stacked').scrollIntoViewIfNeeded();
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /^Step \d+/.test(document.querySelector('#stacked .stacked-controls [aria-live]').textContent), null, { timeout: 60_000 });
+      await page.locator('#stacked .tl-canvas').first().focus();
+      await page.keyboard.press('d');
+      await page.waitForTimeout(1500); // the page's own timeline writes `t` 400 ms after it moves
+      const hash = await page.evaluate(() => location.hash);
+      check(!/[#&]t=/.test(hash), `a stacked rank's timeline wrote its range into the page's link: ${hash}`);
+      // Rank 2's own report, a finding selected: the link names the job's four files and the rank.
+      await page.locator('#rank-picker').selectOption('2');
+      await page.click('.rank-pick button');
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-2');
+      const finding = await page.locator('#findings article.finding .finding-id').first().textContent();
+      await page.locator('#findings article.finding').first().click({ position: { x: 4, y: 4 } });
+      const link = new URL(await copiedLink(page));
+      const view = new URLSearchParams(link.hash.slice(1));
+      check(view.get('r') === '2' && view.get('f') === finding.trim(), `the link from rank 2's report: ${link.hash}`);
+      check(view.get('n') === names.join('\n'), `the link names ${JSON.stringify(view.get('n'))}, not the job's files ${JSON.stringify(names)}`);
+      check(/opened together/.test(await page.textContent('.export-said')), `after Copy link: ${await page.textContent('.export-said')}`);
+
+      // A teammate opens it: the page asks for the four files, then shows rank 2 with the finding.
+      const second = await openPage(ctx, origin, link.pathname + link.hash);
+      const prompt = (await second.page.textContent('#link-prompt')) || '';
+      check(/Open these 4 files together/.test(prompt) && names.every((n) => prompt.includes(n)) && /rank 2/.test(prompt), `the link's prompt: ${prompt}`);
+      check((await dropTogether(second.page, files)) === 'ready', 'the job did not load again');
+      await second.page.waitForFunction(() => document.body.dataset.view === 'rank-2', null, { timeout: 30_000 });
+      const selected = await second.page.locator('#findings article.finding.selected .finding-id').textContent();
+      check(selected.trim() === finding.trim(), `rank 2's report opened with ${selected} selected, not ${finding}`);
+
+      // Its timeline: the rank alone, on a window; that link brings the timeline back on it.
+      await second.page.click('[data-action="rank-timeline"]');
+      await second.page.waitForFunction(() => !document.body.dataset.view && document.body.dataset.tab === 'timeline' && document.querySelector('[data-action="all-ranks"]'), null, { timeout: 60_000 });
+      await second.page.evaluate(() => window.kinetoscope.timeline.settled());
+      await second.page.locator('.tl-canvas').first().focus();
+      await second.page.keyboard.press('w');
+      await second.page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 30_000 });
+      const want = await second.page.evaluate(() => window.kinetoscope.timeline.state());
+      const timelineLink = new URL(await copiedLink(second.page));
+      const tv = new URLSearchParams(timelineLink.hash.slice(1));
+      check(tv.get('r') === '2' && tv.get('v') === 'timeline' && tv.get('n') === names.join('\n') && tv.get('t'), `the link from rank 2's timeline: ${timelineLink.hash}`);
+      const third = await openPage(ctx, origin, timelineLink.pathname + timelineLink.hash);
+      check((await dropTogether(third.page, files)) === 'ready', 'the job did not load a third time');
+      await third.page.waitForFunction(() => !document.body.dataset.view && document.body.dataset.tab === 'timeline' && document.querySelector('[data-action="all-ranks"]'), null, { timeout: 60_000 });
+      await third.page.evaluate(() => window.kinetoscope.timeline.settled());
+      const got = await third.page.evaluate(() => window.kinetoscope.timeline.state());
+      const [t0, t1] = tv.get('t').split(',').map(Number);
+      check(Math.abs(got.start_ns / 1e3 - t0) < 0.01 && Math.abs(got.end_ns / 1e3 - t1) < 0.01, `rank 2's timeline opened on ${got.start_ns / 1e3}..${got.end_ns / 1e3} µs, the link says ${t0}..${t1} (it was ${want.start_ns / 1e3}..${want.end_ns / 1e3})`);
+      check(/Rank 2 of the 4 ranks/.test(await third.page.textContent('#report')), 'the timeline is not rank 2\'s');
+
+      // A rank the job does not have is said, over all ranks.
+      const missing = await openPage(ctx, origin, `/#r=9&n=${encodeURIComponent(names.join('\n'))}`);
+      check((await dropTogether(missing.page, files)) === 'ready', 'the job did not load a fourth time');
+      const note = (await missing.page.textContent('.ranks-head .link-note')) || '';
+      check(/rank 9, which is not among these ranks \(0, 1, 2, 3\)/.test(note), `a link to rank 9 of 4: ${note}`);
+      for (const p of [log, second.log, third.log, missing.log]) noErrors(p);
+    },
+
     async 'eight DLRM ranks dropped at once: rank table, heat map, and the CLI\'s JSON'({ ctx, origin }) {
       needTraces();
       const names = readdirSync(TRACES).filter((f) => /^param__dlrm_kineto__worker\d+_.*\.json$/.test(f)).sort();

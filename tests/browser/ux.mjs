@@ -1664,6 +1664,37 @@ function tests(tmp) {
       await shot(page, '44-timeline-toolbar-1024');
       check(errors.length === 0, errors.join('\n'));
     },
+    async '45. at 1024x768 an Nsight Systems export\'s thread rows keep, when cut, what tells them apart (the row kind, the thread id); the GPU is not named "GPU · GPU 0"'({ ctx, origin }) {
+      const opened = await openExport(ctx, origin, 'perlmutter-cloverleaf-cuda.sqlite');
+      if (!opened) return;
+      const { page, errors } = opened;
+      await page.setViewportSize({ width: 1024, height: 768 });
+      // The labels are drawn on the canvas: record what fillText draws in the label column.
+      await page.evaluate(() => {
+        window.__labels = new Set();
+        const fill = CanvasRenderingContext2D.prototype.fillText;
+        CanvasRenderingContext2D.prototype.fillText = function (text, x, y, ...rest) {
+          if (x < 20) window.__labels.add(String(text));
+          return fill.call(this, text, x, y, ...rest);
+        };
+      });
+      await openTimeline(page);
+      const drawn = await page.evaluate(() => [...window.__labels]);
+      const layout = await tl(page, () => window.kinetoscope.timeline.state().layout);
+      const kinds = ['NVTX', 'CUDA API', 'OS runtime', 'CPU state', 'Profiler overhead'];
+      const rows = layout.groups.flatMap((g) => g.tracks.map((t) => t.name)).filter((n) => kinds.some((k) => n.endsWith(` ${k}`)));
+      check(rows.length >= 6, `the export's thread rows: ${rows.join(', ')}`);
+      // Before: "cuda-EvtHandlr [1701906] OS…", "cuda-EvtHandlr [1701906] CP…": the row kind cut off.
+      const lost = rows.filter((n) => {
+        const kind = kinds.find((k) => n.endsWith(` ${k}`));
+        const tid = /\[\d+\]/.exec(n);
+        return !drawn.some((l) => l.endsWith(kind) && (!tid || l.includes(tid[0])) && l.length <= n.length);
+      });
+      check(!lost.length, `rows whose drawn label lost their kind or thread id: ${lost.join(', ')}; drawn: ${drawn.join(' | ')}`);
+      check(!drawn.some((l) => /GPU · GPU/.test(l)), `a GPU group reads ${drawn.find((l) => /GPU · GPU/.test(l))}`);
+      await shot(page, '45-nsys-rows-1024');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -96,6 +96,8 @@ test('an evidence key that is a file name is shown as it is, not read word by wo
   // ranks.straggler's wait of each rank: "rank 3 wait_us" read as it was, unit suffix and all.
   assert.equal(labelFor('rank 3 wait_us'), 'Rank 3 wait');
   assert.equal(labelFor('rank 12 gpu_idle_us'), 'Rank 12 GPU idle');
-  assert.equal(labelFor('rank 3 collectives'), 'rank 3 collectives');
+  // ranks.collective_count's "rank 3 collectives" read lowercase beside "Rank 3 wait".
+  assert.equal(labelFor('rank 3 collectives'), 'Rank 3 collectives');
+  assert.equal(labelFor('rank 0 collectives'), 'Rank 0 collectives');
   assert.equal(labelFor('kernels_le_4us'), 'Kernels ≤ 4 µs');
 });

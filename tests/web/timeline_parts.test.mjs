@@ -205,3 +205,15 @@ test('counterUnit: a GPU metric row says its unit, from the metric name nsys wro
   assert.equal(counterMaxLabel({ name: 'GPC Clock Frequency [MHz]', max: 1410 }, true), 'max 1410 MHz');
   assert.equal(counterMaxLabel({ name: 'queue depth', max: 12 }, false), 'max 12');
 });
+
+test('a track label cut to its column keeps what tells it from its thread\'s other rows', async () => {
+  const { distinctTail, truncateKeepingEnd } = await import('../../web/timeline/text.js');
+  const ctx = { measureText: (s) => ({ width: s.length * 6.5 }) }; // 28 characters in 192 px
+  const rows = ['cuda-EvtHandlr [1701906] OS runtime', 'cuda-EvtHandlr [1701906] CPU state', 'cuda-EvtHandlr [1701906] Profiler overhead'];
+  const labels = rows.map((n, i) => truncateKeepingEnd(ctx, n, 192, distinctTail(n, rows[i - 1], rows[i + 1])));
+  assert.deepEqual(labels, ['cuda-E… [1701906] OS runtime', 'cuda-Ev… [1701906] CPU state', '…[1701906] Profiler overhead']);
+  assert.ok(labels.every((l) => l.length <= 28), labels.join(' | '));
+  // Nothing shared, or a name that fits: as before.
+  assert.equal(distinctTail('stream 7', undefined, 'python3 NVTX'), 0);
+  assert.equal(truncateKeepingEnd(ctx, 'stream 7', 192, 1), 'stream 7');
+});

@@ -186,7 +186,9 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
       ui.status.hidden = true;
       showDiff(ui, panel, diff, reports, names, ((performance.now() - t0) / 1000).toFixed(2));
       setCurrent(diff);
-      shown({ name: `${names[0].replace(/\.json(\.gz)?$/i, '')}-vs-${names[1]}`, report: diff, json: out.json, markdown: out.markdown });
+      // A copied link names the two files and says they are compared (share/export.js), not a
+      // file "BASE-vs-TEST" that no one has.
+      shown({ name: `${names[0].replace(/\.json(\.gz)?$/i, '')}-vs-${names[1]}`, linkName: names.join('\n'), compared: true, report: diff, json: out.json, markdown: out.markdown });
       settled('ready');
       return diff;
     } catch (e) {

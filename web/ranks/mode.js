@@ -17,6 +17,7 @@ import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool
 import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
 import { enter, newJob, visit } from '../share/history.js';
+import { takeLinkedView } from '../share/view.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -76,8 +77,22 @@ function exportNote(multi, items) {
   return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
 }
 
+// The rank a link asked for (its `r`), when these ranks are the first thing opened since the link:
+// its report, or with `v=timeline` its timeline; a rank that is not among them is said in the head.
+function openLinkedRank(multi, linked, views, head) {
+  if (!linked || linked.r === undefined) return;
+  const k = multi.ranks.findIndex((row) => row.rank === linked.r);
+  if (k < 0) {
+    const have = multi.ranks.map((row) => row.rank).join(', ');
+    head.append(h('p', { className: 'link-note muted' }, `The link is for rank ${linked.r}, which is not among these ranks (${have}).`));
+    return;
+  }
+  if (linked.v === 'timeline' && views.canOpenAlone(k)) views.openAlone(k);
+  else views.showRank(k);
+}
+
 function present(ctx, multi, results, files, secs, items) {
-  const { ui, setCurrent, shown, job } = ctx;
+  const { ui, setCurrent, shown, job, jobName } = ctx;
   // Back to these ranks from another view presents them again, from memory (share/history.js);
   // each rank opened alone is a job of its own, read again from its file.
   job.reopen = () => {
@@ -103,7 +118,8 @@ function present(ctx, multi, results, files, secs, items) {
   ctx.setStacked(sections.find((s) => s.id === 'stacked') || null);
   renderWhenSeen(sections); // Blink lays out only the sections on screen
   const all = [head, ...sections];
-  const exported = { name: `${multi.ranks.length} ranks`, report: multi, json: results.combined.json, markdown: results.combined.markdown };
+  // Links from any view of this job name all of its files (share/export.js); a rank's view adds its rank.
+  const exported = { name: `${multi.ranks.length} ranks`, linkName: jobName, report: multi, json: results.combined.json, markdown: results.combined.markdown };
 
   function showAll() {
     ui.report.replaceChildren(...all);
@@ -127,11 +143,9 @@ function present(ctx, multi, results, files, secs, items) {
     });
     // Its timeline: the rank's file opened as a single trace (the Report and Timeline tabs),
     // with the way back to all ranks (issue 18, item 7: rank reports had no timeline).
-    const file = fileOf ? fileOf(k) : null;
-    const proc = !files && items ? items.find((it) => it.name === row.file) : null;
-    if ((file || proc) && window.kinetoscope && typeof window.kinetoscope.open === 'function') {
-      const open = () => (file ? openAlone(k, file) : openAlone(k, proc.blob, { rankProcess: proc.rankProcess }));
-      const title = file ? 'Open this rank alone, with its Timeline tab' : 'Read this process alone from the export, with its Timeline tab';
+    if (canOpenAlone(k)) {
+      const open = () => openRankAlone(k);
+      const title = fileOf && fileOf(k) ? 'Open this rank alone, with its Timeline tab' : 'Read this process alone from the export, with its Timeline tab';
       head.append(h('button', { type: 'button', className: 'button small', dataset: { action: 'rank-timeline' }, title, onclick: open }, 'Timeline of this rank…'));
     }
     // The read problems and the run at a glance, as a single trace's report has them.
@@ -142,7 +156,7 @@ function present(ctx, multi, results, files, secs, items) {
     document.title = `rank ${row.rank} · Kinetoscope`;
     document.body.dataset.view = `rank-${row.rank}`;
     const own = perRank[k];
-    shown({ name: row.file, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
+    shown({ name: row.file, linkName: jobName, rank: row.rank, report, json: own ? own.json : '', markdown: own ? own.markdown : '' });
     window.scrollTo(0, 0);
     visit(`rank-${k}`, () => job.views.showRank(k));
   }
@@ -152,7 +166,7 @@ function present(ctx, multi, results, files, secs, items) {
     const row = multi.ranks[k];
     const navJob = (job.alone[k] = job.alone[k] || newJob(null));
     navJob.reopen = () => openAlone(k, file, options);
-    await window.kinetoscope.open(file, row.file, { ...options, navJob, navView: 'timeline' }).catch(() => null);
+    await window.kinetoscope.open(file, row.file, { ...options, navJob, navView: 'timeline', link: { name: jobName, rank: row.rank } }).catch(() => null);
     const head = ui.report.querySelector('.report-head');
     if (!head || document.body.dataset.view) return;
     // "Timeline of this rank…" lands on its timeline (it opened on the Report tab); the report,
@@ -172,8 +186,25 @@ function present(ctx, multi, results, files, secs, items) {
       h('p', { className: 'muted' }, `Rank ${row.rank} of the ${multi.ranks.length} ranks opened together, alone here with its timeline.`),
     );
   }
-  job.views = { showAll, showRank };
+  // Its timeline: the rank's file, or its process read alone from the export.
+  function aloneSource(k) {
+    const file = fileOf ? fileOf(k) : null;
+    const proc = !files && items ? items.find((it) => it.name === multi.ranks[k].file) : null;
+    if (!window.kinetoscope || typeof window.kinetoscope.open !== 'function') return null;
+    return file ? [file] : proc ? [proc.blob, { rankProcess: proc.rankProcess }] : null;
+  }
+  function canOpenAlone(k) {
+    return !!aloneSource(k);
+  }
+  function openRankAlone(k) {
+    const source = aloneSource(k);
+    return source ? openAlone(k, ...source) : Promise.resolve();
+  }
+  // The link's view, taken before showAll() hands the view to its report.
+  const linked = job.views ? null : takeLinkedView();
+  job.views = { showAll, showRank, canOpenAlone, openAlone: openRankAlone };
   showAll();
+  openLinkedRank(multi, linked, job.views, head);
 }
 
 export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingle }) {
@@ -230,6 +261,9 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     close();
     stopSingle();
     const names = items.map((it) => it.name);
+    // The files the user opened (an export's processes are one file), one per line: what a link
+    // to any view of this job asks to open again.
+    const jobName = [...new Set(items.map((it) => (it.rankProcess ? it.name.slice(0, it.name.lastIndexOf(' pid ')) : it.name)))].join('\n');
     const me = startPoolJob(poolSize(items.length), ui);
     const { pool, t0 } = me;
     job = me;
@@ -263,7 +297,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
-      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null) }, multi, results, files, secs, items);
+      present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null), jobName }, multi, results, files, secs, items);
       if (failed.length) {
         showError(
           `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,

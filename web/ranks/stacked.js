@@ -44,7 +44,8 @@ function rankTimeline(file, name, box, onError) {
   const worker = startAnalyzerWorker();
   const panel = h('section', { className: 'card timeline stacked-timeline' });
   box.append(panel);
-  const tl = createTimeline({ post: (m) => worker.postMessage(m), section: panel, onShow: null });
+  // Not the page's trace: it writes no link (the link's `t` is one trace's range).
+  const tl = createTimeline({ post: (m) => worker.postMessage(m), section: panel, onShow: null, linked: false });
   const ready = new Promise((resolve, reject) => {
     worker.onmessage = (e) => {
       const m = e.data;

@@ -124,8 +124,16 @@ export function exportBar(loaded) {
   const copyFindings = button('Copy findings', async () => {
     say((await copyText(out.findingsMarkdown)) ? 'Findings copied as Markdown.' : 'The browser refused the clipboard.');
   }, { title: 'The findings as Markdown, for a pull request or an issue', dataset: { export: 'copy-findings' } });
+  // A rank of a job links to the job: its files, all of them, bring that rank back.
+  const linkName = loaded.linkName || loaded.name;
+  const files = linkName.split('\n').length;
+  const opens = loaded.compared
+    ? 'once the same two traces are compared (Compare two traces…, in the same order)'
+    : files > 1
+      ? `once the same ${files} files are opened together`
+      : 'once the same trace is loaded';
   const copyLink = button('Copy link', async () => {
-    say((await copyText(linkTo(loaded.name))) ? 'Link copied: it opens this view once the same trace is loaded.' : 'The browser refused the clipboard.');
+    say((await copyText(linkTo(linkName, !!loaded.compared))) ? `Link copied: it opens this view ${opens}.` : 'The browser refused the clipboard.');
   }, { title: 'A link to this view (tab, selected finding or slice, time range, rank, trace name)', dataset: { export: 'copy-link' } });
 
   const bar = h('div', { className: 'export-bar', role: 'group', 'aria-label': 'Export' }, h('span', { className: 'muted' }, 'Export:'), md, json, csv, png, copyFindings, copyLink, said);

@@ -7,7 +7,7 @@ import { initEmbedding } from './embed.js';
 import { exportBar, exportsOf } from './export.js';
 import { showSupportNote } from './support.js';
 import { hasTimeline, registerTimeline } from './timeline-hook.js';
-import { currentView, forgetPreviousTrace, onViewChange, replayView, setView } from './view.js';
+import { currentView, forgetPreviousTrace, onViewChange, replayView, setView, takeLinkedView } from './view.js';
 import { showLinkPrompt } from './link-prompt.js';
 
 let loaded = null; // the report on screen: {name, report, json, markdown}
@@ -48,7 +48,9 @@ function linkNote(view, findingShown) {
     const range = `${fmtUs(view.t[0])} → ${fmtUs(view.t[1])} from the trace start`;
     parts.push(hasTimeline() ? `Linked range: ${range}.` : `Linked range: ${range} (this page has no timeline to show it on).`);
   }
-  const rank = loaded && loaded.report.trace ? loaded.report.trace.rank : null;
+  // A rank of a job says its rank in the link itself (reportShown); a single trace's own rank is
+  // what the link's is compared with.
+  const rank = loaded && loaded.rank === undefined && loaded.report.trace ? loaded.report.trace.rank : null;
   if (view.r !== undefined && typeof rank === 'number' && rank !== view.r) {
     parts.push(`The link is for rank ${view.r}; this trace is rank ${rank}.`);
   }
@@ -99,12 +101,16 @@ export function initSharing({ open, report, firstNode }) {
   showLinkPrompt(currentView());
 }
 
-// After app.js has drawn a report: {name, report (object), json (the CLI's bytes), markdown}.
+// After app.js has drawn a report: {name, report (object), json (the CLI's bytes), markdown}; for
+// the ranks of a job opened together also linkName (every file of the job, one per line: what a
+// copied link asks to open again) and rank (the rank shown, written as the link's `r`).
 // The export bar goes in #exports, above the Report/Timeline tabs, so that the timeline's PNG is
 // a click away from the timeline; without that element, under the report's title.
 export function reportShown(next) {
   if (loaded && loaded.name !== next.name) forgetPreviousTrace();
   loaded = next;
+  takeLinkedView(); // the link has been applied to its first report (replayView below)
+  if (typeof next.rank === 'number') setView({ r: next.rank }, 'ranks', { quiet: true });
   const old = document.querySelector('.export-bar');
   if (old) {
     old.stop();

@@ -9,7 +9,9 @@
 //   v  the tab: timeline or report
 //   s  the selected slice, by its event's byte offset in the trace file (stable across loads)
 //   n  the trace's file name: only in copied links (export.js), so that a page opened from a
-//      link without the trace can say which trace to open (link-prompt.js)
+//      link without the trace can say which trace to open (link-prompt.js); the ranks of a job
+//      opened together name every file, one per line, in the order they were read
+//   c  1: the two files in `n` are compared, BASE then TEST (the compare view's links)
 //
 // A fragment without '=' (#kernels, a section anchor) is not a view and is left alone.
 //
@@ -54,7 +56,8 @@ export function parseFragment(hash) {
     else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
-    else if (key === 'n' && value) out.n = value.slice(0, 512);
+    else if (key === 'n' && value) out.n = value.slice(0, 8192); // a job's files, one per line
+    else if (key === 'c' && value === '1') out.c = true;
     else if (key === 't') {
       const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(value);
       // 400 digits read as Infinity, and an infinite range made the timeline's window NaN.
@@ -65,7 +68,7 @@ export function parseFragment(hash) {
   return out;
 }
 
-// The inverse of parseFragment, in a fixed key order (f, t, r, v, s, n) so equal views give
+// The inverse of parseFragment, in a fixed key order (f, t, r, v, s, n, c) so equal views give
 // equal links.
 export function formatFragment(v) {
   const parts = [];
@@ -75,13 +78,25 @@ export function formatFragment(v) {
   if (v.v) parts.push(`v=${v.v}`);
   if (v.s !== undefined && v.s !== null) parts.push(`s=${v.s}`);
   if (v.n) parts.push(`n=${encodeURIComponent(v.n)}`);
+  if (v.c) parts.push('c=1');
   return parts.join('&');
 }
 
-// The link to this view for someone else: the fragment plus the trace's name (`n`).
-export function linkTo(name) {
-  const frag = formatFragment({ ...view, n: name || view.n });
+// The link to this view for someone else: the fragment plus the trace's name (`n`), and `c` when
+// the names are two traces compared.
+export function linkTo(name, compared = false) {
+  const frag = formatFragment({ ...view, n: name || view.n, c: compared });
   return location.href.replace(/#.*$/, '') + (frag ? `#${frag}` : '');
+}
+
+// The view a link brought (the page's URL, or a fragment edited or followed), for the first
+// report shown after it: the ranks view opens the link's rank (ranks/mode.js). Taken once: a job
+// opened later is not moved by an old link. Switching tabs does not count as a view made here.
+let linked = parseFragment(location.hash);
+export function takeLinkedView() {
+  const out = linked;
+  linked = null;
+  return out;
 }
 
 export function currentView() {
@@ -97,6 +112,7 @@ function normalize(change) {
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n') out.n = String(value);
+    else if (key === 'c') out.c = !!value || undefined;
     else if (key === 't' && Array.isArray(value) && value.length === 2 && value.every(Number.isFinite)) {
       out.t = value[0] <= value[1] ? [value[0], value[1]] : [value[1], value[0]];
     } else throw new TypeError(`setView: bad value for ${key}: ${JSON.stringify(value)}`);
@@ -124,7 +140,9 @@ export function setView(change, source = 'page', { quiet = false } = {}) {
   const next = { ...view, ...normalize(change) };
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
   view = next;
-  madeHere = true;
+  // The tab is no part of a trace: switching it (as the ranks view does when it opens) leaves a
+  // link's finding and range for the report they were brought for.
+  if (Object.keys(change || {}).some((key) => key !== 'v')) madeHere = true;
   writeFragment();
   if (!quiet) notify(source);
 }
@@ -136,12 +154,13 @@ function writeFragment() {
   lastHash = location.hash;
 }
 
-// Another trace replaces the one the view was made on: its time range, slice and finding go (they
-// were the old trace's: after resnet50's timeline at 48-60 ms, the next file opened said "Linked
-// range: 48.0 ms → 60.0 ms"). A view from a link or from Back stays: it is for the trace opened.
+// Another trace replaces the one the view was made on: its time range, slice, finding and rank go
+// (they were the old trace's: after resnet50's timeline at 48-60 ms, the next file opened said
+// "Linked range: 48.0 ms → 60.0 ms"). A view from a link or from Back stays: it is for the trace
+// opened.
 export function forgetPreviousTrace() {
   if (!madeHere) return;
-  for (const key of ['t', 's', 'f']) delete view[key];
+  for (const key of ['t', 's', 'f', 'r']) delete view[key];
   writeFragment();
 }
 
@@ -184,5 +203,6 @@ window.addEventListener('hashchange', () => {
   if (!parsed) return; // a section anchor: not a view
   view = parsed;
   madeHere = false;
+  linked = { ...parsed };
   notify('url');
 });

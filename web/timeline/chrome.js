@@ -2,7 +2,7 @@
 // ruler on top (ticks, step numbers, the mark's length, the pointer's line).
 import { GROUP_H, LABEL_W, RULER_H, foldable } from './layout.js';
 import { screenY, xOf } from './geometry.js';
-import { BOLD, FONT, charPx, measureChar, truncate } from './text.js';
+import { BOLD, FONT, charPx, measureChar, truncate, truncateKeepingEnd } from './text.js';
 import { counterMaxLabel, fmtDur, fmtTick } from './units.js';
 
 // Where a lane's label block (`h` px tall) is drawn: at the lane's top, or, when that is scrolled
@@ -24,7 +24,8 @@ export function drawLabels(ctx, st, theme, visible) {
       ctx.fillStyle = theme.groupInk;
       ctx.font = BOLD;
       const mark = lane.closed ? '▸' : '▾';
-      const tag = lane.group.gpu ? 'GPU · ' : '';
+      // "GPU · " before a name that says GPU already read "GPU · GPU 0 (0)".
+      const tag = lane.group.gpu && !/^GPU\b/.test(lane.group.name) ? 'GPU · ' : '';
       ctx.fillText(truncate(ctx, `${mark} ${tag}${lane.group.name}`, LABEL_W - 4), 6, y + GROUP_H / 2);
     } else {
       ctx.font = FONT;
@@ -34,7 +35,7 @@ export function drawLabels(ctx, st, theme, visible) {
       // Sticky: scrolled deep into a tall thread, its name (and fold control) stays at the top of
       // the plot while any of its rows is on screen, then leaves with the lane's bottom edge.
       const top = stickyTop(y, lane.h, fold || lane.kind === 'counter' ? 36 : 22);
-      ctx.fillText(truncate(ctx, name, LABEL_W - 18), 16, top + Math.min(lane.h, 22) / 2 + 1);
+      ctx.fillText(lane.kind === 'track' ? truncateKeepingEnd(ctx, name, LABEL_W - 18, lane.tail) : truncate(ctx, name, LABEL_W - 18), 16, top + Math.min(lane.h, 22) / 2 + 1);
       if (fold) {
         // The fold control of a deep thread (a click on the label toggles it, selection.js).
         ctx.fillStyle = theme.muted;

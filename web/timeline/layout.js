@@ -12,6 +12,7 @@
 // FOLDED_ROWS rows until `expanded` has its id; its lane's `folded` counts the rows not shown, and
 // its label is the control that unfolds it (selection.js).
 
+import { distinctTail } from './text.js';
 export const RULER_H = 28;
 export const GROUP_H = 22;
 export const ROW_H = 18;
@@ -50,15 +51,17 @@ export function buildLanes(layout, collapsed, showSparse = false, expanded = nul
     if (closed) continue;
     // In a GPU process, its streams before any CPU thread filed under the same pid.
     if (g.gpu) shown.sort((a, b) => (a.kind === 'stream' ? 0 : 1) - (b.kind === 'stream' ? 0 : 1));
-    for (const t of shown) {
+    shown.forEach((t, i) => {
       const instantH = t.instants ? INSTANT_H : 0;
       const rows = shownRows(t, expanded);
       const h = TRACK_PAD * 2 + instantH + Math.max(1, rows) * ROW_H;
-      const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH, rows, folded: t.rows - rows };
+      // What tells its label from its neighbours' (an export thread's rows share the thread's name).
+      const tail = distinctTail(t.name, shown[i - 1] && shown[i - 1].name, shown[i + 1] && shown[i + 1].name);
+      const lane = { kind: 'track', key: `t${t.id}`, y, h, group: g, track: t, rowsTop: y + TRACK_PAD + instantH, rows, folded: t.rows - rows, tail };
       lanes.push(lane);
       trackLane.set(t.id, lane);
       y += h;
-    }
+    });
     for (const c of g.counters) {
       lanes.push({ kind: 'counter', key: `c${c.id}`, y, h: COUNTER_H, group: g, counter: c });
       y += COUNTER_H;

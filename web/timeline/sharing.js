@@ -5,12 +5,16 @@
 import { setWindow } from './viewport.js';
 import { requestDraw } from './frames.js';
 
-export function createLinkState() {
-  return { shareTimer: 0, written: null, writtenSlice: null, pendingSlice: null, pendingRange: null, linkedRange: false, following: false };
+// `off`: a timeline that is not the page's trace (a rank's among the stacked timelines, on its own
+// clock) neither writes the link nor follows it: a `t` from one of them, pasted later, moved every
+// stacked rank to that rank's window, and it read as a range of the job.
+export function createLinkState(off = false) {
+  return { off, shareTimer: 0, written: null, writtenSlice: null, pendingSlice: null, pendingRange: null, linkedRange: false, following: false };
 }
 
 export function shareViewSoon(tl) {
   const link = tl.link;
+  if (link.off) return;
   clearTimeout(link.shareTimer);
   link.shareTimer = setTimeout(() => {
     const k = window.kinetoscope;
@@ -35,7 +39,7 @@ export function linkId(d) {
 
 export function shareSelection(tl, d) {
   const k = window.kinetoscope;
-  if (!k || typeof k.setView !== 'function') return;
+  if (tl.link.off || !k || typeof k.setView !== 'function') return;
   const s = linkId(d);
   tl.link.writtenSlice = s;
   try {
@@ -92,7 +96,7 @@ export function followView(tl, v, source, show) {
 // window.kinetoscope (app.js) exists only after the timeline is set up: hook in on first use.
 export function hookSharing(tl, show) {
   const k = window.kinetoscope;
-  if (tl.link.following || !k || typeof k.onViewChange !== 'function') return;
+  if (tl.link.off || tl.link.following || !k || typeof k.onViewChange !== 'function') return;
   tl.link.following = true;
   k.onViewChange((v, source) => followView(tl, v, source, show));
   if (typeof k.view === 'function') followView(tl, k.view(), 'load', show);

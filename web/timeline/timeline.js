@@ -34,14 +34,15 @@ import { query, queryNeeded } from './fetch.js';
 import { loaded, pngProvider, setVisible, show } from './lifecycle.js';
 import { onThemeChange, pageTheme, setPageTheme } from '../views/theme.js';
 
-export function createTimeline({ post, section, onShow }) {
+// linked: false for a timeline that is not the page's trace (ranks/stacked.js): no link (sharing.js).
+export function createTimeline({ post, section, onShow, linked = true }) {
   const tl = {
     st: createState(pageTheme()),
     client: new TimelineClient(post),
     onShow,
     stats: createStats(),
     live: { visible: false, hasTrace: false, layoutPromise: null, namesPromise: null, inflight: null, framesDrawn: 0, settleWaiters: [], rafPending: false, input: null, forceRaster: false, searchSeq: 0, highlightToken: null },
-    link: createLinkState(),
+    link: createLinkState(!linked),
     hover: { run: null, timer: 0 },
     texts: [],
   };

@@ -190,6 +190,9 @@ export function labelFor(key, windowKind) {
     const name = perName[1].charAt(0).toUpperCase() + perName[1].slice(1);
     return `${name} ${/^[A-Z][a-z]/.test(tail) ? tail.charAt(0).toLowerCase() + tail.slice(1) : tail}`;
   }
+  // A name in plain words ("rank 3 collectives", ranks.collective_count) starts a label as the
+  // others do ("Rank 3 wait"); a file name (dots, dashes, underscores) stays as it is.
+  if (/^[a-z][a-z0-9]*(?: [a-z0-9]+)+$/.test(key)) return key.charAt(0).toUpperCase() + key.slice(1);
   if (/[^a-z0-9_]/i.test(key)) return key;
   if (/_pct_of_window$/.test(key)) return windowShareLabel(key, windowKind);
   const bare = key.replace(/_(us|pct)(?=$|_per_|_of_)/, '');
