@@ -75,7 +75,9 @@ bool longest_path(const CpGraph& g, std::vector<uint32_t>* path_edges) {
   for (uint32_t v = 0; v < nv; ++v)
     if (indeg[v] == 0) ready.push(v);
   std::vector<int64_t> dist(nv, 0);
-  std::vector<int64_t> pred(nv, -1);  // edge into the node on its longest path
+  // The edge into the node on its longest path: edges are numbered in 32 bits (CpEdge's from/to
+  // and path_edges are), so 4 bytes a node, not 8.
+  std::vector<int32_t> pred(nv, -1);
   size_t seen = 0;
   int64_t best = -1;
   uint32_t best_node = 0;
@@ -93,14 +95,14 @@ bool longest_path(const CpGraph& g, std::vector<uint32_t>* path_edges) {
       if (cand > dist[e.to] || pred[e.to] < 0) {
         if (cand >= dist[e.to]) {
           dist[e.to] = cand;
-          pred[e.to] = out[k];
+          pred[e.to] = static_cast<int32_t>(out[k]);
         }
       }
       if (--indeg[e.to] == 0) ready.push(e.to);
     }
   }
   if (seen != nv) return false;  // a cycle
-  for (int64_t k = pred[best_node]; k >= 0; k = pred[g.edges[static_cast<size_t>(k)].from])
+  for (int32_t k = pred[best_node]; k >= 0; k = pred[g.edges[static_cast<size_t>(k)].from])
     path_edges->push_back(static_cast<uint32_t>(k));
   std::reverse(path_edges->begin(), path_edges->end());
   return true;

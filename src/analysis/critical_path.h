@@ -138,6 +138,9 @@ struct CpGraph {
   std::vector<CpNode> nodes;
   std::vector<CpEdge> edges;
   uint64_t blocking_zeroed = 0;
+  // The slices the builder kept a row for (node, queue length): those with nodes, the window's,
+  // not every slice of the trace (issue #19).
+  uint64_t table_rows = 0;
 };
 
 // Builds the graph of the slices in [begin, end] (HTA's clipping rules, see the .cpp).

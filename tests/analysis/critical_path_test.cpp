@@ -54,6 +54,55 @@ TEST_CASE("Critical path: the graph's nodes take no more room than they need",
   CHECK(g.nodes.capacity() == g.nodes.size());
 }
 
+// The edges are counted before they are made, as the nodes are (2N - 1 on a thread with N nodes,
+// the GPU side walked once to count): grown by doubling they held up to twice as many.
+TEST_CASE("Critical path: the graph's edges take no more room than they need",
+          "[analysis][critical_path]") {
+  auto one = ks_test::load(kOneLaunchStep);
+  ks::CpGraph g = ks::build_cp_graph(*one, ks::build_launch_join(*one), 0, 100000, true);
+  CHECK(g.edges.size() == 5);  // op -> call -> call end -> op end; the kernel; its launch
+  CHECK(g.edges.capacity() == g.edges.size());
+  // Two threads, syncs, queued kernels: every kind of edge but the cross-stream one.
+  auto t = ks_test::load(R"J([
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":20},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":7,"dur":4,"args":{"correlation":2}},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":2,"ts":2,"dur":30},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":3,"dur":3,"args":{"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":2,"ts":8,"dur":90,"args":{"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":10,"dur":40,"args":{"correlation":1,"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":52,"dur":40,"args":{"correlation":2,"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":8,"ts":12,"dur":5,"args":{"correlation":3,"stream":8}},
+    {"ph":"X","cat":"cuda_sync","name":"Context Sync","pid":0,"tid":-1,"ts":8,"dur":90,"args":{"correlation":4,"stream":-1}}
+  ])J");
+  for (bool zero_launch : {true, false}) {
+    ks::CpGraph h = ks::build_cp_graph(*t, ks::build_launch_join(*t), 0, 200000, zero_launch);
+    CHECK(h.edges.size() > 10);
+    CHECK(h.edges.capacity() == h.edges.size());
+  }
+}
+
+// The builder's tables hold the slices with nodes, the window's: one step of many costs one
+// step's rows, not the trace's (each row was 17 bytes on every slice).
+TEST_CASE("Critical path: the graph's tables are the window's", "[analysis][critical_path]") {
+  auto t = ks_test::load(R"J([
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":10,"dur":80},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":35,"dur":5,"args":{"correlation":1,"stream":7,"device":0}},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":110,"dur":80},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":120,"dur":10,"args":{"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":135,"dur":5,"args":{"correlation":2,"stream":7,"device":0}},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":200,"dur":100},
+    {"ph":"X","cat":"cpu_op","name":"aten::op","pid":1,"tid":1,"ts":210,"dur":80}
+  ])J");
+  ks::CpGraph g = ks::build_cp_graph(*t, ks::build_launch_join(*t), 100000, 200000, false);
+  CHECK(g.nodes.size() == 6);  // the second step's op, call and kernel
+  CHECK(g.table_rows == 3);
+  CHECK(t->slices.size() == 10);
+}
+
 // The report's limit (analyze.cpp sets max_window_slices): a window holding more events than it
 // is left to the command, with a sentence saying so; at the limit the path is computed.
 TEST_CASE("Critical path: a window over the event limit is not computed",
