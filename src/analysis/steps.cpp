@@ -486,7 +486,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   }
   if (r.steps.empty() && step_range.empty()) {
     // No ProfilerStep: user annotation ranges (NVTX) named like a step, grouped by thread and
-    // name; a group counts with two or more instances that never overlap.
+    // name; a group counts with two or more instances that never overlap, or with one that holds
+    // most of the capture (nsys --capture-range=nvtx -p train_step captures exactly one; a lone
+    // optimizer_step inside a loop covers a sliver of it), as one ProfilerStep counts.
     std::map<std::pair<TrackId, std::string>, Candidate> groups;
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (s.kind[i] != SliceKind::kUserAnnotation) continue;
@@ -503,7 +505,8 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       const Candidate& c = kv.second;
       bool overlapped;
       without_overlaps(s, c.slices, &overlapped);
-      if (c.slices.size() < 2 || overlapped) continue;
+      const bool holds_capture = c.slices.size() == 1 && 2 * s.dur[c.slices.front()] >= t.span_ns();
+      if ((c.slices.size() < 2 && !holds_capture) || overlapped) continue;
       if (!best || c.slices.size() > best->slices.size() ||
           (c.slices.size() == best->slices.size() &&
            s.ts[c.slices.front()] < s.ts[best->slices.front()]))

@@ -340,6 +340,27 @@ TEST_CASE("A trace without markers has no steps", "[analysis][steps]") {
   CHECK(r.cv_pct == 0.0);
 }
 
+TEST_CASE("One range named like a step is the step when it holds most of the capture",
+          "[analysis][steps]") {
+  // nsys --capture-range=nvtx -p train_step: the capture is one train_step range.
+  auto one = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,"ts":10,"dur":180},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":50},
+    {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":150,"dur":30}
+  ])");
+  ks::StepsResult r = steps_of(*one);
+  REQUIRE(r.steps.size() == 1);
+  CHECK(r.source == ks::StepSource::kStepLikeRange);
+  CHECK(r.range_name == "train_step");
+  // A lone optimizer_step inside a loop holds a sliver of the capture: not a step.
+  auto sliver = ks_test::load(R"([
+    {"ph":"X","cat":"user_annotation","name":"forward","pid":1,"tid":1,"ts":0,"dur":150},
+    {"ph":"X","cat":"user_annotation","name":"optimizer_step","pid":1,"tid":1,"ts":160,"dur":20},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":180,"dur":20}
+  ])");
+  CHECK(steps_of(*sliver).steps.empty());
+}
+
 TEST_CASE("ProfilerSteps of several processes (ranks merged into one file): one process's steps",
           "[analysis][steps]") {
   // Two ranks, pids 20 and 10, each with steps 1..3 of 100 us, rank 20's 30 us later (its

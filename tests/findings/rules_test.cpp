@@ -404,7 +404,7 @@ TEST_CASE("sync.dtoh_in_step: device-to-host copies inside steps", "[findings]")
   CHECK(r.trace->slices.ts[f->events[1]] == 146000);
   SECTION("clean twin: the same copies with no step around them") {
     std::string json = kSyncTrace;
-    json.replace(json.find("ProfilerStep#1"), 14, "train_iter");
+    json.replace(json.find("ProfilerStep#1"), 14, "forward");
     Run twin = run(json);
     CHECK(find(twin, "sync.dtoh_in_step") == nullptr);
   }
