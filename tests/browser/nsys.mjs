@@ -89,19 +89,32 @@ export function nsysTests() {
         if (rep.rows.length) {
           const shown = await page.locator(`${sel} tbody tr`).count();
           check(shown === Math.min(500, rep.rows.length), `${rep.report}: ${shown} rows shown, the CLI has ${rep.rows.length}`);
+          // nsys's columns, its name columns first (as the report's own tables; nsys prints
+          // them last), the others in nsys's order.
           const heads = await page.locator(`${sel} thead th`).allTextContents();
-          check(JSON.stringify(heads) === JSON.stringify(rep.columns), `${rep.report}: columns ${heads.join('|')}, nsys's are ${rep.columns.join('|')}`);
+          const isName = (c) => /(^|\s)(Name|Range)$|^Operation$|^NameTree$/.test(c) && rep.rows.some((row) => typeof row[rep.columns.indexOf(c)] === 'string');
+          const want = [...rep.columns.filter(isName), ...rep.columns.filter((c) => !isName(c))];
+          check(JSON.stringify(heads) === JSON.stringify(want), `${rep.report}: columns ${heads.join('|')}, want ${want.join('|')}`);
         }
       }
       const kern = expected.reports.find((x) => x.report === 'cuda_gpu_kern_sum');
       check(kern && kern.rows.length > 0, 'cuda_gpu_kern_sum is empty');
-      const firstName = await page.textContent('#nsys-stats .stats-report[data-report="cuda_gpu_kern_sum"] tbody tr:first-child td:last-child');
+      const firstName = await page.textContent('#nsys-stats .stats-report[data-report="cuda_gpu_kern_sum"] tbody tr:first-child td:first-child');
       check(firstName === kern.rows[0][kern.rows[0].length - 1], `the kernel summary's first row is ${firstName}, the CLI's ${kern.rows[0].at(-1)}`);
       // Each cell as the CLI prints it: reals with their decimals, 0.0 too (JSON reads it as 0).
       const osrt = cli(['stats', REAL, '--report', 'osrt_sum']).stdout.trim().split('\n');
       const lastCli = osrt.at(-1).trim().split(/\s{2,}/);
       const lastPage = await page.locator('#nsys-stats .stats-report[data-report="osrt_sum"] tbody tr:last-child td').allTextContents();
-      check(JSON.stringify(lastPage) === JSON.stringify(lastCli), `osrt_sum's last row: page ${lastPage.join(' | ')}, CLI ${lastCli.join(' | ')}`);
+      // osrt_sum's one name column (Name, last in nsys) is the page's first.
+      const lastWant = [lastCli.at(-1), ...lastCli.slice(0, -1)];
+      check(JSON.stringify(lastPage) === JSON.stringify(lastWant), `osrt_sum's last row: page ${lastPage.join(' | ')}, CLI ${lastCli.join(' | ')}`);
+      // Its CSV keeps nsys's column names, in nsys's order (was c0,c1,... under the page's order).
+      const osrtSel = '#nsys-stats .stats-report[data-report="osrt_sum"]';
+      await page.locator(osrtSel).scrollIntoViewIfNeeded();
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`${osrtSel} .csv`)]);
+      const csvHead = readFileSync(await dl.path(), 'utf8').split('\r\n')[0];
+      const osrtColumns = expected.reports.find((x) => x.report === 'osrt_sum').columns.join(',');
+      check(dl.suggestedFilename() === 'osrt_sum.csv' && csvHead === osrtColumns, `osrt_sum CSV ${dl.suggestedFilename()}: ${csvHead}; nsys: ${osrtColumns}`);
       await shot(page, 'nsys-report');
       await page.locator('#nsys-stats').scrollIntoViewIfNeeded();
       await page.waitForTimeout(300); // let the scrolled-to part paint
@@ -356,10 +369,16 @@ export function nsysTests() {
         if (!m || !/^ -/.test(text[i + 3] || '')) continue;
         const rows = [];
         for (let j = i + 4; j < text.length && text[j].trim(); j++) rows.push(text[j].trim().split(/\s{2,}/));
+        // The page shows the name columns first: its header says where each CLI column went.
+        const cliHead = text[i + 2].trim().split(/\s{2,}/);
+        const pageHead = await page.locator(`#nsys-stats .stats-report[data-report="${m[1]}"] thead th`).allTextContents();
+        const at = pageHead.map((hd) => cliHead.indexOf(hd.trim()));
+        check(at.every((j) => j >= 0) && new Set(at).size === cliHead.length, `${m[1]}: page columns ${pageHead.join('|')}; CLI ${cliHead.join('|')}`);
         const sel = `#nsys-stats .stats-report[data-report="${m[1]}"] tbody tr`;
         for (let k = 0; k < Math.min(rows.length, 20); k++) {
           const cells = (await page.locator(sel).nth(k).locator('td').allTextContents()).map((c) => c.trim());
-          check(JSON.stringify(cells) === JSON.stringify(rows[k]), `${m[1]} row ${k + 1}: page ${cells.join(' | ')}; CLI ${rows[k].join(' | ')}`);
+          const want = at.map((j) => rows[k][j]);
+          check(JSON.stringify(cells) === JSON.stringify(want), `${m[1]} row ${k + 1}: page ${cells.join(' | ')}; CLI ${want.join(' | ')}`);
           checked++;
         }
       }

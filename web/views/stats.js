@@ -4,7 +4,7 @@
 // in nsys's order; each table can be re-sorted, filtered and downloaded like the report's tables.
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, isNum } from './format.js';
-import { clampedName, dataTable } from './table.js';
+import { clampedName, dataTable, toCsv } from './table.js';
 
 // The reports nsys prints only when asked, offered under the default ones.
 const ON_REQUEST = [
@@ -70,8 +70,26 @@ function cellOf(digits) {
   };
 }
 
+// The page shows a table's name columns first, as the report's own tables: nsys prints them last
+// (a text table's one free-width column), where at 1024 px they were cut to a few letters behind
+// eight columns of numbers. The CSV keeps nsys's order and column names.
+export function nameColumnsFirst(labels, isName = (label) => NAMES.test(label)) {
+  const order = labels.map((label, i) => i);
+  return [...order.filter((i) => isName(labels[i], i)), ...order.filter((i) => !isName(labels[i], i))];
+}
+
+function statsCsv(r) {
+  const labels = r.columns || [];
+  return {
+    name: `${r.report}.csv`,
+    dataset: { report: r.report },
+    text: (rows) => toCsv(labels.map((label) => ({ key: label })),
+      rows.map((row) => Object.fromEntries(labels.map((label, i) => [label, row[`c${i}`]])))),
+  };
+}
+
 function reportTable(r) {
-  const columns = (r.columns || []).map((label, i) => {
+  const byIndex = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
     const real = REAL_COLUMNS.test(label) || (r.rows || []).some((row) => isNum(row[i]) && !Number.isInteger(row[i]));
     const digits = real ? columnDecimals(label) : 0;
@@ -80,10 +98,11 @@ function reportTable(r) {
     if (!num && NAMES.test(label)) return { key: `c${i}`, label, className: 'name', fmt: clampedName };
     return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
+  const columns = nameColumnsFirst(r.columns || [], (label, i) => byIndex[i].className === 'name').map((i) => byIndex[i]);
   const rows = (r.rows || []).map((row) => Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
   const nameCol = (r.columns || []).findIndex((c) => NAMES.test(c));
   const body = rows.length
-    ? dataTable({ columns, rows, sortKey: null, filterKeys: nameCol >= 0 ? [`c${nameCol}`] : null, label: r.report })
+    ? dataTable({ columns, rows, sortKey: null, filterKeys: nameCol >= 0 ? [`c${nameCol}`] : null, label: r.report, csv: statsCsv(r) })
     : note(r.note || 'No rows.');
   return h(
     'div',
