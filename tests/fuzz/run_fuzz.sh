@@ -23,6 +23,12 @@ if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/
     --no-install-recommends clang libclang-rt-14-dev >/dev/null || exit 1
 fi
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then  # FUZZ_SKIP_BUILD=1: reuse the build and the corpus
+  # The sanitized core is a whole rebuild (~300 objects): through ccache where the machine has it
+  # (CMake reads CMAKE_<LANG>_COMPILER_LAUNCHER from the environment); CMAKE_BUILD_PARALLEL_LEVEL
+  # caps the jobs on a shared machine.
+  if command -v ccache >/dev/null && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  fi
   CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON \
     -DKS_TESTS=OFF -DKS_MARCH_NATIVE=OFF >/dev/null || exit 1
   # Quiet unless it fails; then once more with the output shown.
