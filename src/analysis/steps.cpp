@@ -340,6 +340,22 @@ bool is_framework_range(std::string_view name) {
 
 namespace {
 
+// Whether slice `i` spans at least half of the GPU's activity (first GPU op's start to last GPU
+// op's end). A capture holds more than the loop: an Nsight Systems capture from the process's
+// start holds CUDA's context creation, the import, the profiler's own threads and their calls,
+// so a lone step range can hold the GPU's work and still not half of the capture.
+bool holds_gpu_span(const SliceTable& s, uint32_t i) {
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (uint32_t j = 0; j < s.size(); ++j) {
+    if (!is_gpu_op(s.kind[j])) continue;
+    first = std::min(first, s.ts[j]);
+    last = std::max(last, s.end(j));
+  }
+  if (last <= first) return false;
+  const int64_t overlap = std::min(last, s.end(i)) - std::max(first, s.ts[i]);
+  return overlap > 0 && 2 * overlap >= last - first;
+}
+
 // Step.queued_ns of the first step: the time the GPU spent, inside the step, on ops that start
 // before the step's own first GPU op and were launched before the step began (or outside the
 // capture: no launch in the trace): a backlog of earlier work, not the step's own. Their busy
@@ -487,8 +503,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   if (r.steps.empty() && step_range.empty()) {
     // No ProfilerStep: user annotation ranges (NVTX) named like a step, grouped by thread and
     // name; a group counts with two or more instances that never overlap, or with one that holds
-    // most of the capture (nsys --capture-range=nvtx -p train_step captures exactly one; a lone
-    // optimizer_step inside a loop covers a sliver of it), as one ProfilerStep counts.
+    // most of the capture or of the GPU's activity (nsys --capture-range=nvtx -p train_step
+    // captures exactly one; a whole-process capture holds one step among its startup; a lone
+    // optimizer_step inside a loop covers a sliver of both), as one ProfilerStep counts.
     std::map<std::pair<TrackId, std::string>, Candidate> groups;
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (s.kind[i] != SliceKind::kUserAnnotation) continue;
@@ -505,7 +522,9 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       const Candidate& c = kv.second;
       bool overlapped;
       without_overlaps(s, c.slices, &overlapped);
-      const bool holds_capture = c.slices.size() == 1 && 2 * s.dur[c.slices.front()] >= t.span_ns();
+      const bool holds_capture =
+          c.slices.size() == 1 &&
+          (2 * s.dur[c.slices.front()] >= t.span_ns() || holds_gpu_span(s, c.slices.front()));
       if ((c.slices.size() < 2 && !holds_capture) || overlapped) continue;
       if (!best || c.slices.size() > best->slices.size() ||
           (c.slices.size() == best->slices.size() &&

@@ -361,6 +361,37 @@ TEST_CASE("One range named like a step is the step when it holds most of the cap
   CHECK(steps_of(*sliver).steps.empty());
 }
 
+TEST_CASE(
+    "One range named like a step is the step when it holds the GPU's work of a longer capture",
+    "[analysis][steps]") {
+  // A whole-process capture (nsys profile without --capture-range) of one step: CUDA's context
+  // made in the first cudaMalloc (400 us) and a profiler thread's poll before and after the step
+  // make the capture four times the step, whose range holds every kernel.
+  auto whole = ks_test::load(R"([
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMalloc","pid":1,"tid":1,"ts":0,"dur":400},
+    {"ph":"X","cat":"user_annotation","name":"step 1","pid":1,"tid":1,"ts":500,"dur":200},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":510,"dur":5,
+     "args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":520,"dur":170,
+     "args":{"correlation":1,"stream":7,"device":0}},
+    {"ph":"X","cat":"cpu_op","name":"poll","pid":1,"tid":9,"ts":50,"dur":750}
+  ])");
+  ks::StepsResult r = steps_of(*whole);
+  REQUIRE(r.steps.size() == 1);
+  CHECK(r.range_name == "step");
+  // A lone optimizer_step holds a sliver of the GPU's work too: still not a step.
+  auto sliver = ks_test::load(R"([
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMalloc","pid":1,"tid":1,"ts":0,"dur":400},
+    {"ph":"X","cat":"user_annotation","name":"optimizer_step","pid":1,"tid":1,"ts":650,"dur":20},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":510,"dur":5,
+     "args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":520,"dur":170,
+     "args":{"correlation":1,"stream":7,"device":0}},
+    {"ph":"X","cat":"cpu_op","name":"poll","pid":1,"tid":9,"ts":50,"dur":750}
+  ])");
+  CHECK(steps_of(*sliver).steps.empty());
+}
+
 TEST_CASE("ProfilerSteps of several processes (ranks merged into one file): one process's steps",
           "[analysis][steps]") {
   // Two ranks, pids 20 and 10, each with steps 1..3 of 100 us, rank 20's 30 us later (its

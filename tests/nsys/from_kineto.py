@@ -3,6 +3,7 @@
 have given under `nsys profile --trace=cuda,nvtx,osrt`, to compare the two readers on real runs.
 
   /usr/bin/python3 tests/nsys/from_kineto.py TRACE.json[.gz] OUT.sqlite [--step-name 'step %d']
+      [--extras]   (also what a real capture holds besides: add_capture_extras)
 
 The tables and columns are make_exports.py's (the real 2024.5 export's, schema 3.13.2), written by
 its Export class. Times: integer ns since the trace's first event (Kineto's microseconds x 1000).
@@ -95,8 +96,9 @@ def is_amd(trace, events):
                if e.get('cat') in ('cuda_runtime', 'Runtime'))
 
 
-def convert(trace, step_name='step %d'):
-    """Returns the Export (make_exports.Export) holding `trace`'s GPU run as nsys records it."""
+def convert(trace, step_name='step %d', extras=False):
+    """Returns the Export (make_exports.Export) holding `trace`'s GPU run as nsys records it;
+    `extras`: with what the real capture holds besides (add_capture_extras)."""
     events = [e for e in trace.get('traceEvents', []) if isinstance(e, dict)]
     if is_amd(trace, events):
         raise Skipped('an AMD (ROCm) trace: nsys does not profile it')
@@ -105,9 +107,11 @@ def convert(trace, step_name='step %d'):
     if not cats & {'kernel', 'Kernel'}:
         raise Skipped('no GPU kernels')
     origin = min(e['ts'] for e in timed)
+    lead = LEAD_NS if extras else 0
+    waits = []
 
     def ns(us):
-        return int(round((us - origin) * 1000))
+        return int(round((us - origin) * 1000)) + lead
 
     runtime = [e for e in timed if e.get('cat') in ('cuda_runtime', 'Runtime', 'cuda_driver')]
     pids = [as_int(e.get('pid')) for e in runtime] or [as_int(e.get('pid')) for e in timed]
@@ -163,10 +167,118 @@ def convert(trace, step_name='step %d'):
             saved, e.pid = e.pid, pid
             e.nvtx(tid & 0xFFFFFF, step_name % int(STEP.match(name).group(1)), start, start + dur)
             e.pid = saved
+        elif name.startswith('enumerate(DataLoader)') and pid is not None and tid is not None:
+            waits.append((pid, tid & 0xFFFFFF, start, start + dur))
     e.switch_process(main_pid, e.process)
     # As the real export: PROCESSES lists the machine's other processes too (systemd, kthreadd).
     e.rows['PROCESSES'] += [(mx.gpid(1), 1, 'systemd'), (mx.gpid(2), 2, 'kthreadd')]
+    if extras:
+        add_capture_extras(e, waits)
     return e
+
+
+# What a real `nsys profile --trace=cuda,nvtx,osrt` capture holds beyond the rows convert() maps
+# from the trace (docs/nsys-versions.md, "What a real capture holds beyond the converted rows").
+# The capture starts with the process: CUDA's context is made inside the first cudaMalloc, before
+# the trace's first event, so the converted times move LEAD_NS later.
+LEAD_NS = 400_000_000
+CONTEXT_NS = 240_000_000  # the real export's first cudaMalloc_v3020: 234 ms
+NCCL_RANGES = (('AllReduce', 'ncclAllReduce'), ('AllGather', 'ncclAllGather'),
+               ('ReduceScatter', 'ncclReduceScatter'), ('Broadcast', 'ncclBroadcast'),
+               ('Reduce', 'ncclReduce'), ('SendRecv', 'ncclSend'), ('AllToAll', 'ncclSend'))
+NVTX_DOMAIN_CREATE = 75
+# As the real export writes them: severity 1 info, 2 warning. Neither warning is about the CUDA
+# trace: nsys' reader leaves both out of nsys.profiler_warnings.
+DIAGNOSTICS = ((1, 'Profiling has started.'),
+               (2, 'Unable to collect CPU kernel IP samples and backtraces. perf event paranoid '
+                   'level is 2. \nChange the paranoid level to 1 to enable kernel sample '
+                   'collection.'),
+               (1, 'OS runtime libraries injection initialized successfully.'),
+               (1, 'CUDA injection initialized successfully.'),
+               (2, 'No OpenGL events collected. Does the process use OpenGL?'))
+PROFILER_THREADS = ('[NSys]', '[NSys Comms]', 'CUPTI worker thread', 'cuda-EvtHandlr')
+
+
+def add_capture_extras(e, waits):
+    """Adds to a converted Export (convert(..., extras=True)) what the real capture of the same
+    run holds and the trace cannot give: Nsight Systems' diagnostics, its own threads with their
+    OS runtime calls and overhead, CUDA's context creation in the first cudaMalloc, NCCL's NVTX
+    ranges around each collective's launch, and OS runtime calls where the host waits: poll
+    inside each DataLoader wait (`waits`: (pid, tid, start ns, end ns) of the trace's
+    enumerate(DataLoader)#... ops: the main process polls its workers' queue), ioctl inside each
+    CUDA call that waits for the GPU, pthread_cond_wait on the threads that run no CUDA call."""
+    runtime = e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+    texts = {i: s for s, i in e.strings.items()}
+    end = max(r[1] for t in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL')
+              for r in e.rows[t])
+
+    def osrt(g, name, start, stop):
+        e.rows['OSRT_API'].append((start, stop, 27, g, e.sid(name), 0, 0, 1))
+
+    def chunks(g, name, start, stop, every):
+        for t in range(start, stop, every):
+            osrt(g, name, t, min(t + every - 1_000, stop))
+
+    for i, (severity, text) in enumerate(DIAGNOSTICS):  # during the profiler's start-up
+        e.diagnostic(i * 10_000_000, severity, text)
+    calls = {}  # each thread's CUDA calls: the main thread is the one with the most
+    for row in runtime:
+        calls.setdefault(row[3], []).append(row)
+    named = {row[2] for row in e.rows['ThreadNames']}
+    for pid in sorted({g >> 24 for g in calls}):
+        threads = [g for g in calls if g >> 24 == pid]
+        main = max(threads, key=lambda g: len(calls[g]))
+        tid = max(g & 0xFFFFFF for g in set(threads) | named if g >> 24 == pid)
+        own = {}
+        for i, name in enumerate(PROFILER_THREADS):
+            own[name] = mx.gtid(pid, tid + 1 + i)
+            e.rows['ThreadNames'].append((e.sid(name), 0, own[name]))
+        chunks(own['cuda-EvtHandlr'], 'poll', LEAD_NS // 8, end, 100_000_000)
+        chunks(own['[NSys Comms]'], 'sem_timedwait', LEAD_NS // 8, end, 50_000_000)
+        for t in range(LEAD_NS // 8, end, 200_000_000):
+            e.rows['PROFILER_OVERHEAD'].append(
+                (t, t + 12_000, own['CUPTI worker thread'], e.sid('CUPTI: Buffer flush'), 0))
+        # CUDA's context: made inside the process's first CUDA call, a cudaMalloc, after the
+        # driver's first entry point; it opens, maps and talks to the driver's device files.
+        start = LEAD_NS - CONTEXT_NS - 30_000_000
+        e.corr += 1
+        runtime.append((start - 5_000, start - 4_000, mx.DRIVER, main, 10**9 + e.corr,
+                        e.sid('cuModuleGetLoadingMode'), 0, None))
+        runtime.append((start, start + CONTEXT_NS, mx.RUNTIME, main, 10**9 + e.corr + 1,
+                        e.sid('cudaMalloc_v3020'), 0, None))
+        for i, name in enumerate(('open64', 'mmap64', 'ioctl', 'ioctl', 'munmap')):
+            osrt(main, name, start + 1_000_000 + i * 40_000_000, start + 31_000_000 + i * 40_000_000)
+        # Threads of the process that make no CUDA call (autograd, pin memory) wait on a
+        # condition variable whenever they have no work.
+        for g in named - set(threads) - set(own.values()):
+            if g >> 24 == pid:
+                chunks(g, 'pthread_cond_wait', LEAD_NS // 8, end, 50_000_000)
+    for row in list(runtime):
+        name = texts.get(row[5], '')
+        if row[1] - row[0] > 20_000 and 'Synchronize' in name:
+            osrt(row[3], 'ioctl', row[0] + 5_000, row[1] - 5_000)
+    for pid, tid, start, stop in waits:
+        if stop - start > 20_000:
+            osrt(mx.gtid(pid, tid), 'poll', start + 5_000, stop - 5_000)
+    # NCCL's NVTX (NCCL_NVTX_DISABLE unset): its domain, and a push/pop range around the enqueue
+    # of each collective on the thread that launched it.
+    kernel_names = {(r[7] >> 24, r[6]): texts.get(r[8], '') for r in
+                    e.rows['CUPTI_ACTIVITY_KIND_KERNEL']}
+    made = set()
+    for row in runtime:
+        kernel = kernel_names.get((row[3] >> 24, row[4]), '')
+        if 'nccl' not in kernel.lower():
+            continue
+        text = next((r for k, r in NCCL_RANGES if k.lower() in kernel.lower()), 'ncclGroupEnd')
+        if row[3] >> 24 not in made:
+            made.add(row[3] >> 24)
+            nvtx_row(e, LEAD_NS // 2, None, NVTX_DOMAIN_CREATE, 'NCCL', row[3], 1)
+        nvtx_row(e, row[0] - 3_000, row[1] + 2_000, mx.PUSHPOP, text, row[3], 1)
+
+
+def nvtx_row(e, start, stop, kind, text, g, domain):
+    e.rows['NVTX_EVENTS'].append((start, stop, kind, None, None, None, text, g, None, None, domain,
+                                  None, None, None, None, None, None, None, None))
 
 
 def main():
@@ -174,9 +286,11 @@ def main():
     ap.add_argument('trace')
     ap.add_argument('out')
     ap.add_argument('--step-name', default='step %d')
+    ap.add_argument('--extras', action='store_true',
+                    help='add what a real capture holds besides (add_capture_extras)')
     a = ap.parse_args()
     try:
-        e = convert(load(a.trace), a.step_name)
+        e = convert(load(a.trace), a.step_name, a.extras)
     except Skipped as why:
         print('from_kineto: %s skipped: %s' % (os.path.basename(a.trace), why))
         sys.exit(3)

@@ -8,6 +8,9 @@ as 8 exports in one multi-rank report (straggler, collectives).
 
 What an export cannot hold (docs/nsys-versions.md, "Kineto trace and nsys export of one run"):
 CPU ops, so the numbers built on them are left out here, each named in FORMAT_ONLY with why.
+Each run is compared a second time as a real capture holds it, with rows no trace gives
+(from_kineto.add_capture_extras: the process's start, nsys' threads and diagnostics, OS runtime
+calls, NCCL's NVTX ranges): the same facts, and only what those rows say moves (compare_extras).
   /usr/bin/python3 tests/nsys/kineto_parity.py --cli build/native/kinetoscope [--traces DIR]
 Exit 1 on a difference not listed; skips (exit 0, a message) when the traces are absent."""
 import argparse
@@ -101,6 +104,56 @@ def compare(name, kin, nsys):
     return not diffs
 
 
+def host_activity(r):
+    """What the launching thread did in the long host waits, by innermost call ("poll (OS
+    runtime)"; the NVTX ranges around it, "ncclAllReduce (NVTX) > ...", left out)."""
+    out = {}
+    for a in r['idle_causes'].get('long_host_wait_activity', []):
+        what = a['activity'].split(' > ')[-1]
+        out[what] = round(out.get(what, 0) + a['dur_us'], 3)
+    return out
+
+
+def compare_extras(name, kin, nsys, full):
+    """`full`: the export with a real capture's extra rows (from_kineto.add_capture_extras).
+    Every fact compared with the trace stays, but for one finding that must come: the capture
+    starts with the process (CUDA's context creation), nsys.from_process_start. In the long host
+    waits, the OS runtime calls put on the launching threads (poll in a DataLoader wait, ioctl in
+    a CUDA call waiting for the GPU) may take time from what held it without them, nothing else
+    (the profiler's threads and the others' pthread_cond_wait are on no launching thread), and no
+    finding names Nsight Systems' own threads."""
+    bad = []
+    ids = [f['id'] for f in full['findings']]
+    # (the context is made in a process's first CUDA call: a trace with none has none)
+    if 'nsys.from_process_start' not in ids and nsys['api_calls']['rows']:
+        bad.append('no nsys.from_process_start: the capture starts with the process')
+    if 'capture.warmup_ops' not in finding_ids(kin):
+        full = dict(full, findings=[f for f in full['findings']
+                                    if f['id'] != 'nsys.from_process_start'])
+    ok = compare(name + ' with extras', kin, full)
+    plain, extra = host_activity(nsys), host_activity(full)
+    leads = [r['idle_causes'].get('long_host_wait_lead') for r in (nsys, full)]
+    if leads[0] != leads[1]:
+        print('   %s with extras: the long host waits\' lead: %r, %r without the extras'
+              % (name, leads[1], leads[0]))
+    for what, us in extra.items():
+        if what.endswith('(OS runtime)'):
+            if what not in ('poll (OS runtime)', 'ioctl (OS runtime)'):
+                bad.append('%s: not one of the extras\' calls on a launching thread' % what)
+        elif us > plain.get(what, 0) + 1:
+            bad.append('%s: %s us, %s us without the extras' % (what, us, plain.get(what, 0)))
+    waits = [r['idle_causes'].get('long_host_wait_us') for r in (nsys, full)]
+    if waits[0] != waits[1]:
+        bad.append('long host waits: %s us, %s us without the extras' % (waits[1], waits[0]))
+    names = json.dumps(full['findings'])
+    for own in from_kineto.PROFILER_THREADS + ('CUPTI: Buffer flush', 'pthread_cond_wait'):
+        if own in names:
+            bad.append('a finding names %s' % own)
+    for b in bad:
+        print('   %s with extras: %s' % (name, b))
+    return ok and not bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cli', required=True)
@@ -130,10 +183,16 @@ def main():
             # step with no flag, as its one ProfilerStep is.
             nsys = report(a.cli, out, [])
             ok &= compare(entry['file'], kin, nsys)
+            # The same run as the real capture holds it (from_kineto.add_capture_extras): the
+            # facts must not move, only what the extra rows say.
+            full = out.replace('.sqlite', '.full.sqlite')
+            from_kineto.convert(from_kineto.load(path), extras=True).save(full)
+            ok &= compare_extras(entry['file'], kin, nsys, report(a.cli, full))
             if entry['file'].startswith('param__dlrm_kineto__worker'):
-                ranks.append((path, out))
+                ranks.append((path, out, full))
         if ranks:
-            ok &= compare_ranks(a.cli, sorted(ranks))
+            ok &= compare_ranks(a.cli, [(p, o) for p, o, _ in sorted(ranks)])
+            ok &= compare_ranks(a.cli, [(p, f) for p, _, f in sorted(ranks)], 'with extras')
         ok &= compare_plants(a.cli, a.traces, tmp)
     print('kineto_parity: %s' % ('every difference is a format difference' if ok else 'FAILED'))
     return 0 if ok else 1
@@ -162,6 +221,18 @@ def compare_plants(cli, traces, tmp):
         if fired != want:
             print('   %s: %s fires in trace %s, export %s' % (name, fid, *fired))
         ok &= same and fired == want
+        # With a real capture's extra rows, the same; and the DataLoader's waits, "nothing
+        # recorded" on the launching thread without them, are now the poll the host waited in.
+        full = from_kineto.convert(from_kineto.load(path), extras=True)
+        full.save(out)
+        full = report(cli, out)
+        ok &= compare_extras(name, kin, nsys, full)
+        lead = full['idle_causes'].get('long_host_wait_lead')
+        if plant is planted.plant_dataloader and lead != 'in poll (OS runtime)':
+            print('   %s with extras: the long host waits\' lead is %r, not the DataLoader\'s '
+                  'poll (without the extras: %r)' % (name, lead,
+                                                      nsys['idle_causes'].get('long_host_wait_lead')))
+            ok = False
     return ok
 
 
@@ -174,7 +245,7 @@ def collective(name):
     return 'sendrecv or alltoall' if key in ('sendrecv', 'alltoall') else key
 
 
-def compare_ranks(cli, ranks):
+def compare_ranks(cli, ranks, label=''):
     """The 8 DLRM ranks as one multi-rank report: Kineto traces vs exports."""
     kin = report(cli, ranks[0][0], [p for p, _ in ranks[1:]])
     nsys = report(cli, ranks[0][1], [p for _, p in ranks[1:]])
@@ -200,7 +271,7 @@ def compare_ranks(cli, ranks):
         }
     a, b = rank_facts(kin), rank_facts(nsys)
     diffs = ['%s: traces %s, exports %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
-    print('%s DLRM 8 ranks' % ('same' if not diffs else 'DIFFERENT'))
+    print('%s DLRM 8 ranks %s' % ('same' if not diffs else 'DIFFERENT', label))
     for d in diffs:
         print('   ' + d[:400])
     return not diffs
