@@ -135,8 +135,10 @@ struct CollectiveRow {
   std::string channel;  // the communicator it was matched in: "group NAME" or "stream N"
   size_t sequence = 0;  // its position within that communicator
   std::string name_text;
-  std::vector<int64_t> dur_ns;  // per rank (parallel to ranks)
-  int64_t transfer_ns = 0;      // minimum across ranks
+  // Per rank (parallel to ranks); kNoValue on a rank outside the collective's process group
+  // (a group of some of the ranks is compared among its members).
+  std::vector<int64_t> dur_ns;
+  int64_t transfer_ns = 0;  // minimum across the members
   // The message, from the first rank that has collective args (kNoValue / "" when none).
   std::string collective;
   std::string dtype;
@@ -223,9 +225,10 @@ struct MultiRankResult {
 // collective everywhere. The communicator is the kernel's "Process Group Name" arg where Kineto
 // writes it ("group NAME"), else its stream: the stream number when every rank has the same set
 // of communication streams, else the stream's order of first use on the rank ("stream #k"),
-// since stream numbers are a rank's own. A process group that only some ranks have (pipeline
-// stages, sub-groups) is matched among no one and is not a mismatch; a stream only some ranks
-// have, or a communicator whose counts differ, is (counts_match false).
+// since stream numbers are a rank's own. A process group that only some ranks have (tensor x
+// data parallel sub-groups) is matched among the ranks that issued it, its members (the others'
+// durations are kNoValue in its rows); a stream only some ranks have, or a communicator whose
+// counts differ among its members, is a mismatch (counts_match false).
 MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align = AlignMode::kStep);
 
 // Several Nsight Systems exports of several GPU processes each (`nsys profile torchrun ...` on

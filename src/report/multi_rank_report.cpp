@@ -282,9 +282,13 @@ ReportSection collectives_section(const MultiRankResult& r) {
   // first kMaxTableRows (report_table.h), `matched` and the groups below count all.
   for (const CollectiveRow& c : r.collectives) {
     if (!rows.room_for_row(c.transfer_ns)) continue;
+    // null for a rank outside the collective's group (a group of some of the ranks).
+    std::vector<int64_t>& dur = s.keep_ints.emplace_back(c.dur_ns);
+    for (int64_t& d : dur)
+      if (d == kNoValue) d = kNullMicros;
     rows.row() = {
         Cell::count(c.index),         Cell::str(c.channel),        Cell::count(c.sequence),
-        Cell::str(c.name_text),       Cell::ns(c.transfer_ns),     Cell::micros_list(&c.dur_ns),
+        Cell::str(c.name_text),       Cell::ns(c.transfer_ns),     Cell::micros_list(&dur),
         Cell::str(c.collective),      Cell::str(c.dtype),          int_or_null(c.in_nelems),
         int_or_null(c.out_nelems),    int_or_null(c.group_size),   int_or_null(c.bytes),
         number_or_null(c.algbw_gbps), number_or_null(c.busbw_gbps)};

@@ -509,10 +509,47 @@ def check_pp(c, ranks, rep):
     check_overlap(c, "pp", ranks, rep)
 
 
+def group_waits(ranks):
+    """Each rank's wait in the collectives of its process groups, each group compared among its
+    own members: the i-th collective of group g is the same on every rank that has g; its
+    shortest duration there is the transfer, the rest waiting. Also the number of collectives
+    compared, and per group the members. The group is the launching record_param_comms' "Process
+    Group Name" (joined by correlation)."""
+    per_group = {}  # name -> {rank: [durations in order]}
+    for rk in ranks:
+        group_of = {e["args"]["External id"]: e["args"].get("Process Group Name")
+                    for e in rk.events if e["name"] == "record_param_comms"}
+        for e in sorted(rk.events, key=lambda e: e["ts"]):
+            if e.get("cat") == "kernel" and "nccl" in e["name"].lower():
+                g = group_of[e["args"]["correlation"]]
+                per_group.setdefault(g, {}).setdefault(rk.rank, []).append(e["dur"])
+    waits, rows = [0] * len(ranks), 0
+    for members in per_group.values():
+        for row in zip(*members.values()):
+            rows += 1
+            lo = min(row)
+            for r, d in zip(members, row):
+                waits[r] += d - lo
+    return waits, rows, {g: sorted(m) for g, m in per_group.items()}
+
+
 def check_two_d(c, ranks, rep, slow):
-    """No group holds every rank, so none is matched (nor a mismatch); the slow rank is still the
-    straggler, its collectives the shortest."""
+    """No group holds every rank: each is compared among its own members (not a mismatch), so
+    the waits are real: the slow rank's tensor peer waits for it, the other data-parallel pair
+    for that peer; the slow rank is still the straggler, its collectives the shortest."""
     c.check("tp_dp: no collective mismatch", finding(rep, "ranks.collective_mismatch") is None)
+    waits, n_rows, members = group_waits(ranks)
+    for rk, row, want in zip(ranks, rep["ranks"], waits):
+        c.check("tp_dp rank %d: wait_us" % rk.rank, abs(row["wait_us"] - want) <= 1,
+                "%s vs %s" % (row["wait_us"], want))
+    coll = rep["collectives"]
+    c.check("tp_dp: every group's collectives compared", coll["matched"] == n_rows,
+            "%s vs %s" % (coll["matched"], n_rows))
+    rows = coll.get("rows", [])
+    c.check("tp_dp: a row has a duration for its group's members only",
+            len(rows) > 0 and all([k for k, d in enumerate(r["dur_us"]) if d is not None]
+                                  == members[r["channel"][len("group "):]] for r in rows),
+            str(rows[:1]))
     f = finding(rep, "ranks.straggler")
     c.check("tp_dp: straggler is rank %d" % slow,
             f is not None and ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
