@@ -423,7 +423,16 @@ class Reducer:
         for label, per in chans.items():
             everywhere = all(per)
             if not everywhere and is_group[label]:
-                continue  # a group of some of the ranks
+                # A group of some of the ranks (tensor x data parallel): compared among its
+                # members, the ranks that issued it, which must agree on the count.
+                members = [v for v in per if v]
+                if any(len(v) != len(members[0]) for v in members):
+                    if out["counts_match"]:
+                        out["mismatch_channel"] = label
+                    out["counts_match"] = False
+                if len(members) >= 2:
+                    kept.append((label, per))
+                continue
             if not everywhere or any(len(v) != len(per[0]) for v in per):
                 if out["counts_match"]:
                     out["mismatch_channel"] = label
@@ -443,12 +452,16 @@ class Reducer:
         channels = self._channels(ranks, out)
         pending = []
         for label, per in channels:
-            shortest = min(len(v) for v in per)
+            # Its members: every rank, or those of a group of some of the ranks (None in `at`
+            # for the others).
+            members = [k for k in range(n) if per[k]]
+            first = members[0]
+            shortest = min(len(per[k]) for k in members)
             for i in range(shortest):
-                at = [per[k][i] for k in range(n)]
-                name = ranks[0].coll_name[at[0]]
-                differ = any(ranks[k].coll_name[at[k]] != name for k in range(n))
-                pending.append((ranks[0].coll_ts[at[0]], label, i, name, at, differ))
+                at = [per[k][i] if per[k] else None for k in range(n)]
+                name = ranks[first].coll_name[at[first]]
+                differ = any(ranks[k].coll_name[at[k]] != name for k in members)
+                pending.append((ranks[first].coll_ts[at[first]], label, i, name, at, differ))
         pending.sort(key=lambda p: p[0])  # stable, as std::stable_sort
         out["matched"] = len(pending)
         groups = {}
@@ -458,11 +471,13 @@ class Reducer:
                 out["first_mismatch"] = idx
                 if not out["mismatch_channel"]:
                     out["mismatch_channel"] = label
-            durs = [r.coll_dur[at[k]] for k, r in enumerate(ranks)]
-            lo = min(durs)
+            durs = [r.coll_dur[at[k]] if at[k] is not None else None for k, r in enumerate(ranks)]
+            lo = min(d for d in durs if d is not None)
             waits = 0
-            latest = 0
+            latest = next(k for k in range(n) if durs[k] is not None)
             for k, r in enumerate(ranks):
+                if durs[k] is None:
+                    continue
                 w = durs[k] - lo
                 waits += w
                 ns = rows[k]["_ns"]
@@ -475,7 +490,7 @@ class Reducer:
                     latest = k
             msg = None
             for k, r in enumerate(ranks):
-                if r.coll_msg[at[k]] >= 0:
+                if at[k] is not None and r.coll_msg[at[k]] >= 0:
                     msg = self._msg_list[r.coll_msg[at[k]]]
                     break
             collective, dtype, in_n, out_n, group = msg if msg else ("", "", -1, -1, -1)
@@ -493,7 +508,7 @@ class Reducer:
             name = self._name_list[name_id]
             out["rows"].append({"index": idx, "channel": label, "sequence": seq, "name": name, "collective": collective, "dtype": dtype,
                                 "bytes": nbytes if nbytes >= 0 else None, "transfer_us": us(lo),
-                                "wait_sum_us": us(waits), "wait_max_us": us(max(durs) - lo),
+                                "wait_sum_us": us(waits), "wait_max_us": us(max(d for d in durs if d is not None) - lo),
                                 "last_rank": ranks[latest].rank,
                                 "algbw_gbps": round(algbw, 3) if algbw >= 0 else None,
                                 "busbw_gbps": round(busbw, 3) if busbw >= 0 else None})
@@ -578,12 +593,14 @@ class Reducer:
         from collections import Counter
         found = {}
         for label, per in channels:
-            seqs = [[ranks[k].coll_name[i] for i in per[k]] for k in range(len(ranks))]
-            count_major = Counter(len(q) for q in seqs).most_common(1)[0][0]
-            longest = max(len(q) for q in seqs)
-            majority = [Counter(q[i] for q in seqs if i < len(q)).most_common(1)[0][0]
+            # Among the ranks that have the communicator: every rank, or the members of a group
+            # of some of the ranks (_channels keeps no other).
+            seqs = {k: [ranks[k].coll_name[i] for i in per[k]] for k in range(len(ranks)) if per[k]}
+            count_major = Counter(len(q) for q in seqs.values()).most_common(1)[0][0]
+            longest = max(len(q) for q in seqs.values())
+            majority = [Counter(q[i] for q in seqs.values() if i < len(q)).most_common(1)[0][0]
                         for i in range(longest)]
-            for k, q in enumerate(seqs):
+            for k, q in seqs.items():
                 if k in found:
                     continue
                 pos = None
