@@ -173,6 +173,7 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   k->in_nelems = c->in_nelems;
   k->out_nelems = c->out_nelems;
   k->group_size = c->group_size;
+  k->peer = c->peer;
   k->process_group = comm_text(t.str(c->process_group));
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
@@ -845,6 +846,47 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
       pending.push_back(std::move(p));
     }
   }
+  // Sends and receives: the i-th send of rank a to b is the i-th receive on b from a. Ranks by
+  // their number (the peer args are global ranks); not when two files claim one rank.
+  std::map<int64_t, size_t> index_of_rank;
+  for (size_t k = 0; k < in.size(); ++k) index_of_rank.emplace(in[k].rank, k);
+  std::map<std::pair<size_t, size_t>, std::vector<size_t>> sends, recvs;  // (from, to) -> kernels
+  for (size_t k = 0; k < in.size(); ++k) {
+    for (size_t i = 0; i < in[k].comm.size(); ++i) {
+      const CommKernel& c = in[k].comm[i];
+      if (!is_point_to_point(c.collective)) continue;
+      auto peer = index_of_rank.find(c.peer);
+      const bool send = c.collective == "send", recv = c.collective == "recv";
+      if (r.duplicate_ranks || c.peer == kNoValue || peer == index_of_rank.end() ||
+          peer->second == k || !(send || recv)) {
+        ++r.p2p_unmatched;
+        continue;
+      }
+      if (send)
+        sends[{k, peer->second}].push_back(i);
+      else
+        recvs[{peer->second, k}].push_back(i);
+    }
+  }
+  for (const auto& s : sends) {
+    const std::vector<size_t>& to = recvs[s.first];
+    const size_t a = s.first.first, b = s.first.second, n = std::min(s.second.size(), to.size());
+    r.p2p_unmatched += s.second.size() - n;
+    for (size_t i = 0; i < n; ++i) {
+      Pending p;
+      p.row.channel = "p2p " + std::to_string(in[a].rank) + "->" + std::to_string(in[b].rank);
+      p.row.sequence = i;
+      p.row.name_text = in[a].comm[s.second[i]].name;
+      p.ts = in[a].comm[s.second[i]].ts_ns;
+      p.at.assign(in.size(), kNotInGroup);
+      p.at[a] = s.second[i];
+      p.at[b] = to[i];
+      pending.push_back(std::move(p));
+    }
+    r.p2p_pairs += n;
+  }
+  for (const auto& v : recvs)  // receives no send of the files given matches
+    r.p2p_unmatched += v.second.size() - std::min(v.second.size(), sends[v.first].size());
   std::stable_sort(pending.begin(), pending.end(),
                    [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
   std::vector<StepFinder> finders;

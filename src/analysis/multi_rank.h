@@ -51,6 +51,9 @@ struct CommKernel {
   int64_t out_nelems = kNoValue;
   int64_t group_size = kNoValue;
   std::string process_group;  // "Process Group Name" ("" when absent)
+  // A send's "Dst Rank" / a receive's "Src Rank": the global rank of its peer (Kineto writes
+  // them since PyTorch 2.4); kNoValue when absent: the send/recv is then not matched.
+  int64_t peer = kNoValue;
 };
 
 struct StepSpan {
@@ -119,8 +122,10 @@ struct RankRow : RankTotals {
   uint64_t compared_collectives = 0;
   int64_t collective_sum_ns = 0;  // sum of their durations
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
-  int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
-  int64_t wait_ns = 0;            // collective_sum_ns over matched ones - transfer_ns
+  // Over matched collectives and send/recv pairs (MultiRankResult::p2p_pairs): the sum of the
+  // minimum across their ranks, and what the rank spent in them beyond it.
+  int64_t transfer_ns = 0;
+  int64_t wait_ns = 0;
   // collective_sum_ns less p2p_sum_ns, counting only collectives that start in one of the
   // MultiRankResult's shared_steps (0 when there are none).
   int64_t shared_steps_collective_ns = 0;
@@ -216,6 +221,13 @@ struct MultiRankResult {
   // every rank has; empty when all ranks hold the same steps, or share none. A rank that traced
   // fewer steps traced fewer collectives: totals over each capture no longer compare.
   std::vector<int64_t> shared_steps;
+  // NCCL send/recv pairs: the i-th send of rank a to rank b with the i-th receive on b from a
+  // (by the peer args, CommKernel::peer), each a row (channel "p2p A->B", durations on a and b
+  // only): the shorter of the two is the transfer, the difference the earlier side's wait.
+  uint64_t p2p_pairs = 0;
+  // Sends and receives not matched: no peer in the args (Kineto before PyTorch 2.4, Nsight
+  // Systems), a peer no file given holds, recvAnySource, or no counterpart: not measured.
+  uint64_t p2p_unmatched = 0;
 };
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.

@@ -250,12 +250,19 @@ ReportSection collectives_section(const MultiRankResult& r) {
   s.field("mismatch_channel",
           r.mismatch_channel.empty() ? Cell::null() : Cell::str(r.mismatch_channel));
   s.field("matched", Cell::count(r.collectives.size()));
+  s.field("p2p_pairs", Cell::count(r.p2p_pairs));
+  s.field("p2p_unmatched", Cell::count(r.p2p_unmatched));
   const std::string summary =
       std::to_string(r.collectives.size()) + " matched per communicator by order of issue" +
       (r.shared_steps.empty() ? ""
                               : " over the " + std::to_string(r.shared_steps.size()) +
                                     " steps every rank's capture holds, from step " +
                                     std::to_string(r.shared_steps.front())) +
+      (r.p2p_pairs ? ", " + std::to_string(r.p2p_pairs) + " of them send/recv pairs" : "") +
+      (r.p2p_unmatched ? "; " + std::to_string(r.p2p_unmatched) +
+                             " sends/receives not measured (no peer rank in their args, or no "
+                             "counterpart in the files given)"
+                       : "") +
       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
       (r.names_match
            ? ""

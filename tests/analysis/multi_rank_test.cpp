@@ -18,10 +18,12 @@ namespace {
 
 // A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
 // `collectives`, when given, names each kernel's collective (Kineto's "Collective name" arg).
-// `groups`, when given, names each kernel's process group ("Process Group Name").
+// `groups`, when given, names each kernel's process group ("Process Group Name"); `extra`, more
+// args per kernel (raw JSON members, "" for none).
 std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true,
                        const std::vector<std::string>& collectives = {},
-                       const std::vector<std::string>& groups = {}) {
+                       const std::vector<std::string>& groups = {},
+                       const std::vector<std::string>& extra = {}) {
   std::string t = "{";
   if (with_rank)
     t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
@@ -35,6 +37,7 @@ std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank
                                                     collectives[i] + R"(","Group size":2)"
                                               : R"("stream":20)";
     if (i < groups.size()) args += R"(,"Process Group Name":")" + groups[i] + "\"";
+    if (i < extra.size() && !extra[i].empty()) args += "," + extra[i];
     t +=
         R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + ",\"args\":{" + args + "}}";
@@ -170,6 +173,49 @@ TEST_CASE("Pipeline stages send and receive different counts: no collective mism
   m = ks::combine_ranks({digest_of(*a0, "a", 0), digest_of(*a1, "b", 1), digest_of(*a2, "c", 2)});
   CHECK_FALSE(m.result.counts_match);
   CHECK(find(m.findings, "ranks.collective_mismatch") != nullptr);
+}
+
+TEST_CASE("A send is matched with its peer's receive: the earlier side waits",
+          "[analysis][ranks][findings]") {
+  // Two stages: 0 sends to 1 (300 us, 1's receive 100 us: 0 waited 200 us for 1 to post it),
+  // then 1 sends back to 0 (400 us, 0's receive 50 us: 1 waited 350 us).
+  auto s0 = load(
+      rank_trace(0, {300, 50}, true, {"send", "recv"}, {}, {R"("Dst Rank":1)", R"("Src Rank":1)"}));
+  auto s1 = load(rank_trace(1, {100, 400}, true, {"recv", "send"}, {},
+                            {R"("Src Rank":0)", R"("Dst Rank":0)"}));
+  ks::RankDigest d0 = digest_of(*s0, "a", 0), d1 = digest_of(*s1, "b", 1);
+  CHECK(d0.comm[0].peer == 1);
+  CHECK(d1.comm[0].peer == 0);
+  ks::MultiRankReport m = ks::combine_ranks({d0, d1});
+  const ks::MultiRankResult& r = m.result;
+  CHECK(r.p2p_pairs == 2);
+  CHECK(r.p2p_unmatched == 0);
+  CHECK(r.counts_match);
+  REQUIRE(r.collectives.size() == 2);
+  CHECK(r.collectives[0].channel == "p2p 0->1");
+  CHECK(r.collectives[0].dur_ns == std::vector<int64_t>{300000, 100000});
+  CHECK(r.collectives[0].transfer_ns == 100000);
+  CHECK(r.collectives[1].channel == "p2p 1->0");
+  CHECK(r.ranks[0].wait_ns == 200000);
+  CHECK(r.ranks[1].wait_ns == 350000);
+  CHECK(r.ranks[1].step_wait_ns == std::vector<int64_t>{350000});
+  CHECK(r.ranks[0].transfer_ns == 150000);
+  // The straggler rule still leaves them out: no straggler from a pipeline's bubbles.
+  CHECK(find(m.findings, "ranks.straggler") == nullptr);
+  // The digest's JSON keeps the peers (the page compares ranks from digests).
+  ks::RankDigest back;
+  REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d1), &back));
+  CHECK(back.comm[1].peer == 0);
+  CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(d1));
+
+  // Without peers (Kineto before PyTorch 2.4) nothing is guessed: not measured.
+  auto n0 = load(rank_trace(0, {300, 50}, true, {"send", "recv"}));
+  auto n1 = load(rank_trace(1, {100, 400}, true, {"recv", "send"}));
+  m = ks::combine_ranks({digest_of(*n0, "a", 0), digest_of(*n1, "b", 1)});
+  CHECK(m.result.p2p_pairs == 0);
+  CHECK(m.result.p2p_unmatched == 4);
+  CHECK(m.result.collectives.empty());
+  CHECK(m.result.ranks[0].wait_ns == 0);
 }
 
 TEST_CASE("A straggler among groups that each hold some of the ranks (tensor x data parallel)",

@@ -85,12 +85,13 @@ NCCL_KERNEL = {
 }
 
 
-def play(programs, templates, transfer):
+def play(programs, templates, transfer, peers=True):
     """Plays each rank's program (a list of ops) out; returns each rank's events.
     ops: ("k", name, us, stream): a compute kernel; ("c", collective, stream, channel, members,
     nelems): a collective (send/recv: members are the pair) that ends `transfer(collective)` after
     its last member started it; ("wait", src, dst): stream dst waits for what src holds now;
-    ("sync",): the host waits for the device; ("begin", cat, name) / ("end",): host ranges."""
+    ("sync",): the host waits for the device; ("begin", cat, name) / ("end",): host ranges.
+    `peers`: a send's / receive's args name its peer ("Dst Rank" / "Src Rank", PyTorch 2.4+)."""
     ranks = [Rank(r, templates[r], 1_000_000) for r in range(len(programs))]
     arrived = {}  # (channel, seq) -> {rank: start}
     done = 0
@@ -110,6 +111,9 @@ def play(programs, templates, transfer):
                             "Out msg nelems": nelems, "Group size": len(members)})
                         if channel.startswith("pg "):  # a channel named as a process group
                             args["Process Group Name"] = channel[3:]
+                        if peers and coll in ("send", "recv"):
+                            other = [m for m in members if m != rk.rank][0]
+                            args["Dst Rank" if coll == "send" else "Src Rank"] = other
                         corr, ready = rk.launch("record_param_comms", args)
                         start = max(rk.free.get(stream, 0), ready + 1)
                         rk.pending = ((channel, seq), corr, start)
@@ -394,10 +398,10 @@ def name_kernels(progs, templates):
     return out
 
 
-def write_shape(tmp, shape, progs, transfer, world):
+def write_shape(tmp, shape, progs, transfer, world, peers=True):
     """Plays the programs out and writes one trace per rank: (ranks played, paths)."""
     templates = [template(r, world) for r in range(world)]
-    ranks = play(name_kernels(progs, templates), templates, transfer)
+    ranks = play(name_kernels(progs, templates), templates, transfer, peers)
     return ranks, write_ranks(tmp, shape, ranks, templates)
 
 
@@ -406,8 +410,8 @@ def write_pipeline(tmp):
     return write_shape(tmp, "pp", pipeline(4, 4, 2), lambda coll: 60, 4)[1]
 
 
-def run_shape(c, tmp, cli, shape, progs, transfer, world):
-    ranks, paths = write_shape(tmp, shape, progs, transfer, world)
+def run_shape(c, tmp, cli, shape, progs, transfer, world, peers=True):
+    ranks, paths = write_shape(tmp, shape, progs, transfer, world, peers)
     return ranks, corpus_cli.report(cli, paths)
 
 
@@ -486,6 +490,74 @@ def check_tp(c, ranks, rep):
                 row["idle_us"] < 0.01 * row["gpu_span_us"], str(row["idle_us"]))
         c.check("tp rank %d: no gpu.idle" % rk.rank,
                 finding(rk_report(rep, rk.rank), "gpu.idle") is None)
+
+
+def p2p_waits(ranks):
+    """Each rank's wait in its sends and receives, per step: the i-th send of rank a to b is the
+    i-th receive on b from a (the peers are in the record_param_comms args); the shorter of the
+    two is the transfer, the longer side waits the difference. A transfer is in the step its
+    launch (cudaLaunchKernel, by correlation) lies in. Also the number of pairs."""
+    kernels = {}  # (from, to, "send"/"recv") -> [(duration, rank, step)]
+    for rk in ranks:
+        steps = host_steps(rk)
+        args = {e["args"]["External id"]: e["args"] for e in rk.events
+                if e["name"] == "record_param_comms"}
+        launch = {e["args"]["correlation"]: e["ts"] for e in rk.events
+                  if e["name"] == "cudaLaunchKernel"}
+        for e in sorted(rk.events, key=lambda e: e["ts"]):
+            if e.get("cat") != "kernel" or "nccl" not in e["name"].lower():
+                continue
+            a = args[e["args"]["correlation"]]
+            t = launch[e["args"]["correlation"]]
+            step = [k for k, (b, d) in enumerate(steps) if b <= t < b + d][0]
+            if a["Collective name"] == "send":
+                key = (rk.rank, a["Dst Rank"], "send")
+            else:
+                key = (a["Src Rank"], rk.rank, "recv")
+            kernels.setdefault(key, []).append((e["dur"], rk.rank, step))
+    waits = [[0] * len(host_steps(ranks[0])) for _ in ranks]
+    pairs = 0
+    for (a, b, kind), sends in kernels.items():
+        if kind != "send":
+            continue
+        for s, r in zip(sends, kernels[(a, b, "recv")]):
+            pairs += 1
+            lo = min(s[0], r[0])
+            for dur, rank, step in (s, r):
+                waits[rank][step] += dur - lo
+    return waits, pairs
+
+
+def check_pp_waits(c, ranks, rep):
+    """The bubbles measured: each stage's wait in its sends and receives, in all and per step,
+    and one row per pair (durations on the two stages only)."""
+    waits, pairs = p2p_waits(ranks)
+    for rk, row in zip(ranks, rep["ranks"]):
+        want = sum(waits[rk.rank])
+        c.check("pp rank %d: wait_us of its sends and receives" % rk.rank,
+                abs(row["wait_us"] - want) <= 1, "%s vs %s" % (row["wait_us"], want))
+        got = rep["heatmap"]["collective_wait_us"][rk.rank]
+        c.check("pp rank %d: wait per step" % rk.rank,
+                all(abs(g - w) <= 1 for g, w in zip(got, waits[rk.rank])) and len(got) == len(waits[rk.rank]),
+                "%s vs %s" % (got, waits[rk.rank]))
+    coll = rep["collectives"]
+    c.check("pp: every send/recv pair compared", coll.get("p2p_pairs") == pairs
+            and coll.get("p2p_unmatched") == 0, "%s vs %s" % (coll.get("p2p_pairs"), pairs))
+    c.check("pp: a pair's row has durations on its two stages only",
+            len(coll.get("rows", [])) > 0 and all(sum(d is not None for d in r["dur_us"]) == 2
+                                                for r in coll["rows"]))
+
+
+def check_pp_without_peers(c, ranks, rep):
+    """Kineto before PyTorch 2.4 names no peer: the sends and receives are said not measured,
+    never matched by guess."""
+    coll = rep["collectives"]
+    n = sum(1 for rk in ranks for e in rk.events if e.get("cat") == "kernel" and "nccl" in e["name"].lower())
+    c.check("pp without peers: sends and receives not measured",
+            coll.get("p2p_pairs") == 0 and coll.get("p2p_unmatched") == n,
+            "%s pairs, %s unmatched vs %d" % (coll.get("p2p_pairs"), coll.get("p2p_unmatched"), n))
+    for row in rep["ranks"]:
+        c.check("pp without peers rank %d: no wait guessed" % row["rank"], row["wait_us"] == 0)
 
 
 def check_pp(c, ranks, rep):
@@ -644,6 +716,9 @@ def main():
         check_ddp(c, *SHAPES["ddp"], slow=2)
         check_tp(c, *SHAPES["tp"])
         check_pp(c, *SHAPES["pp"])
+        check_pp_waits(c, *SHAPES["pp"])
+        check_pp_without_peers(c, *run_shape(c, tmp, args.cli, "pp_nopeers", pipeline(4, 4, 2),
+                                             lambda coll: 60, 4, peers=False))
         check_two_d(c, *SHAPES["tp_dp"], slow=1)
         check_accum(c, *SHAPES["accum"], markers=True)
         check_accum_unmarked(c, *SHAPES["accum_nomarks"], SHAPES["accum"][0])
