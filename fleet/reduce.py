@@ -162,7 +162,7 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group",
+                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "coll_peer",
                  "coll_launch_step", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
@@ -203,7 +203,7 @@ class _InSharedSteps:
     send/recv (the straggler's count over those steps). A collective is placed by its launch
     where the digest has one, by its start otherwise, as the report does."""
     COLUMNS = ("coll_name", "coll_msg", "coll_dur", "coll_step", "coll_off", "coll_stream", "coll_ts",
-               "coll_group", "coll_launch_step")
+               "coll_group", "coll_launch_step", "coll_peer")
 
     def __init__(self, r, shared):
         shared = set(shared)
@@ -301,6 +301,8 @@ class Reducer:
         gnames = c.get("groups", [])
         r.coll_group = array("i", (self._group_id(gnames[g]) if g >= 0 else -1
                                    for g in c.get("group", [-1] * len(r.coll_dur))))
+        # A send's / receive's peer rank where the digest has it, else -1 (CommKernel::peer).
+        r.coll_peer = array("q", c.get("peer", [-1] * len(r.coll_dur)))
         r.findings = [{"id": f["id"], "severity": f["severity"], "title": f["title"]}
                       for f in d.get("findings", [])]
         for table, rows in ((self._kernels, d.get("kernels", [])), (self._cpu_ops, d.get("cpu_ops", []))):
@@ -441,12 +443,52 @@ class Reducer:
                 kept.append((label, per))
         return kept
 
+    def _p2p_pairs(self, ranks, pending):
+        """NCCL sends and receives paired as compare_ranks pairs them: the i-th send of rank a to
+        b with the i-th receive on b from a (by the peer args; ranks by number, none when two
+        files claim one rank), each appended to `pending` as a row on a and b only. Returns
+        (pairs, sends and receives not matched)."""
+        n = len(ranks)
+        index_of = {}
+        for k, r in enumerate(ranks):
+            index_of.setdefault(r.rank, k)
+        duplicate = len(index_of) != n
+        sends, recvs = {}, {}
+        unmatched = 0
+        for k, r in enumerate(ranks):
+            for i in range(len(r.coll_dur)):
+                if not _is_p2p(r, i):
+                    continue
+                coll = self._msg_list[r.coll_msg[i]][0]
+                peer = index_of.get(r.coll_peer[i]) if r.coll_peer[i] >= 0 else None
+                if duplicate or peer is None or peer == k or coll not in ("send", "recv"):
+                    unmatched += 1
+                elif coll == "send":
+                    sends.setdefault((k, peer), []).append(i)
+                else:
+                    recvs.setdefault((peer, k), []).append(i)
+        pairs = 0
+        for (a, b) in sorted(sends):  # as std::map iterates
+            ss, rs = sends[(a, b)], recvs.get((a, b), [])
+            m = min(len(ss), len(rs))
+            unmatched += len(ss) - m
+            for i in range(m):
+                at = [None] * n
+                at[a], at[b] = ss[i], rs[i]
+                label = "p2p %d->%d" % (ranks[a].rank, ranks[b].rank)
+                pending.append((ranks[a].coll_ts[ss[i]], label, i, ranks[a].coll_name[ss[i]], at, False))
+            pairs += m
+        for key, rs in recvs.items():  # receives no send of the files given matches
+            unmatched += len(rs) - min(len(rs), len(sends.get(key, [])))
+        return pairs, unmatched
+
     def _match_collectives(self, ranks, rows):
         """Collectives matched per communicator, by order of issue within it, then listed in
         order of issue on the first rank (src/analysis/multi_rank.cpp: compare_ranks)."""
         n = len(ranks)
         out = {"counts_match": True, "names_match": True, "first_mismatch": None,
-               "mismatch_channel": "", "matched": 0, "rows": [], "by_name": [], "desync": []}
+               "mismatch_channel": "", "matched": 0, "p2p_pairs": 0, "p2p_unmatched": 0, "rows": [],
+               "by_name": [], "desync": []}
         if not n:
             return out
         channels = self._channels(ranks, out)
@@ -462,6 +504,8 @@ class Reducer:
                 name = ranks[first].coll_name[at[first]]
                 differ = any(ranks[k].coll_name[at[k]] != name for k in members)
                 pending.append((ranks[first].coll_ts[at[first]], label, i, name, at, differ))
+        p2p_pairs, p2p_unmatched = self._p2p_pairs(ranks, pending)
+        out["p2p_pairs"], out["p2p_unmatched"] = p2p_pairs, p2p_unmatched
         pending.sort(key=lambda p: p[0])  # stable, as std::stable_sort
         out["matched"] = len(pending)
         groups = {}

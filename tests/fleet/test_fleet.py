@@ -84,7 +84,7 @@ class _SameAsInProcess:
 
     def test_collectives(self):
         a, b = self.mr["collectives"], self.fleet["collectives"]
-        for k in ("counts_match", "names_match", "matched"):
+        for k in ("counts_match", "names_match", "matched", "p2p_pairs", "p2p_unmatched"):
             self.assertEqual(a[k], b[k], k)
         self.assertEqual(len(a["rows"]), len(b["rows"]))
         for x, y in zip(a["rows"], b["rows"]):
@@ -142,8 +142,8 @@ class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
 class PipelineSameAsInProcess(_SameAsInProcess, unittest.TestCase):
     """Four pipeline stages (tests/corpus/dist_shapes.py): NCCL send/recv between neighbours, the
-    middle stages issuing twice as many as the ends. They are not matched across ranks, as the
-    CLI leaves them: no collective_mismatch."""
+    middle stages issuing twice as many as the ends. They are paired by their peer args (a send
+    with its peer's receive), not matched across all ranks: waits per pair, no collective_mismatch."""
 
     @classmethod
     def setUpClass(cls):
