@@ -162,7 +162,7 @@ class _Rank:
 
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
-                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group",
+                 "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "coll_peer",
                  "coll_launch_step", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
@@ -203,7 +203,7 @@ class _InSharedSteps:
     send/recv (the straggler's count over those steps). A collective is placed by its launch
     where the digest has one, by its start otherwise, as the report does."""
     COLUMNS = ("coll_name", "coll_msg", "coll_dur", "coll_step", "coll_off", "coll_stream", "coll_ts",
-               "coll_group", "coll_launch_step")
+               "coll_group", "coll_launch_step", "coll_peer")
 
     def __init__(self, r, shared):
         shared = set(shared)
@@ -301,6 +301,8 @@ class Reducer:
         gnames = c.get("groups", [])
         r.coll_group = array("i", (self._group_id(gnames[g]) if g >= 0 else -1
                                    for g in c.get("group", [-1] * len(r.coll_dur))))
+        # A send's / receive's peer rank where the digest has it, else -1 (CommKernel::peer).
+        r.coll_peer = array("q", c.get("peer", [-1] * len(r.coll_dur)))
         r.findings = [{"id": f["id"], "severity": f["severity"], "title": f["title"]}
                       for f in d.get("findings", [])]
         for table, rows in ((self._kernels, d.get("kernels", [])), (self._cpu_ops, d.get("cpu_ops", []))):
@@ -423,7 +425,16 @@ class Reducer:
         for label, per in chans.items():
             everywhere = all(per)
             if not everywhere and is_group[label]:
-                continue  # a group of some of the ranks
+                # A group of some of the ranks (tensor x data parallel): compared among its
+                # members, the ranks that issued it, which must agree on the count.
+                members = [v for v in per if v]
+                if any(len(v) != len(members[0]) for v in members):
+                    if out["counts_match"]:
+                        out["mismatch_channel"] = label
+                    out["counts_match"] = False
+                if len(members) >= 2:
+                    kept.append((label, per))
+                continue
             if not everywhere or any(len(v) != len(per[0]) for v in per):
                 if out["counts_match"]:
                     out["mismatch_channel"] = label
@@ -432,23 +443,69 @@ class Reducer:
                 kept.append((label, per))
         return kept
 
+    def _p2p_pairs(self, ranks, pending):
+        """NCCL sends and receives paired as compare_ranks pairs them: the i-th send of rank a to
+        b with the i-th receive on b from a (by the peer args; ranks by number, none when two
+        files claim one rank), each appended to `pending` as a row on a and b only. Returns
+        (pairs, sends and receives not matched)."""
+        n = len(ranks)
+        index_of = {}
+        for k, r in enumerate(ranks):
+            index_of.setdefault(r.rank, k)
+        duplicate = len(index_of) != n
+        sends, recvs = {}, {}
+        unmatched = 0
+        for k, r in enumerate(ranks):
+            for i in range(len(r.coll_dur)):
+                if not _is_p2p(r, i):
+                    continue
+                coll = self._msg_list[r.coll_msg[i]][0]
+                peer = index_of.get(r.coll_peer[i]) if r.coll_peer[i] >= 0 else None
+                if duplicate or peer is None or peer == k or coll not in ("send", "recv"):
+                    unmatched += 1
+                elif coll == "send":
+                    sends.setdefault((k, peer), []).append(i)
+                else:
+                    recvs.setdefault((peer, k), []).append(i)
+        pairs = 0
+        for (a, b) in sorted(sends):  # as std::map iterates
+            ss, rs = sends[(a, b)], recvs.get((a, b), [])
+            m = min(len(ss), len(rs))
+            unmatched += len(ss) - m
+            for i in range(m):
+                at = [None] * n
+                at[a], at[b] = ss[i], rs[i]
+                label = "p2p %d->%d" % (ranks[a].rank, ranks[b].rank)
+                pending.append((ranks[a].coll_ts[ss[i]], label, i, ranks[a].coll_name[ss[i]], at, False))
+            pairs += m
+        for key, rs in recvs.items():  # receives no send of the files given matches
+            unmatched += len(rs) - min(len(rs), len(sends.get(key, [])))
+        return pairs, unmatched
+
     def _match_collectives(self, ranks, rows):
         """Collectives matched per communicator, by order of issue within it, then listed in
         order of issue on the first rank (src/analysis/multi_rank.cpp: compare_ranks)."""
         n = len(ranks)
         out = {"counts_match": True, "names_match": True, "first_mismatch": None,
-               "mismatch_channel": "", "matched": 0, "rows": [], "by_name": [], "desync": []}
+               "mismatch_channel": "", "matched": 0, "p2p_pairs": 0, "p2p_unmatched": 0, "rows": [],
+               "by_name": [], "desync": []}
         if not n:
             return out
         channels = self._channels(ranks, out)
         pending = []
         for label, per in channels:
-            shortest = min(len(v) for v in per)
+            # Its members: every rank, or those of a group of some of the ranks (None in `at`
+            # for the others).
+            members = [k for k in range(n) if per[k]]
+            first = members[0]
+            shortest = min(len(per[k]) for k in members)
             for i in range(shortest):
-                at = [per[k][i] for k in range(n)]
-                name = ranks[0].coll_name[at[0]]
-                differ = any(ranks[k].coll_name[at[k]] != name for k in range(n))
-                pending.append((ranks[0].coll_ts[at[0]], label, i, name, at, differ))
+                at = [per[k][i] if per[k] else None for k in range(n)]
+                name = ranks[first].coll_name[at[first]]
+                differ = any(ranks[k].coll_name[at[k]] != name for k in members)
+                pending.append((ranks[first].coll_ts[at[first]], label, i, name, at, differ))
+        p2p_pairs, p2p_unmatched = self._p2p_pairs(ranks, pending)
+        out["p2p_pairs"], out["p2p_unmatched"] = p2p_pairs, p2p_unmatched
         pending.sort(key=lambda p: p[0])  # stable, as std::stable_sort
         out["matched"] = len(pending)
         groups = {}
@@ -458,11 +515,13 @@ class Reducer:
                 out["first_mismatch"] = idx
                 if not out["mismatch_channel"]:
                     out["mismatch_channel"] = label
-            durs = [r.coll_dur[at[k]] for k, r in enumerate(ranks)]
-            lo = min(durs)
+            durs = [r.coll_dur[at[k]] if at[k] is not None else None for k, r in enumerate(ranks)]
+            lo = min(d for d in durs if d is not None)
             waits = 0
-            latest = 0
+            latest = next(k for k in range(n) if durs[k] is not None)
             for k, r in enumerate(ranks):
+                if durs[k] is None:
+                    continue
                 w = durs[k] - lo
                 waits += w
                 ns = rows[k]["_ns"]
@@ -475,7 +534,7 @@ class Reducer:
                     latest = k
             msg = None
             for k, r in enumerate(ranks):
-                if r.coll_msg[at[k]] >= 0:
+                if at[k] is not None and r.coll_msg[at[k]] >= 0:
                     msg = self._msg_list[r.coll_msg[at[k]]]
                     break
             collective, dtype, in_n, out_n, group = msg if msg else ("", "", -1, -1, -1)
@@ -493,7 +552,7 @@ class Reducer:
             name = self._name_list[name_id]
             out["rows"].append({"index": idx, "channel": label, "sequence": seq, "name": name, "collective": collective, "dtype": dtype,
                                 "bytes": nbytes if nbytes >= 0 else None, "transfer_us": us(lo),
-                                "wait_sum_us": us(waits), "wait_max_us": us(max(durs) - lo),
+                                "wait_sum_us": us(waits), "wait_max_us": us(max(d for d in durs if d is not None) - lo),
                                 "last_rank": ranks[latest].rank,
                                 "algbw_gbps": round(algbw, 3) if algbw >= 0 else None,
                                 "busbw_gbps": round(busbw, 3) if busbw >= 0 else None})
@@ -578,12 +637,14 @@ class Reducer:
         from collections import Counter
         found = {}
         for label, per in channels:
-            seqs = [[ranks[k].coll_name[i] for i in per[k]] for k in range(len(ranks))]
-            count_major = Counter(len(q) for q in seqs).most_common(1)[0][0]
-            longest = max(len(q) for q in seqs)
-            majority = [Counter(q[i] for q in seqs if i < len(q)).most_common(1)[0][0]
+            # Among the ranks that have the communicator: every rank, or the members of a group
+            # of some of the ranks (_channels keeps no other).
+            seqs = {k: [ranks[k].coll_name[i] for i in per[k]] for k in range(len(ranks)) if per[k]}
+            count_major = Counter(len(q) for q in seqs.values()).most_common(1)[0][0]
+            longest = max(len(q) for q in seqs.values())
+            majority = [Counter(q[i] for q in seqs.values() if i < len(q)).most_common(1)[0][0]
                         for i in range(longest)]
-            for k, q in enumerate(seqs):
+            for k, q in seqs.items():
                 if k in found:
                     continue
                 pos = None

@@ -173,6 +173,7 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   k->in_nelems = c->in_nelems;
   k->out_nelems = c->out_nelems;
   k->group_size = c->group_size;
+  k->peer = c->peer;
   k->process_group = comm_text(t.str(c->process_group));
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
@@ -479,11 +480,15 @@ LateStart late_start(const std::vector<RankDigest>& in, const std::vector<RankRo
 
 namespace {
 
+// Pending::at / describe_message: the rank is not a member of the collective's group.
+constexpr size_t kNotInGroup = SIZE_MAX;
+
 // The message of a matched collective (at[k]: its index on rank k): the first rank whose kernel
 // has collective args.
 void describe_message(const std::vector<RankDigest>& in, const std::vector<size_t>& at,
                       CollectiveRow* row) {
   for (size_t r = 0; r < in.size(); ++r) {
+    if (at[r] == kNotInGroup) continue;
     const CommKernel& k = in[r].comm[at[r]];
     if (k.collective.empty() && k.in_nelems < 0 && k.out_nelems < 0) continue;
     row->collective = k.collective;
@@ -525,7 +530,8 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<CollectiveRow>&
     CollectiveGroup& g = groups[it->second];
     ++g.count;
     g.transfer_ns += r.transfer_ns;
-    for (int64_t d : r.dur_ns) g.wait_ns += d - r.transfer_ns;
+    for (int64_t d : r.dur_ns)
+      if (d != kNoValue) g.wait_ns += d - r.transfer_ns;
     if (r.bytes >= 0) {
       g.bytes += r.bytes;
       ++g.sized;
@@ -542,7 +548,8 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<CollectiveRow>&
   return groups;
 }
 
-// One communicator: per rank, the indices of its kernels in the rank's comm list, in order.
+// One communicator: per rank, the indices of its kernels in the rank's comm list, in order;
+// none on a rank outside the group (a process group of some of the ranks).
 struct Channel {
   std::string label;
   std::vector<std::vector<size_t>> kernels;  // parallel to the ranks
@@ -607,7 +614,24 @@ std::vector<Channel> match_channels(const std::vector<RankDigest>& in, MultiRank
       everywhere = everywhere && !v.empty();
       counts_equal = counts_equal && v.size() == channels[c].kernels[0].size();
     }
-    if (!everywhere && is_group[c]) continue;  // a group of some of the ranks
+    if (!everywhere && is_group[c]) {
+      // A group of some of the ranks (tensor x data parallel): compared among its members, the
+      // ranks that issued it, which must agree on the count as every rank of a whole-job
+      // group must. One member alone has no one to wait for.
+      size_t members = 0, count = 0;
+      bool member_counts_equal = true;
+      for (const std::vector<size_t>& v : channels[c].kernels) {
+        if (v.empty()) continue;
+        if (members++ == 0) count = v.size();
+        member_counts_equal = member_counts_equal && v.size() == count;
+      }
+      if (!member_counts_equal) {
+        if (r->counts_match) r->mismatch_channel = channels[c].label;
+        r->counts_match = false;
+      }
+      if (members >= 2) out.push_back(std::move(channels[c]));
+      continue;
+    }
     if (!everywhere || !counts_equal) {
       if (r->counts_match) r->mismatch_channel = channels[c].label;
       r->counts_match = false;
@@ -797,21 +821,72 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   };
   std::vector<Pending> pending;
   for (const Channel& ch : channels) {
-    size_t shortest = SIZE_MAX;
-    for (const std::vector<size_t>& v : ch.kernels) shortest = std::min(shortest, v.size());
+    // Its members: every rank, or those of a group of some of the ranks (match_channels).
+    size_t shortest = SIZE_MAX, first = SIZE_MAX;
+    for (size_t k = 0; k < ch.kernels.size(); ++k) {
+      if (ch.kernels[k].empty()) continue;
+      shortest = std::min(shortest, ch.kernels[k].size());
+      if (first == SIZE_MAX) first = k;
+    }
+    if (first == SIZE_MAX) continue;
     for (size_t i = 0; i < shortest; ++i) {
       Pending p;
       p.row.channel = ch.label;
       p.row.sequence = i;
-      p.row.name_text = in[0].comm[ch.kernels[0][i]].name;
-      p.ts = in[0].comm[ch.kernels[0][i]].ts_ns;
+      p.row.name_text = in[first].comm[ch.kernels[first][i]].name;
+      p.ts = in[first].comm[ch.kernels[first][i]].ts_ns;
       for (size_t k = 0; k < in.size(); ++k) {
+        if (ch.kernels[k].empty()) {
+          p.at.push_back(kNotInGroup);
+          continue;
+        }
         p.at.push_back(ch.kernels[k][i]);
         if (in[k].comm[ch.kernels[k][i]].name != p.row.name_text) p.names_differ = true;
       }
       pending.push_back(std::move(p));
     }
   }
+  // Sends and receives: the i-th send of rank a to b is the i-th receive on b from a. Ranks by
+  // their number (the peer args are global ranks); not when two files claim one rank.
+  std::map<int64_t, size_t> index_of_rank;
+  for (size_t k = 0; k < in.size(); ++k) index_of_rank.emplace(in[k].rank, k);
+  std::map<std::pair<size_t, size_t>, std::vector<size_t>> sends, recvs;  // (from, to) -> kernels
+  for (size_t k = 0; k < in.size(); ++k) {
+    for (size_t i = 0; i < in[k].comm.size(); ++i) {
+      const CommKernel& c = in[k].comm[i];
+      if (!is_point_to_point(c.collective)) continue;
+      auto peer = index_of_rank.find(c.peer);
+      const bool send = c.collective == "send", recv = c.collective == "recv";
+      if (r.duplicate_ranks || c.peer == kNoValue || peer == index_of_rank.end() ||
+          peer->second == k || !(send || recv)) {
+        ++r.p2p_unmatched;
+        continue;
+      }
+      if (send)
+        sends[{k, peer->second}].push_back(i);
+      else
+        recvs[{peer->second, k}].push_back(i);
+    }
+  }
+  for (const auto& s : sends) {
+    const std::vector<size_t>& to = recvs[s.first];
+    const size_t a = s.first.first, b = s.first.second, n = std::min(s.second.size(), to.size());
+    r.p2p_unmatched += s.second.size() - n;
+    for (size_t i = 0; i < n; ++i) {
+      Pending p;
+      p.row.channel = "p2p " + std::to_string(in[a].rank) + "->" + std::to_string(in[b].rank);
+      p.row.sequence = i;
+      p.row.name_text = in[a].comm[s.second[i]].name;
+      p.ts = in[a].comm[s.second[i]].ts_ns;
+      p.at.assign(in.size(), kNotInGroup);
+      p.at[a] = s.second[i];
+      p.at[b] = to[i];
+      pending.push_back(std::move(p));
+    }
+    r.p2p_pairs += n;
+  }
+  for (const auto& v : recvs)  // receives no send of the files given matches
+    r.p2p_unmatched += v.second.size() - std::min(v.second.size(), sends[v.first].size());
   std::stable_sort(pending.begin(), pending.end(),
                    [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
   std::vector<StepFinder> finders;
@@ -827,11 +902,16 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
     }
     int64_t lo = INT64_MAX;
     for (size_t k = 0; k < in.size(); ++k) {
+      if (p.at[k] == kNotInGroup) {
+        row.dur_ns.push_back(kNoValue);
+        continue;
+      }
       row.dur_ns.push_back(in[k].comm[p.at[k]].dur_ns);
       lo = std::min(lo, in[k].comm[p.at[k]].dur_ns);
     }
     row.transfer_ns = lo;
     for (size_t k = 0; k < in.size(); ++k) {
+      if (p.at[k] == kNotInGroup) continue;
       RankRow& rr = r.ranks[k];
       int64_t wait = row.dur_ns[k] - lo;
       rr.transfer_ns += lo;

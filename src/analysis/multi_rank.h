@@ -51,6 +51,9 @@ struct CommKernel {
   int64_t out_nelems = kNoValue;
   int64_t group_size = kNoValue;
   std::string process_group;  // "Process Group Name" ("" when absent)
+  // A send's "Dst Rank" / a receive's "Src Rank": the global rank of its peer (Kineto writes
+  // them since PyTorch 2.4); kNoValue when absent: the send/recv is then not matched.
+  int64_t peer = kNoValue;
 };
 
 struct StepSpan {
@@ -119,8 +122,10 @@ struct RankRow : RankTotals {
   uint64_t compared_collectives = 0;
   int64_t collective_sum_ns = 0;  // sum of their durations
   int64_t p2p_sum_ns = 0;         // the part of it in NCCL send/recv (is_point_to_point)
-  int64_t transfer_ns = 0;        // sum over matched collectives of the minimum across ranks
-  int64_t wait_ns = 0;            // collective_sum_ns over matched ones - transfer_ns
+  // Over matched collectives and send/recv pairs (MultiRankResult::p2p_pairs): the sum of the
+  // minimum across their ranks, and what the rank spent in them beyond it.
+  int64_t transfer_ns = 0;
+  int64_t wait_ns = 0;
   // collective_sum_ns less p2p_sum_ns, counting only collectives that start in one of the
   // MultiRankResult's shared_steps (0 when there are none).
   int64_t shared_steps_collective_ns = 0;
@@ -135,8 +140,10 @@ struct CollectiveRow {
   std::string channel;  // the communicator it was matched in: "group NAME" or "stream N"
   size_t sequence = 0;  // its position within that communicator
   std::string name_text;
-  std::vector<int64_t> dur_ns;  // per rank (parallel to ranks)
-  int64_t transfer_ns = 0;      // minimum across ranks
+  // Per rank (parallel to ranks); kNoValue on a rank outside the collective's process group
+  // (a group of some of the ranks is compared among its members).
+  std::vector<int64_t> dur_ns;
+  int64_t transfer_ns = 0;  // minimum across the members
   // The message, from the first rank that has collective args (kNoValue / "" when none).
   std::string collective;
   std::string dtype;
@@ -214,6 +221,13 @@ struct MultiRankResult {
   // every rank has; empty when all ranks hold the same steps, or share none. A rank that traced
   // fewer steps traced fewer collectives: totals over each capture no longer compare.
   std::vector<int64_t> shared_steps;
+  // NCCL send/recv pairs: the i-th send of rank a to rank b with the i-th receive on b from a
+  // (by the peer args, CommKernel::peer), each a row (channel "p2p A->B", durations on a and b
+  // only): the shorter of the two is the transfer, the difference the earlier side's wait.
+  uint64_t p2p_pairs = 0;
+  // Sends and receives not matched: no peer in the args (Kineto before PyTorch 2.4, Nsight
+  // Systems), a peer no file given holds, recvAnySource, or no counterpart: not measured.
+  uint64_t p2p_unmatched = 0;
 };
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.
@@ -223,9 +237,10 @@ struct MultiRankResult {
 // collective everywhere. The communicator is the kernel's "Process Group Name" arg where Kineto
 // writes it ("group NAME"), else its stream: the stream number when every rank has the same set
 // of communication streams, else the stream's order of first use on the rank ("stream #k"),
-// since stream numbers are a rank's own. A process group that only some ranks have (pipeline
-// stages, sub-groups) is matched among no one and is not a mismatch; a stream only some ranks
-// have, or a communicator whose counts differ, is (counts_match false).
+// since stream numbers are a rank's own. A process group that only some ranks have (tensor x
+// data parallel sub-groups) is matched among the ranks that issued it, its members (the others'
+// durations are kNoValue in its rows); a stream only some ranks have, or a communicator whose
+// counts differ among its members, is a mismatch (counts_match false).
 MultiRankResult compare_ranks(std::vector<RankDigest> digests, AlignMode align = AlignMode::kStep);
 
 // Several Nsight Systems exports of several GPU processes each (`nsys profile torchrun ...` on

@@ -58,11 +58,13 @@ struct KernelLaunchInfo {
 
 // What Kineto writes about a collective on its NCCL kernel and on the record_param_comms CPU op
 // ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
-// "Process Group Name"), kept only for slices that carry it.
+// "Process Group Name"; a send's "Dst Rank", a receive's "Src Rank"), kept only for slices that
+// carry it.
 struct CollectiveArgs {
   int64_t in_nelems = kNoValue;
   int64_t out_nelems = kNoValue;
   int64_t group_size = kNoValue;
+  int64_t peer = kNoValue;  // the global rank a send goes to / a receive comes from
   StringId collective = 0;  // "" when absent
   StringId dtype = 0;
   StringId process_group = 0;

@@ -81,6 +81,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
     c.in_nelems = args.in_nelems;
     c.out_nelems = args.out_nelems;
     c.group_size = args.group_size;
+    c.peer = args.peer;
     c.collective = t_->strings.intern(args.collective);
     c.dtype = t_->strings.intern(args.dtype);
     c.process_group = t_->strings.intern(args.process_group);

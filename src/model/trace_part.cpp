@@ -157,6 +157,7 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.value(a.second.in_nelems);
     c.value(a.second.out_nelems);
     c.value(a.second.group_size);
+    c.value(a.second.peer);
     c.value(a.second.collective);
     c.value(a.second.dtype);
     c.value(a.second.process_group);

@@ -172,6 +172,15 @@ void write_collectives(JsonWriter& w, const RankDigest& d) {
     for (int64_t v : group_idx) w.value(v);
     w.end_array();
   }
+  // Each send's / receive's peer rank (-1: none), so the reducer pairs them as the in-process
+  // report does. Left out when none has one.
+  bool any_peer = false;
+  for (const CommKernel& c : d.comm) any_peer = any_peer || c.peer != kNoValue;
+  if (any_peer) {
+    w.key("peer").begin_array();
+    for (const CommKernel& c : d.comm) w.value(c.peer == kNoValue ? int64_t{-1} : c.peer);
+    w.end_array();
+  }
   w.key("start_delta_ns").begin_array();
   int64_t prev = 0;
   for (const CommKernel& c : d.comm) {

@@ -250,12 +250,19 @@ ReportSection collectives_section(const MultiRankResult& r) {
   s.field("mismatch_channel",
           r.mismatch_channel.empty() ? Cell::null() : Cell::str(r.mismatch_channel));
   s.field("matched", Cell::count(r.collectives.size()));
+  s.field("p2p_pairs", Cell::count(r.p2p_pairs));
+  s.field("p2p_unmatched", Cell::count(r.p2p_unmatched));
   const std::string summary =
       std::to_string(r.collectives.size()) + " matched per communicator by order of issue" +
       (r.shared_steps.empty() ? ""
                               : " over the " + std::to_string(r.shared_steps.size()) +
                                     " steps every rank's capture holds, from step " +
                                     std::to_string(r.shared_steps.front())) +
+      (r.p2p_pairs ? ", " + std::to_string(r.p2p_pairs) + " of them send/recv pairs" : "") +
+      (r.p2p_unmatched ? "; " + std::to_string(r.p2p_unmatched) +
+                             " sends/receives not measured (no peer rank in their args, or no "
+                             "counterpart in the files given)"
+                       : "") +
       (r.counts_match ? "" : " (counts differ between ranks" + in_channel(r) + ")") +
       (r.names_match
            ? ""
@@ -282,9 +289,13 @@ ReportSection collectives_section(const MultiRankResult& r) {
   // first kMaxTableRows (report_table.h), `matched` and the groups below count all.
   for (const CollectiveRow& c : r.collectives) {
     if (!rows.room_for_row(c.transfer_ns)) continue;
+    // null for a rank outside the collective's group (a group of some of the ranks).
+    std::vector<int64_t>& dur = s.keep_ints.emplace_back(c.dur_ns);
+    for (int64_t& d : dur)
+      if (d == kNoValue) d = kNullMicros;
     rows.row() = {
         Cell::count(c.index),         Cell::str(c.channel),        Cell::count(c.sequence),
-        Cell::str(c.name_text),       Cell::ns(c.transfer_ns),     Cell::micros_list(&c.dur_ns),
+        Cell::str(c.name_text),       Cell::ns(c.transfer_ns),     Cell::micros_list(&dur),
         Cell::str(c.collective),      Cell::str(c.dtype),          int_or_null(c.in_nelems),
         int_or_null(c.out_nelems),    int_or_null(c.group_size),   int_or_null(c.bytes),
         number_or_null(c.algbw_gbps), number_or_null(c.busbw_gbps)};

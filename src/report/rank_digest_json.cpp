@@ -58,6 +58,19 @@ std::string rank_digest_json(const RankDigest& d) {
     w.end_array();
   }
   w.end_array();
+  // Each send's / receive's peer (CommKernel::peer, null: none), left out when none has one.
+  bool any_peer = false;
+  for (const CommKernel& c : d.comm) any_peer = any_peer || c.peer != kNoValue;
+  if (any_peer) {
+    w.key("comm_peer").begin_array();
+    for (const CommKernel& c : d.comm) {
+      if (c.peer == kNoValue)
+        w.null();
+      else
+        w.value(c.peer);
+    }
+    w.end_array();
+  }
   // Each collective's launch time, by comm's order (null: none), so the combining worker puts it
   // in the step it was launched in as the CLI does. Left out when no collective has one.
   bool any_launch = false;
@@ -165,6 +178,17 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       int64_t ns = 0;
       if (!x.is_null() && x.get(ns)) return false;
       if (!x.is_null()) d->comm[k].launch_ns = ns;
+      ++k;
+    }
+  }
+  simdjson::dom::array peers;  // digests without send/recv peers have none
+  if (!root["comm_peer"].get(peers)) {
+    if (peers.size() != d->comm.size()) return false;
+    size_t k = 0;
+    for (simdjson::dom::element x : peers) {
+      int64_t peer = 0;
+      if (!x.is_null() && x.get(peer)) return false;
+      if (!x.is_null()) d->comm[k].peer = peer;
       ++k;
     }
   }

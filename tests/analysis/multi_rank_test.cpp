@@ -18,10 +18,12 @@ namespace {
 
 // A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
 // `collectives`, when given, names each kernel's collective (Kineto's "Collective name" arg).
-// `groups`, when given, names each kernel's process group ("Process Group Name").
+// `groups`, when given, names each kernel's process group ("Process Group Name"); `extra`, more
+// args per kernel (raw JSON members, "" for none).
 std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true,
                        const std::vector<std::string>& collectives = {},
-                       const std::vector<std::string>& groups = {}) {
+                       const std::vector<std::string>& groups = {},
+                       const std::vector<std::string>& extra = {}) {
   std::string t = "{";
   if (with_rank)
     t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
@@ -35,6 +37,7 @@ std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank
                                                     collectives[i] + R"(","Group size":2)"
                                               : R"("stream":20)";
     if (i < groups.size()) args += R"(,"Process Group Name":")" + groups[i] + "\"";
+    if (i < extra.size() && !extra[i].empty()) args += "," + extra[i];
     t +=
         R"(,{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":20,"ts":)" +
         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + ",\"args\":{" + args + "}}";
@@ -172,11 +175,55 @@ TEST_CASE("Pipeline stages send and receive different counts: no collective mism
   CHECK(find(m.findings, "ranks.collective_mismatch") != nullptr);
 }
 
+TEST_CASE("A send is matched with its peer's receive: the earlier side waits",
+          "[analysis][ranks][findings]") {
+  // Two stages: 0 sends to 1 (300 us, 1's receive 100 us: 0 waited 200 us for 1 to post it),
+  // then 1 sends back to 0 (400 us, 0's receive 50 us: 1 waited 350 us).
+  auto s0 = load(
+      rank_trace(0, {300, 50}, true, {"send", "recv"}, {}, {R"("Dst Rank":1)", R"("Src Rank":1)"}));
+  auto s1 = load(rank_trace(1, {100, 400}, true, {"recv", "send"}, {},
+                            {R"("Src Rank":0)", R"("Dst Rank":0)"}));
+  ks::RankDigest d0 = digest_of(*s0, "a", 0), d1 = digest_of(*s1, "b", 1);
+  CHECK(d0.comm[0].peer == 1);
+  CHECK(d1.comm[0].peer == 0);
+  ks::MultiRankReport m = ks::combine_ranks({d0, d1});
+  const ks::MultiRankResult& r = m.result;
+  CHECK(r.p2p_pairs == 2);
+  CHECK(r.p2p_unmatched == 0);
+  CHECK(r.counts_match);
+  REQUIRE(r.collectives.size() == 2);
+  CHECK(r.collectives[0].channel == "p2p 0->1");
+  CHECK(r.collectives[0].dur_ns == std::vector<int64_t>{300000, 100000});
+  CHECK(r.collectives[0].transfer_ns == 100000);
+  CHECK(r.collectives[1].channel == "p2p 1->0");
+  CHECK(r.ranks[0].wait_ns == 200000);
+  CHECK(r.ranks[1].wait_ns == 350000);
+  CHECK(r.ranks[1].step_wait_ns == std::vector<int64_t>{350000});
+  CHECK(r.ranks[0].transfer_ns == 150000);
+  // The straggler rule still leaves them out: no straggler from a pipeline's bubbles.
+  CHECK(find(m.findings, "ranks.straggler") == nullptr);
+  // The digest's JSON keeps the peers (the page compares ranks from digests).
+  ks::RankDigest back;
+  REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d1), &back));
+  CHECK(back.comm[1].peer == 0);
+  CHECK(ks::rank_digest_json(back) == ks::rank_digest_json(d1));
+
+  // Without peers (Kineto before PyTorch 2.4) nothing is guessed: not measured.
+  auto n0 = load(rank_trace(0, {300, 50}, true, {"send", "recv"}));
+  auto n1 = load(rank_trace(1, {100, 400}, true, {"recv", "send"}));
+  m = ks::combine_ranks({digest_of(*n0, "a", 0), digest_of(*n1, "b", 1)});
+  CHECK(m.result.p2p_pairs == 0);
+  CHECK(m.result.p2p_unmatched == 4);
+  CHECK(m.result.collectives.empty());
+  CHECK(m.result.ranks[0].wait_ns == 0);
+}
+
 TEST_CASE("A straggler among groups that each hold some of the ranks (tensor x data parallel)",
           "[analysis][ranks][findings]") {
   // 2x2: tensor-parallel groups {0,1} "1" and {2,3} "2", data-parallel {0,2} "3" and {1,3} "4".
-  // Rank 1 is slow: its peers wait for it, and the others for them. No group holds every rank,
-  // so none is matched; the straggler is still the rank with the shortest collectives.
+  // Rank 1 is slow: its peers wait for it, and the others for them. No group holds every rank:
+  // each is compared among its own members; the straggler is the rank with the shortest
+  // collectives.
   auto rank = [](int k, const std::vector<int>& us) {
     const std::string tp = std::to_string(1 + k / 2), dp = std::to_string(3 + k % 2);
     return load(rank_trace(k, us, true, {"allreduce", "allreduce"}, {tp, dp}));
@@ -185,11 +232,45 @@ TEST_CASE("A straggler among groups that each hold some of the ranks (tensor x d
        r3 = rank(3, {350, 350});
   ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1),
                                              digest_of(*r2, "c", 2), digest_of(*r3, "d", 3)});
-  CHECK(m.result.collectives.empty());
   CHECK(find(m.findings, "ranks.collective_mismatch") == nullptr);
+  CHECK(m.result.counts_match);
+  // One row per group, durations on its members only: "1" {0,1} 400/50, "2" {2,3} 300/350,
+  // "3" {0,2} 300/400, "4" {1,3} 40/350.
+  REQUIRE(m.result.collectives.size() == 4);
+  for (const ks::CollectiveRow& row : m.result.collectives) {
+    const int g = std::stoi(row.channel.substr(std::string("group ").size()));
+    for (int k = 0; k < 4; ++k) {
+      const bool member = g <= 2 ? k / 2 == g - 1 : k % 2 == g - 3;
+      CHECK((row.dur_ns[static_cast<size_t>(k)] != ks::kNoValue) == member);
+    }
+  }
+  CHECK(m.result.ranks[0].wait_ns == 350000);  // for rank 1 in "1"
+  CHECK(m.result.ranks[1].wait_ns == 0);
+  CHECK(m.result.ranks[2].wait_ns == 100000);  // for rank 0 in "3"
+  CHECK(m.result.ranks[3].wait_ns == 360000);  // for rank 2 in "2" (50), rank 1 in "4" (310)
+  CHECK(m.result.ranks[3].step_wait_ns == std::vector<int64_t>{360000});
   const ks::Finding* f = find(m.findings, "ranks.straggler");
   REQUIRE(f);
   CHECK(f->title.rfind("Rank 1 is the straggler", 0) == 0);
+  // The JSON: null for a rank outside the row's group.
+  std::string compact;  // the JSON is indented: compared without its white space
+  for (char ch : ks::multi_rank_json(m, {}))
+    if (ch != ' ' && ch != '\n') compact += ch;
+  CHECK(compact.find("\"dur_us\":[400.000,50.000,null,null]") != std::string::npos);
+}
+
+TEST_CASE("A group of some of the ranks whose members issue different counts is a mismatch",
+          "[analysis][ranks][findings]") {
+  // Group "1" holds ranks 0 and 1, "2" ranks 2 and 3; rank 1 issued one collective of "1" less.
+  auto r0 = load(rank_trace(0, {100, 100}, true, {"allreduce", "allreduce"}, {"1", "1"}));
+  auto r1 = load(rank_trace(1, {100}, true, {"allreduce"}, {"1"}));
+  auto r2 = load(rank_trace(2, {100}, true, {"allreduce"}, {"2"}));
+  auto r3 = load(rank_trace(3, {100}, true, {"allreduce"}, {"2"}));
+  ks::MultiRankReport m = ks::combine_ranks({digest_of(*r0, "a", 0), digest_of(*r1, "b", 1),
+                                             digest_of(*r2, "c", 2), digest_of(*r3, "d", 3)});
+  CHECK_FALSE(m.result.counts_match);
+  CHECK(m.result.mismatch_channel == "group 1");
+  CHECK(find(m.findings, "ranks.collective_mismatch") != nullptr);
 }
 
 TEST_CASE("Different collective counts between ranks are a critical finding",
@@ -763,7 +844,7 @@ TEST_CASE("Three comm streams, numbered differently on each rank, match by first
   CHECK(ar0->dur_ns[2] == 12000);
 }
 
-TEST_CASE("Process groups name the communicator; a group of some ranks is not a mismatch",
+TEST_CASE("Process groups name the communicator; a group of some ranks is compared among them",
           "[analysis][ranks]") {
   // Both groups on one stream per rank but issued in a different order: the process group
   // arg separates them. Group "7" (a pipeline pair) is only on ranks 0 and 1.
@@ -781,13 +862,16 @@ TEST_CASE("Process groups name the communicator; a group of some ranks is not a 
   const ks::MultiRankResult& r = m.result;
   CHECK(r.counts_match);
   CHECK(r.names_match);
-  REQUIRE(r.collectives.size() == 3);
+  REQUIRE(r.collectives.size() == 4);
   const ks::CollectiveRow* ar1 = row_of(r, "group 0", 1);
   REQUIRE(ar1);
   CHECK(ar1->dur_ns[1] == 20000);
   CHECK(ar1->collective == "allreduce");
   CHECK(row_of(r, "group 1", 0) != nullptr);
-  CHECK(row_of(r, "group 7", 0) == nullptr);
+  // Group "7" is compared among its members, ranks 0 and 1.
+  const ks::CollectiveRow* pair = row_of(r, "group 7", 0);
+  REQUIRE(pair);
+  CHECK(pair->dur_ns == std::vector<int64_t>{10000, 10000, ks::kNoValue});
 
   // The digest's JSON keeps the process group (the page compares ranks from digests).
   auto t = load(comm_trace(0, {{20, kAR, 100, 10, "0"}}));

@@ -85,12 +85,13 @@ NCCL_KERNEL = {
 }
 
 
-def play(programs, templates, transfer):
+def play(programs, templates, transfer, peers=True):
     """Plays each rank's program (a list of ops) out; returns each rank's events.
     ops: ("k", name, us, stream): a compute kernel; ("c", collective, stream, channel, members,
     nelems): a collective (send/recv: members are the pair) that ends `transfer(collective)` after
     its last member started it; ("wait", src, dst): stream dst waits for what src holds now;
-    ("sync",): the host waits for the device; ("begin", cat, name) / ("end",): host ranges."""
+    ("sync",): the host waits for the device; ("begin", cat, name) / ("end",): host ranges.
+    `peers`: a send's / receive's args name its peer ("Dst Rank" / "Src Rank", PyTorch 2.4+)."""
     ranks = [Rank(r, templates[r], 1_000_000) for r in range(len(programs))]
     arrived = {}  # (channel, seq) -> {rank: start}
     done = 0
@@ -110,6 +111,9 @@ def play(programs, templates, transfer):
                             "Out msg nelems": nelems, "Group size": len(members)})
                         if channel.startswith("pg "):  # a channel named as a process group
                             args["Process Group Name"] = channel[3:]
+                        if peers and coll in ("send", "recv"):
+                            other = [m for m in members if m != rk.rank][0]
+                            args["Dst Rank" if coll == "send" else "Src Rank"] = other
                         corr, ready = rk.launch("record_param_comms", args)
                         start = max(rk.free.get(stream, 0), ready + 1)
                         rk.pending = ((channel, seq), corr, start)
@@ -394,10 +398,10 @@ def name_kernels(progs, templates):
     return out
 
 
-def write_shape(tmp, shape, progs, transfer, world):
+def write_shape(tmp, shape, progs, transfer, world, peers=True):
     """Plays the programs out and writes one trace per rank: (ranks played, paths)."""
     templates = [template(r, world) for r in range(world)]
-    ranks = play(name_kernels(progs, templates), templates, transfer)
+    ranks = play(name_kernels(progs, templates), templates, transfer, peers)
     return ranks, write_ranks(tmp, shape, ranks, templates)
 
 
@@ -406,8 +410,8 @@ def write_pipeline(tmp):
     return write_shape(tmp, "pp", pipeline(4, 4, 2), lambda coll: 60, 4)[1]
 
 
-def run_shape(c, tmp, cli, shape, progs, transfer, world):
-    ranks, paths = write_shape(tmp, shape, progs, transfer, world)
+def run_shape(c, tmp, cli, shape, progs, transfer, world, peers=True):
+    ranks, paths = write_shape(tmp, shape, progs, transfer, world, peers)
     return ranks, corpus_cli.report(cli, paths)
 
 
@@ -488,6 +492,74 @@ def check_tp(c, ranks, rep):
                 finding(rk_report(rep, rk.rank), "gpu.idle") is None)
 
 
+def p2p_waits(ranks):
+    """Each rank's wait in its sends and receives, per step: the i-th send of rank a to b is the
+    i-th receive on b from a (the peers are in the record_param_comms args); the shorter of the
+    two is the transfer, the longer side waits the difference. A transfer is in the step its
+    launch (cudaLaunchKernel, by correlation) lies in. Also the number of pairs."""
+    kernels = {}  # (from, to, "send"/"recv") -> [(duration, rank, step)]
+    for rk in ranks:
+        steps = host_steps(rk)
+        args = {e["args"]["External id"]: e["args"] for e in rk.events
+                if e["name"] == "record_param_comms"}
+        launch = {e["args"]["correlation"]: e["ts"] for e in rk.events
+                  if e["name"] == "cudaLaunchKernel"}
+        for e in sorted(rk.events, key=lambda e: e["ts"]):
+            if e.get("cat") != "kernel" or "nccl" not in e["name"].lower():
+                continue
+            a = args[e["args"]["correlation"]]
+            t = launch[e["args"]["correlation"]]
+            step = [k for k, (b, d) in enumerate(steps) if b <= t < b + d][0]
+            if a["Collective name"] == "send":
+                key = (rk.rank, a["Dst Rank"], "send")
+            else:
+                key = (a["Src Rank"], rk.rank, "recv")
+            kernels.setdefault(key, []).append((e["dur"], rk.rank, step))
+    waits = [[0] * len(host_steps(ranks[0])) for _ in ranks]
+    pairs = 0
+    for (a, b, kind), sends in kernels.items():
+        if kind != "send":
+            continue
+        for s, r in zip(sends, kernels[(a, b, "recv")]):
+            pairs += 1
+            lo = min(s[0], r[0])
+            for dur, rank, step in (s, r):
+                waits[rank][step] += dur - lo
+    return waits, pairs
+
+
+def check_pp_waits(c, ranks, rep):
+    """The bubbles measured: each stage's wait in its sends and receives, in all and per step,
+    and one row per pair (durations on the two stages only)."""
+    waits, pairs = p2p_waits(ranks)
+    for rk, row in zip(ranks, rep["ranks"]):
+        want = sum(waits[rk.rank])
+        c.check("pp rank %d: wait_us of its sends and receives" % rk.rank,
+                abs(row["wait_us"] - want) <= 1, "%s vs %s" % (row["wait_us"], want))
+        got = rep["heatmap"]["collective_wait_us"][rk.rank]
+        c.check("pp rank %d: wait per step" % rk.rank,
+                all(abs(g - w) <= 1 for g, w in zip(got, waits[rk.rank])) and len(got) == len(waits[rk.rank]),
+                "%s vs %s" % (got, waits[rk.rank]))
+    coll = rep["collectives"]
+    c.check("pp: every send/recv pair compared", coll.get("p2p_pairs") == pairs
+            and coll.get("p2p_unmatched") == 0, "%s vs %s" % (coll.get("p2p_pairs"), pairs))
+    c.check("pp: a pair's row has durations on its two stages only",
+            len(coll.get("rows", [])) > 0 and all(sum(d is not None for d in r["dur_us"]) == 2
+                                                for r in coll["rows"]))
+
+
+def check_pp_without_peers(c, ranks, rep):
+    """Kineto before PyTorch 2.4 names no peer: the sends and receives are said not measured,
+    never matched by guess."""
+    coll = rep["collectives"]
+    n = sum(1 for rk in ranks for e in rk.events if e.get("cat") == "kernel" and "nccl" in e["name"].lower())
+    c.check("pp without peers: sends and receives not measured",
+            coll.get("p2p_pairs") == 0 and coll.get("p2p_unmatched") == n,
+            "%s pairs, %s unmatched vs %d" % (coll.get("p2p_pairs"), coll.get("p2p_unmatched"), n))
+    for row in rep["ranks"]:
+        c.check("pp without peers rank %d: no wait guessed" % row["rank"], row["wait_us"] == 0)
+
+
 def check_pp(c, ranks, rep):
     """Stages issue different numbers of sends and receives by design: no mismatch; the bubbles
     are waits on communication, never data loading or a host stall."""
@@ -509,10 +581,47 @@ def check_pp(c, ranks, rep):
     check_overlap(c, "pp", ranks, rep)
 
 
+def group_waits(ranks):
+    """Each rank's wait in the collectives of its process groups, each group compared among its
+    own members: the i-th collective of group g is the same on every rank that has g; its
+    shortest duration there is the transfer, the rest waiting. Also the number of collectives
+    compared, and per group the members. The group is the launching record_param_comms' "Process
+    Group Name" (joined by correlation)."""
+    per_group = {}  # name -> {rank: [durations in order]}
+    for rk in ranks:
+        group_of = {e["args"]["External id"]: e["args"].get("Process Group Name")
+                    for e in rk.events if e["name"] == "record_param_comms"}
+        for e in sorted(rk.events, key=lambda e: e["ts"]):
+            if e.get("cat") == "kernel" and "nccl" in e["name"].lower():
+                g = group_of[e["args"]["correlation"]]
+                per_group.setdefault(g, {}).setdefault(rk.rank, []).append(e["dur"])
+    waits, rows = [0] * len(ranks), 0
+    for members in per_group.values():
+        for row in zip(*members.values()):
+            rows += 1
+            lo = min(row)
+            for r, d in zip(members, row):
+                waits[r] += d - lo
+    return waits, rows, {g: sorted(m) for g, m in per_group.items()}
+
+
 def check_two_d(c, ranks, rep, slow):
-    """No group holds every rank, so none is matched (nor a mismatch); the slow rank is still the
-    straggler, its collectives the shortest."""
+    """No group holds every rank: each is compared among its own members (not a mismatch), so
+    the waits are real: the slow rank's tensor peer waits for it, the other data-parallel pair
+    for that peer; the slow rank is still the straggler, its collectives the shortest."""
     c.check("tp_dp: no collective mismatch", finding(rep, "ranks.collective_mismatch") is None)
+    waits, n_rows, members = group_waits(ranks)
+    for rk, row, want in zip(ranks, rep["ranks"], waits):
+        c.check("tp_dp rank %d: wait_us" % rk.rank, abs(row["wait_us"] - want) <= 1,
+                "%s vs %s" % (row["wait_us"], want))
+    coll = rep["collectives"]
+    c.check("tp_dp: every group's collectives compared", coll["matched"] == n_rows,
+            "%s vs %s" % (coll["matched"], n_rows))
+    rows = coll.get("rows", [])
+    c.check("tp_dp: a row has a duration for its group's members only",
+            len(rows) > 0 and all([k for k, d in enumerate(r["dur_us"]) if d is not None]
+                                  == members[r["channel"][len("group "):]] for r in rows),
+            str(rows[:1]))
     f = finding(rep, "ranks.straggler")
     c.check("tp_dp: straggler is rank %d" % slow,
             f is not None and ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
@@ -607,6 +716,9 @@ def main():
         check_ddp(c, *SHAPES["ddp"], slow=2)
         check_tp(c, *SHAPES["tp"])
         check_pp(c, *SHAPES["pp"])
+        check_pp_waits(c, *SHAPES["pp"])
+        check_pp_without_peers(c, *run_shape(c, tmp, args.cli, "pp_nopeers", pipeline(4, 4, 2),
+                                             lambda coll: 60, 4, peers=False))
         check_two_d(c, *SHAPES["tp_dp"], slow=1)
         check_accum(c, *SHAPES["accum"], markers=True)
         check_accum_unmarked(c, *SHAPES["accum_nomarks"], SHAPES["accum"][0])

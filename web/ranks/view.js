@@ -165,6 +165,8 @@ function collectivesSection(multi) {
       num: true,
       title: `Duration on rank ${rank}; beyond the transfer it is waiting for peers`,
       fmt: (v, row) => {
+        // null: the rank is not a member of the collective's process group (tensor x data parallel)
+        if (v === null) return h('span', { className: 'muted', title: `rank ${rank} is not in this collective's process group` }, '—');
         const wait = typeof v === 'number' ? v - row.transfer_us : 0;
         return h('span', { title: `rank ${rank}: ${fmtUs(v)}, of which ${fmtUs(wait)} waiting` }, fmtUs(v));
       },

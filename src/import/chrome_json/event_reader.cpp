@@ -307,7 +307,14 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "Bytes") read_int(val, &e->mem_bytes);
         break;
       case 'D':
-        if (key == "Device Id") read_int(val, &e->mem_device);
+        if (key == "Device Id")
+          read_int(val, &e->mem_device);
+        else if (key == "Dst Rank")  // a send's peer (a global rank)
+          e->has_collective |= read_int(val, &e->peer);
+        break;
+      case 'S':
+        if (key == "Src Rank")  // a receive's peer (a global rank)
+          e->has_collective |= read_int(val, &e->peer);
         break;
       default:
         break;

@@ -563,6 +563,10 @@ class Reader {
         break;
       case 'D':
         if (is(key, "Device Id")) return read_int(&e->mem_device);
+        if (is(key, "Dst Rank")) return false;  // a collective arg (above)
+        break;
+      case 'S':
+        if (is(key, "Src Rank")) return false;
         break;
       default:
         break;

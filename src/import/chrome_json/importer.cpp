@@ -421,6 +421,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.in_nelems = e.in_nelems;
     a.out_nelems = e.out_nelems;
     a.group_size = e.group_size;
+    a.peer = e.peer;
     a.collective = e.collective;
     a.dtype = e.dtype;
     a.process_group = e.process_group;

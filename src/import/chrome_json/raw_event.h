@@ -48,6 +48,7 @@ struct RawEventFields {
   // Collective args (NCCL kernels, record_param_comms).
   bool has_collective = false;
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  int64_t peer = -1;  // a send's "Dst Rank", a receive's "Src Rank"
   std::string_view collective, dtype, process_group;
   // Before Kineto's collective args (PyTorch < 2.2): the "nccl:<collective>" record_function
   // carries its input tensor's "Input Dims" and "Input type" (a C++ type name).
