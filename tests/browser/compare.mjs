@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function compareTests(t) {
-  const { check, needTraces, openPage, loads, settled, shot, noErrors, diffJson, CLI, TRACES } = t;
+  const { check, needTraces, openPage, loads, settled, shot, noErrors, diffJson, copiedLink, CLI, TRACES } = t;
 
   function cliDiff(base, test) {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the CLI first, or set KINETOSCOPE_CLI`);
@@ -53,15 +53,7 @@ export function compareTests(t) {
       await page.setInputFiles('#compare-base', base);
       await page.setInputFiles('#compare-test', test);
       check((await settled(page, before)) === 'ready', `the comparison did not finish: ${await page.textContent('#error')}`);
-      await page.evaluate(() => {
-        window.__copied = null;
-        navigator.clipboard.writeText = async (text) => {
-          window.__copied = text;
-        };
-      });
-      await page.click('.export-bar [data-export="copy-link"]');
-      await page.waitForFunction(() => window.__copied !== null, null, { timeout: 30_000 });
-      const link = new URL(await page.evaluate(() => window.__copied));
+      const link = new URL(await copiedLink(page));
       const view = new URLSearchParams(link.hash.slice(1));
       check(view.get('n') === 'link_before.json\nlink_after.json' && view.get('c') === '1', `the comparison's link: ${link.hash}`);
       const said = await page.textContent('.export-said');

@@ -174,3 +174,17 @@ export function writeBeginEndTrace(file, bytes) {
   writeFileSync(file, `{"traceEvents":[\n${pairs.join(',\n')}\n]}`);
   return file;
 }
+
+// "Copy link": what the page put on the clipboard (the clipboard itself is stubbed: a headless
+// browser's permission is not what is tested).
+export async function copiedLink(page) {
+  await page.evaluate(() => {
+    window.__copied = null;
+    navigator.clipboard.writeText = async (text) => {
+      window.__copied = text;
+    };
+  });
+  await page.click('.export-bar [data-export="copy-link"]');
+  await page.waitForFunction(() => window.__copied !== null, null, { timeout: 30_000 });
+  return page.evaluate(() => window.__copied);
+}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const PATHOLOGIES = 'examples/pathologies/gpu';
 
 export function rankTests(t) {
-  const { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, CLI, TRACES, ROOT } = t;
+  const { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, copiedLink, CLI, TRACES, ROOT } = t;
 
   // Exit status 1 when a file could not be read; the report of the others is written all the same.
   function cliMulti(args) {
@@ -68,20 +68,6 @@ export function rankTests(t) {
       document.body.dispatchEvent(drop);
     }, files);
     return settled(page, before);
-  }
-
-  // "Copy link": what the page put on the clipboard (the clipboard itself is stubbed: a headless
-  // browser's permission is not what is tested).
-  async function copiedLink(page) {
-    await page.evaluate(() => {
-      window.__copied = null;
-      navigator.clipboard.writeText = async (text) => {
-        window.__copied = text;
-      };
-    });
-    await page.click('.export-bar [data-export="copy-link"]');
-    await page.waitForFunction(() => window.__copied !== null, null, { timeout: 30_000 });
-    return page.evaluate(() => window.__copied);
   }
 
   return {

@@ -28,6 +28,7 @@ import { mathTests } from './math.mjs';
 
 import {
   ROOT, TRACES, CLI, WASM_DIR, SHOTS, TEST_TIMEOUT_MS, Skip, skip, check, needTraces, startServer, startBrowser, openPage, loads, settled, loadFile, cliReport, sameAsCli, noErrors, shot, waitForWorkers, writeBeginEndTrace,
+  copiedLink,
 } from './lib.mjs';
 
 // --- the tests ----------------------------------------------------------------------------------------
@@ -442,7 +443,7 @@ const tests = {
 // The timeline tab's tests (timeline.mjs), with the same helpers.
 Object.assign(tests, timelineTests({ check, skip, needTraces, openPage, loadFile, shot, noErrors, TRACES, CLI }));
 // Several ranks at once (ranks.mjs) and two traces compared (compare.mjs).
-const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, CLI, TRACES, ROOT };
+const multiHelpers = { check, skip, needTraces, openPage, loads, settled, shot, noErrors, diffJson, waitForWorkers, copiedLink, CLI, TRACES, ROOT };
 Object.assign(tests, rankTests(multiHelpers), compareTests(multiHelpers));
 // Bad inputs, hostile names, cancelled loads and memory limits (bad_inputs.mjs, docs/hardening.md).
 Object.assign(tests, badInputTests());

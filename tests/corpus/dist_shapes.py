@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_cli  # noqa: E402
 import metamorphic as mm  # noqa: E402
 from planted import finding, near  # noqa: E402
-from planted_shapes import DLRM  # noqa: E402
+from planted_shapes import DLRM, union_us  # noqa: E402
 
 LAUNCH_US = 6  # one cudaLaunchKernel
 CPU_GAP_US = 4  # host work between two launches
@@ -185,26 +185,14 @@ def write_ranks(tmp, shape, ranks, templates):
     return paths
 
 
-def union(spans):
-    total, end = 0, None
-    for b, e in sorted(spans):
-        if end is None or b > end:
-            total += e - b
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total
-
-
 def truth(rk):
     """HTA's comm/compute overlap of one rank's GPU, from the events played out."""
     ks = [(e["ts"], e["ts"] + e["dur"]) for e in rk.events if e.get("cat") == "kernel"
           and "nccl" not in e["name"].lower()]
     cs = [(e["ts"], e["ts"] + e["dur"]) for e in rk.events if e.get("cat") == "kernel"
           and "nccl" in e["name"].lower()]
-    comp, comm = union(ks), union(cs)
-    both = comp + comm - union(ks + cs)
+    comp, comm = union_us(ks), union_us(cs)
+    both = comp + comm - union_us(ks + cs)
     return {"compute": comp, "comm": comm, "overlap": both}
 
 

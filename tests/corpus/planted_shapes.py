@@ -251,7 +251,8 @@ def median(xs):
 
 
 def union_us(spans):
-    total, end = D(0), None
+    """The length of the union of [begin, end) spans (ints, or Decimal microseconds)."""
+    total, end = 0, None
     for b, e in sorted(spans):
         if end is None or b > end:
             total += e - b

@@ -139,23 +139,39 @@ class GlooSameAsInProcess(_SameAsInProcess, unittest.TestCase):
         self.assertEqual([c["name"] for c in self.fleet["collectives"]["by_name"]], ["gloo:all_reduce"])
 
 
-@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
-class PipelineSameAsInProcess(_SameAsInProcess, unittest.TestCase):
-    """Four pipeline stages (tests/corpus/dist_shapes.py): NCCL send/recv between neighbours, the
-    middle stages issuing twice as many as the ends. They are paired by their peer args (a send
-    with its peer's receive), not matched across all ranks: waits per pair, no collective_mismatch."""
+class _WrittenSameAsInProcess(_SameAsInProcess):
+    """_SameAsInProcess on rank files a tests/corpus script writes into a temporary folder:
+    `write(folder)` gives their paths."""
+
+    @classmethod
+    def write(cls, folder):
+        raise NotImplementedError
+
+    @staticmethod
+    def corpus(name):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
+        return __import__(name)
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
-        import dist_shapes
         cls.tmp = tempfile.mkdtemp()
-        cls.FILES = dist_shapes.write_pipeline(cls.tmp)
+        cls.FILES = cls.write(cls.tmp)
         super().setUpClass()
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class PipelineSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """Four pipeline stages (tests/corpus/dist_shapes.py): NCCL send/recv between neighbours, the
+    middle stages issuing twice as many as the ends. They are paired by their peer args (a send
+    with its peer's receive), not matched across all ranks: waits per pair, no collective_mismatch."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("dist_shapes").write_pipeline(folder)
 
     def test_findings(self):
         # The stages alike: no multi-rank finding from either (the base test wants some).
@@ -170,22 +186,14 @@ class PipelineSameAsInProcess(_SameAsInProcess, unittest.TestCase):
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
-class TwoDimensionalSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+class TwoDimensionalSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
     """Tensor x data parallel on 2x2 ranks with named process groups, rank 1 slow
     (tests/corpus/dist_shapes.py): no group holds every rank, each is matched among its members
     (rows, waits, heat map), and the straggler is named as the CLI names it."""
 
     @classmethod
-    def setUpClass(cls):
-        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
-        import dist_shapes
-        cls.tmp = tempfile.mkdtemp()
-        cls.FILES = dist_shapes.write_two_d(cls.tmp)
-        super().setUpClass()
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
+    def write(cls, folder):
+        return cls.corpus("dist_shapes").write_two_d(folder)
 
     def test_straggler(self):
         f = [f for f in self.fleet["findings"] if f["id"] == "ranks.straggler"]
@@ -193,23 +201,16 @@ class TwoDimensionalSameAsInProcess(_SameAsInProcess, unittest.TestCase):
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
-class LateCaptureSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+class LateCaptureSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
     """The DLRM ranks given a second step, rank 3's capture begun at it
     (tests/corpus/late_capture_ranks.py): collectives are compared over the step every capture
     holds, as the CLI compares them; from each capture's first, rank 3's step-11 collectives met
     the others' step-10 ones (a false collective_mismatch, rank 3 the straggler)."""
 
     @classmethod
-    def setUpClass(cls):
-        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
-        import late_capture_ranks as late
-        cls.tmp = tempfile.mkdtemp()
-        cls.FILES = late.write_set(cls.tmp, "late", late=late.LATE_RANK)
-        super().setUpClass()
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
+    def write(cls, folder):
+        late = cls.corpus("late_capture_ranks")
+        return late.write_set(folder, "late", late=late.LATE_RANK)
 
     def test_shared_steps(self):
         self.assertEqual(self.mr["shared_steps"], [11])
@@ -228,12 +229,9 @@ class LateLaunchSameAsInProcess(LateCaptureSameAsInProcess):
     (7 vs 8 collectives, a false collective_mismatch)."""
 
     @classmethod
-    def setUpClass(cls):
-        sys.path.insert(0, os.path.join(ROOT, "tests", "corpus"))
-        import late_capture_ranks as late
-        cls.tmp = tempfile.mkdtemp()
-        cls.FILES = late.write_set(cls.tmp, "behind", late=late.LATE_RANK, delay=6)
-        super(LateCaptureSameAsInProcess, cls).setUpClass()
+    def write(cls, folder):
+        late = cls.corpus("late_capture_ranks")
+        return late.write_set(folder, "behind", late=late.LATE_RANK, delay=6)
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
