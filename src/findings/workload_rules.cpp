@@ -230,14 +230,14 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
   // waiting for its neighbour (the fill and drain bubbles), which DDP's buckets do not touch.
   const bool pipeline = c.kernel_sum_ns > 0 && 2 * c.p2p_sum_ns > c.kernel_sum_ns;
   Finding f;
-  if (not_overlapped && pipeline) {
+  if (not_overlapped) {
     f.id = "comm.not_overlapped";
     f.severity = Severity::kWarning;
-    f.title = strf(
-        "Communication %s overlapped with compute: %s of %s is exposed "
-        "communication, mostly pipeline sends and receives",
-        format_pct(c.overlap_pct).c_str(), format_pct(exposed_pct).c_str(),
-        analysis_window_name(a));
+    f.title = strf("Communication %s overlapped with compute: %s of %s is exposed communication%s",
+                   format_pct(c.overlap_pct).c_str(), format_pct(exposed_pct).c_str(),
+                   analysis_window_name(a), pipeline ? ", mostly pipeline sends and receives" : "");
+  }
+  if (not_overlapped && pipeline) {
     f.meaning =
         "Point-to-point sends and receives (NCCL send/recv between pipeline stages) mostly run "
         "while no compute kernel runs: the stage waits for its neighbour stage's activations or "
@@ -250,13 +250,6 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
         "schedule = torch.distributed.pipelining.ScheduleInterleaved1F1B(\n"
         "    stages, n_microbatches=4 * num_stages, loss_fn=loss_fn)";
   } else if (not_overlapped) {
-    f.id = "comm.not_overlapped";
-    f.severity = Severity::kWarning;
-    f.title = strf(
-        "Communication %s overlapped with compute: %s of %s is exposed "
-        "communication",
-        format_pct(c.overlap_pct).c_str(), format_pct(exposed_pct).c_str(),
-        analysis_window_name(a));
     f.meaning = std::string(what) +
                 (cpu_only ? " mostly run while no CPU op computes: the training thread waits "
                             "for the network instead of overlapping it with the backward pass."
