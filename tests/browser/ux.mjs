@@ -1116,6 +1116,9 @@ function tests(tmp) {
       const { page, errors } = await openPage(ctx, origin);
       await loadFiles(page, trace('rank0', () => rankTrace(tmp, 0)));
       await openTimeline(page);
+      // The fitted view pads 1% on each side: the link it writes still starts at the trace.
+      await page.waitForFunction(() => /[#&]t=/.test(location.hash), null, { timeout: 30000 });
+      check(!/[#&]t=-/.test(await page.evaluate(() => location.hash)), `the fitted view's link: ${await page.evaluate(() => location.hash)}`);
       const first = await tl(page, () => window.kinetoscope.timeline.state().layout.start_ns || 0);
       // The first 40 µs, padded by 25% each side as a finding's evidence is: it began 10 µs early.
       const s = await tl(page, ([a, b]) => window.kinetoscope.timeline.showEvidence({ start_ns: a, end_ns: b }), [first, first + 40e3]);

@@ -3,6 +3,7 @@
 // row id as a decimal string: past 2^53) and the tab (`v`) written quietly on each selection. A link
 // that has them opens the Timeline there. Per-timeline link state lives in tl.link.
 import { setWindow } from './viewport.js';
+import { traceDomain } from './state.js';
 import { requestDraw } from './frames.js';
 
 // `off`: a timeline that is not the page's trace (a rank's among the stacked timelines, on its own
@@ -19,7 +20,12 @@ export function shareViewSoon(tl) {
   link.shareTimer = setTimeout(() => {
     const k = window.kinetoscope;
     if (!tl.live.visible || !tl.st.layout || !k || typeof k.setView !== 'function') return;
-    const t = [tl.st.view.start / 1e3, tl.st.view.end / 1e3].map((x) => Math.round(x * 1000) / 1000);
+    // The window within the trace: the fitted view pads 1% on each side, and its padding before
+    // the first event wrote a time no event has into the link (t=-399.9,...).
+    const { start: first, span } = traceDomain(tl.st);
+    const from = Math.max(tl.st.view.start, first);
+    const to = Math.min(tl.st.view.end, first + span);
+    const t = [from / 1e3, (to > from ? to : tl.st.view.end) / 1e3].map((x) => Math.round(x * 1000) / 1000);
     try {
       link.written = t;
       k.setView({ t }, 'timeline');
