@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
 #include "analysis/nvtx_context.h"
 #include "analysis/warmup.h"
@@ -344,13 +345,19 @@ namespace {
 // op's end). A capture holds more than the loop: an Nsight Systems capture from the process's
 // start holds CUDA's context creation, the import, the profiler's own threads and their calls,
 // so a lone step range can hold the GPU's work and still not half of the capture.
-bool holds_gpu_span(const SliceTable& s, uint32_t i) {
+// The GPU's activity: the first GPU op's start to the last one's end ({0, 0} without any).
+std::pair<int64_t, int64_t> gpu_span_of(const SliceTable& s) {
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (uint32_t j = 0; j < s.size(); ++j) {
     if (!is_gpu_op(s.kind[j])) continue;
     first = std::min(first, s.ts[j]);
     last = std::max(last, s.end(j));
   }
+  return last > first ? std::make_pair(first, last) : std::make_pair(int64_t{0}, int64_t{0});
+}
+
+bool holds_gpu_span(const SliceTable& s, uint32_t i, std::pair<int64_t, int64_t> gpu) {
+  const auto [first, last] = gpu;
   if (last <= first) return false;
   const int64_t overlap = std::min(last, s.end(i)) - std::max(first, s.ts[i]);
   return overlap > 0 && 2 * overlap >= last - first;
@@ -517,14 +524,21 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
       if (c.slices.empty()) c.shown = std::string(name);
       c.slices.push_back(i);
     }
+    // Scanned once, and only when a lone step range needs it: a thread per range must not
+    // rescan every slice per thread.
+    std::optional<std::pair<int64_t, int64_t>> gpu_span_cache;
+    auto gpu_span = [&] {
+      if (!gpu_span_cache) gpu_span_cache = gpu_span_of(s);
+      return *gpu_span_cache;
+    };
     const Candidate* best = nullptr;
     for (const auto& kv : groups) {
       const Candidate& c = kv.second;
       bool overlapped;
       without_overlaps(s, c.slices, &overlapped);
       const bool holds_capture =
-          c.slices.size() == 1 &&
-          (2 * s.dur[c.slices.front()] >= t.span_ns() || holds_gpu_span(s, c.slices.front()));
+          c.slices.size() == 1 && (2 * s.dur[c.slices.front()] >= t.span_ns() ||
+                                   holds_gpu_span(s, c.slices.front(), gpu_span()));
       if ((c.slices.size() < 2 && !holds_capture) || overlapped) continue;
       if (!best || c.slices.size() > best->slices.size() ||
           (c.slices.size() == best->slices.size() &&
