@@ -3,7 +3,7 @@
 // examples/pathologies (in the repository, so these run without ../shared). run.mjs adds them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, check, openPage, loadFile, shot, noErrors } from './lib.mjs';
+import { ROOT, TRACES, check, needTraces, openPage, loadFile, shot, noErrors } from './lib.mjs';
 
 const STALL = join(ROOT, 'examples/pathologies/gpu/gpu_dataloader_stall.pt.trace.json.gz');
 
@@ -53,7 +53,21 @@ export function overviewTests() {
       check(text.includes('Temporal breakdown (HTA)'), 'the temporal breakdown is missing');
       const streamRows = await page.locator('#overview table[aria-label="idle time per stream"] tbody tr').count();
       check(streamRows === report.idle_breakdown.streams.length, `${streamRows} stream rows, the report has ${report.idle_breakdown.streams.length}`);
+      check(!text.includes('kernel wait is negative'), 'the overlap note shows on a trace whose streams do not overlap');
       await shot(page, 'overview', false);
+      noErrors(log);
+      await page.close();
+    },
+
+    async 'overview: a negative kernel wait (ops of one stream overlap) is explained'({ ctx, origin }) {
+      needTraces();
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, join(TRACES, 'hta__mtia_rank_0.json.gz'))) === 'ready', 'the MTIA trace did not load');
+      const report = await page.evaluate(() => window.kinetoscope.report());
+      const negative = report.idle_breakdown.streams.filter((s) => s.kernel_wait_us < 0).length;
+      check(negative === 2, `${negative} streams with a negative kernel wait in the report, 2 expected (HTA's reference has 2)`);
+      const note = await page.textContent('#overview');
+      check(note.includes("2 streams' kernel wait is negative: ops of one stream overlap"), 'no note explains the negative kernel wait');
       noErrors(log);
       await page.close();
     },

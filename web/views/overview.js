@@ -193,6 +193,20 @@ function streams(ib) {
         h('tbody', null, body),
       ),
     ),
+    overlapNote(rows),
+  );
+}
+
+// HTA measures each gap from the op before it in start order: ops of one stream that overlap
+// (older CUPTI, MTIA) make the kernel wait negative, which reads as a bug without a word.
+function overlapNote(rows) {
+  const n = rows.filter((s) => s.kernel_wait_us < 0).length;
+  if (!n) return null;
+  return h(
+    'p',
+    { className: 'muted' },
+    `${n === 1 ? "1 stream's" : `${n} streams'`} kernel wait is negative: ops of one stream overlap in this trace, ` +
+      "and each gap is measured from the op before it in start order (HTA's definition); the temporal breakdown counts the overlap once.",
   );
 }
 

@@ -64,6 +64,20 @@ ReportSection idle_breakdown_section(const IdleBreakdown& b, bool has_gpu_ops) {
     for (int c = 0; c < kIdleCauses; ++c) add_duration_stats_cells(&row, st.gaps[c]);
   }
   if (!has_gpu_ops) tb.json_only();
+  // HTA's definition sums each op's gap to the one before it in start order, so ops of one
+  // stream that overlap (older CUPTI, MTIA) give a negative kernel wait: say so where it shows,
+  // a bare "-17.38 ms" of idle time reads as a bug.
+  size_t overlapping = 0;
+  for (const StreamIdle& st : b.streams) overlapping += st.idle_ns[1] < 0 ? 1 : 0;
+  if (has_gpu_ops && overlapping > 0) {
+    std::string why =
+        std::to_string(overlapping) + (overlapping == 1 ? " stream's" : " streams'") +
+        " kernel wait is negative: ops of one stream overlap in this trace, and each gap is "
+        "measured from the op before it in start order (HTA's definition); the GPU time "
+        "breakdown counts the overlap once.";
+    s.line("  " + why);
+    s.paragraph(why + "\n\n");
+  }
   return s;
 }
 
