@@ -8,19 +8,6 @@ namespace ks {
 
 namespace {
 
-// Case-insensitive contains, for the finer classes (kernel names mix cases freely).
-bool icontains(std::string_view s, std::string_view lower_pattern) {
-  if (lower_pattern.size() > s.size()) return false;
-  for (size_t i = 0; i + lower_pattern.size() <= s.size(); ++i) {
-    size_t j = 0;
-    while (j < lower_pattern.size() &&
-           std::tolower(static_cast<unsigned char>(s[i + j])) == lower_pattern[j])
-      ++j;
-    if (j == lower_pattern.size()) return true;
-  }
-  return false;
-}
-
 // "conv" as in conv2d, convolve, convolution, implicit_convolve_sgemm; not as in convert or
 // conversion (cuDNN's SDPA backward runs cudnn::fusion::convert_dq_to_16bits, a cast).
 bool names_convolution(std::string_view name) {

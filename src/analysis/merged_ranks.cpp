@@ -230,6 +230,7 @@ class Splitter {
       if (is_rank_[launcher_[i]]) rank_starts_[s.track[i]].push_back(s.ts[i]);  // sorted too
     }
     std::sort(owned_.begin(), owned_.end());
+    bucket();
   }
 
   size_t ranks() const { return ranks_.size(); }
@@ -241,50 +242,19 @@ class Splitter {
     const Trace& t = t_;
     const SliceTable& s = t.slices;
     const uint32_t me = ranks_[r];
-    std::vector<uint8_t> keep_process(t.processes.size(), 0);
-    for (uint32_t p = 0; p < t.processes.size(); ++p) {
-      if (is_rank_[p]) {
-        keep_process[p] = p == me;
-      } else if (shared_[p]) {
-        keep_process[p] = 1;
-      } else {
-        // A GPU process another rank drove is that rank's; a process no rank drove is anyone's.
-        const uint32_t driver = main_launcher_[p];
-        keep_process[p] = driver == kNone || driver == me || !is_rank_[driver];
-      }
-    }
-    std::vector<uint8_t> keep_slice(s.size(), 0);
-    for (uint32_t i = 0; i < s.size(); ++i) {
-      const TrackId track = s.track[i];
-      const uint32_t proc = t.tracks[track].process;
-      if (!keep_process[proc]) continue;
-      if (!shared_[proc] || !is_gpu_side(s.kind[i])) {
-        keep_slice[i] = 1;
-      } else if (launcher_[i] != kNone && is_rank_[launcher_[i]]) {
-        keep_slice[i] = launcher_[i] == me;
-      } else {
-        // An annotation or sync lane on the shared GPU: the rank whose ops it holds; none: every.
-        // Two searches, not one per rank: every part asking every rank cost ranks^2 x lanes.
-        keep_slice[i] = has_op_in(track, me, s.ts[i], s.end(i)) ||
-                        !has_start_in(rank_starts_, track, s.ts[i], s.end(i));
-      }
-    }
-    // A flow's end on a shared GPU track: this rank's when it ends at one of its ops, with the
-    // op's id (ac2g flows carry the correlation id; the ids collide across ranks, the starts
-    // rarely do, both together not).
-    std::vector<uint8_t> keep_flow(t.flows.size(), 1);
-    for (size_t i = 0; i < t.flows.size(); ++i) {
-      const TrackId track = t.flows.track[i];
-      if (!shared_[t.tracks[track].process]) continue;
-      const OwnedOp key{track, t.flows.ts[i], static_cast<int64_t>(t.flows.id[i]), 0};
-      auto at = std::lower_bound(owned_.begin(), owned_.end(), key);
-      bool mine = false;
-      for (; at != owned_.end() && at->track == track && at->ts == key.ts && at->corr == key.corr;
-           ++at)
-        mine = mine || at->owner == me;
-      keep_flow[i] = mine;
-    }
-    std::unique_ptr<Trace> out = trace_subset(t, keep_process, keep_slice, keep_flow);
+    const SubsetLists& own = own_[r];
+    SubsetLists keep;
+    keep.processes = merged(own.processes, common_.processes);
+    // An annotation or sync lane on the shared GPU that holds ranks' ops: the rank whose ops it
+    // holds (those that hold none are in common_).
+    std::vector<uint32_t> lanes;
+    for (uint32_t i : contested_)
+      if (has_op_in(s.track[i], me, s.ts[i], s.end(i))) lanes.push_back(i);
+    keep.slices = merged(merged(own.slices, common_.slices), lanes);
+    keep.flows = merged(own.flows, common_.flows);
+    keep.counters = merged(own.counters, common_.counters);
+    keep.instants = merged(own.instants, common_.instants);
+    std::unique_ptr<Trace> out = subsetter_->cut(keep);
     out->facts.source_name = t.facts.source_name + " pid " + std::string(pid(me));
     DistributedInfo& d = out->distributed;
     d.present = true;
@@ -295,6 +265,79 @@ class Splitter {
   }
 
  private:
+  static std::vector<uint32_t> merged(const std::vector<uint32_t>& a,
+                                      const std::vector<uint32_t>& b) {
+    std::vector<uint32_t> out(a.size() + b.size());
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin());
+    return out;
+  }
+
+  // Each process, slice, flow, counter row and instant once: to one rank's lists (own_), to every
+  // part's (common_), or, a lane on a shared GPU among ranks' ops, to contested_ (the ranks whose
+  // ops it holds). Each part then costs what it keeps: a part that scanned the whole file made
+  // 256 ranks of one file 256 scans of it (~10 s).
+  void bucket() {
+    const Trace& t = t_;
+    const SliceTable& s = t.slices;
+    constexpr uint32_t kAll = kNone - 1;
+    std::vector<uint32_t> rank_of(t.processes.size(), kNone);
+    for (uint32_t r = 0; r < ranks_.size(); ++r) rank_of[ranks_[r]] = r;
+    // Per process, the part that keeps it: a rank's own, a GPU process one rank drove (that
+    // rank's), a shared GPU process or one no rank drove (every part's).
+    std::vector<uint32_t> part_of(t.processes.size(), kAll);
+    for (uint32_t p = 0; p < t.processes.size(); ++p) {
+      if (is_rank_[p]) {
+        part_of[p] = rank_of[p];
+      } else if (!shared_[p]) {
+        const uint32_t driver = main_launcher_[p];
+        if (driver != kNone && is_rank_[driver]) part_of[p] = rank_of[driver];
+      }
+    }
+    own_.resize(ranks_.size());
+    auto lists_of = [&](uint32_t part) -> SubsetLists& {
+      return part == kAll ? common_ : own_[part];
+    };
+    for (uint32_t p = 0; p < t.processes.size(); ++p) lists_of(part_of[p]).processes.push_back(p);
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      const TrackId track = s.track[i];
+      const uint32_t proc = t.tracks[track].process;
+      if (!shared_[proc] || !is_gpu_side(s.kind[i])) {
+        lists_of(part_of[proc]).slices.push_back(i);
+      } else if (launcher_[i] != kNone && is_rank_[launcher_[i]]) {
+        own_[rank_of[launcher_[i]]].slices.push_back(i);
+      } else if (!has_start_in(rank_starts_, track, s.ts[i], s.end(i))) {
+        common_.slices.push_back(i);  // among no rank's ops: every part's
+      } else {
+        contested_.push_back(i);
+      }
+    }
+    // A flow's end on a shared GPU track: the rank's that launched an op starting there with the
+    // flow's id (ac2g flows carry the correlation id; the ids collide across ranks, the starts
+    // rarely do, both together not).
+    for (uint32_t i = 0; i < t.flows.size(); ++i) {
+      const TrackId track = t.flows.track[i];
+      const uint32_t proc = t.tracks[track].process;
+      if (!shared_[proc]) {
+        lists_of(part_of[proc]).flows.push_back(i);
+        continue;
+      }
+      const OwnedOp key{track, t.flows.ts[i], static_cast<int64_t>(t.flows.id[i]), 0};
+      uint32_t last = kNone;  // owned_ is sorted by owner within one (track, ts, id)
+      for (auto at = std::lower_bound(owned_.begin(), owned_.end(), key);
+           at != owned_.end() && at->track == track && at->ts == key.ts && at->corr == key.corr;
+           ++at) {
+        if (at->owner == last || rank_of[at->owner] == kNone) continue;
+        last = at->owner;
+        own_[rank_of[at->owner]].flows.push_back(i);
+      }
+    }
+    for (uint32_t i = 0; i < t.counters.size(); ++i)
+      lists_of(part_of[t.counters.process[i]]).counters.push_back(i);
+    for (uint32_t i = 0; i < t.instants.size(); ++i)
+      lists_of(part_of[t.tracks[t.instants.track[i]].process]).instants.push_back(i);
+    subsetter_ = std::make_unique<TraceSubsetter>(t);
+  }
+
   bool has_op_in(TrackId track, uint32_t rank, int64_t b, int64_t e) const {
     return has_start_in(starts_, {track, rank}, b, e);
   }
@@ -314,6 +357,10 @@ class Splitter {
   std::map<std::pair<TrackId, uint32_t>, std::vector<int64_t>> starts_;
   std::map<TrackId, std::vector<int64_t>> rank_starts_;  // per shared track, all ranks' ops
   std::vector<OwnedOp> owned_;
+  std::vector<SubsetLists> own_;  // per rank
+  SubsetLists common_;
+  std::vector<uint32_t> contested_;
+  std::unique_ptr<TraceSubsetter> subsetter_;
 };
 
 }  // namespace

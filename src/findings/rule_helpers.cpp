@@ -8,16 +8,6 @@
 
 namespace ks {
 
-bool icontains(std::string_view s, std::string_view lower) {
-  if (lower.size() > s.size()) return false;
-  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
-    size_t j = 0;
-    while (j < lower.size() && std::tolower(static_cast<unsigned char>(s[i + j])) == lower[j]) ++j;
-    if (j == lower.size()) return true;
-  }
-  return false;
-}
-
 std::string strf(const char* fmt, ...) {
   char buf[512];
   va_list ap;

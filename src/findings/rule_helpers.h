@@ -8,13 +8,11 @@
 #include "analysis/analyze.h"
 #include "analysis/warmup.h"
 #include "findings/finding.h"
+#include "util/text_match.h"  // icontains
 
 namespace ks {
 
 std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-
-// `s` contains `lower` (lower case), whatever the case of `s`.
-bool icontains(std::string_view s, std::string_view lower);
 
 // Microseconds for evidence fields ("_us" keys).
 inline double us_of(int64_t ns) {

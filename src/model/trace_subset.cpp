@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "model/trace_builder.h"
@@ -34,36 +36,49 @@ void nest(SliceTable* s, Diagnostics* diagnostics) {
   }
 }
 
+// The rows of a sparse table (slice, value) whose slice the part keeps, renumbered: `kept` is the
+// file's index of each kept slice, ascending, so the part's rows stay sorted by slice.
 template <typename T>
-void keep_sparse(const std::vector<std::pair<uint32_t, T>>& from,
-                 const std::vector<uint32_t>& new_index, std::vector<std::pair<uint32_t, T>>* to) {
-  for (const auto& e : from)
-    if (new_index[e.first] != kNone) to->emplace_back(new_index[e.first], e.second);
+void keep_sparse(const std::vector<std::pair<uint32_t, T>>& from, const std::vector<uint32_t>& kept,
+                 std::vector<std::pair<uint32_t, T>>* to) {
+  if (from.empty()) return;
+  for (uint32_t j = 0; j < kept.size(); ++j) {
+    auto at = std::lower_bound(
+        from.begin(), from.end(), kept[j],
+        [](const std::pair<uint32_t, T>& e, uint32_t slice) { return e.first < slice; });
+    if (at != from.end() && at->first == kept[j]) to->emplace_back(j, at->second);
+  }
 }
 
-void forget_category(TraceFacts* f, std::string_view cat) {
+// `n` rows of a category the cut left out (counts stop at zero, as when taken off one by one).
+void forget_category(TraceFacts* f, std::string_view cat, uint64_t n) {
+  if (n == 0) return;
   auto it = f->categories.find(cat.empty() ? "(none)" : std::string(cat));
-  if (it != f->categories.end() && it->second > 0) --it->second;
+  if (it != f->categories.end()) it->second -= std::min(it->second, n);
 }
 
-// One event the cut left out, of the first of `phases` the file counted (a slice is an X event,
-// or a B/E pair where the file wrote no X): the part's event counts are its own.
-void forget_event(TraceFacts* f, std::initializer_list<const char*> phases, uint64_t events = 1) {
+// `events` events the cut left out, each of the first of `phases` the file still counts (as when
+// taken off one by one): the part's event counts are its own.
+void forget_events(TraceFacts* f, std::initializer_list<const char*> phases, uint64_t events) {
   for (const char* ph : phases) {
+    if (events == 0) return;
     auto it = f->events_by_phase.find(ph);
     if (it == f->events_by_phase.end() || it->second == 0) continue;
     const uint64_t n = std::min(it->second, events);
     it->second -= n;
     f->events_total -= std::min(f->events_total, n);
-    return;
+    events -= n;
   }
 }
 
-void forget_slice_event(TraceFacts* f) {
-  if (f->events_by_phase.count("X") && f->events_by_phase.at("X") > 0)
-    return forget_event(f, {"X"});
-  forget_event(f, {"B"});
-  forget_event(f, {"E"});
+// `n` slices left out: each an X event while the file counts one, else a B/E pair (the file
+// wrote no X).
+void forget_slice_events(TraceFacts* f, uint64_t n) {
+  auto x = f->events_by_phase.find("X");
+  const uint64_t as_x = x == f->events_by_phase.end() ? 0 : std::min(x->second, n);
+  forget_events(f, {"X"}, as_x);
+  forget_events(f, {"B"}, n - as_x);
+  forget_events(f, {"E"}, n - as_x);
 }
 
 // The part's first and last times, from what it kept: within the file's (events the model does
@@ -95,7 +110,8 @@ bool slices_out_of_order(const SliceTable& s) {
 // again, its slices' order, the unclosed ranges among its slices, and a kind met once at the
 // offset of a slice (an X without dur, a negative dur...) is the part's if it kept that slice,
 // else none of its business. Returns the kinds so counted; the others stay the file's.
-std::vector<uint8_t> count_own_diagnostics(const Trace& t, Trace* p) {
+std::vector<uint8_t> count_own_diagnostics(const Trace& t,
+                                           const std::vector<uint64_t>& file_offsets, Trace* p) {
   std::vector<uint8_t> own(static_cast<size_t>(Diag::kCount), 0);
   Diagnostics& d = p->diagnostics;
   auto set_own = [&](Diag kind, uint64_t count, uint64_t offset, std::string_view excerpt) {
@@ -111,8 +127,7 @@ std::vector<uint8_t> count_own_diagnostics(const Trace& t, Trace* p) {
   if (t.diagnostics.count(Diag::kTimestampsOutOfOrder) && slices_out_of_order(p->slices))
     set_own(Diag::kTimestampsOutOfOrder, 1, 0, {});
 
-  std::vector<uint64_t> file_offsets(t.slices.file_offset), kept(p->slices.file_offset);
-  std::sort(file_offsets.begin(), file_offsets.end());
+  std::vector<uint64_t> kept(p->slices.file_offset);
   std::sort(kept.begin(), kept.end());
   auto has = [](const std::vector<uint64_t>& v, uint64_t x) {
     return std::binary_search(v.begin(), v.end(), x);
@@ -154,9 +169,10 @@ void mark_file_diagnostics(Diagnostics* d, const std::vector<uint8_t>& own,
 // The part keeps only the strings it uses, with new ids in the file's order (so ids compare as
 // before). A copy of the file's whole pool per part made a merged file of many ranks take ranks x
 // names: 256 ranks of a 57 MB file with 128,000 distinct kernel names peaked at 9.2 GB.
-void keep_used_strings(const StringPool& from, Trace* p) {
-  std::vector<uint8_t> used(from.size(), 0);
-  auto mark = [&used](StringId id) { used[id] = 1; };
+// `to`: a column as long as the file's pool, written where used (each part costs what it uses).
+void keep_used_strings(const StringPool& from, std::vector<StringId>* to_column, Trace* p) {
+  std::vector<StringId> used;
+  auto mark = [&used](StringId id) { used.push_back(id); };
   SliceTable& s = p->slices;
   for (const Process& pr : p->processes) mark(pr.pid_text);
   for (const Track& tr : p->tracks) mark(tr.tid_text);
@@ -173,11 +189,12 @@ void keep_used_strings(const StringPool& from, Trace* p) {
   for (StringId id : p->counters.series) mark(id);
   for (StringId id : p->instants.name) mark(id);
   for (StringId id : p->instants.cat) mark(id);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
 
   StringPool kept;
-  std::vector<StringId> to(from.size(), 0);
-  for (StringId id = 0; id < from.size(); ++id)
-    if (used[id]) to[id] = kept.intern(from.get(id));
+  std::vector<StringId>& to = *to_column;
+  for (StringId id : used) to[id] = kept.intern(from.get(id));
   auto remap = [&to](StringId& id) { id = to[id]; };
   for (Process& pr : p->processes) remap(pr.pid_text);
   for (Track& tr : p->tracks) remap(tr.tid_text);
@@ -198,9 +215,31 @@ void keep_used_strings(const StringPool& from, Trace* p) {
 
 }  // namespace
 
-std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
-                                    const std::vector<uint8_t>& keep_slice,
-                                    const std::vector<uint8_t>& keep_flow) {
+TraceSubsetter::TraceSubsetter(const Trace& t)
+    : t_(t),
+      had_rows_(t.tracks.size(), 0),
+      process_tracks_(t.processes.size()),
+      file_offsets_(t.slices.file_offset),
+      counter_runs_(t.processes.size(), 0),
+      part_id_(t.strings.size(), 0) {
+  const SliceTable& s = t.slices;
+  for (uint32_t i = 0; i < t.tracks.size(); ++i) process_tracks_[t.tracks[i].process].push_back(i);
+  for (uint32_t i = 0; i < s.size(); ++i) ++had_rows_[s.track[i]];
+  for (size_t i = 0; i < t.instants.size(); ++i) ++had_rows_[t.instants.track[i]];
+  std::sort(file_offsets_.begin(), file_offsets_.end());
+  std::map<StringId, uint64_t> cats;
+  for (StringId c : s.cat) ++cats[c];
+  for (StringId c : t.flows.cat) ++cats[c];
+  for (StringId c : t.instants.cat) ++cats[c];
+  cat_rows_.assign(cats.begin(), cats.end());
+  const CounterTable& c = t.counters;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (i == 0 || c.ts[i - 1] != c.ts[i] || c.process[i - 1] != c.process[i])
+      ++counter_runs_[c.process[i]];  // one C event gives a row per series, at one time
+}
+
+std::unique_ptr<Trace> TraceSubsetter::cut(const SubsetLists& keep) const {
+  const Trace& t = t_;
   const SliceTable& s = t.slices;
   auto out = std::make_unique<Trace>();
   Trace& p = *out;
@@ -209,102 +248,109 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
   p.facts = t.facts;
   p.diagnostics = t.diagnostics;
   p.diagnostics.clear(Diag::kPartialOverlap);
-  // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
-  std::vector<uint32_t> kept_rows(t.tracks.size(), 0), had_rows(t.tracks.size(), 0);
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    ++had_rows[s.track[i]];
-    if (keep_slice[i]) ++kept_rows[s.track[i]];
-  }
-  for (size_t i = 0; i < t.instants.size(); ++i) {
-    ++had_rows[t.instants.track[i]];
-    if (keep_process[t.tracks[t.instants.track[i]].process]) ++kept_rows[t.instants.track[i]];
-  }
-  std::vector<uint32_t> process_index(t.processes.size(), kNone),
-      track_index(t.tracks.size(), kNone);
-  for (uint32_t i = 0; i < t.processes.size(); ++i) {
-    if (!keep_process[i]) forget_event(&p.facts, {"M"}, t.processes[i].metadata_events);
-    if (!keep_process[i]) continue;
+  // The part's processes, and their tracks in the file's order.
+  std::unordered_map<uint32_t, uint32_t> process_index, track_index;
+  uint64_t kept_metadata = 0, kept_counter_runs = 0, all_metadata = 0, all_counter_runs = 0;
+  for (const Process& pr : t.processes) all_metadata += pr.metadata_events;
+  for (uint64_t n : counter_runs_) all_counter_runs += n;
+  std::vector<uint32_t> tracks;
+  for (uint32_t i : keep.processes) {
     process_index[i] = static_cast<uint32_t>(p.processes.size());
     p.processes.push_back(t.processes[i]);
     p.processes.back().has_gpu_ops = false;
+    kept_metadata += t.processes[i].metadata_events;
+    kept_counter_runs += counter_runs_[i];
+    tracks.insert(tracks.end(), process_tracks_[i].begin(), process_tracks_[i].end());
   }
-  for (size_t i = 0; i < t.tracks.size(); ++i) {
-    const uint32_t proc = process_index[t.tracks[i].process];
-    if (proc == kNone || (had_rows[i] > 0 && kept_rows[i] == 0)) continue;
+  forget_events(&p.facts, {"M"}, all_metadata - kept_metadata);
+  std::sort(tracks.begin(), tracks.end());
+  // Tracks the split emptied leave; tracks that held nothing (a named idle thread) stay.
+  std::unordered_map<uint32_t, uint32_t> kept_rows;
+  for (uint32_t i : keep.slices) ++kept_rows[s.track[i]];
+  for (uint32_t i : keep.instants) ++kept_rows[t.instants.track[i]];
+  for (uint32_t i : tracks) {
+    if (had_rows_[i] > 0 && kept_rows[i] == 0) continue;
     track_index[i] = static_cast<uint32_t>(p.tracks.size());
     p.tracks.push_back(t.tracks[i]);
-    p.tracks.back().process = proc;
+    p.tracks.back().process = process_index.at(t.tracks[i].process);
     p.tracks.back().has_gpu_ops = false;
   }
+  auto kept_track = [&track_index](TrackId track) {
+    auto it = track_index.find(track);
+    return it == track_index.end() ? kNone : it->second;
+  };
+  std::unordered_map<StringId, uint64_t> kept_cats;  // the part's rows per category
   SliceTable& o = p.slices;
-  std::vector<uint32_t> new_index(s.size(), kNone);
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    if (!keep_slice[i] || track_index[s.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(s.cat[i]));
-      forget_slice_event(&p.facts);
-      continue;
-    }
-    new_index[i] = static_cast<uint32_t>(o.size());
+  std::vector<uint32_t> kept_slices;
+  kept_slices.reserve(keep.slices.size());
+  for (uint32_t i : keep.slices) {
+    const uint32_t track = kept_track(s.track[i]);
+    if (track == kNone) continue;
+    kept_slices.push_back(i);
+    ++kept_cats[s.cat[i]];
     o.ts.push_back(s.ts[i]);
     o.dur.push_back(s.dur[i]);
-    o.track.push_back(track_index[s.track[i]]);
+    o.track.push_back(track);
     o.name.push_back(s.name[i]);
     o.cat.push_back(s.cat[i]);
     o.kind.push_back(s.kind[i]);
     o.correlation.push_back(s.correlation[i]);
-    o.launch_info.push_back(s.launch_info[i]);
+    // The launch details the part's slices use, renumbered (not the file's whole column).
+    int32_t launch = s.launch_info[i];
+    if (launch >= 0) {
+      o.launch_infos.push_back(s.launch_infos[static_cast<size_t>(launch)]);
+      launch = static_cast<int32_t>(o.launch_infos.size() - 1);
+    }
+    o.launch_info.push_back(launch);
     o.file_offset.push_back(s.file_offset[i]);
     o.byte_len.push_back(s.byte_len[i]);
     if (is_gpu_op(s.kind[i])) {
-      Track& tr = p.tracks[o.track.back()];
+      Track& tr = p.tracks[track];
       tr.has_gpu_ops = true;
       p.processes[tr.process].has_gpu_ops = true;
     }
   }
-  o.launch_infos = s.launch_infos;
-  keep_sparse(s.call_stacks, new_index, &o.call_stacks);
-  keep_sparse(s.collective_args, new_index, &o.collective_args);
-  keep_sparse(s.op_shapes, new_index, &o.op_shapes);
-  keep_sparse(s.sync_waits, new_index, &o.sync_waits);
-  keep_sparse(s.copy_sizes, new_index, &o.copy_sizes);
+  forget_slice_events(&p.facts, s.size() - kept_slices.size());
+  keep_sparse(s.call_stacks, kept_slices, &o.call_stacks);
+  keep_sparse(s.collective_args, kept_slices, &o.collective_args);
+  keep_sparse(s.op_shapes, kept_slices, &o.op_shapes);
+  keep_sparse(s.sync_waits, kept_slices, &o.sync_waits);
+  keep_sparse(s.copy_sizes, kept_slices, &o.copy_sizes);
   nest(&o, &p.diagnostics);
   const FlowTable& f = t.flows;
-  for (size_t i = 0; i < f.size(); ++i) {
-    if (!keep_flow[i] || track_index[f.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(f.cat[i]));
-      const char phase[2] = {f.phase[i], 0};
-      forget_event(&p.facts, {phase});
-      continue;
-    }
+  std::map<char, uint64_t> flow_phases;  // the file's flows by phase, less the kept
+  for (char ph : f.phase) ++flow_phases[ph];
+  for (uint32_t i : keep.flows) {
+    const uint32_t track = kept_track(f.track[i]);
+    if (track == kNone) continue;
+    ++kept_cats[f.cat[i]];
+    --flow_phases[f.phase[i]];
     p.flows.ts.push_back(f.ts[i]);
-    p.flows.track.push_back(track_index[f.track[i]]);
+    p.flows.track.push_back(track);
     p.flows.id.push_back(f.id[i]);
     p.flows.cat.push_back(f.cat[i]);
     p.flows.phase.push_back(f.phase[i]);
     p.flows.binds_enclosing.push_back(f.binds_enclosing[i]);
   }
+  for (const auto& ph : flow_phases) {
+    const char phase[2] = {ph.first, 0};
+    forget_events(&p.facts, {phase}, ph.second);
+  }
   const CounterTable& c = t.counters;
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (process_index[c.process[i]] == kNone) {
-      // One C event gives a row per series, at one time: one event per run of rows.
-      if (i == 0 || c.ts[i - 1] != c.ts[i] || c.process[i - 1] != c.process[i])
-        forget_event(&p.facts, {"C"});
-      continue;
-    }
+  forget_events(&p.facts, {"C"}, all_counter_runs - kept_counter_runs);
+  for (uint32_t i : keep.counters) {
     p.counters.ts.push_back(c.ts[i]);
-    p.counters.process.push_back(process_index[c.process[i]]);
+    p.counters.process.push_back(process_index.at(c.process[i]));
     p.counters.series.push_back(c.series[i]);
     p.counters.value.push_back(c.value[i]);
   }
   const InstantTable& in = t.instants;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (track_index[in.track[i]] == kNone) {
-      forget_category(&p.facts, t.str(in.cat[i]));
-      forget_event(&p.facts, {"i", "I", "n", "R"});
-      continue;
-    }
+  for (uint32_t i : keep.instants) {
+    const uint32_t track = kept_track(in.track[i]);
+    if (track == kNone) continue;
+    ++kept_cats[in.cat[i]];
     p.instants.ts.push_back(in.ts[i]);
-    p.instants.track.push_back(track_index[in.track[i]]);
+    p.instants.track.push_back(track);
     p.instants.name.push_back(in.name[i]);
     p.instants.cat.push_back(in.cat[i]);
     p.instants.scope.push_back(in.scope[i]);
@@ -313,10 +359,35 @@ std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& 
     p.instants.mem_total_reserved.push_back(in.mem_total_reserved[i]);
     p.instants.mem_device.push_back(in.mem_device[i]);
   }
+  forget_events(&p.facts, {"i", "I", "n", "R"}, in.size() - p.instants.size());
+  for (const auto& cat : cat_rows_) {
+    auto kept = kept_cats.find(cat.first);
+    forget_category(&p.facts, t.str(cat.first),
+                    cat.second - (kept == kept_cats.end() ? 0 : kept->second));
+  }
   narrow_span(&p);
-  keep_used_strings(t.strings, &p);
-  mark_file_diagnostics(&p.diagnostics, count_own_diagnostics(t, &p), t.facts.source_name);
+  keep_used_strings(t.strings, &part_id_, &p);
+  mark_file_diagnostics(&p.diagnostics, count_own_diagnostics(t, file_offsets_, &p),
+                        t.facts.source_name);
   return out;
+}
+
+std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
+                                    const std::vector<uint8_t>& keep_slice,
+                                    const std::vector<uint8_t>& keep_flow) {
+  SubsetLists keep;
+  for (uint32_t i = 0; i < t.processes.size(); ++i)
+    if (keep_process[i]) keep.processes.push_back(i);
+  for (uint32_t i = 0; i < t.slices.size(); ++i)
+    if (keep_slice[i] && keep_process[t.tracks[t.slices.track[i]].process])
+      keep.slices.push_back(i);
+  for (uint32_t i = 0; i < t.flows.size(); ++i)
+    if (keep_flow[i] && keep_process[t.tracks[t.flows.track[i]].process]) keep.flows.push_back(i);
+  for (uint32_t i = 0; i < t.counters.size(); ++i)
+    if (keep_process[t.counters.process[i]]) keep.counters.push_back(i);
+  for (uint32_t i = 0; i < t.instants.size(); ++i)
+    if (keep_process[t.tracks[t.instants.track[i]].process]) keep.instants.push_back(i);
+  return TraceSubsetter(t).cut(keep);
 }
 
 }  // namespace ks

@@ -4,19 +4,44 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/trace.h"
 
 namespace ks {
 
-// The slices `keep_slice` keeps on the processes `keep_process` keeps (a track the cut emptied
-// leaves; one that held nothing stays), the flows `keep_flow` keeps on kept tracks, the
-// counters and instants of kept processes; strings and devices copied. Its facts count its own
-// events (phases, categories, first and last time: what the cut left out is taken off), and its
-// diagnostics are its own where their events are known (overlaps and unpaired flows counted
-// again, its slices' order, unclosed ranges and a kind met once by their slices' offsets); the
-// others are the whole file's, and say so.
+// What one part keeps, as indices into the file's tables, each list ascending: the processes,
+// the slices (on kept processes), the flows, counter rows and instants (on kept processes).
+struct SubsetLists {
+  std::vector<uint32_t> processes, slices, flows, counters, instants;
+};
+
+// Cuts parts out of one trace: what every part shares (each track's rows, the slices' offsets
+// sorted, the file's category and phase counts) is counted once here, so that each part costs
+// what it keeps, not the whole file (256 ranks of one file cost 256 scans of it).
+// The part keeps the slices of `keep.slices` (a track the cut emptied leaves; one that held
+// nothing stays), the flows of `keep.flows` on kept tracks, the counters and instants listed;
+// strings and devices copied. Its facts count its own events (phases, categories, first and last
+// time: what the cut left out is taken off), and its diagnostics are its own where their events
+// are known (overlaps and unpaired flows counted again, its slices' order, unclosed ranges and a
+// kind met once by their slices' offsets); the others are the whole file's, and say so.
+class TraceSubsetter {
+ public:
+  explicit TraceSubsetter(const Trace& t);
+  std::unique_ptr<Trace> cut(const SubsetLists& keep) const;
+
+ private:
+  const Trace& t_;
+  std::vector<uint32_t> had_rows_;                       // per track: slices and instants
+  std::vector<std::vector<uint32_t>> process_tracks_;    // per process, ascending
+  std::vector<uint64_t> file_offsets_;                   // the slices', sorted
+  std::vector<std::pair<StringId, uint64_t>> cat_rows_;  // per category: slices, flows, instants
+  std::vector<uint64_t> counter_runs_;                   // per process: its C events
+  mutable std::vector<StringId> part_id_;  // per file string: its id in the part being cut
+};
+
+// The same with a byte per process, slice and flow (counters and instants follow the processes).
 std::unique_ptr<Trace> trace_subset(const Trace& t, const std::vector<uint8_t>& keep_process,
                                     const std::vector<uint8_t>& keep_slice,
                                     const std::vector<uint8_t>& keep_flow);

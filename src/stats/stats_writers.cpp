@@ -8,6 +8,7 @@
 
 #include "stats/nsys_stats.h"
 #include "util/json_writer.h"
+#include "util/safe_text.h"
 
 namespace ks {
 
@@ -38,6 +39,18 @@ std::string group_thousands(const std::string& digits) {
     out += digits[start + i];
   }
   return out;
+}
+
+// A name cell of the text table, as the report's names: safe in a terminal (util/safe_text.h) and
+// cut past kTextCellBytes on a character boundary, with "..." and the name's length in bytes. nsys
+// prints a name whole, and its column is as wide as its longest name: one 1 MB kernel name made
+// every row of its table a megabyte. The longest real names (templated CUTLASS kernels) are a few
+// KB and stay whole; CSV and JSON keep every name exactly (data for programs).
+constexpr size_t kTextCellBytes = 4096;
+std::string text_cell(const std::string& text) {
+  if (text.size() <= kTextCellBytes) return display_safe(text);
+  return display_safe(text, kTextCellBytes) + " (" + group_thousands(std::to_string(text.size())) +
+         " bytes)";
 }
 
 // A cell as text. `grouped`: thousands separators (the text writer, as nsys's column format).
@@ -272,7 +285,9 @@ class TextWriter : public BufferedWriter {
  private:
   // The cell as text, counted into its column's width and alignment.
   std::string cell_text(const StatsTable& t, const std::vector<StatsCell>& row, size_t c) {
-    std::string s = cell_string(row[c], column_decimals(t.columns[c], true), true);
+    std::string s = row[c].kind == StatsCell::Kind::kText
+                        ? text_cell(row[c].text)
+                        : cell_string(row[c], column_decimals(t.columns[c], true), true);
     width_[c] = std::max(width_[c], s.size());
     if (row[c].kind == StatsCell::Kind::kText) text_col_[c] = true;
     return s;

@@ -40,7 +40,54 @@ ks_test::ScalingRun split(const std::string& json) {
   return run;
 }
 
+// n ranks merged into one file, all on GPU pid 0 with the same correlation ids (each rank's CUPTI
+// counts from 1), 200 launches each with a kernel and an ac2g flow, and a DataLoader process that
+// launched nothing (in every part): each part's work must be its own, not the whole file's.
+std::string many_ranks(size_t n) {
+  std::string ev;
+  constexpr int kLaunches = 200;
+  for (size_t r = 0; r < n; ++r) {
+    const std::string pid = std::to_string(1000 + r);
+    for (int j = 1; j <= kLaunches; ++j) {
+      const std::string t = std::to_string(1000 * j + 5 * static_cast<int>(r));
+      const std::string k = std::to_string(1000 * j + 5 * static_cast<int>(r) + 2);
+      const std::string id = std::to_string(j);
+      ev += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":)" + pid +
+            R"(,"tid":1,"ts":)" + t + R"(,"dur":1,"args":{"correlation":)" + id + "}}";
+      ev += R"(,{"ph":"s","cat":"ac2g","name":"ac2g","id":)" + id + R"(,"pid":)" + pid +
+            R"(,"tid":1,"ts":)" + t + "}";
+      ev += R"(,{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":)" + k +
+            R"(,"dur":1,"args":{"stream":7,"device":0,"correlation":)" + id + "}}";
+      ev += R"(,{"ph":"f","bp":"e","cat":"ac2g","name":"ac2g","id":)" + id +
+            R"(,"pid":0,"tid":7,"ts":)" + k + "}";
+    }
+  }
+  ev += R"(,{"ph":"X","cat":"cpu_op","name":"dataloader","pid":9,"tid":9,"ts":0,"dur":5})";
+  return "[" + ev.substr(1) + "]";
+}
+
+ks_test::ScalingRun split_ranks(size_t ranks, const std::string& json) {
+  ks_test::ScalingRun run;
+  const auto t = ks_test::load(json);
+  const auto parts = ks::split_merged_ranks(*t);
+  run.ok = parts.size() == ranks;
+  for (const auto& p : parts) run.ok = run.ok && kernels_named(*p, "gemm") == 200;
+  return run;
+}
+
 }  // namespace
+
+TEST_CASE("merged ranks: many ranks in one file split in linear time", "[scaling][merged_ranks]") {
+  // Each part cut from lists made in one pass: before, every part scanned (and sorted) the whole
+  // file, ranks x events (256 ranks of one file: ~10 s).
+  constexpr size_t kRanks = 32;
+  const std::string small = many_ranks(kRanks), large = many_ranks(4 * kRanks);
+  ks_test::check_scaling([&](size_t n) { return n == kRanks ? small : large; }, kRanks,
+                         [&](const std::string& json) {
+                           return split_ranks(json.size() == small.size() ? kRanks : 4 * kRanks,
+                                              json);
+                         });
+}
 
 TEST_CASE("merged ranks: one correlation id on every launch splits in N log N",
           "[scaling][merged_ranks]") {

@@ -2,7 +2,8 @@
 // (tests/fuzz/regressions_test.cpp), so a crash found by libFuzzer is replayed by `make test`
 // through exactly the same code.
 //   import_whole:   the public import entry, as the CLI uses it: ChromeJsonImporter::feed() with
-//                   the whole input, finish(), then build_report() and every report writer.
+//                   the whole input, finish(), then build_report() and every report writer,
+//                   and the report of each rank split_merged_ranks() cuts out of it.
 //   import_chunked: the same bytes fed in chunks whose sizes come from the input's first bytes
 //                   (the page feeds what the browser's stream hands out); the JSON report must
 //                   equal the one-piece import's (the importer promises chunking invariance),
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/merged_ranks.h"
 #include "import/chrome_json/importer.h"
 #include "import/chrome_json/split_point.h"
 #include "report/report.h"
@@ -44,6 +46,10 @@ inline std::string report_of(ks::ChromeJsonImporter& importer, bool fed, bool al
     options.drop_last_step = true;
     ks::Report dropped = ks::build_report(importer.trace(), options);
     if (ks::report_json(dropped).empty()) std::abort();
+    // Ranks merged into one file (analysis/merged_ranks.h): each part's report, as the CLI's.
+    options.drop_last_step = false;
+    for (const auto& part : ks::split_merged_ranks(importer.trace()))
+      if (ks::report_json(ks::build_report(*part, options)).empty()) std::abort();
   }
   return json;
 }

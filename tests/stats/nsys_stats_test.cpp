@@ -500,3 +500,26 @@ TEST_CASE("nsys stats: the writers (nsys's column layout, quoted CSV, kinetoscop
   CHECK(json.find("335987431") != std::string::npos);
   CHECK(json.find("\"note\": null") != std::string::npos);
 }
+
+TEST_CASE("nsys stats: the text table cuts a 1 MB name and shows names inert; CSV/JSON exact",
+          "[nsys_stats][built]") {
+  ks::StatsTable t;
+  t.report = "cuda_gpu_kern_sum";
+  t.title = "CUDA GPU Kernel Summary";
+  t.columns = {"Instances", "Name"};
+  const std::string huge = "void k<" + std::string(size_t{1} << 20, 'x') + ">()";
+  t.rows.push_back({ks::cell_int(1), ks::cell_text(huge)});
+  t.rows.push_back({ks::cell_int(2), ks::cell_text("gemm_\xE2\x80\xAEtxt.exe\x1b[31m")});
+  for (int r = 0; r < 100; ++r) t.rows.push_back({ks::cell_int(3), ks::cell_text("small")});
+  const std::string text = ks::nsys_stats_text({t});
+  // Before: the name whole, and the column as wide: 102 rows of a megabyte each (107 MB).
+  CHECK(text.size() < 102 * 4300);
+  CHECK(text.find(std::string(4000, 'x') + "... (1,048,586 bytes)") != std::string::npos);
+  // Terminal-safe as the report's names: no ESC, no bidi override.
+  CHECK(text.find("gemm_?txt.exe?[31m") != std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find("\xE2\x80\xAE") == std::string::npos);
+  // CSV and JSON are data for programs: the name exactly.
+  CHECK(ks::nsys_stats_csv({t}).find(huge) != std::string::npos);
+  CHECK(ks::nsys_stats_json({t}).find(huge) != std::string::npos);
+}

@@ -88,6 +88,20 @@ function statsCsv(r) {
   };
 }
 
+// A name cell: cut past NAME_CELL_MAX characters with its length (as the CLI's text table cuts it
+// past 4,096 bytes): a 1 MB kernel name made a 1 MB cell and a 1 MB tooltip, for each row that
+// holds it. The filter and the CSV read the row's whole name.
+export const NAME_CELL_MAX = 4096;
+export function cutStatsName(v) {
+  const name = String(v ?? '');
+  if (name.length <= NAME_CELL_MAX) return name;
+  let end = NAME_CELL_MAX;
+  const last = name.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // not inside a surrogate pair
+  return `${name.slice(0, end)}… (${name.length.toLocaleString('en-US')} chars)`;
+}
+const statsName = (v) => clampedName(cutStatsName(v));
+
 function reportTable(r) {
   const byIndex = (r.columns || []).map((label, i) => {
     const num = (r.rows || []).some((row) => typeof row[i] === 'number');
@@ -95,7 +109,7 @@ function reportTable(r) {
     const digits = real ? columnDecimals(label) : 0;
     // Kernel names (templated C++) and emit_nvtx ranges run to hundreds of characters: two
     // lines, click to open.
-    if (!num && NAMES.test(label)) return { key: `c${i}`, label, className: 'name', fmt: clampedName };
+    if (!num && NAMES.test(label)) return { key: `c${i}`, label, className: 'name', fmt: statsName };
     return { key: `c${i}`, label, num, fmt: cellOf(digits) };
   });
   const columns = nameColumnsFirst(r.columns || [], (label, i) => byIndex[i].className === 'name').map((i) => byIndex[i]);
