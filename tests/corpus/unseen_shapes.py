@@ -25,6 +25,11 @@ and flow ids and a ProfilerStep#i range over it.
                  ("cat": "cuda_driver"), the forward in "Torch-Compiled Region" and
                  "CompiledFunction", the backward in "CompiledFunctionBackward" on the autograd
                  thread. Launches, kernels, steps and GPU busy must be the eager capture's.
+  cuda_graph_steps  the template as a CUDA-graph-captured step: one cudaGraphLaunch per step
+                 whose correlation every kernel of the step shares (with "graph id"/"graph node
+                 id" args). Kernels, GPU busy and steps as eager; launches one per step (and per
+                 copy), the rest graph ops; the eager capture is launch-bound, the graphed one
+                 is not (its kernels pay no launch each).
   memory         profile_memory=True on an OOM-shaped run: 10 GiB held before the capture,
                  activations allocated and freed in each step, and 256 MiB kept after every
                  step (a leak) until the 16 GB GPU is 97% full. memory.peak_high must give the
@@ -36,6 +41,7 @@ Usage: /usr/bin/python3 tests/corpus/unseen_shapes.py --cli build/native/kinetos
 """
 import copy
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -243,6 +249,60 @@ def check_torch_compile(c, cli, base, tmp):
             str(sorted(ids)))
 
 
+def graphed(events):
+    """The template as a CUDA-graph-captured step (torch.cuda.graphs, whole-step capture): the
+    step's first kernel launch on the launching thread becomes its cudaGraphLaunch, the other
+    kernel launches (both threads') and their flow starts go, and every kernel carries the
+    graph launch's correlation and, as PyTorch 2.5+ writes them, "graph id"/"graph node id"."""
+    host = [e for e in events if e.get("ph") == "X" and e.get("pid") != GPU_PID]
+    main_tid = min(host, key=lambda e: mm.dec(e["ts"]))["tid"]
+    kl = sorted((e for e in host if e.get("name") == "cudaLaunchKernel"), key=lambda e: mm.dec(e["ts"]))
+    first = next(e for e in kl if e["tid"] == main_tid)
+    first["name"] = "cudaGraphLaunch"
+    g = first["args"]["correlation"]
+    gone = {e["args"]["correlation"] for e in kl if e is not first}
+    out = []
+    node = 0
+    for e in events:
+        a = e.get("args") if isinstance(e.get("args"), dict) else {}
+        if e.get("name") == "cudaLaunchKernel" and a.get("correlation") in gone:
+            continue
+        if e.get("cat") == "ac2g" and e.get("id") in gone:
+            if e.get("ph") == "s":
+                continue
+            e["id"] = g
+        if e.get("cat") == "kernel":
+            a["correlation"] = a["External id"] = g
+            node += 1
+            a["graph id"], a["graph node id"] = 1, node
+        out.append(e)
+    return out
+
+
+def check_cuda_graph_steps(c, cli, base, tmp):
+    steps = 20
+    eager = corpus_cli.report(cli, write(play(base, steps), os.path.join(tmp, "eager.json")))
+    doc = play(base, steps, edit=graphed)
+    kernels = sum(1 for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    copies = sum(1 for e in doc["traceEvents"] if e.get("cat") == "gpu_memcpy")
+    path = write(doc, os.path.join(tmp, "graphed.json"))
+    rep = corpus_cli.report(cli, path)
+    text = subprocess.run([cli, "report", path], capture_output=True, text=True).stdout
+    c.check("cuda_graph_steps: kernels, busy and steps as eager", gpu_numbers(rep) == gpu_numbers(eager),
+            "%s vs %s" % (gpu_numbers(rep), gpu_numbers(eager)))
+    ls = rep.get("launch_stats", {})
+    c.check("cuda_graph_steps: one launch per step and per copy (%d)" % (steps + copies),
+            ls.get("launches") == steps + copies, str(ls.get("launches")))
+    want = "%d more GPU ops started by the same launches" % (kernels - steps)
+    c.check("cuda_graph_steps: the other %d kernels are graph ops" % (kernels - steps), want in text,
+            next((x for x in text.splitlines() if x.strip().startswith("Launches:")), ""))
+    c.check("cuda_graph_steps: eager is launch-bound", finding(eager, "kernels.launch_bound") is not None)
+    c.check("cuda_graph_steps: graphed kernels pay no launch: no kernels.launch_bound",
+            finding(rep, "kernels.launch_bound") is None, str(corpus_cli.finding_ids(rep)))
+    neg = negatives(rep)
+    c.check("cuda_graph_steps: no negative time in the report", not neg, str(neg[:5]))
+
+
 MIB = 1 << 20
 ACTIVATIONS, ACTIVATION_BYTES = 8, 64 * MIB  # allocated in the forward, freed in the backward
 BEFORE = 10 << 30  # held before the capture (weights, optimizer state, the allocator's cache)
@@ -308,7 +368,8 @@ def main():
         return 0
     base = mm.load(os.path.join(mm.TRACES, BASE))
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (check_long_capture, check_clock_skew, check_torch_compile, check_memory):
+        for check in (check_long_capture, check_clock_skew, check_torch_compile, check_cuda_graph_steps,
+                      check_memory):
             check(c, args.cli, base, tmp)
     print("unseen_shapes: %d failure(s)" % len(c.failures))
     return 1 if c.failures else 0
