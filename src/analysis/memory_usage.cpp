@@ -42,4 +42,24 @@ MemoryUsage compute_memory_usage(const Trace& t) {
   return r;
 }
 
+std::vector<int64_t> allocated_at(const Trace& t, int64_t device,
+                                  const std::vector<int64_t>& times_ns) {
+  const InstantTable& in = t.instants;
+  std::vector<std::pair<int64_t, int64_t>> events;  // (ts, total allocated), the device's
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in.mem_device[i] == device && in.mem_total_allocated[i] >= 0)
+      events.emplace_back(in.ts[i], in.mem_total_allocated[i]);
+  // Stable: of events at one instant, the one written last holds the total after all of them.
+  std::stable_sort(events.begin(), events.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<int64_t> out;
+  size_t next = 0;
+  int64_t level = kNoValue;
+  for (int64_t at : times_ns) {
+    while (next < events.size() && events[next].first <= at) level = events[next++].second;
+    out.push_back(level);
+  }
+  return out;
+}
+
 }  // namespace ks

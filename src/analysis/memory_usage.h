@@ -33,4 +33,10 @@ struct MemoryUsage {
 
 MemoryUsage compute_memory_usage(const Trace& trace);
 
+// The device's allocated total ("Total Allocated") after each of the given times, ascending: the
+// last [memory] event at or before it, or kNoValue before the device's first. At each step's end
+// it is what the step left allocated, which a leak raises by the same amount every step.
+std::vector<int64_t> allocated_at(const Trace& trace, int64_t device,
+                                  const std::vector<int64_t>& times_ns);
+
 }  // namespace ks

@@ -42,6 +42,7 @@ const Rule kRules[] = {
     rule_communication,
     rule_data_parallel,
     rule_peak_memory,
+    rule_memory_growth,
     rule_warmup_ops,
     rule_graph_capture,
     rule_torch_compile,

@@ -58,6 +58,7 @@ void rule_dataloader(const RuleInput&, std::vector<Finding>*);
 void rule_communication(const RuleInput&, std::vector<Finding>*);
 void rule_data_parallel(const RuleInput&, std::vector<Finding>*);
 void rule_peak_memory(const RuleInput&, std::vector<Finding>*);
+void rule_memory_growth(const RuleInput&, std::vector<Finding>*);
 // capture_mistake_rules.cpp: how the trace was taken
 void rule_warmup_ops(const RuleInput&, std::vector<Finding>*);
 // graph_capture_rules.cpp: a trace of CUDA graph capture, and the share of the GPU idle time

@@ -130,6 +130,28 @@ struct LoopWindow {
   int64_t slice = -1;  // the step's marker slice; -1 for an iteration or a step between marks
 };
 
+// The steps that take kWarmupRatio times the median or more (the ones a reader must explain),
+// by number; `every` is their interval when they recur at a fixed one (three or more, equally
+// spaced by two or more: a checkpoint or an eval every N steps), else 0.
+struct SlowWindows {
+  std::vector<int64_t> numbers;
+  int64_t every = 0;
+};
+constexpr size_t kSlowListed = 8;  // numbers the evidence lists
+SlowWindows slow_windows(const std::vector<LoopWindow>& w, size_t from, double median_ns) {
+  SlowWindows out;
+  if (median_ns <= 0) return out;
+  for (size_t i = from; i < w.size(); ++i)
+    if (static_cast<double>(w[i].dur) >= kWarmupRatio * median_ns)
+      out.numbers.push_back(w[i].number);
+  if (out.numbers.size() < 3) return out;
+  const int64_t step = out.numbers[1] - out.numbers[0];
+  for (size_t i = 2; i < out.numbers.size(); ++i)
+    if (out.numbers[i] - out.numbers[i - 1] != step) return out;
+  if (step >= 2) out.every = step;
+  return out;
+}
+
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
 // A warm-up first step is reported by rule_warmup_step and left out here. Without steps, the
 // iterations the launches repeat in (analysis/iterations.h) are checked the same way, their own
@@ -171,12 +193,16 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
     if (w[i].dur > w[slowest].dur) slowest = i;
   const LoopWindow& slow = w[slowest];
   const char* what = inferred ? "iteration" : "step";
+  const SlowWindows sw = slow_windows(w, from, s.median_ns);
   Finding f;
   f.id = "steps.unstable";
   f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
   f.title = strf("%s time varies: %s to %s (CV %.1f%%)%s", inferred ? "Iteration" : "Step",
                  format_duration(s.min_ns).c_str(), format_duration(s.max_ns).c_str(), cv,
                  inferred ? "; iterations inferred from the repeating launches" : "");
+  if (sw.every > 0)
+    f.title += strf("; %zu slow %ss, one every %lld %ss", sw.numbers.size(), what,
+                    static_cast<long long>(sw.every), what);
   f.meaning =
       "Steps of the same loop should take about the same time; large variation points "
       "to intermittent stalls (data loading, synchronization, allocator, other "
@@ -192,6 +218,24 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.number("max_us", us_of(s.max_ns), 3, "us");
   f.number("cv_pct", cv, 1, "%");
   f.number(inferred ? "slowest_iteration" : "slowest_step", static_cast<double>(slow.number));
+  if (sw.numbers.size() >= 2) {
+    f.number(inferred ? "slow_iterations" : "slow_steps", static_cast<double>(sw.numbers.size()));
+    std::string listed;
+    for (size_t i = 0; i < sw.numbers.size() && i < kSlowListed; ++i)
+      listed += (i ? ", " : "") + std::to_string(sw.numbers[i]);
+    if (sw.numbers.size() > kSlowListed) listed += ", ...";
+    f.text(inferred ? "slow_iteration_numbers" : "slow_step_numbers", listed);
+  }
+  if (sw.every > 0) {
+    f.number("slow_every", static_cast<double>(sw.every));
+    f.meaning +=
+        " Here the slow ones recur at a fixed interval: work the loop does every so many "
+        "steps (a checkpoint, an evaluation, logging, a garbage collection), not a random "
+        "stall.";
+    f.fix = "Look at what the loop does every " + std::to_string(sw.every) + " " + what +
+            "s; make it asynchronous (a background checkpoint writer), less frequent, or leave "
+            "those steps out when quoting step times.";
+  }
   f.range(slow.begin, slow.end, "slowest " + std::string(inferred ? "" : "step ") + slow.label);
   if (slow.slice >= 0) f.events.push_back(static_cast<uint32_t>(slow.slice));
   out->push_back(std::move(f));

@@ -413,4 +413,61 @@ void rule_peak_memory(const RuleInput& in, std::vector<Finding>* out) {
   }
 }
 
+// Allocated memory that every steady step leaves higher than the step before (profile_memory=True):
+// tensors kept across steps (a loss kept with its graph, a list of outputs, a cache that never
+// evicts) leak at a steady rate, and the run ends in an out-of-memory error after as many steps
+// as the headroom holds. A loop in steady state frees what each step allocates; the warm-up
+// steps (optimizer state, the allocator's growth) are left out. Every one of 4 or more steps
+// must rise, by 1% of the device at least in all (64 MiB when the device is unknown), so that
+// noise and one-time growth do not read as a leak.
+void rule_memory_growth(const RuleInput& in, std::vector<Finding>* out) {
+  constexpr size_t kMinSteps = 4;
+  const StepsResult& st = in.analyses.steps;
+  const size_t from = first_steady_step(st);
+  if (st.steps.size() < from + kMinSteps) return;
+  std::vector<int64_t> ends;
+  for (size_t i = from; i < st.steps.size(); ++i) ends.push_back(st.steps[i].end);
+  for (const DeviceMemory& d : in.analyses.memory.devices) {
+    if (d.device < 0 || !d.has_allocated) continue;  // GPUs' allocated totals only
+    const std::vector<int64_t> level = allocated_at(in.trace, d.device, ends);
+    bool rising = level.front() != kNoValue;
+    for (size_t i = 1; rising && i < level.size(); ++i) rising = level[i] > level[i - 1];
+    if (!rising) continue;
+    const int64_t grown = level.back() - level.front();
+    const int64_t floor_bytes = d.device_total > 0 ? d.device_total / 100 : (int64_t{64} << 20);
+    if (grown < floor_bytes) continue;
+    const int64_t per_step = grown / static_cast<int64_t>(level.size() - 1);
+    Finding f;
+    f.id = "memory.grows_per_step";
+    f.severity = Severity::kWarning;
+    f.title =
+        strf("GPU %lld memory grows %s every step (%s to %s over %zu steps)",
+             static_cast<long long>(d.device), format_bytes(per_step).c_str(),
+             format_bytes(level.front()).c_str(), format_bytes(level.back()).c_str(), level.size());
+    f.meaning =
+        "Each step leaves more memory allocated than the step before: tensors are kept across "
+        "steps (a loss or output kept with its autograd graph, a list that grows, a cache "
+        "that never evicts), and the run will end in an out-of-memory error.";
+    f.fix =
+        "Keep Python numbers, not tensors, across steps (loss.item() or loss.detach() when "
+        "logging), clear lists of outputs, and compare torch.cuda.memory_allocated() between "
+        "steps to find what stays.";
+    f.fix_code = "losses.append(loss.detach())  # not loss: it keeps the step's graph alive";
+    f.number("device", static_cast<double>(d.device));
+    f.number("growth_per_step_bytes", static_cast<double>(per_step), 0, "B");
+    f.number("steps", static_cast<double>(level.size()));
+    f.number("first_step_bytes", static_cast<double>(level.front()), 0, "B");
+    f.number("last_step_bytes", static_cast<double>(level.back()), 0, "B");
+    if (d.device_total > 0 && d.peak_allocated != kNoValue) {
+      f.number("device_bytes", static_cast<double>(d.device_total), 0, "B");
+      // How many more steps the headroom above the peak holds at this rate.
+      const int64_t left = std::max<int64_t>(0, d.device_total - d.peak_allocated) / per_step;
+      f.number("steps_to_full", static_cast<double>(left));
+      f.title += strf("; the GPU is full in about %lld more steps", static_cast<long long>(left));
+    }
+    f.range(st.steps[from].begin, st.steps.back().end, "steps whose memory grows");
+    out->push_back(std::move(f));
+  }
+}
+
 }  // namespace ks
