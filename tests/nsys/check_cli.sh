@@ -247,6 +247,12 @@ good "$DIR/capture_range_cut.sqlite" --format json '"first_step_left_out": "begu
 good "$DIR/autograd_shapes.sqlite" 'steps from the range "train_step"'
 good "$DIR/autograd_shapes.sqlite" "80.6    1.37 ms    80.6    1.37 ms        3  aten::addmm$"
 good "$DIR/autograd_shapes.sqlite" "Diagnosis flags were on (--pytorch=autograd-shapes-nvtx)"
+# emit_nvtx's DataLoader range carries its op id ("...__next__, op_id = N"): still the data
+# loader (was no data loader time, no finding); the step's own train_step range is the step, not
+# CPU work in it (was cpu_exec 42.1%, other 0.0%); the eligible ops are the op ranges (were none).
+good "$DIR/autograd_shapes.sqlite" "DataLoader takes 28.5% of step time (282.0 µs per step)  (dataloader.slow)"
+good "$DIR/autograd_shapes.sqlite" "dataloader 28.5%, cpu_exec 2.5%, other 11.1%"
+good "$DIR/autograd_shapes.sqlite" --format json '"tensor_core_eligible_ops": 12'
 # NCCL's own NVTX ranges (its "NCCL" domain: ncclAllReduce, ncclAllGather around each enqueue)
 # change neither the communication time per rank nor the straggler, with or without step ranges
 # (they are NCCL's, never steps: the iterations are inferred from the launches).
