@@ -11,6 +11,8 @@ CPU ops, so the numbers built on them are left out here, each named in FORMAT_ON
 Each run is compared a second time as a real capture holds it, with rows no trace gives
 (from_kineto.add_capture_extras: the process's start, nsys' threads and diagnostics, OS runtime
 calls, NCCL's NVTX ranges): the same facts, and only what those rows say moves (compare_extras).
+And a third time under `nsys profile --pytorch=autograd-shapes-nvtx` (from_kineto --pytorch: the CPU
+ops as emit_nvtx's NVTX ranges): then what the CPU ops give is compared too (compare_ops).
   /usr/bin/python3 tests/nsys/kineto_parity.py --cli build/native/kinetoscope [--traces DIR]
 Exit 1 on a difference not listed; skips (exit 0, a message) when the traces are absent."""
 import argparse
