@@ -167,18 +167,24 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     r.compute_minor = t.devices.front().compute_minor;
   }
   std::map<int64_t, DeviceAcc> acc;
-  std::unordered_map<StringId, int64_t> eligible_time;
-  auto eligible =
-      make_name_cache(t, [](std::string_view n) { return is_tensor_core_eligible_op(n) ? 1 : 0; });
+  std::unordered_map<std::string_view, int64_t> eligible_time;  // by op name
+  // An Nsight Systems export's ops are emit_nvtx's ranges, each call its own name ("aten::mm,
+  // seq = 3, op_id = 7, ..."): counted as the op they name.
+  auto eligible = make_name_cache(t, [](std::string_view n) {
+    return is_tensor_core_eligible_op(n) ||
+                   (is_emit_nvtx_op_range(n) && is_tensor_core_eligible_op(emit_nvtx_op_name(n)))
+               ? 1
+               : 0;
+  });
   auto tensor_core =
       make_name_cache(t, [](std::string_view n) { return is_tensor_core_kernel(n) ? 1 : 0; });
   for (uint32_t i = 0; i < s.size(); ++i) {
     const SliceKind k = s.kind[i];
-    if (k == SliceKind::kCpuOp) {
+    if (k == SliceKind::kCpuOp || k == SliceKind::kUserAnnotation) {
       if (eligible(s.name[i])) {
         ++r.eligible_ops;
         r.eligible_ops_ns += s.dur[i];
-        eligible_time[s.name[i]] += s.dur[i];
+        eligible_time[emit_nvtx_op_name(t.str(s.name[i]))] += s.dur[i];
       }
       continue;
     }
@@ -216,9 +222,9 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
   }
   int64_t best = -1;
   for (const auto& kv : eligible_time)
-    if (kv.second > best || (kv.second == best && t.str(kv.first) < t.str(r.top_eligible_op))) {
+    if (kv.second > best || (kv.second == best && kv.first < r.top_eligible_op)) {
       best = kv.second;
-      r.top_eligible_op = kv.first;
+      r.top_eligible_op = std::string(kv.first);
     }
   if (acc.empty()) r.absent = "no kernels in the trace";
   const double window = static_cast<double>(we - wb);

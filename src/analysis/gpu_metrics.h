@@ -68,7 +68,9 @@ struct GpuMetrics {
   // Tensor-core eligibility, from the CPU side.
   uint64_t eligible_ops = 0;
   int64_t eligible_ops_ns = 0;
-  StringId top_eligible_op = 0;  // the eligible op name with the most time (0 when none)
+  // The eligible op with the most time, by its op name (an export's emit_nvtx range by the op
+  // it names); "" when none.
+  std::string top_eligible_op;
   // Compute capability of the first device named in deviceProperties, -1 when unknown.
   int64_t compute_major = kNoValue, compute_minor = kNoValue;
   bool measured = false;  // some device has measured SM/Tensor Active samples

@@ -10,6 +10,7 @@
 #include "analysis/name_cache.h"
 #include "analysis/nvtx_context.h"
 #include "analysis/python_source.h"
+#include "analysis/steps.h"
 
 namespace ks {
 
@@ -24,11 +25,31 @@ std::string chain_text(const Trace& t, const std::vector<StringId>& chain) {
   return out;
 }
 
-// The CPU ops around a call, else (Nsight Systems exports, which have no CPU ops) the NVTX
-// ranges around it; "" when neither.
+// The ops emit_nvtx's ranges name around a call in an Nsight Systems export, outermost first,
+// at most `max_depth`, each by its op ("aten::copy_", not "aten::copy_, seq = 3, op_id = 9,
+// sizes = [...]"): the chain a Kineto trace of the run gives by its CPU ops, so the program's
+// own ranges (record_function's "## forward ##") are left out, as a trace leaves them out. ""
+// when no such range is open.
+std::string emit_nvtx_ops_text(const Trace& t, const EnclosingNvtxRanges& nvtx, uint32_t call,
+                               size_t max_depth) {
+  std::vector<std::string_view> ops;
+  nvtx.walk_out(call, [&](StringId name) {
+    const std::string_view n = t.str(name);
+    if (is_emit_nvtx_op_range(n)) ops.push_back(emit_nvtx_op_name(n));
+    return true;
+  });
+  std::string out;
+  for (size_t k = ops.size(); k-- > 0 && ops.size() - k <= max_depth;)
+    out += (out.empty() ? "" : " > ") + std::string(ops[k]);
+  return out.empty() ? out : out + " (NVTX)";
+}
+
+// The CPU ops around a call, else (Nsight Systems exports, which have no CPU ops) the ops of
+// emit_nvtx's ranges around it, else the NVTX ranges around it; "" when none.
 std::string enclosing_text(const Trace& t, EnclosingCpuOps* ops, const EnclosingNvtxRanges& nvtx,
                            uint32_t call) {
   std::string out = chain_text(t, ops->of(call));
+  if (out.empty()) out = emit_nvtx_ops_text(t, nvtx, call, 4);
   return out.empty() ? nvtx.text_of(call) : out;
 }
 

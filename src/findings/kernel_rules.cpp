@@ -309,7 +309,7 @@ void rule_no_tensor_cores(const RuleInput& in, std::vector<Finding>* out) {
   if (steps > 0)
     f.number("gemm_conv_us_per_step", us_of(math_ns) / static_cast<double>(steps), 3, "us");
   f.number("eligible_ops", static_cast<double>(m.eligible_ops));
-  f.text("top_eligible_op", std::string(t.str(m.top_eligible_op)));
+  f.text("top_eligible_op", m.top_eligible_op);
   f.text("top_math_kernels", top_rows_text(t, a.kernels, true, 2));
   f.number("tensor_core_pct", 0, 1, "%");
   // On the timeline: the longest fp32 GEMM/convolution kernel.

@@ -9,6 +9,7 @@
 #include "analysis/multi_rank.h"
 #include "analysis/name_cache.h"
 #include "analysis/step_breakdown.h"
+#include "analysis/steps.h"
 #include "findings/rules.h"
 #include "util/text_match.h"
 
@@ -58,7 +59,7 @@ void rule_dataloader(const RuleInput& in, std::vector<Finding>* out) {
     busy_under += length_within(a.gpu_idle.busy, s.ts[i], s.end(i));
     if (!any || s.dur[i] > s.dur[longest]) longest = i;
     any = true;
-    if (iterator.empty()) iterator = std::string(name);
+    if (iterator.empty()) iterator = std::string(emit_nvtx_op_name(name));  // without its ids
   }
   const double steps = static_cast<double>(a.steps.steps.size() - from);
   const bool single_process = contains(iterator, "_SingleProcessDataLoaderIter");

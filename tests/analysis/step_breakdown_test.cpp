@@ -122,7 +122,7 @@ TEST_CASE("GPU metrics: utilization, SM efficiency, occupancy, tensor cores",
   CHECK(g.compute_major == 8);
   CHECK(g.eligible_ops == 2);
   CHECK(g.eligible_ops_ns == 13000);
-  CHECK(t->str(g.top_eligible_op) == "aten::linear");
+  CHECK(g.top_eligible_op == "aten::linear");
   REQUIRE(g.devices.size() == 1);
   const ks::DeviceMetrics& d = g.devices[0];
   CHECK(d.device == 0);

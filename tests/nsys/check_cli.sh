@@ -112,8 +112,9 @@ good "$DIR/step_marks_threads.sqlite" '6 marks, 5 steps'
 # The capture line's facts in the JSON report too, in trace.capture.
 good "$DIR/training_steps.sqlite" --format json '"profiler": "Nsight Systems 2024.5.1.113"'
 good "$DIR/training_steps.sqlite" --format json '"command": "python3 train.py --epochs=1"'
-# An MPI rank without collective kernels: its blocking MPI calls are the step's communication.
-good "$DIR/mpi_rank0.sqlite" "communication 66.5%, runtime 0.5%, dataloader 0.0%, cpu_exec 0.6%"
+# An MPI rank without collective kernels: its blocking MPI calls are the step's communication
+# (its step range is the step, no CPU work: other, not cpu_exec).
+good "$DIR/mpi_rank0.sqlite" "communication 66.5%, runtime 0.5%, dataloader 0.0%, cpu_exec 0.0%, other 0.6%"
 # comm.heavy on that MPI time names MPI calls, not collective kernels (the GPU runs none).
 good "$DIR/mpi_rank0.sqlite" "Blocking MPI calls (collectives, point-to-point, the waits on them) take a large share"
 good "$DIR/old_schema.sqlite" "nsys_column_missing"
@@ -247,6 +248,12 @@ good "$DIR/capture_range_cut.sqlite" --format json '"first_step_left_out": "begu
 good "$DIR/autograd_shapes.sqlite" 'steps from the range "train_step"'
 good "$DIR/autograd_shapes.sqlite" "80.6    1.37 ms    80.6    1.37 ms        3  aten::addmm$"
 good "$DIR/autograd_shapes.sqlite" "Diagnosis flags were on (--pytorch=autograd-shapes-nvtx)"
+# emit_nvtx's DataLoader range carries its op id ("...__next__, op_id = N"): still the data
+# loader (was no data loader time, no finding); the step's own train_step range is the step, not
+# CPU work in it (was cpu_exec 42.1%, other 0.0%); the eligible ops are the op ranges (were none).
+good "$DIR/autograd_shapes.sqlite" "DataLoader takes 28.5% of step time (282.0 µs per step)  (dataloader.slow)"
+good "$DIR/autograd_shapes.sqlite" "dataloader 28.5%, cpu_exec 2.5%, other 11.1%"
+good "$DIR/autograd_shapes.sqlite" --format json '"tensor_core_eligible_ops": 12'
 # NCCL's own NVTX ranges (its "NCCL" domain: ncclAllReduce, ncclAllGather around each enqueue)
 # change neither the communication time per rank nor the straggler, with or without step ranges
 # (they are NCCL's, never steps: the iterations are inferred from the launches).

@@ -4,6 +4,7 @@ have given under `nsys profile --trace=cuda,nvtx,osrt`, to compare the two reade
 
   /usr/bin/python3 tests/nsys/from_kineto.py TRACE.json[.gz] OUT.sqlite [--step-name 'step %d']
       [--extras]   (also what a real capture holds besides: add_capture_extras)
+      [--pytorch autograd-nvtx|autograd-shapes-nvtx]   (the CPU ops as emit_nvtx's ranges)
 
 The tables and columns are make_exports.py's (the real 2024.5 export's, schema 3.13.2), written by
 its Export class. Times: integer ns since the trace's first event (Kineto's microseconds x 1000).
@@ -21,14 +22,19 @@ What is mapped:
   ProfilerStep#N               -> an NVTX push/pop range on the same thread named "step N", as a
                                   program wrapping its step in torch.cuda.nvtx.range(f"step {n}")
                                   writes it (--step-name: another printf-style name)
+  cpu_op / Operator,           -> only with --pytorch (nsys profile --pytorch=autograd-nvtx or
+  user_annotation                 autograd-shapes-nvtx, i.e. torch.autograd.profiler.emit_nvtx):
+                                  an NVTX push/pop range per op call on its thread, named as
+                                  PyTorch names it (emit_nvtx_name), the sizes from "Input Dims"
   process_name / thread_name   -> PROCESSES, ThreadNames; globalTid = (pid << 24) | tid
-  deviceProperties             -> TARGET_INFO_GPU (name, SMs, compute capability, memory)
+  deviceProperties             -> TARGET_INFO_GPU (name, SMs, compute capability, memory);
+  (computeProperties)             computeProperties in Kineto before 2021
   distributedInfo              -> RANK / WORLD_SIZE in the recorded environment
                                   (TARGET_INFO_SYSTEM_ENV), as torchrun sets them
 What cannot be mapped (an nsys capture does not hold it):
-  CPU ops (cpu_op, python_function, user_annotation other than the steps, record_param_comms):
-    nsys records them only when the program emits NVTX (torch.autograd.profiler.emit_nvtx),
-    which changes the run; left out, so every analysis built on CPU ops has nothing there
+  CPU ops without --pytorch: nsys records them only when the program emits NVTX
+    (torch.autograd.profiler.emit_nvtx), which changes the run; left out, so every analysis
+    built on CPU ops has nothing there. python_function events never (emit_nvtx has none)
   gpu_user_annotation (Kineto's GPU-side ranges), flows (nsys joins by correlationId instead),
     counters, memory events, Kineto's input shapes
   AMD traces (ROCm: hip* calls, an AMD device): nsys does not profile them; skipped (exit 3)
@@ -61,6 +67,10 @@ MEM_KINDS = {'Pageable': mx.PAGEABLE, 'Pinned': mx.PINNED, 'Device': mx.DEVICE, 
 SYNC_KINDS = {'Event Sync': mx.EVENT_SYNC, 'Stream Sync': mx.STREAM_SYNC,
               'Stream Wait Event': mx.STREAM_WAIT_EVENT, 'Context Sync': 4}
 STEP = re.compile(r'ProfilerStep#(\d+)$')
+# The CPU op categories of Kineto (Operator before 2021) and the program's record_function
+# ranges: what PyTorch's RecordFunction observers see, so what emit_nvtx pushes a range for.
+OP_CATS = ('cpu_op', 'Operator', 'user_annotation')
+PYTORCH_NVTX = ('autograd-nvtx', 'autograd-shapes-nvtx')
 
 
 class Skipped(Exception):
@@ -96,9 +106,35 @@ def is_amd(trace, events):
                if e.get('cat') in ('cuda_runtime', 'Runtime'))
 
 
-def convert(trace, step_name='step %d', extras=False):
+def shapes_text(dims):
+    """Kineto's "Input Dims" ([[16], [16, 32], []], a tensor list a list of shapes) as PyTorch's
+    shapesToStr / variantShapesToStr write them: "[[16], [16, 32], []]"."""
+    if isinstance(dims, list):
+        return '[' + ', '.join(shapes_text(d) for d in dims) + ']'
+    return str(as_int(dims) if as_int(dims) is not None else 0)
+
+
+def emit_nvtx_name(name, args, op_id, shapes):
+    """The range emit_nvtx pushes around an op call (torch/csrc/profiler/util.cpp getNvtxStr,
+    PyTorch 2.x): "name[, seq = N], op_id = N[, sizes = [...][, input_op_ids = [(id, 0)]]]".
+    `op_id`: the call's RecordFunction handle (a per-process counter; Kineto does not keep it);
+    `shapes`: record_shapes (autograd-shapes-nvtx). The input's producer is not in the trace:
+    the op before it on its thread stands for it."""
+    seq = as_int(args.get('Sequence number'))
+    text = '%s, seq = %d' % (name, seq) if seq is not None and seq >= 0 else name
+    text += ', op_id = %d' % op_id
+    dims = args.get('Input Dims', args.get('Input dims'))  # "Input dims" in Kineto's first traces
+    if shapes and isinstance(dims, list) and dims:
+        text += ', sizes = ' + shapes_text(dims)
+        if any(isinstance(d, list) and d for d in dims):
+            text += ', input_op_ids = [(%d, 0)]' % max(op_id - 1, 1)
+    return text
+
+
+def convert(trace, step_name='step %d', extras=False, pytorch=None):
     """Returns the Export (make_exports.Export) holding `trace`'s GPU run as nsys records it;
-    `extras`: with what the real capture holds besides (add_capture_extras)."""
+    `extras`: with what the real capture holds besides (add_capture_extras); `pytorch`: one of
+    PYTORCH_NVTX (nsys profile --pytorch=...): the CPU ops as emit_nvtx's NVTX ranges."""
     events = [e for e in trace.get('traceEvents', []) if isinstance(e, dict)]
     if is_amd(trace, events):
         raise Skipped('an AMD (ROCm) trace: nsys does not profile it')
@@ -109,6 +145,7 @@ def convert(trace, step_name='step %d', extras=False):
     origin = min(e['ts'] for e in timed)
     lead = LEAD_NS if extras else 0
     waits = []
+    ops = []  # (pid, tid, start ns, -dur ns, name, args) of the CPU ops, for add_op_ranges
 
     def ns(us):
         return int(round((us - origin) * 1000)) + lead
@@ -122,10 +159,12 @@ def convert(trace, step_name='step %d', extras=False):
     for (pid, tid), name in names.items():
         if as_int(pid) == main_pid and as_int(tid) and name and (pid, tid) != (main_pid, 0):
             e.thread(as_int(tid), name)
-    for d in trace.get('deviceProperties') or []:
-        e.gpu(d.get('id', 0), name=d.get('name', 'NVIDIA GPU'), sms=d.get('numSms', 0),
-              major=d.get('computeMajor', 0), minor=d.get('computeMinor', 0),
-              memory=d.get('totalGlobalMem', 0))
+    # Kineto before 2021 wrote the GPUs as computeProperties, with CUDA's property names.
+    for d in trace.get('deviceProperties') or trace.get('computeProperties') or []:
+        e.gpu(d.get('id', 0), name=d.get('name', 'NVIDIA GPU'),
+              sms=d.get('numSms', d.get('multiProcessorCount', 0)),
+              major=d.get('computeMajor', d.get('major', 0)),
+              minor=d.get('computeMinor', d.get('minor', 0)), memory=d.get('totalGlobalMem', 0))
     dist = trace.get('distributedInfo') or {}
     if 'rank' in dist and 'world_size' in dist:
         e.env = {'RANK': str(dist['rank']), 'WORLD_SIZE': str(dist['world_size'])}
@@ -162,19 +201,45 @@ def convert(trace, step_name='step %d', extras=False):
         elif cat == 'cuda_sync':
             kind = SYNC_KINDS.get(args.get('cuda_sync_kind') or name, 0)
             e.sync(corr, kind, start, dur, dev=dev, stream=stream if stream else -1)
-        elif STEP.match(name) and pid is not None and tid is not None:
+        elif STEP.match(name) and cat in OP_CATS and pid is not None and tid is not None:
             # The step range on the thread that ran it (a program's own NVTX range).
             saved, e.pid = e.pid, pid
             e.nvtx(tid & 0xFFFFFF, step_name % int(STEP.match(name).group(1)), start, start + dur)
             e.pid = saved
-        elif name.startswith('enumerate(DataLoader)') and pid is not None and tid is not None:
-            waits.append((pid, tid & 0xFFFFFF, start, start + dur))
+        elif pid is not None and tid is not None:
+            if name.startswith('enumerate(DataLoader)'):
+                waits.append((pid, tid & 0xFFFFFF, start, start + dur))
+            if pytorch and cat in OP_CATS:
+                ops.append((pid, tid & 0xFFFFFF, start, -dur, name, args))
+    if ops:
+        add_op_ranges(e, ops, pytorch == 'autograd-shapes-nvtx')
     e.switch_process(main_pid, e.process)
     # As the real export: PROCESSES lists the machine's other processes too (systemd, kthreadd).
     e.rows['PROCESSES'] += [(mx.gpid(1), 1, 'systemd'), (mx.gpid(2), 2, 'kthreadd')]
     if extras:
         add_capture_extras(e, waits)
     return e
+
+
+def add_op_ranges(e, ops, shapes):
+    """emit_nvtx's push/pop range around each CPU op call, on its thread, in start order (the op
+    ids count up per process). A trace's microseconds can give an op and the op it calls the
+    same start (aten::to and its aten::_to_copy); a real capture's nanoseconds never do (the
+    outer range is pushed first), so such an inner range starts 1 ns after its parent."""
+    op_ids, open_ranges = {}, {}
+    saved = e.pid
+    for pid, tid, start, neg_dur, name, args in sorted(ops, key=lambda o: o[:4]):
+        end = start - neg_dur
+        stack = open_ranges.setdefault((pid, tid), [])
+        while stack and stack[-1][1] <= start:
+            stack.pop()
+        if stack and stack[-1][0] >= start and stack[-1][1] >= end and end > stack[-1][0] + 1:
+            start = stack[-1][0] + 1
+        stack.append((start, end))
+        op_ids[pid] = op_ids.get(pid, 0) + 1
+        e.pid = pid
+        e.nvtx(tid, emit_nvtx_name(name, args, op_ids[pid], shapes), start, end)
+    e.pid = saved
 
 
 # What a real `nsys profile --trace=cuda,nvtx,osrt` capture holds beyond the rows convert() maps
@@ -288,9 +353,11 @@ def main():
     ap.add_argument('--step-name', default='step %d')
     ap.add_argument('--extras', action='store_true',
                     help='add what a real capture holds besides (add_capture_extras)')
+    ap.add_argument('--pytorch', choices=PYTORCH_NVTX,
+                    help='the CPU ops as emit_nvtx\'s NVTX ranges (nsys profile --pytorch=...)')
     a = ap.parse_args()
     try:
-        e = convert(load(a.trace), a.step_name, a.extras)
+        e = convert(load(a.trace), a.step_name, a.extras, a.pytorch)
     except Skipped as why:
         print('from_kineto: %s skipped: %s' % (os.path.basename(a.trace), why))
         sys.exit(3)

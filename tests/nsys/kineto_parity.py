@@ -11,6 +11,8 @@ CPU ops, so the numbers built on them are left out here, each named in FORMAT_ON
 Each run is compared a second time as a real capture holds it, with rows no trace gives
 (from_kineto.add_capture_extras: the process's start, nsys' threads and diagnostics, OS runtime
 calls, NCCL's NVTX ranges): the same facts, and only what those rows say moves (compare_extras).
+And a third time under `nsys profile --pytorch=autograd-shapes-nvtx` (from_kineto --pytorch: the CPU
+ops as emit_nvtx's NVTX ranges): then what the CPU ops give is compared too (compare_ops).
   /usr/bin/python3 tests/nsys/kineto_parity.py --cli build/native/kinetoscope [--traces DIR]
 Exit 1 on a difference not listed; skips (exit 0, a message) when the traces are absent."""
 import argparse
@@ -104,6 +106,79 @@ def compare(name, kin, nsys):
     return not diffs
 
 
+# With emit_nvtx's op ranges (from_kineto --pytorch=autograd-shapes-nvtx) an export holds the CPU
+# ops, so only these stay findings of a trace alone (docs/nsys-versions.md, "With emit_nvtx").
+FORMAT_ONLY_WITH_OPS = {k: v for k, v in FORMAT_ONLY.items() if k in (
+    'critical_path.', 'capture.diagnostic_flags', 'cpu.python_overhead')}
+
+
+def op_facts(r):
+    """What a trace's CPU ops give, which an export holds as emit_nvtx's ranges."""
+    idle, parts = r['idle_causes'], r['step_breakdown']['parts']
+    g, m = r['gpu_metrics'], r['math']
+    return {
+        'idle data loader / host wait / other us': (idle['dataloader_us'], idle['host_wait_us'],
+                                                    idle['other_us']),
+        # Without steps the window is the whole trace, whose span is the format's (a trace's
+        # Python frames and profiler spans, the export's rows): its "other" differs with it.
+        'step breakdown parts': (parts if r['step_breakdown']['window'] == 'steps' else
+                                 {k: v for k, v in parts.items() if k != 'other_us'}),
+        # The CPU side of the chain a DtoH copy came from; an export says it read NVTX.
+        'DtoH origins': [(o['cpu_ops'].replace(' (NVTX)', ''), o['count'], o['bytes'])
+                         for o in r['sync']['dtoh_origins']],
+        'tensor-core eligible ops': (g['tensor_core_eligible_ops'], g['tensor_core_eligible_us'],
+                                     g['top_eligible_op']),
+        # The ops counted and their FLOPs (a trace without counted ops has no math to compare).
+        'math': ((m['totals']['counted_ops'], m['totals']['flops'], m['totals']['math_kernel_us'],
+                  [(row.get('step'), row.get('flops'), row.get('mfu_pct'))
+                   for row in m.get('steps') or []])
+                 if (m.get('totals') or {}).get('counted_ops') else 'none counted'),
+        'findings': sorted(set(SAME_FACT.get(f['id'], f['id']) for f in r['findings']
+                               if not any(f['id'].startswith(k) for k in FORMAT_ONLY_WITH_OPS)
+                               and f['id'] != 'nsys.emit_nvtx')),
+    }
+
+
+def without_concrete_inputs(cli, path, tmp):
+    """The report of the trace at `path` without its ops' "Concrete Inputs" (a scalar argument's
+    value: is_causal, a convolution's stride), which emit_nvtx's ranges do not hold (sizes only);
+    None when the trace has none."""
+    trace = from_kineto.load(path)
+    found = False
+    for ev in trace.get('traceEvents', []):
+        if isinstance(ev, dict) and 'Concrete Inputs' in (ev.get('args') or {}):
+            del ev['args']['Concrete Inputs']
+            found = True
+    if not found:
+        return None
+    out = os.path.join(tmp, 'no_concrete_inputs.json')
+    with open(out, 'w') as f:
+        json.dump(trace, f)
+    return report(cli, out)
+
+
+def compare_ops(name, kin, ops, sizes_only=None):
+    """`ops`: the export with emit_nvtx's op ranges. Every fact compared without them stays, and
+    what a trace's CPU ops give (op_facts) is the same. `sizes_only()`: the trace's report
+    without the ops' concrete inputs (without_concrete_inputs), asked for when the FLOPs
+    differ: the math must then be that report's."""
+    a, b = facts(kin), facts(ops)
+    del a['findings'], b['findings']  # op_facts' with fewer format-only ids
+    a.update(op_facts(kin))
+    b.update(op_facts(ops))
+    if a['math'] != b['math'] and sizes_only:
+        plain = sizes_only()
+        if plain and op_facts(plain)['math'] == b['math']:
+            print('   %s with emit_nvtx: FLOPs as the trace\'s without its concrete inputs (%s, '
+                  'trace %s)' % (name, str(b['math'])[:60], str(a['math'])[:60]))
+            a['math'] = b['math']
+    diffs = ['%s: trace %s, export %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
+    print('%s %s with emit_nvtx' % ('same' if not diffs else 'DIFFERENT', name))
+    for d in diffs:
+        print('   ' + d[:400])
+    return not diffs
+
+
 def host_activity(r):
     """What the launching thread did in the long host waits, by innermost call ("poll (OS
     runtime)"; the NVTX ranges around it, "ncclAllReduce (NVTX) > ...", left out)."""
@@ -188,6 +263,12 @@ def main():
             full = out.replace('.sqlite', '.full.sqlite')
             from_kineto.convert(from_kineto.load(path), extras=True).save(full)
             ok &= compare_extras(entry['file'], kin, nsys, report(a.cli, full))
+            # The same run under nsys profile --pytorch=autograd-shapes-nvtx: the CPU ops too.
+            with_ops = out.replace('.sqlite', '.ops.sqlite')
+            from_kineto.convert(from_kineto.load(path),
+                                pytorch='autograd-shapes-nvtx').save(with_ops)
+            ok &= compare_ops(entry['file'], kin, report(a.cli, with_ops),
+                              lambda: without_concrete_inputs(a.cli, path, tmp))
             if entry['file'].startswith('param__dlrm_kineto__worker'):
                 ranks.append((path, out, full))
         if ranks:

@@ -1376,7 +1376,8 @@ def autograd_shapes(steps=3):
     [[4096], [8192, 4096], [4096, 4096]], input_op_ids = [(M-1, 0)]' (a cuBLAS bf16 GEMM of
     2*8192*4096*4096 FLOPs in 458 us: 600.2 TFLOP/s), an fp16 'aten::bmm' (2*32*512*512*128
     FLOPs in 10 us), 'aten::gelu' (no formula) and 'aten::convolution' (sizes but no stride or
-    padding: not counted), in 'train_step' ranges 1 ms apart."""
+    padding: not counted), then the DataLoader's 'enumerate(DataLoader)#..., op_id = N' range
+    (0.74 ms of each step: the next batch), in 'train_step' ranges 1 ms apart."""
     e = Export(pid=4600, process='python3')
     e.thread(4600, 'python3')
     e.gpu(0)
@@ -1417,6 +1418,11 @@ def autograd_shapes(steps=3):
             t += 25_000
             text = outer % (seq, op_id, op_id - 1) if '%' in outer else outer + ', seq = %d' % seq
             ev(op_start, t, text)
+        # The next batch, fetched at the step's end: emit_nvtx's range of the DataLoader's
+        # iterator carries its op id (a record_function range: no seq, no sizes).
+        op_id += 1
+        ev(t + 20_000, step_start + 900_000,
+           'enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__, op_id = %d' % op_id)
         t = step_start + 1_000_000
         ev(step_start, t - 10_000, 'train_step')
     return e

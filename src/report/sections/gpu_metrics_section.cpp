@@ -70,7 +70,7 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
   s.field("tensor_core_eligible_ops", Cell::count(g.eligible_ops));
   s.field("tensor_core_eligible_us", Cell::ns(g.eligible_ops_ns));
   s.field("top_eligible_op",
-          g.eligible_ops == 0 ? Cell::null() : Cell::str(t.str(g.top_eligible_op)));
+          g.eligible_ops == 0 ? Cell::null() : Cell::str(s.own(g.top_eligible_op)));
   if (!g.devices.empty()) s.paragraph("## GPU metrics\n\n");
   Table& devices = s.table("devices");
   devices.columns = {Column(nullptr).md("Device", Show::kPlain).left(),
