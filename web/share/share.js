@@ -82,7 +82,8 @@ function mismatchText({ missing, extra, count, held }) {
   if (held.t) kept.push(`the range ${fmtUs(held.t[0])} → ${fmtUs(held.t[1])}`);
   if (held.s !== undefined) kept.push('a selected slice');
   const differ = [missing.length ? `not opened: ${someNames(missing)}` : '', extra.length ? `opened but not in the link: ${someNames(extra)}` : ''].filter(Boolean).join('; ');
-  const what = kept.length ? `Its ${kept.join(', ')} ${kept.length === 1 ? 'is' : 'are'} not shown on these files` : 'Its view is not applied to these files';
+  const listed = kept.length > 1 ? `${kept.slice(0, -1).join(', ')} and ${kept[kept.length - 1]}` : kept[0];
+  const what = kept.length ? `Its ${listed} ${kept.length === 1 ? 'is' : 'are'} not shown on these files` : 'Its view is not applied to these files';
   const open = count === 1 ? "the link's file" : `the link's ${count} files together`;
   return `This link was made for other files than these (${differ}). ${what}; open ${open} to see ${kept.length === 1 ? 'it' : 'them'}.`;
 }

@@ -50,7 +50,9 @@ export function timelineWhat() {
 
 function canvasOf() {
   if (registered && registered.canvas) return registered.canvas;
-  return document.querySelector('canvas[data-kinetoscope-timeline]');
+  // Not the page's own timelines (.tl-canvas): they register, and a hidden one found here was
+  // saved as a blank 300x150 image from a page whose first load was the ranks view.
+  return document.querySelector('canvas[data-kinetoscope-timeline]:not(.tl-canvas)');
 }
 
 // A provider may say it has nothing to show now ({available: () => false}: the rank and compare
