@@ -1761,8 +1761,7 @@ function tests(tmp) {
       check(said.includes('rank 1') && said.includes(finding), `the note does not say what is kept back: ${said}`);
       check(await inViewport(page, '.report-head .link-note'), 'the note is not on the first screen');
       await shot(page, '47-link-other-files');
-      const hash = await page.evaluate(() => location.hash);
-      check(!/[#&](f|r)=/.test(hash), `the link's finding and rank stay in the fragment of another file's report: ${hash}`);
+      check(await page.evaluate(() => window.kinetoscope.view().f === undefined && window.kinetoscope.view().r === undefined), `the link's finding or rank is in the view of another file's report: ${JSON.stringify(await page.evaluate(() => window.kinetoscope.view()))}`);
       // One of its two files: still not the job; the link's rank is not opened.
       await loadFiles(page, [ranks[0], stack]);
       check(await page.evaluate(() => document.body.dataset.view === 'ranks'), `a rank was opened on another job: ${await page.evaluate(() => document.body.dataset.view)}`);

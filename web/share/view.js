@@ -146,8 +146,9 @@ export function checkLinkFiles(opened) {
   if (!held) {
     held = {};
     for (const key of ['f', 't', 's', 'r']) if (view[key] !== undefined) held[key] = view[key];
+    // The address bar keeps the link as it came (a reload brings it back whole): only the view
+    // the page applies loses them.
     for (const key of Object.keys(held)) delete view[key];
-    writeFragment();
   }
   linked = null;
   mismatch = { opened: names.join('\n'), missing, extra, count: linkFiles.length, held: { ...held } };
