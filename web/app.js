@@ -21,6 +21,7 @@ import { renderWhenSeen } from './views/held_fields.js';
 import { warmViews } from './views/warm.js';
 import { nsysExport } from './views/nsys_export.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
+import { checkLinkFiles } from './share/view.js';
 import { enter, leave, newJob } from './share/history.js';
 import { ownOriginUrl } from './share/own_origin.js';
 import { Msg, WorkerError, openMsg, partLostMsg } from './worker/protocol.js';
@@ -195,6 +196,8 @@ function show(report, done) {
   nsys.clear();
   delete document.body.dataset.view; // set by the ranks and compare views
   ranks.close();
+  // Before the timeline takes the link's range and slice: are these the link's files?
+  checkLinkFiles(done.link ? done.link.name : done.name);
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
   // An Nsight Systems export: its stats tables follow; say so until they are here.

@@ -1698,6 +1698,125 @@ function tests(tmp) {
       await shot(page, '45-nsys-rows-1024');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '46. the stacked rank timelines export as one PNG named by their ranks and step, each rank under its heading'({ ctx, origin }) {
+      const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, files);
+      const png = page.locator('[data-export="png"]');
+      // No timeline on the ranks view yet: disabled, and its title says how to get one.
+      check(await png.isDisabled(), 'a Timeline PNG is offered on the ranks view before any timeline is shown');
+      check(/Show timelines/.test(await png.getAttribute('title')), `the disabled PNG button says: ${await png.getAttribute('title')}`);
+      await page.locator('#stacked').scrollIntoViewIfNeeded();
+      await page.click('#stacked button:has-text("Show timelines")');
+      await page.waitForFunction(() => /^Step \d+/.test(document.querySelector('#stacked .stacked-controls [aria-live]').textContent), null, { timeout: 60_000 });
+      // Before: each stacked timeline registered itself as the page's timeline, so the button stayed
+      // disabled ("no single trace's timeline") with two timelines on screen.
+      check(!(await png.isDisabled()), `the Timeline PNG is disabled with the stacked timelines on screen: ${await png.getAttribute('title')}`);
+      check(/ranks 0, 1/.test(await png.getAttribute('title')), `the PNG button's title: ${await png.getAttribute('title')}`);
+      const sizes = await page.locator('#stacked canvas').evaluateAll((cs) => cs.map((c) => [c.width, c.height]));
+      check(sizes.length === 2 && sizes.every(([w, h]) => w > 0 && h > 0), `the stacked canvases: ${JSON.stringify(sizes)}`);
+      const step = await page.inputValue('#stacked-step');
+      const image = await saved(page, '[data-export="png"]');
+      check(image.name === `ranks-0-1.step-${step}.timelines.png` && image.dataUrl.startsWith('data:image/png'), `saved ${image.name}`);
+      const got = await inkOf(page, image.dataUrl);
+      // One image: both timelines, one above the other, with room for the headings.
+      check(got.width === Math.max(...sizes.map((x) => x[0])) && got.height > sizes[0][1] + sizes[1][1], `the PNG is ${got.width}x${got.height}, the timelines ${JSON.stringify(sizes)}`);
+      check(got.ink > 0.05 * got.width * got.height, `the PNG is blank: ${got.ink} of ${got.width * got.height} pixels drawn`);
+      // A rank's own report shows no timeline: nothing to export there; back on all ranks, the stack is.
+      await page.locator('#rank-picker').selectOption('1');
+      await page.click('.rank-pick button');
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1');
+      check(await png.isDisabled(), 'the stacked timelines are offered as PNG on a rank\'s own report');
+      await page.goBack();
+      await page.waitForFunction(() => document.body.dataset.view === 'ranks');
+      check(!(await png.isDisabled()), 'back on all ranks, the stacked timelines are not offered as PNG');
+      await shot(page, '46-stacked-png');
+      // A single trace again: its own timeline, named after it.
+      await loadFiles(page, trace('stack', () => stackTrace(tmp)));
+      const single = await saved(page, '[data-export="png"]');
+      check(single.name === 'ux_stack.timeline.png', `the single trace's PNG is named ${single.name}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '47. a link opened on other files than it names says which differ and selects none of its rank or finding; its files then open its view'({ ctx, origin }) {
+      const stack = trace('stack', () => stackTrace(tmp));
+      const ranks = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
+      const a = await openPage(ctx, origin);
+      await loadFiles(a.page, ranks);
+      const finding = await a.page.evaluate(() => window.kinetoscope.report().reports[1].findings[0].id);
+      // The same rule fires on the other trace: a link's finding that would select a card there.
+      await loadFiles(a.page, stack);
+      check(await a.page.evaluate((id) => window.kinetoscope.report().findings.some((f) => f.id === id), finding), `${finding} is not among ux_stack's findings`);
+      await a.page.close();
+      // A link to rank 1's report of the job rank-0.json + rank-1.json, with a finding selected.
+      const { page, errors } = await openPage(ctx, origin, `/#f=${encodeURIComponent(finding)}&r=1&n=${encodeURIComponent('rank-0.json\nrank-1.json')}`);
+      await loadFiles(page, stack);
+      const selected = await page.locator('#findings article.finding.selected').count();
+      check(selected === 0, `the link's finding ${finding} was selected on another file than the link's`);
+      const note = page.locator('.report-head .link-note');
+      check((await note.count()) === 1, 'nothing says the link was made for other files');
+      const said = await note.textContent();
+      check(/not opened: rank-0\.json, rank-1\.json/.test(said) && /opened but not in the link: ux_stack\.pt\.trace\.json/.test(said), `the note: ${said}`);
+      check(said.includes('rank 1') && said.includes(finding), `the note does not say what is kept back: ${said}`);
+      check(await inViewport(page, '.report-head .link-note'), 'the note is not on the first screen');
+      await shot(page, '47-link-other-files');
+      check(await page.evaluate(() => window.kinetoscope.view().f === undefined && window.kinetoscope.view().r === undefined), `the link's finding or rank is in the view of another file's report: ${JSON.stringify(await page.evaluate(() => window.kinetoscope.view()))}`);
+      // One of its two files: still not the job; the link's rank is not opened.
+      await loadFiles(page, [ranks[0], stack]);
+      check(await page.evaluate(() => document.body.dataset.view === 'ranks'), `a rank was opened on another job: ${await page.evaluate(() => document.body.dataset.view)}`);
+      const said2 = await page.textContent('.ranks-head .link-note');
+      check(/not opened: rank-1\.json/.test(said2) && /opened but not in the link: ux_stack/.test(said2) && !/not opened: rank-0/.test(said2), `the note on the wrong job: ${said2}`);
+      // Its files: rank 1's report with the finding selected, as the link asked.
+      await loadFiles(page, ranks);
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1', null, { timeout: 30_000 });
+      const picked = await page.locator('#findings article.finding.selected .finding-id').textContent();
+      check(picked.trim() === finding, `rank 1 opened with ${picked} selected, not ${finding}`);
+      check(!(await page.isVisible('.link-other-files')), 'the other-files note stays on the link\'s own files');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '48. a link pasted into the address bar of an open tab: with no report, it says which trace to open; over a report of other files, it says so and selects nothing'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      // Before: the welcome page stayed as it was (the prompt was made at start only).
+      await page.evaluate(() => (location.hash = '#v=timeline&n=ux_stack.pt.trace.json'));
+      await page.waitForSelector('#link-prompt', { timeout: 5000 }).catch(() => null);
+      const prompt = (await page.locator('#link-prompt').count()) ? await page.textContent('#link-prompt') : '';
+      check(prompt.includes('Open ux_stack.pt.trace.json to see this view'), `a pasted link's prompt: ${JSON.stringify(prompt)}`);
+      await loadFiles(page, file);
+      await page.waitForFunction(() => document.body.dataset.tab === 'timeline', null, { timeout: 15_000 });
+      // Over that report, a link made on another file: none of its view is applied to this one.
+      const finding = await page.evaluate(() => window.kinetoscope.report().findings[0].id);
+      await page.evaluate((f) => (location.hash = `#f=${encodeURIComponent(f)}&n=other.pt.trace.json`), finding);
+      await page.waitForSelector('.report-head .link-other-files', { state: 'attached', timeout: 5000 }).catch(() => null);
+      check((await page.locator('#findings article.finding.selected').count()) === 0, `a pasted link for other.pt.trace.json selected ${finding} on ux_stack`);
+      const note = (await page.locator('.report-head .link-note').count()) ? await page.textContent('.report-head .link-note') : '';
+      check(/not opened: other\.pt\.trace\.json; opened but not in the link: ux_stack\.pt\.trace\.json/.test(note), `the note: ${JSON.stringify(note)}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '49. a file whose only event is broken JSON says where it could not be read, on the first screen, not only "nothing was recorded"'({ ctx, origin }) {
+      const bad = join(tmp, 'ux_broken_event.json');
+      writeFileSync(bad, '{"traceEvents": [ {"ph":"X", "name": "a", oops } ]}');
+      const empty = join(tmp, 'ux_empty.json');
+      writeFileSync(empty, '{"traceEvents": []}');
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, bad);
+      // Before: "This file holds no trace events: no operators, kernels or steps were recorded", and
+      // the skipped event's byte offset only in Diagnostics, at the bottom.
+      check(await inViewport(page, '.report-head .read-problems'), 'the read problems are not on the first screen');
+      const problems = await page.textContent('.report-head .read-problems');
+      check(problems.includes('malformed_event') && problems.includes('at byte 18'), `the read problems: ${problems}`);
+      const lead = await page.textContent('.report-head .empty-trace');
+      check(/No trace event could be read/.test(lead) && !/were recorded/.test(lead), `the lead of a broken file: ${lead}`);
+      await shot(page, '49-broken-event');
+      // A file truly empty keeps its words, with no read problems.
+      await loadFiles(page, empty);
+      check((await page.locator('.report-head .read-problems').count()) === 0, 'read problems on an empty file');
+      check(/no operators, kernels or steps were recorded/.test(await page.textContent('.report-head .empty-trace')), 'the empty file lost its lead');
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -17,7 +17,7 @@ import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool
 import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
 import { enter, newJob, visit } from '../share/history.js';
-import { takeLinkedView } from '../share/view.js';
+import { checkLinkFiles, takeLinkedView } from '../share/view.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -201,6 +201,8 @@ function present(ctx, multi, results, files, secs, items) {
     return source ? openAlone(k, ...source) : Promise.resolve();
   }
   // The link's view, taken before showAll() hands the view to its report.
+  // The link's rank only if these are the link's files (share/view.js says which differ).
+  if (!job.views) checkLinkFiles(jobName);
   const linked = job.views ? null : takeLinkedView();
   job.views = { showAll, showRank, canOpenAlone, openAlone: openRankAlone };
   showAll();

@@ -15,6 +15,8 @@ import { fmtUs } from '../views/format.js';
 import { Msg, openMsg } from '../worker/protocol.js';
 import { startAnalyzerWorker } from '../worker/start.js';
 import { createTimeline } from '../timeline/timeline.js';
+import { registerViewTimelines } from '../share/timeline-hook.js';
+import { composeStacked } from './stacked_png.js';
 
 const MAX_RANKS = 4;
 let nextId = 2_000_000; // apart from app.js's and the pool's load ids
@@ -63,7 +65,7 @@ function rankTimeline(file, name, box, onError) {
   });
   worker.postMessage(openMsg(id, { blob: file, name }));
   ready.catch(onError);
-  return { ready, api: tl.api, panel, dispose: () => worker.terminate() };
+  return { ready, api: tl.api, panel, canvas: panel.querySelector('canvas'), dispose: () => worker.terminate() };
 }
 
 // What puts rank k's own time axis on the global-min clock (µs): where its first event lies on
@@ -118,13 +120,33 @@ export function stackedSection(multi, fileOf) {
   const status = h('span', { className: 'muted', 'aria-live': 'polite' });
   const stack = h('div', { className: 'stacked-list' });
   let shown = [];
+  let picture = null; // {title, parts: [{heading, t}], ranks, step, name}: what the PNG export saves
+  let shows = 0; // the latest show(): an earlier one that ends late leaves the picture alone
+
+  // The export bar's Timeline PNG saves these timelines, as one image, while they are on screen
+  // (the ranks view; share/timeline-hook.js).
+  const provider = {
+    available: () => !!picture && stack.isConnected && document.body.dataset.view === 'ranks',
+    fileName: () => picture.name,
+    what: () => `The stacked timelines of ${picture.parts.length === 1 ? 'rank' : 'ranks'} ${picture.ranks.join(', ')} (step ${picture.step}) as one PNG image, each under its heading`,
+    toBlob: async () => {
+      const parts = picture.parts.filter((p) => p.t && p.t.canvas && p.t.canvas.width > 0);
+      await Promise.all(parts.map((p) => p.t.api.settled()));
+      return composeStacked(picture.title, parts.map((p) => ({ heading: p.heading.textContent, canvas: p.t.canvas })));
+    },
+  };
 
   function dispose() {
     for (const t of shown) t.dispose();
     shown = [];
+    if (picture) {
+      picture = null;
+      registerViewTimelines(null);
+    }
   }
 
   async function show() {
+    const me = ++shows;
     dispose();
     stack.replaceChildren();
     const number = Number(stepSelect.value);
@@ -141,12 +163,13 @@ export function stackedSection(multi, fileOf) {
       const row = multi.ranks[win.k];
       const w = win.step;
       const when = win.late === null ? '' : mode === 'global-min' ? ` · starts ${fmtUs(win.late)} after the earliest` : ` · ${fmtUs(win.late)} later than the earliest on the global-min clock`;
-      stack.append(h('h3', { className: 'sub', dataset: { rank: String(row.rank) } }, `rank ${row.rank} · step ${number}`, w ? ` · ${fmtUs(w[1] - w[0])}${when}` : ' · not on this rank'));
+      const heading = h('h3', { className: 'sub', dataset: { rank: String(row.rank) } }, `rank ${row.rank} · step ${number}`, w ? ` · ${fmtUs(w[1] - w[0])}${when}` : ' · not on this rank');
+      stack.append(heading);
       const file = fileOf(win.k);
       const t = file
         ? rankTimeline(file, row.file, stack, (e) => stack.append(note(`rank ${row.rank}: ${e.message}`)))
         : null;
-      return { t, start: win.start };
+      return { t, start: win.start, heading };
     });
     shown = mine.map((x) => x.t).filter(Boolean);
     await Promise.all(
@@ -160,11 +183,16 @@ export function stackedSection(multi, fileOf) {
         }
       }),
     ).then(
-      () =>
-        (status.textContent =
+      () => {
+        if (me !== shows) return;
+        status.textContent =
           mode === 'global-min'
             ? `Step ${number} on one clock (HTA's global-minimum alignment), over ${fmtUs(span)}: the ranks keep their offsets.`
-            : `Step ${number} of each rank from its start, over ${fmtUs(span)} (the longest): the starts line up, the lengths compare.`),
+            : `Step ${number} of each rank from its start, over ${fmtUs(span)} (the longest): the starts line up, the lengths compare.`;
+        const rankNumbers = windows.map((win) => multi.ranks[win.k].rank);
+        picture = { title: status.textContent, parts: mine, ranks: rankNumbers, step: number, name: `ranks-${rankNumbers.join('-')}.step-${number}.timelines.png` };
+        registerViewTimelines(provider);
+      },
       (e) => (status.textContent = `A timeline failed: ${e.message}`),
     );
   }

@@ -4,7 +4,7 @@
 // and saved through a Blob URL: nothing is sent anywhere.
 import { h } from '../views/dom.js';
 import { reportTables, toCsv } from './csv.js';
-import { hasTimeline, onTimelineChange, timelinePng } from './timeline-hook.js';
+import { hasTimeline, onTimelineChange, timelineFileName, timelinePng, timelineWhat } from './timeline-hook.js';
 import { linkTo } from './view.js';
 
 // "run.pt.trace.json.gz" -> "run": the stem the exported files are named after.
@@ -108,8 +108,9 @@ export function exportBar(loaded) {
   document.addEventListener('keydown', closeMenu);
   const png = button('Timeline PNG', async () => {
     try {
+      const name = timelineFileName(stem); // before the await: the view may change meanwhile
       const blob = await timelinePng();
-      if (blob) save(blob, `${stem}.timeline.png`);
+      if (blob) save(blob, name);
       else say('There is no timeline on this page to export.');
     } catch (e) {
       say(`The timeline image failed: ${e.message}`);
@@ -117,7 +118,12 @@ export function exportBar(loaded) {
   }, { dataset: { export: 'png' } });
   const pngState = () => {
     png.disabled = !hasTimeline();
-    png.title = png.disabled ? 'No single trace\'s timeline on this view: nothing to export as PNG' : 'The timeline view as a PNG image';
+    const ranksView = document.body.dataset.view === 'ranks';
+    png.title = !png.disabled
+      ? timelineWhat()
+      : ranksView
+        ? 'No timeline shown yet: "Show timelines" under "Timelines of selected ranks" stacks ranks\' timelines, which this saves as one image'
+        : 'No timeline on this view: nothing to export as PNG';
   };
   pngState();
   const stopWatching = onTimelineChange(pngState);

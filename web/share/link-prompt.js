@@ -44,6 +44,8 @@ function promptText(view, parts) {
   ];
 }
 
+// At start, and for a link pasted into the address bar of a tab with no report yet (it said
+// nothing then: the welcome page stayed as it was, as if the link were broken).
 export function showLinkPrompt(view) {
   const params = new URLSearchParams(location.search);
   if (params.get('url') || params.get('demo')) return; // the trace is on its way
@@ -51,6 +53,9 @@ export function showLinkPrompt(view) {
   const welcome = document.querySelector('#report .welcome');
   if (!welcome || (!parts.length && !view.n)) return;
   const card = h('section', { className: 'card link-prompt', id: 'link-prompt', role: 'status' }, ...promptText(view, parts));
+  // A link pasted into this tab's address bar replaces the prompt of the one before it.
+  const old = document.getElementById('link-prompt');
+  if (old) old.remove();
   welcome.before(card);
   welcome.classList.add('after-link');
   // Gone with the first report (app.js replaces #report's children).

@@ -7,7 +7,7 @@ import { initEmbedding } from './embed.js';
 import { exportBar, exportsOf } from './export.js';
 import { showSupportNote } from './support.js';
 import { hasTimeline, registerTimeline } from './timeline-hook.js';
-import { currentView, forgetPreviousTrace, onViewChange, replayView, setView, takeLinkedView } from './view.js';
+import { checkLinkFiles, currentView, forgetPreviousTrace, linkMismatch, onViewChange, replayView, setView, takeLinkedView } from './view.js';
 import { showLinkPrompt } from './link-prompt.js';
 
 let loaded = null; // the report on screen: {name, report, json, markdown}
@@ -40,6 +40,8 @@ function linkNote(view, findingShown) {
   if (!head) return;
   let note = head.querySelector('.link-note');
   const parts = [];
+  const other = loaded && linkMismatch(loaded.linkName || loaded.name);
+  if (other) parts.push(mismatchText(other));
   if (view.f !== undefined && !findingShown) parts.push(`The linked finding ${view.f} is not in this trace's report.`);
   // A range the Timeline tab opens on needs no line; nor does one on a rank's or a comparison's
   // report, which have no timeline of that trace (the line would be stale there).
@@ -63,10 +65,35 @@ function linkNote(view, findingShown) {
     head.append(note);
   }
   note.textContent = parts.join(' ');
+  note.classList.toggle('link-other-files', !!other); // said plainly, not greyed (share.css)
+}
+
+// "a.json, b.json, c.json and 5 more": a job's names, short enough for one line.
+function someNames(names) {
+  const shown = names.slice(0, 3).join(', ');
+  return names.length > 3 ? `${shown} and ${names.length - 3} more` : shown;
+}
+
+// What the link was for and is not applied, and which names differ.
+function mismatchText({ missing, extra, count, held }) {
+  const kept = [];
+  if (held.r !== undefined) kept.push(`rank ${held.r}`);
+  if (held.f !== undefined) kept.push(`the finding ${held.f}`);
+  if (held.t) kept.push(`the range ${fmtUs(held.t[0])} → ${fmtUs(held.t[1])}`);
+  if (held.s !== undefined) kept.push('a selected slice');
+  const differ = [missing.length ? `not opened: ${someNames(missing)}` : '', extra.length ? `opened but not in the link: ${someNames(extra)}` : ''].filter(Boolean).join('; ');
+  const listed = kept.length > 1 ? `${kept.slice(0, -1).join(', ')} and ${kept[kept.length - 1]}` : kept[0];
+  const what = kept.length ? `Its ${listed} ${kept.length === 1 ? 'is' : 'are'} not shown on these files` : 'Its view is not applied to these files';
+  const open = count === 1 ? "the link's file" : `the link's ${count} files together`;
+  return `This link was made for other files than these (${differ}). ${what}; open ${open} to see ${kept.length === 1 ? 'it' : 'them'}.`;
 }
 
 function apply(view, source) {
-  if (!loaded) return; // applied when the trace loads (replayView)
+  if (!loaded) {
+    // applied when the trace loads (replayView); a link followed meanwhile says what to open
+    if (source === 'url') showLinkPrompt(view);
+    return;
+  }
   const shown = selectFinding(view.f, source !== 'findings');
   linkNote(view, shown);
 }
@@ -107,6 +134,7 @@ export function initSharing({ open, report, firstNode }) {
 // The export bar goes in #exports, above the Report/Timeline tabs, so that the timeline's PNG is
 // a click away from the timeline; without that element, under the report's title.
 export function reportShown(next) {
+  checkLinkFiles(next.linkName || next.name); // a comparison's two files too
   if (loaded && loaded.name !== next.name) forgetPreviousTrace();
   loaded = next;
   takeLinkedView(); // the link has been applied to its first report (replayView below)

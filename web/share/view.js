@@ -99,6 +99,67 @@ export function takeLinkedView() {
   return out;
 }
 
+// The files the link was made for (its `n`), until files with those names are opened: the reports
+// shown meanwhile are of other files, and the link's finding, range, slice and rank are not theirs
+// (before, a link's rank 3 and finding opened on whatever job was dropped, and said nothing).
+let linkFiles = filesOf(view);
+let held = null; // the link's {f, t, s, r}, kept back while other files are open
+let mismatch = null; // {opened, missing, extra, count, held}: what the report head says
+let openedNow = null; // the names of the files on screen, as checkLinkFiles last had them
+
+function filesOf(v) {
+  return v && v.n ? v.n.split('\n').filter(Boolean) : null;
+}
+
+// The names in `a` that `b` lacks, counted (two files may share a name in different folders).
+function lacking(a, b) {
+  const left = new Map();
+  for (const x of b) left.set(x, (left.get(x) || 0) + 1);
+  return a.filter((x) => {
+    const k = left.get(x) || 0;
+    if (k) left.set(x, k - 1);
+    return !k;
+  });
+}
+
+// Called with the names of the files (one per line) before their report is shown. When the link
+// named other files: its view is kept back (and restored once its files are opened) and the
+// difference is returned, for the report head (linkMismatch); else null.
+export function checkLinkFiles(opened) {
+  openedNow = opened;
+  if (!linkFiles) return null;
+  const names = String(opened || '').split('\n').filter(Boolean);
+  const missing = lacking(linkFiles, names);
+  const extra = lacking(names, linkFiles);
+  if (!missing.length && !extra.length) {
+    if (held) {
+      Object.assign(view, held);
+      held = null;
+      madeHere = false;
+      linked = currentView();
+      writeFragment();
+    }
+    linkFiles = null;
+    mismatch = null;
+    return null;
+  }
+  if (!held) {
+    held = {};
+    for (const key of ['f', 't', 's', 'r']) if (view[key] !== undefined) held[key] = view[key];
+    // The address bar keeps the link as it came (a reload brings it back whole): only the view
+    // the page applies loses them.
+    for (const key of Object.keys(held)) delete view[key];
+  }
+  linked = null;
+  mismatch = { opened: names.join('\n'), missing, extra, count: linkFiles.length, held: { ...held } };
+  return mismatch;
+}
+
+// The difference checkLinkFiles found for the files `opened`, or null.
+export function linkMismatch(opened) {
+  return mismatch && mismatch.opened === String(opened || '').split('\n').filter(Boolean).join('\n') ? mismatch : null;
+}
+
 export function currentView() {
   return { ...view, ...(view.t ? { t: [...view.t] } : {}) };
 }
@@ -189,6 +250,10 @@ window.addEventListener('popstate', (e) => {
   if (!e.state || !e.state.ks) return;
   view = parseFragment(location.hash) || {};
   madeHere = false;
+  // One of the page's own entries: a view made here, not a link whose files are awaited.
+  linkFiles = null;
+  held = null;
+  mismatch = null;
   traversed = moved ? location.hash : null; // no hashchange comes when the fragment is the same
 });
 
@@ -204,5 +269,10 @@ window.addEventListener('hashchange', () => {
   view = parsed;
   madeHere = false;
   linked = { ...parsed };
+  linkFiles = filesOf(parsed);
+  held = null;
+  mismatch = null;
+  // A link pasted over a report already on screen: checked against its files before anyone applies it.
+  if (openedNow !== null) checkLinkFiles(openedNow);
   notify('url');
 });

@@ -91,7 +91,10 @@ export function pngProvider(tl) {
   return provider;
 }
 
+// Only the page's own timeline: a stacked rank's (link.off) is exported by its stack, as one image
+// with the others (ranks/stacked.js); registered here, the last rank read replaced the page's.
 function registerPng(tl) {
+  if (tl.link.off) return;
   const k = window.kinetoscope;
   if (k && typeof k.registerTimeline === 'function') k.registerTimeline(tl.png);
 }

@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { fmtBytes } from './format.js';
 import { reportLead } from './glance.js';
 import { recordedNothing } from './report.js';
+import { readProblems } from './diagnostics.js';
 
 export function reportHead(report, name, secs, sections, extras) {
   const nav = h(
@@ -20,7 +21,7 @@ export function reportHead(report, name, secs, sections, extras) {
     h('h2', null, name),
     h('p', { className: 'muted' }, `${size}analyzed in ${secs} s${report.generator ? ` by ${report.generator}` : ''}`),
     ...extras,
-    recordedNothing(report) ? emptyLead(report) : reportLead(report),
+    ...(recordedNothing(report) ? [readProblems(report.diagnostics, report.trace), emptyLead(report)].filter(Boolean) : reportLead(report)),
     nav,
   );
 }
@@ -37,6 +38,16 @@ export function summedNote(name, processes) {
 function emptyLead(report) {
   const t = report.trace;
   const what = t.format === 'nsys_sqlite' ? 'This export' : 'This file';
+  // Events skipped as unreadable are not "nothing recorded": a broken file read as an empty capture,
+  // its byte offset only in Diagnostics at the bottom, under advice to call prof.step().
+  const unread = (report.diagnostics || []).some((d) => d && d.severity === 'error');
+  if (unread) {
+    return h(
+      'p',
+      { className: 'note empty-trace', dataset: { empty: '1', unread: '1' } },
+      `No trace event could be read from ${what.toLowerCase()}: what it holds was skipped as unreadable (above, with where), so there is no timeline and no table to show. Fix or export the file again; the finding below is about a capture that recorded nothing, which may not be the case here.`,
+    );
+  }
   return h(
     'p',
     { className: 'note empty-trace', dataset: { empty: '1' } },
