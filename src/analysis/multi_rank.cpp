@@ -250,7 +250,7 @@ void add_mpi_calls(const Trace& t, std::vector<Interval>* comm, RankDigest* d) {
                    [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
   std::vector<Interval> p2p;
   for (uint32_t i : calls) {
-    const ExportTable table = export_table_code(s.file_offset[i]);
+    const ExportTable table = export_table_code(s.file_offset(i));
     const Interval iv{s.ts[i], s.end(i)};
     const CollectiveArgs* completes = s.collective(i);
     if (table == ExportTable::kMpiCollectives || barrier(s.name[i])) {

@@ -163,7 +163,7 @@ StepBreakdown compute_step_breakdown(const Trace& t, const StepsResult& steps) {
     auto barrier = make_name_cache(t, [](std::string_view n) { return n == "MPI_Barrier"; });
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (s.kind[i] != SliceKind::kOther || s.cat[i] != mpi) continue;
-      const ExportTable table = export_table_code(s.file_offset[i]);
+      const ExportTable table = export_table_code(s.file_offset(i));
       if (table != ExportTable::kMpiP2p && table != ExportTable::kMpiCollectives &&
           table != ExportTable::kMpiStartWait && !barrier(s.name[i]))
         continue;

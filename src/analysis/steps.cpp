@@ -672,7 +672,7 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
     const Step& last = r.steps.back();
     const std::vector<uint64_t>& open = t.facts.unclosed_offsets;
     if (last.has_slice() &&
-        std::binary_search(open.begin(), open.end(), s.file_offset[last.slice])) {
+        std::binary_search(open.begin(), open.end(), s.file_offset(last.slice))) {
       r.last_cut = StepsResult::LastStepCut::kOpen;
     } else if (r.steps.size() >= 3) {
       // Host lengths: a step the previous step's GPU work overtook is empty on the device side

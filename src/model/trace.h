@@ -11,6 +11,7 @@
 
 #include "model/diagnostics.h"
 #include "model/slice_kind.h"
+#include "model/source_spans.h"
 #include "model/string_pool.h"
 
 namespace ks {
@@ -96,11 +97,10 @@ struct SliceTable {
   std::vector<StringId> cat;
   std::vector<SliceKind> kind;
   std::vector<uint16_t> depth;
-  std::vector<int32_t> parent;        // index of the enclosing slice on the track, -1 at the top
-  std::vector<int64_t> correlation;   // joins a runtime call to its GPU op
-  std::vector<int32_t> launch_info;   // index into launch_infos, -1 when absent
-  std::vector<uint64_t> file_offset;  // byte offset of the event in the input JSON
-  std::vector<uint32_t> byte_len;
+  std::vector<int32_t> parent;       // index of the enclosing slice on the track, -1 at the top
+  std::vector<int64_t> correlation;  // joins a runtime call to its GPU op
+  std::vector<int32_t> launch_info;  // index into launch_infos, -1 when absent
+  SourceSpans source;  // where each slice's event lies in the input: file_offset, byte_len
   std::vector<KernelLaunchInfo> launch_infos;
   // "Call stack" args (with_stack in older Kineto), sparse: (slice, string), sorted by slice.
   std::vector<std::pair<uint32_t, StringId>> call_stacks;
@@ -118,6 +118,9 @@ struct SliceTable {
   std::vector<std::pair<uint32_t, int64_t>> external_ids;
 
   size_t size() const { return ts.size(); }
+  // The byte offset of the slice's event in the input JSON, and its length.
+  uint64_t file_offset(size_t i) const { return source.offset(i); }
+  uint32_t byte_len(size_t i) const { return source.length(i); }
   // The slice's "Call stack" string, 0 ("") when it has none.
   StringId call_stack(uint32_t i) const {
     auto it =

@@ -65,8 +65,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
   } else {
     s.launch_info.push_back(-1);
   }
-  s.file_offset.push_back(src.offset);
-  s.byte_len.push_back(src.length);
+  s.source.push_back(src.offset, src.length);
   if (!args.call_stack.empty())
     s.call_stacks.emplace_back(index, t_->strings.intern(args.call_stack));
   if (args.has_shapes) {
@@ -109,8 +108,7 @@ void TraceBuilder::reserve(size_t slices, size_t flows, size_t launch_infos) {
   s.kind.reserve(n);
   s.correlation.reserve(n);
   s.launch_info.reserve(n);
-  s.file_offset.reserve(n);
-  s.byte_len.reserve(n);
+  s.source.reserve(n);
   s.launch_infos.reserve(s.launch_infos.size() + launch_infos);
   FlowTable& f = t_->flows;
   const size_t m = f.size() + flows;
@@ -333,8 +331,8 @@ void TraceBuilder::close_open_slices() {
   }
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.dur[i] >= 0) continue;
-    t_->diagnostics.add(Diag::kUnclosedBegin, s.file_offset[i]);
-    t_->facts.unclosed_offsets.push_back(s.file_offset[i]);
+    t_->diagnostics.add(Diag::kUnclosedBegin, s.file_offset(i));
+    t_->facts.unclosed_offsets.push_back(s.file_offset(i));
     s.dur[i] = std::max<int64_t>(0, track_last[s.track[i]] - s.ts[i]);
   }
   std::sort(t_->facts.unclosed_offsets.begin(), t_->facts.unclosed_offsets.end());
@@ -428,7 +426,7 @@ void TraceBuilder::leave_out_stray_times() {
     if (in(s.ts[i]) && in(s.end(i))) continue;
     stray_[i] = 1;
     ++left_out;
-    first_offset = std::min<uint64_t>(first_offset, s.file_offset[i]);
+    first_offset = std::min<uint64_t>(first_offset, s.file_offset(i));
     note(s.ts[i]);
     note(s.end(i));
   }
@@ -530,10 +528,19 @@ void TraceBuilder::sort_slices() {
     permute(s.track, order, u32);
     permute(s.name, order, u32);
     permute(s.cat, order, u32);
-    permute(s.byte_len, order, u32);
     permute(s.kind, order, kinds);
     permute(s.launch_info, order, i32);
-    permute(s.file_offset, order, u64);
+    SourceSpans& src = s.source;
+    if (src.wide) {
+      permute(src.wide_offset, order, u64);
+      permute(src.wide_length, order, u32);
+    } else {
+      std::vector<uint16_t> u16;
+      std::vector<uint8_t> u8;
+      permute(src.offset_low, order, u32);
+      permute(src.length_low, order, u16);
+      permute(src.key, order, u8);
+    }
   }
   // The sparse per-slice tables, (slice, value) sorted by slice: renumber them, keep them sorted.
   std::vector<uint32_t> new_index(n, kLeftOut);
@@ -565,7 +572,7 @@ void TraceBuilder::compute_depth_and_parent() {
     if (!stack.empty()) {
       uint32_t top = stack.back();
       if (s.end(i) > s.end(top)) {
-        t_->diagnostics.add(Diag::kPartialOverlap, s.file_offset[i]);
+        t_->diagnostics.add(Diag::kPartialOverlap, s.file_offset(i));
       } else {
         s.parent[i] = static_cast<int32_t>(top);
       }
@@ -707,8 +714,7 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
   append_mapped(&s.correlation, a.correlation, same);
   append_mapped(&s.launch_info, a.launch_info,
                 [launch_base](int32_t li) { return li < 0 ? -1 : li + launch_base; });
-  append_mapped(&s.file_offset, a.file_offset, same);
-  append_mapped(&s.byte_len, a.byte_len, same);
+  s.source.append(a.source);
   append_mapped(&s.launch_infos, a.launch_infos, same);
   append_mapped(&s.call_stacks, a.call_stacks, [&](const std::pair<uint32_t, StringId>& cs) {
     return std::make_pair(cs.first + base, str[cs.second]);
@@ -809,7 +815,7 @@ void TraceBuilder::finalize() {
   std::sort(open_async.begin(), open_async.end());
   for (uint32_t i : open_async) {
     t_->slices.dur[i] = 0;
-    t_->diagnostics.add(Diag::kUnclosedBegin, t_->slices.file_offset[i]);
+    t_->diagnostics.add(Diag::kUnclosedBegin, t_->slices.file_offset(i));
   }
   open_async_.clear();
   close_open_slices();

@@ -145,8 +145,16 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
   c.column(s.kind);
   c.column(s.correlation);
   c.column(s.launch_info);
-  c.column(s.file_offset);
-  c.column(s.byte_len);
+  c.column(s.source.offset_low);
+  c.column(s.source.length_low);
+  c.column(s.source.key);
+  c.column(s.source.high_offset);
+  c.column(s.source.high_length);
+  uint8_t wide = s.source.wide ? 1 : 0;  // a byte, not a bool: any byte decodes to a valid value
+  c.value(wide);
+  s.source.wide = wide != 0;
+  c.column(s.source.wide_offset);
+  c.column(s.source.wide_length);
   c.column(s.launch_infos);
   c.list(s.call_stacks, [&c](std::pair<uint32_t, StringId>& cs) {
     c.value(cs.first);
@@ -250,10 +258,10 @@ bool consistent(const Trace& t, const PartState& st) {
       return false;
   for (SliceKind k : t.slices.kind)
     if (k > SliceKind::kAsync) return false;
-  for (size_t size :
-       {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
-        s.correlation.size(), s.launch_info.size(), s.file_offset.size(), s.byte_len.size()})
+  for (size_t size : {s.dur.size(), s.track.size(), s.name.size(), s.cat.size(), s.kind.size(),
+                      s.correlation.size(), s.launch_info.size(), s.source.size()})
     if (size != n) return false;
+  if (!s.source.consistent()) return false;
   for (int32_t li : s.launch_info)
     if (li >= static_cast<int32_t>(s.launch_infos.size())) return false;
   for (const auto& cs : s.call_stacks)

@@ -30,7 +30,7 @@ void nest(SliceTable* s, Diagnostics* diagnostics) {
     if (!stack.empty() && s->end(i) <= s->end(stack.back()))
       s->parent[i] = static_cast<int32_t>(stack.back());
     else if (!stack.empty())
-      diagnostics->add(Diag::kPartialOverlap, s->file_offset[i]);
+      diagnostics->add(Diag::kPartialOverlap, s->file_offset(i));
     s->depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
     stack.push_back(static_cast<uint32_t>(i));
   }
@@ -100,7 +100,7 @@ bool slices_out_of_order(const SliceTable& s) {
   std::vector<uint32_t> order(s.size());
   for (uint32_t i = 0; i < s.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return s.file_offset[a] < s.file_offset[b]; });
+            [&](uint32_t a, uint32_t b) { return s.file_offset(a) < s.file_offset(b); });
   for (size_t i = 1; i < order.size(); ++i)
     if (s.ts[order[i]] < s.ts[order[i - 1]]) return true;
   return false;
@@ -127,7 +127,7 @@ std::vector<uint8_t> count_own_diagnostics(const Trace& t,
   if (t.diagnostics.count(Diag::kTimestampsOutOfOrder) && slices_out_of_order(p->slices))
     set_own(Diag::kTimestampsOutOfOrder, 1, 0, {});
 
-  std::vector<uint64_t> kept(p->slices.file_offset);
+  std::vector<uint64_t> kept = p->slices.source.offsets();
   std::sort(kept.begin(), kept.end());
   auto has = [](const std::vector<uint64_t>& v, uint64_t x) {
     return std::binary_search(v.begin(), v.end(), x);
@@ -219,7 +219,7 @@ TraceSubsetter::TraceSubsetter(const Trace& t)
     : t_(t),
       had_rows_(t.tracks.size(), 0),
       process_tracks_(t.processes.size()),
-      file_offsets_(t.slices.file_offset),
+      file_offsets_(t.slices.source.offsets()),
       counter_runs_(t.processes.size(), 0),
       part_id_(t.strings.size(), 0) {
   const SliceTable& s = t.slices;
@@ -302,8 +302,7 @@ std::unique_ptr<Trace> TraceSubsetter::cut(const SubsetLists& keep) const {
       launch = static_cast<int32_t>(o.launch_infos.size() - 1);
     }
     o.launch_info.push_back(launch);
-    o.file_offset.push_back(s.file_offset[i]);
-    o.byte_len.push_back(s.byte_len[i]);
+    o.source.push_back(s.file_offset(i), s.byte_len(i));
     if (is_gpu_op(s.kind[i])) {
       Track& tr = p.tracks[track];
       tr.has_gpu_ops = true;

@@ -23,15 +23,15 @@ std::string_view nsys_table_of(uint64_t file_offset, uint32_t byte_len) {
 void write_nsys_args(JsonWriter* w, const ViewIndex& index, uint32_t i) {
   const Trace& t = index.trace();
   const SliceTable& s = t.slices;
-  const std::string_view table = nsys_table_of(s.file_offset[i], s.byte_len[i]);
+  const std::string_view table = nsys_table_of(s.file_offset(i), s.byte_len(i));
   if (table.empty()) return;
   const Track& track = t.tracks[s.track[i]];
   const std::string_view name = t.str(s.name[i]);
   w->key("args").begin_object();
   w->field("table", table);
   // The row's number in the importer's SELECT of that table (1-based), not its rowid.
-  w->field("row", export_row_of(s.file_offset[i]));
-  if (export_table_code(s.file_offset[i]) == ExportTable::kNvtx)
+  w->field("row", export_row_of(s.file_offset(i)));
+  if (export_table_code(s.file_offset(i)) == ExportTable::kNvtx)
     w->field("text", name);  // NVTX push/pop and start/end ranges
   if (s.correlation[i] != kNoValue) w->field("correlationId", s.correlation[i]);
   if (track.device != kNoValue) w->field("deviceId", track.device);

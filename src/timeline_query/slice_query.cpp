@@ -104,9 +104,9 @@ std::string slice_details_json(const ViewIndex& index, uint32_t i) {
   for (size_t k = i + 1; k < s.size() && s.track[k] == s.track[i] && s.ts[k] <= s.end(i); ++k)
     if (s.parent[k] == static_cast<int32_t>(i)) ++children;
   w.field("children", children);
-  w.field("file_offset", s.file_offset[i]);
-  write_exact_id(&w, "event_id", s.file_offset[i]);
-  w.field("byte_len", static_cast<uint64_t>(s.byte_len[i]));
+  w.field("file_offset", s.file_offset(i));
+  write_exact_id(&w, "event_id", s.file_offset(i));
+  w.field("byte_len", static_cast<uint64_t>(s.byte_len(i)));
   write_nsys_args(&w, index, i);
   w.end_object();
   return w.take();
@@ -155,13 +155,13 @@ std::vector<int32_t> OffsetIndex::lookup(const ViewIndex& index,
     by_offset_.resize(s.size());
     std::iota(by_offset_.begin(), by_offset_.end(), 0u);
     std::stable_sort(by_offset_.begin(), by_offset_.end(),
-                     [&s](uint32_t a, uint32_t b) { return s.file_offset[a] < s.file_offset[b]; });
+                     [&s](uint32_t a, uint32_t b) { return s.file_offset(a) < s.file_offset(b); });
   }
   std::vector<int32_t> out;
   for (uint64_t off : offsets) {
     auto it = std::lower_bound(by_offset_.begin(), by_offset_.end(), off,
-                               [&s](uint32_t i, uint64_t v) { return s.file_offset[i] < v; });
-    out.push_back(it != by_offset_.end() && s.file_offset[*it] == off ? static_cast<int32_t>(*it)
+                               [&s](uint32_t i, uint64_t v) { return s.file_offset(i) < v; });
+    out.push_back(it != by_offset_.end() && s.file_offset(*it) == off ? static_cast<int32_t>(*it)
                                                                       : -1);
   }
   return out;

@@ -72,15 +72,15 @@ int32_t hta_row0_slice(const std::string& json, const ks::Trace& t) {
   if (s.size() == 0) return -1;
   uint32_t first = 0;
   for (uint32_t i = 1; i < s.size(); ++i)
-    if (s.file_offset[i] < s.file_offset[first]) first = i;
+    if (s.file_offset(i) < s.file_offset(first)) first = i;
   size_t key = json.find("\"traceEvents\"");
   if (key == std::string::npos) return -1;
   size_t pos = json.find('[', key);
   if (pos == std::string::npos) return -1;
   ++pos;
   while (pos < json.size() && std::isspace(static_cast<unsigned char>(json[pos]))) ++pos;
-  if (pos != s.file_offset[first]) return -1;
-  std::string event = json.substr(pos, s.byte_len[first]);
+  if (pos != s.file_offset(first)) return -1;
+  std::string event = json.substr(pos, s.byte_len(first));
   if (event.find("\"dur\"") == std::string::npos || t.str(s.cat[first]) == "Trace") return -1;
   return static_cast<int32_t>(first);
 }

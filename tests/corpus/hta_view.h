@@ -113,9 +113,9 @@ inline HtaView hta_view(const ks::Trace& t, const std::string& json) {
   v.stream_arg.assign(s.size(), kNoStreamArg);
   simdjson::dom::parser parser;
   for (uint32_t i = 0; i < s.size(); ++i) {
-    if (s.file_offset[i] + s.byte_len[i] > json.size()) continue;
+    if (s.file_offset(i) + s.byte_len(i) > json.size()) continue;
     v.stream_arg[i] =
-        stream_arg_of(parser, std::string_view(json).substr(s.file_offset[i], s.byte_len[i]));
+        stream_arg_of(parser, std::string_view(json).substr(s.file_offset(i), s.byte_len(i)));
     const std::string_view name = t.str(s.name[i]);
     if (is_gpu_op_slice(t, i)) {
       if (!v.hta_gpu_op(i)) {

@@ -792,7 +792,7 @@ TEST_CASE("nsys built: a GPU wait spent in the profiler's own work is the profil
     ++rows;
     CHECK(t->str(t->tracks[s.track[i]].tid_text) == "4242 Profiler overhead");
     CHECK(t->str(s.name[i]) == "CUDA profiling data flush");
-    CHECK(ks::export_table_of(s.file_offset[i]) == "PROFILER_OVERHEAD");
+    CHECK(ks::export_table_of(s.file_offset(i)) == "PROFILER_OVERHEAD");
   }
   CHECK(rows == 4);
   CHECK(t->facts.start_ns - t->facts.base_time_ns == 10'000'000);

@@ -56,8 +56,10 @@ std::string outcome(ks::ChromeJsonImporter* importer) {
   dump_column(&m, "depth", s.depth);
   dump_column(&m, "parent", s.parent);
   dump_column(&m, "launch", s.launch_info);
-  dump_column(&m, "offset", s.file_offset);
-  dump_column(&m, "len", s.byte_len);
+  dump_column(&m, "offset", s.source.offsets());
+  std::vector<uint32_t> lens(s.size());
+  for (size_t i = 0; i < s.size(); ++i) lens[i] = s.byte_len(i);
+  dump_column(&m, "len", lens);
   m += "stacks " + std::to_string(s.call_stacks.size()) + " collectives " +
        std::to_string(s.collective_args.size()) + "\n";
   for (size_t i = 0; i < s.size(); ++i)

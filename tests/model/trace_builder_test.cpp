@@ -80,7 +80,7 @@ TEST_CASE("TraceBuilder sorts slices per track, parents before children", "[mode
   CHECK(t.slices.depth[child2] == 1);
   CHECK(t.slices.parent[child2] == static_cast<int32_t>(root));
   // Every column moved together: the source offset still belongs to the slice.
-  CHECK(t.slices.file_offset[child2] == 4);
+  CHECK(t.slices.file_offset(child2) == 4);
   CHECK(t.diagnostics.count(Diag::kPartialOverlap) == 0);
   CHECK(t.diagnostics.count(Diag::kTimestampsOutOfOrder) == 1);  // the scrambled input
 }

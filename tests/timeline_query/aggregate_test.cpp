@@ -192,7 +192,7 @@ TEST_CASE("Flow links: launch to kernel by correlation, and flow events by id",
     CHECK(d.find("\"correlation\": 42") != std::string::npos);
     CHECK(d.find("\"name\": \"cudaLaunchKernel\"") != std::string::npos);  // partner brief
     ks::timeline_query::OffsetIndex offsets;
-    auto found = offsets.lookup(index, {t->slices.file_offset[kernel], 3});
+    auto found = offsets.lookup(index, {t->slices.file_offset(kernel), 3});
     CHECK(found == std::vector<int32_t>{static_cast<int32_t>(kernel), -1});
     CHECK(ks::timeline_query::slice_at(index, t->slices.track[kernel], 0, 25000, 10000) ==
           static_cast<int32_t>(kernel));

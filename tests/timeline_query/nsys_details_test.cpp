@@ -71,7 +71,7 @@ TEST_CASE("Timeline details of an nsys export: args from the row, exact ids",
                                      std::to_string(li.grid[2]) + "]\"");
 
   // The id: exact as text, and it finds this slice again; the JS number it would become does not.
-  const uint64_t offset = t->slices.file_offset[kernel];
+  const uint64_t offset = t->slices.file_offset(kernel);
   REQUIRE(offset > (uint64_t{1} << 53));
   const std::string id = field_text(details, "event_id");
   CHECK(id == "\"" + std::to_string(offset) + "\"");

@@ -74,7 +74,7 @@ void add_json_cells(ReportSection* s, const Trace* trace, const Finding& f,
   for (uint32_t i : f.events) {
     if (!trace) break;
     const Trace& t = *trace;
-    const uint64_t offset = t.slices.file_offset[i];
+    const uint64_t offset = t.slices.file_offset(i);
     // Past 2^53 (an nsys export's row id: its table in the top byte) also as exact digits.
     const bool inexact = offset > (uint64_t{1} << 53) - 1;
     events.row() = {Cell::str(t.str(t.slices.name[i])), Cell::ns(t.slices.ts[i] - t0),
