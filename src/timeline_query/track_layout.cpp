@@ -56,7 +56,14 @@ std::vector<LayoutGroup> track_layout(const ViewIndex& index) {
     LayoutGroup& g = groups[p];
     g.process = p;
     g.pid = std::string(t.str(proc.pid_text));
-    g.name = proc.name.empty() ? "Process " + g.pid : proc.name + " (" + g.pid + ")";
+    // A GPU named after its own pid ("GPU 0", "GPU 0: NVIDIA A100-SXM4-80GB (0000:c1:00.0)", an
+    // export's) says its number already: "GPU 0 (0)" repeated it.
+    const std::string own = "GPU " + g.pid;
+    const bool says_pid = proc.name.compare(0, own.size(), own) == 0 &&
+                          (proc.name.size() == own.size() || proc.name[own.size()] == ':');
+    g.name = proc.name.empty() ? "Process " + g.pid
+             : says_pid        ? proc.name
+                               : proc.name + " (" + g.pid + ")";
     if (!proc.labels.empty()) g.name += " " + proc.labels;
     g.gpu = proc.has_gpu_ops;
   }

@@ -31,7 +31,7 @@ struct LayoutCounter {
 
 struct LayoutGroup {
   uint32_t process = 0;
-  std::string name;  // "python (1234)", "GPU 0 (0)"
+  std::string name;  // "python (1234)", "GPU 0", "GPU 0: NVIDIA A100-SXM4-80GB (0000:c1:00.0)"
   std::string pid;
   bool gpu = false;
   std::vector<LayoutTrack> tracks;

@@ -1695,6 +1695,10 @@ function tests(tmp) {
       });
       check(!lost.length, `rows whose drawn label lost their kind or thread id: ${lost.join(', ')}; drawn: ${drawn.join(' | ')}`);
       check(!drawn.some((l) => /GPU · GPU/.test(l)), `a GPU group reads ${drawn.find((l) => /GPU · GPU/.test(l))}`);
+      // The GPU's group as the nsys GUI names it, model and PCI bus (CUDA device 0 is nsys' GPU 3,
+      // on 0000:03:00.0); before: "GPU 0 (0)".
+      const gpu = layout.groups.find((g) => g.gpu);
+      check(gpu && gpu.name === 'GPU 0: NVIDIA A100-SXM4-80GB (0000:03:00.0)', `the GPU group is named ${gpu && gpu.name}`);
       await shot(page, '45-nsys-rows-1024');
       check(errors.length === 0, errors.join('\n'));
     },

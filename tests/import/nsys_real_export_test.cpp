@@ -203,7 +203,10 @@ TEST_CASE("nsys real export: the report's tables match the reference CSVs", "[ns
     bool app = false, gpu = false;
     for (const auto& p : trace->processes) {
       if (trace->str(p.pid_text) == "1701896") app = p.name == "cuda-cloverleaf";
-      if (trace->str(p.pid_text) == "0") gpu = p.name == "GPU 0" && p.has_gpu_ops;
+      // CUDA device 0 is nsys' GPU 3, on bus 0000:03:00.0 (TARGET_INFO_GPU.cuDevice): the nsys
+      // GUI's model and bus, not GPU 0's row (nsys id 0 is on 0000:c1:00.0).
+      if (trace->str(p.pid_text) == "0")
+        gpu = p.name == "GPU 0: NVIDIA A100-SXM4-80GB (0000:03:00.0)" && p.has_gpu_ops;
     }
     CHECK(app);
     CHECK(gpu);

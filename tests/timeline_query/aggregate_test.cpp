@@ -149,7 +149,7 @@ TEST_CASE("Track layout: processes and threads by sort index, names from metadat
   CHECK(groups[0].tracks[1].name == "thread 2");
   REQUIRE(groups[0].counters.size() == 1);
   CHECK(groups[0].counters[0].name == "mem");
-  CHECK(groups[1].name == "GPU 0 (0)");
+  CHECK(groups[1].name == "GPU 0");  // not "GPU 0 (0)": the pid is its number
   CHECK(groups[1].gpu);
   CHECK(groups[1].tracks[0].kind == "stream");
   CHECK(groups[1].tracks[0].name == "stream 7");

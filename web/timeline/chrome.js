@@ -24,7 +24,7 @@ export function drawLabels(ctx, st, theme, visible) {
       ctx.fillStyle = theme.groupInk;
       ctx.font = BOLD;
       const mark = lane.closed ? '▸' : '▾';
-      // "GPU · " before a name that says GPU already read "GPU · GPU 0 (0)".
+      // "GPU · " before a name that says GPU already read "GPU · GPU 0".
       const tag = lane.group.gpu && !/^GPU\b/.test(lane.group.name) ? 'GPU · ' : '';
       ctx.fillText(truncate(ctx, `${mark} ${tag}${lane.group.name}`, LABEL_W - 4), 6, y + GROUP_H / 2);
     } else {

@@ -159,18 +159,19 @@ bool read_devices(Context& c) {
     return true;
   }
   RowReader r;
-  enum { kId, kName, kMem, kSms, kMajor, kMinor, kCuDevice };
-  const bool ok =
-      early ? r.prepare(c.db, table,
-                        {"deviceId", "name", "?totalMemory", "numMultiprocessors",
-                         "computeCapabilityMajor", "?computeCapabilityMinor", "?cuDevice"},
-                        &c.trace->diagnostics, c.error)
-            : r.prepare(c.db, table,
-                        {"id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor",
-                         "?cuDevice"},
-                        &c.trace->diagnostics, c.error);
+  enum { kId, kName, kMem, kSms, kMajor, kMinor, kCuDevice, kBus };
+  const bool ok = early ? r.prepare(c.db, table,
+                                    {"deviceId", "name", "?totalMemory", "numMultiprocessors",
+                                     "computeCapabilityMajor", "?computeCapabilityMinor",
+                                     "?cuDevice", "?busLocation"},
+                                    &c.trace->diagnostics, c.error)
+                        : r.prepare(c.db, table,
+                                    {"id", "name", "totalMemory", "smCount", "computeMajor",
+                                     "computeMinor", "?cuDevice", "?busLocation"},
+                                    &c.trace->diagnostics, c.error);
   if (!ok) return false;
   std::vector<int64_t> cuda_ordinals;
+  std::vector<std::string> labels;  // "MODEL (BUS)", per row
   std::unordered_set<int64_t> distinct;
   auto& devices = c.trace->devices;
   const size_t first = devices.size();
@@ -178,6 +179,10 @@ bool read_devices(Context& c) {
     DeviceProperties d;
     d.id = r.i64(kId, 0);
     d.name.assign(r.text(kName));
+    const std::string_view bus = r.text(kBus);
+    labels.push_back(d.name.empty() ? std::string(bus)
+                     : bus.empty()  ? d.name
+                                    : d.name + " (" + std::string(bus) + ")");
     d.total_memory = r.i64(kMem);
     d.num_sms = r.i64(kSms);
     d.compute_major = r.i64(kMajor);
@@ -204,6 +209,7 @@ bool read_devices(Context& c) {
       d.id = cuda_ordinals[k - first];
     }
     if (d.num_sms > 0) c.device_sms[d.id] = d.num_sms;
+    if (!labels[k - first].empty()) c.device_labels[d.id] = labels[k - first];
   }
   // By id, as Kineto lists deviceProperties: the report names the first, cuda:0.
   std::stable_sort(

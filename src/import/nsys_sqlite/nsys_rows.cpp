@@ -209,7 +209,11 @@ TrackId Context::gpu_track(int64_t device, int64_t stream) {
 std::string Context::gpu_process(int64_t device) {
   std::string pid = std::to_string(device);
   uint32_t before = static_cast<uint32_t>(trace->processes.size());
-  if (b.process(pid) == before) b.set_process_name(pid, "GPU " + pid, 0);
+  if (b.process(pid) == before) {
+    auto label = device_labels.find(device);
+    b.set_process_name(
+        pid, "GPU " + pid + (label == device_labels.end() ? "" : ": " + label->second), 0);
+  }
   return pid;
 }
 

@@ -142,6 +142,9 @@ struct Context {
   // same launch is then not counted again.
   std::unordered_set<uint64_t> launches_with_kernels;
   std::unordered_map<int64_t, int64_t> device_sms;  // device id -> SM count
+  // device id -> "NVIDIA A100-SXM4-80GB (0000:c1:00.0)": the model and PCI bus the nsys GUI
+  // names a GPU's rows by (TARGET_INFO_GPU.name, busLocation), for the GPU's process name.
+  std::unordered_map<int64_t, std::string> device_labels;
   // CUDA_CALLCHAINS id -> the call's caller, "symbol in module" interned (read_callchains),
   // until the runtime calls are read.
   std::unordered_map<int64_t, StringId> callers;
@@ -243,7 +246,8 @@ struct Context {
   bool thread_name_shared(int64_t global_tid, const std::string& name);
   TrackId nvtx_async_track(int64_t global_tid);
   TrackId gpu_track(int64_t device, int64_t stream);
-  std::string gpu_process(int64_t device);  // "0" for device 0, named "GPU 0" on first use
+  // "0" for device 0, named on first use "GPU 0", or "GPU 0: MODEL (BUS)" when the export names it.
+  std::string gpu_process(int64_t device);
   static uint64_t launch_key(int64_t global, int64_t correlation) {
     return (static_cast<uint64_t>(pid_of(global)) << 40) ^ static_cast<uint64_t>(correlation);
   }
