@@ -21,6 +21,35 @@ void rule_empty_trace(const RuleInput& in, std::vector<Finding>* out) {
   f.severity = Severity::kCritical;
   // Events left out for a timestamp that is missing or not a number are not metadata.
   const uint64_t untimed = t.diagnostics.count(Diag::kMissingTimestamp);
+  // Event objects skipped whole (not JSON, too large, not objects): a damaged file, not an
+  // empty capture; "call prof.step()" would send the user the wrong way.
+  uint64_t unreadable = 0, first_at = UINT64_MAX;
+  for (Diag d : {Diag::kMalformedEvent, Diag::kEventTooLarge, Diag::kNonObjectEvent,
+                 Diag::kTruncatedEvent}) {
+    const DiagEntry& e = t.diagnostics.get(d);
+    if (e.count == 0) continue;
+    unreadable += e.count;
+    first_at = std::min(first_at, e.first_offset);
+  }
+  if (t.facts.events_total == 0 && unreadable > 0) {
+    f.title = strf(
+        "No event could be read: %llu event %s skipped as unreadable, the first at "
+        "byte %llu (see Diagnostics)",
+        static_cast<unsigned long long>(unreadable),
+        unreadable == 1 ? "object was" : "objects were", static_cast<unsigned long long>(first_at));
+    f.meaning =
+        "The file holds event objects, but none is valid JSON a trace event can be read from: "
+        "the file was damaged (cut short, edited, or written by a process that crashed), not "
+        "an empty capture.";
+    f.fix =
+        "Open the profiler's own output again (export_chrome_trace or the "
+        "tensorboard_trace_handler file as written); the Diagnostics below give each "
+        "problem's byte offset.";
+    f.number("events", 0);
+    f.number("unreadable_events", static_cast<double>(unreadable));
+    out->push_back(std::move(f));
+    return;
+  }
   f.title = t.facts.events_total == 0 ? "The trace has no events"
             : untimed > 0
                 ? strf(

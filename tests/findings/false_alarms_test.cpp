@@ -401,6 +401,22 @@ TEST_CASE("capture.empty: events left out for their timestamp are not metadata",
   CHECK(find(meta, "capture.empty")->title == "The trace has no timed events (metadata only)");
 }
 
+TEST_CASE("capture.empty: a file whose events are all unreadable is damaged, not empty",
+          "[findings][capture]") {
+  // Before: "The trace has no events" and "call prof.step()", the bad event's offset only in
+  // the Diagnostics.
+  Run r = run(R"({"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":}]})");
+  const ks::Finding* f = find(r, "capture.empty");
+  REQUIRE(f);
+  CHECK(f->title ==
+        "No event could be read: 1 event object was skipped as unreadable, the first at byte 16 "
+        "(see Diagnostics)");
+  CHECK(f->fix_code.empty());
+  Run empty = run(R"({"traceEvents":[]})");
+  REQUIRE(find(empty, "capture.empty"));
+  CHECK(find(empty, "capture.empty")->title == "The trace has no events");
+}
+
 TEST_CASE("gpu.idle: a captured warm-up step does not set the severity", "[findings][gpu]") {
   // Step 0 spends 40 ms in cudaMalloc before its kernel (the warm-up); steps 1-3 keep the GPU
   // busy. Idle over all steps is ~75%, over the steady steps ~2%: information, saying both. The
