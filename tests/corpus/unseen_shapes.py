@@ -294,8 +294,12 @@ def check_cuda_graph_steps(c, cli, base, tmp):
     c.check("cuda_graph_steps: one launch per step and per copy (%d)" % (steps + copies),
             ls.get("launches") == steps + copies, str(ls.get("launches")))
     want = "%d more GPU ops started by the same launches" % (kernels - steps)
-    c.check("cuda_graph_steps: the other %d kernels are graph ops" % (kernels - steps), want in text,
-            next((x for x in text.splitlines() if x.strip().startswith("Launches:")), ""))
+    c.check("cuda_graph_steps: the other %d kernels are graph ops" % (kernels - steps),
+            ls.get("graph_ops") == kernels - steps and want in text,
+            "JSON graph_ops %s; %s" % (ls.get("graph_ops"),
+                                       next((x for x in text.splitlines() if x.strip().startswith("Launches:")), "")))
+    c.check("cuda_graph_steps: eager has no graph ops", eager.get("launch_stats", {}).get("graph_ops") == 0,
+            str(eager.get("launch_stats", {}).get("graph_ops")))
     c.check("cuda_graph_steps: eager is launch-bound", finding(eager, "kernels.launch_bound") is not None)
     c.check("cuda_graph_steps: graphed kernels pay no launch: no kernels.launch_bound",
             finding(rep, "kernels.launch_bound") is None, str(corpus_cli.finding_ids(rep)))

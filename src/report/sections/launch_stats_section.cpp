@@ -84,6 +84,8 @@ ReportSection launch_stats_section(const Trace& t, const LaunchStats& l, bool ha
     apis.row().push_back(Cell::str(t.str(r.api)));
     add_launch_cells(&apis.rows.back(), r);
   }
+  // GPU ops a launch started beyond its first (a cudaGraphLaunch's kernels share its id).
+  s.field("graph_ops", Cell::count(l.total.graph_ops));
   s.field("full_queue", Cell::integer(kFullLaunchQueue));
   Table& queues = s.table("queues");
   queues.columns = {Column("device"),           Column("stream"),     Column("max_len"),
