@@ -148,9 +148,10 @@ TEST_CASE("nsys.metrics_sampling: GPU metrics sampled while steps were timed",
 
 namespace {
 
-// Three train_steps on device 0, each with a 600 us GEMM (`gemm`) and a 100 us elementwise
-// kernel, and one Tensor Active / SM Active sample per step.
-std::string gemm_steps(const std::string& gemm, double tensor_active) {
+// Three train_steps of 1000 us on device 0, each with a `gemm_us` GEMM (`gemm`) and a 100 us
+// elementwise kernel, and one Tensor Active / SM Active sample per step.
+std::string gemm_steps(const std::string& gemm, double tensor_active, int gemm_us = 600,
+                       double sm_active = 85) {
   std::string out;
   for (int i = 0; i < 3; ++i) {
     const std::string at = std::to_string(i * 1000 + 50);
@@ -159,14 +160,16 @@ std::string gemm_steps(const std::string& gemm, double tensor_active) {
               R"({"correlation":)" + std::to_string(2 * i + 1) + "}") +
            ",";
     out += R"({"ph":"X","cat":"kernel","name":")" + gemm + R"(","pid":0,"tid":7,"ts":)" +
-           std::to_string(i * 1000 + 20) + R"(,"dur":600,"args":{"correlation":)" +
-           std::to_string(2 * i + 1) + R"(,"stream":7,"device":0}},)";
+           std::to_string(i * 1000 + 20) + R"(,"dur":)" + std::to_string(gemm_us) +
+           R"(,"args":{"correlation":)" + std::to_string(2 * i + 1) +
+           R"(,"stream":7,"device":0}},)";
     out +=
         R"({"ph":"X","cat":"kernel","name":"vectorized_elementwise_kernel","pid":0,"tid":7,"ts":)" +
         std::to_string(i * 1000 + 700) + R"(,"dur":100,"args":{"stream":7,"device":0}},)";
     out += R"({"ph":"C","name":"Tensor Active","pid":0,"ts":)" + at + R"(,"args":{"value":)" +
            std::to_string(tensor_active) + "}},";
-    out += R"({"ph":"C","name":"SM Active","pid":0,"ts":)" + at + R"(,"args":{"value":85}},)";
+    out += R"({"ph":"C","name":"SM Active","pid":0,"ts":)" + at + R"(,"args":{"value":)" +
+           std::to_string(sm_active) + "}},";
   }
   return out;
 }
@@ -198,6 +201,37 @@ TEST_CASE("gpu.low_tensor_active: measured tensor-core activity low on a GEMM-he
   SECTION("the same trace as a PyTorch trace: counters are not measured GPU metrics") {
     Run p = run_nsys("[" + gemm_steps(sgemm, 2.0) + ev("cpu_op", "x", 0, 1) + "]", false);
     CHECK(find(p, "gpu.low_tensor_active") == nullptr);
+  }
+  SECTION("clean twin: a mostly idle GPU whose GEMMs run on the tensor cores") {
+    // Tensor Active counts the idle time too: 4% of the steps is 25% of the 16% the GPU is
+    // busy (the BERT-small export with metrics: 4.5% measured, 64% tensor-core kernel time).
+    const std::string tc = "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4";
+    Run c = run_nsys("[" + gemm_steps(tc, 4.0, 60) + ev("cpu_op", "x", 0, 1) + "]");
+    INFO(c.ids);
+    CHECK(find(c, "gpu.low_tensor_active") == nullptr);
+    // The same idle GPU with its tensor cores idle while busy too (0.5% of 16%) still fires.
+    Run low = run_nsys("[" + gemm_steps(sgemm, 0.5, 60) + ev("cpu_op", "x", 0, 1) + "]");
+    const ks::Finding* g = find(low, "gpu.low_tensor_active");
+    REQUIRE(g);
+    CHECK(num(*g, "tensor_active_of_busy_pct") == Approx(0.5 / 16 * 100).epsilon(0.01));
+  }
+}
+
+TEST_CASE("gpu.low_sm_efficiency: measured SM Active where the export sampled it",
+          "[findings][nsys_rules][gpu_metrics]") {
+  // No grid on the kernels (no estimate), SM Active 20% of the steps while kernels run 70%.
+  Run r = run_nsys("[" + gemm_steps("ampere_sgemm_128x64_tn", 40.0, 600, 20) +
+                   ev("cpu_op", "x", 0, 1) + "]");
+  const ks::Finding* f = find(r, "gpu.low_sm_efficiency");
+  INFO(r.ids);
+  REQUIRE(f);
+  CHECK(f->title.find("SM Active measured 20.0%") != std::string::npos);
+  CHECK(num(*f, "sm_active_pct") == Approx(20.0));
+  CHECK(num(*f, "utilization_pct") == Approx(70.0));
+  SECTION("clean twin: the SMs are busy while kernels run") {
+    Run c = run_nsys("[" + gemm_steps("ampere_sgemm_128x64_tn", 40.0, 600, 60) +
+                     ev("cpu_op", "x", 0, 1) + "]");
+    CHECK(find(c, "gpu.low_sm_efficiency") == nullptr);
   }
 }
 

@@ -5,6 +5,8 @@ have given under `nsys profile --trace=cuda,nvtx,osrt`, to compare the two reade
   /usr/bin/python3 tests/nsys/from_kineto.py TRACE.json[.gz] OUT.sqlite [--step-name 'step %d']
       [--extras]   (also what a real capture holds besides: add_capture_extras)
       [--pytorch autograd-nvtx|autograd-shapes-nvtx]   (the CPU ops as emit_nvtx's ranges)
+      [--gpu-metrics]   (nsys profile --gpu-metrics-devices=all: add_gpu_metrics)
+      [--cpuctxsw]   (context switches around the host's long waits: add_context_switches)
 
 The tables and columns are make_exports.py's (the real 2024.5 export's, schema 3.13.2), written by
 its Export class. Times: integer ns since the trace's first event (Kineto's microseconds x 1000).
@@ -131,10 +133,13 @@ def emit_nvtx_name(name, args, op_id, shapes):
     return text
 
 
-def convert(trace, step_name='step %d', extras=False, pytorch=None):
+def convert(trace, step_name='step %d', extras=False, pytorch=None, gpu_metrics=False,
+            cpuctxsw=False):
     """Returns the Export (make_exports.Export) holding `trace`'s GPU run as nsys records it;
     `extras`: with what the real capture holds besides (add_capture_extras); `pytorch`: one of
-    PYTORCH_NVTX (nsys profile --pytorch=...): the CPU ops as emit_nvtx's NVTX ranges."""
+    PYTORCH_NVTX (nsys profile --pytorch=...): the CPU ops as emit_nvtx's NVTX ranges;
+    `gpu_metrics`: with GPU_METRICS samples (add_gpu_metrics); `cpuctxsw`: with SCHED_EVENTS
+    around the host's long waits (add_context_switches)."""
     events = [e for e in trace.get('traceEvents', []) if isinstance(e, dict)]
     if is_amd(trace, events):
         raise Skipped('an AMD (ROCm) trace: nsys does not profile it')
@@ -145,6 +150,7 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None):
     origin = min(e['ts'] for e in timed)
     lead = LEAD_NS if extras else 0
     waits = []
+    gpu_work = []  # (device, start ns, end ns, SM share, tensor core) of each kernel/copy/set
     ops = []  # (pid, tid, start ns, -dur ns, name, args) of the CPU ops, for add_op_ranges
 
     def ns(us):
@@ -160,7 +166,9 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None):
         if as_int(pid) == main_pid and as_int(tid) and name and (pid, tid) != (main_pid, 0):
             e.thread(as_int(tid), name)
     # Kineto before 2021 wrote the GPUs as computeProperties, with CUDA's property names.
+    sms = {}
     for d in trace.get('deviceProperties') or trace.get('computeProperties') or []:
+        sms[as_int(d.get('id', 0)) or 0] = as_int(d.get('numSms', d.get('multiProcessorCount')))
         e.gpu(d.get('id', 0), name=d.get('name', 'NVIDIA GPU'),
               sms=d.get('numSms', d.get('multiProcessorCount', 0)),
               major=d.get('computeMajor', d.get('major', 0)),
@@ -189,6 +197,11 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None):
             grid, block = args.get('grid') or [1, 1, 1], args.get('block') or [1, 1, 1]
             e.kernel(corr or 0, name, start, dur, dev=dev, stream=stream, grid=tuple(grid),
                      block=tuple(block))
+            blocks = 1
+            for g in grid:
+                blocks *= max(as_int(g) or 1, 1)
+            share = min(blocks / sms[dev], 1.0) if sms.get(dev) else 1.0
+            gpu_work.append((dev, start, start + dur, share, is_tensor_core_kernel(name)))
         elif cat in ('gpu_memcpy', 'Memcpy'):
             m = re.match(r'Memcpy (\w+)(?: \((\w+) -> (\w+)\))?', name)
             kind = COPY_KINDS.get(m.group(1), 0) if m else 0
@@ -196,8 +209,10 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None):
             dst = MEM_KINDS.get(m.group(3), 7) if m and m.group(3) else 7
             e.memcpy(corr or 0, kind, src, dst, start, dur, as_int(args.get('bytes')) or 0, dev=dev,
                      stream=stream)
+            gpu_work.append((dev, start, start + dur, 0.0, False))
         elif cat in ('gpu_memset', 'Memset'):
             e.memset(corr or 0, start, dur, as_int(args.get('bytes')) or 0, dev=dev, stream=stream)
+            gpu_work.append((dev, start, start + dur, 0.0, False))
         elif cat == 'cuda_sync':
             kind = SYNC_KINDS.get(args.get('cuda_sync_kind') or name, 0)
             e.sync(corr, kind, start, dur, dev=dev, stream=stream if stream else -1)
@@ -218,6 +233,10 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None):
     e.rows['PROCESSES'] += [(mx.gpid(1), 1, 'systemd'), (mx.gpid(2), 2, 'kthreadd')]
     if extras:
         add_capture_extras(e, waits)
+    if gpu_metrics:
+        add_gpu_metrics(e, gpu_work)
+    if cpuctxsw:
+        add_context_switches(e, waits)
     return e
 
 
@@ -341,6 +360,87 @@ def add_capture_extras(e, waits):
         nvtx_row(e, row[0] - 3_000, row[1] + 2_000, mx.PUSHPOP, text, row[3], 1)
 
 
+# GPU metrics (nsys profile --gpu-metrics-devices=all): nsys samples each GPU's counters at 10 kHz
+# by default (--gpu-metrics-frequency=10000), from the capture's start to its end, one row per
+# (sample, metric), the value an integer percent of the sample period. The names as nsys 2023 and
+# later write them (make_exports.NEW_METRICS; "GR Active": the graphics/compute engine busy).
+SAMPLE_NS = 100_000
+METRICS = ((0, 'GR Active [Throughput %]'), (1, 'SMs Active [Throughput %]'),
+           (2, 'Tensor Active [Throughput %]'))
+# kernel_class.cpp is_tensor_core_kernel: the names that say the math runs on the tensor cores.
+CUDA_CORES = ('ffma', 'hfma', 'simt')
+TENSOR_CORES = ('h884', 's884', 'h1688', 's1688', 'hmma', 'i8816', '16816', 'xmma_gemm',
+                'xmma_implicit_gemm', 'xmma_sparse_gemm', 'c1688', 'wgmma', 'sm90_xmma', 'nvjet',
+                'cutlass3x', 'tcgen05', 'tensorop', 'tf32')
+
+
+def is_tensor_core_kernel(name):
+    if any(p in name for p in CUDA_CORES):
+        return False
+    return (name.startswith('triton_tem_') or any(p in name for p in TENSOR_CORES)
+            or ('xmma' in name and 'gemm' in name))
+
+
+def sampled(intervals, first, last):
+    """{sample start: covered ns} over the SAMPLE_NS periods [first, last]: `intervals` (start,
+    end, weight) add up where they overlap, capped at 1 (a GPU cannot be more than fully busy)."""
+    edges = sorted([(a, w) for a, b, w in intervals if b > a and w > 0] +
+                   [(b, -w) for a, b, w in intervals if b > a and w > 0])
+    area, level = {}, 0.0
+    for (t, d), (t2, _) in zip(edges, edges[1:]):
+        level += d
+        if level <= 1e-9 or t2 <= t:
+            continue
+        k = t // SAMPLE_NS
+        while k * SAMPLE_NS < t2:
+            lo, hi = max(t, k * SAMPLE_NS), min(t2, (k + 1) * SAMPLE_NS)
+            if first <= k <= last:
+                area[k] = area.get(k, 0.0) + min(level, 1.0) * (hi - lo)
+            k += 1
+    return area
+
+
+def add_gpu_metrics(e, work):
+    """GPU_METRICS samples for each GPU that ran work (`work`: (device, start, end, SM share,
+    tensor core) of each kernel, copy and memset), derived from the converted run's GPU time as the
+    hardware would count it: GR Active = the share of each sample period any kernel, copy or memset
+    ran; SMs Active = the kernels' coverage weighted by the share of the SMs their grid fills
+    (min(blocks / SMs, 1), concurrent kernels adding up to 1: what the trace's est. SM efficiency
+    assumes); Tensor Active = the coverage of the tensor-core kernels (by name, as
+    kernel_class.cpp), an upper bound of the tensor pipes' real activity."""
+    if not work:
+        return
+    end = max(r[1] for t in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL')
+              for r in e.rows[t])
+    first, last = 0, end // SAMPLE_NS  # the capture's start to its end
+    for dev in sorted({w[0] for w in work}):
+        mine = [w for w in work if w[0] == dev]
+        series = {0: sampled([(a, b, 1.0) for _, a, b, _, _ in mine], first, last),
+                  1: sampled([(a, b, s) for _, a, b, s, _ in mine], first, last),
+                  2: sampled([(a, b, 1.0) for _, a, b, _, tc in mine if tc], first, last)}
+        for k in range(first, last + 1):
+            for metric_id, name in METRICS:
+                value = int(round(100.0 * series[metric_id].get(k, 0.0) / SAMPLE_NS))
+                e.metric(dev, metric_id, name, k * SAMPLE_NS, value)
+
+
+def add_context_switches(e, waits):
+    """SCHED_EVENTS (--cpuctxsw=process-tree, the default on Linux): the thread switched out of
+    its core soon after it began a long blocking wait and back in as the wait ended, as the kernel
+    deschedules a thread that blocks: each CUDA call named *Synchronize* longer than 20 us (the
+    driver's ioctl sleeps) and each DataLoader wait (`waits`, as add_capture_extras has them: the
+    main process polls its workers' queue). Short runs between waits stay on the CPU."""
+    texts = {i: s for s, i in e.strings.items()}
+    spans = [(r[3], r[0], r[1]) for r in e.rows['CUPTI_ACTIVITY_KIND_RUNTIME']
+             if r[1] - r[0] > 20_000 and 'Synchronize' in texts.get(r[5], '')]
+    spans += [(mx.gtid(pid, tid), start, stop) for pid, tid, start, stop in waits
+              if stop - start > 20_000]
+    for g, start, stop in sorted(spans):
+        cpu = g % 8
+        e.rows['SCHED_EVENTS'] += [(start + 8_000, cpu, 0, g, 0, None),
+                                   (stop - 4_000, cpu, 1, g, 0, None)]
+
+
 def nvtx_row(e, start, stop, kind, text, g, domain):
     e.rows['NVTX_EVENTS'].append((start, stop, kind, None, None, None, text, g, None, None, domain,
                                   None, None, None, None, None, None, None, None))
@@ -355,9 +455,13 @@ def main():
                     help='add what a real capture holds besides (add_capture_extras)')
     ap.add_argument('--pytorch', choices=PYTORCH_NVTX,
                     help='the CPU ops as emit_nvtx\'s NVTX ranges (nsys profile --pytorch=...)')
+    ap.add_argument('--gpu-metrics', action='store_true',
+                    help='GPU_METRICS samples from the run\'s GPU time (add_gpu_metrics)')
+    ap.add_argument('--cpuctxsw', action='store_true',
+                    help='SCHED_EVENTS around the host\'s long waits (add_context_switches)')
     a = ap.parse_args()
     try:
-        e = convert(load(a.trace), a.step_name, a.extras, a.pytorch)
+        e = convert(load(a.trace), a.step_name, a.extras, a.pytorch, a.gpu_metrics, a.cpuctxsw)
     except Skipped as why:
         print('from_kineto: %s skipped: %s' % (os.path.basename(a.trace), why))
         sys.exit(3)

@@ -13,7 +13,11 @@ Each run is compared a second time as a real capture holds it, with rows no trac
 calls, NCCL's NVTX ranges): the same facts, and only what those rows say moves (compare_extras).
 And a third time under `nsys profile --pytorch=autograd-shapes-nvtx` (from_kineto --pytorch: the CPU
 ops as emit_nvtx's NVTX ranges): then what the CPU ops give is compared too (compare_ops).
+And the DLRM ranks and a few traces (SAMPLED) a fourth time with GPU metrics and context switches
+besides the extras (from_kineto --gpu-metrics --cpuctxsw): the measured SM Active must agree with
+the trace's est. SM efficiency, and only what those rows say moves (compare_sampled).
   /usr/bin/python3 tests/nsys/kineto_parity.py --cli build/native/kinetoscope [--traces DIR]
+      [--only SUBSTR...]
 Exit 1 on a difference not listed; skips (exit 0, a message) when the traces are absent."""
 import argparse
 import json
@@ -229,10 +233,87 @@ def compare_extras(name, kin, nsys, full):
     return ok and not bad
 
 
+# The traces compared with GPU metrics and context switches too (besides the DLRM ranks): a
+# DataLoader run, one with tensor-core kernels, a short one; kept few for the script's time.
+SAMPLED = ('kineto__resnet50_nw4__', 'tracelens__h100__Qwen_', 'tracelens__h100__gaunernst_bert',
+           'kineto__gpu_metrics_input')
+# Findings the sampled rows may add: nsys says the capture sampled GPU metrics (a must), and the
+# measured tensor-core activity may be low (gpu_metric_rules.cpp, checked in compare_sampled).
+SAMPLED_FINDINGS = ('nsys.metrics_sampling', 'gpu.low_tensor_active')
+
+
+def metrics_tolerance_pct(r):
+    """How far a sampled mean over the steps may be from the trace's exact one, in points: the
+    steps' edges cut a 100 us sample at each end of the window, and each sample is rounded to an
+    integer percent (0.5 points, which averages out), so 0.5 + 2 periods of the window."""
+    window = r['gpu_metrics']['window_us']
+    return 0.5 + (100.0 * 2 * from_kineto.SAMPLE_NS / 1000.0 / window if window else 100.0)
+
+
+def compare_sampled(name, kin, full, sampled):
+    """`sampled`: the export with extras plus GPU_METRICS and SCHED_EVENTS. Every fact compared
+    with the trace stays (findings but SAMPLED_FINDINGS); nsys.metrics_sampling fires; each
+    device's measured SM Active in the steps is the trace's est. SM efficiency within
+    metrics_tolerance_pct (both count a kernel's SMs as min(blocks / SMs, 1)); the report uses the
+    measured value where it has it; gpu.low_tensor_active only under its threshold; in the long
+    host waits only off/on CPU time may take time from "nothing recorded", and the lead stays
+    what it is with the extras or, where nothing recorded led, becomes the CPU state."""
+    bad = []
+    ids = [f['id'] for f in sampled['findings']]
+    if 'nsys.metrics_sampling' not in ids:
+        bad.append('no nsys.metrics_sampling')
+    kept = dict(sampled, findings=[f for f in sampled['findings']
+                                   if f['id'] not in SAMPLED_FINDINGS and
+                                   (f['id'] != 'nsys.from_process_start' or
+                                    'capture.warmup_ops' in finding_ids(kin))])
+    ok = compare(name + ' with GPU metrics', kin, kept)
+    tol = metrics_tolerance_pct(kin)
+    est = {d['device']: d for d in kin['gpu_metrics']['devices']}
+    for d in sampled['gpu_metrics']['devices']:
+        m, e = d.get('measured') or {}, est.get(d['device'])
+        if not m or e is None:
+            bad.append('device %s: no measured metrics' % d['device'])
+            continue
+        sm, sm_est = m.get('sm_active_steps_pct'), e.get('sm_efficiency_pct')
+        if sm is None or sm_est is None or abs(sm - sm_est) > tol:
+            bad.append('device %s: SM Active %s%% measured, est. SM efficiency %s%% (tolerance '
+                       '%.2f)' % (d['device'], sm, sm_est, tol))
+        tc = m.get('tensor_active_steps_pct')
+        low = [f for f in sampled['findings'] if f['id'] == 'gpu.low_tensor_active' and
+               f['evidence'].get('device') == d['device']]
+        # By construction Tensor Active is the tensor-core kernels' coverage: where they take
+        # 10% of the kernel time or more (the rule's threshold), the tensor cores were not idle.
+        if low and e['tensor_core_pct'] >= 10:
+            bad.append('gpu.low_tensor_active (Tensor Active %s%% in the steps) while tensor-core '
+                       'kernels take %s%% of kernel time' % (tc, e['tensor_core_pct']))
+        print('   %s with GPU metrics: device %s SM Active %.2f%% measured, est. SM efficiency '
+              '%.2f%% (tolerance %.2f), Tensor Active %s%%, tensor-core kernels %s%% of kernel '
+              'time%s' % (name, d['device'], sm or 0, sm_est or 0, tol, tc, e['tensor_core_pct'],
+                          ', gpu.low_tensor_active' if low else ''))
+    for f in sampled['findings']:
+        if f['id'] == 'gpu.low_sm_efficiency' and 'measured' not in f['title']:
+            bad.append('gpu.low_sm_efficiency says the estimate: %s' % f['title'])
+    plain, now = host_activity(full), host_activity(sampled)
+    for what, us in now.items():
+        if what not in ('off CPU (no call traced)', 'on CPU (no call traced)') and \
+                us > plain.get(what, 0) + 1:
+            bad.append('%s: %s us, %s us without the samples' % (what, us, plain.get(what, 0)))
+    # The lead may only become the thread's CPU state where nothing recorded held it.
+    leads = [r['idle_causes'].get('long_host_wait_lead') for r in (full, sampled)]
+    if leads[0] != leads[1] and not (leads[0] in (None, 'nothing recorded') and leads[1] in (
+            'off CPU (no call traced)', 'on CPU (no call traced)')):
+        bad.append('the long host waits\' lead: %r, %r without the samples' % (leads[1], leads[0]))
+    for b in bad:
+        print('   %s with GPU metrics: %s' % (name, b))
+    return ok and not bad
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cli', required=True)
     ap.add_argument('--traces', default=os.path.join(HERE, '..', '..', '..', 'shared', 'traces'))
+    ap.add_argument('--only', nargs='+', metavar='SUBSTR',
+                    help='only the traces whose file name holds one of these (no plants)')
     a = ap.parse_args()
     if not os.path.isdir(a.traces):
         print('SKIPPED: %s is absent (the real traces)' % os.path.normpath(a.traces))
@@ -243,6 +324,8 @@ def main():
         ranks = []
         for entry in manifest['files']:
             if not entry.get('has_gpu_kernels') or entry.get('device_type') != 'CUDA':
+                continue
+            if a.only and not any(k in entry['file'] for k in a.only):
                 continue
             path = os.path.join(a.traces, entry['file'])
             try:
@@ -262,19 +345,30 @@ def main():
             # facts must not move, only what the extra rows say.
             full = out.replace('.sqlite', '.full.sqlite')
             from_kineto.convert(from_kineto.load(path), extras=True).save(full)
-            ok &= compare_extras(entry['file'], kin, nsys, report(a.cli, full))
+            full_report = report(a.cli, full)
+            ok &= compare_extras(entry['file'], kin, nsys, full_report)
+            dlrm = entry['file'].startswith('param__dlrm_kineto__worker')
+            if dlrm or entry['file'].startswith(SAMPLED):
+                # With GPU metrics and context switches besides (compare_sampled).
+                sampled = out.replace('.sqlite', '.sampled.sqlite')
+                from_kineto.convert(from_kineto.load(path), extras=True, gpu_metrics=True,
+                                    cpuctxsw=True).save(sampled)
+                ok &= compare_sampled(entry['file'], kin, full_report, report(a.cli, sampled))
             # The same run under nsys profile --pytorch=autograd-shapes-nvtx: the CPU ops too.
             with_ops = out.replace('.sqlite', '.ops.sqlite')
             from_kineto.convert(from_kineto.load(path),
                                 pytorch='autograd-shapes-nvtx').save(with_ops)
             ok &= compare_ops(entry['file'], kin, report(a.cli, with_ops),
                               lambda: without_concrete_inputs(a.cli, path, tmp))
-            if entry['file'].startswith('param__dlrm_kineto__worker'):
-                ranks.append((path, out, full))
+            if dlrm:
+                ranks.append((path, out, full, sampled))
         if ranks:
-            ok &= compare_ranks(a.cli, [(p, o) for p, o, _ in sorted(ranks)])
-            ok &= compare_ranks(a.cli, [(p, f) for p, _, f in sorted(ranks)], 'with extras')
-        ok &= compare_plants(a.cli, a.traces, tmp)
+            ok &= compare_ranks(a.cli, [(p, o) for p, o, _, _ in sorted(ranks)])
+            ok &= compare_ranks(a.cli, [(p, f) for p, _, f, _ in sorted(ranks)], 'with extras')
+            ok &= compare_ranks(a.cli, [(p, s) for p, _, _, s in sorted(ranks)],
+                                'with GPU metrics')
+        if not a.only:
+            ok &= compare_plants(a.cli, a.traces, tmp)
     print('kineto_parity: %s' % ('every difference is a format difference' if ok else 'FAILED'))
     return 0 if ok else 1
 
