@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/compact_name.h"
 #include "util/format.h"
 #include "util/markdown.h"
 #include "util/safe_text.h"
@@ -282,7 +283,7 @@ ReportSection critical_path_section(const Trace& t, const CriticalPathResult& r)
   for (size_t i = 0; i < top.size(); ++i) {
     const std::string_view name = event_name(t, top[i].first);
     const std::string time = " " + format_duration(top[i].second);
-    text += (i ? ", " : "") + display_safe(name, 60) + time;
+    text += (i ? ", " : "") + display_safe(compact_name(name, 60), 60) + time;
     md += std::string(i ? "," : "") + " " + markdown_code_cell(name, 120) + time;
   }
   if (!top.empty()) s.line("  heaviest on the path: " + text);

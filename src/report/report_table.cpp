@@ -8,6 +8,7 @@
 
 #include "model/trace.h"
 
+#include "util/compact_name.h"
 #include "util/format.h"
 #include "util/markdown.h"
 #include "util/safe_text.h"
@@ -259,8 +260,9 @@ std::string shown(const Column& col, const Cell& c, Show show, bool markdown) {
         default:
           return std::to_string(c.i);
       }
-    case Show::kName:
-      return markdown ? markdown_code_cell(c.text, col.md_max) : display_safe(c.text, col.text_max);
+    case Show::kName:  // long C++ names lose their parameter lists before they are cut
+      return markdown ? markdown_code_cell(compact_name(c.text, col.md_max), col.md_max)
+                      : display_safe(compact_name(c.text, col.text_max), col.text_max);
     case Show::kText:
       return markdown ? markdown_cell(c.text, col.md_max) : display_safe(c.text, col.text_max);
     case Show::kUs:

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/sections/sections.h"
+#include "util/compact_name.h"
 #include "util/format.h"
 #include "util/markdown.h"
 #include "util/safe_text.h"
@@ -120,7 +121,7 @@ ReportSection findings_section(const Trace* trace, const std::vector<Finding>& f
       const TimeRange& r = f.ranges[i];
       const std::string span =
           "at " + format_duration(r.begin_ns - t0) + " .. " + format_duration(r.end_ns - t0);
-      s.line("      " + span + "  " + display_safe(r.label, 80));
+      s.line("      " + span + "  " + display_safe(compact_name(r.label, 80), 80));
       md += "- " + span + " " + markdown_cell(r.label, 80) + "\n";
     }
     s.line("      fix: " + f.fix);
