@@ -89,7 +89,7 @@ gemm_kept long_mangled.sqlite
 # again (the report did not end: minutes, gigabytes), and 1,500 nested pointers: both left to the
 # shortName, said (12 launches); the lambda demangled as libiberty writes it (the page too).
 good "$DIR/hostile_mangled.sqlite" "nsys_short_kernel_names  *x12 (first in CUPTI_ACTIVITY_KIND_KERNEL row 1)"
-good "$DIR/hostile_mangled.sqlite" "build_field(global_variables&)::{lambda(int, int)#2}>"
+good "$DIR/hostile_mangled.sqlite" --format json "build_field(global_variables&)::{lambda(int, int)#2}>"
 # Real-shaped CUB, CUTLASS 3 and PyTorch mangledNames the old bound refused or bounded at ~1 MB:
 # each demangled in full (the GEMM's nested closing brackets spelled "> >" as the page writes them),
 # no kernel left to its shortName, and the GEMM still a GEMM.
