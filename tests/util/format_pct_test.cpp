@@ -65,3 +65,23 @@ TEST_CASE("The report's JSON keeps a share that is not all or nothing off 100 an
   CHECK(ks::share_digits(12.35001, 2) == 5);
   CHECK(ks::share_digits(12.34, 2) == 2);
 }
+
+TEST_CASE("Markdown evidence reads as the terminal's: durations and bytes with their units",
+          "[report][markdown]") {
+  // "- window_us: 846408.000 us" was what a pull request showed for an 846 ms window.
+  ks::Finding f;
+  f.id = "gpu.idle";
+  f.title = "GPU idle";
+  f.number("window_us", 846408.0, 3, "us");
+  f.number("bytes", 16384, 0, "B");
+  f.number("idle_pct", 27.4, 1, "%");
+  f.number("gaps", 12);
+  std::string text, md;
+  const ks::ReportSection s = ks::findings_section(nullptr, {f}, "none");
+  ks::append_section_text(&text, s);
+  ks::append_section_markdown(&md, s);
+  CHECK(text.find("window=846.41 ms, bytes=16.0 KiB, idle_pct=27.4%, gaps=12") !=
+        std::string::npos);
+  CHECK(md.find("- window: 846.41 ms\n- bytes: 16.0 KiB\n- idle_pct: 27.4%\n- gaps: 12\n") !=
+        std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "report/sections/sections.h"
 #include "util/compact_name.h"
@@ -15,23 +16,28 @@ namespace ks {
 
 namespace {
 
-// "min_us=209.98 ms", "bytes=1.50 MiB", "share=44%": a number with its unit, for a terminal.
-std::string evidence_text(const Evidence& e) {
-  const std::string key = display_safe(e.key, 120);
-  if (!e.is_number) return key + "=" + display_safe(e.text, 120);
-  if (e.unit == "us") {  // "min_us" -> "min=209.98 ms"
-    return (key.size() > 3 && key.compare(key.size() - 3, 3, "_us") == 0
-                ? key.substr(0, key.size() - 3)
-                : key) +
-           "=" + format_duration(static_cast<int64_t>(e.number * 1000.0 + 0.5));
+// A number of evidence as a reader reads it, its key without the unit the value now carries:
+// ("min_us", 209980) -> ("min", "209.98 ms"), ("bytes", 1572864, B) -> ("bytes", "1.50 MiB").
+std::pair<std::string, std::string> readable_evidence(const Evidence& e) {
+  if (e.unit == "us") {
+    const bool suffixed = e.key.size() > 3 && e.key.compare(e.key.size() - 3, 3, "_us") == 0;
+    return {suffixed ? e.key.substr(0, e.key.size() - 3) : e.key,
+            format_duration(static_cast<int64_t>(e.number * 1000.0 + 0.5))};
   }
-  if (e.unit == "B") return key + "=" + format_bytes(static_cast<int64_t>(e.number));
+  if (e.unit == "B") return {e.key, format_bytes(static_cast<int64_t>(e.number))};
   std::string v = format_fixed(e.number, e.digits);
   if (e.unit == "%")
     v += "%";
   else if (!e.unit.empty())
     v += " " + e.unit;
-  return key + "=" + v;
+  return {e.key, v};
+}
+
+// "min=209.98 ms", "bytes=1.50 MiB", "share=44%": a number with its unit, for a terminal.
+std::string evidence_text(const Evidence& e) {
+  if (!e.is_number) return display_safe(e.key, 120) + "=" + display_safe(e.text, 120);
+  const auto [key, value] = readable_evidence(e);
+  return display_safe(key, 120) + "=" + value;
 }
 
 // An evidence key as Markdown: the rules' own words ("allocator (cudaMalloc/cudaFree)": no
@@ -44,15 +50,12 @@ std::string markdown_key(const std::string& key) {
   return key;
 }
 
-// "- share: 44%" / "- kernel: `name`": one bullet of evidence in Markdown.
+// "- share: 44%" / "- min: 209.98 ms" / "- kernel: `name`": one bullet of evidence in Markdown,
+// numbers as the terminal shows them (the JSON keeps the exact values and their keys).
 std::string evidence_bullet(const Evidence& e) {
-  std::string o = "- " + markdown_key(e.key) + ": ";
-  if (!e.is_number) return o + markdown_code_cell(e.text) + "\n";
-  return o + format_fixed(e.number, e.digits) +
-         (e.unit == "%"    ? "%"
-          : e.unit.empty() ? ""
-                           : " " + e.unit) +
-         "\n";
+  if (!e.is_number) return "- " + markdown_key(e.key) + ": " + markdown_code_cell(e.text) + "\n";
+  const auto [key, value] = readable_evidence(e);
+  return "- " + markdown_key(key) + ": " + value + "\n";
 }
 
 // The JSON of one finding's evidence (an object of its own keys), ranges and events.
