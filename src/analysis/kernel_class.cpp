@@ -1,27 +1,97 @@
 #include "analysis/kernel_class.h"
+#include "util/pattern_set.h"
 #include "util/text_match.h"
 
-#include <cctype>
-#include <string>
+#include <cstdint>
+#include <initializer_list>
 
 namespace ks {
 
 namespace {
 
-// "conv" as in conv2d, convolve, convolution, implicit_convolve_sgemm; not as in convert or
-// conversion (cuDNN's SDPA backward runs cudnn::fusion::convert_dq_to_16bits, a cast).
-bool names_convolution(std::string_view name) {
-  for (size_t at = 0; at + 4 <= name.size(); ++at) {
-    std::string_view rest = name.substr(at);
-    if (!icontains(rest.substr(0, 4), "conv")) continue;
-    if (!icontains(rest.substr(4, 2), "er")) return true;
-  }
-  return false;
+// The patterns kernel_class() asks about, found in one pass (util/pattern_set.h): bit i is the
+// i-th. Lower case where case is folded (kernel names mix cases freely).
+// clang-format off
+enum ClassPattern : int {
+  kFlash, kFmha, kAttention, kSdpa, kAttnFwd, kAttnBwd, kConv, kImplicitGemm, kWgrad, kDgrad,
+  kScudnn, kWinograd, kGemm, kCutlass, kXmma, kCublas, kSm90, kSm100, kNvjet, kCijk, kGemv,
+  kMatmul, kScatter, kReduce, kSoftmax, kNorm, kSum, kArgmax, kCopy, kCat, kIndex, kGather,
+  kTranspose, kElementwise, kVectorized, kUnrolled, kPointwise, kFill, kNcclKernel, kNcclDevKernel,
+};
+// clang-format on
+
+const PatternSet& class_patterns() {
+  static const PatternSet set({
+      {"flash", true},
+      {"fmha", true},
+      {"attention", true},
+      {"sdpa", true},
+      {"attn_fwd", true},
+      {"attn_bwd", true},
+      // "conv" as in conv2d, convolve, convolution, implicit_convolve_sgemm; not as in convert or
+      // conversion (cuDNN's SDPA backward runs cudnn::fusion::convert_dq_to_16bits, a cast).
+      {"conv", true, "er"},
+      {"implicit_gemm", true},
+      {"wgrad", true},
+      {"dgrad", true},
+      {"scudnn", true},
+      {"winograd", true},
+      {"gemm", true},
+      {"cutlass", true},
+      {"xmma", true},
+      {"cublas", true},
+      {"sm90_", false},
+      {"sm100_", false},
+      {"nvjet", true},
+      {"Cijk_", false},
+      {"gemv", true},
+      {"matmul", true},
+      {"scatter", true},
+      {"reduce", true},
+      {"softmax", true},
+      {"norm", true},
+      {"sum_", true},
+      {"argmax", true},
+      {"copy", true},
+      {"cat", true},
+      {"index", true},
+      {"gather", true},
+      {"transpose", true},
+      {"elementwise", true},
+      {"vectorized", true},
+      {"unrolled", true},
+      {"pointwise", true},
+      {"fill", true},
+      {"ncclKernel", false},
+      {"ncclDevKernel", false},
+  });
+  return set;
 }
 
-bool is_communication(std::string_view name) {
-  return starts_with(name, "nccl") || contains(name, "ncclKernel") ||
-         contains(name, "ncclDevKernel") || starts_with(name, "hccl");
+// is_tensor_core_kernel()'s patterns, all matched as written.
+// clang-format off
+enum TensorCorePattern : int {
+  kFfma, kHfma, kSimt, kH884, kS884, kH1688, kS1688, kHmma, kI8816, k16816, kC1688, kWgmma,
+  kSm90Xmma, kTcNvjet, kCutlass3x, kTcgen05, kTensorop, kTcXmma, kTcGemm, kTf32,
+};
+// clang-format on
+
+const PatternSet& tensor_core_patterns() {
+  static const PatternSet set({
+      {"ffma"},      {"hfma"},    {"simt"},     {"h884"},  {"s884"},  {"h1688"},     {"s1688"},
+      {"hmma"},      {"i8816"},   {"16816"},    {"c1688"}, {"wgmma"}, {"sm90_xmma"}, {"nvjet"},
+      {"cutlass3x"}, {"tcgen05"}, {"tensorop"}, {"xmma"},  {"gemm"},  {"tf32"},
+  });
+  return set;
+}
+
+constexpr uint64_t bit(int pattern) {
+  return uint64_t{1} << pattern;
+}
+
+bool is_communication(std::string_view name, uint64_t found) {
+  return starts_with(name, "nccl") || (found & (bit(kNcclKernel) | bit(kNcclDevKernel))) ||
+         starts_with(name, "hccl");
 }
 
 bool is_memory_op(SliceKind kind, std::string_view name) {
@@ -32,25 +102,32 @@ bool is_memory_op(SliceKind kind, std::string_view name) {
 }  // namespace
 
 HtaCategory hta_category(SliceKind kind, std::string_view name) {
-  if (is_communication(name)) return HtaCategory::kCommunication;
+  // Two patterns only: cheaper as two searches than as the class's whole set.
+  const bool communication = starts_with(name, "nccl") || contains(name, "ncclKernel") ||
+                             contains(name, "ncclDevKernel") || starts_with(name, "hccl");
+  if (communication) return HtaCategory::kCommunication;
   if (is_memory_op(kind, name)) return HtaCategory::kMemory;
   return HtaCategory::kComputation;
 }
 
 KernelClass kernel_class(SliceKind kind, std::string_view name) {
-  if (is_communication(name)) return KernelClass::kNccl;
+  const uint64_t found = class_patterns().find_all(name);
+  auto any = [found](std::initializer_list<int> patterns) {
+    for (int p : patterns)
+      if (found & bit(p)) return true;
+    return false;
+  };
+  if (is_communication(name, found)) return KernelClass::kNccl;
   if (is_memory_op(kind, name)) return KernelClass::kMemory;
   // Triton's fused attention kernels (its tutorial's, vLLM's prefix prefill) are "_attn_fwd",
   // "_attn_bwd_dkdv", "_fwd_kernel": no "flash" or "attention" in them.
-  if (icontains(name, "flash") || icontains(name, "fmha") || icontains(name, "attention") ||
-      icontains(name, "sdpa") || icontains(name, "attn_fwd") || icontains(name, "attn_bwd") ||
-      name == "_fwd_kernel" || name == "_bwd_kernel")
+  if (any({kFlash, kFmha, kAttention, kSdpa, kAttnFwd, kAttnBwd}) || name == "_fwd_kernel" ||
+      name == "_bwd_kernel")
     return KernelClass::kAttention;
   // cuDNN also names its convolution kernels by algorithm, without "conv": volta_scudnn_128x64_
   // stridedB_interior_nn_v1, *_scudnn_winograd_*, winograd_nonfused::winogradForwardData4x4.
   // MIOpen's implicit-GEMM convolutions are "igemm_fwd_gtcx_nhwc_fp16", "igemm_wrw_...".
-  if (names_convolution(name) || icontains(name, "implicit_gemm") || icontains(name, "wgrad") ||
-      icontains(name, "dgrad") || icontains(name, "scudnn") || icontains(name, "winograd") ||
+  if (any({kConv, kImplicitGemm, kWgrad, kDgrad, kScudnn, kWinograd}) ||
       starts_with(name, "igemm_"))
     return KernelClass::kConvolution;
   // Inductor's templates (max-autotune): "triton_tem_fused_mm_0", "triton_tem_fused_addmm_relu_1",
@@ -62,20 +139,13 @@ KernelClass kernel_class(SliceKind kind, std::string_view name) {
   // names them when it has only their shortName: the template argument that says "gemm" is
   // gone, and read as no class they made a cutlass GEMM "custom kernels" (nsys_cuda_rows.cpp).
   if (name == "Kernel" || name == "Kernel2" || name == "device_kernel") return KernelClass::kGemm;
-  if (icontains(name, "gemm") || icontains(name, "cutlass") || icontains(name, "xmma") ||
-      icontains(name, "cublas") || contains(name, "sm90_") || contains(name, "sm100_") ||
-      icontains(name, "nvjet") || contains(name, "Cijk_") || icontains(name, "gemv") ||
-      (icontains(name, "matmul") && !icontains(name, "scatter")))  // Triton matmul kernels
+  if (any({kGemm, kCutlass, kXmma, kCublas, kSm90, kSm100, kNvjet, kCijk, kGemv}) ||
+      ((found & bit(kMatmul)) && !(found & bit(kScatter))))  // Triton matmul kernels
     return KernelClass::kGemm;
   if (starts_with(name, "triton_")) return KernelClass::kTriton;
-  if (icontains(name, "reduce") || icontains(name, "softmax") || icontains(name, "norm") ||
-      icontains(name, "sum_") || icontains(name, "argmax"))
-    return KernelClass::kReduction;
-  if (icontains(name, "copy") || icontains(name, "cat") || icontains(name, "index") ||
-      icontains(name, "gather") || icontains(name, "scatter") || icontains(name, "transpose"))
-    return KernelClass::kCopy;
-  if (icontains(name, "elementwise") || icontains(name, "vectorized") ||
-      icontains(name, "unrolled") || icontains(name, "pointwise") || icontains(name, "fill"))
+  if (any({kReduce, kSoftmax, kNorm, kSum, kArgmax})) return KernelClass::kReduction;
+  if (any({kCopy, kCat, kIndex, kGather, kScatter, kTranspose})) return KernelClass::kCopy;
+  if (any({kElementwise, kVectorized, kUnrolled, kPointwise, kFill}))
     return KernelClass::kElementwise;
   return KernelClass::kOther;
 }
@@ -123,37 +193,23 @@ bool is_math_class(KernelClass c) {
 }
 
 bool is_tensor_core_kernel(std::string_view name) {
+  const uint64_t found = tensor_core_patterns().find_all(name);
   // Names that say the math runs on the CUDA cores come first: cuBLAS's fp32 GEMMs without TF32
   // are "sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_..." (xmma_gemm, yet FFMA instructions) and
   // CUTLASS's are "cutlass_80_simt_sgemm_...", as a real H200 capture with TF32 off showed
   // (examples/capture/gpu_nvtx.py --fp32). The TB plugin's list counts the former as tensor-core.
-  if (contains(name, "ffma") || contains(name, "hfma") || contains(name, "simt")) return false;
+  if (found & (bit(kFfma) | bit(kHfma) | bit(kSimt))) return false;
   // Inductor's GEMM templates run tl.dot, which runs on tensor cores for the fp16/bf16/TF32
   // inputs max-autotune is used with (the name carries no dtype).
   if (starts_with(name, "triton_tem_")) return true;
-  static const char* const kPatterns[] = {"h884",
-                                          "s884",
-                                          "h1688",
-                                          "s1688",
-                                          "hmma",
-                                          "i8816",
-                                          "16816",
-                                          "xmma_gemm",
-                                          "xmma_implicit_gemm",
-                                          "xmma_sparse_gemm",
-                                          "c1688",
-                                          "wgmma",
-                                          "sm90_xmma",
-                                          "nvjet",
-                                          "cutlass3x",
-                                          "tcgen05",
-                                          "tensorop"};
-  for (const char* p : kPatterns)
-    if (contains(name, p)) return true;
+  // The TB plugin's list plus the Hopper/Blackwell patterns. Its "xmma_gemm",
+  // "xmma_implicit_gemm" and "xmma_sparse_gemm" each hold both "xmma" and "gemm", below.
+  for (int p = kH884; p <= kTensorop; ++p)
+    if (found & bit(p)) return true;
   // cuDNN/cuBLAS MMA kernels named by op rather than "xmma_gemm" (sm80_xmma_fprop_implicit_gemm_
   // tf32..., sm80_xmma_dgrad_...gemm...), and TF32 kernels, which run on tensor cores.
-  if (contains(name, "xmma") && contains(name, "gemm")) return true;
-  return contains(name, "tf32");
+  if ((found & bit(kTcXmma)) && (found & bit(kTcGemm))) return true;
+  return (found & bit(kTf32)) != 0;
 }
 
 }  // namespace ks

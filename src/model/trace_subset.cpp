@@ -50,13 +50,6 @@ void keep_sparse(const std::vector<std::pair<uint32_t, T>>& from, const std::vec
   }
 }
 
-// `n` rows of a category the cut left out (counts stop at zero, as when taken off one by one).
-void forget_category(TraceFacts* f, std::string_view cat, uint64_t n) {
-  if (n == 0) return;
-  auto it = f->categories.find(cat.empty() ? "(none)" : std::string(cat));
-  if (it != f->categories.end()) it->second -= std::min(it->second, n);
-}
-
 // `events` events the cut left out, each of the first of `phases` the file still counts (as when
 // taken off one by one): the part's event counts are its own.
 void forget_events(TraceFacts* f, std::initializer_list<const char*> phases, uint64_t events) {
@@ -227,15 +220,35 @@ TraceSubsetter::TraceSubsetter(const Trace& t)
   for (uint32_t i = 0; i < s.size(); ++i) ++had_rows_[s.track[i]];
   for (size_t i = 0; i < t.instants.size(); ++i) ++had_rows_[t.instants.track[i]];
   std::sort(file_offsets_.begin(), file_offsets_.end());
-  std::map<StringId, uint64_t> cats;
-  for (StringId c : s.cat) ++cats[c];
-  for (StringId c : t.flows.cat) ++cats[c];
-  for (StringId c : t.instants.cat) ++cats[c];
-  cat_rows_.assign(cats.begin(), cats.end());
+  // Per category, the events the model keeps no row of (C and unknown phases, a B/E pair's E):
+  // the file's count less the rows of that category. Those stay in every part, as the file's;
+  // the rest each part counts from its own rows.
+  std::map<StringId, uint64_t> rows;
+  for (StringId c : s.cat) ++rows[c];
+  for (StringId c : t.flows.cat) ++rows[c];
+  for (StringId c : t.instants.cat) ++rows[c];
+  std::map<std::string_view, int64_t> rest;
+  for (const auto& kv : t.facts.categories) rest[kv.first] = static_cast<int64_t>(kv.second);
+  for (const auto& kv : rows) rest[t.str(kv.first)] -= static_cast<int64_t>(kv.second);
+  for (const auto& kv : rest)
+    if (kv.second != 0) category_rest_.emplace_back(std::string(kv.first), kv.second);
+  facts_ = t.facts;
+  facts_.categories.clear();
   const CounterTable& c = t.counters;
   for (size_t i = 0; i < c.size(); ++i)
     if (i == 0 || c.ts[i - 1] != c.ts[i] || c.process[i - 1] != c.process[i])
       ++counter_runs_[c.process[i]];  // one C event gives a row per series, at one time
+}
+
+std::map<std::string, uint64_t> TraceSubsetter::own_categories(
+    const std::unordered_map<StringId, uint64_t>& rows) const {
+  std::map<std::string, int64_t> counts(category_rest_.begin(), category_rest_.end());
+  for (const auto& kv : rows)
+    counts[std::string(t_.str(kv.first))] += static_cast<int64_t>(kv.second);
+  std::map<std::string, uint64_t> out;
+  for (auto& kv : counts)  // a category none of whose events the part holds is not the part's
+    if (kv.second > 0) out.emplace_hint(out.end(), kv.first, static_cast<uint64_t>(kv.second));
+  return out;
 }
 
 std::unique_ptr<Trace> TraceSubsetter::cut(const SubsetLists& keep) const {
@@ -245,7 +258,9 @@ std::unique_ptr<Trace> TraceSubsetter::cut(const SubsetLists& keep) const {
   Trace& p = *out;
   p.devices = t.devices;
   p.distributed = t.distributed;
-  p.facts = t.facts;
+  // The file's facts but its category counts: the part's are its own (a copy of the file's, the
+  // cut's taken off, made each part as long as the file's list: ranks x categories).
+  p.facts = facts_;
   p.diagnostics = t.diagnostics;
   p.diagnostics.clear(Diag::kPartialOverlap);
   // The part's processes, and their tracks in the file's order.
@@ -359,11 +374,7 @@ std::unique_ptr<Trace> TraceSubsetter::cut(const SubsetLists& keep) const {
     p.instants.mem_device.push_back(in.mem_device[i]);
   }
   forget_events(&p.facts, {"i", "I", "n", "R"}, in.size() - p.instants.size());
-  for (const auto& cat : cat_rows_) {
-    auto kept = kept_cats.find(cat.first);
-    forget_category(&p.facts, t.str(cat.first),
-                    cat.second - (kept == kept_cats.end() ? 0 : kept->second));
-  }
+  p.facts.categories = own_categories(kept_cats);
   narrow_span(&p);
   keep_used_strings(t.strings, &part_id_, &p);
   mark_file_diagnostics(&p.diagnostics, count_own_diagnostics(t, file_offsets_, &p),

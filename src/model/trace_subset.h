@@ -3,7 +3,10 @@
 // file that holds several ranks (analysis/merged_ranks.h).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,11 +36,17 @@ class TraceSubsetter {
 
  private:
   const Trace& t_;
-  std::vector<uint32_t> had_rows_;                       // per track: slices and instants
-  std::vector<std::vector<uint32_t>> process_tracks_;    // per process, ascending
-  std::vector<uint64_t> file_offsets_;                   // the slices', sorted
-  std::vector<std::pair<StringId, uint64_t>> cat_rows_;  // per category: slices, flows, instants
-  std::vector<uint64_t> counter_runs_;                   // per process: its C events
+  std::vector<uint32_t> had_rows_;                     // per track: slices and instants
+  std::vector<std::vector<uint32_t>> process_tracks_;  // per process, ascending
+  std::vector<uint64_t> file_offsets_;                 // the slices', sorted
+  // The part's category counts: its rows' categories, and the file's events of no row.
+  std::map<std::string, uint64_t> own_categories(
+      const std::unordered_map<StringId, uint64_t>& rows) const;
+
+  TraceFacts facts_;  // the file's, without its category counts
+  // Per category, the file's events of no row (its count less its rows), where not zero.
+  std::vector<std::pair<std::string, int64_t>> category_rest_;
+  std::vector<uint64_t> counter_runs_;     // per process: its C events
   mutable std::vector<StringId> part_id_;  // per file string: its id in the part being cut
 };
 

@@ -3,6 +3,10 @@
 #include "analysis/kernel_class.h"
 
 #include <catch2/catch.hpp>
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 using ks::HtaCategory;
 using ks::KernelClass;
@@ -110,4 +114,148 @@ TEST_CASE("Tensor-core kernels are recognized by name", "[analysis][kernels]") {
       "void "
       "cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align2>"));
   CHECK_FALSE(ks::is_tensor_core_kernel("void at::native::vectorized_elementwise_kernel"));
+}
+
+namespace {
+
+// The classifier as it was before one pass (a search per pattern, session hostile12): the
+// one-pass version must give the same answer for every name.
+bool ref_icontains(std::string_view s, std::string_view lower) {
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    size_t j = 0;
+    while (j < lower.size() && std::tolower(static_cast<unsigned char>(s[i + j])) == lower[j]) ++j;
+    if (j == lower.size()) return true;
+  }
+  return false;
+}
+bool ref_contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+bool ref_starts(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+KernelClass reference_class(SliceKind kind, std::string_view name) {
+  auto ic = [name](std::string_view p) { return ref_icontains(name, p); };
+  auto c = [name](std::string_view p) { return ref_contains(name, p); };
+  if (ref_starts(name, "nccl") || c("ncclKernel") || c("ncclDevKernel") || ref_starts(name, "hccl"))
+    return KernelClass::kNccl;
+  if (kind == SliceKind::kMemcpy || kind == SliceKind::kMemset || ref_starts(name, "Memcpy") ||
+      ref_starts(name, "Memset") || ref_starts(name, "dma"))
+    return KernelClass::kMemory;
+  if (ic("flash") || ic("fmha") || ic("attention") || ic("sdpa") || ic("attn_fwd") ||
+      ic("attn_bwd") || name == "_fwd_kernel" || name == "_bwd_kernel")
+    return KernelClass::kAttention;
+  bool conv = false;
+  for (size_t at = 0; at + 4 <= name.size(); ++at)
+    if (ref_icontains(name.substr(at, 4), "conv") && !ref_icontains(name.substr(at + 4, 2), "er"))
+      conv = true;
+  if (conv || ic("implicit_gemm") || ic("wgrad") || ic("dgrad") || ic("scudnn") || ic("winograd") ||
+      ref_starts(name, "igemm_"))
+    return KernelClass::kConvolution;
+  if (ref_starts(name, "triton_tem_")) return KernelClass::kGemm;
+  if (name == "Kernel" || name == "Kernel2" || name == "device_kernel") return KernelClass::kGemm;
+  if (ic("gemm") || ic("cutlass") || ic("xmma") || ic("cublas") || c("sm90_") || c("sm100_") ||
+      ic("nvjet") || c("Cijk_") || ic("gemv") || (ic("matmul") && !ic("scatter")))
+    return KernelClass::kGemm;
+  if (ref_starts(name, "triton_")) return KernelClass::kTriton;
+  if (ic("reduce") || ic("softmax") || ic("norm") || ic("sum_") || ic("argmax"))
+    return KernelClass::kReduction;
+  if (ic("copy") || ic("cat") || ic("index") || ic("gather") || ic("scatter") || ic("transpose"))
+    return KernelClass::kCopy;
+  if (ic("elementwise") || ic("vectorized") || ic("unrolled") || ic("pointwise") || ic("fill"))
+    return KernelClass::kElementwise;
+  return KernelClass::kOther;
+}
+
+bool reference_tensor_core(std::string_view name) {
+  auto c = [name](std::string_view p) { return ref_contains(name, p); };
+  if (c("ffma") || c("hfma") || c("simt")) return false;
+  if (ref_starts(name, "triton_tem_")) return true;
+  for (const char* p : {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "xmma_gemm",
+                        "xmma_implicit_gemm", "xmma_sparse_gemm", "c1688", "wgmma", "sm90_xmma",
+                        "nvjet", "cutlass3x", "tcgen05", "tensorop"})
+    if (c(p)) return true;
+  if (c("xmma") && c("gemm")) return true;
+  return c("tf32");
+}
+
+}  // namespace
+
+TEST_CASE("One pass over a kernel name classifies it as a search per pattern did",
+          "[analysis][kernels]") {
+  // Names made of the patterns' pieces, in both cases, overlapping and cut: every pattern found,
+  // missed by a byte, at the start, at the end, after a false start ("convconver", "ssdpa").
+  const char* const pieces[] = {"nccl",        "ncclKernel",
+                                "ncclDev",     "Kernel",
+                                "hccl",        "Memcpy",
+                                "Memset",      "dma",
+                                "flash",       "FMHA",
+                                "atten",       "attention",
+                                "sdpa",        "attn_fwd",
+                                "attn_bwd",    "_fwd_kernel",
+                                "conv",        "CONV",
+                                "er",          "ER",
+                                "e",           "implicit_gemm",
+                                "wgrad",       "DGRAD",
+                                "scudnn",      "winograd",
+                                "triton_tem_", "triton_",
+                                "Kernel2",     "device_kernel",
+                                "gemm",        "GeMm",
+                                "cutlass",     "cutlass3x",
+                                "xmma",        "XMMA",
+                                "cublas",      "sm90_",
+                                "sm100_",      "nvjet",
+                                "Cijk_",       "cijk_",
+                                "gemv",        "matmul",
+                                "scatter",     "reduce",
+                                "softmax",     "norm",
+                                "sum_",        "argmax",
+                                "copy",        "cat",
+                                "index",       "gather",
+                                "transpose",   "elementwise",
+                                "vectorized",  "unrolled",
+                                "pointwise",   "fill",
+                                "ffma",        "hfma",
+                                "simt",        "h884",
+                                "s884",        "h1688",
+                                "s1688",       "hmma",
+                                "i8816",       "16816",
+                                "xmma_gemm",   "c1688",
+                                "wgmma",       "sm90_xmma",
+                                "tcgen05",     "tensorop",
+                                "tf32",        "_",
+                                "x",           "s",
+                                "c",           "1",
+                                "<",           " ",
+                                "\xff",        "igemm_"};
+  const size_t n = sizeof(pieces) / sizeof(pieces[0]);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state]() {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  size_t differ = 0, names = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string name;
+    const int parts = 1 + static_cast<int>(next() % 5);
+    for (int k = 0; k < parts; ++k) {
+      std::string piece = pieces[next() % n];
+      if (next() % 4 == 0 && piece.size() > 1) piece.pop_back();  // a pattern missed by a byte
+      name += piece;
+    }
+    for (SliceKind kind : {SliceKind::kKernel, SliceKind::kMemcpy}) {
+      ++names;
+      if (ks::kernel_class(kind, name) != reference_class(kind, name)) ++differ;
+    }
+    if (ks::is_tensor_core_kernel(name) != reference_tensor_core(name)) {
+      ++differ;
+      UNSCOPED_INFO("tensor core differs: " << name);
+    }
+    if (ks::kernel_class(SliceKind::kKernel, name) != reference_class(SliceKind::kKernel, name))
+      UNSCOPED_INFO("class differs: " << name);
+    if (differ > 5) break;
+  }
+  CHECK(names >= 400000);
+  CHECK(differ == 0);
 }

@@ -219,3 +219,38 @@ TEST_CASE("merged ranks: a part keeps only the strings it uses", "[analysis][mer
     CHECK(p.str(p.processes[0].pid_text) != "");
   }
 }
+
+TEST_CASE("merged ranks: a part counts only its own categories", "[analysis][merged_ranks]") {
+  // 40 ranks, each with 25 categories of its own on its CPU ops, and a counter (C) event and an
+  // empty-category op each: a part that copied the file's category counts and took off the cut's
+  // held all 1,000 (most at 0), ranks x categories in all (10^4 ranks x 10^3 categories: 10^7).
+  std::string ev;
+  const int ranks = 40, cats = 25;
+  for (int r = 0; r < ranks; ++r) {
+    const int pid = 100 + r;
+    ev += rank_events(pid, 100000 + 20 * r, 2, 5);  // kernels one after another
+    for (int c = 0; c < cats; ++c)
+      ev += R"(,{"ph":"X","cat":"cat_)" + std::to_string(pid) + "_" + std::to_string(c) +
+            R"(","name":"op","pid":)" + std::to_string(pid) + R"(,"tid":1,"ts":)" +
+            std::to_string(90000 + c * 10) + R"(,"dur":5})";
+    ev += R"(,{"ph":"X","name":"no_cat","pid":)" + std::to_string(pid) +
+          R"(,"tid":1,"ts":89000,"dur":5})";
+  }
+  ev += R"(,{"ph":"C","cat":"memory","name":"mem","pid":0,"ts":100000,"args":{"v":1}})";
+  auto t = ks_test::load(doc(ev));
+  REQUIRE(t);
+  REQUIRE(t->facts.categories.size() == static_cast<size_t>(ranks * cats + 4));
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    const auto& c = parts[static_cast<size_t>(r)]->facts.categories;
+    // Its 25, the launches' and kernels', its empty category, and the file's C event (no row).
+    CHECK(c.size() == static_cast<size_t>(cats + 4));
+    CHECK(c.at("cat_" + std::to_string(100 + r) + "_0") == 1);
+    CHECK(c.count("cat_" + std::to_string(100 + (r + 1) % ranks) + "_0") == 0);
+    CHECK(c.at("kernel") == 2);
+    CHECK(c.at("cuda_runtime") == 2);
+    CHECK(c.at("") == 1);  // its one op without a category, not all ranks'
+    CHECK(c.at("memory") == 1);
+  }
+}

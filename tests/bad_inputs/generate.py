@@ -5,7 +5,8 @@ has the table).
 
   generate.py --small     rewrites the small files committed in tests/bad_inputs/ (deterministic)
   generate.py --big DIR   writes the big ones into DIR (a build folder, never the repository):
-                          deep nesting, a 10 MB string, an event above the size cap, 10 million events
+                          deep nesting, a 10 MB string, an event above the size cap, 10 million events,
+                          1,000 distinct kernel names of 64 KiB
 """
 import gzip
 import json
@@ -158,6 +159,15 @@ def event_over_cap(mb=65):
             + b'"}},{"ph":"X","name":"kept_too","ts":9,"dur":1,"pid":1,"tid":1}]}')
 
 
+def kernel_names_64k(n=1000):
+    """n kernels, each with a distinct name of 64 KiB (the kernel classes read every name)."""
+    body = ("abcdefghijklmnopqrstuvwxyz" * 2600)[:65530].encode()
+    events = [b'{"ph":"X","cat":"kernel","name":"k%04d_' % i + body
+              + b'","pid":0,"tid":7,"ts":%d,"dur":5,"args":{"stream":7,"device":0}}' % (1000 + 10 * i)
+              for i in range(n)]
+    return b'{"traceEvents":[' + b",".join(events) + b"]}"
+
+
 def ten_million(path, n=10_000_000):
     """10 million tiny complete events on 4 threads, gzip (level 1), about 40 MB on disk."""
     block = 10_000
@@ -183,7 +193,7 @@ def main():
         os.makedirs(out, exist_ok=True)
         only = set(args[2:])
         makers = {"deep_nesting_100k.json": deep_nesting, "string_10mb.json": string_10mb,
-                  "event_over_cap.json": event_over_cap}
+                  "event_over_cap.json": event_over_cap, "kernel_names_64k.json": kernel_names_64k}
         for name, make in makers.items():
             path = os.path.join(out, name)
             if (not only or name in only) and not os.path.exists(path):

@@ -20,6 +20,12 @@ training export (tests/nsys/make_exports.py) with one thing wrong:
                                   at no string, or at themselves as text
   hostile_schema_loop.sqlite      the schema's b-tree root (page 1) an interior page whose every
                                   child pointer points back at page 1: a tree without end
+  hostile_long_strings.sqlite     1,000 StringIds rows of 64 KiB no row names, and one kernel
+                                  named by a 64 KiB string (the reader held every text)
+  hostile_nvtx_depth.sqlite       100,000 push/pop NVTX ranges nested on one thread around the
+                                  whole capture
+  hostile_freelist_loop.sqlite    the freelist's trunk page pointing at itself, and a free page
+                                  count near 2^31 in the header
 
   hostile_exports.py DIR
 """
@@ -185,6 +191,45 @@ def build(out):
             page1[cell:cell + 4] = (1).to_bytes(4, 'big')
         f.seek(0)
         f.write(page1)
+
+    path = p('hostile_long_strings.sqlite')
+    mx.training(steps=2).save(path)
+    db = sqlite3.connect(path)
+    long_id = 10**6
+    db.executemany('INSERT INTO StringIds VALUES (?, ?)',
+                   [(long_id + i, '%05d' % i + 'x' * 65531) for i in range(1000)])
+    db.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = ? WHERE rowid = 1',
+               (long_id,))
+    db.commit()
+    db.close()
+
+    path = p('hostile_nvtx_depth.sqlite')
+    e = mx.training(steps=2)
+    e.save(path)
+    db = sqlite3.connect(path)
+    depth = 100_000
+    db.execute('WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < %d) '
+               "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) "
+               "SELECT i, 1000000000 + %d - i, 59, 'range' || (i %% 7), %d FROM c"
+               % (depth - 1, depth, mx.gtid(e.pid, e.pid)))
+    db.commit()
+    db.close()
+
+    path = p('hostile_freelist_loop.sqlite')
+    mx.training(steps=2).save(path, page_size=4096)
+    db = sqlite3.connect(path)
+    db.execute('CREATE TABLE junk (x BLOB)')
+    db.executemany('INSERT INTO junk VALUES (?)', [(b'z' * 3000,) for _ in range(20)])
+    db.commit()
+    db.execute('DROP TABLE junk')  # its pages go to the freelist
+    db.commit()
+    db.close()
+    with open(path, 'r+b') as f:
+        f.seek(32)
+        trunk = int.from_bytes(f.read(4), 'big')
+        assert trunk > 1, 'the file must have a freelist'
+        poke(path, (trunk - 1) * 4096, trunk.to_bytes(4, 'big') + (1000).to_bytes(4, 'big'))
+        poke(path, 36, (0x7fffffff).to_bytes(4, 'big'))
 
 
 if __name__ == '__main__':

@@ -23,7 +23,8 @@ bool RowReader::prepare(const NsysDatabase& db, const char* table,
     // "?name": a column some versions lack and whose absence is no news (not noted).
     const bool optional = col[0] == '?';
     if (optional) ++col;
-    if (db.has_column(table, col)) {
+    // "rowid": the table's rowid, which no column lists (the caller knows the table has one).
+    if (db.has_column(table, col) || std::string_view(col) == "rowid") {
       if (n) sql += ", ";
       sql.append("\"").append(col).append("\"");
       index_.push_back(n++);
@@ -69,14 +70,29 @@ std::string_view RowReader::text(int k) const {
            : std::string_view();
 }
 
+StringCache::~StringCache() {
+  sqlite3_finalize(by_rowid_);
+}
+
 // The caller has checked that StringIds exists.
 bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* error) {
+  db_ = &db;
+  // Long texts are left in the file and read again by rowid; a table without rowids (crafted:
+  // nsys writes none) keeps every text.
+  // (A column named rowid would hide the rowid.)
+  db.begin_query();
+  const bool by_rowid =
+      !db.has_column("StringIds", "rowid") &&
+      sqlite3_prepare_v2(db.handle(), "SELECT value FROM StringIds WHERE rowid = ?", -1, &by_rowid_,
+                         nullptr) == SQLITE_OK;
   RowReader r;
-  if (!r.prepare(db, "StringIds", {"id", "value"}, diag, error)) return false;
+  if (!r.prepare(db, "StringIds", {"id", "value", by_rowid ? "rowid" : "?rowid"}, diag, error))
+    return false;
   while (r.next()) {
     if (r.null(0)) continue;
     int64_t id = r.i64(0);
     std::string_view v = r.text(1);
+    Text* slot;
     // Dense while ids stay near the count of rows read (nsys numbers them 0..N): the vector
     // never outgrows 4 slots per row, whatever ids a crafted file holds.
     if (id >= 0 && static_cast<uint64_t>(id) < 4 * (r.row() + 1024)) {
@@ -84,20 +100,47 @@ bool StringCache::load(const NsysDatabase& db, Diagnostics* diag, ImportError* e
         dense_.resize(static_cast<size_t>(id) + 1);
         present_.resize(static_cast<size_t>(id) + 1);
       }
-      dense_[static_cast<size_t>(id)].assign(v);
+      slot = &dense_[static_cast<size_t>(id)];
       present_[static_cast<size_t>(id)] = true;
     } else {
-      sparse_[id].assign(v);
+      slot = &sparse_[id];
+    }
+    const int64_t rowid = by_rowid && !r.null(2) ? r.i64(2, -1) : -1;
+    if (v.size() > kHeldBytes && rowid >= 0) {
+      slot->text.clear();
+      slot->text.shrink_to_fit();
+      slot->rowid = rowid;
+    } else {
+      slot->text.assign(v);
+      slot->rowid = -1;
     }
   }
   return !r.failed();
 }
 
+std::string_view StringCache::held(Text* t) {
+  if (t->rowid < 0) return t->text;
+  const int64_t rowid = t->rowid;
+  t->rowid = -1;
+  // No begin_query(): this may run inside another table's read, whose budget it must not renew
+  // (a lookup is a few steps of it).
+  sqlite3_reset(by_rowid_);
+  sqlite3_bind_int64(by_rowid_, 1, rowid);
+  // It was read once already: a failure now (the file changed under us) reads as empty text.
+  if (sqlite3_step(by_rowid_) == SQLITE_ROW) {
+    const unsigned char* p = sqlite3_column_text(by_rowid_, 0);
+    const int len = sqlite3_column_bytes(by_rowid_, 0);
+    if (p) t->text.assign(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
+  }
+  sqlite3_reset(by_rowid_);
+  return t->text;
+}
+
 std::string_view StringCache::get(int64_t id) {
   if (id >= 0 && static_cast<uint64_t>(id) < dense_.size() && present_[static_cast<size_t>(id)])
-    return dense_[static_cast<size_t>(id)];
+    return held(&dense_[static_cast<size_t>(id)]);
   auto it = sparse_.find(id);
-  if (it != sparse_.end()) return it->second;
+  if (it != sparse_.end()) return held(&it->second);
   if (unknown_++ == 0) first_unknown_ = id;
   return "<unknown>";
 }
@@ -122,6 +165,13 @@ StringId StringCache::interned(int64_t id, StringPool* pool, bool strip_version)
   StringId sid = pool->intern(strip_version ? strip_version_suffix(text) : text);
   interned_sparse_[k].emplace(id, sid);
   return sid;
+}
+
+size_t StringCache::held_bytes() const {
+  size_t n = 0;
+  for (const Text& t : dense_) n += t.text.size();
+  for (const auto& kv : sparse_) n += kv.second.text.size();
+  return n;
 }
 
 void StringCache::report(Diagnostics* diag) const {
