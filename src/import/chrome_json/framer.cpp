@@ -248,9 +248,9 @@ void Framer::end_value(size_t end) {
       } else {
         with_space_padding(end, [&] {
           // An object the fast path saw only part of (a chunk ended inside it; the page feeds
-          // 64 KiB pieces, so one event in ~300 there) is offered to it again, whole. Its end is
-          // where the fast reader's object ends (both count the same brackets outside strings),
-          // so the reader takes it all or declines it.
+          // 64 KiB pieces: one event in 160-290 of the bench shapes) is offered to it again, whole.
+          // Its end is where the fast reader's object ends (both count the same brackets outside
+          // strings), so the reader takes it all or declines it.
           if (value_start_offset_ + len > fast_seen_end_ &&
               sink_->on_event_fast(data, len, value_start_offset_) != 0)
             return;
