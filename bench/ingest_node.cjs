@@ -7,7 +7,9 @@
 // --warm first runs the page's warm-up on the module (web/worker/warm.js warmModule: a small
 // trace read and reported), as the page's spare loader does before a
 // file arrives; without it the module is cold, as a file opened the moment the page loads.
-//   node bench/ingest_node.cjs TRACE [--no-walk] [--warm]
+// --page-feed hands each 1 MiB chunk to the page's own feed() (web/worker/module.js: pieces of
+// 64 KiB, each written into the importer's buffer), so the WASM runs as it runs in the page.
+//   node bench/ingest_node.cjs TRACE [--no-walk] [--warm] [--page-feed]
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -37,12 +39,16 @@ async function kinetoscope(file) {
   // whole file (its size; for gzip, what the trailer says).
   const total = gzip ? gzipTrailerSize(file) : fs.statSync(file).size;
   let reserved = false;
+  const pageFeed = process.argv.includes('--page-feed') ? (await import(path.join(root, 'web/worker/module.js'))).feed : null;
   const feed = (buf) => {
     for (let o = 0; o < buf.length; o += CH) {
       const n = Math.min(CH, buf.length - o);
-      const ptr = s.feedBuffer(n); // as the worker feeds: straight into the importer's buffer
-      M.HEAPU8.set(buf.subarray(o, o + n), ptr);
-      s.feedCommit(n);
+      if (pageFeed) pageFeed(M, s, buf.subarray(o, o + n));
+      else {
+        const ptr = s.feedBuffer(n); // as the worker feeds: straight into the importer's buffer
+        M.HEAPU8.set(buf.subarray(o, o + n), ptr);
+        s.feedCommit(n);
+      }
       bytes += n;
       if (!reserved && bytes >= 16 << 20 && typeof s.reserveForTotal === 'function') {
         reserved = true;
@@ -64,7 +70,7 @@ async function kinetoscope(file) {
   const heap = M.HEAPU8.length;
   s.delete();
   return {
-    ok, json_bytes: bytes, warm: process.argv.includes('--warm'), warm_s,
+    ok, json_bytes: bytes, warm: process.argv.includes('--warm'), warm_s, page_feed: !!pageFeed,
     ingest_s: Number(t1 - t0) / 1e9, report_s: Number(t2 - t1) / 1e9,
     mb_per_s: bytes / 1e6 / (Number(t1 - t0) / 1e9),
     cpu_s: (c1.user + c1.system) / 1e6, cpu_mb_per_s: bytes / (c1.user + c1.system),

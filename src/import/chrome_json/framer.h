@@ -150,6 +150,10 @@ class Framer {
   bool scalar_ = false;     // a number/literal: ends at a delimiter
   bool oversized_ = false;  // above max_value_bytes_: scanned but not kept
   bool oversized_excerpt_taken_ = false;
+  // The input offset up to which the fast path saw the event being framed when it declined it:
+  // an event cut by the end of a chunk is declined only for want of its end, so it is offered
+  // again whole once framed (end_value), instead of going to simdjson.
+  uint64_t fast_seen_end_ = 0;
   std::string oversized_excerpt_;  // the first bytes of the oversized value (a diagnostic)
   uint64_t skipped_bytes_ = 0;
 
