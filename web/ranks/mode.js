@@ -18,6 +18,7 @@ import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
 import { enter, newJob, visit } from '../share/history.js';
 import { checkLinkFiles, takeLinkedView } from '../share/view.js';
+import { showSkippedBox } from '../views/status.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -291,21 +292,16 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         // The CLI numbers ranks by load order among the files it could read: so do we.
         const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));
         results.combined = await pool.call(combineMsg(digests, ok.map((r) => r.json), ok.map((r) => r.markdown)));
-        return { results, failed };
+        return { results, failed, ok };
       })();
-      const { results, failed } = await Promise.race([work, me.whenCancelled]);
+      const { results, failed, ok } = await Promise.race([work, me.whenCancelled]);
       const multi = JSON.parse(results.combined.json);
       job = null;
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
       present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null), jobName }, multi, results, files, secs, items);
-      if (failed.length) {
-        showError(
-          `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,
-          { code: failed[0].error.code, message: failed.map((f) => `${f.name}: ${f.error.message}`).join('; ') + ' (the other ranks are shown)' },
-        );
-      }
+      if (failed.length) showSkippedBox(ui.error, { opened: ok.length, total: items.length, noun: files ? 'files' : 'processes', failed: failed.map((f) => ({ name: f.name, error: f.error })) });
       settled('ready');
       return multi;
     } catch (e) {

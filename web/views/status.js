@@ -37,6 +37,18 @@ export function showErrorBox(box, name, err) {
   fillBox(box, parts, false);
 }
 
+// Several files opened together, some of which could not be read (`failed`: [{name, error}]): how
+// many were opened, then each that was not, by name with its reason, in a list (before: one run-on
+// sentence, which for hundreds of bad files filled the screen). The first FAILED_LISTED are listed.
+const FAILED_LISTED = 20;
+export function showSkippedBox(box, { opened, total, noun, failed }) {
+  const reason = (e) => `${e.message || 'unknown error'}${e.offset === 0 ? ' (at the start of the file)' : typeof e.offset === 'number' ? ` (at byte offset ${fmtInt(e.offset)})` : ''}`;
+  const items = failed.slice(0, FAILED_LISTED).map((f) => h('li', null, h('code', null, f.name), `: ${reason(f.error)}`, f.error.code ? h('code', { className: 'error-code' }, f.error.code) : null));
+  if (failed.length > FAILED_LISTED) items.push(h('li', { className: 'muted' }, `and ${fmtInt(failed.length - FAILED_LISTED)} more`));
+  const head = `Opened ${fmtInt(opened)} of ${fmtInt(total)} ${noun}; ${fmtInt(failed.length)} could not be read and ${failed.length === 1 ? 'is' : 'are'} left out:`;
+  fillBox(box, [h('strong', null, head), h('ul', { className: 'skipped-files' }, items)], false);
+}
+
 // A load the user cancelled: the status line went away with nothing said, and the report left on
 // screen (if any) read as the cancelled file's. Says both, in the same box, without the error's red.
 export function showCancelledBox(box, name) {
