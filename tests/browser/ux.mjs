@@ -1951,10 +1951,10 @@ function tests(tmp) {
       check(errors.length === 0, errors.join('\n'));
     },
 
-    async '52. 1,000 files dropped at once, a few of them bad: the page says how many it opened and names each it could not, with the reason, in at most 4 workers and a bounded page'({ ctx, origin }) {
+    async '52. 1,000 files dropped at once, a few of them bad: the page says how many it opened and names each it could not (and each read empty), with the reason, in at most 4 workers and a bounded page'({ ctx, origin }) {
       const dir = join(tmp, 'thousand');
       mkdirSync(dir, { recursive: true });
-      const BAD = { 7: '', 132: '<!DOCTYPE html><html>sign in</html>', 257: 'not a trace', 507: '' };
+      const BAD = { 7: '', 132: '<!DOCTYPE html><html>sign in</html>', 257: 'not a trace', 507: '', 757: '{"traceEvents": [ {"ph":"X", oops } ]}' };
       const files = [];
       for (let i = 0; i < 1000; i++) {
         const file = join(dir, `rank-${String(i).padStart(4, '0')}.json`);
@@ -1979,9 +1979,13 @@ function tests(tmp) {
       // How many were opened, and each bad one by name with its reason (before: one run-on sentence).
       const box = await page.textContent('#error');
       check(box.includes('Opened 996 of 1,000 files; 4 could not be read'), `the box does not say how many were opened: ${box.slice(0, 200)}`);
-      const listed = await page.locator('#error ul.skipped-files li').allTextContents();
+      const listed = await page.locator('#error ul.skipped-files').first().locator('li').allTextContents();
       check(listed.length === 4, `the bad files listed: ${JSON.stringify(listed)}`);
       check(listed[0].startsWith('rank-0007.json: empty input') && listed[1].startsWith("rank-0132.json: not JSON") && listed[1].includes("found '<'"), `the bad files' reasons: ${JSON.stringify(listed)}`);
+      // A file whose only event is broken JSON is an empty rank (as the CLI counts it), said by name.
+      check(box.includes('1 was read but holds no trace event'), `the empty rank is not said: ${box.slice(0, 600)}`);
+      const empty = await page.locator('#error ul.skipped-files').nth(1).locator('li').allTextContents();
+      check(empty.length === 1 && empty[0].startsWith('rank-0757.json: no trace event could be read') && empty[0].includes('at byte offset'), `the empty rank's line: ${JSON.stringify(empty)}`);
       check(await inViewport(page, '#error'), 'the list of files left out is not on the first screen');
       await shot(page, '52-thousand-files');
       // The page draws a bounded number of rows (before: 28,000 cells of the per-rank table alone,

@@ -10,7 +10,7 @@
 //   ranks.openExport(blob, name, gpuProcesses) -> the same, for the processes of one export
 import { h, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
-import { renderReport } from '../views/report.js';
+import { recordedNothing, renderReport } from '../views/report.js';
 import { reportLead } from '../views/glance.js';
 import { renderWhenSeen } from '../views/held_fields.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
@@ -76,6 +76,18 @@ function exportNote(multi, items) {
       ? `${fmtInt(n)} ranks: ${exports.size === 1 ? `one ${noun}` : `${fmtInt(exports.size)} ${noun}s`} among the files ${exports.size === 1 ? 'holds' : 'hold'} ${holds}, read as one rank each (${by}, numbered on across the ${merged ? 'files' : 'exports'} in the order given), as kinetoscope report does.`
       : `One ${noun} holding ${merged ? `${n} ranks' processes on one GPU (traces of several nodes merged)` : `${n} processes with GPU work`}, read as ranks (one per process, ${by}), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
   return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
+}
+
+// The ranks read without one trace event (a file whose every event is broken JSON), with the first
+// read problem as the reason: they are ranks, as the CLI counts them, but a user must hear why.
+function emptyRanks(multi) {
+  return multi.ranks.flatMap((row, k) => {
+    const report = multi.reports[k];
+    if (!recordedNothing(report)) return [];
+    const d = (report.diagnostics || []).find((x) => x && (x.severity === 'error' || x.severity === 'warning'));
+    if (!d) return []; // a file truly empty of events says so in its own report
+    return [{ name: row.file, error: { code: d.code, message: `no trace event could be read: ${d.message}`, offset: Number.isFinite(d.first_offset) ? d.first_offset : undefined } }];
+  });
 }
 
 // The rank a link asked for (its `r`), when these ranks are the first thing opened since the link:
@@ -301,7 +313,8 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
       present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null), jobName }, multi, results, files, secs, items);
-      if (failed.length) showSkippedBox(ui.error, { opened: ok.length, total: items.length, noun: files ? 'files' : 'processes', failed: failed.map((f) => ({ name: f.name, error: f.error })) });
+      const empty = emptyRanks(multi);
+      if (failed.length || empty.length) showSkippedBox(ui.error, { opened: ok.length, total: items.length, noun: files ? 'files' : 'processes', failed: failed.map((f) => ({ name: f.name, error: f.error })), empty });
       settled('ready');
       return multi;
     } catch (e) {
