@@ -21,7 +21,7 @@ import { renderWhenSeen } from './views/held_fields.js';
 import { warmViews } from './views/warm.js';
 import { nsysExport } from './views/nsys_export.js';
 import { initSharing, reportShown, sharingApi } from './share/share.js';
-import { checkLinkFiles } from './share/view.js';
+import { checkLinkFiles, loadSettled } from './share/view.js';
 import { enter, leave, newJob } from './share/history.js';
 import { ownOriginUrl } from './share/own_origin.js';
 import { Msg, WorkerError, openMsg, partLostMsg } from './worker/protocol.js';
@@ -133,6 +133,7 @@ function showError(name, err) {
 function settled(state) {
   document.body.dataset.state = state;
   document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
+  loadSettled(state); // a link pasted during the load, when no report came of it
   workers.scheduleSpare();
 }
 

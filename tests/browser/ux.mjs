@@ -1821,6 +1821,200 @@ function tests(tmp) {
       check(/no operators, kernels or steps were recorded/.test(await page.textContent('.report-head .empty-trace')), 'the empty file lost its lead');
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '50. a link pasted while another trace loads waits for that load: its finding and range are not applied to the trace that arrives'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      // The same trace under another name, made slow to read by 40 MB of instant events on a
+      // process of their own: it has the same findings, so a link's finding would select a card.
+      const text = readFileSync(file, 'utf8');
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      const finding = await page.evaluate(() => window.kinetoscope.report().findings[0].id);
+      const linkFor = (name) => `#f=${encodeURIComponent(finding)}&t=1000,1500&n=${encodeURIComponent(name)}`;
+      // Starts reading the slow copy, and in the same task pastes `hash`; resolves to the page's
+      // state when the link came (it must have come while the copy was being read).
+      const pasteWhileLoading = (hash) =>
+        page.evaluate(({ text, hash }) => {
+          const pad = ',\n{"ph":"i","s":"t","name":"pad","pid":9,"tid":9,"ts":1000000}'.repeat(600_000);
+          const blob = new Blob([text.replace(/\]\s*\}\s*$/, ''), pad, ']}']);
+          window.__linkCame = new Promise((resolve) => window.addEventListener('hashchange', () => resolve(document.body.dataset.state), { once: true }));
+          window.kinetoscope.open(blob, 'ux_stack_copy.pt.trace.json').catch(() => {});
+          location.hash = hash;
+          return window.__linkCame;
+        }, { text, hash });
+      // A link made on the report on screen, pasted while the copy is read: before, it was taken as
+      // applied there, and the copy then opened with its finding selected and its range.
+      let before = await loads(page);
+      check((await pasteWhileLoading(linkFor('ux_stack.pt.trace.json'))) === 'loading', 'the link came after the copy was read: the test did not test');
+      check((await settled(page, before)) === 'ready', 'the copy did not load');
+      check(await page.evaluate(() => window.kinetoscope.report().findings.length > 0), 'the copy has no findings');
+      check((await page.locator('#findings article.finding.selected').count()) === 0, `the link made on ux_stack selected ${finding} on the copy that arrived`);
+      const view = await page.evaluate(() => window.kinetoscope.view());
+      check(view.f === undefined && view.t === undefined, `the link's finding or range is in the copy's view: ${JSON.stringify(view)}`);
+      const note = (await page.locator('.report-head .link-note').count()) ? await page.textContent('.report-head .link-note') : '';
+      check(/not opened: ux_stack\.pt\.trace\.json; opened but not in the link: ux_stack_copy\.pt\.trace\.json/.test(note), `the note: ${JSON.stringify(note)}`);
+      await openTimeline(page);
+      const span = await tl(page, () => { const s = window.kinetoscope.timeline.state(); return [s.end_ns - s.start_ns, s.span_ns]; });
+      check(span[0] > 0.9 * span[1], `the copy's timeline opened on the link's 0.5 ms range, not fitted: ${span}`);
+      await shot(page, '50-link-while-loading');
+      // A link made for the file being read, pasted meanwhile: it waits for it, and applies there.
+      await page.click('#tabs button[data-tab="report"]');
+      before = await loads(page);
+      check((await pasteWhileLoading(linkFor('ux_stack_copy.pt.trace.json'))) === 'loading', 'the second link came after the copy was read');
+      check((await settled(page, before)) === 'ready', 'the copy did not load again');
+      await page.waitForSelector('#findings article.finding.selected', { timeout: 10_000 }).catch(() => null);
+      const picked = (await page.locator('#findings article.finding.selected .finding-id').count()) ? (await page.textContent('#findings article.finding.selected .finding-id')).trim() : null;
+      check(picked === finding, `the link made for the copy, pasted while it was read, selected ${picked}, not ${finding}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '51. Swap in compare mode redoes the comparison: TEST becomes BASE, the deltas change sign; a comparison\'s link opened the other way round says so'({ ctx, origin }) {
+      const { base, test } = trace('diff', () => diffPair(tmp));
+      const pair = [readFileSync(base, 'utf8'), readFileSync(test, 'utf8')];
+      const { page, errors } = await openPage(ctx, origin);
+      await page.evaluate(([b, t]) => window.kinetoscope.compare(new File([b], 'base.pt.trace.json'), new File([t], 'test.pt.trace.json')), pair);
+      const seen = () =>
+        page.evaluate(() => {
+          const d = window.kinetoscope.report();
+          return { base: d.base.file, test: d.test.file, title: document.title, slots: [...document.querySelectorAll('.compare-slot .compare-file')].map((x) => x.textContent), head: document.querySelector('.diff-head h2').textContent, answer: document.querySelector('#diff-answer').textContent, delta: d.steps ? d.steps.delta_us ?? null : null };
+        });
+      const was = await seen();
+      check(was.base === 'base.pt.trace.json' && /\+/.test(was.answer), `before the swap: ${JSON.stringify(was)}`);
+      const before = await loads(page);
+      await page.click('.compare-actions button');
+      check((await settled(page, before)) === 'ready', 'the swapped comparison did not load');
+      const now = await seen();
+      check(now.base === 'test.pt.trace.json' && now.test === 'base.pt.trace.json', `the diff after Swap is still BASE ${now.base} → TEST ${now.test}`);
+      check(now.slots[0].startsWith('test.pt.trace.json') && now.slots[1].startsWith('base.pt.trace.json'), `the slots after Swap: ${now.slots}`);
+      check(now.head === 'test.pt.trace.json → base.pt.trace.json' && now.title.startsWith('test.pt.trace.json → base.pt.trace.json'), `the labels after Swap: ${now.head} / ${now.title}`);
+      const stepDelta = (t) => (/Step time[^(]*\(([+−-])/.exec(t) || [])[1];
+      check(stepDelta(was.answer) === '+' && ['−', '-'].includes(stepDelta(now.answer)), `the step-time change did not change sign: ${stepDelta(was.answer)} then ${stepDelta(now.answer)} (${now.answer.slice(0, 160)})`);
+      await shot(page, '51-swapped');
+      // A link to the comparison BASE → TEST, opened on the two files compared the other way round.
+      const link = `/#n=${encodeURIComponent('base.pt.trace.json\ntest.pt.trace.json')}&c=1`;
+      const p2 = await openPage(ctx, origin, link);
+      await p2.page.evaluate(([b, t]) => window.kinetoscope.compare(new File([t], 'test.pt.trace.json'), new File([b], 'base.pt.trace.json')), pair);
+      const note = (await p2.page.locator('.diff-head .link-note').count()) ? await p2.page.textContent('.diff-head .link-note') : '';
+      check(/compared the other way round: the link has base\.pt\.trace\.json as BASE/.test(note), `the note on the swapped comparison: ${JSON.stringify(note)}`);
+      // The same two files in the link's order: nothing to say.
+      await p2.page.evaluate(([b, t]) => window.kinetoscope.compare(new File([b], 'base.pt.trace.json'), new File([t], 'test.pt.trace.json')), pair);
+      check((await p2.page.locator('.diff-head .link-note').count()) === 0, 'a note on the comparison the link was made for');
+      check(errors.length === 0 && p2.errors.length === 0, [...errors, ...p2.errors].join('\n'));
+    },
+
+    async '53. from the keyboard: a finding card is a Tab stop that Enter selects, with a visible ring; the timeline pans and zooms with the arrows and +/-'({ ctx, origin }) {
+      const file = trace('stack', () => stackTrace(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, file);
+      // Tab from the control before the first card lands on the card (before: cards were no Tab stop,
+      // so a finding could be selected, and its link copied, only with a mouse).
+      const first = page.locator('#findings article.finding').first();
+      await first.evaluate((card) => {
+        const stops = [...document.querySelectorAll('a[href], button, select, input, [tabindex]')].filter((x) => x.tabIndex >= 0 && !x.disabled && x.getClientRects().length);
+        const before = stops.filter((x) => x.compareDocumentPosition(card) & Node.DOCUMENT_POSITION_FOLLOWING && !card.contains(x)).pop();
+        before.focus();
+      });
+      await page.keyboard.press('Tab');
+      check(await first.evaluate((card) => document.activeElement === card), `Tab went to ${await page.evaluate(() => document.activeElement.outerHTML.slice(0, 120))}, not the first finding`);
+      const ring = await first.evaluate((card) => { const cs = getComputedStyle(card); return `${cs.outlineStyle} ${cs.outlineWidth}`; });
+      check(/^(solid|auto) [1-9]/.test(ring), `no focus ring on the focused card: ${ring}`);
+      await shot(page, '53-card-focus');
+      await page.keyboard.press('Enter');
+      const id = (await first.locator('.finding-id').textContent()).trim();
+      await page.waitForFunction((f) => window.kinetoscope.view().f === f, id, { timeout: 5000 }).catch(() => null);
+      check(await first.evaluate((card) => card.classList.contains('selected')), 'Enter on the focused card did not select it');
+      // The timeline, focused: → pans later, ← back, + zooms in, - out, ↓ scrolls the rows.
+      await openTimeline(page);
+      await page.focus('.tl-canvas');
+      const win = () => tl(page, async () => { await window.kinetoscope.timeline.settled(); const s = window.kinetoscope.timeline.state(); return { start: s.start_ns, span: s.end_ns - s.start_ns, y: s.scroll_y }; });
+      const w0 = await win();
+      await page.keyboard.press('ArrowRight');
+      const w1 = await win();
+      check(w1.start > w0.start && Math.abs(w1.span - w0.span) < 1e-6 * w0.span, `→ did not pan: ${JSON.stringify([w0, w1])}`);
+      await page.keyboard.press('ArrowLeft');
+      const w2 = await win();
+      check(w2.start < w1.start, `← did not pan back: ${JSON.stringify([w1, w2])}`);
+      await page.keyboard.press('+');
+      const w3 = await win();
+      check(w3.span < w2.span * 0.95, `+ did not zoom in: ${JSON.stringify([w2, w3])}`);
+      await page.keyboard.press('-');
+      const w4 = await win();
+      check(w4.span > w3.span * 1.05, `- did not zoom out: ${JSON.stringify([w3, w4])}`);
+      await page.keyboard.press('e'); // every row of the deep thread: more rows than the canvas shows
+      await page.setViewportSize({ width: VIEWPORT.width, height: 400 });
+      await tl(page, () => window.kinetoscope.timeline.settled());
+      const rows = await tl(page, () => { const s = window.kinetoscope.timeline.state(); return { lanes: s.lanes.length, bottom: Math.max(...s.lanes.map((l) => l.y + l.h)), h: document.querySelector('.tl-canvas').clientHeight }; });
+      await page.keyboard.press('ArrowDown');
+      const w5 = await win();
+      check(w5.y > w4.y, `↓ did not scroll the rows: ${w4.y} → ${w5.y} (${JSON.stringify(rows)})`);
+      await page.setViewportSize(VIEWPORT);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '52. 1,000 files dropped at once, a few of them bad: the page says how many it opened and names each it could not (and each read empty), with the reason, in at most 4 workers and a bounded page'({ ctx, origin }) {
+      const dir = join(tmp, 'thousand');
+      mkdirSync(dir, { recursive: true });
+      const BAD = { 7: '', 132: '<!DOCTYPE html><html>sign in</html>', 257: 'not a trace', 507: '', 757: '{"traceEvents": [ {"ph":"X", oops } ]}' };
+      const files = [];
+      for (let i = 0; i < 1000; i++) {
+        const file = join(dir, `rank-${String(i).padStart(4, '0')}.json`);
+        const events = [
+          { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 1, tid: 1, ts: 0, dur: 1000 + i },
+          { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 10, dur: 500, args: { device: 0, stream: 7 } },
+        ];
+        writeFileSync(file, i in BAD ? BAD[i] : JSON.stringify({ distributedInfo: { rank: i, world_size: 1000 }, traceEvents: events }));
+        files.push(file);
+      }
+      const { page, errors } = await openPage(ctx, origin);
+      const before = await loads(page);
+      await page.setInputFiles('#file', files);
+      let workers = 0;
+      while ((await loads(page)) === before) {
+        workers = Math.max(workers, page.workers().length);
+        await page.waitForTimeout(200);
+      }
+      check((await page.evaluate(() => document.body.dataset.state)) === 'ready', `the 996 good files were not shown: ${await page.textContent('#error')}`);
+      check(workers <= 5, `${workers} workers ran at once (at most 4 readers and the spare)`);
+      check((await page.evaluate(() => window.kinetoscope.report().ranks.length)) === 996, 'not every good file is a rank');
+      // How many were opened, and each bad one by name with its reason (before: one run-on sentence).
+      const box = await page.textContent('#error');
+      check(box.includes('Opened 996 of 1,000 files; 4 could not be read'), `the box does not say how many were opened: ${box.slice(0, 200)}`);
+      const listed = await page.locator('#error ul.skipped-files').first().locator('li').allTextContents();
+      check(listed.length === 4, `the bad files listed: ${JSON.stringify(listed)}`);
+      check(listed[0].startsWith('rank-0007.json: empty input') && listed[1].startsWith("rank-0132.json: not JSON") && listed[1].includes("found '<'"), `the bad files' reasons: ${JSON.stringify(listed)}`);
+      // A file whose only event is broken JSON is an empty rank (as the CLI counts it), said by name.
+      check(box.includes('1 was read but holds no trace event'), `the empty rank is not said: ${box.slice(0, 600)}`);
+      const empty = await page.locator('#error ul.skipped-files').nth(1).locator('li').allTextContents();
+      check(empty.length === 1 && empty[0].startsWith('rank-0757.json: no trace event could be read') && empty[0].includes('at byte offset'), `the empty rank's line: ${JSON.stringify(empty)}`);
+      check(await inViewport(page, '#error'), 'the list of files left out is not on the first screen');
+      await shot(page, '52-thousand-files');
+      // The page draws a bounded number of rows (before: 28,000 cells of the per-rank table alone,
+      // 41,000 elements in all, which held the page for seconds); the rest are a sort away.
+      const nodes = await page.evaluate(() => document.querySelectorAll('*').length);
+      check(nodes < 25_000, `${nodes} elements on the page for 996 ranks`);
+      check(/showing the first 200 of 996 rows/.test(await page.textContent('#ranks')), 'the per-rank table does not say it shows some rows');
+      check((await page.locator('.stacked-timeline').count()) <= 4, 'more than 4 stacked timelines were opened');
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '54. on a phone (390 px) the ranks view fits the screen: the rank picker shrinks with its button on screen, the findings table scrolls on its own'({ ctx, origin }) {
+      // Kineto's file names run to ~50 characters: the picker's options are as wide.
+      const files = [0, 1].map((r) => {
+        const file = join(tmp, `worker${r}_step_12.1694128201545.pt.trace.json`);
+        writeFileSync(file, readFileSync(trace(`rank${r}`, () => rankTrace(tmp, r))));
+        return file;
+      });
+      const { page, errors } = await openPage(ctx, origin);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await loadFiles(page, files);
+      const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      check(wide[0] <= wide[1], `the page scrolls sideways on a phone: ${wide[0]} px wide in ${wide[1]}`);
+      const go = await page.locator('.rank-pick button').boundingBox();
+      check(go && go.x >= 0 && go.x + go.width <= 390, `"Open its report" is off the screen: ${JSON.stringify(go)}`);
+      await shot(page, '54-ranks-phone');
+      await page.setViewportSize(VIEWPORT);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -10,7 +10,7 @@
 //   ranks.openExport(blob, name, gpuProcesses) -> the same, for the processes of one export
 import { h, setText } from '../views/dom.js';
 import { fmtBytes, fmtInt } from '../views/format.js';
-import { renderReport } from '../views/report.js';
+import { recordedNothing, renderReport } from '../views/report.js';
 import { reportLead } from '../views/glance.js';
 import { renderWhenSeen } from '../views/held_fields.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
@@ -18,6 +18,7 @@ import { combineMsg } from '../worker/protocol.js';
 import { rankHead, renderRanks } from './view.js';
 import { enter, newJob, visit } from '../share/history.js';
 import { checkLinkFiles, takeLinkedView } from '../share/view.js';
+import { showSkippedBox } from '../views/status.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -75,6 +76,18 @@ function exportNote(multi, items) {
       ? `${fmtInt(n)} ranks: ${exports.size === 1 ? `one ${noun}` : `${fmtInt(exports.size)} ${noun}s`} among the files ${exports.size === 1 ? 'holds' : 'hold'} ${holds}, read as one rank each (${by}, numbered on across the ${merged ? 'files' : 'exports'} in the order given), as kinetoscope report does.`
       : `One ${noun} holding ${merged ? `${n} ranks' processes on one GPU (traces of several nodes merged)` : `${n} processes with GPU work`}, read as ranks (one per process, ${by}), as kinetoscope report does; kinetoscope report --separate gives the whole-file report.`;
   return h('p', { className: 'muted', dataset: { exportRanks: String(n) } }, text);
+}
+
+// The ranks read without one trace event (a file whose every event is broken JSON), with the first
+// read problem as the reason: they are ranks, as the CLI counts them, but a user must hear why.
+function emptyRanks(multi) {
+  return multi.ranks.flatMap((row, k) => {
+    const report = multi.reports[k];
+    if (!recordedNothing(report)) return [];
+    const d = (report.diagnostics || []).find((x) => x && (x.severity === 'error' || x.severity === 'warning'));
+    if (!d) return []; // a file truly empty of events says so in its own report
+    return [{ name: row.file, error: { code: d.code, message: `no trace event could be read: ${d.message}`, offset: Number.isFinite(d.first_offset) ? d.first_offset : undefined } }];
+  });
 }
 
 // The rank a link asked for (its `r`), when these ranks are the first thing opened since the link:
@@ -291,21 +304,17 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         // The CLI numbers ranks by load order among the files it could read: so do we.
         const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));
         results.combined = await pool.call(combineMsg(digests, ok.map((r) => r.json), ok.map((r) => r.markdown)));
-        return { results, failed };
+        return { results, failed, ok };
       })();
-      const { results, failed } = await Promise.race([work, me.whenCancelled]);
+      const { results, failed, ok } = await Promise.race([work, me.whenCancelled]);
       const multi = JSON.parse(results.combined.json);
       job = null;
       ui.status.hidden = true;
       const secs = ((performance.now() - t0) / 1000).toFixed(2);
       setCurrent(multi);
       present({ ui, setCurrent, shown, setStacked: (x) => (stacked = x), job: newJob(null), jobName }, multi, results, files, secs, items);
-      if (failed.length) {
-        showError(
-          `${fmtInt(failed.length)} of ${fmtInt(items.length)} ${files ? 'files' : 'processes'}`,
-          { code: failed[0].error.code, message: failed.map((f) => `${f.name}: ${f.error.message}`).join('; ') + ' (the other ranks are shown)' },
-        );
-      }
+      const empty = emptyRanks(multi);
+      if (failed.length || empty.length) showSkippedBox(ui.error, { opened: ok.length, total: items.length, noun: files ? 'files' : 'processes', failed: failed.map((f) => ({ name: f.name, error: f.error })), empty });
       settled('ready');
       return multi;
     } catch (e) {

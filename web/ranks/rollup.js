@@ -151,6 +151,7 @@ export function rollupSection(multi, openRank) {
     cross.map(card),
     groups.length ? h('h3', { className: 'sub' }, `On the ranks themselves (${fmtInt(groups.length)} finding${groups.length === 1 ? '' : 's'})`) : null,
     groups.length ? h('p', { className: 'muted' }, 'Each finding of the ranks\' own reports, once, with the ranks that have it: a number that differs between ranks shows as its range, the severity as the worst rank\'s, split by rank when they differ; expand one to read it as its worst rank has it.') : null,
-    table,
+    // Scrolls on its own when wider than the screen (a phone): the page itself did, sideways.
+    table ? h('div', { className: 'rollup-scroll' }, table) : null,
   );
 }

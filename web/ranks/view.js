@@ -13,6 +13,9 @@ import { ranksGlance } from './glance.js';
 import { shortNames } from './short_names.js';
 
 const COLLECTIVE_ROWS = 200;
+// Rows of the per-rank tables drawn at once: a job of 1,000 ranks drew 28,000 cells and held the
+// page for seconds; the rest are a sort or a filter away (views/table.js says how many are shown).
+const RANK_ROWS = 200;
 
 // [heatmap key, label, what a cell's value is]
 const HEAT_METRICS = [
@@ -100,10 +103,10 @@ function rankTable(multi, openRank) {
     'ranks',
     'Ranks',
     h('p', { className: 'muted' }, 'One row per rank; click a column to sort, a rank to open its own report.'),
-    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, label: 'Per-rank table', limit: 10000, csv }),
+    dataTable({ columns, rows, sortKey: 'rank', sortDesc: false, filterKeys: rows.length > RANK_ROWS ? ['file'] : null, label: 'Per-rank table', limit: RANK_ROWS, csv }),
     sharedStepsNote(multi),
     meanRows.length ? h('h3', { className: 'sub' }, 'Per step (mean over each rank\'s steps)') : null,
-    meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: 10000 }) : null,
+    meanRows.length ? dataTable({ columns: meanColumns, rows: meanRows, sortKey: 'rank', sortDesc: false, label: 'Per-step means', limit: RANK_ROWS }) : null,
   );
 }
 

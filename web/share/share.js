@@ -75,17 +75,19 @@ function someNames(names) {
 }
 
 // What the link was for and is not applied, and which names differ.
-function mismatchText({ missing, extra, count, held }) {
+function mismatchText({ missing, extra, way, files, count, held }) {
   const kept = [];
   if (held.r !== undefined) kept.push(`rank ${held.r}`);
   if (held.f !== undefined) kept.push(`the finding ${held.f}`);
   if (held.t) kept.push(`the range ${fmtUs(held.t[0])} → ${fmtUs(held.t[1])}`);
   if (held.s !== undefined) kept.push('a selected slice');
-  const differ = [missing.length ? `not opened: ${someNames(missing)}` : '', extra.length ? `opened but not in the link: ${someNames(extra)}` : ''].filter(Boolean).join('; ');
+  const ways = { swapped: `compared the other way round: the link has ${files[0]} as BASE`, 'not compared': 'opened together, not compared', compared: 'compared, not opened together' };
+  const differ = way ? ways[way] : [missing.length ? `not opened: ${someNames(missing)}` : '', extra.length ? `opened but not in the link: ${someNames(extra)}` : ''].filter(Boolean).join('; ');
   const listed = kept.length > 1 ? `${kept.slice(0, -1).join(', ')} and ${kept[kept.length - 1]}` : kept[0];
   const what = kept.length ? `Its ${listed} ${kept.length === 1 ? 'is' : 'are'} not shown on these files` : 'Its view is not applied to these files';
-  const open = count === 1 ? "the link's file" : `the link's ${count} files together`;
-  return `This link was made for other files than these (${differ}). ${what}; open ${open} to see ${kept.length === 1 ? 'it' : 'them'}.`;
+  const open = count === 1 ? "the link's file" : way === 'swapped' || way === 'not compared' ? `${files[0]} as BASE with ${files[1]} as TEST` : `the link's ${count} files together`;
+  const lead = way ? 'This link was made for these files read another way' : 'This link was made for other files than these';
+  return `${lead} (${differ}). ${what}; ${way === 'swapped' || way === 'not compared' ? 'compare' : 'open'} ${open} to see ${kept.length === 1 ? 'it' : 'them'}.`;
 }
 
 function apply(view, source) {
@@ -108,6 +110,14 @@ function onReportClick(e) {
   if (id) setView({ f: id }, 'findings');
 }
 
+// Enter or Space on a focused finding card selects it, as a click does (keyboard users had no way to).
+function onReportKey(e) {
+  if ((e.key !== 'Enter' && e.key !== ' ') || !e.target.matches || !e.target.matches('article.finding')) return;
+  e.preventDefault();
+  const id = cardId(e.target);
+  if (id) setView({ f: id }, 'findings');
+}
+
 // The report's section links scroll without touching the fragment, which holds the view.
 function onJumpClick(e) {
   const a = e.target.closest && e.target.closest('nav.jump a[href^="#"]');
@@ -122,6 +132,7 @@ export function initSharing({ open, report, firstNode }) {
   reportEl = report;
   showSupportNote(firstNode);
   reportEl.addEventListener('click', onReportClick);
+  reportEl.addEventListener('keydown', onReportKey);
   document.addEventListener('click', onJumpClick);
   onViewChange(apply);
   initEmbedding({ open, shown: () => (loaded ? loaded.report : null) });
@@ -134,7 +145,7 @@ export function initSharing({ open, report, firstNode }) {
 // The export bar goes in #exports, above the Report/Timeline tabs, so that the timeline's PNG is
 // a click away from the timeline; without that element, under the report's title.
 export function reportShown(next) {
-  checkLinkFiles(next.linkName || next.name); // a comparison's two files too
+  checkLinkFiles(next.linkName || next.name, !!next.compared); // a comparison's two files too, in order
   if (loaded && loaded.name !== next.name) forgetPreviousTrace();
   loaded = next;
   takeLinkedView(); // the link has been applied to its first report (replayView below)

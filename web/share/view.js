@@ -103,9 +103,11 @@ export function takeLinkedView() {
 // shown meanwhile are of other files, and the link's finding, range, slice and rank are not theirs
 // (before, a link's rank 3 and finding opened on whatever job was dropped, and said nothing).
 let linkFiles = filesOf(view);
+let linkCompared = !!view.c; // the link's files are BASE then TEST, compared (its `c`)
 let held = null; // the link's {f, t, s, r}, kept back while other files are open
-let mismatch = null; // {opened, missing, extra, count, held}: what the report head says
+let mismatch = null; // {opened, missing, extra, way, files, count, held}: what the report head says
 let openedNow = null; // the names of the files on screen, as checkLinkFiles last had them
+let waiting = false; // a link pasted while a trace was being read, for the report that load shows
 
 function filesOf(v) {
   return v && v.n ? v.n.split('\n').filter(Boolean) : null;
@@ -122,16 +124,27 @@ function lacking(a, b) {
   });
 }
 
-// Called with the names of the files (one per line) before their report is shown. When the link
-// named other files: its view is kept back (and restored once its files are opened) and the
-// difference is returned, for the report head (linkMismatch); else null.
-export function checkLinkFiles(opened) {
+// Whether the opened files are the link's in the wrong way: a comparison's link is for BASE then
+// TEST, and the same two files swapped (or opened as ranks) show the deltas with the other sign.
+function otherWay(names, compared) {
+  if (!linkCompared && !compared) return null;
+  if (linkCompared !== compared) return linkCompared ? 'not compared' : 'compared';
+  return names.join('\n') === linkFiles.join('\n') ? null : 'swapped';
+}
+
+// Called with the names of the files (one per line) before their report is shown (`compared`: BASE
+// and TEST of a comparison). When the link named other files: its view is kept back (and restored
+// once its files are opened) and the difference is returned, for the report head (linkMismatch);
+// else null.
+export function checkLinkFiles(opened, compared = false) {
   openedNow = opened;
+  waiting = false; // a report has come: the link that waited is checked against it now
   if (!linkFiles) return null;
   const names = String(opened || '').split('\n').filter(Boolean);
   const missing = lacking(linkFiles, names);
   const extra = lacking(names, linkFiles);
-  if (!missing.length && !extra.length) {
+  const way = missing.length || extra.length ? null : otherWay(names, compared);
+  if (!missing.length && !extra.length && !way) {
     if (held) {
       Object.assign(view, held);
       held = null;
@@ -140,6 +153,7 @@ export function checkLinkFiles(opened) {
       writeFragment();
     }
     linkFiles = null;
+    linkCompared = false;
     mismatch = null;
     return null;
   }
@@ -151,7 +165,7 @@ export function checkLinkFiles(opened) {
     for (const key of Object.keys(held)) delete view[key];
   }
   linked = null;
-  mismatch = { opened: names.join('\n'), missing, extra, count: linkFiles.length, held: { ...held } };
+  mismatch = { opened: names.join('\n'), missing, extra, way, files: [...linkFiles], count: linkFiles.length, held: { ...held } };
   return mismatch;
 }
 
@@ -252,6 +266,7 @@ window.addEventListener('popstate', (e) => {
   madeHere = false;
   // One of the page's own entries: a view made here, not a link whose files are awaited.
   linkFiles = null;
+  linkCompared = false;
   held = null;
   mismatch = null;
   traversed = moved ? location.hash : null; // no hashchange comes when the fragment is the same
@@ -270,9 +285,27 @@ window.addEventListener('hashchange', () => {
   madeHere = false;
   linked = { ...parsed };
   linkFiles = filesOf(parsed);
+  linkCompared = !!parsed.c;
   held = null;
   mismatch = null;
+  // A link pasted while a trace is being read waits for that load: the report on screen is about to
+  // go, and the one that comes is checked against the link's files when it is shown (before, a link
+  // made for the report on screen was taken as applied there, and its finding and range then opened
+  // on the trace that arrived).
+  waiting = document.body.dataset.state === 'loading';
+  if (!waiting) applyPasted();
+});
+
+function applyPasted() {
   // A link pasted over a report already on screen: checked against its files before anyone applies it.
   if (openedNow !== null) checkLinkFiles(openedNow);
   notify('url');
-});
+}
+
+// A load ended without a report (cancelled, or it failed): a link that waited for it is for the
+// report still on screen (app.js calls this as each load settles).
+export function loadSettled(state) {
+  if (!waiting || state === 'loading') return;
+  waiting = false;
+  applyPasted();
+}

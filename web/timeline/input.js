@@ -5,13 +5,16 @@
 //   slice under the mouse; a click on a process header folds or unfolds it;
 //   F focus the selection (or area), 0 fit the whole trace, M mark the selection's (or area's)
 //   range, E all rows of every deep thread (or their top rows again), N / Shift+N next /
-//   previous search hit, / the search box, Esc clears.
+//   previous search hit, / the search box, Esc clears. + and - zoom as W and S do; on the focused
+//   canvas the arrows pan (left, right) and scroll the rows (up, down), as users try first.
 import { LABEL_W, RULER_H } from './layout.js';
 
 const ZOOM_PER_S = 2.4; // held W/S: the window shrinks or grows e^2.4 (about 11x) per second
 const PAN_PER_S = 1.0; // held A/D: one window width per second
 const TAP_S = 0.12; // a single key press moves as much as 0.12 s held
 const CLICK_PX = 4;
+const ALIAS = { '+': 'w', '=': 'w', '-': 's', ArrowLeft: 'a', ArrowRight: 'd' }; // the keys W/S/A/D stand for
+const ROW_STEP_PX = 40; // the rows an arrow key scrolls
 
 export function attachInput(canvas, ctl) {
   const held = new Set();
@@ -31,11 +34,18 @@ export function attachInput(canvas, ctl) {
     if (held.has('d')) ctl.panBy(PAN_PER_S * dt);
   }
 
+  // The key as W/S/A/D when it stands for one; the arrows only on the canvas (elsewhere they scroll
+  // the page or move in a control).
+  function keyOf(e) {
+    const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    return ALIAS[k] && (k.length === 1 || e.target === canvas) ? ALIAS[k] : k;
+  }
+
   function onKeyDown(e) {
     if (!ctl.active() || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)) return;
-    const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    const k = keyOf(e);
     if ('wasd'.includes(k) && k.length === 1) {
       e.preventDefault();
       if (!held.has(k)) {
@@ -54,13 +64,13 @@ export function attachInput(canvas, ctl) {
     else if (k === 'n') ctl.nextHit(e.shiftKey ? -1 : 1);
     else if (k === '/') ctl.focusSearch();
     else if (k === 'Escape') ctl.clear();
+    else if ((k === 'ArrowUp' || k === 'ArrowDown') && t === canvas) ctl.scrollBy(k === 'ArrowUp' ? -ROW_STEP_PX : ROW_STEP_PX);
     else handled = false;
     if (handled) e.preventDefault();
   }
 
   function onKeyUp(e) {
-    const k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-    held.delete(k);
+    held.delete(keyOf(e));
   }
 
   canvas.addEventListener('mousedown', (e) => {

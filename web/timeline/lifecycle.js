@@ -102,6 +102,9 @@ function registerPng(tl) {
 // A new trace in the worker's session `session`: everything from the last one goes.
 export function loaded(tl, session) {
   const { st, live, dom } = tl;
+  // A link's range or slice waiting for a layout was for the trace before: the view replayed for
+  // this one (share/view.js, checked against its files) sets them again.
+  Object.assign(tl.link, { pendingRange: null, pendingSlice: null, linkedRange: false });
   hookSharing(tl, () => show(tl));
   live.hasTrace = true;
   registerPng(tl);

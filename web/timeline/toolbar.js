@@ -4,7 +4,7 @@
 import { h } from '../views/dom.js';
 
 export function buildDom(section, on) {
-  const canvas = h('canvas', { className: 'tl-canvas', tabindex: '0', 'aria-label': 'Timeline: W/S zoom, A/D pan, E shows or folds the rows of deep threads, click a slice for details', dataset: { kinetoscopeTimeline: '' } });
+  const canvas = h('canvas', { className: 'tl-canvas', tabindex: '0', 'aria-label': 'Timeline: W/S or +/- zoom, A/D or the arrow keys pan, E shows or folds the rows of deep threads, click a slice for details', dataset: { kinetoscopeTimeline: '' } });
   const wrap = h('div', { className: 'tl-canvas-wrap' }, canvas);
   const searchInput = h('input', { type: 'search', className: 'tl-search', placeholder: 'Search slices by name…', 'aria-label': 'Search slices by name' });
   const regexBox = h('input', { type: 'checkbox', className: 'tl-regex' });
@@ -35,7 +35,7 @@ export function buildDom(section, on) {
     fitButton,
     themeButton,
   );
-  const help = h('p', { className: 'muted tl-help' }, 'W/S zoom · A/D pan · wheel scrolls, Ctrl+wheel zooms · drag pans · Shift+drag selects an area · click a slice for details · F focus · 0 fit · M mark a range · E all rows of deep threads · N next match · / search');
+  const help = h('p', { className: 'muted tl-help' }, 'W/S or +/− zoom · A/D or ←/→ pan · wheel scrolls, Ctrl+wheel zooms · drag pans · Shift+drag selects an area · click a slice for details · F focus · 0 fit · M mark a range · E all rows of deep threads · N next match · / search');
   section.replaceChildren(
     h('h2', null, 'Timeline'),
     toolbar,

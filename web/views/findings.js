@@ -125,7 +125,8 @@ export function card(f, nsys = false, sessionStart = false, windowKind = undefin
   const extra = Object.entries(f).filter(([k]) => !SHOWN.has(k));
   return h(
     'article',
-    { className: `finding sev-${sev}` },
+    // A Tab stop: Enter or Space selects it, as a click does (share/share.js), for a link to it.
+    { className: `finding sev-${sev}`, tabIndex: 0 },
     h('header', null, h('span', { className: `badge sev-${sev}` }, fmtAny(f.severity || 'info')), h('h3', null, fmtAny(f.title || f.id))),
     f.meaning ? h('p', { className: 'meaning' }, f.meaning) : null,
     evidence(f.evidence, windowKind),

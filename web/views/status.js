@@ -37,6 +37,26 @@ export function showErrorBox(box, name, err) {
   fillBox(box, parts, false);
 }
 
+// Several files opened together, some of which could not be read (`failed`: [{name, error}]): how
+// many were opened, then each that was not, by name with its reason, in a list (before: one run-on
+// sentence, which for hundreds of bad files filled the screen). The first FAILED_LISTED are listed.
+const FAILED_LISTED = 20;
+// `empty`: files read without one trace event (every event broken JSON), shown as empty ranks as
+// `kinetoscope report` counts them, listed the same way after the others.
+export function showSkippedBox(box, { opened, total, noun, failed, empty = [] }) {
+  const reason = (e) => `${e.message || 'unknown error'}${e.offset === 0 ? ' (at the start of the file)' : typeof e.offset === 'number' ? ` (at byte offset ${fmtInt(e.offset)})` : ''}`;
+  const list = (files) => {
+    const items = files.slice(0, FAILED_LISTED).map((f) => h('li', null, h('code', null, f.name), `: ${reason(f.error)}`, f.error.code ? h('code', { className: 'error-code' }, f.error.code) : null));
+    if (files.length > FAILED_LISTED) items.push(h('li', { className: 'muted' }, `and ${fmtInt(files.length - FAILED_LISTED)} more`));
+    return h('ul', { className: 'skipped-files' }, items);
+  };
+  const are = (n) => (n === 1 ? 'is' : 'are');
+  const parts = [h('strong', null, `Opened ${fmtInt(opened)} of ${fmtInt(total)} ${noun}${failed.length ? `; ${fmtInt(failed.length)} could not be read and ${are(failed.length)} left out:` : '.'}`)];
+  if (failed.length) parts.push(list(failed));
+  if (empty.length) parts.push(h('strong', null, `${fmtInt(empty.length)} ${empty.length === 1 ? 'was' : 'were'} read but ${empty.length === 1 ? 'holds' : 'hold'} no trace event (shown as empty ranks):`), list(empty));
+  fillBox(box, parts, false);
+}
+
 // A load the user cancelled: the status line went away with nothing said, and the report left on
 // screen (if any) read as the cancelled file's. Says both, in the same box, without the error's red.
 export function showCancelledBox(box, name) {
