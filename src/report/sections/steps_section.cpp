@@ -218,8 +218,10 @@ ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures)
   if (!g.devices.empty()) {
     Table& tb = s.table("devices");
     tb.columns = {Column("device"), Column("busy_us"), Column("idle_pct")};
+    // Bounded as every table (a generated file may name 80 k devices): the first rows.
     for (const GpuIdleResult::DeviceIdle& d : g.devices)
-      tb.row() = {Cell::integer(d.device), Cell::ns(d.busy_ns), Cell::share(d.idle_pct)};
+      if (tb.room_for_row(d.busy_ns))
+        tb.row() = {Cell::integer(d.device), Cell::ns(d.busy_ns), Cell::share(d.idle_pct)};
     tb.json_only();
   }
   // Idle time while CUDA graphs were captured (their launches recorded, not run): only where a
