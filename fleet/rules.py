@@ -198,7 +198,15 @@ def seed_rules(result, rows):
         comm = row["_ns"]["straggler_comm_ns"]
         others = _others(rows, s, "straggler_comm_ns")
         steps = max(1.0, len(shared) if shared else row["_ns"]["steps"])
-        if others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step):
+        # A pipeline stage that waited most in its sends and receives only reached the collectives
+        # last (multi_rank_rules.cpp): with NCCL send/recv it must wait less in all of them too.
+        waits_most = False
+        if not shared and any(x["_ns"].get("p2p_sum_ns", 0) > 0 for x in rows):
+            for x in rows:
+                x["_ns"]["all_comm_ns"] = x["_ns"]["collective_sum_ns"] + x["_ns"].get("mpi_p2p_ns", 0)
+            waits_most = row["_ns"]["all_comm_ns"] >= _others(rows, s, "all_comm_ns")
+        if (others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step)
+                and not waits_most):
             cause, fix = _straggler_cause(rows, s, 0.05 * step * steps)
             out.append(_finding(
                 "ranks.straggler", "warning",

@@ -175,6 +175,7 @@ void add_collective_args(const Trace& t, const LaunchJoin& join, uint32_t g, Com
   k->group_size = c->group_size;
   k->peer = c->peer;
   k->process_group = comm_text(t.str(c->process_group));
+  k->group_ranks = comm_text(t.str(c->group_ranks));
   if (k->collective.empty()) k->collective = collective_from_kernel_name(k->name);
 }
 
@@ -789,6 +790,94 @@ static void keep_shared_step_collectives(const std::vector<int64_t>& shared,
   }
 }
 
+bool parse_group_ranks(std::string_view text, int64_t group_size, std::vector<int64_t>* members) {
+  members->clear();
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  text = trim(text);
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  text = trim(text.substr(1, text.size() - 2));
+  std::vector<int64_t> listed;
+  size_t ellipsis_at = SIZE_MAX;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (item == "...") {
+      if (ellipsis_at != SIZE_MAX) return false;
+      ellipsis_at = listed.size();
+      continue;
+    }
+    if (item.empty() || item.size() > 18) return false;
+    int64_t v = 0;
+    for (char ch : item) {
+      if (ch < '0' || ch > '9') return false;
+      v = v * 10 + (ch - '0');
+    }
+    listed.push_back(v);
+  }
+  if (ellipsis_at == SIZE_MAX) {
+    *members = std::move(listed);
+    return !members->empty();
+  }
+  if (ellipsis_at != 1 || listed.size() != 2 || listed[1] < listed[0]) return false;
+  if (group_size != kNoValue && listed[1] - listed[0] + 1 == group_size) {
+    for (int64_t r = listed[0]; r <= listed[1]; ++r) members->push_back(r);
+  } else {
+    *members = std::move(listed);
+  }
+  return true;
+}
+
+namespace {
+
+// MultiRankResult::silent_members. Only ranks the traces record (distributedInfo, a recorded
+// environment) are global ranks the group's list can be compared with; a send or receive is no
+// collective (a member may have no peer to talk to).
+void find_silent_members(const std::vector<RankDigest>& in, MultiRankResult* r) {
+  for (const RankDigest& d : in)
+    if (d.source != RankSource::kDistributedInfo && d.source != RankSource::kEnvironment) return;
+  struct Group {
+    std::string ranks_text;
+    int64_t size = kNoValue;
+    std::map<int64_t, uint64_t> issued;  // rank -> collectives of the group
+  };
+  std::map<std::string, Group> groups;
+  for (const RankDigest& d : in) {
+    for (const CommKernel& c : d.comm) {
+      if (c.process_group.empty() || is_point_to_point(c.collective)) continue;
+      Group& g = groups[c.process_group];
+      if (g.ranks_text.empty() && !c.group_ranks.empty()) {
+        g.ranks_text = c.group_ranks;
+        g.size = c.group_size;
+      }
+      ++g.issued[d.rank];
+    }
+  }
+  for (const auto& [name, g] : groups) {
+    std::vector<int64_t> members;
+    if (!parse_group_ranks(g.ranks_text, g.size, &members)) continue;
+    uint64_t most = 0;
+    for (int64_t m : members) {
+      auto it = g.issued.find(m);
+      if (it != g.issued.end()) most = std::max(most, it->second);
+    }
+    if (most == 0) continue;
+    std::string shown = g.ranks_text.substr(1, g.ranks_text.size() - 2);
+    for (int64_t m : members) {
+      if (g.issued.count(m)) continue;
+      bool held = false;  // a rank no file given holds is ranks.missing's, not silent
+      for (const RankDigest& d : in) held = held || d.rank == m;
+      if (held) r->silent_members.push_back({name, m, shown, most});
+    }
+  }
+}
+
+}  // namespace
+
 MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   MultiRankResult r;
   std::stable_sort(in.begin(), in.end(),
@@ -807,6 +896,7 @@ MultiRankResult compare_ranks(std::vector<RankDigest> in, AlignMode align) {
   count_shared_steps(in, &r);
   r.late_start = late_start(in, r.ranks);
   if (!r.shared_steps.empty()) keep_shared_step_collectives(r.shared_steps, &in);
+  find_silent_members(in, &r);
   for (size_t k = 0; k < in.size(); ++k)  // sends and receives are not matched (match_channels)
     for (const CommKernel& c : in[k].comm)
       if (!is_point_to_point(c.collective)) ++r.ranks[k].compared_collectives;

@@ -51,6 +51,9 @@ struct CommKernel {
   int64_t out_nelems = kNoValue;
   int64_t group_size = kNoValue;
   std::string process_group;  // "Process Group Name" ("" when absent)
+  // "Process Group Ranks" as written ("[0, 1, 2, 3]"; past 30 ranks "[0, ..., 63]"), "" when
+  // absent (PyTorch before 2.2): the group's members, global ranks.
+  std::string group_ranks;
   // A send's "Dst Rank" / a receive's "Src Rank": the global rank of its peer (Kineto writes
   // them since PyTorch 2.4); kNoValue when absent: the send/recv is then not matched.
   int64_t peer = kNoValue;
@@ -228,7 +231,23 @@ struct MultiRankResult {
   // Sends and receives not matched: no peer in the args (Kineto before PyTorch 2.4, Nsight
   // Systems), a peer no file given holds, recvAnySource, or no counterpart: not measured.
   uint64_t p2p_unmatched = 0;
+  // Members of a process group that issued none of its collectives while other members issued
+  // some (a collective needs every member: the others waited for it, or the rank took another
+  // path). Known only from "Process Group Ranks", with every rank recorded by the trace itself.
+  struct SilentMember {
+    std::string process_group;
+    int64_t rank = 0;
+    std::string members;             // the members as read: "0, 3" or "0, ..., 63"
+    uint64_t group_collectives = 0;  // the most any member issued
+  };
+  std::vector<SilentMember> silent_members;
 };
+
+// The members of a process group from its "Process Group Ranks" text: "[0, 1, 2, 3]", or past
+// 30 ranks "[first, ..., last]" (PyTorch's ParamCommsUtils truncates it), read as every rank
+// from first to last when `group_size` ranks fill that range, else as first and last alone
+// (the others are not written). False (and nothing) when the text is not of that form.
+bool parse_group_ranks(std::string_view text, int64_t group_size, std::vector<int64_t>* members);
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.
 // Collectives are matched per communicator, by sequence within it: with FSDP, tensor/pipeline

@@ -720,6 +720,15 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
   }
   if (r.stats.count > 1 && r.stats.avg_ns > 0) r.cv_pct = r.stats.stddev_ns / r.stats.avg_ns * 100;
   r.one_time_calls = one_time_calls_per_step(t, r.steps);
+  // Each step's GPU work (ops by start time; the steps are disjoint and in time order).
+  size_t g = 0;
+  const auto& ops = join.gpu_ops_by_ts;
+  for (Step& st : r.steps) {
+    while (g < ops.size() && s.ts[ops[g]] < st.begin) ++g;
+    for (size_t k = g; k < ops.size() && s.ts[ops[k]] < st.end; ++k)
+      st.gpu_work_ns += s.dur[ops[k]];
+  }
+  r.kinds = find_step_kinds(r.steps);
   return r;
 }
 

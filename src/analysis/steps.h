@@ -35,6 +35,7 @@
 
 #include "analysis/duration_stats.h"
 #include "analysis/launch_join.h"
+#include "analysis/step_kinds.h"
 #include "model/trace.h"
 
 namespace ks {
@@ -55,6 +56,9 @@ struct Step {
   // steps' backlog (a real H200 capture: 165 ms of a 358 ms first step); the step rules compare
   // its own time, dur() - queued_ns.
   int64_t queued_ns = 0;
+  // GPU work in the step: the durations of the GPU ops that start inside [begin, end), summed
+  // (over streams and devices): what tells a long step that did more work from a stalled one.
+  int64_t gpu_work_ns = 0;
   int64_t dur() const { return end - begin; }
   int64_t own_dur() const { return end - begin - queued_ns; }
 };
@@ -98,6 +102,8 @@ struct StepsResult {
   DurationStats stats;          // over own_dur(); total_ns is the sum of dur() (the steps' window)
   double spread_pct = 0;        // (max - min) / median * 100
   double cv_pct = 0;            // stddev / mean * 100
+  // Two kinds of steps (prefill and decode): analysis/step_kinds.h; found false when not.
+  StepKinds kinds;
   // Calls of one-time work (allocator, module loading, autotuning: analysis/warmup.h) per step,
   // parallel to steps: evidence that a first step is a warm-up.
   std::vector<uint32_t> one_time_calls;

@@ -82,6 +82,8 @@ bool first_step_is_warmup(const StepsResult& st, double* ratio) {
 }
 
 size_t warmup_step_count(const StepsResult& st, double* ratio) {
+  // A first step of the long kind (a prefill) is one of the loop's own: others like it follow.
+  if (st.kinds.found && st.kinds.is_long.front()) return 0;
   if (!first_step_is_warmup(st, ratio)) return 0;
   const size_t n = st.steps.size();
   // From the longest run down: a shorter run's median would count the later warm-up steps in.

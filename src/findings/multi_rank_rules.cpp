@@ -217,6 +217,16 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   // Quiet unless clear: well below the others, and by a visible share of the step time.
   if (others <= 0 || comm(row) > 0.6 * others) return;
   if (step > 0 && (others - comm(row)) / steps < 0.05 * step) return;
+  // A pipeline: a stage that reaches the collectives last because it waited in its sends and
+  // receives (GPipe's first stage ends the backward last, by the schedule) is no straggler; a
+  // slow stage makes its neighbours wait in theirs and waits least in all. So with NCCL
+  // send/recv the straggler must also be below the others in all its communication.
+  if (nccl_p2p && !shared) {
+    auto all = [](const RankRow& x) {
+      return static_cast<double>(x.collective_sum_ns) + static_cast<double>(x.mpi_p2p_ns);
+    };
+    if (all(row) >= median_of_others(r, s, all)) return;
+  }
   Finding f;
   f.id = "ranks.straggler";
   f.severity = Severity::kWarning;
@@ -404,6 +414,45 @@ void missing_ranks(const MultiRankResult& r, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// A member of a process group (its "Process Group Ranks") that issued none of the collectives
+// the other members issued: a collective waits for every member, so either the others waited
+// for it until the capture ended (a hang building, the NCCL watchdog's timeout to come), or this
+// rank's code took another path (a condition on the rank: the last pipeline stage skipping the
+// embedding-group all-reduce). Without the ranks text nobody can tell a member from an outsider,
+// and such a group is compared among the ranks that issued it (match_channels).
+void silent_group_members(const MultiRankResult& r, std::vector<Finding>* out) {
+  if (r.silent_members.empty()) return;
+  const MultiRankResult::SilentMember& m = r.silent_members.front();
+  Finding f;
+  f.id = "ranks.group_member_silent";
+  f.severity = Severity::kWarning;
+  f.title = strf("Rank %lld issued none of process group %s's %llu collectives (members %s)",
+                 static_cast<long long>(m.rank), m.process_group.c_str(),
+                 static_cast<unsigned long long>(m.group_collectives), m.members.c_str());
+  if (r.silent_members.size() > 1)
+    f.title += strf("; %zu such members in all", r.silent_members.size());
+  f.meaning =
+      "Kineto lists the group's members (\"Process Group Ranks\") and this rank is one, yet "
+      "it issued none of the group's collectives while the other members issued them. A "
+      "collective completes only when every member joins: the others wait for it (a hang, "
+      "ended by the NCCL watchdog's timeout), or this rank's code took another path than "
+      "theirs.";
+  f.fix =
+      "Check the code path that issues this group's collectives on that rank (a condition on "
+      "the rank or the pipeline stage, an exception swallowed); every member must call each "
+      "collective of the group, in the same order.";
+  f.number("rank", static_cast<double>(m.rank));
+  f.text("process_group", m.process_group);
+  f.text("members", m.members);
+  f.number("group_collectives", static_cast<double>(m.group_collectives));
+  f.number("silent_members", static_cast<double>(r.silent_members.size()));
+  for (size_t k = 1; k < r.silent_members.size() && k < 8; ++k)
+    f.text(strf("also_%zu", k),
+           strf("rank %lld, group %s", static_cast<long long>(r.silent_members[k].rank),
+                r.silent_members[k].process_group.c_str()));
+  out->push_back(std::move(f));
+}
+
 void rank_source(const MultiRankResult& r, std::vector<Finding>* out) {
   // A rank the trace records itself (Kineto's distributedInfo, the rank in the environment an
   // Nsight Systems export recorded) is known, not guessed: nothing to say about it.
@@ -489,6 +538,7 @@ std::vector<Finding> run_multi_rank_findings(const MultiRankResult& r) {
   idle_gap_straggler(r, &out);
   rank_source(r, &out);
   missing_ranks(r, &out);
+  silent_group_members(r, &out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);
   });

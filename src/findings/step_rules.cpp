@@ -152,6 +152,50 @@ SlowWindows slow_windows(const std::vector<LoopWindow>& w, size_t from, double m
   return out;
 }
 
+// Two kinds of steps (analysis/step_kinds.h): each steady, the long ones doing more GPU work.
+// Not unstable: the report names the two populations, so step times are quoted per kind.
+static void two_kinds_of_steps(const StepsResult& st, std::vector<Finding>* out) {
+  const StepKinds& k = st.kinds;
+  Finding f;
+  f.id = "steps.two_kinds";
+  f.severity = Severity::kInfo;
+  f.title = strf(
+      "Two kinds of steps: %llu long (median %s) and %llu short (median %s); the long ones do "
+      "%.1fx the GPU work",
+      static_cast<unsigned long long>(k.long_stats.count),
+      format_duration(static_cast<int64_t>(k.long_stats.median_ns)).c_str(),
+      static_cast<unsigned long long>(k.short_stats.count),
+      format_duration(static_cast<int64_t>(k.short_stats.median_ns)).c_str(), k.gpu_work_ratio);
+  f.meaning =
+      "The step times fall into two groups, each steady, and the long steps run "
+      "proportionally more GPU work: the loop does two kinds of work (an inference server's "
+      "prefill and decode steps, a training loop's evaluation steps), not stalls. An average "
+      "over all steps mixes the two.";
+  f.fix =
+      "Quote and compare step times per kind (the long ones with each other, the short ones "
+      "with each other); to speed up one kind, look at its own steps on the timeline.";
+  f.number("steps", static_cast<double>(st.steps.size()));
+  f.number("long_steps", static_cast<double>(k.long_stats.count));
+  f.number("short_steps", static_cast<double>(k.short_stats.count));
+  f.number("long_median_us", k.long_stats.median_ns / 1e3, 3, "us");
+  f.number("short_median_us", k.short_stats.median_ns / 1e3, 3, "us");
+  f.number("gpu_work_ratio", k.gpu_work_ratio, 2, "x");
+  std::string listed;
+  size_t shown = 0, first_long = st.steps.size();
+  for (size_t i = 0; i < st.steps.size(); ++i) {
+    if (!k.is_long[i]) continue;
+    if (first_long == st.steps.size()) first_long = i;
+    if (shown++ < kSlowListed)
+      listed += (listed.empty() ? "" : ", ") + std::to_string(st.steps[i].number);
+  }
+  if (shown > kSlowListed) listed += ", ...";
+  f.text("long_step_numbers", listed);
+  const Step& x = st.steps[first_long];
+  f.range(x.begin, x.end, "first long step " + step_label(st, x.number));
+  if (x.has_slice()) f.events.push_back(x.slice);
+  out->push_back(std::move(f));
+}
+
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
 // A warm-up first step is reported by rule_warmup_step and left out here. Without steps, the
 // iterations the launches repeat in (analysis/iterations.h) are checked the same way, their own
@@ -160,6 +204,7 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   const StepsResult& st = in.analyses.steps;
   const IterationsResult& it = in.analyses.iterations;
   const bool inferred = st.steps.empty() && it.found;
+  if (!inferred && st.kinds.found) return two_kinds_of_steps(st, out);
   std::vector<LoopWindow> w;
   size_t from = 0;
   if (!inferred) {

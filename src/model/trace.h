@@ -59,8 +59,8 @@ struct KernelLaunchInfo {
 
 // What Kineto writes about a collective on its NCCL kernel and on the record_param_comms CPU op
 // ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
-// "Process Group Name"; a send's "Dst Rank", a receive's "Src Rank"), kept only for slices that
-// carry it.
+// "Process Group Name", "Process Group Ranks"; a send's "Dst Rank", a receive's "Src Rank"), kept
+// only for slices that carry it.
 struct CollectiveArgs {
   int64_t in_nelems = kNoValue;
   int64_t out_nelems = kNoValue;
@@ -69,6 +69,7 @@ struct CollectiveArgs {
   StringId collective = 0;  // "" when absent
   StringId dtype = 0;
   StringId process_group = 0;
+  StringId group_ranks = 0;  // "Process Group Ranks" as written: "[0, 1, 2, 3]", "[0, ..., 63]"
 };
 
 // The shape args Kineto writes with record_shapes=True, as their raw JSON text ("[[2, 3], [3]]"),

@@ -84,6 +84,7 @@ uint32_t TraceBuilder::append_slice(TrackId track, int64_t ts, int64_t dur, Stri
     c.collective = t_->strings.intern(args.collective);
     c.dtype = t_->strings.intern(args.dtype);
     c.process_group = t_->strings.intern(args.process_group);
+    c.group_ranks = t_->strings.intern(args.process_group_ranks);
     s.collective_args.emplace_back(index, c);
   }
   if (args.external_id >= 0) s.external_ids.emplace_back(index, args.external_id);
@@ -731,6 +732,7 @@ void TraceBuilder::merge_part(const Trace& p, const PartState& st) {
     c.second.collective = str[c.second.collective];
     c.second.dtype = str[c.second.dtype];
     c.second.process_group = str[c.second.process_group];
+    c.second.group_ranks = str[c.second.group_ranks];
     return c;
   });
   append_mapped(&s.sync_waits, a.sync_waits, [base](std::pair<uint32_t, SyncWaitArgs> w) {

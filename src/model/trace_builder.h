@@ -31,7 +31,7 @@ struct SliceArgs {
   bool has_collective = false;
   int64_t in_nelems = kNoValue, out_nelems = kNoValue, group_size = kNoValue;
   int64_t peer = kNoValue;
-  std::string_view collective, dtype, process_group;
+  std::string_view collective, dtype, process_group, process_group_ranks;
   // cuda_sync wait args, kept only when wait_on_stream >= 0.
   int64_t wait_on_stream = kNoValue, wait_on_record_correlation = kNoValue;
 };

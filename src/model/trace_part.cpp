@@ -169,6 +169,7 @@ void visit_part(Trace& t, PartState& st, Codec& c) {
     c.value(a.second.collective);
     c.value(a.second.dtype);
     c.value(a.second.process_group);
+    c.value(a.second.group_ranks);
   });
   c.list(s.op_shapes, [&c](std::pair<uint32_t, OpShapeArgs>& o) {
     c.value(o.first);
@@ -268,7 +269,7 @@ bool consistent(const Trace& t, const PartState& st) {
     if (cs.first >= n || cs.second >= strings) return false;
   for (const auto& ca : s.collective_args)
     if (ca.first >= n || ca.second.collective >= strings || ca.second.dtype >= strings ||
-        ca.second.process_group >= strings)
+        ca.second.process_group >= strings || ca.second.group_ranks >= strings)
       return false;
   for (const auto& o : s.op_shapes)
     if (o.first >= n || o.second.dims >= strings || o.second.types >= strings ||

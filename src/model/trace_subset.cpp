@@ -175,7 +175,8 @@ void keep_used_strings(const StringPool& from, std::vector<StringId>* to_column,
   for (const auto& o : s.op_shapes)
     mark(o.second.dims), mark(o.second.types), mark(o.second.concrete);
   for (const auto& c : s.collective_args)
-    mark(c.second.collective), mark(c.second.dtype), mark(c.second.process_group);
+    mark(c.second.collective), mark(c.second.dtype), mark(c.second.process_group),
+        mark(c.second.group_ranks);
   for (FlowId id : p->flows.id)
     if (id & kFlowIdText) mark(static_cast<StringId>(id & ~kFlowIdText));
   for (StringId id : p->flows.cat) mark(id);
@@ -196,7 +197,8 @@ void keep_used_strings(const StringPool& from, std::vector<StringId>* to_column,
   for (auto& cs : s.call_stacks) remap(cs.second);
   for (auto& o : s.op_shapes) remap(o.second.dims), remap(o.second.types), remap(o.second.concrete);
   for (auto& c : s.collective_args)
-    remap(c.second.collective), remap(c.second.dtype), remap(c.second.process_group);
+    remap(c.second.collective), remap(c.second.dtype), remap(c.second.process_group),
+        remap(c.second.group_ranks);
   for (FlowId& id : p->flows.id)
     if (id & kFlowIdText) id = kFlowIdText | to[id & ~kFlowIdText];
   for (StringId& id : p->flows.cat) remap(id);

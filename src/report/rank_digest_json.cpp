@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <map>
+
 #include "util/json_writer.h"
 
 namespace ks {
@@ -80,6 +82,18 @@ std::string rank_digest_json(const RankDigest& d) {
     w.key("comm_launch_ns").begin_array();
     for (const CommKernel& c : d.comm)
       c.launch_ns != CommKernel::kNoLaunch ? w.value(c.launch_ns) : w.null();
+    w.end_array();
+  }
+  // Each process group's members as written ("Process Group Ranks"), once per group: [[name,
+  // text], ...]. Left out when no collective has them.
+  std::map<std::string, std::string> group_ranks;
+  for (const CommKernel& c : d.comm)
+    if (!c.process_group.empty() && !c.group_ranks.empty())
+      group_ranks.emplace(c.process_group, c.group_ranks);
+  if (!group_ranks.empty()) {
+    w.key("group_ranks").begin_array();
+    for (const auto& [group, text] : group_ranks)
+      w.begin_array().value(std::string_view(group)).value(std::string_view(text)).end_array();
     w.end_array();
   }
   w.end_object();
@@ -190,6 +204,19 @@ bool parse_rank_digest_json(std::string_view json, RankDigest* d) {
       if (!x.is_null() && x.get(peer)) return false;
       if (!x.is_null()) d->comm[k].peer = peer;
       ++k;
+    }
+  }
+  simdjson::dom::array groups;  // digests of traces without "Process Group Ranks" have none
+  if (!root["group_ranks"].get(groups)) {
+    std::map<std::string, std::string, std::less<>> text_of;
+    for (simdjson::dom::element g : groups) {
+      std::string_view group, text;
+      if (g.at(0).get(group) || g.at(1).get(text)) return false;
+      text_of.emplace(std::string(group), std::string(text));
+    }
+    for (CommKernel& c : d->comm) {
+      auto it = text_of.find(c.process_group);
+      if (it != text_of.end()) c.group_ranks = it->second;
     }
   }
   return true;

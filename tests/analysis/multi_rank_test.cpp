@@ -1203,3 +1203,65 @@ TEST_CASE("multi-rank digest: a long collective name or arg is kept once, cut", 
     CHECK(k.collective == "allreduce");
   }
 }
+
+TEST_CASE("Process Group Ranks: listed, and truncated past 30 ranks", "[analysis][ranks]") {
+  std::vector<int64_t> m;
+  REQUIRE(ks::parse_group_ranks("[0, 1, 2, 3]", 4, &m));
+  CHECK(m == std::vector<int64_t>{0, 1, 2, 3});
+  REQUIRE(ks::parse_group_ranks("[5]", ks::kNoValue, &m));
+  CHECK(m == std::vector<int64_t>{5});
+  // PyTorch writes "[first, ..., last]" past 30 ranks: a range the group's size fills is
+  // every rank of it; otherwise only the two ends are known.
+  REQUIRE(ks::parse_group_ranks("[0, ..., 63]", 64, &m));
+  CHECK(m.size() == 64);
+  CHECK(m.back() == 63);
+  REQUIRE(ks::parse_group_ranks("[3, ..., 507]", 64, &m));
+  CHECK(m == std::vector<int64_t>{3, 507});
+  REQUIRE(ks::parse_group_ranks("[0, ..., 63]", ks::kNoValue, &m));
+  CHECK(m == std::vector<int64_t>{0, 63});
+  for (const char* bad :
+       {"", "[]", "0, 1", "[0, x]", "[0, ..., 3, ...]", "[..., 3]", "[7, ..., 3]"})
+    CHECK_FALSE(ks::parse_group_ranks(bad, 4, &m));
+}
+
+TEST_CASE("A member of a process group that issued none of its collectives is flagged",
+          "[analysis][ranks][findings]") {
+  // Ranks 0 and 1 issue group 5's two all-reduces; rank 2, a member by "Process Group Ranks",
+  // issues only the world group's.
+  const std::string g5 = R"("Process Group Ranks":"[0, 1, 2]")";
+  const std::string g0 = R"("Process Group Ranks":"[0, 1, 2, 3]")";
+  auto r0 = load(rank_trace(0, {50, 60, 70}, true, {"allreduce", "allreduce", "allreduce"},
+                            {"5", "5", "0"}, {g5, g5, g0}));
+  auto r1 = load(rank_trace(1, {50, 60, 70}, true, {"allreduce", "allreduce", "allreduce"},
+                            {"5", "5", "0"}, {g5, g5, g0}));
+  auto r2 = load(rank_trace(2, {70}, true, {"allreduce"}, {"0"}, {g0}));
+  std::vector<ks::RankDigest> d = {digest_of(*r0, "a", 0), digest_of(*r1, "b", 1),
+                                   digest_of(*r2, "c", 2)};
+  ks::MultiRankReport m = ks::combine_ranks(d);
+  REQUIRE(m.result.silent_members.size() == 1);
+  CHECK(m.result.silent_members[0].rank == 2);
+  CHECK(m.result.silent_members[0].process_group == "5");
+  CHECK(m.result.silent_members[0].group_collectives == 2);
+  const ks::Finding* f = find(m.findings, "ranks.group_member_silent");
+  REQUIRE(f != nullptr);
+  CHECK(f->title.find("Rank 2 issued none of process group 5's 2 collectives") !=
+        std::string::npos);
+  // The members survive the digest's JSON round trip (the page combines digests).
+  std::vector<ks::RankDigest> back(3);
+  for (size_t k = 0; k < 3; ++k)
+    REQUIRE(ks::parse_rank_digest_json(ks::rank_digest_json(d[k]), &back[k]));
+  CHECK(ks::combine_ranks(back).result.silent_members.size() == 1);
+  // Without the members' list nothing says rank 2 belongs to group 5.
+  auto o0 = load(rank_trace(0, {50, 60}, true, {"allreduce", "allreduce"}, {"5", "5"}));
+  auto o1 = load(rank_trace(1, {50, 60}, true, {"allreduce", "allreduce"}, {"5", "5"}));
+  auto o2 = load(rank_trace(2, {70}, true, {"allreduce"}, {"0"}));
+  m = ks::combine_ranks({digest_of(*o0, "a", 0), digest_of(*o1, "b", 1), digest_of(*o2, "c", 2)});
+  CHECK(m.result.silent_members.empty());
+  CHECK(find(m.findings, "ranks.group_member_silent") == nullptr);
+  // Ranks guessed from the load order are no global ranks to compare the list with.
+  auto n0 = load(rank_trace(0, {50, 60}, false, {"allreduce", "allreduce"}, {"5", "5"}, {g5, g5}));
+  auto n1 = load(rank_trace(1, {50, 60}, false, {"allreduce", "allreduce"}, {"5", "5"}, {g5, g5}));
+  auto n2 = load(rank_trace(2, {70}, false, {"allreduce"}, {"0"}, {g0}));
+  m = ks::combine_ranks({digest_of(*n0, "a", 0), digest_of(*n1, "b", 1), digest_of(*n2, "c", 2)});
+  CHECK(m.result.silent_members.empty());
+}

@@ -85,13 +85,16 @@ NCCL_KERNEL = {
 }
 
 
-def play(programs, templates, transfer, peers=True):
+def play(programs, templates, transfer, peers=True, group_ranks=None):
     """Plays each rank's program (a list of ops) out; returns each rank's events.
     ops: ("k", name, us, stream): a compute kernel; ("c", collective, stream, channel, members,
     nelems): a collective (send/recv: members are the pair) that ends `transfer(collective)` after
     its last member started it; ("wait", src, dst): stream dst waits for what src holds now;
     ("sync",): the host waits for the device; ("begin", cat, name) / ("end",): host ranges.
-    `peers`: a send's / receive's args name its peer ("Dst Rank" / "Src Rank", PyTorch 2.4+)."""
+    `peers`: a send's / receive's args name its peer ("Dst Rank" / "Src Rank", PyTorch 2.4+).
+    `group_ranks`: channel -> the "Process Group Ranks" text its collectives carry (PyTorch 2.2+),
+    written with the group's "Group size" (a group's members may be more than play's `members`:
+    the ranks that take part here)."""
     ranks = [Rank(r, templates[r], 1_000_000) for r in range(len(programs))]
     arrived = {}  # (channel, seq) -> {rank: start}
     done = 0
@@ -111,6 +114,8 @@ def play(programs, templates, transfer, peers=True):
                             "Out msg nelems": nelems, "Group size": len(members)})
                         if channel.startswith("pg "):  # a channel named as a process group
                             args["Process Group Name"] = channel[3:]
+                        if group_ranks and channel in group_ranks:
+                            args["Process Group Ranks"], args["Group size"] = group_ranks[channel]
                         if peers and coll in ("send", "recv"):
                             other = [m for m in members if m != rk.rank][0]
                             args["Dst Rank" if coll == "send" else "Src Rank"] = other
@@ -386,10 +391,10 @@ def name_kernels(progs, templates):
     return out
 
 
-def write_shape(tmp, shape, progs, transfer, world, peers=True):
+def write_shape(tmp, shape, progs, transfer, world, peers=True, group_ranks=None):
     """Plays the programs out and writes one trace per rank: (ranks played, paths)."""
     templates = [template(r, world) for r in range(world)]
-    ranks = play(name_kernels(progs, templates), templates, transfer, peers)
+    ranks = play(name_kernels(progs, templates), templates, transfer, peers, group_ranks)
     return ranks, write_ranks(tmp, shape, ranks, templates)
 
 

@@ -37,9 +37,36 @@ and flow ids and a ProfilerStep#i range over it.
                  how many more steps fit (before: nothing said the memory grows every step).
                  The same run without the leak raises neither.
 
-Usage: /usr/bin/python3 tests/corpus/unseen_shapes.py --cli build/native/kinetoscope [-v]
+  newer_kinds    20 steps as PyTorch 2.5-2.8 writes them, every newer kind in one file
+                 (docs/kineto-versions.md, "All of it in one file"): cuLaunchKernelEx launches,
+                 python_function frames, shape args, Ev Idx, cuda_sync slices, window markers,
+                 distributedInfo, new deviceProperties fields, ts relative to
+                 baseTimeNanoseconds. Everything the GPU did, the steps, launches, top kernels
+                 and findings must be the eager capture's, plus capture.diagnostic_flags.
+  inference_server  40 steps of a serving loop (no ProfilerStep, no optimizer): each an
+                 "execute_model" (or "LLMEngine.step") range; 8 of them, the first among them,
+                 prefill steps doing 4 templates' GPU work, the rest decode steps of tiny
+                 kernels. The steps come from the range; steps.two_kinds names the 8 long and
+                 32 short steps, their medians and the 4x GPU work; no steps.unstable and no
+                 warm-up step (before: "First captured step execute_model #0 is 4.0x slower",
+                 and "Step time varies ... CV 75.8%"). The same loop with host stalls in those
+                 steps (same GPU work) is unstable, not two kinds.
+  two_gpus       10 steps of a model split over two GPUs in one process: the main thread runs
+                 the first half on device 0, a peer copy ("Memcpy PtoP") to device 1, the
+                 second half on device 1 and a "Memcpy DtoD" there. Each device's busy time and
+                 idle share (JSON gpu.devices; before: in the text only), its kernels, every
+                 copy once, the PtoP row, GPU busy as any device busy.
+  pipeline_groups  4 ranks of dist_shapes' GPipe pipeline, send/recv without peer args, a
+                 world all_reduce (group 0) and Megatron's embedding group 5 of the first and
+                 last stage, each collective with "Process Group Ranks". When the last stage
+                 skips group 5's all_reduce, ranks.group_member_silent names rank 3, group 5,
+                 its members and the 2 collectives (before: nothing; the group was compared on
+                 rank 0 alone and dropped). When it joins, or without the ranks args, nothing.
+
+Usage: /usr/bin/python3 tests/corpus/unseen_shapes.py --cli build/native/kinetoscope [-v] [--only a,b]
 """
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -47,6 +74,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_cli  # noqa: E402
+import dist_shapes as ds  # noqa: E402
 import metamorphic as mm  # noqa: E402
 from planted import finding, fires, write  # noqa: E402
 
@@ -72,32 +100,43 @@ def template(doc):
     return host + gpu + flows, a, b - a, pid, tid
 
 
-def play(doc, steps, stall_steps=(), gpu_shift=0, edit=None):
+def play(doc, steps, stall_steps=(), gpu_shift=0, edit=None, copies=None, marker="ProfilerStep#%d",
+         marker_cat="user_annotation"):
     """The template played `steps` times from its own start; a stall of STALL_X template lengths
     opens each step in stall_steps (the step's range covers it; every later event moves by it).
-    GPU ops move by gpu_shift (us, a GPU clock behind the CPU's when negative)."""
+    GPU ops move by gpu_shift (us, a GPU clock behind the CPU's when negative). `copies[i]`
+    plays step i as that many templates one after the other (a long step doing that much more
+    work); `marker` names each step's range ("%d" its number; None: no range)."""
     events, t0, length, pid, tid = template(doc)
     if edit:
         events = edit(copy.deepcopy(events))
+        if isinstance(events, tuple):  # an edit that makes the template longer says how long
+            events, length = events
     out = [e for e in doc["traceEvents"] if e.get("ph") == "M"]
-    at = 0
+    at, n = 0, 0
     for i in range(steps):
         stall = STALL_X * length if i in stall_steps else 0
-        out.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % i, "pid": pid,
-                    "tid": tid, "ts": t0 + at, "dur": length + stall, "args": {"External id": 900000 + i}})
-        for e in events:
-            c = copy.deepcopy(e)
-            c["ts"] = mm.dec(e["ts"]) + at + stall + (gpu_shift if e.get("pid") == GPU_PID else 0)
-            if "id" in c:
-                c["id"] = e["id"] + (i + 1) * ID_STRIDE
-            a = c.get("args")
-            if isinstance(a, dict):
-                for k in ("correlation", "External id"):
-                    if isinstance(a.get(k), int) and a[k] > 0:
-                        a[k] += (i + 1) * ID_STRIDE
-                a.pop("Ev Idx", None)
-            out.append(c)
-        at += length + stall
+        k = copies[i] if copies else 1
+        if marker:
+            out.append({"ph": "X", "cat": marker_cat, "name": marker % i if "%d" in marker else marker,
+                        "pid": pid, "tid": tid, "ts": t0 + at, "dur": k * length + stall,
+                        "args": {"External id": 900000 + i}})
+        for j in range(k):
+            n += 1
+            for e in events:
+                c = copy.deepcopy(e)
+                c["ts"] = (mm.dec(e["ts"]) + at + stall + j * length
+                           + (gpu_shift if e.get("pid") == GPU_PID else 0))
+                if "id" in c:
+                    c["id"] = e["id"] + n * ID_STRIDE
+                a = c.get("args")
+                if isinstance(a, dict):
+                    for key in ("correlation", "External id"):
+                        if isinstance(a.get(key), int) and a[key] > 0:
+                            a[key] += n * ID_STRIDE
+                    a.pop("Ev Idx", None)
+                out.append(c)
+        at += k * length + stall
     d = {k: v for k, v in doc.items() if k != "traceEvents"}
     d["traceEvents"] = out
     return d
@@ -366,15 +405,372 @@ def check_memory(c, cli, base, tmp):
     c.check("memory flat: no memory.peak_high", finding(flat, "memory.peak_high") is None)
 
 
+MATH_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear", "aten::conv")
+
+
+def newer_kinds_events(events):
+    """The template's events as PyTorch 2.5-2.8 writes them (see newer_kinds)."""
+    host = [e for e in events if e.get("ph") == "X" and e.get("pid") != GPU_PID]
+    n = 0
+    for e in events:
+        a = e.get("args") if isinstance(e.get("args"), dict) else None
+        if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaLaunchKernel":
+            if n % 2:  # every other kernel through the driver, as Triton and cuBLASLt launch
+                e["cat"], e["name"], a["cbid"] = "cuda_driver", "cuLaunchKernelEx", 652
+            n += 1
+        if e.get("cat") == "cpu_op" and a is not None:
+            a["Record function id"] = 0
+            if not e["name"].startswith(MATH_OPS):  # math ops' shapes would add FLOPs: kept out
+                a.update({"Input Dims": [[64, 128], []], "Input type": ["float", "Scalar"],
+                          "Input Strides": [[128, 1], []], "Concrete Inputs": ["", "1"]})
+        if e.get("cat") == "kernel" and a is not None:
+            a.setdefault("queued", 0)
+            a["priority"] = 0
+    # with_stack: Python frames over each thread's host events ("Python id" / "Python parent id").
+    extra = []
+    by_tid = {}
+    for e in host:
+        by_tid.setdefault(e["tid"], []).append(e)
+    for tid, evs in sorted(by_tid.items()):
+        b = min(mm.dec(e["ts"]) for e in evs)
+        end = max(mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in evs)
+        for k, name in enumerate(("train.py(57): train_step", "torch/nn/modules/module.py(1747): _call_impl")):
+            extra.append({"ph": "X", "cat": "python_function", "name": name, "pid": evs[0]["pid"], "tid": tid,
+                          "ts": b - 2 + k, "dur": end - b + 4 - 2 * k,
+                          "args": {"Python parent id": None if k == 0 else 700000 + len(extra) - 1,
+                                   "Python id": 700000 + len(extra), "Python thread": 0}})
+    # GPU-side syncs (torch >= 2.3): a "Stream Sync" on the GPU row under each stream sync call.
+    for e in host:
+        if e.get("name") == "cudaStreamSynchronize":
+            extra.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": GPU_PID, "tid": 7,
+                          "ts": e["ts"], "dur": e["dur"],
+                          "args": {"cuda_sync_kind": "Stream Sync", "device": 0, "context": 1, "stream": 7,
+                                   "correlation": e["args"]["correlation"]}})
+    return extra + events
+
+
+def newer_kinds(doc):
+    """A capture as PyTorch 2.5-2.8 writes it, every newer kind in one file: the template with
+    newer_kinds_events, then Ev Idx on every host event, the profiler's window markers, a
+    full distributedInfo block, deviceProperties with fields older readers never saw, the
+    capture settings, displayTimeUnit "ms", and ts relative to baseTimeNanoseconds."""
+    pid = next(e["pid"] for e in doc["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep#"))
+    idx = 0
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X" and e.get("pid") != GPU_PID and isinstance(e.get("args"), dict):
+            e["args"]["Ev Idx"] = idx
+            idx += 1
+    t0 = min(mm.dec(e["ts"]) for e in doc["traceEvents"] if "ts" in e and e.get("ph") != "M")
+    t1 = max(mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in doc["traceEvents"] if "ts" in e)
+    doc["traceEvents"] += [
+        {"ph": "X", "cat": "Trace", "ts": t0 - 50, "dur": t1 - t0 + 100, "pid": "Spans", "tid": "PyTorch Profiler",
+         "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
+        {"name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g", "pid": "Traces",
+         "tid": "Trace PyTorch Profiler", "ts": t0 - 50},
+        {"name": "Record Window End", "ph": "i", "s": "g", "pid": pid, "tid": "", "ts": t1 + 50}]
+    doc["deviceProperties"] = [dict(p, uuid="GPU-5f2b0c1e-%04d" % p.get("id", 0), clockRate=1442500,
+                                    memoryClockRate=715000, memoryBusWidth=4096, l2CacheSize=4194304,
+                                    maxSharedMemoryPerMultiprocessor=65536)
+                               for p in doc.get("deviceProperties", [])]
+    doc["distributedInfo"] = {"backend": "nccl", "rank": 0, "world_size": 1, "pg_count": 1,
+                              "pg_config": [{"pg_name": "0", "pg_desc": "default_pg",
+                                             "backend_config": "cuda:nccl", "pg_size": 1, "ranks": [0]}],
+                              "nccl_version": "2.21.5"}
+    doc.update({"cuda_runtime_version": 12040, "cuda_driver_version": 12090, "cupti_version": 22,
+                "record_shapes": 1, "with_stack": 1, "profile_memory": 0, "with_flops": 0, "with_modules": 0,
+                "trace_id": "B4826447790147448E9C459AADE9641D", "traceName": "/tmp/rank0.pt.trace.json",
+                "displayTimeUnit": "ms"})
+    doc.pop("baseTimeNanoseconds", None)
+    mm.rw_relative_ts(doc)
+    return doc
+
+
+def check_newer_kinds(c, cli, base, tmp):
+    steps = 20
+    eager = corpus_cli.report(cli, write(play(base, steps), os.path.join(tmp, "eager.json")))
+    doc = newer_kinds(play(base, steps, edit=newer_kinds_events))
+    path = os.path.join(tmp, "newer.json")
+    with open(path, "wb") as f:
+        f.write(mm.dump(doc, mm.Spelling("float3")))
+    rep = corpus_cli.report(cli, path)
+    what = "newer_kinds"
+    c.check("%s: kernels, busy and steps as eager" % what, gpu_numbers(rep) == gpu_numbers(eager),
+            "%s vs %s" % (gpu_numbers(rep), gpu_numbers(eager)))
+    le, ln = eager.get("launch_stats", {}), rep.get("launch_stats", {})
+    for k in ("launches", "gpu_us", "graph_ops", "before_launch"):
+        c.check("%s: launch_stats.%s as eager" % (what, k), ln.get(k) == le.get(k), "%s vs %s" % (ln.get(k), le.get(k)))
+    apis = {a.get("name"): a.get("launches") for a in ln.get("apis", [])}
+    eager_apis = {a.get("name"): a.get("launches") for a in le.get("apis", [])}
+    c.check("%s: cuLaunchKernelEx and cudaLaunchKernel share the kernels" % what,
+            apis.get("cuLaunchKernelEx", 0) + apis.get("cudaLaunchKernel", 0) == eager_apis.get("cudaLaunchKernel")
+            and apis.get("cuLaunchKernelEx", 0) > 0, "%s vs %s" % (apis, eager_apis))
+    c.check("%s: the same top kernels" % what,
+            [(k["name"], k["total_us"]) for k in rep["kernels"]["rows"][:5]]
+            == [(k["name"], k["total_us"]) for k in eager["kernels"]["rows"][:5]])
+    c.check("%s: the same step times" % what,
+            [r["dur_us"] for r in rep["steps"]["rows"]] == [r["dur_us"] for r in eager["steps"]["rows"]])
+    c.check("%s: the same GPU idle" % what, rep["gpu"].get("idle_pct") == eager["gpu"].get("idle_pct"),
+            "%s vs %s" % (rep["gpu"].get("idle_pct"), eager["gpu"].get("idle_pct")))
+    c.check("%s: one GPU" % what, rep["trace"].get("gpu_devices") == eager["trace"].get("gpu_devices"),
+            "%s vs %s" % (rep["trace"].get("gpu_devices"), eager["trace"].get("gpu_devices")))
+    neg = negatives(rep)
+    c.check("%s: no negative time in the report" % what, not neg, str(neg[:5]))
+    new_ids = set(corpus_cli.finding_ids(rep)) - set(corpus_cli.finding_ids(eager))
+    gone = set(corpus_cli.finding_ids(eager)) - set(corpus_cli.finding_ids(rep))
+    # The capture settings it records (with_stack, record_shapes) make its step times slower
+    # than the run's: that one note, nothing else the eager capture lacks.
+    c.check("%s: the eager capture's findings, and the diagnosis flags' note" % what,
+            new_ids == {"capture.diagnostic_flags"} and not gone,
+            "new %s, gone %s" % (sorted(new_ids), sorted(gone)))
+    f = finding(rep, "capture.diagnostic_flags")
+    c.check("%s: the flags named" % what, f is not None and f["evidence"].get("flags") == "with_stack, record_shapes",
+            str(f and f["evidence"]))
+    if "-v" in sys.argv:
+        print(json.dumps({"new": [f for f in rep["findings"] if f["id"] in new_ids]}, indent=1)[:3000])
+
+
+PREFILL = (0, 5, 6, 13, 21, 22, 30, 37)  # the steps that prefill new requests (irregular: arrivals)
+PREFILL_X = 4  # a prefill step does 4 templates' GPU work (the prompt's tokens at once)
+
+
+def no_training_ranges(events):
+    """An inference loop has no optimizer: the template without its Optimizer.* ranges."""
+    return [e for e in events if e.get("cat") not in ("user_annotation", "gpu_user_annotation")]
+
+
+def check_inference_server(c, cli, base, tmp):
+    steps = 40
+    copies = [PREFILL_X if i in PREFILL else 1 for i in range(steps)]
+    for marker in ("execute_model", "LLMEngine.step"):
+        what = "inference_server %s" % marker
+        doc = play(base, steps, edit=no_training_ranges, copies=copies, marker=marker)
+        rep = corpus_cli.report(cli, write(doc, os.path.join(tmp, "serve.json")))
+        st = rep["steps"]
+        c.check("%s: %d steps from the range" % (what, steps), st.get("count") == steps
+                and st.get("source") == "nvtx_range", "%s %s" % (st.get("count"), st.get("source")))
+        c.check("%s: no warm-up step (the first step is a prefill)" % what,
+                finding(rep, "steps.warmup_in_window") is None,
+                (finding(rep, "steps.warmup_in_window") or {}).get("title", ""))
+        c.check("%s: prefill and decode are not unstable steps" % what, finding(rep, "steps.unstable") is None,
+                (finding(rep, "steps.unstable") or {}).get("title", ""))
+        f = fires(c, rep, "steps.two_kinds", what)
+        if f:
+            ev = f["evidence"]
+            c.check("%s: %d long steps, %d short" % (what, len(PREFILL), steps - len(PREFILL)),
+                    ev.get("long_steps") == len(PREFILL) and ev.get("short_steps") == steps - len(PREFILL), str(ev))
+            short = [r["dur_us"] for r in st["rows"] if r["number"] not in PREFILL]
+            c.check("%s: the short steps' median" % what, ev.get("short_median_us") == sorted(short)[len(short) // 2],
+                    "%s vs %s" % (ev.get("short_median_us"), sorted(short)[len(short) // 2]))
+            c.check("%s: long steps do %dx the GPU work" % (what, PREFILL_X),
+                    abs(ev.get("gpu_work_ratio", 0) - PREFILL_X) < 0.05, str(ev.get("gpu_work_ratio")))
+    # The same loop with a host stall in some steps (the GPU work the same in every step) is
+    # unstable: two lengths, but not two kinds of work.
+    doc = play(base, steps, edit=no_training_ranges, stall_steps=PREFILL, marker="execute_model")
+    rep = corpus_cli.report(cli, write(doc, os.path.join(tmp, "stall.json")))
+    c.check("inference_server stalls: steps.unstable", finding(rep, "steps.unstable") is not None,
+            str(corpus_cli.finding_ids(rep)))
+    c.check("inference_server stalls: not two kinds of steps", finding(rep, "steps.two_kinds") is None)
+
+
+PEER_OFFSET = 500000  # device 1's ids in a copy: device 0's + this (a copy's ids span < 10^5)
+PEER_BYTES = 8 << 20
+
+
+def gpu_ops(events):
+    return [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+
+
+def two_gpus(events):
+    """The template as a model split over two GPUs in one process (a naive pipeline): the main
+    thread runs the first half on device 0 (the template), copies its activations to device 1
+    (cudaMemcpyAsync: a "Memcpy PtoP" on device 0's stream, as CUPTI records a peer copy), then
+    runs the second half on device 1 (the template again, its GPU ops on GPU pid 1 with
+    "device": 1), which copies them once more on device 1 ("Memcpy DtoD"). One host thread
+    launches on both devices. Returns (events, the longer step's length)."""
+    _, a, length, pid, tid = TEMPLATE_INFO
+    t_end = max([mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in events if e.get("ph") == "X"])
+    at = max(t_end, a + length) + 2  # the copies begin when both the host and device 0 are done
+    out = list(events)
+    corr = [880001, 880002]
+
+    def copy_op(ts, name, device, dur):
+        c = corr.pop(0)
+        out.extend([
+            {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": pid, "tid": tid, "ts": ts, "dur": 30,
+             "args": {"External id": c}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": pid, "tid": tid, "ts": ts + 2,
+             "dur": 10, "args": {"External id": c, "cbid": 41, "correlation": c}},
+            {"ph": "s", "id": c, "pid": pid, "tid": tid, "ts": ts + 2, "cat": "ac2g", "name": "ac2g"},
+            {"ph": "X", "cat": "gpu_memcpy", "name": name, "pid": GPU_PID + device, "tid": 7, "ts": ts + 10,
+             "dur": dur, "args": {"External id": c, "device": device, "context": 1, "stream": 7, "correlation": c,
+                                  "bytes": PEER_BYTES, "memory bandwidth (GB/s)": PEER_BYTES / dur / 1e3}},
+            {"ph": "f", "id": c, "pid": GPU_PID + device, "tid": 7, "ts": ts + 10, "cat": "ac2g", "name": "ac2g",
+             "bp": "e"}])
+    copy_op(at, "Memcpy PtoP (Device -> Device)", 0, 40)
+    second = at + 60 - a  # device 1's half starts when the peer copy is done
+    for e in events:
+        c = copy.deepcopy(e)
+        c["ts"] = mm.dec(e["ts"]) + second
+        on_gpu = e.get("pid") == GPU_PID
+        if on_gpu:
+            c["pid"] = GPU_PID + 1
+        if "id" in c:
+            c["id"] = e["id"] + PEER_OFFSET
+        ca = c.get("args")
+        if isinstance(ca, dict):
+            for key in ("correlation", "External id"):
+                if isinstance(ca.get(key), int) and ca[key] > 0:
+                    ca[key] += PEER_OFFSET
+            if on_gpu and "device" in ca:
+                ca["device"] = 1
+        out.append(c)
+    copy_op(second + t_end + 2, "Memcpy DtoD (Device -> Device)", 1, 20)
+    return out, second + t_end + 60 - a
+
+
+TEMPLATE_INFO = None
+
+
+def union_of(ops):
+    iv = sorted((mm.dec(e["ts"]), mm.dec(e["ts"]) + mm.dec(e["dur"])) for e in ops)
+    total, end = 0, None
+    for b, e in iv:
+        if end is None or b > end:
+            total += e - b
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return float(total)
+
+
+def check_two_gpus(c, cli, base, tmp):
+    global TEMPLATE_INFO
+    TEMPLATE_INFO = template(base)
+    steps = 10
+    one = corpus_cli.report(cli, write(play(base, steps), os.path.join(tmp, "one.json")))
+    doc = play(base, steps, edit=two_gpus)
+    doc["deviceProperties"] = [dict(p, id=i) for i, p in enumerate(base["deviceProperties"][:1] * 2)]
+    rep = corpus_cli.report(cli, write(doc, os.path.join(tmp, "two.json")))
+    what = "two_gpus"
+    ops = gpu_ops(doc["traceEvents"])
+    c.check("%s: 2 GPU devices" % what, rep["trace"].get("gpu_devices") == 2, str(rep["trace"].get("gpu_devices")))
+    c.check("%s: %d steps" % (what, steps), rep["steps"].get("count") == steps, str(rep["steps"].get("count")))
+    k = rep["kernels"]
+    n_kernels = sum(1 for e in ops if e["cat"] == "kernel")
+    c.check("%s: every kernel once (%d)" % (what, n_kernels), k.get("count") == n_kernels
+            and k.get("count") == 2 * one["kernels"]["count"], str(k.get("count")))
+    devices = {d.get("device"): d for d in rep["gpu"].get("devices", [])}
+    window = rep["gpu"]["window_us"]
+    for dev in (0, 1):
+        mine = [e for e in ops if e["pid"] == GPU_PID + dev]
+        busy = union_of(mine)
+        got = devices.get(dev, {})
+        c.check("%s device %d: busy %.3f us, its own ops and copy (JSON gpu.devices)" % (what, dev, busy),
+                abs(got.get("busy_us", -1) - busy) < 0.01, str(rep["gpu"]))
+        c.check("%s device %d: idle %.2f%% of the steps" % (what, dev, 100 * (1 - busy / window)),
+                abs(got.get("idle_pct", -1) - 100 * (1 - busy / window)) < 0.01, str(got))
+        c.check("%s device %d: its %d kernels" % (what, dev, sum(1 for e in mine if e["cat"] == "kernel")),
+                {d["device"]: d["kernels"] for d in rep["gpu_metrics"]["devices"]}.get(dev)
+                == sum(1 for e in mine if e["cat"] == "kernel"), str(rep["gpu_metrics"]["devices"]))
+    mem = {r["kind"] if "kind" in r else r.get("name"): r for r in rep.get("memory_ops", {}).get("rows", [])}
+    if "-v" in sys.argv:
+        print(json.dumps({"gpu": rep["gpu"], "devices": rep["gpu_metrics"]["devices"],
+                          "memory_ops": rep.get("memory_ops"),
+                          "findings": [(f["id"], f["title"]) for f in rep["findings"]]}, indent=1)[:6000])
+    peer = [r for r in rep.get("memory_ops", {}).get("rows", []) if "PtoP" in json.dumps(r)]
+    c.check("%s: %d peer copies, once" % (what, steps), len(peer) == 1 and peer[0].get("count") == steps, str(peer))
+    n_copies = sum(1 for e in ops if e["cat"] == "gpu_memcpy")
+    total = sum(r.get("count", 0) for r in rep.get("memory_ops", {}).get("rows", []))
+    c.check("%s: every copy once (%d)" % (what, n_copies), total == n_copies, "%s of %s" % (total, mem))
+    # Each device is idle while the other runs its half: per-device idle, not one GPU's.
+    c.check("%s: GPU busy is any device busy, no copy counted twice" % what,
+            abs(rep["gpu"]["busy_us"] - union_of(ops)) < 0.01, "%s vs %s" % (rep["gpu"], union_of(ops)))
+
+
+def pipeline_groups(stages, micro, steps, last_joins):
+    """dist_shapes' GPipe pipeline (send/recv without peer args, as before PyTorch 2.4) with two
+    process groups each step: the world group "0" (a loss all_reduce on every stage) and
+    Megatron's embedding group "5" of the first and the last stage (the tied embeddings'
+    gradient all_reduce). The last stage joins group 5 only when `last_joins` (a stage that
+    skips it leaves its peer waiting: a hang in a real job, or a rank whose code took another
+    path)."""
+    progs = ds.pipeline(stages, micro, steps)
+    out = []
+    for k, p in enumerate(progs):
+        q = []
+        for op in p:
+            if op == ("end",) and q and q[-1] == ("sync",):
+                q.insert(len(q) - 1, ("c", "all_reduce", 30, "pg 0", list(range(stages)), 1))
+                if k == 0 or (k == stages - 1 and last_joins):
+                    q.insert(len(q) - 1, ("c", "all_reduce", 30, "pg 5",
+                                          [0, stages - 1] if last_joins else [0], 1 << 20))
+            q.append(op)
+        out.append(q)
+    return out
+
+
+def check_pipeline_groups(c, cli, base, tmp):
+    stages, steps = 4, 2
+    ranks_text = {"pg 0": ("[0, 1, 2, 3]", stages), "pg 5": ("[0, %d]" % (stages - 1), 2)}
+    for joins in (False, True):
+        what = "pipeline_groups%s" % ("" if not joins else " (all join)")
+        ranks, paths = ds.write_shape(tmp, "ppg%d" % joins, pipeline_groups(stages, 4, steps, joins),
+                                      lambda coll: 60, stages, peers=False, group_ranks=ranks_text)
+        rep = corpus_cli.report(cli, paths)
+        c.check("%s: no collective mismatch" % what, finding(rep, "ranks.collective_mismatch") is None,
+                (finding(rep, "ranks.collective_mismatch") or {}).get("title", ""))
+        coll = rep["collectives"]
+        sr = sum(1 for rk in ranks for e in rk.events if "SendRecv" in e["name"])
+        c.check("%s: sends and receives not measured" % what, coll.get("p2p_unmatched") == sr,
+                "%s vs %d" % (coll.get("p2p_unmatched"), sr))
+        c.check("%s: the pipeline's drain is no straggler" % what, finding(rep, "ranks.straggler") is None,
+                (finding(rep, "ranks.straggler") or {}).get("title", ""))
+        f = finding(rep, "ranks.group_member_silent")
+        if joins:
+            c.check("%s: no silent member" % what, f is None, (f or {}).get("title", ""))
+            continue
+        c.check("%s: the silent member flagged" % what, f is not None, str(corpus_cli.finding_ids(rep)))
+        if f:
+            ev = f["evidence"]
+            c.check("%s: rank %d of group 5, %d collectives" % (what, stages - 1, steps),
+                    ev.get("rank") == stages - 1 and ev.get("process_group") == "5"
+                    and ev.get("group_collectives") == steps and ev.get("members") == "0, %d" % (stages - 1),
+                    str(ev))
+            c.check("%s: the title names them" % what, "Rank %d" % (stages - 1) in f["title"]
+                    and "group 5" in f["title"], f["title"])
+    # A stage computing 1.5x as long: no other stage is named the straggler (before: rank 0,
+    # which only ended its backward last, by the schedule).
+    slow = 2
+    progs = [[(op[0], op[1], op[2] * 1.5, op[3]) if k == slow and op[0] == "k" else op for op in p]
+             for k, p in enumerate(pipeline_groups(stages, 4, steps, True))]
+    ranks, paths = ds.write_shape(tmp, "ppg_slow", progs, lambda coll: 60, stages, peers=False,
+                                  group_ranks=ranks_text)
+    rep = corpus_cli.report(cli, paths)
+    f = finding(rep, "ranks.straggler")
+    c.check("pipeline_groups slow stage %d: no other stage the straggler" % slow,
+            f is None or ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
+    # Without "Process Group Ranks" (PyTorch before 2.2) nobody can know rank 3 belongs to group 5.
+    ranks, paths = ds.write_shape(tmp, "ppg_old", pipeline_groups(stages, 4, steps, False),
+                                  lambda coll: 60, stages, peers=False)
+    rep = corpus_cli.report(cli, paths)
+    c.check("pipeline_groups without group ranks: nothing guessed", finding(rep, "ranks.group_member_silent") is None)
+
+
+CHECKS = ("newer_kinds", "inference_server", "two_gpus", "pipeline_groups", "long_capture", "clock_skew",
+          "torch_compile", "cuda_graph_steps", "memory")
+
+
 def main():
-    args, c = corpus_cli.start(mm.TRACES)
+    args, c = corpus_cli.start(mm.TRACES, lambda ap: ap.add_argument(
+        "--only", default="", help="comma-separated shapes to check (default: all): " + ", ".join(CHECKS)))
     if args is None:
         return 0
     base = mm.load(os.path.join(mm.TRACES, BASE))
+    only = [x for x in args.only.split(",") if x] or CHECKS
     with tempfile.TemporaryDirectory() as tmp:
-        for check in (check_long_capture, check_clock_skew, check_torch_compile, check_cuda_graph_steps,
-                      check_memory):
-            check(c, args.cli, base, tmp)
+        for name in only:
+            globals()["check_" + name](c, args.cli, base, tmp)
     print("unseen_shapes: %d failure(s)" % len(c.failures))
     return 1 if c.failures else 0
 

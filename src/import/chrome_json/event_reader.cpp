@@ -238,7 +238,10 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "Group size") e->has_collective |= read_int(val, &e->group_size);
         break;
       case 'P':
-        if (key == "Process Group Name") e->has_collective |= read_string(val, &e->process_group);
+        if (key == "Process Group Name")
+          e->has_collective |= read_string(val, &e->process_group);
+        else if (key == "Process Group Ranks")
+          read_string(val, &e->process_group_ranks);
         break;
       case 'b':
         if (key == "bytes")

@@ -552,7 +552,7 @@ class Reader {
         if (is(key, "Group size")) return false;
         break;
       case 'P':
-        if (is(key, "Process Group Name")) return false;
+        if (is(key, "Process Group Name") || is(key, "Process Group Ranks")) return false;
         break;
       case 'T':
         if (is(key, "Total Allocated")) return read_int(&e->mem_total_allocated);

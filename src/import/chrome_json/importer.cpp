@@ -425,6 +425,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
     a.collective = e.collective;
     a.dtype = e.dtype;
     a.process_group = e.process_group;
+    a.process_group_ranks = e.process_group_ranks;
     a.wait_on_stream = e.wait_on_stream;
     a.wait_on_record_correlation = e.wait_on_record_corr;
     if (!a.has_collective && e.legacy_nelems >= 0) {  // "nccl:all_reduce" with Input Dims

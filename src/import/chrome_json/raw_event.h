@@ -50,6 +50,7 @@ struct RawEventFields {
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
   int64_t peer = -1;  // a send's "Dst Rank", a receive's "Src Rank"
   std::string_view collective, dtype, process_group;
+  std::string_view process_group_ranks;  // "Process Group Ranks": "[0, 1, 2, 3]" (2.2+)
   // Before Kineto's collective args (PyTorch < 2.2): the "nccl:<collective>" record_function
   // carries its input tensor's "Input Dims" and "Input type" (a C++ type name).
   int64_t legacy_nelems = -1;

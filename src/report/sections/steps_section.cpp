@@ -212,6 +212,18 @@ ReportSection gpu_section(const GpuIdleResult& g, const GraphCaptures& captures)
   s.field("window_us", Cell::ns(g.window_ns));
   s.field("busy_us", Cell::ns(g.busy_ns));
   s.field("idle_pct", Cell::share(g.idle_pct));
+  // Several GPUs in one process: each device's own busy time and idle share over the same
+  // window (busy_us above is any device busy, which hides devices that take turns). The text
+  // says it in a line below; JSON readers get the numbers.
+  if (!g.devices.empty()) {
+    Table& tb = s.table("devices");
+    tb.columns = {Column("device"), Column("busy_us"), Column("idle_pct")};
+    // Bounded as every table (a generated file may name 80 k devices): the first rows.
+    for (const GpuIdleResult::DeviceIdle& d : g.devices)
+      if (tb.room_for_row(d.busy_ns))
+        tb.row() = {Cell::integer(d.device), Cell::ns(d.busy_ns), Cell::share(d.idle_pct)};
+    tb.json_only();
+  }
   // Idle time while CUDA graphs were captured (their launches recorded, not run): only where a
   // capture was traced.
   if (captures.any()) s.field("idle_in_graph_capture_us", Cell::ns(captures.idle_in_capture_ns));
