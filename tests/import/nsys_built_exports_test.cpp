@@ -719,14 +719,19 @@ TEST_CASE("nsys built: emit_nvtx's op ranges give the GPU time by op, named with
   const std::string text = ks::report_text(report);
   CHECK(text.find("ops from the NVTX ranges of emit_nvtx") != std::string::npos);
   // The same ranges are the export's CPU ops: aten::linear (230 us, 8 calls) holds aten::addmm
-  // (10 us): its self time is 220 us a call.
+  // (10 us): its self time is 220 us a call. The 6 us cudaLaunchKernel inside each innermost op
+  // is the op's child, as a trace's runtime event is its CPU op's: aten::addmm's self time is
+  // 4 us a call, aten::gelu's 224 us (was 10 and 230: the call, on the CUDA API row, was
+  // nobody's child).
   const ks::CpuOpSummary& ops = report.analyses.cpu_ops;
   REQUIRE(ops.rows.size() == 3);
   CHECK(ops.rows[0].label == "aten::linear");
   CHECK(ops.rows[0].total.count == 8);
   CHECK(ops.rows[0].self_ns == 8 * 220'000);
+  CHECK(ops.rows[1].label == "aten::gelu");
+  CHECK(ops.rows[1].self_ns == 4 * 224'000);
   CHECK(ops.rows[2].label == "aten::addmm");
-  CHECK(ops.rows[2].self_ns == 8 * 10'000);
+  CHECK(ops.rows[2].self_ns == 8 * 4'000);
   CHECK(text.find("CPU ops by self time: 20 ops") != std::string::npos);
   // And the trace diff compares them as ops, by op name.
   const ks::DiffDigest digest = ks::make_diff_digest(*t, report.analyses, "nvtx_domains.sqlite");

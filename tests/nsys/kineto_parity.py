@@ -177,6 +177,15 @@ def compare_ops(name, kin, ops, sizes_only=None):
                   'trace %s)' % (name, str(b['math'])[:60], str(a['math'])[:60]))
             a['math'] = b['math']
     diffs = ['%s: trace %s, export %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
+    # Each op both list: as many calls, the same self time within a microsecond (the trace's
+    # rounding) and 1% (the converter's 1 ns shifts of nested ranges). The export's CUDA calls
+    # are their innermost op's children, as a trace's runtime events are (cpu_op_summary_export.h).
+    rows = [{r['name']: r for r in rep['cpu_ops']['rows']} for rep in (kin, ops)]
+    for op in sorted(set(rows[0]) & set(rows[1])):
+        x, y = rows[0][op], rows[1][op]
+        if x['count'] != y['count'] or abs(x['self_us'] - y['self_us']) > 1 + 0.01 * x['self_us']:
+            diffs.append('cpu_ops %s: trace %s calls, %s us self; export %s calls, %s us self' % (
+                op, x['count'], x['self_us'], y['count'], y['self_us']))
     print('%s %s with emit_nvtx' % ('same' if not diffs else 'DIFFERENT', name))
     for d in diffs:
         print('   ' + d[:400])
