@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "analysis/cpu_op_summary_export.h"
+
 namespace ks {
 
 namespace {
@@ -66,7 +68,7 @@ Analyses analyze(const Trace& t, const AnalysisOptions& options) {
   a.gpu_by_op = gpu_time_by_op(t, a.join, a.steps, included, &nvtx);
   a.api_calls = summarize_api_calls(t);
   a.annotations = summarize_annotations(t);
-  a.cpu_ops = summarize_cpu_ops(t);
+  a.cpu_ops = summarize_cpu_ops(t, &nvtx);
   a.math = compute_math_efficiency(t, a.join, a.steps, &nvtx);
   CriticalPathOptions path_options;
   path_options.max_window_slices = 1'000'000;

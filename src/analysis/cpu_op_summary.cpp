@@ -3,16 +3,29 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/cpu_op_summary_export.h"
 #include "analysis/gpu_time_by_op.h"
 #include "analysis/name_families.h"
 
 namespace ks {
 
-CpuOpSummary summarize_cpu_ops(const Trace& t) {
+CpuOpSummary summarize_cpu_ops(const Trace& t, const EnclosingNvtxRanges* nvtx) {
   const SliceTable& s = t.slices;
   std::vector<int64_t> children_ns(s.size(), 0);
   for (uint32_t i = 0; i < s.size(); ++i)
     if (s.parent[i] >= 0) children_ns[static_cast<size_t>(s.parent[i])] += s.dur[i];
+  // An export's CUDA calls: children of the innermost range open at the call on its thread
+  // (a call nested in another call counts in its parent's time only).
+  if (nvtx && nvtx->any()) {
+    for (uint32_t i = 0; i < s.size(); ++i) {
+      if (s.parent[i] >= 0 || (s.kind[i] != SliceKind::kRuntime && s.kind[i] != SliceKind::kDriver))
+        continue;
+      nvtx->walk_out_slices(i, [&](uint32_t range) {
+        if (is_op_call(t, range)) children_ns[range] += s.dur[i];
+        return false;  // the innermost only
+      });
+    }
+  }
   struct Acc {
     std::vector<int64_t> durs;
     int64_t self_ns = 0, self_max = 0;
@@ -49,6 +62,10 @@ CpuOpSummary summarize_cpu_ops(const Trace& t) {
     return t.str(a.name) < t.str(b.name);
   });
   return r;
+}
+
+CpuOpSummary summarize_cpu_ops(const Trace& t) {
+  return summarize_cpu_ops(t, nullptr);
 }
 
 }  // namespace ks

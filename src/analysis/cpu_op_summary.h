@@ -7,8 +7,8 @@
 // An Nsight Systems export has no CPU ops, but profiled with emit_nvtx (nsys
 // --pytorch=autograd-nvtx) it has an NVTX range around every op call ("aten::mm, seq = 12,
 // sizes = [...]"): those are its ops, one row per op (analysis/gpu_time_by_op.h
-// emit_nvtx_op_name), their children the NVTX ranges nested in them (the CUDA calls sit on
-// another row of the export, so their time stays in the op's self time).
+// emit_nvtx_op_name), their children the NVTX ranges nested in them; the export's CUDA calls,
+// on another row, are their innermost op's children only through cpu_op_summary_export.h.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,6 +1,8 @@
 #include "analysis/gpu_metrics.h"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -48,6 +50,29 @@ bool is_tensor_core_eligible_op(std::string_view n) {
   return false;
 }
 
+const char* measured_metric_label(MeasuredMetric m) {
+  static const char* const kLabels[] = {"GR Active",
+                                        "SM Issue",
+                                        "Compute Warps in Flight",
+                                        "Unallocated Warps in Active SMs",
+                                        "DRAM Read",
+                                        "DRAM Write",
+                                        "PCIe RX",
+                                        "PCIe TX",
+                                        "NVLink RX",
+                                        "NVLink TX"};
+  static_assert(std::size(kLabels) == kMeasuredMetrics);
+  return kLabels[static_cast<size_t>(m)];
+}
+
+const char* measured_metric_key(MeasuredMetric m) {
+  static const char* const kKeys[] = {
+      "gr_active",  "sm_issue", "warps_in_flight", "unallocated_warps", "dram_read",
+      "dram_write", "pcie_rx",  "pcie_tx",         "nvlink_rx",         "nvlink_tx"};
+  static_assert(std::size(kKeys) == kMeasuredMetrics);
+  return kKeys[static_cast<size_t>(m)];
+}
+
 namespace {
 
 struct ValueEdge {
@@ -69,32 +94,118 @@ double capped_integral(std::vector<ValueEdge>& edges, int64_t begin, int64_t end
   return area;
 }
 
-// Which measured series a counter is: 1 = SM Active, 2 = Tensor Active, 0 = neither. nsys 2021-22
-// names them "SM Active" and "Tensor Active" ("Tensor Active / FP16 Active" on Turing), 2023 and
-// later "SMs Active [Throughput %]" and "Tensor Active [Throughput %]".
-int measured_series(std::string_view n) {
-  if (n.substr(0, 9) == "SM Active" || n.substr(0, 10) == "SMs Active") return 1;
-  if (n.substr(0, 13) == "Tensor Active") return 2;
-  return 0;
+bool same_letters(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+bool starts_as(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && same_letters(s.substr(0, prefix.size()), prefix);
 }
 
-struct MeasuredAcc {
-  uint64_t n[2] = {0, 0}, n_steps[2] = {0, 0};
-  double sum[2] = {0, 0}, sum_steps[2] = {0, 0};
+// Which measured series a counter is: kSmActive, kTensorActive, or kMore + a MeasuredMetric;
+// kNone for any other counter. nsys 2021-22 names them without a unit ("SM Active", "Tensor
+// Active", "Tensor Active / FP16 Active" on Turing), 2023 and later with one ("SMs Active
+// [Throughput %]"); a series in another unit than a percent ("Compute Warps in Flight [Avg]")
+// is not a share of its peak and is left alone.
+enum Series : int { kNone = -1, kSmActive = 0, kTensorActive = 1, kMore = 2 };
+int measured_series(std::string_view n) {
+  std::string_view base = n, unit;
+  size_t open = n.find(" [");
+  if (open == std::string_view::npos) open = n.find(" (");
+  if (open != std::string_view::npos) {
+    base = n.substr(0, open);
+    unit = n.substr(open + 2);
+    if (!unit.empty() && (unit.back() == ']' || unit.back() == ')')) unit.remove_suffix(1);
+  }
+  if (!unit.empty() && !same_letters(unit, "Throughput %") && unit != "%") return kNone;
+  if (starts_as(base, "SM Active") || starts_as(base, "SMs Active")) return kSmActive;
+  if (starts_as(base, "Tensor Active")) return kTensorActive;
+  auto more = [](MeasuredMetric m) { return kMore + static_cast<int>(m); };
+  struct Named {
+    const char* name;
+    MeasuredMetric metric;
+  };
+  static const Named kNamed[] = {
+      {"GR Active", MeasuredMetric::kGrActive},
+      {"SM Issue", MeasuredMetric::kSmIssue},
+      {"Compute Warps in Flight", MeasuredMetric::kWarpsInFlight},
+      {"Unallocated Warps in Active SMs", MeasuredMetric::kUnallocatedWarps},
+      {"DRAM Read Bandwidth", MeasuredMetric::kDramRead},
+      {"DRAM Read Throughput", MeasuredMetric::kDramRead},
+      {"DRAM Write Bandwidth", MeasuredMetric::kDramWrite},
+      {"DRAM Write Throughput", MeasuredMetric::kDramWrite},
+      {"PCIe RX Throughput", MeasuredMetric::kPcieRx},
+      {"PCIe TX Throughput", MeasuredMetric::kPcieTx}};
+  for (const Named& k : kNamed)
+    if (same_letters(base, k.name)) return more(k.metric);
+  // NVLink: user data only (protocol data is the link's own overhead).
+  const bool protocol = base.find("Protocol") != std::string_view::npos ||
+                        base.find("protocol") != std::string_view::npos;
+  if (!protocol && starts_as(base, "NVLink RX")) return more(MeasuredMetric::kNvlinkRx);
+  if (!protocol && starts_as(base, "NVLink TX")) return more(MeasuredMetric::kNvlinkTx);
+  return kNone;
+}
+
+// The series a direction's NVLink throughput adds up (see the header).
+bool sums_series(int which) {
+  return which == kMore + static_cast<int>(MeasuredMetric::kNvlinkRx) ||
+         which == kMore + static_cast<int>(MeasuredMetric::kNvlinkTx);
+}
+
+struct SeriesAcc {
+  int which = kNone;
+  uint64_t n = 0, n_steps = 0;
+  double sum = 0, sum_steps = 0;
 };
 
-// Adds the measured SM/Tensor Active means to the devices of an nsys export (see the header).
+double mean_of(double sum, uint64_t n) {
+  return n > 0 ? sum / static_cast<double>(n) : 0;
+}
+
+// One device's means from its series: one series per metric (the one with most samples, should
+// an export name a metric twice), the NVLink directions summed over their series.
+void set_means(const std::vector<const SeriesAcc*>& series, DeviceMetrics* d) {
+  MeasuredMean by[kMore + kMeasuredMetrics];
+  for (const SeriesAcc* a : series) {
+    MeasuredMean& m = by[a->which];
+    const double pct = mean_of(a->sum, a->n), steps = mean_of(a->sum_steps, a->n_steps);
+    if (sums_series(a->which)) {
+      m.pct += pct;
+      m.steps_pct += steps;
+      m.samples = std::max(m.samples, a->n);
+      m.step_samples = std::max(m.step_samples, a->n_steps);
+    } else if (a->n > m.samples) {
+      m = {a->n, a->n_steps, pct, steps};
+    }
+  }
+  d->sm_active_samples = by[kSmActive].samples;
+  d->sm_active_pct = by[kSmActive].pct;
+  d->sm_active_step_samples = by[kSmActive].step_samples;
+  d->sm_active_steps_pct = by[kSmActive].steps_pct;
+  d->tensor_active_samples = by[kTensorActive].samples;
+  d->tensor_active_pct = by[kTensorActive].pct;
+  d->tensor_active_step_samples = by[kTensorActive].step_samples;
+  d->tensor_active_steps_pct = by[kTensorActive].steps_pct;
+  for (size_t k = 0; k < kMeasuredMetrics; ++k) d->more[k] = by[kMore + k];
+}
+
+// Adds the measured means to the devices of an nsys export (see the header).
 void add_measured(const Trace& t, const StepsResult& steps, GpuMetrics* r) {
   if (t.facts.format != TraceFormat::kNsysSqlite) return;
   const CounterTable& c = t.counters;
-  auto series = make_name_cache(t, [](std::string_view n) { return measured_series(n); });
-  std::map<int64_t, MeasuredAcc> acc;
+  // The cache holds codes from 0: kNone (-1) is kept as 0.
+  auto series = make_name_cache(t, [](std::string_view n) { return measured_series(n) + 1; });
+  std::map<std::pair<int64_t, StringId>, SeriesAcc> acc;  // by (device, series name)
   std::vector<Interval> windows;  // the steps (device-adjusted), by start, overlaps merged
   for (const Step& st : steps.steps) windows.push_back({st.begin, st.end});
   windows = merge_intervals(std::move(windows));
   for (size_t i = 0; i < c.size(); ++i) {
-    const int which = series(c.series[i]);
-    if (which == 0) continue;
+    const int which = series(c.series[i]) - 1;
+    if (which == kNone) continue;
     // The importer names the GPU's process by its device id.
     const std::string_view pid = t.str(t.processes[c.process[i]].pid_text);
     int64_t dev = 0;
@@ -105,32 +216,25 @@ void add_measured(const Trace& t, const StepsResult& steps, GpuMetrics* r) {
       dev = dev * 10 + (ch - '0');
     }
     if (!ok) continue;
-    MeasuredAcc& a = acc[dev];
-    const int k = which - 1;
-    ++a.n[k];
-    a.sum[k] += c.value[i];
+    SeriesAcc& a = acc[{dev, c.series[i]}];
+    a.which = which;
+    ++a.n;
+    a.sum += c.value[i];
     // The step that could hold ts: the last one starting at or before it (nsys samples at up to
     // 200 kHz, so a binary search rather than a scan of every step).
     auto it = std::upper_bound(windows.begin(), windows.end(), c.ts[i],
                                [](int64_t ts, const Interval& w) { return ts < w.begin; });
     if (it != windows.begin() && c.ts[i] < std::prev(it)->end) {
-      ++a.n_steps[k];
-      a.sum_steps[k] += c.value[i];
+      ++a.n_steps;
+      a.sum_steps += c.value[i];
     }
   }
+  std::map<int64_t, std::vector<const SeriesAcc*>> by_device;
+  for (const auto& kv : acc) by_device[kv.first.first].push_back(&kv.second);
   for (DeviceMetrics& d : r->devices) {
-    auto it = acc.find(d.device);
-    if (it == acc.end()) continue;
-    const MeasuredAcc& a = it->second;
-    auto mean = [](double sum, uint64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0; };
-    d.sm_active_samples = a.n[0];
-    d.sm_active_pct = mean(a.sum[0], a.n[0]);
-    d.sm_active_step_samples = a.n_steps[0];
-    d.sm_active_steps_pct = mean(a.sum_steps[0], a.n_steps[0]);
-    d.tensor_active_samples = a.n[1];
-    d.tensor_active_pct = mean(a.sum[1], a.n[1]);
-    d.tensor_active_step_samples = a.n_steps[1];
-    d.tensor_active_steps_pct = mean(a.sum_steps[1], a.n_steps[1]);
+    auto it = by_device.find(d.device);
+    if (it == by_device.end()) continue;
+    set_means(it->second, &d);
     if (d.measured()) r->measured = true;
   }
 }

@@ -24,6 +24,15 @@
 //   mean within steps     = mean of the samples whose timestamp lies inside a step.
 // They are hardware counters, not estimates from kernel names and grids; PyTorch traces never
 // get them (their counters are left alone, so their reports do not change).
+//
+// The other series of nsys' metric sets (2023-2025, Turing to Blackwell: `--gpu-metrics-set`
+// tu10x, ga100, ga10x, gh100, gb100, gb20x) are read the same way, by name without the unit
+// suffix (" [Throughput %]"; a series in another unit, "[Avg]", "[Avg Warps per Cycle]",
+// "[Requests]", is not a share and is left alone), case-insensitively (`MeasuredMetric` below).
+// NVLink's series are per direction and kind ("NVLink RX Responses User Data [Throughput %]"
+// on Hopper and Blackwell): a direction's throughput is the sum of the means of its user data
+// series (requests and responses carry different payloads over the same link), protocol data
+// left out; a set with one series per direction ("NVLink RX Bandwidth") reads that one.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +43,33 @@
 namespace ks {
 
 bool is_tensor_core_eligible_op(std::string_view name);
+
+// The measured series read beyond SM Active and Tensor Active, each a percent of its peak.
+enum class MeasuredMetric : uint8_t {
+  kGrActive,          // "GR Active": the graphics/compute engine had work
+  kSmIssue,           // "SM Issue": cycles the SMs' schedulers issued an instruction
+  kWarpsInFlight,     // "Compute Warps in Flight": resident warps / the SMs' warp slots
+  kUnallocatedWarps,  // "Unallocated Warps in Active SMs": slots left empty in active SMs
+  kDramRead,          // "DRAM Read Bandwidth" (Hopper's sets: also "... Throughput")
+  kDramWrite,
+  kPcieRx,  // "PCIe RX Throughput": host (or peer) to this GPU
+  kPcieTx,
+  kNvlinkRx,  // sum of "NVLink RX ... User Data" (see above)
+  kNvlinkTx,
+  kCount
+};
+constexpr size_t kMeasuredMetrics = static_cast<size_t>(MeasuredMetric::kCount);
+// The metric's name in reports ("SM Issue") and its JSON key prefix ("sm_issue").
+const char* measured_metric_label(MeasuredMetric m);
+const char* measured_metric_key(MeasuredMetric m);
+
+// A sampled series' means; `samples` = 0: not sampled.
+struct MeasuredMean {
+  uint64_t samples = 0, step_samples = 0;
+  double pct = 0, steps_pct = 0;
+  // The mean in the steps where a sample fell in one, else over the capture.
+  double best_pct() const { return step_samples > 0 ? steps_pct : pct; }
+};
 
 struct DeviceMetrics {
   int64_t device = kNoValue;
@@ -57,7 +93,14 @@ struct DeviceMetrics {
   double sm_active_pct = 0, sm_active_steps_pct = 0;
   uint64_t tensor_active_samples = 0, tensor_active_step_samples = 0;
   double tensor_active_pct = 0, tensor_active_steps_pct = 0;
-  bool measured() const { return sm_active_samples > 0 || tensor_active_samples > 0; }
+  MeasuredMean more[kMeasuredMetrics];  // by MeasuredMetric
+  const MeasuredMean& of(MeasuredMetric m) const { return more[static_cast<size_t>(m)]; }
+  bool measured() const {
+    if (sm_active_samples > 0 || tensor_active_samples > 0) return true;
+    for (const MeasuredMean& m : more)
+      if (m.samples > 0) return true;
+    return false;
+  }
 };
 
 struct GpuMetrics {
@@ -73,7 +116,7 @@ struct GpuMetrics {
   std::string top_eligible_op;
   // Compute capability of the first device named in deviceProperties, -1 when unknown.
   int64_t compute_major = kNoValue, compute_minor = kNoValue;
-  bool measured = false;  // some device has measured SM/Tensor Active samples
+  bool measured = false;  // some device has measured samples (any series above)
 };
 
 GpuMetrics compute_gpu_metrics(const Trace& trace, const StepsResult& steps);

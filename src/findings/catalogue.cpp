@@ -38,6 +38,8 @@ const Rule kRules[] = {
     rule_stray_devices,
     rule_low_sm_efficiency,
     rule_low_tensor_active,
+    rule_memory_bound,
+    rule_low_occupancy,
     rule_dataloader,
     rule_communication,
     rule_data_parallel,

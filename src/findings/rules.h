@@ -53,6 +53,9 @@ void rule_devices_idle(const RuleInput&, std::vector<Finding>*);
 void rule_stray_devices(const RuleInput&, std::vector<Finding>*);
 void rule_low_sm_efficiency(const RuleInput&, std::vector<Finding>*);
 void rule_low_tensor_active(const RuleInput&, std::vector<Finding>*);
+// gpu_sampled_rules.cpp: nsys' sampled DRAM, SM Issue and warps
+void rule_memory_bound(const RuleInput&, std::vector<Finding>*);
+void rule_low_occupancy(const RuleInput&, std::vector<Finding>*);
 // workload_rules.cpp
 void rule_dataloader(const RuleInput&, std::vector<Finding>*);
 void rule_communication(const RuleInput&, std::vector<Finding>*);

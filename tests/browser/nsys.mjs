@@ -387,6 +387,22 @@ export function nsysTests() {
       await page.close();
     },
 
+    async 'nsys: the overview lists the sampled GPU metrics beyond SM Active (DRAM, SM Issue, warps, PCIe, NVLink)'({ ctx, origin }) {
+      if (!built().includes('metrics_gh100_set.sqlite')) skip(`no metrics_gh100_set.sqlite in ${BUILT}`);
+      const file = join(BUILT, 'metrics_gh100_set.sqlite');
+      const { page, log } = await openPage(ctx, origin);
+      check((await loadFile(page, file)) === 'ready', `metrics_gh100_set.sqlite did not load: ${await page.textContent('#error')}`);
+      const rep = await page.evaluate(() => window.kinetoscope.report());
+      sameAsCli(rep, file);
+      check((rep.findings || []).some((f) => f.id === 'gpu.memory_bound'), `no gpu.memory_bound: ${(rep.findings || []).map((f) => f.id).join(', ')}`);
+      const items = (await page.locator('ul.stats[aria-label="GPU metrics of device 0"] li').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+      for (const want of ['SM Active (measured)90.0%', 'SM Issue (measured)12.0%', 'Warps in flight (measured)40.0%', 'DRAM read (measured)55.0%', 'DRAM write (measured)25.0%', 'PCIe RX (measured)2.0%', 'NVLink RX (measured)10.0%']) {
+        check(items.includes(want), `overview: no "${want}" in ${items.join(' | ')}`);
+      }
+      noErrors(log);
+      await page.close();
+    },
+
     async 'nsys: GPU metric rows on the timeline say their unit (max 35%, not max 35)'({ ctx, origin }) {
       const files = built();
       for (const name of ['training_steps.sqlite', 'metrics_2024_names.sqlite']) {

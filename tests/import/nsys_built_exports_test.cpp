@@ -198,6 +198,37 @@ TEST_CASE("nsys built: GPU metrics are the measured SM/Tensor Active, not only e
   for (const ks::Finding& f : report.findings) CHECK(f.id != "gpu.low_tensor_active");
 }
 
+TEST_CASE("nsys built: the whole Hopper metric set, each share by its name",
+          "[nsys][built][gpu_metrics]") {
+  // make_exports.GH100_SET: 23 series at each step's start, a memory-bound loop's values.
+  using M = ks::MeasuredMetric;
+  auto t = load_built("metrics_gh100_set.sqlite");
+  ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
+  const ks::GpuMetrics& g = report.analyses.gpu_metrics;
+  REQUIRE(g.devices.size() == 1);
+  const ks::DeviceMetrics& d = g.devices[0];
+  CHECK(d.sm_active_step_samples == 6);
+  CHECK(d.sm_active_steps_pct == Approx(90.0));
+  CHECK(d.tensor_active_steps_pct == Approx(3.0));
+  CHECK(d.of(M::kGrActive).steps_pct == Approx(95.0));
+  CHECK(d.of(M::kSmIssue).steps_pct == Approx(12.0));
+  CHECK(d.of(M::kWarpsInFlight).steps_pct == Approx(40.0));  // not [Avg] (3380)
+  CHECK(d.of(M::kUnallocatedWarps).steps_pct == Approx(50.0));
+  CHECK(d.of(M::kDramRead).steps_pct == Approx(55.0));
+  CHECK(d.of(M::kDramWrite).steps_pct == Approx(25.0));
+  CHECK(d.of(M::kPcieRx).steps_pct == Approx(2.0));
+  CHECK(d.of(M::kPcieTx).steps_pct == Approx(1.0));     // not BAR1's requests
+  CHECK(d.of(M::kNvlinkRx).steps_pct == Approx(10.0));  // 4 + 6 user data, not the protocol's
+  CHECK(d.of(M::kNvlinkTx).steps_pct == Approx(5.0));
+  bool memory_bound = false;
+  for (const ks::Finding& f : report.findings) memory_bound |= f.id == "gpu.memory_bound";
+  CHECK(memory_bound);
+  const std::string json = ks::report_json(report);
+  CHECK(json.find("\"nvlink_rx_steps_pct\": 10.00") != std::string::npos);
+  const std::string md = ks::report_markdown(report);
+  CHECK(md.find("| DRAM Read |") != std::string::npos);
+}
+
 TEST_CASE("nsys built: train_step ranges and a capture from process start", "[nsys][built]") {
   auto t = load_built("train_step_ranges.sqlite");
   CHECK(by_name(*t, ks::SliceKind::kUserAnnotation)["train_step"].count == 6);
@@ -688,14 +719,19 @@ TEST_CASE("nsys built: emit_nvtx's op ranges give the GPU time by op, named with
   const std::string text = ks::report_text(report);
   CHECK(text.find("ops from the NVTX ranges of emit_nvtx") != std::string::npos);
   // The same ranges are the export's CPU ops: aten::linear (230 us, 8 calls) holds aten::addmm
-  // (10 us): its self time is 220 us a call.
+  // (10 us): its self time is 220 us a call. The 6 us cudaLaunchKernel inside each innermost op
+  // is the op's child, as a trace's runtime event is its CPU op's: aten::addmm's self time is
+  // 4 us a call, aten::gelu's 224 us (was 10 and 230: the call, on the CUDA API row, was
+  // nobody's child).
   const ks::CpuOpSummary& ops = report.analyses.cpu_ops;
   REQUIRE(ops.rows.size() == 3);
   CHECK(ops.rows[0].label == "aten::linear");
   CHECK(ops.rows[0].total.count == 8);
   CHECK(ops.rows[0].self_ns == 8 * 220'000);
+  CHECK(ops.rows[1].label == "aten::gelu");
+  CHECK(ops.rows[1].self_ns == 4 * 224'000);
   CHECK(ops.rows[2].label == "aten::addmm");
-  CHECK(ops.rows[2].self_ns == 8 * 10'000);
+  CHECK(ops.rows[2].self_ns == 8 * 4'000);
   CHECK(text.find("CPU ops by self time: 20 ops") != std::string::npos);
   // And the trace diff compares them as ops, by op name.
   const ks::DiffDigest digest = ks::make_diff_digest(*t, report.analyses, "nvtx_domains.sqlite");

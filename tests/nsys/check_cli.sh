@@ -233,6 +233,11 @@ good "$DIR/data_stall.sqlite" "\[CRITICAL\] Data loading (\"data_loading\" range
 # --cuda-event-trace=true: the waits on CUDA events lead the critical path through the GPU.
 good "$DIR/event_waits.sqlite" "gpu_compute_bound 99.2%"
 good "$DIR/training_steps.sqlite" "GPU metrics measured (device 0, nsys --gpu-metrics-devices): SM Active 61.5%"
+# The whole Hopper metric set: each share read by its name without the unit, the [Avg] and
+# protocol series left out, NVLink RX the sum of its user data; DRAM near peak, issue low.
+good "$DIR/metrics_gh100_set.sqlite" "GR Active 95.0% (in steps 95.0%), SM Issue 12.0% (in steps 12.0%), Compute Warps in Flight 40.0% (in steps 40.0%), Unallocated Warps in Active SMs 50.0% (in steps 50.0%), DRAM Read 55.0% (in steps 55.0%), DRAM Write 25.0% (in steps 25.0%), PCIe RX 2.0% (in steps 2.0%), PCIe TX 1.0% (in steps 1.0%), NVLink RX 10.0% (in steps 10.0%), NVLink TX 5.0% (in steps 5.0%)"
+good "$DIR/metrics_gh100_set.sqlite" "DRAM bandwidth at 84.2% of its peak while the GPU is busy, SMs issuing in 12.6% of the cycles"
+good "$DIR/metrics_gh100_set.sqlite" --format json '"dram_write_steps_pct": 25.00'
 
 # --capture-range=cudaProfilerApi started and stopped mid-step: ProfilerStep#0, pushed before the
 # capture's start (a negative time), and ProfilerStep#5, open at the stop, are left out; steps

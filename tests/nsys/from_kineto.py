@@ -150,7 +150,10 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None, gpu_metrics=
     origin = min(e['ts'] for e in timed)
     lead = LEAD_NS if extras else 0
     waits = []
-    gpu_work = []  # (device, start ns, end ns, SM share, tensor core) of each kernel/copy/set
+    # (device, start ns, end ns, SM share, tensor core, kind, warp share) of each kernel, copy and
+    # memset: add_gpu_metrics' inputs (`kind`: work_kind's for a kernel, the copy's kind,
+    # 'memset'; warp share: the kernel's resident warps over all of the GPU's warp slots).
+    gpu_work = []
     ops = []  # (pid, tid, start ns, -dur ns, name, args) of the CPU ops, for add_op_ranges
 
     def ns(us):
@@ -166,9 +169,12 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None, gpu_metrics=
         if as_int(pid) == main_pid and as_int(tid) and name and (pid, tid) != (main_pid, 0):
             e.thread(as_int(tid), name)
     # Kineto before 2021 wrote the GPUs as computeProperties, with CUDA's property names.
-    sms = {}
+    sms, warp_slots = {}, {}
     for d in trace.get('deviceProperties') or trace.get('computeProperties') or []:
         sms[as_int(d.get('id', 0)) or 0] = as_int(d.get('numSms', d.get('multiProcessorCount')))
+        # 64 warps per SM from Volta to Hopper (2048 threads) where the trace does not say.
+        warp_slots[as_int(d.get('id', 0)) or 0] = (sms[as_int(d.get('id', 0)) or 0] or 0) * (
+            (as_int(d.get('maxThreadsPerMultiProcessor')) or 2048) // 32)
         e.gpu(d.get('id', 0), name=d.get('name', 'NVIDIA GPU'),
               sms=d.get('numSms', d.get('multiProcessorCount', 0)),
               major=d.get('computeMajor', d.get('major', 0)),
@@ -201,7 +207,9 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None, gpu_metrics=
             for g in grid:
                 blocks *= max(as_int(g) or 1, 1)
             share = min(blocks / sms[dev], 1.0) if sms.get(dev) else 1.0
-            gpu_work.append((dev, start, start + dur, share, is_tensor_core_kernel(name)))
+            gpu_work.append((dev, start, start + dur, share, is_tensor_core_kernel(name),
+                             work_kind(name), warp_share(args, grid, block, share,
+                                                         warp_slots.get(dev))))
         elif cat in ('gpu_memcpy', 'Memcpy'):
             m = re.match(r'Memcpy (\w+)(?: \((\w+) -> (\w+)\))?', name)
             kind = COPY_KINDS.get(m.group(1), 0) if m else 0
@@ -209,10 +217,10 @@ def convert(trace, step_name='step %d', extras=False, pytorch=None, gpu_metrics=
             dst = MEM_KINDS.get(m.group(3), 7) if m and m.group(3) else 7
             e.memcpy(corr or 0, kind, src, dst, start, dur, as_int(args.get('bytes')) or 0, dev=dev,
                      stream=stream)
-            gpu_work.append((dev, start, start + dur, 0.0, False))
+            gpu_work.append((dev, start, start + dur, 0.0, False, m.group(1) if m else 'copy', 0.0))
         elif cat in ('gpu_memset', 'Memset'):
             e.memset(corr or 0, start, dur, as_int(args.get('bytes')) or 0, dev=dev, stream=stream)
-            gpu_work.append((dev, start, start + dur, 0.0, False))
+            gpu_work.append((dev, start, start + dur, 0.0, False, 'memset', 0.0))
         elif cat == 'cuda_sync':
             kind = SYNC_KINDS.get(args.get('cuda_sync_kind') or name, 0)
             e.sync(corr, kind, start, dur, dev=dev, stream=stream if stream else -1)
@@ -367,6 +375,70 @@ def add_capture_extras(e, waits):
 SAMPLE_NS = 100_000
 METRICS = ((0, 'GR Active [Throughput %]'), (1, 'SMs Active [Throughput %]'),
            (2, 'Tensor Active [Throughput %]'))
+# The further series of the Hopper set (nsys 2024-2025 names), each (metric id, name, the value
+# a kernel, copy or memset `w` gives while it runs, of the series' peak): a MODEL, no
+# measurement. SM Issue: the SMs the kernel fills times how often a warp issues in its kind
+# (tensor-core GEMMs issue little, the tensor pipes doing the work; CUDA-core GEMMs much;
+# memory-bound kernels stall on loads); Compute Warps in Flight: the kernel's warps over the
+# GPU's warp slots (warp_share); DRAM read/write: the SMs it fills times its kind's share of
+# peak bandwidth (streaming kernels near it, GEMMs reusing tiles far below), copies within the
+# device at half of peak each way, memsets writing; PCIe RX/TX: host-to-device / device-to-host
+# copies at 80% of the link; NVLink user data: NCCL kernels at 30% of the links each way, peer
+# copies at 80%.
+ISSUE = {'tc': 0.10, 'gemm': 0.45, 'memory': 0.15, 'nccl': 0.05, 'other': 0.30}
+DRAM = {'tc': (0.25, 0.08), 'gemm': (0.25, 0.08), 'memory': (0.50, 0.30), 'nccl': (0.10, 0.10),
+        'other': (0.20, 0.10), 'DtoD': (0.5, 0.5), 'memset': (0.0, 0.6), 'HtoD': (0.0, 0.03),
+        'DtoH': (0.03, 0.0)}
+KERNEL_KINDS = ('tc', 'gemm', 'memory', 'nccl', 'other')
+WARPS_ID = 4
+MORE_METRICS = (
+    (3, 'SM Issue [Throughput %]', lambda w: w[3] * ISSUE.get(w[5], 0.0)),
+    (WARPS_ID, 'Compute Warps in Flight [Throughput %]', lambda w: w[6]),
+    (6, 'DRAM Read Bandwidth [Throughput %]',
+     lambda w: (w[3] if w[5] in KERNEL_KINDS else 1.0) * DRAM.get(w[5], (0, 0))[0]),
+    (7, 'DRAM Write Bandwidth [Throughput %]',
+     lambda w: (w[3] if w[5] in KERNEL_KINDS else 1.0) * DRAM.get(w[5], (0, 0))[1]),
+    (8, 'PCIe RX Throughput [Throughput %]', lambda w: 0.8 if w[5] == 'HtoD' else 0.0),
+    (9, 'PCIe TX Throughput [Throughput %]', lambda w: 0.8 if w[5] == 'DtoH' else 0.0),
+    (10, 'NVLink RX Responses User Data [Throughput %]',
+     lambda w: 0.3 if w[5] == 'nccl' else 0.8 if w[5] == 'PtoP' else 0.0),
+    (11, 'NVLink TX Responses User Data [Throughput %]',
+     lambda w: 0.3 if w[5] == 'nccl' else 0.8 if w[5] == 'PtoP' else 0.0))
+UNALLOCATED = (5, 'Unallocated Warps in Active SMs [Throughput %]')
+MEMORY_BOUND = ('elementwise', 'reduce', 'copy', 'fill', 'index', 'embedding', 'gather',
+                'scatter', 'cat', 'softmax', 'norm', 'dropout', 'adam', 'sgd', 'multi_tensor')
+
+
+def work_kind(name):
+    """A kernel's kind for the model above, by its name."""
+    low = name.lower()
+    if 'nccl' in low:
+        return 'nccl'
+    if is_tensor_core_kernel(name):
+        return 'tc'
+    if 'gemm' in low or 'conv' in low or 'gemv' in low:
+        return 'gemm'
+    return 'memory' if any(k in low for k in MEMORY_BOUND) else 'other'
+
+
+def warp_share(args, grid, block, share, slots):
+    """A kernel's resident warps over all of the GPU's warp slots: Kineto's `est. achieved
+    occupancy %` (of the SMs it runs on) times the SMs it fills where the trace has it, else its
+    warps (blocks x ceil(threads / 32)) over the slots, at most the SMs it fills."""
+    occupancy = args.get('est. achieved occupancy %')
+    if isinstance(occupancy, (int, float)) and occupancy >= 0:
+        return share * min(occupancy, 100) / 100.0
+    if not slots:
+        return share * 0.5
+    threads = 1
+    for b in block:
+        threads *= max(as_int(b) or 1, 1)
+    blocks = 1
+    for g in grid:
+        blocks *= max(as_int(g) or 1, 1)
+    return min(blocks * -(-threads // 32) / slots, share)
+
+
 # kernel_class.cpp is_tensor_core_kernel: the names that say the math runs on the tensor cores.
 CUDA_CORES = ('ffma', 'hfma', 'simt')
 TENSOR_CORES = ('h884', 's884', 'h1688', 's1688', 'hmma', 'i8816', '16816', 'xmma_gemm',
@@ -401,13 +473,17 @@ def sampled(intervals, first, last):
 
 
 def add_gpu_metrics(e, work):
-    """GPU_METRICS samples for each GPU that ran work (`work`: (device, start, end, SM share,
-    tensor core) of each kernel, copy and memset), derived from the converted run's GPU time as the
-    hardware would count it: GR Active = the share of each sample period any kernel, copy or memset
-    ran; SMs Active = the kernels' coverage weighted by the share of the SMs their grid fills
-    (min(blocks / SMs, 1), concurrent kernels adding up to 1: what the trace's est. SM efficiency
-    assumes); Tensor Active = the coverage of the tensor-core kernels (by name, as
-    kernel_class.cpp), an upper bound of the tensor pipes' real activity."""
+    """GPU_METRICS samples for each GPU that ran work (`work`: as convert's gpu_work), derived
+    from the converted run's GPU time as the hardware would count it: GR Active = the share of
+    each sample period any kernel, copy or memset ran; SMs Active = the kernels' coverage
+    weighted by the share of the SMs their grid fills (min(blocks / SMs, 1), concurrent kernels
+    adding up to 1: what the trace's est. SM efficiency assumes); Tensor Active = the coverage of
+    the tensor-core kernels (by name, as kernel_class.cpp), an upper bound of the tensor pipes'
+    real activity. The further series are a MODEL (MORE_METRICS says each one's formula): a
+    trace holds no bandwidth or issue counts, so the values are plausible, not measured, and
+    serve to check that the export's reading path (names, devices, means) gives back what was
+    written; Unallocated Warps in Active SMs = SMs Active - Compute Warps in Flight, per sample,
+    as nsys derives it."""
     if not work:
         return
     end = max(r[1] for t in ('CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL')
@@ -415,13 +491,27 @@ def add_gpu_metrics(e, work):
     first, last = 0, end // SAMPLE_NS  # the capture's start to its end
     for dev in sorted({w[0] for w in work}):
         mine = [w for w in work if w[0] == dev]
-        series = {0: sampled([(a, b, 1.0) for _, a, b, _, _ in mine], first, last),
-                  1: sampled([(a, b, s) for _, a, b, s, _ in mine], first, last),
-                  2: sampled([(a, b, 1.0) for _, a, b, _, tc in mine if tc], first, last)}
+        series = {0: sampled([(a, b, 1.0) for _, a, b, *_ in mine], first, last),
+                  1: sampled([(w[1], w[2], w[3]) for w in mine], first, last),
+                  2: sampled([(w[1], w[2], 1.0) for w in mine if w[4]], first, last)}
+        more = {}
+        for metric_id, name, weight in MORE_METRICS:
+            more[metric_id] = sampled([(w[1], w[2], weight(w)) for w in mine], first, last)
+        # NVLink's series only where the GPU talked to a peer (NCCL, peer copies): a GPU without
+        # NVLink samples none.
+        linked = any(w[5] in ('nccl', 'PtoP') for w in mine)
         for k in range(first, last + 1):
+            values = {}
             for metric_id, name in METRICS:
-                value = int(round(100.0 * series[metric_id].get(k, 0.0) / SAMPLE_NS))
-                e.metric(dev, metric_id, name, k * SAMPLE_NS, value)
+                values[metric_id] = int(round(100.0 * series[metric_id].get(k, 0.0) / SAMPLE_NS))
+                e.metric(dev, metric_id, name, k * SAMPLE_NS, values[metric_id])
+            for metric_id, name, _ in MORE_METRICS:
+                if 'NVLink' in name and not linked:
+                    continue
+                values[metric_id] = int(round(100.0 * more[metric_id].get(k, 0.0) / SAMPLE_NS))
+                e.metric(dev, metric_id, name, k * SAMPLE_NS, values[metric_id])
+            e.metric(dev, UNALLOCATED[0], UNALLOCATED[1], k * SAMPLE_NS,
+                     max(0, values[1] - values[WARPS_ID]))
 
 
 def add_context_switches(e, waits):

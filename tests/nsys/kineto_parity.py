@@ -177,6 +177,15 @@ def compare_ops(name, kin, ops, sizes_only=None):
                   'trace %s)' % (name, str(b['math'])[:60], str(a['math'])[:60]))
             a['math'] = b['math']
     diffs = ['%s: trace %s, export %s' % (k, a[k], b[k]) for k in a if a[k] != b[k]]
+    # Each op both list: as many calls, the same self time within a microsecond (the trace's
+    # rounding) and 1% (the converter's 1 ns shifts of nested ranges). The export's CUDA calls
+    # are their innermost op's children, as a trace's runtime events are (cpu_op_summary_export.h).
+    rows = [{r['name']: r for r in rep['cpu_ops']['rows']} for rep in (kin, ops)]
+    for op in sorted(set(rows[0]) & set(rows[1])):
+        x, y = rows[0][op], rows[1][op]
+        if x['count'] != y['count'] or abs(x['self_us'] - y['self_us']) > 1 + 0.01 * x['self_us']:
+            diffs.append('cpu_ops %s: trace %s calls, %s us self; export %s calls, %s us self' % (
+                op, x['count'], x['self_us'], y['count'], y['self_us']))
     print('%s %s with emit_nvtx' % ('same' if not diffs else 'DIFFERENT', name))
     for d in diffs:
         print('   ' + d[:400])
@@ -239,7 +248,71 @@ SAMPLED = ('kineto__resnet50_nw4__', 'tracelens__h100__Qwen_', 'tracelens__h100_
            'kineto__gpu_metrics_input')
 # Findings the sampled rows may add: nsys says the capture sampled GPU metrics (a must), and the
 # measured tensor-core activity may be low (gpu_metric_rules.cpp, checked in compare_sampled).
-SAMPLED_FINDINGS = ('nsys.metrics_sampling', 'gpu.low_tensor_active')
+SAMPLED_FINDINGS = ('nsys.metrics_sampling', 'gpu.low_tensor_active', 'gpu.memory_bound',
+                    'gpu.low_occupancy')
+# The further series (from_kineto.MORE_METRICS, a model) by the report's key: the mean the
+# export's samples give, read back by the report (measured `<key>_pct`).
+MORE_KEYS = (('sm_issue', ('SM Issue',)), ('warps_in_flight', ('Compute Warps in Flight',)),
+             ('unallocated_warps', ('Unallocated Warps in Active SMs',)),
+             ('dram_read', ('DRAM Read Bandwidth',)), ('dram_write', ('DRAM Write Bandwidth',)),
+             ('pcie_rx', ('PCIe RX Throughput',)), ('pcie_tx', ('PCIe TX Throughput',)),
+             ('nvlink_rx', ('NVLink RX Responses User Data',)),
+             ('nvlink_tx', ('NVLink TX Responses User Data',)), ('gr_active', ('GR Active',)))
+
+
+def sample_means(path):
+    """{(device, series name without its unit): mean of all its samples} of an export, read by
+    SQL, apart from the CLI's reading."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    names = {(t, m): n.split(' [')[0] for t, m, n in
+             db.execute('SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS')}
+    out = {}
+    for t, m, mean in db.execute('SELECT typeId, metricId, AVG(value) FROM GPU_METRICS '
+                                 'GROUP BY typeId, metricId'):
+        out[(t & 0xFF, names[(t, m)])] = mean
+    db.close()
+    return out
+
+
+def check_more_metrics(d, means, findings):
+    """The further measured series of one device: each the mean the export holds (the reading
+    path: names without units, the device, NVLink's sum); Unallocated + Warps in Flight = SMs
+    Active within the samples' rounding; gpu.memory_bound and gpu.low_occupancy where their
+    thresholds (gpu_sampled_rules.cpp) say, on the report's own numbers, and nowhere else."""
+    bad, m, dev = [], d.get('measured') or {}, d['device']
+    for key, series in MORE_KEYS:
+        want = [means[(dev, s)] for s in series if (dev, s) in means]
+        got = m.get(key + '_pct')
+        if not want and got is None:
+            continue
+        if got is None or not want or abs(got - sum(want)) > 0.006:
+            bad.append('%s: %s%% in the report, %s%% in the export' % (key, got, sum(want)))
+    steps = lambda k: m.get(k + '_steps_pct')
+    sm, warps, unalloc = steps('sm_active'), steps('warps_in_flight'), steps('unallocated_warps')
+    if None not in (sm, warps, unalloc) and warps + unalloc < sm - 0.5:
+        bad.append('warps in flight %s%% + unallocated %s%% short of SM Active %s%%' % (
+            warps, unalloc, sm))
+    busy = steps('gr_active')
+    if busy and busy > 0:
+        of = lambda v: min(100.0, 100.0 * (v or 0) / busy)
+        dram, issue = of((steps('dram_read') or 0) + (steps('dram_write') or 0)), of(steps('sm_issue'))
+        slots = (warps or 0) + (unalloc or 0)
+        occ = 100.0 * (warps or 0) / slots if slots else 100.0
+        want = {'gpu.memory_bound': busy >= 30 and dram >= 60 and issue < 25,
+                'gpu.low_occupancy': busy >= 30 and of(slots) >= 50 and occ < 25 and
+                issue < 30 and dram < 40 and of(steps('tensor_active')) < 30}
+        for fid, expect in want.items():
+            # Near a threshold the report's unrounded means decide: only a clear miss counts.
+            fired = any(f['id'] == fid and f['evidence'].get('device') == dev for f in findings)
+            if fired != expect:
+                bad.append('%s %s (busy %.1f%%, DRAM %.1f%%, issue %.1f%%, occupancy %.1f%% of '
+                           'the busy time)' % (fid, 'fires' if fired else 'is missing', busy,
+                                               dram, issue, occ))
+        print('   device %s: busy %.1f%%, DRAM %.1f%%, SM Issue %.1f%%, occupancy %.1f%% (model)%s'
+              % (dev, busy, dram, issue, occ, ''.join(
+                  ', ' + f['id'] for f in findings if f['id'] in SAMPLED_FINDINGS[2:])))
+    return bad
 
 
 def metrics_tolerance_pct(r):
@@ -250,15 +323,17 @@ def metrics_tolerance_pct(r):
     return 0.5 + (100.0 * 2 * from_kineto.SAMPLE_NS / 1000.0 / window if window else 100.0)
 
 
-def compare_sampled(name, kin, full, sampled):
+def compare_sampled(name, kin, full, sampled, path):
     """`sampled`: the export with extras plus GPU_METRICS and SCHED_EVENTS. Every fact compared
     with the trace stays (findings but SAMPLED_FINDINGS); nsys.metrics_sampling fires; each
     device's measured SM Active in the steps is the trace's est. SM efficiency within
     metrics_tolerance_pct (both count a kernel's SMs as min(blocks / SMs, 1)); the report uses the
     measured value where it has it; gpu.low_tensor_active only under its threshold; in the long
     host waits only off/on CPU time may take time from "nothing recorded", and the lead stays
-    what it is with the extras or, where nothing recorded led, becomes the CPU state."""
+    what it is with the extras or, where nothing recorded led, becomes the CPU state; the further
+    series as check_more_metrics says (`path`: the sampled export)."""
     bad = []
+    means = sample_means(path)
     ids = [f['id'] for f in sampled['findings']]
     if 'nsys.metrics_sampling' not in ids:
         bad.append('no nsys.metrics_sampling')
@@ -278,6 +353,8 @@ def compare_sampled(name, kin, full, sampled):
         if sm is None or sm_est is None or abs(sm - sm_est) > tol:
             bad.append('device %s: SM Active %s%% measured, est. SM efficiency %s%% (tolerance '
                        '%.2f)' % (d['device'], sm, sm_est, tol))
+        bad += ['device %s: %s' % (d['device'], b)
+                for b in check_more_metrics(d, means, sampled['findings'])]
         tc = m.get('tensor_active_steps_pct')
         low = [f for f in sampled['findings'] if f['id'] == 'gpu.low_tensor_active' and
                f['evidence'].get('device') == d['device']]
@@ -353,7 +430,8 @@ def main():
                 sampled = out.replace('.sqlite', '.sampled.sqlite')
                 from_kineto.convert(from_kineto.load(path), extras=True, gpu_metrics=True,
                                     cpuctxsw=True).save(sampled)
-                ok &= compare_sampled(entry['file'], kin, full_report, report(a.cli, sampled))
+                ok &= compare_sampled(entry['file'], kin, full_report, report(a.cli, sampled),
+                                      sampled)
             # The same run under nsys profile --pytorch=autograd-shapes-nvtx: the CPU ops too.
             with_ops = out.replace('.sqlite', '.ops.sqlite')
             from_kineto.convert(from_kineto.load(path),

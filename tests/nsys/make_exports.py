@@ -493,8 +493,31 @@ NEW_METRICS = ('SMs Active [Throughput %]', 'Tensor Active [Throughput %]',
                'DRAM Read Bandwidth [Throughput %]')
 
 
+# The whole Hopper set (`--gpu-metrics-set=gh100`, nsys 2024-2025) as TARGET_INFO_GPU_METRICS
+# names it, with what a memory-bound loop samples at each step's start: the GPU busy (GR Active
+# 95%), DRAM read + write 80% of its peak, the SMs issuing in 12% of the cycles. Series in other
+# units than a percent ([Avg], [Avg Warps per Cycle], [Requests], [MHz]) are not shares and are
+# read as none; NVLink's protocol data is the link's overhead, not the program's bytes.
+GH100_SET = (('GPC Clock Frequency [MHz]', 1755), ('SYS Clock Frequency [MHz]', 1620),
+             ('GR Active [Throughput %]', 95), ('Sync Compute in Flight [Throughput %]', 0),
+             ('Async Compute in Flight [Throughput %]', 95), ('SMs Active [Throughput %]', 90),
+             ('SM Issue [Throughput %]', 12), ('Tensor Active [Throughput %]', 3),
+             ('Compute Warps in Flight [Throughput %]', 40), ('Compute Warps in Flight [Avg]', 3380),
+             ('Compute Warps in Flight [Avg Warps per Cycle]', 26),
+             ('Unallocated Warps in Active SMs [Throughput %]', 50),
+             ('Unallocated Warps in Active SMs [Avg]', 4224),
+             ('DRAM Read Bandwidth [Throughput %]', 55), ('DRAM Write Bandwidth [Throughput %]', 25),
+             ('PCIe RX Throughput [Throughput %]', 2), ('PCIe TX Throughput [Throughput %]', 1),
+             ('PCIe Read Requests to BAR1 [Requests]', 40),
+             ('NVLink RX Requests User Data [Throughput %]', 4),
+             ('NVLink RX Responses User Data [Throughput %]', 6),
+             ('NVLink RX Requests Protocol Data [Throughput %]', 30),
+             ('NVLink TX Requests User Data [Throughput %]', 5),
+             ('NVLink TX Responses Protocol Data [Throughput %]', 30))
+
+
 def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD_METRICS,
-             step_marks=False):
+             step_marks=False, metric_set=None):
     """A PyTorch-like loop under nsys: NVTX step ranges, kernels, a DtoH copy and a sync per step
     (with loss_range, inside an NVTX range "log_loss" > "loss.item", as a program that marks its
     logging would push them; with step_marks, an NVTX mark named step_name at each step's start,
@@ -546,11 +569,13 @@ def training(step_name='ProfilerStep#%d', steps=6, loss_range=False, metrics=OLD
         else:
             e.nvtx(4242, name, step_start, t)
         e.nvtx(4242, 'forward', step_start + 150_000, step_start + 150_000 + 4 * 9_000)
-        for k in range(4):  # GPU metrics sampled every 10 us of the step's first 40 us
+        for k in range(4 if not metric_set else 0):  # sampled every 10 us of the first 40 us
             ts = step_start + 10_000 * k
             e.metric(0, 1, metrics[0], ts, 60 + k)
             e.metric(0, 2, metrics[1], ts, 20 + k)
             e.metric(0, 3, metrics[2], ts, 35)
+        for k, (metric, value) in enumerate(metric_set or ()):  # the set, sampled at the start
+            e.metric(0, 10 + k, metric, step_start, value)
         t += 50_000
     # As the real export has them: nsys' own zero-length OS runtime rows on thread id 0 when its
     # OS runtime tracing starts and stops (no thread of the program; Linux's tid 0 is the idle
@@ -1919,6 +1944,7 @@ def main():
         "('PROCESS_0:ARGUMENT_1', '--epochs=1'), ('PROCESS_0:WORKING_DIR', '/work');"))
     training('train_step').save(p('train_step_ranges.sqlite'))
     training(metrics=NEW_METRICS).save(p('metrics_2024_names.sqlite'))
+    training(metric_set=GH100_SET).save(p('metrics_gh100_set.sqlite'))
     training('fwd_bwd_opt').save(p('own_step_name.sqlite'))
     # Steps marked with nvtxMark only (no ranges): 6 marks, 5 steps from mark to mark.
     training('train_step', step_marks=True).save(p('step_marks.sqlite'))

@@ -91,6 +91,37 @@ function stat(label, value, title) {
   return h('li', { title }, h('span', { className: 'muted' }, label), h('strong', null, value));
 }
 
+// Nsight Systems' sampled GPU metrics (an export captured with --gpu-metrics-devices; the key is
+// absent elsewhere): each the mean in the steps, else over the capture. Label, JSON key, what it
+// is a share of.
+const MEASURED = [
+  ['SM Active', 'sm_active', 'SMs with a warp resident'],
+  ['Tensor Active', 'tensor_active', 'cycles the tensor pipes were active'],
+  ['SM Issue', 'sm_issue', 'cycles the SMs issued an instruction'],
+  ['Warps in flight', 'warps_in_flight', 'resident compute warps, of all warp slots'],
+  ['Unallocated warps', 'unallocated_warps', 'empty warp slots in active SMs, of all warp slots'],
+  ['DRAM read', 'dram_read', 'DRAM read bandwidth, of its peak'],
+  ['DRAM write', 'dram_write', 'DRAM write bandwidth, of its peak'],
+  ['PCIe RX', 'pcie_rx', 'PCIe bytes received, of the peak'],
+  ['PCIe TX', 'pcie_tx', 'PCIe bytes sent, of the peak'],
+  ['NVLink RX', 'nvlink_rx', 'NVLink user data received, of the peak'],
+  ['NVLink TX', 'nvlink_tx', 'NVLink user data sent, of the peak'],
+];
+
+function measuredStats(m) {
+  if (!m) return null;
+  const out = [];
+  for (const [label, key, what] of MEASURED) {
+    const steps = m[`${key}_steps_pct`];
+    const all = m[`${key}_pct`];
+    const v = isNum(steps) ? steps : all;
+    if (!isNum(v)) continue;
+    const over = isNum(steps) ? 'in the steps' : 'over the capture';
+    out.push(stat(`${label} (measured)`, fmtPct(v), `Nsight Systems GPU metrics: ${what}, mean of the samples ${over}`));
+  }
+  return out;
+}
+
 function gpuMetrics(gm) {
   if (!gm || !Array.isArray(gm.devices) || !gm.devices.length) return gm && gm.absent ? note(`GPU metrics: ${gm.absent}.`) : null;
   const over = gm.window === 'steps' ? 'over the steps' : 'over the whole trace';
@@ -109,6 +140,7 @@ function gpuMetrics(gm) {
         stat('Est. SM efficiency', isNum(d.sm_efficiency_pct) ? fmtPct(d.sm_efficiency_pct) : '—', d.sm_efficiency_absent || 'min(blocks per SM, 1), time-weighted'),
         stat('Est. occupancy', isNum(d.occupancy_pct) ? fmtPct(d.occupancy_pct) : '—', d.occupancy_absent || 'est. achieved occupancy, weighted by kernel time'),
         stat('Tensor-core kernels', fmtPct(d.tensor_core_pct), 'Share of kernel time in tensor-core kernels'),
+        measuredStats(d.measured),
       ),
     ),
     gm.devices.length + (gm.omitted_rows || 0) > 32 ? note(`${fmtInt(gm.devices.length + (gm.omitted_rows || 0) - 32)} more devices (in the JSON report).`) : null,

@@ -1,9 +1,12 @@
 // GPU metrics per device (TensorBoard plugin): utilization, estimated SM efficiency and
 // achieved occupancy, tensor-core kernel time; on Nsight Systems exports with GPU metrics
-// samples also the hardware's measured SM Active and Tensor Active, said apart from the
-// estimates (JSON `measured`, only there, so PyTorch reports are unchanged).
+// samples also the hardware's measured SM Active, Tensor Active and the further series (SM Issue,
+// warps, DRAM, PCIe, NVLink: gpu_metrics.h), said apart from the estimates (JSON `measured`, only
+// there, so PyTorch reports are unchanged).
 #include <algorithm>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "report/sections/sections.h"
 #include "util/format.h"
@@ -49,7 +52,27 @@ std::string measured_text(const DeviceMetrics& d) {
        d.sm_active_steps_pct);
   part("Tensor Active", d.tensor_active_samples, d.tensor_active_pct, d.tensor_active_step_samples,
        d.tensor_active_steps_pct);
+  for (size_t k = 0; k < kMeasuredMetrics; ++k) {
+    const MeasuredMean& m = d.more[k];
+    part(measured_metric_label(static_cast<MeasuredMetric>(k)), m.samples, m.pct, m.step_samples,
+         m.steps_pct);
+  }
   return out;
+}
+
+// The JSON keys of the further measured series, "<key>_pct" and "<key>_steps_pct" per metric:
+// built once, so the columns can point at them.
+const std::vector<std::string>& more_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (size_t i = 0; i < kMeasuredMetrics; ++i) {
+      const std::string key = measured_metric_key(static_cast<MeasuredMetric>(i));
+      k.push_back(key + "_pct");
+      k.push_back(key + "_steps_pct");
+    }
+    return k;
+  }();
+  return keys;
 }
 
 Column pct_column(const char* key, const char* md_header = "") {
@@ -92,6 +115,9 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
                             "tensor_active_pct",
                             "tensor_active_steps_pct"};
   for (const char* key : measured) devices.columns.push_back(Column(key).in("measured"));
+  for (const std::string& key : more_keys())
+    devices.columns.push_back(Column(key.c_str()).in("measured"));
+  const size_t measured_cells = std::size(measured) + more_keys().size();
   // One row per device: a generated file (or a broken device id) may name 80 k devices, which
   // gave a 12 MB text report. JSON lists the first kMaxTableRows, text and Markdown the first
   // kMaxDevicesShown.
@@ -111,7 +137,7 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
                      Cell::share(d.tensor_core_pct)};
     std::vector<Cell>& row = devices.rows.back();
     if (!d.measured()) {
-      row.resize(row.size() + std::size(measured), Cell::absent());
+      row.resize(row.size() + measured_cells, Cell::absent());
       continue;
     }
     row.insert(row.end(), {Cell::str("nsys_gpu_metrics"), Cell::count(d.sm_active_samples),
@@ -120,6 +146,10 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
                            Cell::count(d.tensor_active_samples),
                            pct_if(d.tensor_active_samples > 0, d.tensor_active_pct),
                            pct_if(d.tensor_active_step_samples > 0, d.tensor_active_steps_pct)});
+    for (const MeasuredMean& m : d.more) {
+      row.push_back(pct_if(m.samples > 0, m.pct));
+      row.push_back(pct_if(m.step_samples > 0, m.steps_pct));
+    }
   }
   const size_t shown = std::min(g.devices.size(), kMaxDevicesShown);
   for (size_t i = 0; i < shown; ++i) {
@@ -146,10 +176,34 @@ ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
   for (const char* h :
        {"SM Active", "SM Active in steps", "Tensor Active", "Tensor Active in steps"})
     m.columns.push_back(Column(nullptr).md(h, Show::kPct).null_as("n/a"));
-  for (size_t i = 0; i < devices.rows.size() && i < kMaxDevicesShown; ++i) {
-    const std::vector<Cell>& r = devices.rows[i];
-    if (r.back().type != Cell::Type::kAbsent) m.row() = {r[0], r[13], r[14], r[16], r[17]};
+  // The further series some shown device sampled, each its mean in the steps (over the capture
+  // where no sample fell in a step): a set samples a dozen, another set other ones.
+  std::vector<size_t> sampled;
+  for (size_t k = 0; k < kMeasuredMetrics; ++k)
+    for (size_t i = 0; i < shown; ++i)
+      if (g.devices[i].more[k].samples > 0) {
+        sampled.push_back(k);
+        break;
+      }
+  for (size_t k : sampled)
+    m.columns.push_back(Column(nullptr)
+                            .md(measured_metric_label(static_cast<MeasuredMetric>(k)), Show::kPct)
+                            .null_as("n/a"));
+  for (size_t i = 0; i < shown; ++i) {
+    const DeviceMetrics& d = g.devices[i];
+    if (!d.measured()) continue;
+    m.row() = {Cell::str(s.own(device_label(d.device))),
+               pct_if(d.sm_active_samples > 0, d.sm_active_pct),
+               pct_if(d.sm_active_step_samples > 0, d.sm_active_steps_pct),
+               pct_if(d.tensor_active_samples > 0, d.tensor_active_pct),
+               pct_if(d.tensor_active_step_samples > 0, d.tensor_active_steps_pct)};
+    for (size_t k : sampled)
+      m.rows.back().push_back(pct_if(d.more[k].samples > 0, d.more[k].best_pct()));
   }
+  if (!sampled.empty())
+    s.paragraph(
+        "The further series: mean in the steps (over the capture where no sample fell in a "
+        "step); DRAM, PCIe and NVLink as a share of their peak bandwidth.\n\n");
   return s;
 }
 
