@@ -9,6 +9,7 @@
 #include "analysis/intervals.h"
 #include "analysis/kernel_class.h"
 #include "analysis/name_cache.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -94,16 +95,8 @@ double capped_integral(std::vector<ValueEdge>& edges, int64_t begin, int64_t end
   return area;
 }
 
-bool same_letters(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 bool starts_as(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && same_letters(s.substr(0, prefix.size()), prefix);
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
 // Which measured series a counter is: kSmActive, kTensorActive, or kMore + a MeasuredMetric;
@@ -121,7 +114,7 @@ int measured_series(std::string_view n) {
     unit = n.substr(open + 2);
     if (!unit.empty() && (unit.back() == ']' || unit.back() == ')')) unit.remove_suffix(1);
   }
-  if (!unit.empty() && !same_letters(unit, "Throughput %") && unit != "%") return kNone;
+  if (!unit.empty() && !iequals(unit, "Throughput %") && unit != "%") return kNone;
   if (starts_as(base, "SM Active") || starts_as(base, "SMs Active")) return kSmActive;
   if (starts_as(base, "Tensor Active")) return kTensorActive;
   auto more = [](MeasuredMetric m) { return kMore + static_cast<int>(m); };
@@ -141,7 +134,7 @@ int measured_series(std::string_view n) {
       {"PCIe RX Throughput", MeasuredMetric::kPcieRx},
       {"PCIe TX Throughput", MeasuredMetric::kPcieTx}};
   for (const Named& k : kNamed)
-    if (same_letters(base, k.name)) return more(k.metric);
+    if (iequals(base, k.name)) return more(k.metric);
   // NVLink: user data only (protocol data is the link's own overhead).
   const bool protocol = base.find("Protocol") != std::string_view::npos ||
                         base.find("protocol") != std::string_view::npos;

@@ -32,6 +32,14 @@ inline char ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
 }
 
+// Case-insensitive (ASCII) equality: SQLite's table and column names, nsys' metric names.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  return true;
+}
+
 // Case-insensitive (ASCII) substring test; `lower` is in lower case (kernel names mix cases
 // freely). An inline byte loop: std::tolower, a libc call per byte and per pattern, made the ~40
 // patterns of kernel_class() cost 230 ns per byte of name (a file of 1,000 distinct 64 KiB names:

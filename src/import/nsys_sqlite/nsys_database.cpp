@@ -10,6 +10,7 @@
 #include "import/nsys_sqlite/nsys_vfs.h"
 #include "import/nsys_sqlite/sqlite_schema_size.h"
 #include "util/format.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -36,15 +37,6 @@ constexpr uint64_t kMaxSchemaObjects = 10000;
 // The longest value (TEXT or BLOB) SQLite may return (SQLITE_LIMIT_LENGTH): no name or value nsys
 // writes comes near it.
 constexpr int kMaxValueBytes = 16 << 20;
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 // Names that say "this is an Nsight Systems export" (any one of them).
 bool is_nsys_table_name(std::string_view n) {
