@@ -10,6 +10,7 @@
 #include "import/memory_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/sqlite_schema_size.h"
+#include "import/sqlite_bytes.h"
 
 namespace {
 
@@ -28,21 +29,7 @@ class CountingByteSource : public ks::MemoryByteSource {
 
 // The bytes of an in-memory database (512-byte pages) after `sql` ran in it.
 std::string database_bytes(const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
-  char* err = nullptr;
-  const std::string all = "PRAGMA page_size=512; " + sql;
-  const int rc = sqlite3_exec(db, all.c_str(), nullptr, nullptr, &err);
-  INFO((err ? err : ""));
-  sqlite3_free(err);
-  REQUIRE(rc == SQLITE_OK);
-  sqlite3_int64 size = 0;
-  unsigned char* data = sqlite3_serialize(db, "main", &size, 0);
-  REQUIRE(data);
-  std::string bytes(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
-  sqlite3_free(data);
-  sqlite3_close(db);
-  return bytes;
+  return ks_test::sqlite_database_bytes("PRAGMA page_size=512; " + sql);
 }
 
 // An export's StringIds table, then `n` more tables.

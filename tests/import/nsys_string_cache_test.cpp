@@ -11,30 +11,14 @@
 #include "import/memory_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
 #include "import/nsys_sqlite/nsys_rows.h"
+#include "import/sqlite_bytes.h"
 
 namespace {
-
-std::string database_bytes(const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
-  char* err = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  INFO((err ? err : ""));
-  sqlite3_free(err);
-  REQUIRE(rc == SQLITE_OK);
-  sqlite3_int64 size = 0;
-  unsigned char* data = sqlite3_serialize(db, "main", &size, 0);
-  REQUIRE(data);
-  std::string bytes(reinterpret_cast<const char*>(data), static_cast<size_t>(size));
-  sqlite3_free(data);
-  sqlite3_close(db);
-  return bytes;
-}
 
 // StringIds as `create` makes it: ids 0-2 short texts, 100-299 texts of 64 KiB ("L<id>" then
 // 'x's), and one of 64 KiB at id 10^12 (past the dense ids).
 std::string string_ids(const std::string& create) {
-  return database_bytes(
+  return ks_test::sqlite_database_bytes(
       create +
       ";INSERT INTO StringIds (id, value) VALUES (0, 'zero'), (1, 'one'), (2, 'two');"
       "INSERT INTO StringIds (id, value) SELECT x, printf('L%d', x) || "
