@@ -76,6 +76,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus_cli  # noqa: E402
 import dist_shapes as ds  # noqa: E402
 import metamorphic as mm  # noqa: E402
+from planted_shapes import union_us  # noqa: E402
 from planted import finding, fires, write  # noqa: E402
 
 BASE = "hta__step_based_trace_2543932.json.gz"
@@ -632,16 +633,8 @@ TEMPLATE_INFO = None
 
 
 def union_of(ops):
-    iv = sorted((mm.dec(e["ts"]), mm.dec(e["ts"]) + mm.dec(e["dur"])) for e in ops)
-    total, end = 0, None
-    for b, e in iv:
-        if end is None or b > end:
-            total += e - b
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return float(total)
+    """The GPU busy time of `ops` (Kineto events): the union of their spans, in microseconds."""
+    return float(union_us((mm.dec(e["ts"]), mm.dec(e["ts"]) + mm.dec(e["dur"])) for e in ops))
 
 
 def check_two_gpus(c, cli, base, tmp):
