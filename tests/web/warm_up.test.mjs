@@ -101,45 +101,6 @@ test('after the warm-up, a report compiles none of its large functions', { skip:
   assert.deepEqual(late, [], 'large functions compiled by TurboFan only during the real report');
 });
 
-// Every large function the warm-up runs must be optimized by its end. The report's builder and
-// its section writers run once per report: with one write of the report a round, the largest
-// (WebAssembly bodies of 11-34 KB) ran in the warm-up but stayed short of their tiering budget,
-// so a large trace's first report ran them in the baseline tier and V8 compiled them right after
-// it, while the page drew the report (docs/performance.md, session 40). From V8's compile log
-// (--trace-wasm-compilation-times) of the warm-up alone, once the background compiles have ended:
-// no function of WARM_OPTIMIZED_BODY bytes or more that was compiled with Liftoff (it ran) is
-// left without its TurboFan compile.
-const WARM_OPTIMIZED_BODY = 10000;
-test('the warm-up optimizes every large function it runs', { skip: !existsSync(join(WASM_DIR, 'kinetoscope_wasm.js')) && `no WASM build at ${WASM_DIR} (make wasm)` }, () => {
-  const child = `
-    const { createRequire } = await import('node:module');
-    const { readFileSync } = await import('node:fs');
-    const require = createRequire(${JSON.stringify(join(WASM_DIR, 'x.js'))});
-    const M = await require(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.js'))})({ wasmBinary: readFileSync(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.wasm'))}) });
-    const { warmModule } = await import(${JSON.stringify(resolve(ROOT, 'web/worker/warm.js'))});
-    await warmModule(M);
-    for (let tries = 0; tries < 120; tries++) {
-      const before = process.cpuUsage();
-      await new Promise((r) => setTimeout(r, 500));
-      const used = process.cpuUsage(before);
-      if (used.user + used.system < 50000) break;
-    }
-    console.log('KS-WARM-DONE');
-  `;
-  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.equal(r.status, 0, r.stderr);
-  const log = r.stdout.slice(0, r.stdout.indexOf('KS-WARM-DONE'));
-  assert.ok(/using TurboFan/.test(log), 'no compile log from V8 (--trace-wasm-compilation-times)');
-  const ran = new Map(); // function index -> body size, compiled with Liftoff
-  const optimized = new Set();
-  for (const m of log.matchAll(/Compiled function \S*#(\d+) using (\w+),.*?bodysize (\d+)/g)) {
-    if (m[2] === 'Liftoff') ran.set(m[1], Number(m[3]));
-    else if (m[2] === 'TurboFan') optimized.add(m[1]);
-  }
-  const left = [...ran].filter(([f, size]) => size >= WARM_OPTIMIZED_BODY && !optimized.has(f)).map(([f, size]) => `#${f} (${size} bytes)`);
-  assert.deepEqual(left, [], 'large functions the warm-up ran in the baseline tier only');
-});
-
 // A file that arrives while the spare reads its warm-up trace waits for the task under way: the
 // trace is read a piece a task, and the warm-up stops at the next piece once a file has come
 // (stop() true). Before session 40 the whole ~2 MB trace was read in one task (0.2 s and more on a

@@ -95,17 +95,6 @@ let warmReport = '';
 // compiled only during the first real report after two rounds: a third (session 32).
 export const WARM_ROUNDS = 3;
 
-// Each round writes its report (JSON and Markdown) this many times. The report's builder and its
-// section writers run once per report, so one write a round left the largest of them
-// (WebAssembly bodies of 11-34 KB: Session::report(), the math, steps, GPU metrics sections, by
-// their sizes in a build with names) short of their tiering budget: a 200 MB trace's first report
-// ran them in the baseline tier, and its long loops used up their budget at its end, so V8
-// compiled them with TurboFan right after (0.5-2 s of a core in Node) while the page drew the
-// report, for nothing in that load (docs/performance.md, session 40). Written 10 times a round,
-// every function of 10 KB or more that the warm-up runs is optimized before a file arrives
-// (tests/web/warm_up.test.mjs); a write of the warm-up trace's report takes a few ms once optimized.
-export const REPORT_WRITES = 10;
-
 // The warm-up itself, on a loaded module M; resolves to {pretouched: 0} (the heap bytes it
 // wrote ahead of a file: none since worker/prefault.js; the field stays for the benchmarks). Also what
 // bench/ingest_node.cjs --warm runs, so that WASM in Node can be measured as the page's warm
@@ -137,15 +126,13 @@ async function warmRound(M, trace, first, stop) {
       if (feed(M, session, trace.subarray(at, at + WARM_PIECE)) === false) return false;
     }
     if (!session.finish()) return false;
-    for (let write = 0; write < REPORT_WRITES; write++) {
-      await nextTask();
-      if (stop()) return false;
-      const report = session.reportJson();
-      if (first && write === 0) warmReport = report;
-      await nextTask();
-      if (stop()) return false;
-      session.reportMarkdown();
-    }
+    await nextTask();
+    if (stop()) return false;
+    const report = session.reportJson();
+    if (first) warmReport = report;
+    await nextTask();
+    if (stop()) return false;
+    session.reportMarkdown();
     return true;
   } finally {
     session.delete();
