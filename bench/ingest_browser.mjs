@@ -58,6 +58,48 @@ function browserCpuSeconds(rootPid) {
   return ticks / 100;
 }
 
+// The same processes' CPU time by thread (/proc/PID/task/TID/stat), keyed `type:name` (the
+// process type from its --type= switch, `browser` without one; the thread's name as the kernel
+// keeps it, 15 characters: CrRendererMain is the page's main thread, DedicatedWorker each worker,
+// ThreadPoolForeg/ThreadPoolBackg V8's background compiles and Blink's pools), in 1/100 s ticks;
+// the workers also one by one (`workers`, busiest first), as the loader, a helper and the spare
+// are all DedicatedWorker.
+function browserThreadTicks(rootPid) {
+  const byName = {};
+  const workers = {};
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmd.includes(rootPid)) continue;
+      const type = (/--type=([a-z-]+)/.exec(cmd) || [null, 'browser'])[1];
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ticks = Number(f[11]) + Number(f[12]);
+        const key = `${type}:${name}`;
+        byName[key] = (byName[key] || 0) + ticks;
+        if (name.startsWith('DedicatedWorker')) workers[`${pid}/${tid}`] = ticks;
+      }
+    } catch {
+      // processes and threads come and go
+    }
+  }
+  return { byName, workers };
+}
+
+// CPU seconds each thread name (and each worker) spent between two browserThreadTicks readings.
+function threadCpuSince(before, after) {
+  const byName = {};
+  for (const [k, v] of Object.entries(after.byName)) {
+    const d = (v - (before.byName[k] || 0)) / 100;
+    if (d > 0) byName[k] = Math.round(d * 100) / 100;
+  }
+  const workers = Object.entries(after.workers).map(([k, v]) => (v - (before.workers[k] || 0)) / 100).filter((d) => d > 0).sort((a, b) => b - a);
+  return { threads: byName, workers };
+}
+
 // V8 caches a module's optimized code a while after its last function tiered up.
 const REVISIT_CACHE_WAIT_MS = 5000;
 
@@ -85,6 +127,7 @@ try {
   const pretouched = warm ? Number(await page.evaluate(() => document.body.dataset.pretouched || 0)) : 0;
   const base = browserRssBytes(profile);
   const cpu0 = browserCpuSeconds(profile);
+  const threads0 = browserThreadTicks(profile);
   let peak = base;
   const timer = setInterval(() => { peak = Math.max(peak, browserRssBytes(profile)); }, 100);
   // The page's own clock from the moment the file input hands the file over (its change event).
@@ -99,16 +142,19 @@ try {
   const facts = await page.evaluate(() => { const r = window.kinetoscope.report(); return r ? { json_bytes: r.trace.json_bytes, events: r.trace.events_total } : null; });
   if (state === 'ready') await page.waitForFunction(() => window.kinetoscope.timings().painted !== undefined, null, { polling: 20 });
   const timings = await page.evaluate(() => (window.kinetoscope.timings ? window.kinetoscope.timings() : null));
+  // To the paint: what each thread spent on this load (the next spare starts 300 ms after it).
+  const threadCpu = threadCpuSince(threads0, browserThreadTicks(profile));
   // File given to report on screen (laid out and painted), in the page (the harness's own time
   // adds Playwright's round trips).
   const end = timings && (timings.painted !== undefined ? timings.painted : timings.shown);
-  const pageSeconds = timings ? (timings.begin + end - (await page.evaluate(() => window.__given))) / 1000 : null;
+  const given = await page.evaluate(() => window.__given);
+  const pageSeconds = timings ? (timings.begin + end - given) / 1000 : null;
   const json = facts ? facts.json_bytes : 0;
   console.log(JSON.stringify({
     file: basename(file), file_bytes: statSync(file).size, warm, revisit, state, ...facts,
     to_report_s: (t1 - t0) / 1000, mb_per_s: json / 1e6 / ((t1 - t0) / 1000),
-    page_s: pageSeconds, page_mb_per_s: pageSeconds ? json / 1e6 / pageSeconds : null,
-    timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, browser_cpu_s: cpuSeconds, pretouched_bytes: pretouched,
+    page_s: pageSeconds, given_to_begin_ms: timings ? Math.round((timings.begin - given) * 10) / 10 : null, page_mb_per_s: pageSeconds ? json / 1e6 / pageSeconds : null,
+    timings_ms: timings, browser_rss_base_bytes: base, browser_rss_peak_bytes: peak, browser_cpu_s: cpuSeconds, thread_cpu_s: threadCpu, loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ')[0], pretouched_bytes: pretouched,
     rss_growth_over_json: json ? (peak - base + pretouched) / json : null,
   }));
 } finally {

@@ -97,14 +97,19 @@ function onMessage(e, from) {
     workers.promoteLoader(); // the old trace's worker ends: its trace leaves the screen now
     ui.status.hidden = true;
     const parsed = performance.now();
-    show(report, done);
+    const drawn = show(report, done);
+    const attached = performance.now();
     timeline.loaded(done.id, report);
     reportShown({ name: done.name, report, json: m.json, markdown: m.markdown || '', ...linkOf(done) });
     // A place Back returns to (share/history.js), in the tab it opened on.
     const tab = done.navView || (document.body.dataset.tab === 'timeline' ? 'timeline' : 'report');
     enter(done.navJob, tab, tab === 'timeline' ? () => timeline.api.show() : () => timeline.api.showReport());
     const at = (t) => Math.round((t - done.t0) * 10) / 10;
-    timings = { begin: done.t0, worker: m.timings || {}, received: at(received), parsed: at(parsed), shown: at(performance.now()) };
+    const worker = m.timings || {};
+    // The worker's clock starts when it takes the open message (job.js): on the page's clock, so
+    // that a loader still busy with a warm-up stage shows as time before it (worker_start).
+    const workerStart = typeof worker.origin_ms === 'number' ? at(worker.origin_ms - performance.timeOrigin) : undefined;
+    timings = { begin: done.t0, worker, worker_start: workerStart, received: at(received), parsed: at(parsed), sections: at(drawn.sections), attached: at(attached), shown: at(performance.now()) };
     // Drawn: a task after the next animation frame runs once that frame (style, layout, paint of
     // the report) is done; the report's tables take most of it.
     const these = timings;
@@ -201,6 +206,7 @@ function show(report, done) {
   checkLinkFiles(done.link ? done.link.name : done.name);
   const secs = ((performance.now() - done.t0) / 1000).toFixed(2);
   const sections = renderReport(report);
+  const built = performance.now(); // the sections' DOM, before the head and the page take them
   // An Nsight Systems export: its stats tables follow; say so until they are here.
   const waiting = nsys.placeholder(done);
   if (waiting) sections.push(waiting);
@@ -209,6 +215,7 @@ function show(report, done) {
   ui.report.replaceChildren(head, ...sections);
   renderWhenSeen(sections); // so that Blink lays out only the sections on screen
   document.title = `${neutral(done.name)} · Kinetoscope`;
+  return { sections: built };
 }
 
 // options.rankProcess {pid, rank, count[, merged]}: one process of an Nsight Systems export, or

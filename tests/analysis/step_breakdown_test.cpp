@@ -136,6 +136,29 @@ TEST_CASE("GPU metrics: utilization, SM efficiency, occupancy, tensor cores",
   CHECK(d.tensor_core_pct == Approx(100.0 * 40 / 90));
 }
 
+TEST_CASE("SM efficiency when a stream's kernels touch, overlap or last 0 ns",
+          "[analysis][gpu_metrics]") {
+  // capped_integral merges each stream's edges as a sorted run (util/sort_runs.h): a stream whose
+  // kernels end where the next starts is one run, an overlap or a 0 ns kernel breaks it. Step
+  // [0, 100) us; blocks per SM: stream 7 [0,10) 0.5, [10,20) 0.5, [15,25) 0.25, [30,30) 1;
+  // stream 8 [5,15) 3 (capped at 1). Capped level x time: [0,5) 0.5 -> 2.5, [5,15) 1.5 -> 1 ->
+  // 10, [15,20) 0.75 -> 3.75, [20,25) 0.25 -> 1.25: 17.5 of 100 us.
+  auto t = ks_test::load(
+      R"J({"deviceProperties":[{"id":0,"name":"GPU","numSms":4,"computeMajor":8,"computeMinor":0,"totalGlobalMem":1000}],
+   "traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":10,"args":{"device":0,"stream":7,"blocks per SM":0.5}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":10,"dur":10,"args":{"device":0,"stream":7,"blocks per SM":0.5}},
+    {"ph":"X","cat":"kernel","name":"c","pid":0,"tid":7,"ts":15,"dur":10,"args":{"device":0,"stream":7,"blocks per SM":0.25}},
+    {"ph":"X","cat":"kernel","name":"d","pid":0,"tid":7,"ts":30,"dur":0,"args":{"device":0,"stream":7,"blocks per SM":1}},
+    {"ph":"X","cat":"kernel","name":"e","pid":0,"tid":8,"ts":5,"dur":10,"args":{"device":0,"stream":8,"blocks per SM":3}}
+  ]})J");
+  ks::GpuMetrics g = ks::compute_gpu_metrics(*t, steps_of(*t));
+  REQUIRE(g.devices.size() == 1);
+  CHECK(g.devices[0].has_sm_efficiency);
+  CHECK(g.devices[0].sm_efficiency_pct == Approx(17.5));
+}
+
 TEST_CASE("GPU metrics say why a metric is absent", "[analysis][gpu_metrics]") {
   auto t = ks_test::load(R"J([
     {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":10,"args":{"device":0,"stream":7}}

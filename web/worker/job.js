@@ -34,7 +34,9 @@ class Load {
     // Where a load's time goes, for bench/ingest_browser.mjs (ms since the worker got the
     // message), the wait for the stream's chunks and the time inside the module feeding them.
     this.t0 = performance.now();
-    this.timings = { read_wait_ms: 0, feed_ms: 0, reads: 0, warmup_cut: warmupCut() };
+    // origin_ms: that moment on the clock every thread shares, so that the page can tell how long
+    // the message waited for the worker (a warm-up stage still running: app.js worker_start).
+    this.timings = { origin_ms: performance.timeOrigin + this.t0, read_wait_ms: 0, feed_ms: 0, reads: 0, warmup_cut: warmupCut() };
   }
   mark(what) {
     this.timings[what] = Math.round((performance.now() - this.t0) * 10) / 10;
@@ -218,6 +220,7 @@ function finishJson(job, keep) {
     const probe = !job.msg.diffDigest && !proc && typeof session.gpuProcessesJson === 'function';
     const merged = probe ? parseJson(session.gpuProcessesJson(), []) : [];
     const gpuProcesses = merged.length >= 2 ? merged : undefined;
+    job.mark('posted');
     self.postMessage(reportMsg(job.id, { json, markdown, timings, gpuProcesses, ...combinable(session, job.msg) }));
     adoptSession(job.id, session, keep); // the timeline queries it from now on
     job.session = null;

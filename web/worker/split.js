@@ -101,10 +101,15 @@ export async function readSplit(job, blob, starts, feedStream) {
     if (!(await feedStream(blob.slice(pos, starts[k]).stream()))) return false;
     if (k === 0) job.mark('first_part');
     pos = starts[k];
+    const asked = performance.now();
     const part = job.session.atPartBoundary() ? await helpers.result(k) : null;
+    const got = performance.now();
+    timings.part_wait_ms = (timings.part_wait_ms || 0) + Math.round(got - asked);
     if (job.cancelled) return false;
     if (k === 0) job.mark('part_received');
-    if (part && part.bytes && applyPart(job.M, job.session, part.bytes)) {
+    const merged = part && part.bytes && applyPart(job.M, job.session, part.bytes);
+    timings.merge_ms = (timings.merge_ms || 0) + Math.round(performance.now() - got);
+    if (merged) {
       pos = job.session.resumeOffset();
       job.read = pos;
       timings.part_bytes = (timings.part_bytes || 0) + part.bytes.byteLength;
