@@ -187,6 +187,20 @@ TEST_CASE("comm.not_overlapped: a pipeline stage's exposed sends and receives ar
   REQUIRE(f);
   CHECK(f->title.find("pipeline") == std::string::npos);
   CHECK(f->fix.find("DistributedDataParallel") != std::string::npos);
+  // As an Nsight Systems export holds it: the kernel alone, no op naming its collective. NCCL
+  // runs sends/receives and all-to-all as that one kernel: the advice covers both, not DDP's.
+  r = run("[" + event("user_annotation", "ProfilerStep#1", 1, 0, 1000) + "," +
+          launched_kernel("sm90_xmma_gemm", 50, 200, 1) + "," +
+          launched_kernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 300,
+                          600, 2) +
+          "]");
+  f = find(r, "comm.not_overlapped");
+  REQUIRE(f);
+  CHECK(f->title.find("mostly sends and receives") != std::string::npos);
+  CHECK(f->fix.find("micro-batches") != std::string::npos);
+  CHECK(f->fix.find("all-to-all") != std::string::npos);
+  CHECK(f->fix.find("DistributedDataParallel") == std::string::npos);
+  CHECK(num(*f, "send_recv_pct") == 100.0);
 }
 
 TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[findings][memory]") {
