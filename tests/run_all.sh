@@ -86,6 +86,9 @@ suite "bad-input catalogue (CLI)" run_file tests/bad_inputs/check.py python3 tes
 suite "Bad-input catalogue in the WASM: the CLI's line, bounded memory (node)" run_file tests/wasm/hostile_memory.cjs node tests/wasm/hostile_memory.cjs
 # Built Nsight Systems exports through the CLI: each bad file's one-line error, good ones' reports.
 suite "Nsight Systems exports (CLI)" run_file tests/nsys/check_cli.sh bash tests/nsys/check_cli.sh
+# Nsight Systems exports of workloads no converter of ours writes (JAX/XLA, a Megatron pipeline
+# stage, a capture started mid-iteration, a CUDA-graph server): what each user must see. ~5 s.
+suite "Nsight Systems exports of unseen workloads (JAX/XLA, Megatron pipeline, mid-step capture, vLLM graphs)" run_file tests/nsys/unseen_exports.py /usr/bin/python3 tests/nsys/unseen_exports.py --cli build/native/kinetoscope
 # The real Kineto traces made into the nsys exports of the same runs (tests/nsys/from_kineto.py):
 # both readers' reports agree but for what an export cannot hold (CPU ops). ~1 min; skipped, with
 # a message, without ../shared/traces.

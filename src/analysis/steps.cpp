@@ -387,6 +387,29 @@ void set_queued_time(const SliceTable& s, const LaunchJoin& join, Step* st) {
   st->queued_ns = busy;
 }
 
+// The time a range's instances (in time order, none overlapping) cover with the GPU work each
+// launched: each instance from its start to the later of its end and the end of the GPU work of
+// the calls that began inside it, the instances' union (an instance's GPU work may run past
+// the next instance's start: a host that runs ahead). Calls on any thread, as a step's
+// device-adjusted end counts them.
+int64_t cover_with_gpu_work(const Trace& t, const LaunchJoin& join,
+                            const std::vector<uint32_t>& kept) {
+  const SliceTable& s = t.slices;
+  const auto& rt = join.runtime_by_ts;
+  int64_t cover = 0, covered_to = INT64_MIN;
+  for (uint32_t i : kept) {
+    int64_t end = s.end(i);
+    auto it = std::lower_bound(rt.begin(), rt.end(), s.ts[i],
+                               [&s](uint32_t c, int64_t ts) { return s.ts[c] < ts; });
+    for (; it != rt.end() && s.ts[*it] < s.end(i); ++it)
+      end = std::max(end, launched_work_end(t, join, *it));
+    const int64_t from = std::max(s.ts[i], covered_to);
+    if (end > from) cover += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  return cover;
+}
+
 }  // namespace
 
 // Whether a repeated outermost range is one phase of the loop, not its iteration: another
@@ -588,7 +611,12 @@ StepsResult find_steps(const Trace& t, const LaunchJoin& join, bool drop_last,
         }
         if (!numbered && kept.size() < 3) continue;
         // A training loop covers most of a capture; ranges covering a sliver of it are calls
-        // inside the loop, not its iterations.
+        // inside the loop, not its iterations. An iteration's time runs to the end of the GPU
+        // work it launched, as a step's device-adjusted end does: a framework that dispatches
+        // asynchronously (JAX/XLA's "XlaModule:#hlo_module=jit_train_step...#", a CUDA graph
+        // replay per iteration) covers its launches on the host, a sliver of the capture, while
+        // its GPU work fills the capture.
+        if (cover < t.span_ns() / 10) cover = cover_with_gpu_work(t, join, kept);
         if (cover < t.span_ns() / 10) continue;
         if (cover > best_cover) best_cover = cover, best = &c;
       }

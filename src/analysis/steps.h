@@ -22,8 +22,10 @@
 //     slice of its own (Step::slice is kNoStepSlice): findings point at its time range.
 //   - else, a range of the program's own name at the top level of its thread, repeated without
 //     overlap (three or more, or two numbered in increasing order) and covering a tenth of the
-//     trace: an inference server's "execute_model" iterations in a Kineto trace, a loop's NVTX
-//     range in an Nsight Systems export. Not a library's range (is_library_range), PyTorch's
+//     trace, each instance with the GPU work launched inside it (an asynchronous dispatch covers
+//     its launches on the host, its GPU work after): an inference server's "execute_model"
+//     iterations in a Kineto trace, a loop's NVTX range in an Nsight Systems export, JAX/XLA's
+//     "XlaModule:#hlo_module=jit_train_step,program_id=N#" per jitted step. Not a library's range (is_library_range), PyTorch's
 //     own (is_framework_range) or a phase of the loop ("forward", one of two ranges that
 //     alternate); the note says the steps came from it (repeated_range).
 // Steps found from ranges are numbered by the number in their name, else 0, 1, 2, ... in time

@@ -208,6 +208,50 @@ TEST_CASE("nsys: ranges libraries push are never steps; the program's own loop i
   CHECK(steps_of(*as_nsys("[" + sliver + kernel + "]")).steps.empty());
 }
 
+TEST_CASE("nsys: a loop dispatched asynchronously (JAX/XLA) covers the capture with its GPU work",
+          "[analysis][steps][nvtx_steps]") {
+  // XLA's NVTX ranges (domain TSL) around each jit_train_step execution: the host range covers
+  // the dispatch only (20 us of every 300 us: 7% of the capture), the kernels it launched run
+  // after it and fill the capture. No step-like name; the module's range is the loop.
+  std::string ev;
+  for (int i = 0; i < 6; ++i) {
+    const int at = i * 300;
+    const std::string c = std::to_string(i + 1);
+    ev += R"({"ph":"X","cat":"user_annotation","name":"XlaModule:#hlo_module=jit_train_step,)"
+          R"(program_id=17#","pid":1,"tid":1,"ts":)" +
+          std::to_string(at) + R"(,"dur":20},)";
+    ev += R"({"ph":"X","cat":"user_annotation","name":"Thunk:#hlo_op=fusion.12#","pid":1,"tid":1,)"
+          R"("ts":)" +
+          std::to_string(at + 5) + R"(,"dur":10},)";
+    ev += R"({"ph":"X","cat":"cuda_driver","name":"cuLaunchKernel","pid":1,"tid":1,"ts":)" +
+          std::to_string(at + 6) + R"(,"dur":5,"args":{"correlation":)" + c + "}},";
+    ev += R"({"ph":"X","cat":"kernel","name":"fusion_12","pid":0,"tid":7,"ts":)" +
+          std::to_string(at + 15) + R"(,"dur":280,"args":{"correlation":)" + c +
+          R"(,"stream":7,"device":0}},)";
+  }
+  ev.pop_back();
+  auto t = ks_test::load("[" + ev + "]");
+  t->facts.format = ks::TraceFormat::kNsysSqlite;
+  ks::StepsResult r = steps_of(*t);
+  REQUIRE(r.steps.size() == 6);
+  CHECK(r.range_name == "XlaModule:#hlo_module=jit_train_step,program_id=17#");
+  CHECK(r.repeated_range);
+  // Each step runs to the end of the GPU work it launched.
+  CHECK(r.steps[0].end == 295000);
+  CHECK(r.steps[5].end == 1795000);
+  // The same ranges launching nothing are still a sliver of the capture: no steps.
+  std::string idle;
+  for (int i = 0; i < 6; ++i)
+    idle += R"({"ph":"X","cat":"user_annotation","name":"jit_step","pid":1,"tid":1,"ts":)" +
+            std::to_string(i * 300) + R"(,"dur":20},)";
+  auto bare =
+      ks_test::load("[" + idle +
+                    R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1800,)"
+                    R"("args":{"stream":7,"device":0}}])");
+  bare->facts.format = ks::TraceFormat::kNsysSqlite;
+  CHECK(steps_of(*bare).steps.empty());
+}
+
 TEST_CASE("nsys: a phase of the loop is not its step", "[analysis][steps][nvtx_steps]") {
   // forward / backward / optimizer ranges, each once per iteration, nothing around them: no one
   // of them is the step (backward had been taken, a third of the loop as its whole). Named

@@ -187,6 +187,38 @@ TEST_CASE("comm.not_overlapped: a pipeline stage's exposed sends and receives ar
   REQUIRE(f);
   CHECK(f->title.find("pipeline") == std::string::npos);
   CHECK(f->fix.find("DistributedDataParallel") != std::string::npos);
+  // As an Nsight Systems export holds it: the kernel alone, no op naming its collective. NCCL
+  // runs sends/receives and all-to-all as that one kernel: the advice covers both, not DDP's.
+  r = run("[" + event("user_annotation", "ProfilerStep#1", 1, 0, 1000) + "," +
+          launched_kernel("sm90_xmma_gemm", 50, 200, 1) + "," +
+          launched_kernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 300,
+                          600, 2) +
+          "]");
+  f = find(r, "comm.not_overlapped");
+  REQUIRE(f);
+  CHECK(f->title.find("mostly sends and receives") != std::string::npos);
+  CHECK(f->fix.find("micro-batches") != std::string::npos);
+  CHECK(f->fix.find("all-to-all") != std::string::npos);
+  CHECK(f->fix.find("DistributedDataParallel") == std::string::npos);
+  CHECK(num(*f, "send_recv_pct") == 100.0);
+}
+
+TEST_CASE("comm.not_overlapped: the exposed share counts the communication in the steps",
+          "[findings][comm]") {
+  // One 1000 us step (200 us of compute, an all-reduce over [300, 900) in it) and, before it,
+  // 1000 us of all-reduce in no step: a first step cut by an nsys capture's start and left out.
+  // The share is of step time: 600 of 1000 us exposed, not 1600 (160%, over the communication
+  // part itself).
+  Run r = run("[" + event("user_annotation", "ProfilerStep#1", 1, 2000, 1000) + "," +
+              launched_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 100, 1000, 3) + "," +
+              launched_kernel("sm90_xmma_gemm", 2050, 200, 1) + "," +
+              launched_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 2300, 600, 2) + "]");
+  const ks::Finding* f = find(r, "comm.not_overlapped");
+  INFO("findings: " << r.ids);
+  REQUIRE(f);
+  CHECK(num(*f, "exposed_pct") == 60.0);
+  CHECK(num(*f, "comm_kernel_us") == 600.0);
+  CHECK(num(*f, "exposed_pct") <= num(*f, "communication_pct"));
 }
 
 TEST_CASE("memory.peak_high: not for memory reserved before the capture", "[findings][memory]") {

@@ -93,6 +93,42 @@ def facts(r):
     }
 
 
+# The critical path of each pair, measured, not checked (docs/nsys-versions.md, "critical path"):
+# an export's graph has the CUDA calls (and emit_nvtx's op ranges) for a CPU side, a trace's the
+# CPU ops, so the two paths differ by construction; how close they come is printed at the end.
+CRITICAL_PATHS = []
+
+
+def critical_path_of(r):
+    """(path total us, dominant bound, cpu-bound %) of a report's default window, or None."""
+    cp = r.get('critical_path') or {}
+    if not cp.get('ok'):
+        return None
+    return cp['path_total_us'], cp['dominant'], cp['bound_by_pct'].get('cpu_bound', 0.0)
+
+
+def note_critical_paths(name, kin, nsys, ops):
+    CRITICAL_PATHS.append((name, critical_path_of(kin), critical_path_of(nsys), critical_path_of(ops)))
+
+
+def print_critical_paths():
+    if not CRITICAL_PATHS:
+        return
+    print('critical path (measured, not compared): trace / export / export with emit_nvtx ops')
+    for label, k in (('export', 2), ('export with op ranges', 3)):
+        pairs = [(row[1], row[k]) for row in CRITICAL_PATHS if row[1] and row[k]]
+        same = sum(1 for a, b in pairs if a[1] == b[1])
+        close = sum(1 for a, b in pairs if abs(a[0] - b[0]) <= 0.1 * a[0])
+        cpu = [abs(a[2] - b[2]) for a, b in pairs]
+        print('  %s: %d of %d traces with a path in both; dominant bound the same in %d, path '
+              'total within 10%% in %d, cpu-bound share apart by %.1f points at the median' % (
+                  label, len(pairs), len(CRITICAL_PATHS), same, close,
+                  sorted(cpu)[len(cpu) // 2] if cpu else 0.0))
+    for name, a, b, c in CRITICAL_PATHS:
+        print('   %-60s %s / %s / %s' % (name[:60], a and '%.0f us %s' % a[:2], b and '%.0f us %s' % b[:2],
+                                        c and '%.0f us %s' % c[:2]))
+
+
 def finding_ids(r):
     return sorted(set(SAME_FACT.get(f['id'], f['id']) for f in r['findings']
                       if not any(f['id'].startswith(k) for k in FORMAT_ONLY)))
@@ -436,8 +472,10 @@ def main():
             with_ops = out.replace('.sqlite', '.ops.sqlite')
             from_kineto.convert(from_kineto.load(path),
                                 pytorch='autograd-shapes-nvtx').save(with_ops)
-            ok &= compare_ops(entry['file'], kin, report(a.cli, with_ops),
+            ops_report = report(a.cli, with_ops)
+            ok &= compare_ops(entry['file'], kin, ops_report,
                               lambda: without_concrete_inputs(a.cli, path, tmp))
+            note_critical_paths(entry['file'], kin, nsys, ops_report)
             if dlrm:
                 ranks.append((path, out, full, sampled))
         if ranks:
@@ -447,6 +485,7 @@ def main():
                                 'with GPU metrics')
         if not a.only:
             ok &= compare_plants(a.cli, a.traces, tmp)
+    print_critical_paths()
     print('kineto_parity: %s' % ('every difference is a format difference' if ok else 'FAILED'))
     return 0 if ok else 1
 
