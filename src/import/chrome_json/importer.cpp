@@ -272,6 +272,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       cut = cap(s) || cut;
     for (auto& cv : e.counter_values) cut = cap(&cv.key) || cut;
     if (cut) trace_->diagnostics.add(Diag::kLongStringTruncated, offset, text);
+    if (e.text_was_json) trace_->diagnostics.add(Diag::kNameNotString, offset, text);
   }
 
   // Raw control characters or bad UTF-8 inside strings: replace them and read again.
