@@ -84,7 +84,7 @@ int aggregate_command(const std::vector<std::string>& args) {
   ImportError error;
   if (!import_file(file, &importer, &error)) {
     explain_foreign_file(file, &error);
-    std::fprintf(stderr, "kinetoscope: %s: %s\n", file.c_str(), error.to_line().c_str());
+    std::fputs(file_error_line(file, error.to_line()).c_str(), stderr);
     return 1;
   }
   ViewIndex index(importer.trace());

@@ -7,6 +7,7 @@
 #include "import/file_reader.h"
 #include "import/foreign_file.h"
 #include "import/nsys_sqlite/nsys_file.h"
+#include "util/safe_text.h"
 
 namespace ks::cli {
 
@@ -24,9 +25,13 @@ bool load_trace(const std::string& file, LoadedTrace* l, int max_threads) {
   return l->ok;
 }
 
+std::string file_error_line(const std::string& file, const std::string& message) {
+  return "kinetoscope: " + display_safe(file) + ": " + message + "\n";
+}
+
 bool load_trace_or_say(const std::string& file, LoadedTrace* l) {
   if (load_trace(file, l)) return true;
-  std::fprintf(stderr, "kinetoscope: %s: %s\n", file.c_str(), l->error.to_line().c_str());
+  std::fputs(file_error_line(file, l->error.to_line()).c_str(), stderr);
   return false;
 }
 

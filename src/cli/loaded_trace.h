@@ -30,6 +30,12 @@ bool load_trace(const std::string& file, LoadedTrace* l, int max_threads = 0);
 // ("kinetoscope: FILE: ...").
 bool load_trace_or_say(const std::string& file, LoadedTrace* l);
 
+// "kinetoscope: FILE: MESSAGE\n", the line every command prints for a file it cannot read. The
+// file name is made safe for a terminal as the message is (util/safe_text.h): a trace sent as
+// `<U+202E>nosj.exe` or named with ESC colour codes reached standard error as written (its
+// message already said `?`).
+std::string file_error_line(const std::string& file, const std::string& message);
+
 // Writes `text` to `output` ("" = standard output); says so on standard error when it cannot.
 bool write_output(const std::string& text, const std::string& output);
 

@@ -133,8 +133,7 @@ int diff_command(const std::vector<std::string>& args) {
   int status = 0;
   for (size_t i = 0; i < 2; ++i) {
     if (loaded[i].ok) continue;
-    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(),
-                 loaded[i].error.to_line().c_str());
+    std::fputs(ks::cli::file_error_line(files[i], loaded[i].error.to_line()).c_str(), stderr);
     status = 1;
   }
   if (status) return status;
@@ -231,8 +230,7 @@ int main(int argc, char** argv) {
   int status = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     if (loaded[i].ok) continue;
-    std::fprintf(stderr, "kinetoscope: %s: %s\n", files[i].c_str(),
-                 loaded[i].error.to_line().c_str());
+    std::fputs(ks::cli::file_error_line(files[i], loaded[i].error.to_line()).c_str(), stderr);
     status = 1;
   }
   // An Nsight Systems export of several processes with GPU work (nsys profile torchrun

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/loaded_trace.h"
 #include "cli/options.h"
 #include "import/file_byte_source.h"
 #include "import/nsys_sqlite/nsys_database.h"
@@ -53,7 +54,7 @@ int usage(const std::string& msg) {
 }
 
 int input_error(const std::string& path, const std::string& msg) {
-  std::fprintf(stderr, "kinetoscope: %s: %s\n", path.c_str(), msg.c_str());
+  std::fputs(file_error_line(path, msg).c_str(), stderr);
   return 1;
 }
 

@@ -107,6 +107,9 @@ const DiagInfo kInfos[] = {
      "The export is a database in WAL mode (bytes 18-19 of its header are 2), which nsys does not "
      "write: what was written to its -wal file since the last checkpoint is not read, only the "
      "database file (copied while it was being written, or the -wal left behind)."},
+    {"name_not_string", S::kWarning,
+     "Names, categories or other text fields written as a JSON object or array, not a string, "
+     "were read as their JSON text, cut to its first 256 bytes."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

@@ -59,6 +59,7 @@ enum class Diag {
   kGzipTrailingData,      // bytes after the last gzip member (not gzip): ignored, as zlib does
   kNsysShortKernelNames,  // kernels with neither demangledName nor mangledName: shortName used
   kNsysWalMode,           // a WAL-mode database: its -wal file, if any, is not read
+  kNameNotString,  // a name/cat/text field that is a JSON object or array: its JSON text, cut
   kCount
 };
 

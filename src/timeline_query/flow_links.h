@@ -32,7 +32,12 @@ class FlowLinks {
   std::vector<uint32_t> by_to_;  // indices into links_, sorted by to
 };
 
-// {"links": [{from, to, kind}], "slices": [brief...]}: kind "launch" or the flow category.
+// At most this many links of one slice are sent to the page (drawn as arrows, listed in the
+// details panel); the rest are counted.
+constexpr size_t kMaxFlowsShown = 500;
+
+// {"links": [{from, to, kind}], "slices": [brief...]}: kind "launch" or the flow category; the
+// first kMaxFlowsShown links of the slice, then "omitted": N when there were more.
 std::string flows_json(const ViewIndex& index, const FlowLinks& links, uint32_t slice);
 
 }  // namespace ks::timeline_query

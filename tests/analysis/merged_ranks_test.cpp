@@ -220,6 +220,34 @@ TEST_CASE("merged ranks: a part keeps only the strings it uses", "[analysis][mer
   }
 }
 
+TEST_CASE("merged ranks: the file's unknown phases and shared categories stay bounded per part",
+          "[analysis][merged_ranks]") {
+  // Events of distinct unknown phases and categories have no row and no rank: each part held
+  // them all (ranks x distinct texts: 200 ranks and 2,000 of 1 KiB, a 4.3 MB file, 2.8 GB).
+  std::string ev;
+  const int ranks = 20, odd = 300;
+  for (int r = 0; r < ranks; ++r) ev += rank_events(100 + r, 100000 + 20 * r, 2, 5);
+  for (int i = 0; i < odd; ++i)
+    ev += R"(,{"ph":"odd_)" + std::to_string(i) + R"(","cat":"c_)" + std::to_string(i) +
+          R"(","name":"odd","pid":100,"tid":1,"ts":100000})";
+  ev += R"(,{"ph":"Q","name":"q","pid":100,"tid":1,"ts":100000})";
+  auto t = ks_test::load(doc(ev));
+  REQUIRE(t);
+  REQUIRE(t->facts.events_by_phase.size() == static_cast<size_t>(odd + 2));
+  const auto parts = ks::split_merged_ranks(*t);
+  REQUIRE(parts.size() == static_cast<size_t>(ranks));
+  for (const auto& part : parts) {
+    const ks::TraceFacts& f = part->facts;
+    // X, and the one-character unknown phase (at most 256 such keys); its 4 X events and Q.
+    CHECK(f.events_by_phase.size() == 2);
+    CHECK(f.events_by_phase.at("Q") == 1);
+    CHECK(f.events_total == 5);
+    // Its launches' and kernels', and 16 of the file's shared categories ("" of Q among them).
+    CHECK(f.categories.size() == 18);
+    CHECK(part->diagnostics.count(ks::Diag::kUnknownPhase) == static_cast<uint64_t>(odd + 1));
+  }
+}
+
 TEST_CASE("merged ranks: a part counts only its own categories", "[analysis][merged_ranks]") {
   // 40 ranks, each with 25 categories of its own on its CPU ops, and a counter (C) event and an
   // empty-category op each: a part that copied the file's category counts and took off the cut's

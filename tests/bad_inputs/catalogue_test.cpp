@@ -157,6 +157,57 @@ TEST_CASE("big bad inputs: deep nesting, a 10 MB name, an event above the cap", 
             R"({"ph":"X","name":"huge","ts":3,"dur":1,"pid":1,"tid":1,"args":{"blob":"yyyyyyyyy)"));
 }
 
+TEST_CASE("distinct phases and categories: the report lists the 100 most frequent of each",
+          "[bad_inputs]") {
+  // As generate.py's distinct_phases_categories, smaller: every distinct phase and category was
+  // a key of the JSON report (50,000 of each: 102 MB), and the text header listed every phase.
+  const int n = 2000;
+  const std::string pad(1010, 'p');
+  std::string json = "{\"traceEvents\":[";
+  char num[32];
+  for (int i = 0; i < n; ++i) {
+    std::snprintf(num, sizeof(num), "%06d", i);
+    json += "{\"ph\":\"" + pad + num +
+            "\",\"name\":\"odd\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) + "},";
+  }
+  for (int i = 0; i < n; ++i) {
+    std::snprintf(num, sizeof(num), "%06d", i);
+    json += std::string(i ? "," : "") + "{\"ph\":\"X\",\"cat\":\"" + pad + num +
+            "\",\"name\":\"op\",\"pid\":1,\"tid\":2,\"ts\":" + std::to_string(2 * i) +
+            ",\"dur\":1}";
+  }
+  json += "]}";
+  const auto got = ks_test::import_chunked(json, 1 << 16);
+  REQUIRE(got.ok);
+  ks::AnalysisOptions options;
+  const ks::Report report = ks::build_report(*got.trace, options);
+  const std::string out = ks::report_json(report);
+  CHECK(out.size() < (size_t{512} << 10));  // 4.3 MB before
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(!parser.parse(out).get(doc));
+  simdjson::dom::object phases, cats;
+  REQUIRE(!doc["trace"]["events_by_phase"].get(phases));
+  REQUIRE(!doc["trace"]["categories"].get(cats));
+  CHECK(phases.size() == 100);
+  CHECK(cats.size() == 100);
+  // The most frequent first (X: n events; "(none)": the n events of unknown phase), then ties
+  // in key order; the rest counted.
+  CHECK(uint64_t(phases["X"]) == uint64_t(n));
+  CHECK(uint64_t(cats["(none)"]) == uint64_t(n));
+  CHECK(phases[pad + "000000"].error() == simdjson::SUCCESS);
+  CHECK(phases[pad + "000099"].error() != simdjson::SUCCESS);
+  for (const char* key : {"events_by_phase_omitted", "categories_omitted"}) {
+    INFO(key);
+    CHECK(uint64_t(doc["trace"][key]["keys"]) == uint64_t(n + 1 - 100));
+    CHECK(uint64_t(doc["trace"][key]["events"]) == uint64_t(n + 1 - 100));
+  }
+  // The text header names the first 16 phases, each cut, and counts the rest.
+  const std::string text = ks::report_text(report);
+  CHECK(text.find(", and " + std::to_string(n + 1 - 16) + " more phases") != std::string::npos);
+  CHECK(text.size() < (size_t{512} << 10));
+}
+
 TEST_CASE("millions of tiny events stream through in bounded time and memory", "[bad_inputs]") {
 #if defined(__SANITIZE_ADDRESS__) || defined(KS_UNDER_SANITIZER)
   const uint64_t n = 1000000;  // the sanitizers make each event ~10x slower

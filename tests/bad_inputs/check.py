@@ -7,7 +7,8 @@ and so are the hostile Nsight Systems exports (hostile_exports.py; source "hosti
 
   check.py [--cli build/native/kinetoscope] [--big-dir build/bad_inputs] [--no-big] [-v]
 Every run is measured (its own CPU time and peak RSS, from wait4) against the entry's budget:
-max_cpu_seconds when given, max_rss_mb or DEFAULT_MAX_RSS_MB. -v prints both for every file.
+max_cpu_seconds when given, max_rss_mb or DEFAULT_MAX_RSS_MB, and the JSON report's size against
+max_report_kb when given. -v prints both for every file.
   check.py --table      prints the table of docs/hardening.md from catalogue.json
 Ends with "N passed, M failed".
 """
@@ -122,6 +123,11 @@ def main():
                 problems.append("stderr %r, expected %r" % (err, want))
         else:
             report = json.loads(p.stdout)
+            # The report's own size: a table of the file's names (phases, categories) that lists
+            # every distinct one grows with the file (102 MB for 100,000 distinct phases).
+            most = e.get("max_report_kb")
+            if most and len(p.stdout) > most * 1024:
+                problems.append("a JSON report of %d KB, more than %d KB" % (len(p.stdout) // 1024, most))
             got = [[d["code"], d["count"], d["first_offset"]] for d in report["diagnostics"]]
             if got != e["diagnostics"]:
                 problems.append("diagnostics %s, expected %s" % (got, e["diagnostics"]))

@@ -6,7 +6,8 @@ has the table).
   generate.py --small     rewrites the small files committed in tests/bad_inputs/ (deterministic)
   generate.py --big DIR   writes the big ones into DIR (a build folder, never the repository):
                           deep nesting, a 10 MB string, an event above the size cap, 10 million events,
-                          1,000 distinct kernel names of 64 KiB
+                          1,000 distinct kernel names of 64 KiB, 50,000 distinct phases and
+                          categories of 1 KiB
 """
 import gzip
 import json
@@ -139,6 +140,13 @@ def small_files():
     steps += [ev("X", "ProfilerStep#100", 1100, dur=300, cat="user_annotation"),
               ev("X", "ProfilerStep#101", 1500, dur=900, cat="user_annotation")]
     files["nested_profiler_steps.json"] = trace(steps)
+    # A name or category written as an object or array (a converter that put an op's record where
+    # its name belongs): read as '{' or '[' before, so every such event had one name and nothing
+    # said so. Now its JSON text, cut to 256 bytes, counted as name_not_string.
+    files["name_object.json"] = trace([
+        ev("X", {"op": "aten::mm", "shapes": [[2, 3], [3, 4]]}, 1, dur=2),
+        ev("X", ["aten::add", 1], 5, dur=2, cat={"kind": "cpu_op"}),
+        ev("X", "fine", 9, dur=2, cat="cpu_op")])
     return files
 
 
@@ -168,6 +176,17 @@ def kernel_names_64k(n=1000):
     return b'{"traceEvents":[' + b",".join(events) + b"]}"
 
 
+def distinct_phases_categories(n=50_000):
+    """n events with a distinct 1 KiB phase each, and n complete events with a distinct 1 KiB
+    category each: every distinct phase and category was a key of the JSON report (102 MB for
+    100,000 phases)."""
+    pad = "p" * 1010
+    events = ['{"ph":"%s%06d","name":"odd","pid":1,"tid":1,"ts":%d}' % (pad, i, i) for i in range(n)]
+    events += ['{"ph":"X","cat":"%s%06d","name":"op","pid":1,"tid":2,"ts":%d,"dur":1}' % (pad, i, 2 * i)
+               for i in range(n)]
+    return ('{"traceEvents":[' + ",".join(events) + "]}").encode()
+
+
 def ten_million(path, n=10_000_000):
     """10 million tiny complete events on 4 threads, gzip (level 1), about 40 MB on disk."""
     block = 10_000
@@ -193,7 +212,8 @@ def main():
         os.makedirs(out, exist_ok=True)
         only = set(args[2:])
         makers = {"deep_nesting_100k.json": deep_nesting, "string_10mb.json": string_10mb,
-                  "event_over_cap.json": event_over_cap, "kernel_names_64k.json": kernel_names_64k}
+                  "event_over_cap.json": event_over_cap, "kernel_names_64k.json": kernel_names_64k,
+                  "distinct_phases_categories.json": distinct_phases_categories}
         for name, make in makers.items():
             path = os.path.join(out, name)
             if (not only or name in only) and not os.path.exists(path):

@@ -43,3 +43,13 @@ TEST_CASE("Loaded traces keep their models, not the importer's buffers", "[cli]"
   INFO("heap kept per loaded file: " << per_file << " bytes");
   CHECK(per_file < 256 * 1024);
 }
+
+TEST_CASE("A file's error line shows its name as the terminal-safe text", "[cli]") {
+  // A trace sent as "<U+202E>nosj.exe" (Trojan Source) or named with ESC colour codes: the
+  // message said '?', the "kinetoscope: FILE:" before it printed the name as written.
+  const std::string name = "runs/\x1b[31mred\xe2\x80\xaegpj.json";
+  CHECK(ks::cli::file_error_line(name, "io_error at byte 0: cannot open") ==
+        "kinetoscope: runs/?[31mred?gpj.json: io_error at byte 0: cannot open\n");
+  CHECK(ks::cli::file_error_line("traces/rank0.json", "x") ==
+        "kinetoscope: traces/rank0.json: x\n");
+}

@@ -200,6 +200,40 @@ TEST_CASE("Flow links: launch to kernel by correlation, and flow events by id",
   }
 }
 
+TEST_CASE("Flows of one slice: the page gets the first 500 and a count of the rest",
+          "[timeline_query][flows]") {
+  // Every flow bound to one slice (a crafted trace): 10^6 of them gave the page a JSON of 10^6
+  // links and briefs, a button each in the details panel and an arrow each.
+  const int n = 1200;
+  std::string json = R"({"traceEvents":[{"ph":"X","name":"sink","pid":1,"tid":1,"ts":0,"dur":)" +
+                     std::to_string(10 * n + 10) + "}";
+  for (int i = 0; i < n; ++i) {
+    const std::string ts = std::to_string(10 * i);
+    json += R"(,{"ph":"X","name":"src","pid":1,"tid":2,"ts":)" + ts + R"(,"dur":1})";
+    json += R"(,{"ph":"s","cat":"c","name":"f","id":)" + std::to_string(i) +
+            R"(,"pid":1,"tid":2,"ts":)" + ts + "}";
+    json += R"(,{"ph":"f","cat":"c","name":"f","bp":"e","id":)" + std::to_string(i) +
+            R"(,"pid":1,"tid":1,"ts":)" + std::to_string(10 * i + 5) + "}";
+  }
+  json += "]}";
+  auto t = ks_test::load(json);
+  ViewIndex index(*t);
+  ks::timeline_query::FlowLinks links(index);
+  const uint32_t sink = ks_test::slice_named(*t, "sink");
+  CHECK(links.for_slice(sink).size() == static_cast<size_t>(n));
+  const std::string out = ks::timeline_query::flows_json(index, links, sink);
+  size_t shown = 0;
+  for (size_t at = out.find("\"from\""); at != std::string::npos; at = out.find("\"from\"", at + 1))
+    ++shown;
+  CHECK(shown == ks::timeline_query::kMaxFlowsShown);
+  CHECK(out.find("\"omitted\": " + std::to_string(n - 500)) != std::string::npos);
+  CHECK(out.size() < 200000);
+  // A source slice's one flow: no count.
+  const std::string one =
+      ks::timeline_query::flows_json(index, links, ks_test::slices_named(*t, "src").front());
+  CHECK(one.find("omitted") == std::string::npos);
+}
+
 TEST_CASE("Track layout: bookkeeping lanes are marked sparse from the data, not the name",
           "[timeline_query][sparse]") {
   auto t = ks_test::load(R"J({"traceEvents":[

@@ -116,3 +116,23 @@ test('gunzip: a fetched gzip cut off half way says where it was cut', async () =
   assert.ok(json.startsWith(text) && text.length > json.length / 2);
   assert.equal(fetched.gzipCut, cut.length);
 });
+
+test('gunzip: empty members between and after the others (gzip -c /dev/null >> trace.json.gz) read whole', async () => {
+  // An empty member is all zeros after its header: its size (0) matched the bytes before its end
+  // by chance, the probe of that byte took it, and the true end was skipped: the page failed
+  // with "Junk found after end of compressed data" where the CLI read the file.
+  const { gz, json } = threeMembers(Buffer.alloc(0));
+  const empty = gzipSync(Buffer.alloc(0));
+  for (const chain of [Buffer.concat([empty, gz]), Buffer.concat([gz, empty, empty]), Buffer.concat([empty, empty, empty, gz, empty])]) {
+    for (const blob of [new Blob([chain]), null]) {
+      const out = gunzip(chunked(chain, 4096), blob);
+      assert.equal(await readAll(out), json);
+      assert.equal(out.gzipTrailing, undefined);
+      assert.equal(out.gzipCut, undefined);
+    }
+  }
+  // Empty members inside the chain, between members that hold JSON.
+  const parts = ['{"traceEvents":[{"ph":"X","name":"k","ts":1,', '"dur":2,"pid":1,"tid":1}]}'];
+  const inside = Buffer.concat([gzipSync(Buffer.from(parts[0])), empty, empty, gzipSync(Buffer.from(parts[1]))]);
+  assert.equal(await readAll(gunzip(chunked(inside, 333), new Blob([inside]))), parts.join(''));
+});

@@ -175,6 +175,9 @@ test('links: `s` keeps an export row id exact through the fragment', async () =>
   assert.equal(parseFragment(`#t=-${digits},5`).t, undefined);
   assert.deepEqual(parseFragment('#t=1.5,20').t, [1.5, 20]);
   assert.equal(parseFragment('#s=99999999999999999999999').s, undefined); // past 2^64
+  // A crafted rank: 400 digits read as Infinity ("rank Infinity", and setView refuses it).
+  assert.equal(parseFragment(`#r=${digits}`).r, undefined);
+  assert.equal(parseFragment('#r=12').r, 12);
   assert.equal(sliceId(18446744073709551615n.toString()), '18446744073709551615');
   assert.equal(sliceId('18446744073709551616'), null);
   assert.equal(sliceId(2 ** 60), null); // an inexact number is refused, not rounded

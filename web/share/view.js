@@ -53,7 +53,8 @@ export function parseFragment(hash) {
       continue;
     }
     if (key === 'f' && value) out.f = value;
-    else if (key === 'r' && /^\d+$/.test(value)) out.r = Number(value);
+    // A rank is an index: 400 digits read as Infinity ("rank Infinity"), which setView refuses.
+    else if (key === 'r' && /^\d{1,15}$/.test(value)) out.r = Number(value);
     else if (key === 'v' && (value === 'timeline' || value === 'report')) out.v = value;
     else if (key === 's' && sliceId(value) !== null) out.s = sliceId(value);
     else if (key === 'n' && value) out.n = value.slice(0, 8192); // a job's files, one per line

@@ -119,6 +119,8 @@ export function renderDetails(box, d, { flows, onSelect, context, zero }) {
       const other = l.from === d.slice ? briefs.get(l.to) : briefs.get(l.from);
       links.push(linkButton(other, onSelect, `${l.from === d.slice ? 'Flow to' : 'Flow from'} (${l.kind}): `));
     }
+    // The worker sends the first 500 flows of a slice (a crafted trace bound 10^6 to one).
+    if (flows.omitted > 0) links.push(h('span', { className: 'muted' }, `and ${flows.omitted.toLocaleString('en-US')} more flows, not drawn`));
   }
   const args = d.args && typeof d.args === 'object' ? Object.entries(d.args) : [];
   // Two columns in the drawer: the facts and args; where the slice sits (launching op, stack).

@@ -6,7 +6,7 @@ import { fmtAny, fmtBytes, fmtByKey, fmtInt, fmtUs, labelFor } from './format.js
 const SHOWN = [
   'file', 'gzip', 'format', 'json_bytes', 'events_total', 'slices', 'events_by_phase', 'categories', 'span_us',
   'start_ns', 'processes', 'threads', 'gpu_devices', 'gpu_streams', 'device', 'rank', 'world_size', 'backend',
-  'schema_version', 'capture', 'time_zero', 'origin_ns', 'first_event_us',
+  'schema_version', 'capture', 'time_zero', 'origin_ns', 'first_event_us', 'events_by_phase_omitted', 'categories_omitted',
 ];
 const WIDE = new Set(['Device', 'capture']);
 
@@ -30,15 +30,23 @@ function rank(t) {
   return `${fmtAny(t.rank)}${of}${t.backend ? ` (${t.backend})` : ''}`;
 }
 
-function counts(obj, title) {
+// `omitted`: {keys, events} the report left out past its most frequent keys (a file of 100,000
+// distinct phases), said after the chips.
+function counts(obj, title, omitted) {
   if (!obj || typeof obj !== 'object') return null;
   const entries = Object.entries(obj).sort((a, b) => b[1] - a[1]);
   if (!entries.length) return null;
+  const more = omitted && typeof omitted === 'object' && omitted.keys > 0 ? omitted : null;
   return h(
     'div',
     { className: 'counts' },
     h('h3', null, title),
-    h('ul', { className: 'chips' }, entries.map(([k, n]) => h('li', null, h('code', null, k), ' ', h('span', { className: 'n' }, fmtInt(n))))),
+    h(
+      'ul',
+      { className: 'chips' },
+      entries.map(([k, n]) => h('li', null, h('code', null, k), ' ', h('span', { className: 'n' }, fmtInt(n)))),
+      more ? h('li', { className: 'more' }, `and ${fmtInt(more.keys)} more (${fmtInt(more.events)} events)`) : null,
+    ),
   );
 }
 
@@ -87,6 +95,6 @@ export function factsView(t) {
       { className: 'facts' },
       rows.map(([k, v]) => h('div', { className: WIDE.has(k) ? 'wide' : null }, h('dt', null, k === 'capture' ? 'Captured with' : k), h('dd', null, v ?? '—'))),
     ),
-    h('div', { className: 'counts-row' }, counts(t.events_by_phase, 'Events by phase'), counts(t.categories, 'Categories')),
+    h('div', { className: 'counts-row' }, counts(t.events_by_phase, 'Events by phase', t.events_by_phase_omitted), counts(t.categories, 'Categories', t.categories_omitted)),
   );
 }

@@ -62,7 +62,7 @@ async function stepToEnd(d, from, to, lo, bytes) {
   const base = d.out % U32;
   let pos = from;
   for (let k = Math.max(from + 1, lo + 4); k < to; k++) {
-    if (k <= pos) continue;
+    if (k < pos) continue; // k == pos: the byte just probed may have been the last one
     const isize = le32(k);
     // The member's size cannot have grown by more than deflate's expansion of what is written.
     if ((isize - base + U32) % U32 > (k - from + 8) * MAX_EXPANSION) continue;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "import/chrome_json/framer.h"
+#include "import/chrome_json/non_string_text.h"
 #include "util/decimal_time.h"
 
 namespace ks {
@@ -120,12 +121,25 @@ bool read_id_text(od::value& v, std::string_view* out) {
   return false;
 }
 
-bool read_string(od::value& v, std::string_view* out) {
+// A text field. A non-string value keeps its JSON text (non_string_text.h), as the fast reader
+// reads it: a number or literal its token, an object or array its whole text, cut (the token of
+// an object is only its '{': every object name read as "{" before), and counted in `e`.
+bool read_string(od::value& v, std::string_view* out, RawEvent* e) {
   od::json_type t;
   if (v.type().get(t)) return false;
   if (t == od::json_type::string) return !v.get_string().get(*out);
-  // A non-string name (a number, say): keep its JSON text.
-  *out = v.raw_json_token();
+  std::string_view raw;
+  if (t == od::json_type::object) {
+    od::object obj;
+    if (v.get_object().get(obj) || obj.raw_json().get(raw)) return false;
+  } else if (t == od::json_type::array) {
+    od::array arr;
+    if (v.get_array().get(arr) || arr.raw_json().get(raw)) return false;
+  } else {
+    raw = v.raw_json_token();
+  }
+  *out = non_string_text(raw);
+  if (is_json_container(raw)) e->text_was_json = true;
   return true;
 }
 
@@ -202,11 +216,11 @@ void read_args(od::value& v, RawEvent* e) {
     od::value val = field.value();
     if (is_meta) {
       if (key == "name") {
-        read_string(val, &e->meta_name);
+        read_string(val, &e->meta_name, e);
       } else if (key == "sort_index") {
         e->has_sort_index = read_int(val, &e->sort_index);
       } else if (key == "labels") {
-        read_string(val, &e->meta_labels);
+        read_string(val, &e->meta_labels, e);
       }
       continue;
     }
@@ -229,7 +243,7 @@ void read_args(od::value& v, RawEvent* e) {
         if (key == "device")
           read_int(val, &e->device);
         else if (key == "dtype")
-          e->has_collective |= read_string(val, &e->dtype);
+          e->has_collective |= read_string(val, &e->dtype, e);
         break;
       case 'O':
         if (key == "Out msg nelems") e->has_collective |= read_int(val, &e->out_nelems);
@@ -239,9 +253,9 @@ void read_args(od::value& v, RawEvent* e) {
         break;
       case 'P':
         if (key == "Process Group Name")
-          e->has_collective |= read_string(val, &e->process_group);
+          e->has_collective |= read_string(val, &e->process_group, e);
         else if (key == "Process Group Ranks")
-          read_string(val, &e->process_group_ranks);
+          read_string(val, &e->process_group_ranks, e);
         break;
       case 'b':
         if (key == "bytes")
@@ -277,9 +291,9 @@ void read_args(od::value& v, RawEvent* e) {
       case 'C':
         if (key == "Call stack") {
           e->has_call_stack = true;
-          read_string(val, &e->call_stack);
+          read_string(val, &e->call_stack, e);
         } else if (key == "Collective name") {
-          e->has_collective |= read_string(val, &e->collective);
+          e->has_collective |= read_string(val, &e->collective, e);
         } else if (key == "Concrete Inputs") {
           e->concrete_inputs_json = raw_array(val);
         }
@@ -353,12 +367,12 @@ ReadStatus EventReader::read(const char* data, size_t len, RawEvent* e) {
     std::string_view key = raw_key(field);
     od::value val = field.value();
     if (key == "ph") {
-      if (!read_string(val, &e->ph_text)) return ReadStatus::kMalformed;
+      if (!read_string(val, &e->ph_text, e)) return ReadStatus::kMalformed;
       e->ph = e->ph_text.size() == 1 ? e->ph_text[0] : '?';
     } else if (key == "name") {
-      if (!read_string(val, &e->name)) return ReadStatus::kMalformed;
+      if (!read_string(val, &e->name, e)) return ReadStatus::kMalformed;
     } else if (key == "cat") {
-      if (!read_string(val, &e->cat)) return ReadStatus::kMalformed;
+      if (!read_string(val, &e->cat, e)) return ReadStatus::kMalformed;
     } else if (key == "pid") {
       e->pid.present = read_id_text(val, &e->pid.text);
     } else if (key == "tid") {
@@ -371,10 +385,10 @@ ReadStatus EventReader::read(const char* data, size_t len, RawEvent* e) {
       read_id_text(val, &e->id);
     } else if (key == "bp") {
       std::string_view bp;
-      e->binds_enclosing = read_string(val, &bp) && bp == "e";
+      e->binds_enclosing = read_string(val, &bp, e) && bp == "e";
     } else if (key == "s") {
       std::string_view s;
-      if (read_string(val, &s) && s.size() == 1) e->scope = s[0];
+      if (read_string(val, &s, e) && s.size() == 1) e->scope = s[0];
     } else if (key == "args") {
       // Args are read after the phase is known (metadata and counters read them differently),
       // but On Demand cannot come back to a value: when ph comes first (as every writer does)

@@ -4,7 +4,8 @@
 //   - strictly valid JSON (RFC 8259 grammar, strings free of raw control characters, valid UTF-8),
 //     so simdjson would read the same event without an error;
 //   - kept strings (ph, name, cat, pid/tid/id strings, Call stack, metadata name/labels) without
-//     escapes, so the text is the bytes in the buffer, as simdjson's unescaped copy would be;
+//     escapes, so the text is the bytes in the buffer, as simdjson's unescaped copy would be (ph,
+//     name, cat and metadata name/labels of another JSON type: its text, as EventReader keeps it);
 //   - integers of at most 18 digits, and floats that Clinger's fast path converts exactly (at
 //     most 15 significant digits, power of ten within 1e22), so the value is the correctly
 //     rounded one simdjson computes;
@@ -16,6 +17,7 @@
 #include <string_view>
 
 #include "import/chrome_json/byte_scan.h"
+#include "import/chrome_json/non_string_text.h"
 #include "util/decimal_time.h"
 
 namespace ks {
@@ -170,6 +172,19 @@ class Reader {
     if (!at('"')) return false;
     ++p_;
     return scan_string(/*allow_escapes=*/false, out);
+  }
+
+  // A kept text field (ph, name, cat, a metadata name or labels): a string without escapes, or
+  // any other value as its JSON text, exactly as EventReader's read_string gives it
+  // (non_string_text.h: a number's token, an object or array cut, and counted).
+  bool read_text(std::string_view* out) {
+    if (at('"')) return read_plain_string(out);
+    const char* begin = p_;
+    if (!skip_value(1)) return false;
+    const std::string_view raw(begin, static_cast<size_t>(p_ - begin));
+    *out = non_string_text(raw);
+    if (is_json_container(raw)) e_->text_was_json = true;
+    return true;
   }
 
   // "key" then ':' (the key's raw text: a key with escapes matches none of the names, as in
@@ -437,7 +452,7 @@ class Reader {
         break;
       case 2:
         if (is(key, "ph")) {
-          if (!read_plain_string(&e->ph_text)) return false;
+          if (!read_text(&e->ph_text)) return false;
           e->ph = e->ph_text.size() == 1 ? e->ph_text[0] : '?';
           return true;
         }
@@ -451,13 +466,13 @@ class Reader {
         }
         break;
       case 3:
-        if (is(key, "cat")) return read_plain_string(&e->cat);
+        if (is(key, "cat")) return read_text(&e->cat);
         if (is(key, "pid")) return e->pid.present = read_id_text(&e->pid.text);
         if (is(key, "tid")) return e->tid.present = read_id_text(&e->tid.text);
         if (is(key, "dur")) return read_time(&e->dur_ns, &e->has_dur);
         break;
       case 4:
-        if (is(key, "name")) return read_plain_string(&e->name);
+        if (is(key, "name")) return read_text(&e->name);
         if (is(key, "args")) return read_args();
         break;
       default:
@@ -480,9 +495,9 @@ class Reader {
 
   bool read_meta_arg(std::string_view key) {
     RawEvent* e = e_;
-    if (is(key, "name")) return read_plain_string(&e->meta_name);
+    if (is(key, "name")) return read_text(&e->meta_name);
     if (is(key, "sort_index")) return e->has_sort_index = read_int(&e->sort_index);
-    if (is(key, "labels")) return read_plain_string(&e->meta_labels);
+    if (is(key, "labels")) return read_text(&e->meta_labels);
     return skip_value(1);
   }
 

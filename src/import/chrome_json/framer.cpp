@@ -238,7 +238,9 @@ void Framer::end_value(size_t end) {
     case ValueRole::kKey:
       // Keys are short; store without the quotes (escapes are kept raw: our keys have none).
       current_key_.assign(data + 1, len >= 2 ? len - 2 : 0);
-      top_keys_.push_back(current_key_);
+      if (current_key_ == "traceEvents") saw_trace_events_key_ = true;
+      if (top_keys_.size() < kMaxTopLevelKeys)
+        top_keys_.emplace_back(utf8_prefix(current_key_, kMaxTopLevelKeyBytes));
       break;
     case ValueRole::kEvent:
       if (oversized_) {

@@ -272,6 +272,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       cut = cap(s) || cut;
     for (auto& cv : e.counter_values) cut = cap(&cv.key) || cut;
     if (cut) trace_->diagnostics.add(Diag::kLongStringTruncated, offset, text);
+    if (e.text_was_json) trace_->diagnostics.add(Diag::kNameNotString, offset, text);
   }
 
   // Raw control characters or bad UTF-8 inside strings: replace them and read again.
@@ -512,8 +513,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
       }
       error_.code = ImportErrorCode::kNotATrace;
       error_.offset = 0;
-      const bool has_key = std::find(f.top_level_keys.begin(), f.top_level_keys.end(),
-                                     "traceEvents") != f.top_level_keys.end();
+      const bool has_key = framer_.saw_trace_events_key();
       // Said as what a user can act on: a key of the wrong kind, or a file cut off before its
       // events (Kineto writes deviceProperties first, then traceEvents).
       const std::string why =

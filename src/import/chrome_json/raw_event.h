@@ -25,6 +25,9 @@ struct RawEventFields {
   std::string_view ph_text;
   std::string_view name;
   std::string_view cat;
+  // A text field (name, cat, ph, a metadata or collective arg) was a JSON object or array, read
+  // as its JSON text (non_string_text.h): counted as name_not_string.
+  bool text_was_json = false;
   RawId pid, tid;
   bool has_ts = false, has_dur = false, bad_number = false;
   int64_t ts_ns = 0, dur_ns = 0;

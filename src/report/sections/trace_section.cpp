@@ -1,6 +1,10 @@
 // The report's header: what the file is (format, size, events by phase and category, span),
 // its processes, threads and GPU streams, the device, the rank and how it was captured.
+#include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/export_row.h"
 #include "report/report.h"
@@ -21,11 +25,76 @@ Cell capture_flag(int v) {  // -1: the trace does not say
   return v < 0 ? Cell::null() : Cell::flag(v != 0);
 }
 
+// Phases and categories are the file's text, one key per distinct value: 100,000 distinct 1 KiB
+// `ph` values made a 102 MB JSON report of this object alone. A real trace has under 20 phases
+// and under 40 categories; past this many keys the report keeps the most frequent (ties in key
+// order) and says what it left out, as the name tables do.
+constexpr size_t kMaxCountKeys = 100;
+
+struct BoundedCounts {
+  std::vector<const std::pair<const std::string, uint64_t>*> kept;  // in key order
+  uint64_t omitted_keys = 0, omitted_events = 0;
+};
+
+BoundedCounts bounded_counts(const std::map<std::string, uint64_t>& counts) {
+  BoundedCounts b;
+  for (const auto& kv : counts) b.kept.push_back(&kv);
+  if (b.kept.size() <= kMaxCountKeys) return b;
+  // The map's order is the key order, so a stable sort by count breaks ties by key.
+  std::stable_sort(b.kept.begin(), b.kept.end(),
+                   [](const auto* a, const auto* c) { return a->second > c->second; });
+  for (size_t i = kMaxCountKeys; i < b.kept.size(); ++i) {
+    ++b.omitted_keys;
+    b.omitted_events += b.kept[i]->second;
+  }
+  b.kept.resize(kMaxCountKeys);
+  std::sort(b.kept.begin(), b.kept.end(),
+            [](const auto* a, const auto* c) { return a->first < c->first; });
+  return b;
+}
+
+// JSON: `key` as an object of the kept counts, then `key`_omitted ({keys, events}) only when
+// some were left out.
+void add_counts(ReportSection* s, const char* key, const std::map<std::string, uint64_t>& counts,
+                const char* empty_key) {
+  const BoundedCounts b = bounded_counts(counts);
+  s->begin_object(key);
+  for (const auto* kv : b.kept)
+    s->field(empty_key && kv->first.empty() ? std::string(empty_key) : kv->first,
+             Cell::count(kv->second));
+  s->end_object();
+  if (b.omitted_keys == 0) return;
+  s->begin_object(std::string(key) + "_omitted");
+  s->field("keys", Cell::count(b.omitted_keys));
+  s->field("events", Cell::count(b.omitted_events));
+  s->end_object();
+}
+
+// The text header's "X 5, B 2": at most this many phases, each made safe for a terminal (a phase
+// is the file's text: an escaped ESC or U+202E in it reached the terminal as written) and cut.
+constexpr size_t kMaxPhasesInText = 16;
+constexpr size_t kMaxPhaseTextBytes = 24;
+
+std::string phases_text(const std::map<std::string, uint64_t>& counts) {
+  std::string out;
+  size_t shown = 0;
+  uint64_t more = 0;
+  for (const auto& kv : counts) {
+    if (shown == kMaxPhasesInText) {
+      ++more;
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + display_safe(kv.first, kMaxPhaseTextBytes) + " " +
+           std::to_string(kv.second);
+    ++shown;
+  }
+  if (more) out += ", and " + std::to_string(more) + " more phases";
+  return out;
+}
+
 void add_trace_prose(ReportSection* s, const Trace& t, const TrackCounts& c) {
   const TraceFacts& f = t.facts;
-  std::string phases;
-  for (const auto& kv : f.events_by_phase)
-    phases += (phases.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
+  const std::string phases = phases_text(f.events_by_phase);
   const std::string size = format_bytes(static_cast<int64_t>(f.json_bytes)) +
                            (f.format == TraceFormat::kNsysSqlite ? " of SQLite" : " of JSON") +
                            (f.source_gzip ? " (gzip)" : "");
@@ -83,13 +152,8 @@ ReportSection trace_section(const Trace& t) {
   s.field("format", Cell::str(trace_format_name(f.format)));
   s.field("json_bytes", Cell::count(f.json_bytes));
   s.field("events_total", Cell::count(f.events_total));
-  s.begin_object("events_by_phase");
-  for (const auto& kv : f.events_by_phase) s.field(kv.first, Cell::count(kv.second));
-  s.end_object();
-  s.begin_object("categories");
-  for (const auto& kv : f.categories)
-    s.field(kv.first.empty() ? "(none)" : kv.first, Cell::count(kv.second));
-  s.end_object();
+  add_counts(&s, "events_by_phase", f.events_by_phase, nullptr);
+  add_counts(&s, "categories", f.categories, "(none)");
   s.field("span_us", Cell::ns(t.span_ns()));
   s.field("start_ns", Cell::str(s.own(std::to_string(f.start_ns))));
   // Every _us time in the report counts from origin_ns (report-schema.md, "Conventions").
