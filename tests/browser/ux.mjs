@@ -2015,6 +2015,65 @@ function tests(tmp) {
       await page.setViewportSize(VIEWPORT);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '55. keyboard and screen readers: a clamped name is a button named by its whole name that Enter and Space open and close; a heat map is a grid the arrows walk and Enter opens'({ ctx, origin }) {
+      // The Tab stop before `el` in document order, focused: then Tab is what a user presses.
+      const focusBefore = (locator) =>
+        locator.evaluate((el) => {
+          const stops = [...document.querySelectorAll('a[href], button, select, input, [tabindex]')].filter((x) => x.tabIndex >= 0 && !x.disabled && x.getClientRects().length);
+          stops.filter((x) => x.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING && !el.contains(x)).pop().focus();
+        });
+      const { base } = trace('diff', () => diffPair(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, base);
+      // The 1,500-character kernel name, cut by the clamp, is a control named by the whole name
+      // (before: a span that only a mouse click opened); a short name that fits is plain text.
+      const long = page.locator('#kernels td.name .clamp', { hasText: 'cutlass::Kernel' });
+      await long.scrollIntoViewIfNeeded(); // the section is laid out once seen (held_fields.js)
+      await page.waitForFunction(() => [...document.querySelectorAll('#kernels td.name .clamp')].some((c) => c.getAttribute('role') === 'button'), null, { timeout: 5000 }).catch(() => null);
+      check((await long.getAttribute('role')) === 'button' && (await long.getAttribute('tabindex')) === '0', `the clamped name is no Tab stop: ${(await long.evaluate((el) => el.outerHTML)).slice(0, 120)}`);
+      const fullName = await long.textContent();
+      check((await page.getByRole('button', { name: fullName, exact: true }).count()) >= 1, 'no button has the whole kernel name as its accessible name');
+      const shortOne = page.locator('#kernels td.name .clamp', { hasText: 'base_only_kernel_1<' }).first();
+      check((await shortOne.getAttribute('role')) === null && (await shortOne.getAttribute('tabindex')) === null, 'a name that fits its cell is a Tab stop too');
+      await focusBefore(long);
+      await page.keyboard.press('Tab');
+      check(await long.evaluate((el) => document.activeElement === el), `Tab went to ${await page.evaluate(() => document.activeElement.outerHTML.slice(0, 120))}, not the clamped name`);
+      const ring = await long.evaluate((el) => { const cs = getComputedStyle(el); return `${cs.outlineStyle} ${cs.outlineWidth}`; });
+      check(/^(solid|auto) [1-9]/.test(ring), `no focus ring on the focused name: ${ring}`);
+      const closed = (await long.boundingBox()).height;
+      await page.keyboard.press('Enter');
+      check((await long.getAttribute('aria-expanded')) === 'true' && (await long.boundingBox()).height > closed * 3, 'Enter did not show the whole name');
+      await shot(page, '55-name-open');
+      await page.keyboard.press(' ');
+      check((await long.getAttribute('aria-expanded')) === 'false' && (await long.boundingBox()).height <= closed + 1, 'Space did not clamp the name again');
+      check(await page.evaluate(() => window.scrollY) >= 0 && (await long.evaluate((el) => document.activeElement === el)), 'the focus left the name');
+      // The ranks' heat map: a grid of rows, one Tab stop, the arrows move, Enter opens the rank.
+      const files = [0, 1].map((r) => trace(`rank${r}`, () => rankTrace(tmp, r)));
+      await loadFiles(page, files);
+      const grid = page.getByRole('grid', { name: 'Step time', exact: true });
+      check((await grid.count()) === 1, 'the step-time heat map is not a grid named "Step time"');
+      check((await grid.getByRole('row').count()) === 3, `the grid's rows: ${await grid.getByRole('row').count()} (a header and 2 ranks)`);
+      check((await grid.locator('[tabindex="0"]').count()) === 1, 'the grid is not one Tab stop');
+      await focusBefore(grid);
+      await page.keyboard.press('Tab');
+      const focused = () => page.evaluate(() => document.activeElement.getAttribute('aria-label') || document.activeElement.outerHTML.slice(0, 120));
+      check(/^rank 0, step 1: /.test(await focused()), `Tab into the heat map went to ${await focused()}`);
+      await page.keyboard.press('ArrowRight');
+      check(/^rank 0, step 2: /.test(await focused()), `→ went to ${await focused()}`);
+      await page.keyboard.press('ArrowDown');
+      check(/^rank 1, step 2: /.test(await focused()), `↓ went to ${await focused()}`);
+      await page.keyboard.press('End');
+      check(/^rank 1, step 4: /.test(await focused()), `End went to ${await focused()}`);
+      const cellRing = await page.evaluate(() => { const cs = getComputedStyle(document.activeElement); return `${cs.outlineStyle} ${cs.outlineWidth}`; });
+      check(/^(solid|auto) [1-9]/.test(cellRing), `no focus ring on the focused cell: ${cellRing}`);
+      await shot(page, '55-heat-focus');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.body.dataset.view === 'rank-1', null, { timeout: 5000 }).catch(() => null);
+      const view = await page.evaluate(() => document.body.dataset.view);
+      check(view === 'rank-1', `Enter on rank 1's cell did not open rank 1: the view is ${view}`);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 

@@ -129,7 +129,7 @@ function heatSection(multi, openRank) {
   return section(
     'heatmap',
     'Steps across ranks',
-    note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank.'),
+    note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank (from the keyboard: Tab into the map, the arrows, Enter).'),
     heatMap({ label: 'Step time', what: 'step time', steps: hm.steps, ranks, values: hm.step_time_us, onCell }),
     h('div', { className: 'heat-pick' }, h('label', { className: 'muted', for: 'heat-metric' }, 'Per step: '), pick),
     second,
