@@ -2074,6 +2074,35 @@ function tests(tmp) {
       check(view === 'rank-1', `Enter on rank 1's cell did not open rank 1: the view is ${view}`);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '56. on a phone (390 px) and at 1280x800, a comparison\'s answer is on the first screen: the panel above it shrinks to the two files, their Choose… and Swap'({ ctx, origin }) {
+      const { base, test } = trace('diff', () => diffPair(tmp));
+      const { page, errors } = await openPage(ctx, origin);
+      const pair = [readFileSync(base, 'utf8'), readFileSync(test, 'utf8')];
+      for (const [width, height] of [[390, 844], [1280, 800]]) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(([b, t]) => window.kinetoscope.compare(new File([b], 'base.pt.trace.json'), new File([t], 'test.pt.trace.json')), pair);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        // Before: the panel's introduction and hints stayed, and on a phone the answer began ~250 px
+        // below the first screen.
+        const box = await page.locator('#diff-answer .diff-answer').boundingBox();
+        check(box && box.y + Math.min(box.height, 40) <= height, `at ${width}x${height} the answer ("Step time … → …") starts at y=${box && Math.round(box.y)}, below the first screen`);
+        for (const sel of ['.compare-slot[data-slot="base"] label.button', '.compare-slot[data-slot="test"] label.button', '.compare-actions button']) {
+          const b = await page.locator(sel).boundingBox();
+          check(b && b.y >= 0 && b.y + b.height <= height && b.x >= 0 && b.x + b.width <= width, `${sel} is not on the first screen at ${width} px: ${JSON.stringify(b)}`);
+        }
+        const files = await page.locator('.compare-slot .compare-file').allTextContents();
+        check(files.length === 2 && files[0].startsWith('base.pt.trace.json') && files[1].startsWith('test.pt.trace.json'), `the panel does not name the two files: ${JSON.stringify(files)}`);
+        const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+        check(wide[0] <= wide[1], `the page scrolls sideways at ${width} px: ${wide}`);
+        await shot(page, `56-compare-${width}`);
+      }
+      // Opened again from the header: the whole panel, with its introduction, for new files.
+      await page.click('#compare-open');
+      check(await page.isVisible('.compare-panel .compare-intro'), 'the panel opened anew has no introduction');
+      await page.setViewportSize(VIEWPORT);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
