@@ -2103,6 +2103,33 @@ function tests(tmp) {
       await page.setViewportSize(VIEWPORT);
       check(errors.length === 0, errors.join('\n'));
     },
+
+    async '57. at 1280x800 a kernel\'s "show" sits beside its name, not on a line of its own: a row is the name\'s two lines'({ ctx, origin }) {
+      const opened = await openShared(ctx, origin, 'tracelens__mi300__ddp_resnet18__train_resnet18.json.gz');
+      if (!opened) return;
+      const { page, errors } = opened;
+      await page.setViewportSize({ width: 1280, height: 800 });
+      for (const id of ['kernels', 'gpu-by-op']) {
+        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+        const rows = await page.evaluate((id) => [...document.querySelectorAll(`#${id} tbody tr`)].slice(0, 8).map((tr) => {
+          const td = tr.querySelector('td.name');
+          const show = td.querySelector('.tl-show').getBoundingClientRect();
+          const name = td.querySelector('.clamp');
+          const lines = Math.round(name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).lineHeight));
+          return { showTop: Math.round(show.top), nameTop: Math.round(name.getBoundingClientRect().top), lines, row: Math.round(tr.getBoundingClientRect().height), line: parseFloat(getComputedStyle(name).lineHeight) };
+        }), id);
+        check(rows.length > 0, `no rows in #${id}`);
+        // Before: "show" on a line of its own above the name, a kernel's row 65 px for two lines of name.
+        for (const r of rows) {
+          check(Math.abs(r.showTop - r.nameTop) <= 4, `#${id}: "show" is not beside the name: ${JSON.stringify(r)}`);
+          check(r.row <= r.lines * r.line + 16, `#${id}: a row is taller than its name: ${JSON.stringify(r)}`);
+        }
+      }
+      await page.locator('#kernels').scrollIntoViewIfNeeded();
+      await shot(page, '57-kernels');
+      await page.setViewportSize(VIEWPORT);
+      check(errors.length === 0, errors.join('\n'));
+    },
   };
 }
 
