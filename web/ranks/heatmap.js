@@ -3,7 +3,7 @@
 // sequential scale (viridis-like: dark = low, yellow = high, readable for colour-blind eyes); a cell
 // a rank lacks is hatched grey. Each cell's value is in its title (hover) and aria-label.
 import { h } from '../views/dom.js';
-import { fmtUs } from '../views/format.js';
+import { fmtInt, fmtUs } from '../views/format.js';
 
 // Viridis at five stops (matplotlib's colormap, sampled), interpolated in sRGB.
 const STOPS = [
@@ -73,26 +73,24 @@ function moveKey(e, r, s, rows, cols) {
   }
 }
 
-function keyboard(grid, cells, open) {
-  let at = cells[0] && cells[0][0];
-  if (at) at.tabIndex = 0;
+// cellAt(r, s): the cell of rank index r, step index s (its row drawn first if it was not yet).
+function keyboard(grid, rows, cols, cellAt, open) {
+  let at = cellAt(0, 0);
+  at.tabIndex = 0;
   grid.addEventListener('keydown', (e) => {
     const cell = e.target.closest('.heat-cell');
     if (!cell || !grid.contains(cell)) return;
-    const r = Number(cell.dataset.r);
-    const s = Number(cell.dataset.s);
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault(); // Space would scroll the page
       if (!cell.classList.contains('missing')) open(cell);
       return;
     }
-    const to = moveKey(e, r, s, cells.length, cells[0].length);
+    const to = moveKey(e, Number(cell.dataset.r), Number(cell.dataset.s), rows, cols);
     if (!to) return;
     e.preventDefault(); // the arrows would scroll the map's box
     const clamp = (v, n) => Math.min(n - 1, Math.max(0, v));
-    const next = cells[clamp(to[0], cells.length)][clamp(to[1], cells[0].length)];
     at.removeAttribute('tabindex');
-    at = next;
+    at = cellAt(clamp(to[0], rows), clamp(to[1], cols));
     at.tabIndex = 0;
     at.focus();
   });
@@ -113,6 +111,8 @@ function keyboard(grid, cells, open) {
 // Each row is a role="row" element laid out with `display: contents`, so the cells stay items of
 // the one CSS grid and screen readers still read rank by rank.
 const MIN_SPAN = 0.1;
+const FIRST_ROWS = 40;
+const ROWS_MORE = 100;
 export function heatMap({ label, what, steps, ranks, values, zeroBased = false, onCell }) {
   const { min: lo, max } = range(values);
   const min = zeroBased ? 0 : Math.max(0, Math.min(lo, max * (1 - MIN_SPAN)));
@@ -131,8 +131,9 @@ export function heatMap({ label, what, steps, ranks, values, zeroBased = false, 
       steps.map((n) => h('div', { className: 'heat-step', role: 'columnheader' }, String(n))),
     ),
   );
-  const cells = ranks.map((rank, r) => {
-    const row = h('div', { className: 'heat-row', role: 'row' }, h('div', { className: 'heat-rank', role: 'rowheader' }, `rank ${rank}`));
+  // One rank's row, its cells in line[s].
+  const rowOf = (rank, r) => {
+    const row = h('div', { className: 'heat-row', role: 'row', 'aria-rowindex': String(r + 2) }, h('div', { className: 'heat-rank', role: 'rowheader' }, `rank ${rank}`));
     const line = steps.map((step, s) => {
       const v = values[r] ? values[r][s] : null;
       const at = { r: String(r), s: String(s) };
@@ -149,14 +150,42 @@ export function heatMap({ label, what, steps, ranks, values, zeroBased = false, 
       return cell;
     });
     row.append(...line);
-    grid.append(row);
-    return line;
-  });
+    return { row, line };
+  };
+  // The rows are drawn as the map's box scrolls to them, FIRST_ROWS at first and ROWS_MORE at a
+  // time after: 1,000 ranks were 2 x 3,000 elements to style and lay out at once, for a box that
+  // shows ~20 rows (the keyboard draws the rows it moves to too).
+  const scroll = h('div', { className: 'heat-scroll' }, grid);
+  const cells = [];
+  const more = h('div', { className: 'heat-more muted', 'aria-hidden': 'true' });
+  const drawTo = (n) => {
+    const upTo = Math.min(n, ranks.length);
+    if (upTo <= cells.length) return;
+    const frag = document.createDocumentFragment();
+    for (let r = cells.length; r < upTo; r++) {
+      const { row, line } = rowOf(ranks[r], r);
+      cells.push(line);
+      frag.append(row);
+    }
+    more.before(frag);
+    if (cells.length >= ranks.length) more.remove();
+    else more.textContent = `${fmtInt(ranks.length - cells.length)} more ranks below: scroll to draw them`;
+  };
+  grid.append(more);
+  drawTo(FIRST_ROWS);
+  if (cells.length < ranks.length && typeof IntersectionObserver === 'function') {
+    const seen = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && drawTo(cells.length + ROWS_MORE), { root: scroll, rootMargin: '200px' });
+    seen.observe(more);
+  } else drawTo(ranks.length);
   const open = (cell) => onCell && onCell(ranks[Number(cell.dataset.r)], steps[Number(cell.dataset.s)]);
   grid.addEventListener('click', (e) => {
     const cell = e.target.closest('.heat-cell');
     if (cell && !cell.classList.contains('missing')) open(cell);
   });
-  if (cells.length && steps.length) keyboard(grid, cells, open);
-  return h('div', { className: 'heat' }, h('h3', { className: 'sub' }, label), h('div', { className: 'heat-scroll' }, grid), legend(min, max, what));
+  const cellAt = (r, s) => {
+    drawTo(r + 1);
+    return cells[r][s];
+  };
+  if (ranks.length && steps.length) keyboard(grid, ranks.length, steps.length, cellAt, open);
+  return h('div', { className: 'heat' }, h('h3', { className: 'sub' }, label), scroll, legend(min, max, what));
 }
