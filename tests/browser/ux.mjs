@@ -2016,7 +2016,7 @@ function tests(tmp) {
       // collectives table 1,000 columns wide (and no row), 3,000 elements of one finding's evidence
       // (a value per rank), 1,000 chips per row of findings by rank. Now each draws what is on
       // screen, the rest on a scroll or a click. The stall varies with the machine's load (1.1-3.4 s
-      // before, 0.6-1.1 s after; what is left is the reports' structured clone and JSON.parse, not
+      // before, 0.6-1.6 s after; what is left is the reports' structured clone and JSON.parse, not
       // layout: docs/sharing.md), so the bound is loose; each section's elements are bounded too.
       await page.waitForTimeout(2000); // the layout after the report, and a scroll's worth of idle
       const stall = await page.evaluate(() => {
