@@ -23,7 +23,7 @@ function slot(which, title, hint, chosen, set, onDrop) {
     'div',
     { className: 'compare-slot', dataset: { slot: which } },
     h('h3', null, title),
-    h('p', { className: 'muted' }, hint),
+    h('p', { className: 'muted compare-hint' }, hint),
     name,
     h('label', { className: 'button small', for: `compare-${which}`, ...fileButton }, 'Choose…'),
     input,
@@ -56,7 +56,7 @@ function comparePanel(chosen, set, onSwap, onDrop) {
     'section',
     { className: 'card compare-panel', id: 'compare' },
     h('h2', null, 'Compare two traces'),
-    h('p', null, 'Two traces of the same job, before and after a change: the step-time change, and every kernel and CPU op by name with its count and time in each (HTA\'s trace diff). Both are read here; nothing is uploaded.'),
+    h('p', { className: 'compare-intro' }, 'Two traces of the same job, before and after a change: the step-time change, and every kernel and CPU op by name with its count and time in each (HTA\'s trace diff). Both are read here; nothing is uploaded.'),
     h('div', { className: 'compare-slots' }, base, test),
     h('p', { className: 'compare-actions' }, swap),
   );
@@ -98,9 +98,12 @@ function showProgress(ui, names, p) {
 // A File or Blob as it is; an ArrayBuffer (or a view) as a File named `name`; else null.
 const asBlob = (x, name) => (x instanceof Blob ? x : x instanceof ArrayBuffer || ArrayBuffer.isView(x) ? new File([x], name) : null);
 
-// The diff on screen, below the panel.
+// The diff on screen, below the panel. The panel shrinks to the two files, their Choose… and Swap
+// (ranks.css): its introduction and hints, read before choosing, pushed the answer below the
+// first screen of a phone.
 function showDiff(ui, panel, diff, reports, names, secs) {
   const { head, sections } = renderDiff(diff, { secs, reports });
+  panel.classList.add('compared');
   ui.report.replaceChildren(panel, head, ...sections);
   renderWhenSeen(sections); // Blink lays out only the sections on screen
   document.body.dataset.view = 'compare';
@@ -125,6 +128,7 @@ export function initCompare({ ui, settled, showError, setCurrent, shown, stopOth
 
   function showPanel() {
     if (!panel) panel = buildPanel();
+    panel.classList.remove('compared'); // opened to choose: the whole panel
     refresh();
     ui.report.replaceChildren(panel);
     document.body.dataset.view = 'compare';

@@ -5,6 +5,7 @@
 import { h, note, section } from '../views/dom.js';
 import { fmtInt, fmtPct, fmtUs, isNum } from '../views/format.js';
 import { dataTable } from '../views/table.js';
+import { clampedName } from '../views/clamp.js';
 import { findingChanges, matchTemplates } from './match.js';
 
 const TABLE_ROWS = 200;
@@ -21,8 +22,8 @@ function delta(v, fmt) {
   return h('span', { className: trend(v) ? `delta ${trend(v)}` : 'delta' }, fmt(v));
 }
 
-// Templated names run to hundreds of characters: two lines, click to expand (as kernels.js).
-const clamp = (name) => h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
+// Templated names run to hundreds of characters: two lines, whole on a click or Enter (clamp.js).
+const clamp = (name) => clampedName(name);
 
 // Collapsed: a summary line; the names (clamped) when opened.
 function nameList(title, names, cls) {

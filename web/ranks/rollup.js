@@ -90,26 +90,38 @@ function severitySplit(g) {
   return h('span', { className: 'sev-split muted' }, ` ${present.map((s) => `${s} on ${fmtInt(n[s])}`).join(', ')}`);
 }
 
+// Chips drawn at first for a finding on many ranks: the worst ranks (the straggler first), then
+// "N more", which draws the rest. 1,000 ranks were 1,000 buttons in each row, 4,000 elements.
+const CHIPS_SHOWN = 12;
 function rankList(g, total, openRank, straggler) {
-  return h(
-    'span',
-    { className: 'rollup-ranks' },
-    g.ranks.map((r) =>
-      h(
-        'button',
-        {
-          type: 'button',
-          className: `rank-chip sev-${r.severity}${r.rank === straggler ? ' straggler' : ''}`,
-          title: `Rank ${r.rank}: ${r.title} (${r.severity}). Click: its own report`,
-          dataset: { rank: String(r.rank) },
-          onclick: () => openRank(r.k),
-        },
-        `rank ${r.rank}`,
-      ),
-    ),
-    h('span', { className: 'muted' }, g.ranks.length === total ? ` all ${fmtInt(total)} ranks` : ` ${fmtInt(g.ranks.length)} of ${fmtInt(total)} ranks`),
-    severitySplit(g),
-  );
+  const chip = (r) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        className: `rank-chip sev-${r.severity}${r.rank === straggler ? ' straggler' : ''}`,
+        title: `Rank ${r.rank}: ${r.title} (${r.severity}). Click: its own report`,
+        dataset: { rank: String(r.rank) },
+        onclick: () => openRank(r.k),
+      },
+      `rank ${r.rank}`,
+    );
+  const worstFirst = (a, b) => (b.rank === straggler) - (a.rank === straggler) || RANK[a.severity] - RANK[b.severity] || a.k - b.k;
+  const first = g.ranks.length > CHIPS_SHOWN ? new Set([...g.ranks].sort(worstFirst).slice(0, CHIPS_SHOWN)) : new Set(g.ranks);
+  const box = h('span', { className: 'rollup-ranks' }, g.ranks.filter((r) => first.has(r)).map(chip));
+  const rest = g.ranks.filter((r) => !first.has(r));
+  if (rest.length) {
+    const more = h('button', { type: 'button', className: 'button small rank-more', title: 'Show a chip for every rank that has it' }, `${fmtInt(rest.length)} more…`);
+    more.addEventListener('click', () => {
+      box.replaceChildren(...g.ranks.map(chip), ...tail);
+      const again = box.querySelector(`.rank-chip[data-rank="${rest[0].rank}"]`);
+      if (again) again.focus(); // the keyboard's place: the first chip that was hidden
+    });
+    box.append(more);
+  }
+  const tail = [h('span', { className: 'muted' }, g.ranks.length === total ? ` all ${fmtInt(total)} ranks` : ` ${fmtInt(g.ranks.length)} of ${fmtInt(total)} ranks`), severitySplit(g)].filter(Boolean);
+  box.append(...tail);
+  return box;
 }
 
 export function rollupSection(multi, openRank) {

@@ -95,10 +95,11 @@ export function alignedWindows(multi, ranks, number, mode) {
   });
 }
 
-export function stackedSection(multi, fileOf) {
-  const steps = (multi.heatmap && multi.heatmap.steps) || [];
-  if (!steps.length || multi.ranks.length < 2) return null;
-  const chosen = new Set(defaultRanks(multi));
+// Up to this many ranks, one checkbox each; more, and a field of rank numbers: 1,000 checkboxes
+// were 2,000 elements to lay out, and a list no one scrolls through to find rank 517.
+const CHECKBOX_RANKS = 32;
+
+function rankBoxes(multi, chosen) {
   const boxes = multi.ranks.map((r, k) => {
     const input = h('input', { type: 'checkbox', value: String(k), checked: chosen.has(k) || null });
     input.addEventListener('change', () => {
@@ -110,6 +111,39 @@ export function stackedSection(multi, fileOf) {
     label.input = input;
     return label;
   });
+  return boxes;
+}
+
+// The ranks as numbers typed in ("3, 517"); read() fills `chosen` from them and returns null, or
+// says what is wrong with them.
+function rankField(multi, chosen) {
+  const byRank = new Map(multi.ranks.map((r, k) => [String(r.rank), k]));
+  const value = [...chosen].sort((a, b) => a - b).map((k) => multi.ranks[k].rank).join(', ');
+  const input = h('input', { type: 'text', id: 'stacked-ranks', className: 'stacked-field', value, inputmode: 'numeric', 'aria-describedby': 'stacked-ranks-hint', autocomplete: 'off', spellcheck: 'false' });
+  const numbers = multi.ranks.map((r) => r.rank);
+  const lo = Math.min(...numbers);
+  const hi = Math.max(...numbers);
+  const hint = h('span', { className: 'muted', id: 'stacked-ranks-hint' }, `up to ${MAX_RANKS} of ${multi.ranks.length} ranks (${lo}–${hi}), by number, e.g. ${value || lo}`);
+  const wrap = h('span', { className: 'stacked-pick' }, h('label', { for: 'stacked-ranks' }, 'Ranks: '), input, ' ', hint);
+  wrap.read = () => {
+    const words = input.value.split(/[\s,;]+/).filter(Boolean);
+    const unknown = words.filter((w) => !byRank.has(w));
+    if (unknown.length) return `No rank ${unknown.join(', ')} among these ranks (${lo}–${hi}).`;
+    const picked = [...new Set(words.map((w) => byRank.get(w)))];
+    if (picked.length > MAX_RANKS) return `Pick at most ${MAX_RANKS} ranks (${picked.length} given).`;
+    chosen.clear();
+    for (const k of picked) chosen.add(k);
+    return null;
+  };
+  input.addEventListener('keydown', (e) => e.key === 'Enter' && wrap.closest('section') && wrap.closest('section').show());
+  return wrap;
+}
+
+export function stackedSection(multi, fileOf) {
+  const steps = (multi.heatmap && multi.heatmap.steps) || [];
+  if (!steps.length || multi.ranks.length < 2) return null;
+  const chosen = new Set(defaultRanks(multi));
+  const picker = multi.ranks.length > CHECKBOX_RANKS ? rankField(multi, chosen) : rankBoxes(multi, chosen);
   const stepSelect = h('select', { 'aria-label': 'Step to align on', id: 'stacked-step' }, steps.map((n) => h('option', { value: String(n) }, `step ${n}`)));
   const alignSelect = h(
     'select',
@@ -149,6 +183,11 @@ export function stackedSection(multi, fileOf) {
     const me = ++shows;
     dispose();
     stack.replaceChildren();
+    const unread = picker.read ? picker.read() : null;
+    if (unread) {
+      status.textContent = unread;
+      return;
+    }
     const number = Number(stepSelect.value);
     const ranks = [...chosen].sort((a, b) => a - b);
     if (!ranks.length) {
@@ -202,7 +241,7 @@ export function stackedSection(multi, fileOf) {
     'stacked',
     'Timelines of selected ranks',
     note(`Pick up to ${MAX_RANKS} ranks and a step: their timelines are stacked with that step aligned on its start, or on one clock from the earliest event of any rank (HTA's global-minimum alignment). Each rank is read again for its timeline.`),
-    h('div', { className: 'stacked-controls' }, h('span', { className: 'stacked-ranks' }, boxes), stepSelect, alignSelect, go, status),
+    h('div', { className: 'stacked-controls' }, h('span', { className: 'stacked-ranks' }, picker), stepSelect, alignSelect, go, status),
     stack,
   );
   sec.dispose = dispose;

@@ -13,6 +13,8 @@ import { ranksGlance } from './glance.js';
 import { shortNames } from './short_names.js';
 
 const COLLECTIVE_ROWS = 200;
+// Up to this many ranks, the per-rank collectives table has a column per rank.
+const RANK_COLUMNS = 32;
 // Rows of the per-rank tables drawn at once: a job of 1,000 ranks drew 28,000 cells and held the
 // page for seconds; the rest are a sort or a filter away (views/table.js says how many are shown).
 const RANK_ROWS = 200;
@@ -129,7 +131,7 @@ function heatSection(multi, openRank) {
   return section(
     'heatmap',
     'Steps across ranks',
-    note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank.'),
+    note('Each column is the same ProfilerStep on every rank (aligned on the step number). Hover a cell for its value; click it to open that rank (from the keyboard: Tab into the map, the arrows, Enter).'),
     heatMap({ label: 'Step time', what: 'step time', steps: hm.steps, ranks, values: hm.step_time_us, onCell }),
     h('div', { className: 'heat-pick' }, h('label', { className: 'muted', for: 'heat-metric' }, 'Per step: '), pick),
     second,
@@ -146,11 +148,21 @@ function collectivesSection(multi) {
     c.names_match ? 'names agree' : 'names differ between ranks',
   ];
   const sized = c.rows.some((row) => row.bytes !== null && row.bytes !== undefined);
+  const perRankColumns = ranks.length <= RANK_COLUMNS;
   const rows = c.rows.slice(0, COLLECTIVE_ROWS).map((row) => {
     const out = { index: row.index, name: row.name, collective: row.collective, bytes: row.bytes, busbw_gbps: row.busbw_gbps, transfer_us: row.transfer_us };
     ranks.forEach((_, k) => (out[`r${k}`] = row.dur_us[k]));
+    if (!perRankColumns) {
+      const slowest = ranks.reduce((best, _, k) => (typeof row.dur_us[k] === 'number' && (best < 0 || row.dur_us[k] > row.dur_us[best]) ? k : best), -1);
+      out.slowest_us = slowest < 0 ? null : row.dur_us[slowest];
+      out.slowest_rank = slowest < 0 ? null : ranks[slowest];
+    }
     return out;
   });
+  // The CSV of the per-rank table: every rank's duration, whether or not it has a column.
+  const csv = perRankColumns
+    ? null
+    : { name: 'collectives_per_rank.csv', dataset: { export: 'csv:collectives' }, text: (shown) => toCsv(shown.map((r) => Object.fromEntries(Object.entries(r).map(([key, v]) => [/^r\d+$/.test(key) ? `rank ${ranks[Number(key.slice(1))]}` : key, v])))) };
   const columns = [
     { key: 'index', label: '#', num: true, fmt: fmtInt },
     { key: 'name', label: 'Name', className: 'name' },
@@ -162,7 +174,15 @@ function collectivesSection(multi) {
         ]
       : []),
     { key: 'transfer_us', label: 'Transfer', num: true, fmt: us, title: 'Shortest duration across ranks: the transfer itself' },
-    ...ranks.map((rank, k) => ({
+    // Many ranks: the slowest rank of each collective, not a column per rank (1,000 ranks were a
+    // table 1,000 columns wide, 2,000 header elements even with no row); the CSV keeps them all.
+    ...(perRankColumns
+      ? []
+      : [
+          { key: 'slowest_us', label: 'Slowest', num: true, fmt: us, title: 'The longest duration across ranks: the rank that waited most for its peers' },
+          { key: 'slowest_rank', label: 'on rank', num: true, fmt: fmtInt },
+        ]),
+    ...(perRankColumns ? ranks : []).map((rank, k) => ({
       key: `r${k}`,
       label: `rank ${rank}`,
       num: true,
@@ -196,7 +216,8 @@ function collectivesSection(multi) {
     c.rows.length > COLLECTIVE_ROWS
       ? note(`The first ${COLLECTIVE_ROWS} of ${fmtInt(isNum(c.matched) ? c.matched : c.rows.length)} are shown (${isNum(c.omitted_rows) && c.omitted_rows > 0 ? `the JSON lists the first ${fmtInt(c.rows.length)}` : 'all are in the JSON'}).`)
       : null,
-    dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS }),
+    perRankColumns ? null : note(`${fmtInt(ranks.length)} ranks: each collective's slowest rank is shown; its CSV has every rank's duration.`),
+    dataTable({ columns, rows, sortKey: 'index', sortDesc: false, filterKeys: ['name'], label: 'Collectives per rank', limit: COLLECTIVE_ROWS, csv }),
   );
 }
 

@@ -8,6 +8,7 @@ import { h } from '../views/dom.js';
 import { inertName } from '../views/inert.js';
 import { fmtInt, fmtUs } from '../views/format.js';
 import { dataTable } from '../views/table.js';
+import { clampedName } from '../views/clamp.js';
 
 const CLIPPED = 'Of each slice clipped to the selected range: ';
 
@@ -32,7 +33,7 @@ export function renderAggregate(box, agg, { onShow }) {
       'span',
       { className: 'tl-agg-name' },
       h('button', { type: 'button', className: 'tl-show', title: 'Show these on the timeline', 'aria-label': 'Show these on the timeline', onclick: () => onShow && onShow(v) }),
-      h('span', { className: 'clamp', title: inertName(v) }, inertName(v)),
+      clampedName(inertName(v)),
     );
   const columns = [
     { key: 'name', label: 'Name', className: 'name', fmt: nameCell },

@@ -66,13 +66,19 @@ function evidence(ev, windowKind) {
   const entries = Object.entries(ev).filter(([k, v]) => !zeroCause(k, v));
   if (!entries.length) return null;
   const labels = labelsFor(entries.map(([k]) => k), windowKind);
-  return h(
-    'dl',
-    { className: 'evidence' },
-    // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
-    entries.map(([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, typeof v === 'string' ? seamed(v) : evidenceValue(k, v)))),
-  );
+  // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
+  const cell = ([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, typeof v === 'string' ? seamed(v) : evidenceValue(k, v)));
+  const dl = h('dl', { className: 'evidence' }, entries.slice(0, EVIDENCE_SHOWN).map(cell));
+  if (entries.length <= EVIDENCE_SHOWN) return dl;
+  // A finding across 1,000 ranks has a value per rank ("Rank 517 wait"): 3,000 elements in one
+  // card. The first ones are shown; the rest are drawn when asked for.
+  const rest = h('details', { className: 'evidence-more' }, h('summary', null, `${fmtInt(entries.length - EVIDENCE_SHOWN)} more values`));
+  rest.addEventListener('toggle', () => {
+    if (rest.open && !rest.querySelector('dl')) rest.append(h('dl', { className: 'evidence' }, entries.map((e, i) => (i < EVIDENCE_SHOWN ? null : cell(e, i)))));
+  });
+  return [dl, rest];
 }
+const EVIDENCE_SHOWN = 24;
 
 function listed(title, list, item) {
   if (!Array.isArray(list) || !list.length) return null;

@@ -4,6 +4,7 @@
 import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, fmtPct, fmtUs, isNum } from './format.js';
 import { dataTable } from './table.js';
+import { clampedWithTitle } from './clamp.js';
 
 const fmtTflops = (v) => (isNum(v) ? v.toFixed(v >= 100 ? 0 : 1) : fmtAny(v));
 const fmtGflop = (v) => (isNum(v) ? (v / 1e9).toPrecision(4) : fmtAny(v));
@@ -21,7 +22,7 @@ function kernelCell(v) {
   const list = Array.isArray(v) ? v : [];
   if (!list.length) return '—';
   const name = String(list[0].name ?? '');
-  return h('span', { className: 'clamp', title: list.map((k) => k.name).join('\n'), onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
+  return clampedWithTitle(name, list.map((k) => k.name).join('\n'));
 }
 
 export function mathView(m) {

@@ -5,12 +5,10 @@ import { h, section, note } from './dom.js';
 import { fmtAny, fmtInt, fmtUs } from './format.js';
 import { dataTable, shareCell } from './table.js';
 import { fromNsys } from './source.js';
+import { clampedName } from './clamp.js';
 
-// Long C++/Python names: two lines, click to expand (as in the kernel table).
-function name(v) {
-  const text = String(v ?? '');
-  return h('span', { className: 'clamp', title: text, onclick: (e) => e.currentTarget.classList.toggle('open') }, text);
-}
+// Long C++/Python names: two lines, whole on a click or Enter (clamp.js, as in the kernel table).
+const name = (v) => clampedName(v);
 
 const STATS = [
   { key: 'count', label: 'Count', num: true, fmt: fmtInt },

@@ -2,6 +2,8 @@
 // first `limit` matching rows become DOM nodes, so a trace with thousands of kernels stays quick.
 import { h } from './dom.js';
 import { fmtAny, fmtInt, fmtPct, isNum, labelFor } from './format.js';
+// Long names: clamped to two lines, whole on a click or from the keyboard (clamp.js).
+export { clampedName } from './clamp.js';
 
 // columns: [{key, label, num?, fmt?(value, row) -> string | Node, title?}]
 // A column no row has a value for (null or absent in every row: bus bandwidth of collectives
@@ -9,11 +11,6 @@ import { fmtAny, fmtInt, fmtPct, isNum, labelFor } from './format.js';
 // a column drawn from other fields of its row stays.
 // csv: {name, dataset, text(rows) -> string} replaces the default CSV of the shown columns (the
 // Ranks table's CSV has every field of a rank, its per-step means included).
-// Templated C++ kernel names run to hundreds of characters: clamp to two lines, click to expand.
-export function clampedName(v) {
-  const name = String(v ?? '');
-  return h('span', { className: 'clamp', title: name, onclick: (e) => e.currentTarget.classList.toggle('open') }, name);
-}
 
 const hasValue = (v) => v !== null && v !== undefined;
 
