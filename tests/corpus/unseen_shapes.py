@@ -76,6 +76,10 @@ and flow ids and a ProfilerStep#i range over it.
                  ProfilerStep#N ranges, or under "train_step" ranges without them: 10 steps of 4
                  micro-batches' length, never 40, every kernel, no unstable or two-kind steps.
                  (Right before this session too.)
+  fsdp           dist_shapes' 4-rank FSDP job over a fast (250 us a collective) and a slow (1.5 ms)
+                 network: where a rank's report says its communication is heavy or exposed, the
+                 fix is FSDP's (prefetch, larger wrapped blocks, reshard_after_forward, HSDP),
+                 never DDP's buckets (before: "larger buckets" on every rank).
   moe            4 ranks of expert parallelism (dist_shapes' player): per layer an all_to_all to
                  the experts and one back, on the compute stream; rank 1's expert gets 2x the
                  tokens (databricks/megablocks#100). Balanced: nothing. Imbalanced: rank 1 is the
@@ -578,6 +582,31 @@ def moe(world, layers, steps, hot, factor):
             p.append(("end",))
         progs.append(p)
     return progs
+
+
+def check_fsdp(c, cli, base, tmp):
+    """dist_shapes' FSDP job (all_gather before each layer's forward and backward, prefetching
+    the next, reduce_scatter after its backward on a stream of its own) over a fast network
+    (250 us a collective: overlapped) and a slow one (1.5 ms: each layer waits for its
+    all-gather). Where a rank's report says its communication is exposed or heavy, the fix is
+    FSDP's (prefetch, larger wrapped blocks, reshard_after_forward, HSDP), never DDP's buckets
+    (before: "larger buckets", DistributedDataParallel(bucket_cap_mb=25))."""
+    world = 4
+    for xfer in (250, 1500):
+        what = "fsdp (%d us a collective)" % xfer
+        ranks, paths = ds.write_shape(tmp, "fsdp%d" % xfer, ds.fsdp(world, 6, 3), lambda coll: xfer, world)
+        rep = corpus_cli.report(cli, paths)
+        said = [(r["rank"], f) for r, rr in zip(rep["ranks"], rep["reports"])
+                for f in rr["findings"] if f["id"] in ("comm.not_overlapped", "comm.heavy")]
+        if "-v" in sys.argv:
+            print(what, [(r, f["id"], f["title"]) for r, f in said])
+        if xfer > 250:
+            c.check("%s: the exposed all-gathers are said" % what, len(said) > 0, str(said))
+        for r, f in said:
+            c.check("%s rank %d: %s gives FSDP's fix, not DDP's" % (what, r, f["id"]),
+                    "all-gather" in f["fix"] and "bucket" not in f["fix"] + f.get("fix_code", "")
+                    and "DistributedDataParallel" not in f["fix"] + f.get("fix_code", ""),
+                    f["fix"] + " | " + f.get("fix_code", ""))
 
 
 def write_moe(tmp, factor=2.0):
@@ -1101,7 +1130,7 @@ def check_pipeline_groups(c, cli, base, tmp):
     c.check("pipeline_groups without group ranks: nothing guessed", finding(rep, "ranks.group_member_silent") is None)
 
 
-CHECKS = ("moe", "user_steps", "grad_accum", "cpu_offload", "newer_kinds", "inference_server", "two_gpus",
+CHECKS = ("fsdp", "moe", "user_steps", "grad_accum", "cpu_offload", "newer_kinds", "inference_server", "two_gpus",
           "pipeline_groups", "long_capture", "clock_skew", "torch_compile", "cuda_graph_steps", "memory")
 
 
