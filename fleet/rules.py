@@ -188,23 +188,27 @@ def shared_steps_text(shared):
 
 def _slow_pipeline_stage(rows, step):
     """multi_rank_rules.cpp's slow_pipeline_stage_of: with NCCL send/recv (pipeline parallel),
-    the index of the rank whose GPU compute per step is above 1.2x the others' median and by 5%
-    of the typical step; None when there is none."""
-    if len(rows) < 2 or not any(x["_ns"].get("p2p_sum_ns", 0) > 0 for x in rows):
-        return None
+    (the index of the slowest rank whose GPU compute per step is above 1.2x the others' median
+    and by 5% of the typical step, or None; every such rank's index)."""
+    if len(rows) < 2 or step <= 0 or not any(x["_ns"].get("p2p_sum_ns", 0) > 0 for x in rows):
+        return None, []
     for x in rows:
         n = max(1.0, x["_ns"]["steps"])
         x["_ns"]["compute_per_step"] = x["_ns"]["compute_ns"] / n
         x["_ns"]["send_recv_per_step"] = x["_ns"].get("p2p_sum_ns", 0) / n
-    k = max(range(len(rows)), key=lambda j: (rows[j]["_ns"]["compute_per_step"], -j))
-    compute = rows[k]["_ns"]["compute_per_step"]
-    others = _others(rows, k, "compute_per_step")
-    if others <= 0 or compute <= 1.2 * others or step <= 0 or compute - others < 0.05 * step:
-        return None
-    return k
+    slow, best = [], None
+    for k, x in enumerate(rows):
+        compute = x["_ns"]["compute_per_step"]
+        others = _others(rows, k, "compute_per_step")
+        if others <= 0 or compute <= 1.2 * others or compute - others < 0.05 * step:
+            continue
+        slow.append(k)
+        if best is None or compute > rows[best]["_ns"]["compute_per_step"]:
+            best = k
+    return best, slow
 
 
-def _slow_stage_finding(rows, k):
+def _slow_stage_finding(rows, k, slow):
     """ranks.slow_pipeline_stage, as multi_rank_rules.cpp words it."""
     row = rows[k]
     compute = row["_ns"]["compute_per_step"]
@@ -229,7 +233,9 @@ def _slow_stage_finding(rows, k):
         its_send_recv_per_step_us=round(row["_ns"]["send_recv_per_step"] / 1e3, 3),
         others_median_send_recv_per_step_us=round(_others(rows, k, "send_recv_per_step") / 1e3, 3),
         rule="GPU compute per step above 1.2x the other ranks' median, by 5% of the typical step, in a "
-             "job with NCCL send/recv", **per_rank)
+             "job with NCCL send/recv",
+        **({"slow_ranks": ", ".join(str(rows[j]["rank"]) for j in slow)} if len(slow) > 1 else {}),
+        **per_rank)
 
 
 def seed_rules(result, rows):
@@ -288,9 +294,9 @@ def seed_rules(result, rows):
             ls = result.get("late_start", {})
             if ls.get("computed"):
                 out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]
-    slow_stage = _slow_pipeline_stage(rows, step)
+    slow_stage, slow_stages = _slow_pipeline_stage(rows, step)
     if slow_stage is not None:
-        out.append(_slow_stage_finding(rows, slow_stage))
+        out.append(_slow_stage_finding(rows, slow_stage, slow_stages))
     ls = result.get("late_start", {})
     if ls.get("computed") and ls["flagged_steps"]:
         fl = ls["flagged_steps"]
@@ -323,7 +329,7 @@ def seed_rules(result, rows):
                     ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                     dataloader_us=round(ns["dataloader_ns"] / 1e3, 3), others_median_us=round(loader_o / 1e3, 3)))
             compute_o = _others(rows, k, "compute_ns")
-            if k != slow_stage and compute_o > 0 and ns["compute_ns"] > 1.2 * compute_o and (ns["compute_ns"] - compute_o) / steps > 0.05 * step:
+            if k not in slow_stages and compute_o > 0 and ns["compute_ns"] > 1.2 * compute_o and (ns["compute_ns"] - compute_o) / steps > 0.05 * step:
                 out.append(_finding(
                     "ranks.compute_skew", "warning",
                     "Rank %d computes longer than the others (%s vs %s of kernels)" % (row["rank"], _fmt(ns["compute_ns"]), _fmt(compute_o)),

@@ -297,6 +297,9 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
 struct SlowStage {
   size_t index = SIZE_MAX;  // into r.ranks; SIZE_MAX: none
   double compute = 0, others = 0;
+  // Every rank above the thresholds, by index, the slowest among them: with data parallel
+  // replicas of the pipeline (PP x DP), the same stage of each replica.
+  std::vector<size_t> slow;
 };
 
 bool has_nccl_send_recv(const MultiRankResult& r) {
@@ -313,16 +316,20 @@ SlowStage slow_pipeline_stage_of(const MultiRankResult& r) {
   SlowStage s;
   if (r.ranks.size() < 2 || !has_nccl_send_recv(r)) return s;
   const double step = typical_step_ns(r);
-  size_t k = 0;
-  for (size_t j = 1; j < r.ranks.size(); ++j)
-    if (per_step(r.ranks[j], r.ranks[j].compute_ns) > per_step(r.ranks[k], r.ranks[k].compute_ns))
-      k = j;
-  const double compute = per_step(r.ranks[k], r.ranks[k].compute_ns);
-  const double others =
-      median_of_others(r, k, [](const RankRow& x) { return per_step(x, x.compute_ns); });
-  if (others <= 0 || compute <= 1.2 * others || step <= 0 || compute - others < 0.05 * step)
-    return s;
-  return {k, compute, others};
+  if (step <= 0) return s;
+  auto compute_of = [](const RankRow& x) { return per_step(x, x.compute_ns); };
+  for (size_t k = 0; k < r.ranks.size(); ++k) {
+    const double compute = compute_of(r.ranks[k]);
+    const double others = median_of_others(r, k, compute_of);
+    if (others <= 0 || compute <= 1.2 * others || compute - others < 0.05 * step) continue;
+    s.slow.push_back(k);
+    if (s.index == SIZE_MAX || compute > s.compute) {
+      s.index = k;
+      s.compute = compute;
+      s.others = others;
+    }
+  }
+  return s;
 }
 
 void slow_pipeline_stage(const MultiRankResult& r, std::vector<Finding>* out) {
@@ -365,6 +372,11 @@ void slow_pipeline_stage(const MultiRankResult& r, std::vector<Finding>* out) {
   f.text("rule",
          "GPU compute per step above 1.2x the other ranks' median, by 5% of the typical step, "
          "in a job with NCCL send/recv");
+  if (s.slow.size() > 1) {
+    std::string all;
+    for (size_t k : s.slow) all += (all.empty() ? "" : ", ") + std::to_string(r.ranks[k].rank);
+    f.text("slow_ranks", all);  // each told here, none also as a compute skew
+  }
   for (const RankRow& x : r.ranks)
     f.number(rank_name(x) + " send_recv_per_step_us", send_recv(x) / 1e3, 3, "us");
   out->push_back(std::move(f));
@@ -402,8 +414,8 @@ void late_start(const MultiRankResult& r, std::vector<Finding>* out) {
 void skew(const MultiRankResult& r, std::vector<Finding>* out) {
   if (r.ranks.size() < 2) return;
   double step = typical_step_ns(r);
-  // A pipeline's slowest stage has its own finding, with the pipeline's fix.
-  const size_t slow_stage = slow_pipeline_stage_of(r).index;
+  // A pipeline's slow stages have their own finding, with the pipeline's fix.
+  const std::vector<size_t> slow_stages = slow_pipeline_stage_of(r).slow;
   for (size_t k = 0; k < r.ranks.size(); ++k) {
     const RankRow& row = r.ranks[k];
     double steps = std::max<double>(1.0, static_cast<double>(row.steps));
@@ -427,7 +439,9 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
     }
     double compute_others =
         median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.compute_ns); });
-    if (k != slow_stage && compute_others > 0 &&
+    const bool slow_stage =
+        std::find(slow_stages.begin(), slow_stages.end(), k) != slow_stages.end();
+    if (!slow_stage && compute_others > 0 &&
         static_cast<double>(row.compute_ns) > 1.2 * compute_others &&
         (static_cast<double>(row.compute_ns) - compute_others) / steps > 0.05 * step) {
       Finding f;

@@ -171,6 +171,20 @@ TEST_CASE("A pipeline stage that computes longer than the others is the slowest 
         "(600.0 \u00b5s vs 300.0 \u00b5s)");
   CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
   CHECK(find(m.findings, "ranks.straggler") == nullptr);
+  // Two replicas of a 2-stage pipeline (PP x DP): stage 1 slow on both, ranks 1 and 3. The
+  // slowest named, the other in slow_ranks, neither also as a compute skew.
+  auto p0 = stage(0, 300), p1 = stage(1, 600), p2 = stage(2, 300), p3 = stage(3, 600);
+  m = ks::combine_ranks({digest_of(*p0, "a", 0), digest_of(*p1, "b", 1), digest_of(*p2, "c", 2),
+                         digest_of(*p3, "d", 3)});
+  f = find(m.findings, "ranks.slow_pipeline_stage");
+  REQUIRE(f != nullptr);
+  CHECK(f->title.rfind("Rank 1 is the pipeline's slowest stage", 0) == 0);
+  const ks::Evidence* slow = nullptr;
+  for (const ks::Evidence& e : f->evidence)
+    if (e.key == "slow_ranks") slow = &e;
+  REQUIRE(slow != nullptr);
+  CHECK(slow->text == "1, 3");
+  CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
   // The stages alike: nothing.
   auto e1 = stage(1, 330);
   m = ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*e1, "b", 1), digest_of(*s2, "c", 2)});

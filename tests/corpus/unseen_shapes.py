@@ -76,6 +76,10 @@ and flow ids and a ProfilerStep#i range over it.
                  ProfilerStep#N ranges, or under "train_step" ranges without them: 10 steps of 4
                  micro-batches' length, never 40, every kernel, no unstable or two-kind steps.
                  (Right before this session too.)
+  pipeline_replicas  2 replicas of a 2-stage pipeline (PP x DP: send/recv within a replica, each
+                 stage's all_reduce with its twin), stage 1 (or 0) 1.5x slow in both: one
+                 ranks.slow_pipeline_stage names the slowest, slow_ranks both, and neither is
+                 also a ranks.compute_skew (before: the twin was a compute skew).
   fsdp           dist_shapes' 4-rank FSDP job over a fast (250 us a collective) and a slow (1.5 ms)
                  network: where a rank's report says its communication is heavy or exposed, the
                  fix is FSDP's (prefetch, larger wrapped blocks, reshard_after_forward, HSDP),
@@ -1068,6 +1072,49 @@ def write_pipeline_groups(tmp, last_joins=True, slow=None, peers=False):
                           progs, lambda coll: 60, stages, peers=peers, group_ranks=ranks_text)
 
 
+def pipeline_replicas(stages, replicas, slow, peers=True):
+    """Pipeline x data parallel: `replicas` copies of dist_shapes' GPipe pipeline of `stages`
+    stages, replica r on ranks r * stages ... (each its own send/recv pairs), then each stage's
+    gradients all-reduced with its twins in the other replicas (a process group per stage).
+    Stage `slow` computes 1.5x as long in every replica, as an uneven layer split makes it."""
+    base = slower_stage(ds.pipeline(stages, 4, PP_STEPS), slow)
+    progs = []
+    for r in range(replicas):
+        for k in range(stages):
+            q = []
+            for op in base[k]:
+                if op[0] == "c":
+                    _, coll, stream, channel, members, nelems = op
+                    op = ("c", coll, stream, "%s_r%d" % (channel, r), [m + r * stages for m in members], nelems)
+                if op == ("sync",):
+                    q.append(("c", "all_reduce", ds.COMPUTE_STREAM, "pg %d" % (10 + k),
+                              [k + x * stages for x in range(replicas)], 1 << 20))
+                q.append(op)
+            progs.append(q)
+    return progs
+
+
+def write_pipeline_replicas(tmp, slow=1):
+    """2 replicas of a 2-stage pipeline, stage `slow` slow in both, for tests/fleet: rank files."""
+    return ds.write_shape(tmp, "pprep%d" % slow, pipeline_replicas(2, 2, slow), lambda coll: 60, 4)[1]
+
+
+def check_pipeline_replicas(c, cli, base, tmp):
+    for slow in (1, 0):
+        what = "pipeline_replicas (stage %d slow in both)" % slow
+        rep = corpus_cli.report(cli, write_pipeline_replicas(tmp, slow))
+        want = [slow, slow + 2]
+        f = fires(c, rep, "ranks.slow_pipeline_stage", what)
+        if f:
+            c.check("%s: ranks %s named, the slowest in the title" % (what, want),
+                    f["evidence"].get("rank") in want and f["evidence"].get("slow_ranks") == "%d, %d" % tuple(want),
+                    str(f["evidence"]))
+        c.check("%s: no compute skew besides" % what, finding(rep, "ranks.compute_skew") is None,
+                str(corpus_cli.finding_ids(rep)))
+        c.check("%s: no collective mismatch" % what, finding(rep, "ranks.collective_mismatch") is None,
+                (finding(rep, "ranks.collective_mismatch") or {}).get("title", ""))
+
+
 def check_pipeline_groups(c, cli, base, tmp):
     stages, steps = PP_STAGES, PP_STEPS
     for joins in (False, True):
@@ -1130,7 +1177,7 @@ def check_pipeline_groups(c, cli, base, tmp):
     c.check("pipeline_groups without group ranks: nothing guessed", finding(rep, "ranks.group_member_silent") is None)
 
 
-CHECKS = ("fsdp", "moe", "user_steps", "grad_accum", "cpu_offload", "newer_kinds", "inference_server", "two_gpus",
+CHECKS = ("pipeline_replicas", "fsdp", "moe", "user_steps", "grad_accum", "cpu_offload", "newer_kinds", "inference_server", "two_gpus",
           "pipeline_groups", "long_capture", "clock_skew", "torch_compile", "cuda_graph_steps", "memory")
 
 

@@ -243,6 +243,21 @@ class SlowPipelineStageSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCas
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class PipelineReplicasSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """Two replicas of a 2-stage pipeline, stage 1 slow in both (tests/corpus/unseen_shapes.py
+    pipeline_replicas): one slow-stage finding naming both ranks, neither a compute skew."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("unseen_shapes").write_pipeline_replicas(folder)
+
+    def test_slow_ranks(self):
+        f = [f for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
+        self.assertEqual([(x["id"], x["evidence"]["rank"]) for x in f], [("ranks.slow_pipeline_stage", 1)])
+        self.assertEqual(f[0]["evidence"]["slow_ranks"], "1, 3")
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
 class ExpertParallelSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
     """Four expert-parallel ranks exchanging tokens by all-to-all, rank 1's expert getting twice
     the tokens (tests/corpus/unseen_shapes.py moe): the straggler, its cause and the fix to
