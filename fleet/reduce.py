@@ -39,6 +39,44 @@ TOTALS = ("steps", "step_total_ns", "gpu_span_ns", "busy_ns", "compute_ns", "com
           "idle_gap_ns")
 
 
+# Rank sources that are the rank the run gave (src/analysis/rank_identity.cpp rank_source_name):
+# distributedInfo, or the rank an Nsight Systems export recorded in the process's environment.
+RECORDED_RANK = ("distributedInfo", "process environment")
+# Past this many ranks "[first, ..., last]" is read as its two ends alone (multi_rank.h).
+MAX_GROUP_EXPANDED = 1 << 24
+
+
+def parse_group_ranks(text, group_size):
+    """src/analysis/multi_rank.cpp parse_group_ranks: the members a "Process Group Ranks" text
+    lists ("[0, 1, 2, 3]"; past 30 ranks "[0, ..., 63]": every rank between when `group_size`
+    ranks fill the range, else the two ends); None when the text is not of that form."""
+    t = text.strip(" \t")
+    if len(t) < 2 or t[0] != "[" or t[-1] != "]":
+        return None
+    t = t[1:-1].strip(" \t")
+    listed, ellipsis_at = [], None
+    while t:
+        comma = t.find(",")
+        item = (t if comma < 0 else t[:comma]).strip(" \t")
+        t = "" if comma < 0 else t[comma + 1:]
+        if item == "...":
+            if ellipsis_at is not None:
+                return None
+            ellipsis_at = len(listed)
+            continue
+        if not item or len(item) > 18 or any(ch < "0" or ch > "9" for ch in item):
+            return None
+        listed.append(int(item))
+    if ellipsis_at is None:
+        return listed or None
+    if ellipsis_at != 1 or len(listed) != 2 or listed[1] < listed[0]:
+        return None
+    first, last = listed
+    if group_size != -1 and last - first + 1 == group_size and group_size <= MAX_GROUP_EXPANDED:
+        return list(range(first, last + 1))
+    return listed
+
+
 def dtype_size(dtype):
     return _DTYPE_SIZES.get(dtype, 0)
 
@@ -163,7 +201,7 @@ class _Rank:
     __slots__ = ("index", "file", "path", "host", "host_source", "rank", "rank_source",
                  "step_median_2ns", "totals", "steps", "coll_name", "coll_dur", "coll_step",
                  "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "coll_peer",
-                 "coll_launch_step", "findings",
+                 "coll_launch_step", "group_ranks", "findings",
                  "digest_bytes", "step_ranges",
                  "file_bytes")
 
@@ -301,6 +339,11 @@ class Reducer:
         gnames = c.get("groups", [])
         r.coll_group = array("i", (self._group_id(gnames[g]) if g >= 0 else -1
                                    for g in c.get("group", [-1] * len(r.coll_dur))))
+        # Each group's members as Kineto wrote them ("Process Group Ranks") with the "Group size"
+        # beside them, where the digest has them (digests before them have none): name -> (text,
+        # size).
+        r.group_ranks = {gnames[g]: (text, size) for g, (text, size) in enumerate(c.get("group_ranks", []))
+                         if text}
         # A send's / receive's peer rank where the digest has it, else -1 (CommKernel::peer).
         r.coll_peer = array("q", c.get("peer", [-1] * len(r.coll_dur)))
         r.findings = [{"id": f["id"], "severity": f["severity"], "title": f["title"]}
@@ -338,6 +381,7 @@ class Reducer:
                                                      if not _is_p2p(c, i))
             if shared is not None:
                 row["_ns"]["shared_steps_collective_ns"] = c.comm_ns
+        silent = self._silent_members(ranks, compared)
         coll = self._match_collectives(compared, rows)
         late = self._late_start(ranks, rows)
         nodes = self._nodes(ranks, rows)
@@ -353,6 +397,7 @@ class Reducer:
             "heatmap": heat,
             "collectives": coll,
             "shared_steps": shared,
+            "silent_members": silent,
             "late_start": late,
             "kernels": self._stats(self._kernels),
             "cpu_ops": self._stats(self._cpu_ops),
@@ -442,6 +487,41 @@ class Reducer:
             if everywhere:
                 kept.append((label, per))
         return kept
+
+    def _silent_members(self, ranks, compared):
+        """Members of a process group (its "Process Group Ranks") that issued none of its
+        collectives while other members issued some, as src/analysis/multi_rank.cpp's
+        find_silent_members: only when every rank is recorded by its trace (a guessed rank is
+        no global rank to compare the list with); sends and receives are no collectives; a
+        member no file given holds is not silent (it is missing). `compared`: the ranks'
+        collectives over the shared steps where the captures hold different steps."""
+        if any(r.rank_source not in RECORDED_RANK for r in ranks):
+            return []
+        groups = {}  # name -> [text, size, {rank: collectives issued}]
+        for r, c in zip(ranks, compared):
+            for i in range(len(c.coll_dur)):
+                if c.coll_group[i] < 0 or _is_p2p(c, i):
+                    continue
+                name = self._group_list[c.coll_group[i]]
+                g = groups.setdefault(name, ["", -1, {}])
+                if not g[0] and name in r.group_ranks:
+                    g[0], g[1] = r.group_ranks[name]
+                g[2][r.rank] = g[2].get(r.rank, 0) + 1
+        held = {r.rank for r in ranks}
+        out = []
+        for name in sorted(groups, key=lambda n: n.encode("utf-8")):  # as std::map orders them
+            text, size, issued = groups[name]
+            members = parse_group_ranks(text, size)
+            if not members:
+                continue
+            most = max(issued.get(m, 0) for m in members)
+            if most == 0:
+                continue
+            for m in members:
+                if m not in issued and m in held:
+                    out.append({"process_group": name, "rank": m, "members": text[1:-1],
+                                "group_collectives": most})
+        return out
 
     def _p2p_pairs(self, ranks, pending):
         """NCCL sends and receives paired as compare_ranks pairs them: the i-th send of rank a to

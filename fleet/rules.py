@@ -3,9 +3,11 @@
 Two sets, each finding naming what it accuses in `ranks` and `nodes`:
 - the seed's rules (ids `ranks.*`), ported from src/findings/multi_rank_rules.cpp with the same
   thresholds, so a small job gets the in-process report's findings: the straggler (shortest
-  communication time), data-loader and compute skew against the median of the other ranks, extra
-  GPU idle gaps, collectives that do not match, guessed rank identities, and HTA's late-start
-  rule (the rank that reaches the most variable collective last in most steps).
+  communication time), a pipeline's slowest stage (GPU compute per step, with NCCL send/recv),
+  data-loader and compute skew against the median of the other ranks, extra GPU idle gaps,
+  collectives that do not match, guessed rank identities, a process group's member that issued
+  none of its collectives, and HTA's late-start rule (the rank that reaches the most variable
+  collective last in most steps).
 - the fleet's rules (ids `fleet.*`): robust outliers by the median absolute deviation (MAD), so
   one slow node among 64 stands out and the ranks of that node are told as one node, not as
   eight ranks; and the ranks whose collectives leave the majority's sequence (a desync).
@@ -118,7 +120,19 @@ def _range_excess(rows, s, outside):
     return best
 
 
-def _straggler_cause(rows, s, clear):
+def _mostly_all_to_all(result):
+    """multi_rank_rules.cpp's mostly_all_to_all: most of the matched collectives' time (transfer
+    and wait) in all-to-alls (a mixture of experts, sharded embedding tables)."""
+    a2a = total = 0.0
+    for g in result["collectives"]["by_name"]:
+        t = g["transfer_us"] + g["wait_us"]
+        total += t
+        if (g["collective"] or "").replace("_", "").lower().startswith("alltoall"):
+            a2a += t
+    return total > 0 and 2 * a2a > total
+
+
+def _straggler_cause(rows, s, clear, result):
     """multi_rank_rules.cpp's straggler_cause: (likely cause, fix)."""
     row = rows[s]["_ns"]
     loader, loader_o = row["dataloader_ns"], _others(rows, s, "dataloader_ns")
@@ -139,9 +153,16 @@ def _straggler_cause(rows, s, clear):
                 "this rank runs, a slower host); move it off the step or spread it over the ranks."
                 % named[0])
     if by_compute > 0 and by_compute >= by_gaps:
-        return ("compute (%s of kernels vs %s on the others)" % (_fmt(compute), _fmt(compute_o)),
-                "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
-                "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).")
+        fix = ("Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
+               "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).")
+        if _mostly_all_to_all(result):
+            fix = ("The ranks exchange their work by all-to-all (a mixture of experts' tokens, sharded "
+                   "embedding tables): this rank holds more of the routed work, hot experts or tables. "
+                   "Balance the load: the router's load-balancing loss or capacity factor, hot experts "
+                   "replicated or moved (vLLM's EPLB, Megatron's --moe-router-load-balancing-type), a "
+                   "sharding plan that balances the tables' cost; else check this rank's GPU "
+                   "(nvidia-smi -q -d CLOCK,PERFORMANCE).")
+        return ("compute (%s of kernels vs %s on the others)" % (_fmt(compute), _fmt(compute_o)), fix)
     if by_gaps > 0:
         cpu = ""
         if by_named > 0:
@@ -163,6 +184,58 @@ def shared_steps_text(shared):
     """multi_rank_rules.cpp's shared_steps_text."""
     return ("%d steps every rank's capture holds (the captures hold different steps), from step %d"
             % (len(shared), shared[0]))
+
+
+def _slow_pipeline_stage(rows, step):
+    """multi_rank_rules.cpp's slow_pipeline_stage_of: with NCCL send/recv (pipeline parallel),
+    (the index of the slowest rank whose GPU compute per step is above 1.2x the others' median
+    and by 5% of the typical step, or None; every such rank's index)."""
+    if len(rows) < 2 or step <= 0 or not any(x["_ns"].get("p2p_sum_ns", 0) > 0 for x in rows):
+        return None, []
+    for x in rows:
+        n = max(1.0, x["_ns"]["steps"])
+        x["_ns"]["compute_per_step"] = x["_ns"]["compute_ns"] / n
+        x["_ns"]["send_recv_per_step"] = x["_ns"].get("p2p_sum_ns", 0) / n
+    slow, best = [], None
+    for k, x in enumerate(rows):
+        compute = x["_ns"]["compute_per_step"]
+        others = _others(rows, k, "compute_per_step")
+        if others <= 0 or compute <= 1.2 * others or compute - others < 0.05 * step:
+            continue
+        slow.append(k)
+        if best is None or compute > rows[best]["_ns"]["compute_per_step"]:
+            best = k
+    return best, slow
+
+
+def _slow_stage_finding(rows, k, slow):
+    """ranks.slow_pipeline_stage, as multi_rank_rules.cpp words it."""
+    row = rows[k]
+    compute = row["_ns"]["compute_per_step"]
+    others = _others(rows, k, "compute_per_step")
+    per_rank = {"rank %d send_recv_per_step_us" % x["rank"]: round(x["_ns"]["send_recv_per_step"] / 1e3, 3)
+                for x in rows}
+    return _finding(
+        "ranks.slow_pipeline_stage", "warning",
+        "Rank %d is the pipeline's slowest stage: %.2fx the other stages' GPU compute per step (%s vs %s)"
+        % (row["rank"], compute / others, _fmt(compute), _fmt(others)),
+        "The ranks send and receive activations and gradients to each other (NCCL send/recv: pipeline "
+        "parallel), and every micro-batch passes through every stage, so the pipeline goes no faster "
+        "than its slowest stage: the stages after it wait in their receives for its activations, the "
+        "stages before it for its gradients. Their wait is in their send/recv time, which the "
+        "straggler rule leaves out (a stage waits there by the schedule too).",
+        "Move layers off this stage: split the model unevenly (an embedding, a head, a loss or more "
+        "layers on one stage weigh as layers do); if its layers are the same as the others', its GPU "
+        "is slower: check its clocks (nvidia-smi -q -d CLOCK,PERFORMANCE).",
+        ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
+        compute_per_step_us=round(compute / 1e3, 3), others_median_compute_per_step_us=round(others / 1e3, 3),
+        compute_ratio=round(compute / others, 2),
+        its_send_recv_per_step_us=round(row["_ns"]["send_recv_per_step"] / 1e3, 3),
+        others_median_send_recv_per_step_us=round(_others(rows, k, "send_recv_per_step") / 1e3, 3),
+        rule="GPU compute per step above 1.2x the other ranks' median, by 5% of the typical step, in a "
+             "job with NCCL send/recv",
+        **({"slow_ranks": ", ".join(str(rows[j]["rank"]) for j in slow)} if len(slow) > 1 else {}),
+        **per_rank)
 
 
 def seed_rules(result, rows):
@@ -207,7 +280,7 @@ def seed_rules(result, rows):
             waits_most = row["_ns"]["all_comm_ns"] >= _others(rows, s, "all_comm_ns")
         if (others > 0 and comm <= 0.6 * others and not (step > 0 and (others - comm) / steps < 0.05 * step)
                 and not waits_most):
-            cause, fix = _straggler_cause(rows, s, 0.05 * step * steps)
+            cause, fix = _straggler_cause(rows, s, 0.05 * step * steps, result)
             out.append(_finding(
                 "ranks.straggler", "warning",
                 "Rank %d is the straggler: its collectives take %s, the others %s" % (row["rank"], _fmt(comm), _fmt(others)),
@@ -221,6 +294,9 @@ def seed_rules(result, rows):
             ls = result.get("late_start", {})
             if ls.get("computed"):
                 out[-1]["evidence"]["late_start_flags"] = ls["flagged_steps"][s]
+    slow_stage, slow_stages = _slow_pipeline_stage(rows, step)
+    if slow_stage is not None:
+        out.append(_slow_stage_finding(rows, slow_stage, slow_stages))
     ls = result.get("late_start", {})
     if ls.get("computed") and ls["flagged_steps"]:
         fl = ls["flagged_steps"]
@@ -253,7 +329,7 @@ def seed_rules(result, rows):
                     ranks=[row["rank"]], nodes=[row["node"]], rank=row["rank"],
                     dataloader_us=round(ns["dataloader_ns"] / 1e3, 3), others_median_us=round(loader_o / 1e3, 3)))
             compute_o = _others(rows, k, "compute_ns")
-            if compute_o > 0 and ns["compute_ns"] > 1.2 * compute_o and (ns["compute_ns"] - compute_o) / steps > 0.05 * step:
+            if k not in slow_stages and compute_o > 0 and ns["compute_ns"] > 1.2 * compute_o and (ns["compute_ns"] - compute_o) / steps > 0.05 * step:
                 out.append(_finding(
                     "ranks.compute_skew", "warning",
                     "Rank %d computes longer than the others (%s vs %s of kernels)" % (row["rank"], _fmt(ns["compute_ns"]), _fmt(compute_o)),
@@ -320,6 +396,29 @@ def seed_rules(result, rows):
                        "guess misaligns the comparison.")
             fix = "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or name files rank-N."
         out.append(_finding("ranks.identity", "warning" if dup else "info", title, meaning, fix))
+    silent = result.get("silent_members") or []
+    if silent:
+        # As multi_rank_rules.cpp (silent_group_members) words it.
+        m = silent[0]
+        title = "Rank %d issued none of process group %s's %d collectives (members %s)" % (
+            m["rank"], m["process_group"], m["group_collectives"], m["members"])
+        if len(silent) > 1:
+            title += "; %d such members in all" % len(silent)
+        also = {"also_%d" % k: "rank %d, group %s" % (x["rank"], x["process_group"])
+                for k, x in enumerate(silent[1:8], 1)}
+        node = {r["rank"]: r["node"] for r in rows}
+        out.append(_finding(
+            "ranks.group_member_silent", "warning", title,
+            "Kineto lists the group's members (\"Process Group Ranks\") and this rank is one, yet it "
+            "issued none of the group's collectives while the other members issued them. A collective "
+            "completes only when every member joins: the others wait for it (a hang, ended by the NCCL "
+            "watchdog's timeout), or this rank's code took another path than theirs.",
+            "Check the code path that issues this group's collectives on that rank (a condition on the "
+            "rank or the pipeline stage, an exception swallowed); every member must call each "
+            "collective of the group, in the same order.",
+            ranks=sorted({x["rank"] for x in silent}), nodes=sorted({node[x["rank"]] for x in silent}),
+            rank=m["rank"], process_group=m["process_group"], members=m["members"],
+            group_collectives=m["group_collectives"], silent_members=len(silent), **also))
     return out
 
 

@@ -824,7 +824,11 @@ bool parse_group_ranks(std::string_view text, int64_t group_size, std::vector<in
     return !members->empty();
   }
   if (ellipsis_at != 1 || listed.size() != 2 || listed[1] < listed[0]) return false;
-  if (group_size != kNoValue && listed[1] - listed[0] + 1 == group_size) {
+  // A "Group size" past any real job's is not expanded: a hostile one of 10^12 made a list of
+  // 10^12 ranks (only the ranks given can be silent members, and they are few).
+  constexpr int64_t kMaxGroupExpanded = int64_t{1} << 24;
+  if (group_size != kNoValue && group_size <= kMaxGroupExpanded &&
+      listed[1] - listed[0] + 1 == group_size) {
     for (int64_t r = listed[0]; r <= listed[1]; ++r) members->push_back(r);
   } else {
     *members = std::move(listed);

@@ -246,7 +246,8 @@ struct MultiRankResult {
 // The members of a process group from its "Process Group Ranks" text: "[0, 1, 2, 3]", or past
 // 30 ranks "[first, ..., last]" (PyTorch's ParamCommsUtils truncates it), read as every rank
 // from first to last when `group_size` ranks fill that range, else as first and last alone
-// (the others are not written). False (and nothing) when the text is not of that form.
+// (the others are not written; also past 2^24 ranks, more than any job has: a hostile size must
+// not make a list of 10^12). False (and nothing) when the text is not of that form.
 bool parse_group_ranks(std::string_view text, int64_t group_size, std::vector<int64_t>* members);
 
 // Sorts the digests by rank and compares them. Uses nothing but the digests.

@@ -107,6 +107,22 @@ std::string vs_others(double its, double others) {
          format_duration(static_cast<int64_t>(others)) + " on the others";
 }
 
+// Whether most of the matched collectives' time (transfer and wait) is in all-to-alls: an
+// expert-parallel mixture of experts (tokens sent to their experts and back) or sharded
+// embedding tables (DLRM). A rank that computes longer there holds more of the routed work.
+bool mostly_all_to_all(const MultiRankResult& r) {
+  int64_t a2a = 0, all = 0;
+  for (const CollectiveGroup& g : r.collective_groups) {
+    std::string c;
+    for (char ch : g.collective)
+      if (ch != '_') c += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    const int64_t ns = g.transfer_ns + g.wait_ns;
+    all += ns;
+    if (c.rfind("alltoall", 0) == 0) a2a += ns;
+  }
+  return all > 0 && 2 * a2a > all;
+}
+
 // What makes straggler s slow, when the ranks show it by more than `clear` (5% of its step
 // time), and the fix to match. The named host range a slow rank alone runs long (a
 // record_function of its own) says most; the GPU-side signs (longer kernels, idle gaps) come
@@ -150,6 +166,16 @@ std::string straggler_cause(const MultiRankResult& r, size_t s, double clear, Fi
     f->fix =
         "Look for uneven work (sequence lengths, load imbalance) or a slower/throttled GPU on "
         "this rank (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+    // With all-to-alls the uneven work is the routing's (a hot expert receiving more tokens,
+    // databricks/megablocks#100; a heavier embedding table): the fix is to balance it.
+    if (mostly_all_to_all(r))
+      f->fix =
+          "The ranks exchange their work by all-to-all (a mixture of experts' tokens, sharded "
+          "embedding tables): this rank holds more of the routed work, hot experts or tables. "
+          "Balance the load: the router's load-balancing loss or capacity factor, hot experts "
+          "replicated or moved (vLLM's EPLB, Megatron's --moe-router-load-balancing-type), a "
+          "sharding plan that balances the tables' cost; else check this rank's GPU "
+          "(nvidia-smi -q -d CLOCK,PERFORMANCE).";
     return "compute (" + format_duration(static_cast<int64_t>(compute.first)) + " of kernels vs " +
            format_duration(static_cast<int64_t>(compute.second)) + " on the others)";
   }
@@ -257,6 +283,105 @@ void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// A pipeline's slowest stage. With NCCL sends and receives between the ranks (pipeline
+// parallel) the straggler rule reads nothing in them: every stage waits there by the schedule
+// (GPipe's first stage for the whole fill and drain), so the time a stage spends in its
+// send/recv says where it sits in the pipeline more than who is slow. But every micro-batch
+// passes through every stage, so the pipeline goes no faster than its slowest stage: the stages
+// after it wait in their receives for its activations, those before it for its gradients. That
+// stage shows as GPU compute per step above the other stages' (a 4-stage GPipe job whose stage 2
+// computed 1.5x as long named no straggler: 14.6 ms of compute a step against 9.7 ms; the
+// others' send/recv time grew by 2.3 to 6.5 ms a step, its own did not). Quiet unless the
+// stage's compute per step is above 1.2x the others' median and by 5% of the typical step: the
+// thresholds of ranks.compute_skew, which this finding replaces for that rank in such a job.
+struct SlowStage {
+  size_t index = SIZE_MAX;  // into r.ranks; SIZE_MAX: none
+  double compute = 0, others = 0;
+  // Every rank above the thresholds, by index, the slowest among them: with data parallel
+  // replicas of the pipeline (PP x DP), the same stage of each replica.
+  std::vector<size_t> slow;
+};
+
+bool has_nccl_send_recv(const MultiRankResult& r) {
+  for (const RankRow& x : r.ranks)
+    if (x.p2p_sum_ns > 0) return true;
+  return false;
+}
+
+double per_step(const RankRow& x, int64_t ns) {
+  return static_cast<double>(ns) / std::max<double>(1.0, static_cast<double>(x.steps));
+}
+
+SlowStage slow_pipeline_stage_of(const MultiRankResult& r) {
+  SlowStage s;
+  if (r.ranks.size() < 2 || !has_nccl_send_recv(r)) return s;
+  const double step = typical_step_ns(r);
+  if (step <= 0) return s;
+  auto compute_of = [](const RankRow& x) { return per_step(x, x.compute_ns); };
+  for (size_t k = 0; k < r.ranks.size(); ++k) {
+    const double compute = compute_of(r.ranks[k]);
+    const double others = median_of_others(r, k, compute_of);
+    if (others <= 0 || compute <= 1.2 * others || compute - others < 0.05 * step) continue;
+    s.slow.push_back(k);
+    if (s.index == SIZE_MAX || compute > s.compute) {
+      s.index = k;
+      s.compute = compute;
+      s.others = others;
+    }
+  }
+  return s;
+}
+
+void slow_pipeline_stage(const MultiRankResult& r, std::vector<Finding>* out) {
+  const SlowStage s = slow_pipeline_stage_of(r);
+  if (s.index == SIZE_MAX) return;
+  const RankRow& row = r.ranks[s.index];
+  auto send_recv = [](const RankRow& x) { return per_step(x, x.p2p_sum_ns); };
+  const double its_p2p = send_recv(row);
+  const double others_p2p = median_of_others(r, s.index, send_recv);
+  Finding f;
+  f.id = "ranks.slow_pipeline_stage";
+  f.severity = Severity::kWarning;
+  f.title = strf(
+      "Rank %lld is the pipeline's slowest stage: %.2fx the other stages' GPU compute per step "
+      "(%s vs %s)",
+      static_cast<long long>(row.rank), s.compute / s.others,
+      format_duration(static_cast<int64_t>(s.compute)).c_str(),
+      format_duration(static_cast<int64_t>(s.others)).c_str());
+  f.meaning =
+      "The ranks send and receive activations and gradients to each other (NCCL send/recv: "
+      "pipeline parallel), and every micro-batch passes through every stage, so the pipeline "
+      "goes no faster than its slowest stage: the stages after it wait in their receives for "
+      "its activations, the stages before it for its gradients. Their wait is in their "
+      "send/recv time, which the straggler rule leaves out (a stage waits there by the schedule "
+      "too).";
+  f.fix =
+      "Move layers off this stage: split the model unevenly (an embedding, a head, a loss or "
+      "more layers on one stage weigh as layers do); if its layers are the same as the "
+      "others', its GPU is slower: check its clocks (nvidia-smi -q -d CLOCK,PERFORMANCE).";
+  f.fix_code =
+      "# Megatron: --pipeline-model-parallel-layout \"Et*3|t*4|t*4|t*3,L\"\n"
+      "# torch.distributed.pipelining: move a split point\n"
+      "pipe = pipeline(model, mb_args=(x,), split_spec={\"layers.7\": SplitPoint.BEGINNING})";
+  f.number("rank", static_cast<double>(row.rank));
+  f.number("compute_per_step_us", s.compute / 1e3, 3, "us");
+  f.number("others_median_compute_per_step_us", s.others / 1e3, 3, "us");
+  f.number("compute_ratio", s.compute / s.others, 2);
+  f.number("its_send_recv_per_step_us", its_p2p / 1e3, 3, "us");
+  f.number("others_median_send_recv_per_step_us", others_p2p / 1e3, 3, "us");
+  f.text("rule",
+         "GPU compute per step above 1.2x the other ranks' median, by 5% of the typical step, "
+         "in a job with NCCL send/recv");
+  if (s.slow.size() > 1) {
+    std::string all;
+    for (size_t k : s.slow) all += (all.empty() ? "" : ", ") + std::to_string(r.ranks[k].rank);
+    f.text("slow_ranks", all);  // each told here, none also as a compute skew
+  }
+  for (const RankRow& x : r.ranks)
+    f.number(rank_name(x) + " send_recv_per_step_us", send_recv(x) / 1e3, 3, "us");
+  out->push_back(std::move(f));
+}
+
 void late_start(const MultiRankResult& r, std::vector<Finding>* out) {
   const LateStart& ls = r.late_start;
   if (!ls.computed || ls.flagged.empty()) return;
@@ -289,6 +414,8 @@ void late_start(const MultiRankResult& r, std::vector<Finding>* out) {
 void skew(const MultiRankResult& r, std::vector<Finding>* out) {
   if (r.ranks.size() < 2) return;
   double step = typical_step_ns(r);
+  // A pipeline's slow stages have their own finding, with the pipeline's fix.
+  const std::vector<size_t> slow_stages = slow_pipeline_stage_of(r).slow;
   for (size_t k = 0; k < r.ranks.size(); ++k) {
     const RankRow& row = r.ranks[k];
     double steps = std::max<double>(1.0, static_cast<double>(row.steps));
@@ -312,7 +439,10 @@ void skew(const MultiRankResult& r, std::vector<Finding>* out) {
     }
     double compute_others =
         median_of_others(r, k, [](const RankRow& x) { return static_cast<double>(x.compute_ns); });
-    if (compute_others > 0 && static_cast<double>(row.compute_ns) > 1.2 * compute_others &&
+    const bool slow_stage =
+        std::find(slow_stages.begin(), slow_stages.end(), k) != slow_stages.end();
+    if (!slow_stage && compute_others > 0 &&
+        static_cast<double>(row.compute_ns) > 1.2 * compute_others &&
         (static_cast<double>(row.compute_ns) - compute_others) / steps > 0.05 * step) {
       Finding f;
       f.id = "ranks.compute_skew";
@@ -533,6 +663,7 @@ std::vector<Finding> run_multi_rank_findings(const MultiRankResult& r) {
   std::vector<Finding> out;
   collective_mismatch(r, &out);
   straggler(r, &out);
+  slow_pipeline_stage(r, &out);
   late_start(r, &out);
   skew(r, &out);
   idle_gap_straggler(r, &out);

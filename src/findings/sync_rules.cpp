@@ -80,12 +80,41 @@ void rule_dtoh_in_steps(const RuleInput& in, std::vector<Finding>* out) {
   f.fix_code =
       "running_loss += loss.detach()  # not loss.item()\nif step % 100 == 0:\n"
       "    print(running_loss.item() / 100)";
+  // Copies of whole tensors (a megabyte or more each) are no value read for a log line: an
+  // optimizer offloaded to the CPU (torchao's CPUOffloadOptimizer, DeepSpeed's ZeRO-Offload)
+  // copies every gradient to the host and must wait for them before its CPU step (a
+  // torch.cuda.synchronize(), pytorch/ao#584); .item() advice was wrong there. What helps is
+  // overlapping those copies with the backward and waiting once.
+  const int64_t per_copy = top.count > 0 ? top.bytes / static_cast<int64_t>(top.count) : 0;
+  constexpr int64_t kTensorCopyBytes = int64_t{1} << 20;
+  if (per_copy >= kTensorCopyBytes) {
+    f.meaning = "These copies move whole tensors to the host (" + format_bytes(per_copy) +
+                " each on average), not a value to read: an optimizer or activations "
+                "offloaded to the CPU, a checkpoint, .cpu() of a tensor. A synchronizing call "
+                "waited for them, so the CPU stopped until the GPU had finished everything "
+                "queued before them.";
+    if (f.severity == Severity::kInfo)
+      f.meaning += " Here they cost the GPU little (" + format_duration(sync_idle_ns(in)) +
+                   " idle after synchronizations).";
+    f.fix =
+        "If the CPU needs them (an offloaded optimizer), overlap the copies with the backward: "
+        "copy each gradient into a pinned buffer with non_blocking=True on a side stream as "
+        "soon as it is ready, and wait once, on an event, just before the CPU step. If it "
+        "does not, keep the tensors on the GPU, or move them every N steps.";
+    f.fix_code =
+        "with torch.cuda.stream(copy_stream):  # in a gradient hook\n"
+        "    host_grad.copy_(p.grad, non_blocking=True)  # host_grad: pin_memory=True\n"
+        "done = copy_stream.record_event()\n"
+        "done.synchronize()  # once, before the CPU optimizer step";
+  }
   f.number("copies", static_cast<double>(s.dtoh_in_steps_count));
   f.number(s.in_inferred_iterations ? "iterations_with_copies" : "steps_with_copies",
            static_cast<double>(s.steps_with_dtoh));
   f.text("issued_by", top.cpu_ops);
   f.number("issued_by_count", static_cast<double>(top.count));
   f.number("bytes", static_cast<double>(top.bytes), 0, "B");
+  if (per_copy >= kTensorCopyBytes)
+    f.number("bytes_per_copy", static_cast<double>(per_copy), 0, "B");
   f.number("gpu_idle_after_sync_us", us_of(sync_idle_ns(in)), 3, "us");
   f.number("gpu_idle_after_sync_pct", idle_pct, 1, "%");
   if (!top.examples.empty()) {

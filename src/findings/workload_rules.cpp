@@ -127,7 +127,20 @@ struct CommView {
   // The part in NCCL SendRecv kernels no op names (an Nsight Systems export: the kernel's name
   // alone): NCCL runs a pipeline's sends and receives and an all-to-all as that one kernel.
   int64_t sendrecv_sum_ns = 0;
+  // The part in all-gathers and reduce-scatters: sharded data parallel (FSDP, ZeRO-3), where
+  // each layer's parameters are gathered before it runs and its gradients scattered after.
+  int64_t sharded_sum_ns = 0;
 };
+
+// An all-gather or a reduce-scatter, by the collective's name as Kineto writes it
+// ("all_gather", "_allgather_base", "all_gather_into_tensor", "reduce_scatter_tensor") or as an
+// NCCL kernel's name says it ("allgather", "reduce_scatter").
+bool is_sharding_collective(std::string_view collective) {
+  std::string c;
+  for (char ch : collective)
+    if (ch != '_') c += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  return c.find("allgather") != std::string::npos || c.find("reducescatter") != std::string::npos;
+}
 
 CommView cpu_comm_view(const Trace& t, const Analyses& a) {
   const SliceTable& s = t.slices;
@@ -205,11 +218,24 @@ CommView gpu_comm_view(const Trace& t, const Analyses& a) {
       v.p2p_sum_ns += s.dur[g];
     else if (collective == "sendrecv")
       v.sendrecv_sum_ns += s.dur[g];
+    if (is_sharding_collective(collective)) v.sharded_sum_ns += s.dur[g];
   }
   return v;
 }
 
 }  // namespace
+
+// FSDP's knobs (torch.distributed.fsdp: FSDP2's fully_shard and its explicit prefetching,
+// pytorch/pytorch#128884; FSDP1's forward_prefetch and backward_prefetch).
+constexpr const char* kShardedFix =
+    "Let each all-gather run ahead of its layer (FSDP2 prefetches one layer ahead, more with "
+    "set_modules_to_forward_prefetch / set_modules_to_backward_prefetch; FSDP1: "
+    "forward_prefetch=True, backward_prefetch=BACKWARD_PRE), and gather less: larger wrapped "
+    "blocks (fewer, larger all-gathers), reshard_after_forward=False where memory allows (no "
+    "all-gather again in backward), or HSDP (shard within a node, replicate across nodes).";
+constexpr const char* kShardedFixCode =
+    "fully_shard(block, reshard_after_forward=False)  # FSDP2, per block\n"
+    "blocks[i].set_modules_to_forward_prefetch([blocks[i + 1], blocks[i + 2]])";
 
 // Communication time: not hidden behind computation (exposed; HTA's overlap), or large (TB
 // plugin: communication > 10% of step time, so only for traces with steps: an excerpt or a
@@ -264,6 +290,10 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
   // advice covers both; DDP's buckets (the all-reduce case) fit neither.
   const bool send_recv =
       !pipeline && c.kernel_sum_ns > 0 && 2 * (c.p2p_sum_ns + c.sendrecv_sum_ns) > c.kernel_sum_ns;
+  // Mostly all-gathers and reduce-scatters: FSDP / ZeRO-3, which has no DDP buckets; its
+  // communication hides behind the layers by prefetching the next layer's all-gather, and
+  // shrinks with larger wrap units or sharding within a node (HSDP).
+  const bool sharded = !pipeline && c.kernel_sum_ns > 0 && 2 * c.sharded_sum_ns > c.kernel_sum_ns;
   Finding f;
   if (not_overlapped) {
     f.id = "comm.not_overlapped";
@@ -300,6 +330,13 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
         "with independent compute (launch it on its own stream before work that does not need "
         "its result), balance the tokens or rows each peer sends. Compare the ranks to find the "
         "slow one.";
+  } else if (not_overlapped && sharded) {
+    f.meaning =
+        "All-gathers and reduce-scatters (sharded data parallel: FSDP, ZeRO-3 gather each "
+        "layer's parameters before it runs and scatter its gradients after) mostly run while no "
+        "compute kernel runs: the layers wait for their parameters.";
+    f.fix = kShardedFix;
+    f.fix_code = kShardedFixCode;
   } else if (not_overlapped) {
     f.meaning = std::string(what) +
                 (cpu_only ? " mostly run while no CPU op computes: the training thread waits "
@@ -327,9 +364,11 @@ void rule_communication(const RuleInput& in, std::vector<Finding>* out) {
               "compare the ranks), then overlap what remains: non-blocking MPI (MPI_Iallreduce, "
               "MPI_Isend/MPI_Irecv) waited on after the next GPU work is launched, CUDA-aware "
               "MPI on device buffers, or NCCL."
-            : "Communicate less or less often (gradient accumulation, larger buckets, "
-              "compression, a sharding strategy that fits the network), and overlap what "
-              "remains.";
+        : sharded ? kShardedFix
+                  : "Communicate less or less often (gradient accumulation, larger buckets, "
+                    "compression, a sharding strategy that fits the network), and overlap what "
+                    "remains.";
+    if (sharded) f.fix_code = kShardedFixCode;
   }
   f.number("communication_pct", comm_part_pct, 1, "%");
   if (c.has_communication) {

@@ -171,6 +171,29 @@ void write_collectives(JsonWriter& w, const RankDigest& d) {
     w.key("group").begin_array();
     for (int64_t v : group_idx) w.value(v);
     w.end_array();
+    // Each group's members as Kineto writes them ("Process Group Ranks", PyTorch 2.2+), with
+    // the "Group size" of the same collective (it says whether "[0, ..., 63]" is every rank
+    // between): [text, size] of the group's first collective that has the text, parallel to
+    // "groups", so the reducer finds a member that issued none of the group's collectives
+    // (ranks.group_member_silent) as the in-process report does. Left out when none has one.
+    std::vector<const CommKernel*> ranks_of(group_list.size(), nullptr);
+    for (size_t i = 0; i < d.comm.size(); ++i) {
+      const int64_t g = group_idx[i];
+      if (g >= 0 && !ranks_of[static_cast<size_t>(g)] && !d.comm[i].group_ranks.empty())
+        ranks_of[static_cast<size_t>(g)] = &d.comm[i];
+    }
+    if (std::any_of(ranks_of.begin(), ranks_of.end(), [](const CommKernel* c) { return c; })) {
+      w.key("group_ranks").begin_array();
+      for (const CommKernel* c : ranks_of) {
+        w.begin_array();
+        if (c)
+          w.value(std::string_view(c->group_ranks)).value(c->group_size);
+        else
+          w.value(std::string_view()).value(kNoValue);
+        w.end_array();
+      }
+      w.end_array();
+    }
   }
   // Each send's / receive's peer rank (-1: none), so the reducer pairs them as the in-process
   // report does. Left out when none has one.

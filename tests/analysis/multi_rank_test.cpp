@@ -16,14 +16,15 @@ using namespace ks_test;
 
 namespace {
 
-// A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us).
+// A rank with one step [0, 1000) us holding `n` all-reduce kernels of the given durations (us)
+// and one compute kernel of `compute_us`.
 // `collectives`, when given, names each kernel's collective (Kineto's "Collective name" arg).
 // `groups`, when given, names each kernel's process group ("Process Group Name"); `extra`, more
 // args per kernel (raw JSON members, "" for none).
 std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank = true,
                        const std::vector<std::string>& collectives = {},
                        const std::vector<std::string>& groups = {},
-                       const std::vector<std::string>& extra = {}) {
+                       const std::vector<std::string>& extra = {}, int compute_us = 300) {
   std::string t = "{";
   if (with_rank)
     t += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
@@ -43,8 +44,8 @@ std::string rank_trace(int rank, const std::vector<int>& comm_us, bool with_rank
         std::to_string(ts) + ",\"dur\":" + std::to_string(d) + ",\"args\":{" + args + "}}";
     ts += d + 50;
   }
-  t +=
-      R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":5,"dur":300,"args":{"stream":7}})";
+  t += R"(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm","pid":0,"tid":7,"ts":5,"dur":)" +
+       std::to_string(compute_us) + R"(,"args":{"stream":7}})";
   return t + "]}";
 }
 
@@ -150,6 +151,51 @@ TEST_CASE("Pipeline send/recv waits name no straggler; the same waits in all-red
   CHECK(f->title.rfind("Rank 1 is the straggler", 0) == 0);
   CHECK(ks::is_point_to_point("recvAnySource"));
   CHECK_FALSE(ks::is_point_to_point("sendrecv"));  // NCCL's all-to-all kernel, named without args
+}
+
+TEST_CASE("A pipeline stage that computes longer than the others is the slowest stage",
+          "[analysis][ranks][findings]") {
+  // Three stages sending and receiving: stage 1 computes 600 us a step, the others 300 us.
+  // Nothing in the send/recv times names it (the straggler rule leaves them out); its compute
+  // does, as the pipeline's slowest stage, and not also as a compute skew.
+  auto stage = [](int k, int compute) {
+    return load(rank_trace(k, {150, 50}, true, {"recv", "send"}, {}, {}, compute));
+  };
+  auto s0 = stage(0, 300), s1 = stage(1, 600), s2 = stage(2, 300);
+  ks::MultiRankReport m =
+      ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*s1, "b", 1), digest_of(*s2, "c", 2)});
+  const ks::Finding* f = find(m.findings, "ranks.slow_pipeline_stage");
+  REQUIRE(f != nullptr);
+  CHECK(f->title ==
+        "Rank 1 is the pipeline's slowest stage: 2.00x the other stages' GPU compute per step "
+        "(600.0 \u00b5s vs 300.0 \u00b5s)");
+  CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
+  CHECK(find(m.findings, "ranks.straggler") == nullptr);
+  // Two replicas of a 2-stage pipeline (PP x DP): stage 1 slow on both, ranks 1 and 3. The
+  // slowest named, the other in slow_ranks, neither also as a compute skew.
+  auto p0 = stage(0, 300), p1 = stage(1, 600), p2 = stage(2, 300), p3 = stage(3, 600);
+  m = ks::combine_ranks({digest_of(*p0, "a", 0), digest_of(*p1, "b", 1), digest_of(*p2, "c", 2),
+                         digest_of(*p3, "d", 3)});
+  f = find(m.findings, "ranks.slow_pipeline_stage");
+  REQUIRE(f != nullptr);
+  CHECK(f->title.rfind("Rank 1 is the pipeline's slowest stage", 0) == 0);
+  const ks::Evidence* slow = nullptr;
+  for (const ks::Evidence& e : f->evidence)
+    if (e.key == "slow_ranks") slow = &e;
+  REQUIRE(slow != nullptr);
+  CHECK(slow->text == "1, 3");
+  CHECK(find(m.findings, "ranks.compute_skew") == nullptr);
+  // The stages alike: nothing.
+  auto e1 = stage(1, 330);
+  m = ks::combine_ranks({digest_of(*s0, "a", 0), digest_of(*e1, "b", 1), digest_of(*s2, "c", 2)});
+  CHECK(find(m.findings, "ranks.slow_pipeline_stage") == nullptr);
+  // Without sends and receives it is no pipeline: the compute skew says it.
+  auto a0 = load(rank_trace(0, {150, 50}, true, {"allreduce", "allreduce"}, {}, {}, 300));
+  auto a1 = load(rank_trace(1, {150, 50}, true, {"allreduce", "allreduce"}, {}, {}, 600));
+  auto a2 = load(rank_trace(2, {150, 50}, true, {"allreduce", "allreduce"}, {}, {}, 300));
+  m = ks::combine_ranks({digest_of(*a0, "a", 0), digest_of(*a1, "b", 1), digest_of(*a2, "c", 2)});
+  CHECK(find(m.findings, "ranks.slow_pipeline_stage") == nullptr);
+  CHECK(find(m.findings, "ranks.compute_skew") != nullptr);
 }
 
 TEST_CASE("Pipeline stages send and receive different counts: no collective mismatch",
@@ -387,6 +433,8 @@ TEST_CASE("The 8-rank DLRM job: ranks from distributedInfo, collectives agree", 
   CHECK(f->title.rfind("Rank 7 is the straggler", 0) == 0);
   // No rank stands out by GPU idle gaps.
   CHECK(find(m.findings, "ranks.idle_gap_straggler") == nullptr);
+  // No pipeline here (all-to-all and all-reduce, no send/recv): no slowest stage.
+  CHECK(find(m.findings, "ranks.slow_pipeline_stage") == nullptr);
   // The 2023 traces have no Kineto collective args; their "nccl:all_reduce" / "nccl:all_to_all"
   // annotations carry the input tensor (Input Dims, Input type): rank 0 all-reduces 394241,
   // 112 and 226960 floats, all-to-alls 6144 floats twice, 24 longs, 384 and 3392 ints. No
@@ -1222,6 +1270,10 @@ TEST_CASE("Process Group Ranks: listed, and truncated past 30 ranks", "[analysis
   for (const char* bad :
        {"", "[]", "0, 1", "[0, x]", "[0, ..., 3, ...]", "[..., 3]", "[7, ..., 3]"})
     CHECK_FALSE(ks::parse_group_ranks(bad, 4, &m));
+  // A hostile "Group size" that fills a range of 10^12 ranks is no list of 10^12 (it was:
+  // bad_alloc); the two ends alone.
+  REQUIRE(ks::parse_group_ranks("[0, ..., 999999999999]", 1000000000000, &m));
+  CHECK(m == std::vector<int64_t>{0, 999999999999});
 }
 
 TEST_CASE("A member of a process group that issued none of its collectives is flagged",

@@ -82,6 +82,9 @@ NCCL_KERNEL = {
     "all_reduce": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
     "send": "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
     "recv": "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
+    # NCCL runs an all-to-all as grouped sends and receives: the same kernel, told apart by the
+    # record_param_comms' "Collective name".
+    "all_to_all": "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
 }
 
 

@@ -62,6 +62,44 @@ and flow ids and a ProfilerStep#i range over it.
                  skips group 5's all_reduce, ranks.group_member_silent names rank 3, group 5,
                  its members and the 2 collectives (before: nothing; the group was compared on
                  rank 0 alone and dropped). When it joins, or without the ranks args, nothing.
+                 A stage computing 1.5x as long (stage 2, 0 or 3; send/recv with and without
+                 their peers) is named by ranks.slow_pipeline_stage with its compute per step
+                 and the others' median, and not also by ranks.compute_skew (before: that alone,
+                 with a GPU's fix, not the pipeline's split); the stages alike name nothing.
+  user_steps     20 ProfilerStep#N steps with the program's own record_function("train_step")
+                 range in each (oumi-ai/oumi#333 annotates steps and micro-steps so), nested, or
+                 straddling them (prof.step() called inside the range: the two overlap without
+                 nesting). The steps, their times and the findings are the plain capture's; the
+                 user's range is no second step source. (Right before this session too.)
+  grad_accum     10 optimizer steps of 4 micro-batches each (gradient accumulation: zero_grad in
+                 the first, the optimizer step in the last, a "micro_step" range over each), under
+                 ProfilerStep#N ranges, or under "train_step" ranges without them: 10 steps of 4
+                 micro-batches' length, never 40, every kernel, no unstable or two-kind steps.
+                 (Right before this session too.)
+  pipeline_replicas  2 replicas of a 2-stage pipeline (PP x DP: send/recv within a replica, each
+                 stage's all_reduce with its twin), stage 1 (or 0) 1.5x slow in both: one
+                 ranks.slow_pipeline_stage names the slowest, slow_ranks both, and neither is
+                 also a ranks.compute_skew (before: the twin was a compute skew).
+  fsdp           dist_shapes' 4-rank FSDP job over a fast (250 us a collective) and a slow (1.5 ms)
+                 network: where a rank's report says its communication is heavy or exposed, the
+                 fix is FSDP's (prefetch, larger wrapped blocks, reshard_after_forward, HSDP),
+                 never DDP's buckets (before: "larger buckets" on every rank).
+  moe            4 ranks of expert parallelism (dist_shapes' player): per layer an all_to_all to
+                 the experts and one back, on the compute stream; rank 1's expert gets 2x the
+                 tokens (databricks/megablocks#100). Balanced: nothing. Imbalanced: rank 1 is the
+                 straggler, caused by compute, and the fix says to balance the experts' load
+                 (before: "sequence lengths, load imbalance" or a throttled GPU); the
+                 all-to-alls are no sends and receives (no slow pipeline stage).
+  cpu_offload    20 steps with the optimizer offloaded to the CPU (torchao's CPUOffloadOptimizer,
+                 DeepSpeed's ZeRO-Offload; pytorch/ao#584): each gradient copied to pinned host
+                 memory with non_blocking=True (4 MiB "Memcpy DtoH (Device -> Pinned)" on a side
+                 stream), Adam on the CPU, the parameters copied back. When no call waits for
+                 the copies (the main thread loads the next batch meanwhile) they are no sync
+                 (no sync.dtoh_in_step) and no pageable copy; every copy is counted. When a
+                 cudaStreamSynchronize waits for them, sync.dtoh_in_step counts 60 copies of
+                 4 MiB (evidence bytes_per_copy) and reads them as tensors moved to the host, an
+                 offload, with the fix to overlap them with the backward and wait once (before:
+                 the .item() advice, "keep values on the GPU ... loss.item()").
 
 Usage: /usr/bin/python3 tests/corpus/unseen_shapes.py --cli build/native/kinetoscope [-v] [--only a,b]
 """
@@ -406,6 +444,316 @@ def check_memory(c, cli, base, tmp):
     c.check("memory flat: no memory.peak_high", finding(flat, "memory.peak_high") is None)
 
 
+def step_ranges_of(doc, name="ProfilerStep#"):
+    return sorted((mm.dec(e["ts"]), mm.dec(e["dur"]), e["pid"], e["tid"]) for e in doc["traceEvents"]
+                  if e.get("ph") == "X" and str(e.get("name", "")).startswith(name))
+
+
+def add_user_steps(doc, straddle):
+    """A record_function("train_step") range per step beside the ProfilerStep#N ranges, as
+    training loops annotate their steps (oumi-ai/oumi#333: a range per step and micro-step).
+    Nested: each inside its ProfilerStep (prof.step() after the range closes). `straddle`: the
+    loop calls prof.step() inside its range, so each train_step begins 10 us before its
+    ProfilerStep and ends 10 us before the next one begins: the two overlap without nesting."""
+    shift = 10 if straddle else 0
+    for k, (ts, dur, pid, tid) in enumerate(step_ranges_of(doc)):
+        doc["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": pid,
+                                   "tid": tid, "ts": ts - shift, "dur": dur - (0 if straddle else 5),
+                                   "args": {"External id": 950000 + k}})
+    return doc
+
+
+def check_user_steps(c, cli, base, tmp):
+    steps = 20
+    eager_doc = play(base, steps)
+    eager = corpus_cli.report(cli, write(eager_doc, os.path.join(tmp, "eager.json")))
+    want = [d for _, d, _, _ in step_ranges_of(eager_doc)]
+    for straddle in (False, True):
+        what = "user_steps%s" % (" (prof.step() inside train_step)" if straddle else "")
+        rep = corpus_cli.report(cli, write(add_user_steps(play(base, steps), straddle),
+                                           os.path.join(tmp, "user%d.json" % straddle)))
+        st = rep["steps"]
+        # No "source": the steps are ProfilerStep's (docs/report-schema.md, steps).
+        c.check("%s: %d steps from ProfilerStep" % (what, steps), st.get("count") == steps
+                and "source" not in st, "%s %s" % (st.get("count"), st.get("source")))
+        c.check("%s: the ProfilerStep times" % what, [r["dur_us"] for r in st.get("rows", [])] == want,
+                str([r["dur_us"] for r in st.get("rows", [])][:5]))
+        c.check("%s: GPU numbers as without the ranges" % what, gpu_numbers(rep) == gpu_numbers(eager),
+                "%s vs %s" % (gpu_numbers(rep), gpu_numbers(eager)))
+        new = set(corpus_cli.finding_ids(rep)) - set(corpus_cli.finding_ids(eager))
+        c.check("%s: no finding the plain capture lacks" % what, not new,
+                str([(f["id"], f["title"]) for f in rep["findings"] if f["id"] in new]))
+        neg = negatives(rep)
+        c.check("%s: no negative time in the report" % what, not neg, str(neg[:5]))
+        if "-v" in sys.argv:
+            print(json.dumps({"steps": {k: v for k, v in st.items() if k != "rows"},
+                              "diagnostics": rep.get("diagnostics")}, indent=1)[:3000])
+
+
+ACCUM = 4  # micro-batches per optimizer step
+
+
+def grad_accumulation(doc, steps, markers):
+    """Gradient accumulation from the template played steps x ACCUM times: each micro-batch a
+    forward and backward in a record_function("micro_step") range; zero_grad only in the first
+    micro-batch of a step and the optimizer step only in the last (the other copies lose those
+    ranges, their launches, kernels and flows). `markers`: a ProfilerStep#N range over each
+    step's micro-batches; else a record_function("train_step") range over them."""
+    _, t0, length, pid, tid = template(doc)
+    out = play(doc, steps * ACCUM, marker=None)
+    ev = out["traceEvents"]
+    drop_ext, drop_corr = set(), set()
+    for e in ev:
+        n = str(e.get("name", ""))
+        if e.get("cat") != "user_annotation" or not n.startswith(("Optimizer.step", "Optimizer.zero_grad")):
+            continue
+        k = int((mm.dec(e["ts"]) - t0) // length)
+        if (n.startswith("Optimizer.step") and k % ACCUM != ACCUM - 1) or \
+                (n.startswith("Optimizer.zero_grad") and k % ACCUM != 0):
+            b, d = mm.dec(e["ts"]), mm.dec(e["dur"])
+            drop_ext.add(e["args"]["External id"])
+            drop_corr |= {x["args"]["correlation"] for x in ev if x.get("cat") == "cuda_runtime"
+                          and x["tid"] == tid and b <= mm.dec(x["ts"]) < b + d}
+    keep = []
+    for e in ev:
+        a = e.get("args") if isinstance(e.get("args"), dict) else {}
+        if e.get("cat") in ("user_annotation", "gpu_user_annotation") and a.get("External id") in drop_ext:
+            continue
+        if a.get("correlation") in drop_corr or (e.get("cat") == "ac2g" and e.get("id") in drop_corr):
+            continue
+        keep.append(e)
+    for i in range(steps * ACCUM):
+        keep.append({"ph": "X", "cat": "user_annotation", "name": "micro_step", "pid": pid, "tid": tid,
+                     "ts": t0 + i * length, "dur": length - 5, "args": {"External id": 960000 + i}})
+    for s in range(steps):
+        keep.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s if markers else "train_step",
+                     "pid": pid, "tid": tid, "ts": t0 + s * ACCUM * length, "dur": ACCUM * length,
+                     "args": {"External id": 970000 + s}})
+    out["traceEvents"] = keep
+    return out, len(drop_corr)
+
+
+def check_grad_accum(c, cli, base, tmp):
+    steps = 10
+    for markers in (True, False):
+        what = "grad_accum%s" % ("" if markers else " (train_step ranges, no ProfilerStep)")
+        doc, dropped = grad_accumulation(base, steps, markers)
+        kernels = sum(1 for e in doc["traceEvents"] if e.get("cat") == "kernel")
+        rep = corpus_cli.report(cli, write(doc, os.path.join(tmp, "accum%d.json" % markers)))
+        st = rep["steps"]
+        c.check("%s: %d steps, one per optimizer step (not %d micro-batches)" % (what, steps, steps * ACCUM),
+                st.get("count") == steps, "%s %s" % (st.get("count"), st.get("source")))
+        length = template(base)[2]
+        c.check("%s: each step %d micro-batches long" % (what, ACCUM),
+                all(abs(r["dur_us"] - ACCUM * length) < 0.01 for r in st.get("rows", [])),
+                str([r["dur_us"] for r in st.get("rows", [])][:5]))
+        c.check("%s: every kernel (%d)" % (what, kernels), rep["kernels"].get("count") == kernels,
+                str(rep["kernels"].get("count")))
+        for fid in ("steps.unstable", "steps.two_kinds", "steps.warmup_in_window"):
+            c.check("%s: no %s" % (what, fid), finding(rep, fid) is None, (finding(rep, fid) or {}).get("title", ""))
+        if "-v" in sys.argv:
+            print(what, dropped, [(f["id"], f["title"]) for f in rep["findings"]])
+
+
+def moe(world, layers, steps, hot, factor):
+    """Expert parallelism (one expert per rank): each layer's attention, an all_to_all sending
+    the tokens to their experts, the expert's MLP, an all_to_all bringing them back; the
+    backward the other way; a dense all_reduce. All on the compute stream, as an all-to-all
+    blocks the layer. The router sends rank `hot`'s expert `factor` times the tokens of the
+    others (its expert MLP runs that much longer: the imbalance databricks/megablocks#100
+    describes, "one GPU would receive all the work"): the others wait for it in the
+    all-to-alls that bring the tokens back."""
+    members = list(range(world))
+    progs = []
+    for r in range(world):
+        f = factor if r == hot else 1.0
+        p = []
+        for s in range(steps):
+            p.append(("begin", "user_annotation", "ProfilerStep#%d" % (s + 1)))
+            for i in range(layers):
+                p.append(("k", "attn", 300, ds.COMPUTE_STREAM))
+                p.append(("c", "all_to_all", ds.COMPUTE_STREAM, "pg 1", members, 1 << 18))
+                p.append(("k", "expert", 400 * f, ds.COMPUTE_STREAM))
+                p.append(("c", "all_to_all", ds.COMPUTE_STREAM, "pg 1", members, 1 << 18))
+            for i in range(layers):
+                p.append(("c", "all_to_all", ds.COMPUTE_STREAM, "pg 1", members, 1 << 18))
+                p.append(("k", "expert_bwd", 800 * f, ds.COMPUTE_STREAM))
+                p.append(("c", "all_to_all", ds.COMPUTE_STREAM, "pg 1", members, 1 << 18))
+                p.append(("k", "attn_bwd", 600, ds.COMPUTE_STREAM))
+            p.append(("c", "all_reduce", ds.COMPUTE_STREAM, "pg 0", members, 1 << 22))
+            p.append(("k", "opt", 100, ds.COMPUTE_STREAM))
+            p.append(("sync",))
+            p.append(("end",))
+        progs.append(p)
+    return progs
+
+
+def check_fsdp(c, cli, base, tmp):
+    """dist_shapes' FSDP job (all_gather before each layer's forward and backward, prefetching
+    the next, reduce_scatter after its backward on a stream of its own) over a fast network
+    (250 us a collective: overlapped) and a slow one (1.5 ms: each layer waits for its
+    all-gather). Where a rank's report says its communication is exposed or heavy, the fix is
+    FSDP's (prefetch, larger wrapped blocks, reshard_after_forward, HSDP), never DDP's buckets
+    (before: "larger buckets", DistributedDataParallel(bucket_cap_mb=25))."""
+    world = 4
+    for xfer in (250, 1500):
+        what = "fsdp (%d us a collective)" % xfer
+        ranks, paths = ds.write_shape(tmp, "fsdp%d" % xfer, ds.fsdp(world, 6, 3), lambda coll: xfer, world)
+        rep = corpus_cli.report(cli, paths)
+        said = [(r["rank"], f) for r, rr in zip(rep["ranks"], rep["reports"])
+                for f in rr["findings"] if f["id"] in ("comm.not_overlapped", "comm.heavy")]
+        if "-v" in sys.argv:
+            print(what, [(r, f["id"], f["title"]) for r, f in said])
+        if xfer > 250:
+            c.check("%s: the exposed all-gathers are said" % what, len(said) > 0, str(said))
+        for r, f in said:
+            c.check("%s rank %d: %s gives FSDP's fix, not DDP's" % (what, r, f["id"]),
+                    "all-gather" in f["fix"] and "bucket" not in f["fix"] + f.get("fix_code", "")
+                    and "DistributedDataParallel" not in f["fix"] + f.get("fix_code", ""),
+                    f["fix"] + " | " + f.get("fix_code", ""))
+
+
+def write_moe(tmp, factor=2.0):
+    """The imbalanced moe shape check_moe checks, for tests/fleet: its rank files."""
+    return ds.write_shape(tmp, "moe%d" % factor, moe(4, 4, 3, 1, factor), lambda coll: 80, 4)[1]
+
+
+def check_moe(c, cli, base, tmp):
+    world, hot = 4, 1
+    for factor in (1.0, 2.0):
+        what = "moe%s" % ("" if factor == 1.0 else " (rank %d's expert %.0fx the tokens)" % (hot, factor))
+        ranks, paths = ds.write_shape(tmp, "moe%d" % factor, moe(world, 4, 3, hot, factor), lambda coll: 80,
+                                      world)
+        rep = corpus_cli.report(cli, paths)
+        if "-v" in sys.argv:
+            print(what, [(f["id"], f["title"], f["evidence"].get("likely_cause")) for f in rep["findings"]])
+        c.check("%s: no collective mismatch" % what, finding(rep, "ranks.collective_mismatch") is None,
+                (finding(rep, "ranks.collective_mismatch") or {}).get("title", ""))
+        c.check("%s: all-to-alls are no pipeline's sends and receives" % what,
+                finding(rep, "ranks.slow_pipeline_stage") is None and rep["collectives"].get("p2p_unmatched") == 0,
+                str(rep["collectives"].get("p2p_unmatched")))
+        f = finding(rep, "ranks.straggler")
+        if factor == 1.0:
+            c.check("%s: balanced, no straggler" % what, f is None, (f or {}).get("title", ""))
+            continue
+        c.check("%s: the hot expert's rank %d is the straggler" % (what, hot),
+                f is not None and ("Rank %d " % hot) in f["title"], (f or {}).get("title", "none"))
+        if f:
+            c.check("%s: its cause is compute" % what, str(f["evidence"].get("likely_cause")).startswith("compute"),
+                    str(f["evidence"].get("likely_cause")))
+            c.check("%s: the fix says the experts' load, all-to-all" % what,
+                    "expert" in f["fix"] and "load" in f["fix"], f["fix"])
+
+
+MIB_COPY = 4 * MIB  # one gradient or parameter moved to or from the host
+COPY_US = 170  # 4 MiB over PCIe at about 25 GB/s
+OFFLOAD_STREAM = 20
+OFFLOADED = 3  # parameters (and their gradients) that live on the host
+
+
+def offloaded_optimizer(waited):
+    """An edit of the template (play's `edit`): the optimizer offloaded to the CPU, as torchao's
+    CPUOffloadOptimizer and DeepSpeed's ZeRO-Offload run it (pytorch/ao#584). The GPU's SGD step
+    goes; after the backward the main thread copies each gradient to pinned host memory
+    (.to("cpu", non_blocking=True): aten::to > aten::_to_copy > aten::copy_ >
+    cudaMemcpyAsync, "Memcpy DtoH (Device -> Pinned)" on a side stream), runs Adam on the CPU
+    (an Optimizer.step#Adam.step range with no GPU work) and copies the parameters back
+    (non_blocking, "Memcpy HtoD (Pinned -> Device)"), all after the template's own host work.
+    `waited`: a cudaStreamSynchronize right
+    after the gradients' copies waits for them (the CPU needs them: torchao calls
+    torch.cuda.synchronize() there); else the main thread does 600 us of other host work (the
+    next batch) first, so the copies have ended when it synchronizes and it waits for nothing."""
+    def edit(events):
+        _, a, length, pid, tid = TEMPLATE_INFO
+        b0, b1 = [(mm.dec(e["ts"]), mm.dec(e["ts"]) + mm.dec(e["dur"])) for e in events
+                  if e.get("cat") == "user_annotation" and e["name"].startswith("Optimizer.step")][0]
+        gone = {e["args"]["correlation"] for e in events if e.get("cat") == "cuda_runtime"
+                and e["tid"] == tid and b0 <= mm.dec(e["ts"]) < b1}
+        out = [e for e in events if not e.get("name", "").startswith("Optimizer.step")
+               and not (isinstance(e.get("args"), dict) and e["args"].get("correlation") in gone)
+               and not (e.get("cat") == "ac2g" and e.get("id") in gone)]
+        corr = [870001]
+
+        def copy_op(ts, name, nbytes, gpu_free):
+            c = corr[0]
+            corr[0] += 1
+            start = max(ts + 10, gpu_free)
+            out.extend([
+                {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": pid, "tid": tid, "ts": ts, "dur": 24,
+                 "args": {"External id": c}},
+                {"ph": "X", "cat": "cpu_op", "name": "aten::_to_copy", "pid": pid, "tid": tid, "ts": ts + 1,
+                 "dur": 22, "args": {"External id": c + 100000}},
+                {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": pid, "tid": tid, "ts": ts + 2,
+                 "dur": 20, "args": {"External id": c + 200000}},
+                {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": pid, "tid": tid, "ts": ts + 4,
+                 "dur": 8, "args": {"External id": c + 200000, "cbid": 41, "correlation": c}},
+                {"ph": "s", "id": c, "pid": pid, "tid": tid, "ts": ts + 4, "cat": "ac2g", "name": "ac2g"},
+                {"ph": "X", "cat": "gpu_memcpy", "name": name, "pid": GPU_PID, "tid": OFFLOAD_STREAM, "ts": start,
+                 "dur": COPY_US, "args": {"External id": c + 200000, "device": 0, "context": 1,
+                                          "stream": OFFLOAD_STREAM, "correlation": c, "bytes": nbytes,
+                                          "memory bandwidth (GB/s)": nbytes / COPY_US / 1e3}},
+                {"ph": "f", "id": c, "pid": GPU_PID, "tid": OFFLOAD_STREAM, "ts": start, "cat": "ac2g",
+                 "name": "ac2g", "bp": "e"}])
+            return start + COPY_US
+
+        def host(ts, cat, name, dur, args=None):
+            out.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur,
+                        "args": dict(args or {}, **({"correlation": 0} if cat == "cuda_runtime" else {}))})
+
+        # After the template's last host event on the main thread (its loss copies)
+        t = max(mm.dec(e["ts"]) + mm.dec(e.get("dur", 0)) for e in out
+                if e.get("ph") == "X" and e.get("tid") == tid) + 5
+        free = 0
+        for k in range(OFFLOADED):
+            free = copy_op(t + 30 * k, "Memcpy DtoH (Device -> Pinned)", MIB_COPY, free)
+        t += 30 * OFFLOADED
+        if not waited:
+            host(t, "user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 600)
+            t += 610
+        sync_end = max(t + 3, free + 2)
+        host(t, "cuda_runtime", "cudaStreamSynchronize", sync_end - t)
+        t = sync_end + 5
+        host(t, "user_annotation", "Optimizer.step#Adam.step", 300)
+        t += 310
+        for k in range(OFFLOADED):
+            free = copy_op(t + 30 * k, "Memcpy HtoD (Pinned -> Device)", MIB_COPY, free)
+        end = max(t + 30 * OFFLOADED, free) + 20
+        return out, end - a
+    return edit
+
+
+def check_cpu_offload(c, cli, base, tmp):
+    global TEMPLATE_INFO
+    TEMPLATE_INFO = template(base)
+    steps = 20
+    for waited in (False, True):
+        what = "cpu_offload%s" % (" (a sync waits for the copies)" if waited else "")
+        doc = play(base, steps, edit=offloaded_optimizer(waited))
+        rep = corpus_cli.report(cli, write(doc, os.path.join(tmp, "offload%d.json" % waited)))
+        c.check("%s: %d steps" % (what, steps), rep["steps"].get("count") == steps, str(rep["steps"].get("count")))
+        rows = rep.get("memory_ops", {}).get("rows", [])
+        dtoh = sum(r.get("count", 0) for r in rows if "DtoH" in json.dumps(r))
+        c.check("%s: every gradient's copy counted (%d)" % (what, OFFLOADED * steps), dtoh == OFFLOADED * steps,
+                str(rows))
+        c.check("%s: pinned copies are no pageable ones" % what, finding(rep, "memcpy.pageable") is None
+                or "Pinned" not in json.dumps(finding(rep, "memcpy.pageable")),
+                json.dumps(finding(rep, "memcpy.pageable"))[:300])
+        f = finding(rep, "sync.dtoh_in_step")
+        if not waited:
+            c.check("%s: copies no call waited for are no sync" % what, f is None, (f or {}).get("title", ""))
+            continue
+        if "-v" in sys.argv:
+            print(json.dumps(f, indent=1)[:3000])
+        c.check("%s: the waited copies are read as syncs" % what, f is not None, str(corpus_cli.finding_ids(rep)))
+        if f:
+            c.check("%s: %d copies of %d bytes each" % (what, OFFLOADED * steps, MIB_COPY),
+                    f["evidence"].get("copies") == OFFLOADED * steps
+                    and f["evidence"].get("bytes_per_copy") == MIB_COPY, str(f["evidence"]))
+            c.check("%s: tensors moved, not a scalar read: no .item() advice" % what,
+                    ".item()" not in f["fix"] + f.get("fix_code", "") and "offload" in f["meaning"],
+                    f["fix"] + " | " + f.get("fix_code", ""))
+
+
 MATH_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear", "aten::conv")
 
 
@@ -703,13 +1051,75 @@ def pipeline_groups(stages, micro, steps, last_joins):
     return out
 
 
-def check_pipeline_groups(c, cli, base, tmp):
-    stages, steps = 4, 2
+PP_STAGES, PP_STEPS = 4, 2
+
+
+def slower_stage(progs, slow, factor=1.5):
+    """Stage `slow` of the programs computing `factor` times as long (every kernel it runs)."""
+    return [[(op[0], op[1], op[2] * factor, op[3]) if k == slow and op[0] == "k" else op for op in p]
+            for k, p in enumerate(progs)]
+
+
+def write_pipeline_groups(tmp, last_joins=True, slow=None, peers=False):
+    """The pipeline_groups shape main() checks, for tests/fleet: (ranks played, rank files)."""
+    stages = PP_STAGES
+    progs = pipeline_groups(stages, 4, PP_STEPS, last_joins)
+    if slow is not None:
+        progs = slower_stage(progs, slow)
     ranks_text = {"pg 0": ("[0, 1, 2, 3]", stages), "pg 5": ("[0, %d]" % (stages - 1), 2)}
+    return ds.write_shape(tmp, "ppg%s%s%s" % (int(last_joins), "" if slow is None else "_slow%d" % slow,
+                                               "_peers" if peers else ""),
+                          progs, lambda coll: 60, stages, peers=peers, group_ranks=ranks_text)
+
+
+def pipeline_replicas(stages, replicas, slow, peers=True):
+    """Pipeline x data parallel: `replicas` copies of dist_shapes' GPipe pipeline of `stages`
+    stages, replica r on ranks r * stages ... (each its own send/recv pairs), then each stage's
+    gradients all-reduced with its twins in the other replicas (a process group per stage).
+    Stage `slow` computes 1.5x as long in every replica, as an uneven layer split makes it."""
+    base = slower_stage(ds.pipeline(stages, 4, PP_STEPS), slow)
+    progs = []
+    for r in range(replicas):
+        for k in range(stages):
+            q = []
+            for op in base[k]:
+                if op[0] == "c":
+                    _, coll, stream, channel, members, nelems = op
+                    op = ("c", coll, stream, "%s_r%d" % (channel, r), [m + r * stages for m in members], nelems)
+                if op == ("sync",):
+                    q.append(("c", "all_reduce", ds.COMPUTE_STREAM, "pg %d" % (10 + k),
+                              [k + x * stages for x in range(replicas)], 1 << 20))
+                q.append(op)
+            progs.append(q)
+    return progs
+
+
+def write_pipeline_replicas(tmp, slow=1):
+    """2 replicas of a 2-stage pipeline, stage `slow` slow in both, for tests/fleet: rank files."""
+    return ds.write_shape(tmp, "pprep%d" % slow, pipeline_replicas(2, 2, slow), lambda coll: 60, 4)[1]
+
+
+def check_pipeline_replicas(c, cli, base, tmp):
+    for slow in (1, 0):
+        what = "pipeline_replicas (stage %d slow in both)" % slow
+        rep = corpus_cli.report(cli, write_pipeline_replicas(tmp, slow))
+        want = [slow, slow + 2]
+        f = fires(c, rep, "ranks.slow_pipeline_stage", what)
+        if f:
+            c.check("%s: ranks %s named, the slowest in the title" % (what, want),
+                    f["evidence"].get("rank") in want and f["evidence"].get("slow_ranks") == "%d, %d" % tuple(want),
+                    str(f["evidence"]))
+        c.check("%s: no compute skew besides" % what, finding(rep, "ranks.compute_skew") is None,
+                str(corpus_cli.finding_ids(rep)))
+        c.check("%s: no collective mismatch" % what, finding(rep, "ranks.collective_mismatch") is None,
+                (finding(rep, "ranks.collective_mismatch") or {}).get("title", ""))
+
+
+def check_pipeline_groups(c, cli, base, tmp):
+    stages, steps = PP_STAGES, PP_STEPS
     for joins in (False, True):
         what = "pipeline_groups%s" % ("" if not joins else " (all join)")
-        ranks, paths = ds.write_shape(tmp, "ppg%d" % joins, pipeline_groups(stages, 4, steps, joins),
-                                      lambda coll: 60, stages, peers=False, group_ranks=ranks_text)
+        ranks, paths = write_pipeline_groups(tmp, joins)
         rep = corpus_cli.report(cli, paths)
         c.check("%s: no collective mismatch" % what, finding(rep, "ranks.collective_mismatch") is None,
                 (finding(rep, "ranks.collective_mismatch") or {}).get("title", ""))
@@ -719,6 +1129,8 @@ def check_pipeline_groups(c, cli, base, tmp):
                 "%s vs %d" % (coll.get("p2p_unmatched"), sr))
         c.check("%s: the pipeline's drain is no straggler" % what, finding(rep, "ranks.straggler") is None,
                 (finding(rep, "ranks.straggler") or {}).get("title", ""))
+        c.check("%s: the stages alike, no slow stage" % what, finding(rep, "ranks.slow_pipeline_stage") is None
+                and finding(rep, "ranks.compute_skew") is None, str(corpus_cli.finding_ids(rep)))
         f = finding(rep, "ranks.group_member_silent")
         if joins:
             c.check("%s: no silent member" % what, f is None, (f or {}).get("title", ""))
@@ -732,17 +1144,32 @@ def check_pipeline_groups(c, cli, base, tmp):
                     str(ev))
             c.check("%s: the title names them" % what, "Rank %d" % (stages - 1) in f["title"]
                     and "group 5" in f["title"], f["title"])
-    # A stage computing 1.5x as long: no other stage is named the straggler (before: rank 0,
-    # which only ended its backward last, by the schedule).
-    slow = 2
-    progs = [[(op[0], op[1], op[2] * 1.5, op[3]) if k == slow and op[0] == "k" else op for op in p]
-             for k, p in enumerate(pipeline_groups(stages, 4, steps, True))]
-    ranks, paths = ds.write_shape(tmp, "ppg_slow", progs, lambda coll: 60, stages, peers=False,
-                                  group_ranks=ranks_text)
-    rep = corpus_cli.report(cli, paths)
-    f = finding(rep, "ranks.straggler")
-    c.check("pipeline_groups slow stage %d: no other stage the straggler" % slow,
-            f is None or ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
+    # A stage computing 1.5x as long sets the pipeline's pace: ranks.slow_pipeline_stage names it
+    # (before: nobody; the straggler rule reads no send/recv waits, and named rank 0 before
+    # that, which only ended its backward last, by the schedule). In the middle, first or last,
+    # with or without the peers in the send/recv args (PyTorch 2.4+).
+    for slow, peers in ((2, False), (0, True), (3, False)):
+        what = "pipeline_groups slow stage %d%s" % (slow, " (peers)" if peers else "")
+        ranks, paths = write_pipeline_groups(tmp, True, slow, peers)
+        rep = corpus_cli.report(cli, paths)
+        f = finding(rep, "ranks.straggler")
+        c.check("%s: no other stage the straggler" % what,
+                f is None or ("Rank %d " % slow) in f["title"], (f or {}).get("title", "none"))
+        f = fires(c, rep, "ranks.slow_pipeline_stage", what)
+        if f is None:
+            continue
+        ev = f["evidence"]
+        compute = [union_of([e for e in rk.events if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()])
+                   / steps for rk in ranks]
+        others = sorted(x for k, x in enumerate(compute) if k != slow)
+        c.check("%s: rank %d named, its compute per step %.3f us, the others' %.3f us" % (
+            what, slow, compute[slow], others[len(others) // 2]),
+            ev.get("rank") == slow and ("Rank %d " % slow) in f["title"]
+            and abs(ev.get("compute_per_step_us", 0) - compute[slow]) < 0.01
+            and abs(ev.get("others_median_compute_per_step_us", 0) - others[len(others) // 2]) < 0.01
+            and abs(ev.get("compute_ratio", 0) - 1.5) < 0.005, str(ev))
+        c.check("%s: said once (no ranks.compute_skew for the same rank)" % what,
+                finding(rep, "ranks.compute_skew") is None, str(corpus_cli.finding_ids(rep)))
     # Without "Process Group Ranks" (PyTorch before 2.2) nobody can know rank 3 belongs to group 5.
     ranks, paths = ds.write_shape(tmp, "ppg_old", pipeline_groups(stages, 4, steps, False),
                                   lambda coll: 60, stages, peers=False)
@@ -750,8 +1177,8 @@ def check_pipeline_groups(c, cli, base, tmp):
     c.check("pipeline_groups without group ranks: nothing guessed", finding(rep, "ranks.group_member_silent") is None)
 
 
-CHECKS = ("newer_kinds", "inference_server", "two_gpus", "pipeline_groups", "long_capture", "clock_skew",
-          "torch_compile", "cuda_graph_steps", "memory")
+CHECKS = ("pipeline_replicas", "fsdp", "moe", "user_steps", "grad_accum", "cpu_offload", "newer_kinds", "inference_server", "two_gpus",
+          "pipeline_groups", "long_capture", "clock_skew", "torch_compile", "cuda_graph_steps", "memory")
 
 
 def main():

@@ -186,6 +186,94 @@ class PipelineSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
 
 
 @unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class SilentGroupMemberSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """The pipeline of tests/corpus/unseen_shapes.py (pipeline_groups) whose last stage skips its
+    embedding group's all_reduce (group 5 of ranks 0 and 3, by "Process Group Ranks"): the fleet
+    names rank 3 as the CLI does (it could not: its digests did not carry the group's members)."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("unseen_shapes").write_pipeline_groups(folder, last_joins=False)[1]
+
+    def test_findings(self):
+        super().test_findings()
+        f = [f for f in self.fleet["findings"] if f["id"] == "ranks.group_member_silent"]
+        self.assertEqual(len(f), 1)
+        ev = f[0]["evidence"]
+        self.assertEqual((ev["rank"], ev["process_group"], ev["members"], ev["group_collectives"]),
+                         (3, "5", "0, 3", 2))
+        self.assertEqual(ev["ranks"], [3])
+        self.assertEqual(self.fleet["silent_members"],
+                         [{"process_group": "5", "rank": 3, "members": "0, 3", "group_collectives": 2}])
+
+    def test_old_digests(self):
+        """Digests written before they carried the groups' members are read as before: nobody
+        is known to be a member, no finding."""
+        out = subprocess.run([EXE, "digest"] + self.FILES + ["-o", "-"], stdout=subprocess.PIPE,
+                             check=True).stdout.decode()
+        digests = [json.loads(x) for x in out.splitlines() if x.strip()]
+        self.assertTrue(all("group_ranks" in d["collectives"] for d in digests))
+        r = reduce.Reducer()
+        for k, d in enumerate(digests):
+            del d["collectives"]["group_ranks"]
+            r.add(k, self.FILES[k], d)
+        doc = reduce.finish(r.result())
+        self.assertEqual(doc["silent_members"], [])
+        self.assertNotIn("ranks.group_member_silent", [f["id"] for f in doc["findings"]])
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class SlowPipelineStageSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """The same pipeline, every stage joining, stage 2 computing 1.5x as long: the fleet names
+    it the pipeline's slowest stage as the CLI does, and not also as a compute skew."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("unseen_shapes").write_pipeline_groups(folder, slow=2)[1]
+
+    def test_findings(self):
+        super().test_findings()
+        ids = [(f["id"], f["evidence"].get("rank")) for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
+        self.assertEqual(ids, [("ranks.slow_pipeline_stage", 2)])
+        f = [f for f in self.fleet["findings"] if f["id"] == "ranks.slow_pipeline_stage"][0]
+        mr = [f for f in self.mr["findings"] if f["id"] == "ranks.slow_pipeline_stage"][0]
+        self.assertEqual(f["evidence"]["ranks"], [2])
+        for k, v in mr["evidence"].items():
+            self.assertEqual(f["evidence"][k], v, k)
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class PipelineReplicasSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """Two replicas of a 2-stage pipeline, stage 1 slow in both (tests/corpus/unseen_shapes.py
+    pipeline_replicas): one slow-stage finding naming both ranks, neither a compute skew."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("unseen_shapes").write_pipeline_replicas(folder)
+
+    def test_slow_ranks(self):
+        f = [f for f in self.fleet["findings"] if f["id"].startswith("ranks.")]
+        self.assertEqual([(x["id"], x["evidence"]["rank"]) for x in f], [("ranks.slow_pipeline_stage", 1)])
+        self.assertEqual(f[0]["evidence"]["slow_ranks"], "1, 3")
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class ExpertParallelSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
+    """Four expert-parallel ranks exchanging tokens by all-to-all, rank 1's expert getting twice
+    the tokens (tests/corpus/unseen_shapes.py moe): the straggler, its cause and the fix to
+    balance the experts' load, as the CLI gives them."""
+
+    @classmethod
+    def write(cls, folder):
+        return cls.corpus("unseen_shapes").write_moe(folder)
+
+    def test_straggler(self):
+        f = [f for f in self.fleet["findings"] if f["id"] == "ranks.straggler"]
+        self.assertEqual([x["evidence"]["rank"] for x in f], [1])
+        self.assertIn("hot experts", f[0]["fix"])
+
+
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
 class TwoDimensionalSameAsInProcess(_WrittenSameAsInProcess, unittest.TestCase):
     """Tensor x data parallel on 2x2 ranks with named process groups, rank 1 slow
     (tests/corpus/dist_shapes.py): no group holds every rank, each is matched among its members
