@@ -25,9 +25,9 @@
 //     trace, each instance with the GPU work launched inside it (an asynchronous dispatch covers
 //     its launches on the host, its GPU work after): an inference server's "execute_model"
 //     iterations in a Kineto trace, a loop's NVTX range in an Nsight Systems export, JAX/XLA's
-//     "XlaModule:#hlo_module=jit_train_step,program_id=N#" per jitted step. Not a library's range (is_library_range), PyTorch's
-//     own (is_framework_range) or a phase of the loop ("forward", one of two ranges that
-//     alternate); the note says the steps came from it (repeated_range).
+//     "XlaModule:#hlo_module=jit_train_step,program_id=N#" per jitted step. Not a library's range
+//     (is_library_range), PyTorch's own (is_framework_range) or a phase of the loop ("forward", one
+//     of two ranges that alternate); the note says the steps came from it (repeated_range).
 // Steps found from ranges are numbered by the number in their name, else 0, 1, 2, ... in time
 // order; the device-adjusted bounds are computed as for ProfilerStep.
 #pragma once
