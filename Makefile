@@ -7,7 +7,7 @@ NATIVE := build/native
 WASM_BUILD := build/wasm-cmake
 WASM_OUT := build/wasm
 export NODE_PATH := /usr/share/nodejs
-DEMO_TRACE := examples/demo/cpu_transformer.pt.trace.json.gz
+DEMO_TRACE := examples/demo/h200_dataloader_stall.pt.trace.json.gz
 # make dist: the static site and the single-file page (docs/sharing.md). Its WASM stays at -O3:
 # -Os/-Oz save 27% of the gzipped download but parse 2.5-3x slower (measured in docs/sharing.md).
 DIST_WASM := build/dist-wasm
@@ -68,7 +68,7 @@ fuzz: setup
 demo: native wasm
 	@echo "== kinetoscope report $(DEMO_TRACE)"
 	@$(NATIVE)/kinetoscope report $(DEMO_TRACE)
-	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=examples/demo/cpu_transformer.pt.trace.json.gz"
+	@node scripts/serve.mjs --port $(PORT) --host $(HOST) --root web --map /wasm=$(WASM_OUT) --map /examples=examples --open-path "/?url=$(DEMO_TRACE)"
 
 # make bench (issue #19): the five trace shapes of bench/shapes/ at 200 MB and 1 GB through the CLI,
 # WASM in Node, the page cold and warm and the peers, interleaved, with a reference workload

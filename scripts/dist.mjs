@@ -31,7 +31,7 @@ import { gzipSync } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKER_BLOCK_ID = 'kinetoscope-worker-source'; // web/worker/start.js looks for it
-const DEMO = 'examples/demo/cpu_transformer.pt.trace.json.gz';
+const DEMO = 'examples/demo/h200_dataloader_stall.pt.trace.json.gz';
 
 function fail(msg) {
   console.error(`dist: ${msg}`);

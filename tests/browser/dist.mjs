@@ -23,7 +23,7 @@ import { diffJson } from './diff.mjs';
 import { CLI, ROOT, SHOTS, TRACES, WASM_DIR, startServeMjs } from './lib.mjs';
 
 const SUBPATH = '/team/tools/kinetoscope';
-const DEMO = join(ROOT, 'examples/demo/cpu_transformer.pt.trace.json.gz');
+const DEMO = join(ROOT, 'examples/demo/h200_dataloader_stall.pt.trace.json.gz');
 const TEST_TIMEOUT_MS = 90_000;
 const BROWSERS = (process.env.BROWSERS || 'chromium,firefox').split(',').filter(Boolean);
 
@@ -259,7 +259,7 @@ const tests = {
       const first = await loads(page);
       await page.click('#try-example');
       check((await settled(page, first)) === 'ready', `the example did not open offline: ${await page.textContent('#error')}`);
-      check((await page.textContent('.report-head h2')) === 'cpu_transformer.pt.trace.json.gz', 'the example report is not named after it');
+      check((await page.textContent('.report-head h2')) === 'h200_dataloader_stall.pt.trace.json.gz', 'the example report is not named after it');
       await dropFile(page, TRACE_FILES[TRACE_FILES.length - 1]);
       sameAsCli(await page.evaluate(() => window.kinetoscope.report()), TRACE_FILES[TRACE_FILES.length - 1]);
       for (const file of TRACE_FILES) {

@@ -813,7 +813,7 @@ function tests(tmp) {
       const before = await loads(page);
       await page.click('#try-example');
       check((await settled(page, before)) === 'ready', `the example did not open: ${await page.textContent('#error')}`);
-      check((await page.textContent('.report-head h2')).includes('cpu_transformer'), 'the report does not name the example');
+      check((await page.textContent('.report-head h2')).includes('h200_dataloader_stall'), 'the report does not name the example');
       check(await inViewport(page, '#findings'), 'the findings are not in view');
       await shot(page, '8-example-report');
       check(errors.length === 0, errors.join('\n'));

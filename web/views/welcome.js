@@ -2,7 +2,7 @@
 // the page by scripts/dist.mjs and mapped by `make demo`), so that a visitor sees a report before
 // having a trace of their own. A page opened from a file (the single-file page) cannot fetch it,
 // unless the page carries the example itself (window.kinetoscopeExample: a base64 gzip, dist).
-export const EXAMPLE_PATH = 'examples/demo/cpu_transformer.pt.trace.json.gz';
+export const EXAMPLE_PATH = 'examples/demo/h200_dataloader_stall.pt.trace.json.gz';
 const EXAMPLE_NAME = EXAMPLE_PATH.split('/').pop();
 
 function embeddedExample() {
