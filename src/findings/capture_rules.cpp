@@ -110,8 +110,31 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
         "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])  "
         "# no experimental_config";
   }
+  // A file cut off while it was written (its gzip stream or traceEvents array never closed, its
+  // last event cut mid-object; as rule_gpu_events_lost reads it): torch.profiler writes the CPU ops
+  // first and the GPU's kernels, copies and memsets after them (in the shared Kineto traces the
+  // first GPU event sits 55-65% into the file), so a cut loses the GPU side first. Turning the CUDA
+  // activity on is not the fix there.
+  const Diagnostics& d = in.trace.diagnostics;
+  const bool cut_off = d.count(Diag::kGzipTruncated) + d.count(Diag::kTruncatedEvent) +
+                           d.count(Diag::kMissingArrayClose) >
+                       0;
+  if (cut_off && ranges == in.trace.facts.categories.end()) {
+    f.title = "The file is cut off: its GPU activity is in the part that is missing";
+    f.meaning =
+        "The file ends before its events do (see Diagnostics: the cut's byte offset), "
+        "and torch.profiler writes the GPU's kernels, copies and memsets after the CPU ops: "
+        "the CPU side was read, the GPU side was in the lost part. GPU time, idle gaps and "
+        "kernel rankings cannot be computed from this file.";
+    f.fix =
+        "Open the whole file: copy or download it again, or let the profiler finish writing "
+        "(leave the profiler's context, or call prof.stop(), before the process ends; a job "
+        "killed while it exports leaves a cut file).";
+    f.fix_code = "";
+  }
   f.number("launch_calls", static_cast<double>(a.launch_calls));
   f.number("devices_named", static_cast<double>(in.trace.devices.size()));
+  if (cut_off) f.text("file", "cut off");
   out->push_back(std::move(f));
 }
 

@@ -131,6 +131,23 @@ TEST_CASE("capture.no_gpu_activity: a GPU run without its GPU side", "[findings]
     CHECK(number(*f, "launch_calls") == 0);
     CHECK(number(*f, "devices_named") == 1);
   }
+  SECTION("a file cut off before its GPU events: the advice is the whole file, not CUPTI") {
+    // torch.profiler writes the GPU's events after the CPU ops; the array never closes.
+    Run r = run(R"([
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":5},
+      {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":20,"dur":10},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts)");
+    const ks::Finding* f = find(r, "capture.no_gpu_activity");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kCritical);
+    CHECK(f->title == "The file is cut off: its GPU activity is in the part that is missing");
+    CHECK(f->fix.find("CUDA activity") == std::string::npos);
+    CHECK(f->fix.find("copy or download it again") != std::string::npos);
+    CHECK(f->fix_code.empty());
+    CHECK(text(*f, "file") == "cut off");
+    CHECK(number(*f, "launch_calls") == 1);
+  }
   SECTION("clean twin: the launch has its kernel") {
     Run r = run(R"([
       {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":5,
