@@ -134,7 +134,40 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   }
   f.number("launch_calls", static_cast<double>(a.launch_calls));
   f.number("devices_named", static_cast<double>(in.trace.devices.size()));
-  if (cut_off) f.text("file", "cut off");
+  if (cut_off) f.text("cause", "file_cut_off");
+  out->push_back(std::move(f));
+}
+
+// A file cut off (gzip stream, traceEvents array or last event unclosed) with no GPU op and no
+// sign of a GPU (no launch, no device named): it reads as a CPU-only run, and may be one cut
+// short, or a GPU run whose GPU side was written after the cut (torch.profiler writes the
+// kernels, copies and memsets after the CPU ops, and deviceProperties at the end). Either way the
+// report covers only what came before the cut, which the Diagnostics alone do not make plain.
+void rule_file_cut_off(const RuleInput& in, std::vector<Finding>* out) {
+  const Trace& t = in.trace;
+  const Analyses& a = in.analyses;
+  if (a.gpu_expected || a.gpu_idle.has_gpu_ops || t.slices.size() == 0) return;
+  uint64_t at = UINT64_MAX;
+  for (Diag d : {Diag::kGzipTruncated, Diag::kTruncatedEvent, Diag::kMissingArrayClose}) {
+    const DiagEntry& e = t.diagnostics.get(d);
+    if (e.count > 0) at = std::min(at, e.first_offset);
+  }
+  if (at == UINT64_MAX) return;
+  Finding f;
+  f.id = "capture.file_cut_off";
+  f.severity = Severity::kWarning;
+  f.title = strf("The file is cut off at byte %llu: this report covers only the events before it",
+                 static_cast<unsigned long long>(at));
+  f.meaning =
+      "The file ends inside its events (see Diagnostics), so whatever came after the cut is "
+      "missing: later steps, and in a GPU run its GPU side, which torch.profiler writes after "
+      "the CPU ops (kernels, copies, memsets and the devices' names): a GPU run cut like this "
+      "reads as a CPU-only one.";
+  f.fix =
+      "Open the whole file: copy or download it again, or let the profiler finish writing "
+      "(leave the profiler's context, or call prof.stop(), before the process ends).";
+  f.number("cut_at_byte", static_cast<double>(at));
+  f.text("cause", "file_cut_off");
   out->push_back(std::move(f));
 }
 

@@ -16,6 +16,7 @@ const Rule kRules[] = {
     rule_no_gpu_activity,
     rule_no_cpu_activity,
     rule_gpu_events_lost,
+    rule_file_cut_off,
     rule_no_steps,
     rule_warmup_step,
     rule_unstable_steps,

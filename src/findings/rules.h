@@ -21,6 +21,7 @@ void rule_empty_trace(const RuleInput&, std::vector<Finding>*);
 void rule_no_gpu_activity(const RuleInput&, std::vector<Finding>*);
 void rule_no_cpu_activity(const RuleInput&, std::vector<Finding>*);
 void rule_gpu_events_lost(const RuleInput&, std::vector<Finding>*);
+void rule_file_cut_off(const RuleInput&, std::vector<Finding>*);
 // After every rule: with capture.gpu_events_lost, the GPU's measures drop to information.
 void temper_after_lost_gpu_events(std::vector<Finding>* out);
 // step_rules.cpp

@@ -145,7 +145,8 @@ TEST_CASE("capture.no_gpu_activity: a GPU run without its GPU side", "[findings]
     CHECK(f->fix.find("CUDA activity") == std::string::npos);
     CHECK(f->fix.find("copy or download it again") != std::string::npos);
     CHECK(f->fix_code.empty());
-    CHECK(text(*f, "file") == "cut off");
+    CHECK(text(*f, "cause") == "file_cut_off");
+    CHECK(find(r, "capture.file_cut_off") == nullptr);  // said once
     CHECK(number(*f, "launch_calls") == 1);
   }
   SECTION("clean twin: the launch has its kernel") {
@@ -160,6 +161,30 @@ TEST_CASE("capture.no_gpu_activity: a GPU run without its GPU side", "[findings]
     Run r =
         run(R"([{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}])");
     CHECK(find(r, "capture.no_gpu_activity") == nullptr);
+  }
+}
+
+TEST_CASE("capture.file_cut_off: a file cut before any sign of a GPU", "[findings]") {
+  SECTION("CPU ops, the array never closed, the last event cut") {
+    const std::string cut = R"([
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":20,"dur":10},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts)";
+    Run r = run(cut);
+    const ks::Finding* f = find(r, "capture.file_cut_off");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kWarning);
+    const size_t last = cut.rfind('{');  // the cut event's first byte
+    CHECK(number(*f, "cut_at_byte") == static_cast<double>(last));
+    CHECK(f->title == "The file is cut off at byte " + std::to_string(last) +
+                          ": this report covers only the events before it");
+    CHECK(find(r, "capture.no_gpu_activity") == nullptr);
+  }
+  SECTION("clean twin: the same events, the file whole") {
+    Run r = run(R"([
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10},
+      {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":20,"dur":10}])");
+    CHECK(find(r, "capture.file_cut_off") == nullptr);
   }
 }
 
