@@ -72,6 +72,19 @@ void rule_empty_trace(const RuleInput& in, std::vector<Finding>* out) {
   out->push_back(std::move(f));
 }
 
+// Where a file cut off while it was written ends (its gzip stream, traceEvents array or last
+// event unclosed): the first such diagnostic's byte offset, or UINT64_MAX for a whole file.
+namespace {
+uint64_t cut_off_at(const Trace& t) {
+  uint64_t at = UINT64_MAX;
+  for (Diag d : {Diag::kGzipTruncated, Diag::kTruncatedEvent, Diag::kMissingArrayClose}) {
+    const DiagEntry& e = t.diagnostics.get(d);
+    if (e.count > 0) at = std::min(at, e.first_offset);
+  }
+  return at;
+}
+}  // namespace
+
 void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   const Analyses& a = in.analyses;
   if (!a.gpu_expected || a.gpu_idle.has_gpu_ops) return;
@@ -115,10 +128,7 @@ void rule_no_gpu_activity(const RuleInput& in, std::vector<Finding>* out) {
   // first and the GPU's kernels, copies and memsets after them (in the shared Kineto traces the
   // first GPU event sits 55-65% into the file), so a cut loses the GPU side first. Turning the CUDA
   // activity on is not the fix there.
-  const Diagnostics& d = in.trace.diagnostics;
-  const bool cut_off = d.count(Diag::kGzipTruncated) + d.count(Diag::kTruncatedEvent) +
-                           d.count(Diag::kMissingArrayClose) >
-                       0;
+  const bool cut_off = cut_off_at(in.trace) != UINT64_MAX;
   if (cut_off && ranges == in.trace.facts.categories.end()) {
     f.title = "The file is cut off: its GPU activity is in the part that is missing";
     f.meaning =
@@ -147,11 +157,7 @@ void rule_file_cut_off(const RuleInput& in, std::vector<Finding>* out) {
   const Trace& t = in.trace;
   const Analyses& a = in.analyses;
   if (a.gpu_expected || a.gpu_idle.has_gpu_ops || t.slices.size() == 0) return;
-  uint64_t at = UINT64_MAX;
-  for (Diag d : {Diag::kGzipTruncated, Diag::kTruncatedEvent, Diag::kMissingArrayClose}) {
-    const DiagEntry& e = t.diagnostics.get(d);
-    if (e.count > 0) at = std::min(at, e.first_offset);
-  }
+  const uint64_t at = cut_off_at(t);
   if (at == UINT64_MAX) return;
   Finding f;
   f.id = "capture.file_cut_off";
@@ -204,10 +210,7 @@ void rule_gpu_events_lost(const RuleInput& in, std::vector<Finding>* out) {
   const Analyses& a = in.analyses;
   const Trace& t = in.trace;
   if (!a.gpu_idle.has_gpu_ops) return;
-  const Diagnostics& d = t.diagnostics;
-  const bool cut = d.count(Diag::kGzipTruncated) + d.count(Diag::kTruncatedEvent) +
-                       d.count(Diag::kMissingArrayClose) >
-                   0;
+  const bool cut = cut_off_at(t) != UINT64_MAX;
   // Launches with no GPU op after the last one read; or, in a file cut off, GPU events that end
   // in the first 90% of the trace (older Kineto writes the runtime calls with the GPU's events,
   // after the CPU ops: a cut loses both, and the CPU ops go on).
