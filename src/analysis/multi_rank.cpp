@@ -12,6 +12,7 @@
 #include "analysis/step_breakdown.h"
 #include "model/export_row.h"
 #include "util/safe_text.h"
+#include "util/text_match.h"
 
 namespace ks {
 
@@ -74,11 +75,17 @@ int dtype_size(std::string_view d) {
   return 0;
 }
 
+std::string collective_key(std::string_view collective) {
+  std::string c;
+  for (char ch : collective)
+    if (ch != '_') c += ascii_lower(ch);
+  return c;
+}
+
 double bus_factor(std::string_view collective, int64_t n) {
   if (n < 1) return -1;
-  std::string c;  // lower case without '_': all_reduce, allreduce_coalesced, _allgather_base, ...
-  for (char ch : collective)
-    if (ch != '_') c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  // all_reduce, allreduce_coalesced, _allgather_base, ...
+  const std::string c = collective_key(collective);
   auto starts = [&c](const char* p) { return c.rfind(p, 0) == 0; };
   const double nn = static_cast<double>(n);
   if (starts("allreduce")) return 2.0 * (nn - 1) / nn;
@@ -103,9 +110,7 @@ std::string collective_from_kernel_name(std::string_view kernel) {
 }
 
 bool is_point_to_point(std::string_view collective) {
-  std::string c;
-  for (char ch : collective)
-    if (ch != '_') c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string c = collective_key(collective);
   return c == "send" || c == "recv" || c == "recvanysource";
 }
 

@@ -285,6 +285,9 @@ double bus_factor(std::string_view collective, int64_t n);
 // "ncclKernel_AllReduce_RING_LL_Sum_float" -> "allreduce"; allgather, reduce_scatter,
 // broadcast, reduce, sendrecv, alltoall; "" for others (ncclDevKernel_Generic).
 std::string collective_from_kernel_name(std::string_view kernel);
+// A collective's name as a key to compare: lower case, without '_' ("all_reduce",
+// "_allgather_base", "AllToAll" -> "allreduce", "allgatherbase", "alltoall").
+std::string collective_key(std::string_view collective);
 // A point-to-point transfer by its "Collective name" (send, recv, recvAnySource): one peer, not
 // the whole group. A pipeline stage waits in its receives for its neighbour by design (the
 // bubbles), so these waits say where a rank sits in the pipeline, not that another is slow.

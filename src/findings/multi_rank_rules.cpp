@@ -113,12 +113,9 @@ std::string vs_others(double its, double others) {
 bool mostly_all_to_all(const MultiRankResult& r) {
   int64_t a2a = 0, all = 0;
   for (const CollectiveGroup& g : r.collective_groups) {
-    std::string c;
-    for (char ch : g.collective)
-      if (ch != '_') c += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
     const int64_t ns = g.transfer_ns + g.wait_ns;
     all += ns;
-    if (c.rfind("alltoall", 0) == 0) a2a += ns;
+    if (starts_with(collective_key(g.collective), "alltoall")) a2a += ns;
   }
   return all > 0 && 2 * a2a > all;
 }

@@ -136,9 +136,7 @@ struct CommView {
 // ("all_gather", "_allgather_base", "all_gather_into_tensor", "reduce_scatter_tensor") or as an
 // NCCL kernel's name says it ("allgather", "reduce_scatter").
 bool is_sharding_collective(std::string_view collective) {
-  std::string c;
-  for (char ch : collective)
-    if (ch != '_') c += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  const std::string c = collective_key(collective);
   return c.find("allgather") != std::string::npos || c.find("reducescatter") != std::string::npos;
 }
 
