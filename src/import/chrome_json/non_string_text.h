@@ -14,6 +14,10 @@ namespace ks {
 // crafted 60 MB object is not a 64 KiB label on every row of the timeline and the tables.
 constexpr size_t kMaxJsonTextBytes = 256;
 
+inline bool is_json_container(std::string_view raw) {
+  return !raw.empty() && (raw.front() == '{' || raw.front() == '[');
+}
+
 // The text of a non-string value from its raw JSON: the trailing whitespace simdjson's raw views
 // include dropped (the fast reader ends at the value's last byte), an object or array cut to
 // kMaxJsonTextBytes on a UTF-8 boundary. Numbers and literals keep their whole token.
@@ -21,13 +25,8 @@ inline std::string_view non_string_text(std::string_view raw) {
   while (!raw.empty() &&
          (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
     raw.remove_suffix(1);
-  if (!raw.empty() && (raw.front() == '{' || raw.front() == '['))
-    return utf8_prefix(raw, kMaxJsonTextBytes);
+  if (is_json_container(raw)) return utf8_prefix(raw, kMaxJsonTextBytes);
   return raw;
-}
-
-inline bool is_json_container(std::string_view raw) {
-  return !raw.empty() && (raw.front() == '{' || raw.front() == '[');
 }
 
 }  // namespace ks
