@@ -201,6 +201,13 @@ std::string straggler_cause(const MultiRankResult& r, size_t s, double clear, Fi
   return "unknown from the traces (look at its timeline against another rank's)";
 }
 
+// Whether any rank sends or receives point to point over NCCL (a pipeline parallel job).
+bool has_nccl_send_recv(const MultiRankResult& r) {
+  for (const RankRow& x : r.ranks)
+    if (x.p2p_sum_ns > 0) return true;
+  return false;
+}
+
 // The straggler is the rank with the shortest communication time: the others wait for it
 // inside their collectives (and, in an MPI job, in their point-to-point receives and waits).
 // NCCL send/recv are left out (is_point_to_point): in a pipeline the first stage waits for the
@@ -208,11 +215,9 @@ std::string straggler_cause(const MultiRankResult& r, size_t s, double clear, Fi
 // counting them named the last stage the straggler (28 ms of send/recv against 55 ms).
 void straggler(const MultiRankResult& r, std::vector<Finding>* out) {
   if (r.ranks.size() < 2) return;
-  bool p2p = false, nccl_p2p = false;
-  for (const RankRow& x : r.ranks) {
-    p2p = p2p || x.mpi_p2p_ns > 0;
-    nccl_p2p = nccl_p2p || x.p2p_sum_ns > 0;
-  }
+  bool p2p = false;
+  for (const RankRow& x : r.ranks) p2p = p2p || x.mpi_p2p_ns > 0;
+  const bool nccl_p2p = has_nccl_send_recv(r);
   // Captures holding different steps compare over the steps they share: a rank whose capture
   // began a few steps late traced fewer collectives, and its short total named it the straggler.
   // MPI point-to-point time is a union over the capture, so MPI jobs keep the totals.
@@ -298,12 +303,6 @@ struct SlowStage {
   // replicas of the pipeline (PP x DP), the same stage of each replica.
   std::vector<size_t> slow;
 };
-
-bool has_nccl_send_recv(const MultiRankResult& r) {
-  for (const RankRow& x : r.ranks)
-    if (x.p2p_sum_ns > 0) return true;
-  return false;
-}
 
 double per_step(const RankRow& x, int64_t ns) {
   return static_cast<double>(ns) / std::max<double>(1.0, static_cast<double>(x.steps));
