@@ -23,7 +23,7 @@ std::vector<ReportSection> report_sections(const Trace& t, const Analyses& a) {
   s.push_back(launch_stats_section(t, a.launches, gpu));
   s.push_back(idle_causes_section(t, a.idle_causes));
   s.push_back(step_breakdown_section(t, a.step_breakdown, gpu));
-  s.push_back(gpu_metrics_section(t, a.gpu_metrics));
+  s.push_back(gpu_metrics_section(a.gpu_metrics));
   s.push_back(memory_section(t, a.memory));
   s.push_back(kernel_groups_section(t, a.kernel_groups));
   s.push_back(api_calls_section(t, a.api_calls));

@@ -81,7 +81,7 @@ Column pct_column(const char* key, const char* md_header = "") {
 
 }  // namespace
 
-ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g) {
+ReportSection gpu_metrics_section(const GpuMetrics& g) {
   ReportSection s("gpu_metrics");
   s.field("window", Cell::str(g.window_is_steps ? "steps" : "whole_trace"));
   s.field("window_us", Cell::ns(g.window_end_ns - g.window_begin_ns));

@@ -44,7 +44,7 @@ ReportSection launch_stats_section(const Trace& t, const LaunchStats& l, bool ha
 // step_breakdown_section.cpp: where the step time went, per step and in total.
 ReportSection step_breakdown_section(const Trace& t, const StepBreakdown& b, bool has_gpu_ops);
 // gpu_metrics_section.cpp: utilization, SM efficiency, occupancy, tensor cores per device.
-ReportSection gpu_metrics_section(const Trace& t, const GpuMetrics& g);
+ReportSection gpu_metrics_section(const GpuMetrics& g);
 // gpu_by_op_section.cpp: GPU time by the op that launched it (the TB plugin's operator view).
 ReportSection gpu_by_op_section(const GpuTimeByOp& g);
 // named_tables_section.cpp: kernels by class and by annotation.
