@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <numeric>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -33,16 +35,17 @@ struct LaunchCall {
   }
 };
 
-// Where the calls of one id, and of one id in one process, end in the sorted calls; and each
-// such group's first call in slice order (the clock-skew fallback).
+// Where the calls of one id, and of one id in one process, end in the sorted calls; each such
+// group's first call in slice order (the clock-skew fallback); and how many processes carry the
+// id.
 struct LaunchCallIndex {
-  std::vector<uint32_t> group_end, id_end, group_first;
+  std::vector<uint32_t> group_end, id_end, group_first, id_processes;
   // Some id is on calls of several processes: ranks merged into one file (each rank's CUPTI
   // counts its own ids), where a kernel must join its own rank's launch.
   bool shared_ids = false;
 
   explicit LaunchCallIndex(const std::vector<LaunchCall>& c)
-      : group_end(c.size()), id_end(c.size()), group_first(c.size()) {
+      : group_end(c.size()), id_end(c.size()), group_first(c.size()), id_processes(c.size()) {
     for (size_t a = 0, b = 0; a < c.size(); a = b) {
       size_t groups = 0;
       for (b = a; b < c.size() && c[b].corr == c[a].corr;) {
@@ -59,6 +62,9 @@ struct LaunchCallIndex {
       }
       std::fill(id_end.begin() + static_cast<std::ptrdiff_t>(a),
                 id_end.begin() + static_cast<std::ptrdiff_t>(b), static_cast<uint32_t>(b));
+      std::fill(id_processes.begin() + static_cast<std::ptrdiff_t>(a),
+                id_processes.begin() + static_cast<std::ptrdiff_t>(b),
+                static_cast<uint32_t>(groups));
       if (groups > 1) shared_ids = true;
     }
   }
@@ -70,6 +76,27 @@ size_t first_call_of(const std::vector<LaunchCall>& calls, int64_t corr) {
                              [](const LaunchCall& c, int64_t id) { return c.corr < id; });
   return lo != calls.end() && lo->corr == corr ? static_cast<size_t>(lo - calls.begin())
                                                : calls.size();
+}
+
+// The calls' positions ordered by (id, start, pid, position), for ids on several processes: over
+// every process, the latest call at or before an op or the earliest is a binary search. (Walking
+// an id's processes for each op made 8,000 processes that each count their ids from 1 take 7 s.)
+std::vector<uint32_t> calls_by_start(const Trace& t, const std::vector<LaunchCall>& calls) {
+  std::vector<uint32_t> by_pid(t.processes.size()), pid_rank(t.processes.size());
+  std::iota(by_pid.begin(), by_pid.end(), 0u);
+  std::sort(by_pid.begin(), by_pid.end(), [&t](uint32_t a, uint32_t b) {
+    const std::string_view pa = t.str(t.processes[a].pid_text), pb = t.str(t.processes[b].pid_text);
+    return pa != pb ? pa < pb : a < b;
+  });
+  for (uint32_t k = 0; k < by_pid.size(); ++k) pid_rank[by_pid[k]] = k;
+  std::vector<uint32_t> order(calls.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const LaunchCall &x = calls[a], &y = calls[b];
+    return std::make_tuple(x.corr, x.ts, pid_rank[x.process], a) <
+           std::make_tuple(y.corr, y.ts, pid_rank[y.process], b);
+  });
+  return order;
 }
 
 // In one group [b, e) (one id, one process, sorted by start): the call that started latest at
@@ -95,7 +122,11 @@ size_t latest_at_or_before(const std::vector<LaunchCall>& calls, size_t b, size_
 // explained, then the least sum of squared waits (a rank ahead by d shortens one GPU's waits
 // by d and lengthens the other's by d: the squares tell, the plain sum does not), then the
 // lower pids, never the file order. More GPUs than processes (one process driving several) or
-// more than kMaxMatched GPUs: each GPU on its own, by the same order.
+// more than kMaxMatched GPUs: each GPU on its own, by the same order. An id on more than
+// kMaxScoredProcesses processes is no evidence (ranks are a few to a file; thousands of
+// processes that each count their ids from 1 made this quadratic), its ops are left to
+// pick_launcher's fallback.
+constexpr uint32_t kMaxScoredProcesses = 64;
 std::vector<uint32_t> launching_processes(const Trace& t, const std::vector<uint32_t>& gpu_ops,
                                           const std::vector<LaunchCall>& calls,
                                           const LaunchCallIndex& index) {
@@ -110,7 +141,7 @@ std::vector<uint32_t> launching_processes(const Trace& t, const std::vector<uint
   for (uint32_t g : gpu_ops) {
     if (s.correlation[g] == kNoValue) continue;
     const size_t lo = first_call_of(calls, s.correlation[g]);
-    if (lo == calls.size()) continue;
+    if (lo == calls.size() || index.id_processes[lo] > kMaxScoredProcesses) continue;
     const uint32_t gpu_process = t.tracks[s.track[g]].process;
     for (size_t b = lo, e; b < index.id_end[lo]; b = e) {
       e = index.group_end[b];
@@ -156,7 +187,19 @@ std::vector<uint32_t> launching_processes(const Trace& t, const std::vector<uint
     }
     return owner;
   }
-  // One process per GPU: a search over the assignments (at most 8 GPUs: 8! orders).
+  // One process per GPU: a search over the assignments (at most 8 GPUs: 8! orders). A GPU's
+  // best k candidates (k GPUs) hold its process in some best assignment: of any other, one of
+  // them is free and better. Without this cut, 8 GPUs with 60 candidates each are 60^8 orders.
+  for (uint32_t gp : gpus) {
+    std::vector<uint32_t>& c = candidates[gp];
+    if (c.size() <= gpus.size()) continue;
+    std::stable_sort(c.begin(), c.end(), [&](uint32_t a, uint32_t b) {
+      const Score &x = score[{gp, a}], &y = score[{gp, b}];
+      return better(x.ops, x.wait_sq, y.ops, y.wait_sq);
+    });
+    c.resize(gpus.size());
+    std::sort(c.begin(), c.end(), by_pid);
+  }
   std::vector<uint32_t> current(gpus.size(), UINT32_MAX), best(gpus.size(), UINT32_MAX);
   std::vector<bool> used(t.processes.size(), false);
   int64_t best_ops = -1;
@@ -194,8 +237,8 @@ std::vector<uint32_t> launching_processes(const Trace& t, const std::vector<uint
 // (launching_processes); when it has no call of the id, the latest start at or before the op
 // over all, else the earliest start, ties to the lower pid.
 int64_t pick_launcher(const Trace& t, const std::vector<LaunchCall>& calls,
-                      const LaunchCallIndex& index, const std::vector<uint32_t>& owner,
-                      uint32_t g) {
+                      const LaunchCallIndex& index, const std::vector<uint32_t>& by_start,
+                      const std::vector<uint32_t>& owner, uint32_t g) {
   const SliceTable& s = t.slices;
   const size_t lo = first_call_of(calls, s.correlation[g]);
   if (lo == calls.size()) return -1;
@@ -207,23 +250,23 @@ int64_t pick_launcher(const Trace& t, const std::vector<LaunchCall>& calls,
   const size_t end = index.id_end[lo];
   if (index.group_end[lo] == end) return in_group(lo);  // one process
   const uint32_t want = owner[t.tracks[s.track[g]].process];
-  for (size_t b = lo; b < end; b = index.group_end[b])
-    if (calls[b].process == want) return in_group(b);
-  auto pid = [&t](uint32_t p) { return t.str(t.processes[p].pid_text); };
-  size_t best = calls.size();
-  bool best_before = false;
-  for (size_t b = lo; b < end; b = index.group_end[b]) {
-    const size_t at = latest_at_or_before(calls, b, index.group_end[b], s.ts[g]);
-    const bool before = at < index.group_end[b];
-    const size_t c = before ? at : b;  // after the op: the group's earliest start
-    bool better = best == calls.size() || (before && !best_before);
-    if (!better && before == best_before) {
-      const int64_t d = before ? calls[c].ts - calls[best].ts : calls[best].ts - calls[c].ts;
-      better = d > 0 || (d == 0 && pid(calls[c].process) < pid(calls[best].process));
-    }
-    if (better) best = c, best_before = before;
-  }
-  return calls[best].slice;
+  const auto id_first = calls.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto id_last = calls.begin() + static_cast<std::ptrdiff_t>(end);
+  const auto own = std::lower_bound(id_first, id_last, want,
+                                    [](const LaunchCall& c, uint32_t p) { return c.process < p; });
+  if (own != id_last && own->process == want)
+    return in_group(static_cast<size_t>(own - calls.begin()));
+  // Over every process (by_start orders the id's calls by start, then pid): the latest start at
+  // or before the op, of equal starts the lowest pid; else the earliest start.
+  const auto first = by_start.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto last = by_start.begin() + static_cast<std::ptrdiff_t>(end);
+  const auto after = std::upper_bound(first, last, s.ts[g],
+                                      [&](int64_t x, uint32_t k) { return x < calls[k].ts; });
+  if (after == first) return calls[*first].slice;
+  const int64_t latest = calls[*(after - 1)].ts;
+  const auto at = std::lower_bound(first, after, latest,
+                                   [&](uint32_t k, int64_t x) { return calls[k].ts < x; });
+  return calls[*at].slice;
 }
 }  // namespace
 
@@ -248,10 +291,12 @@ LaunchJoin build_launch_join(const Trace& t) {
   sort_runs(&calls, std::less<LaunchCall>());
   const LaunchCallIndex index(calls);
   const std::vector<uint32_t> owner = launching_processes(t, j.gpu_ops_by_ts, calls, index);
+  const std::vector<uint32_t> by_start =
+      index.shared_ids ? calls_by_start(t, calls) : std::vector<uint32_t>();
   for (uint32_t g : j.gpu_ops_by_ts) {
     const int64_t corr = s.correlation[g];
     if (corr == kNoValue) continue;
-    const int64_t launcher = pick_launcher(t, calls, index, owner, g);
+    const int64_t launcher = pick_launcher(t, calls, index, by_start, owner, g);
     if (launcher < 0) continue;
     j.partner[g] = static_cast<int32_t>(launcher);
     // A launch that started several ops (a CUDA graph) points at the first, by start time.

@@ -126,6 +126,39 @@ std::string one_correlation_id(size_t n) {
   return wrap(ev);
 }
 
+// N/2 processes that each launched one kernel, all with correlation id 1 (each process counts its
+// ids from 1), the kernels on one GPU: each kernel's launcher was sought in every process that
+// carries the id (7 s for 32,000 processes of an Nsight Systems export).
+std::string processes_sharing_one_id(size_t n) {
+  std::string ev;
+  for (size_t i = 0; i < n / 2; ++i) {
+    const long long at = 10 * static_cast<long long>(i);
+    const int pid = 100 + static_cast<int>(i);
+    add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", pid, pid, at, 2, "\"correlation\":1"));
+    add(&ev,
+        x_event("kernel", "k", 0, 7, at + 3, 5, "\"correlation\":1,\"stream\":7,\"device\":0"));
+  }
+  return wrap(ev);
+}
+
+// Eight GPUs and 40 processes that launched every id (ranks merged into one file, plus helper
+// processes replaying the same ids): the search for one launching process per GPU tried every
+// candidate on every GPU, 40^8 assignments.
+std::string many_launchers_eight_gpus(size_t n) {
+  constexpr int kLaunchers = 40, kGpus = 8;
+  std::string ev;
+  for (size_t i = 0; i < n / (kLaunchers + 1); ++i) {
+    const long long at = 100 * static_cast<long long>(i);
+    const std::string corr = "\"correlation\":" + std::to_string(i);
+    for (int p = 0; p < kLaunchers; ++p)
+      add(&ev, x_event("cuda_runtime", "cudaLaunchKernel", 100 + p, 1, at + p, 1, corr));
+    const int gpu = static_cast<int>(i % kGpus);
+    add(&ev, x_event("kernel", "k", gpu, 7, at + 50, 5,
+                     corr + ",\"stream\":7,\"device\":" + std::to_string(gpu)));
+  }
+  return wrap(ev);
+}
+
 // N ProfilerStep markers, one op each: a capture far too long.
 std::string many_steps(size_t n) {
   std::string ev;
@@ -251,6 +284,11 @@ TEST_CASE("distinct names scale linearly and the reports stay bounded", "[scalin
 
 TEST_CASE("one correlation id on every launch scales linearly", "[scaling]") {
   check_scaling(one_correlation_id, 100000);
+}
+
+TEST_CASE("many processes launching under shared ids scale linearly", "[scaling]") {
+  check_scaling(processes_sharing_one_id, 20000);
+  check_scaling(many_launchers_eight_gpus, 20000);
 }
 
 TEST_CASE("many steps scale linearly and the reports stay bounded", "[scaling]") {
