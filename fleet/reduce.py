@@ -203,7 +203,7 @@ class _Rank:
                  "coll_msg", "coll_sum", "p2p_sum", "p2p", "coll_stream", "coll_off", "coll_ts", "coll_group", "coll_peer",
                  "coll_launch_step", "group_ranks", "findings",
                  "digest_bytes", "step_ranges",
-                 "file_bytes")
+                 "file_bytes", "world_size")
 
 
 def _step_finder(steps):
@@ -233,6 +233,28 @@ def _shared_steps(ranks):
     for v in numbers[1:]:
         shared &= set(v)
     return sorted(shared) or None
+
+
+# The ranks below the world size the traces record that no digest holds (multi_rank.cpp
+# find_missing_ranks): None when no trace records it, or traces of different runs disagree. A
+# world of more than 100,000 ranks is not believed (a hostile number). The first kMaxListed are
+# listed with the count: a job of 10^5 ranks given one file would list them all.
+_MAX_WORLD = 100000
+_MAX_LISTED = 1000
+
+
+def _missing_ranks(ranks):
+    sizes = {r.world_size for r in ranks if r.world_size is not None}
+    if len(sizes) != 1:
+        return None
+    world = sizes.pop()
+    if world > _MAX_WORLD:
+        return None
+    given = {r.rank for r in ranks if 0 <= r.rank < world}
+    missing = [k for k in range(world) if k not in given]
+    if not missing:
+        return None
+    return {"world_size": world, "count": len(missing), "ranks": missing[:_MAX_LISTED]}
 
 
 class _InSharedSteps:
@@ -286,6 +308,9 @@ class Reducer:
         r.index, r.path, r.file = index, path, d["file"]
         r.host, r.host_source = d.get("host", ""), d.get("host_source", "none")
         r.rank, r.rank_source = d["rank"], d["rank_source"]
+        # The trace's own world size where it records one (ranks.missing); digests before it: none.
+        w = d.get("world_size")
+        r.world_size = w if isinstance(w, int) and not isinstance(w, bool) and w > 0 else None
         r.step_median_2ns = d["step_median_2ns"]
         r.totals = array("q", (d[k] for k in TOTALS))
         r.steps = [tuple(s) for s in d["step_spans"]]
@@ -382,6 +407,7 @@ class Reducer:
             if shared is not None:
                 row["_ns"]["shared_steps_collective_ns"] = c.comm_ns
         silent = self._silent_members(ranks, compared)
+        missing = _missing_ranks(ranks)
         coll = self._match_collectives(compared, rows)
         late = self._late_start(ranks, rows)
         nodes = self._nodes(ranks, rows)
@@ -398,6 +424,7 @@ class Reducer:
             "collectives": coll,
             "shared_steps": shared,
             "silent_members": silent,
+            "missing_ranks": missing,
             "late_start": late,
             "kernels": self._stats(self._kernels),
             "cpu_ops": self._stats(self._cpu_ops),

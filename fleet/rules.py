@@ -396,6 +396,22 @@ def seed_rules(result, rows):
                        "guess misaligns the comparison.")
             fix = "Profile with torch.distributed initialized (Kineto then writes distributedInfo), or name files rank-N."
         out.append(_finding("ranks.identity", "warning" if dup else "info", title, meaning, fix))
+    missing = result.get("missing_ranks")
+    if missing:
+        # As multi_rank_rules.cpp (missing_ranks) words it; the fleet lists the first ranks.
+        which = ", ".join(str(k) for k in missing["ranks"][:8])
+        if missing["count"] > 8:
+            which += ", ... (%d in all)" % missing["count"]
+        world, given = missing["world_size"], missing["world_size"] - missing["count"]
+        out.append(_finding(
+            "ranks.missing", "warning",
+            "%d of %d ranks given (world_size %d): rank%s %s missing" % (
+                given, world, world, "s" if missing["count"] > 1 else "", which),
+            "The traces record a larger world than the files given. The comparison covers only the "
+            "ranks given: a straggler among the others shows only as every given rank waiting for "
+            "it in its collectives.",
+            "Give every rank's trace (or a sample that includes the slowest rank).",
+            world_size=world, ranks_given=given, missing_ranks=which))
     silent = result.get("silent_members") or []
     if silent:
         # As multi_rank_rules.cpp (silent_group_members) words it.

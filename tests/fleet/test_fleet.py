@@ -123,6 +123,35 @@ class _SameAsInProcess:
         self.assertEqual(a, b)
 
 
+@unittest.skipUnless(len(DLRM) == 8, "the 8-rank set (../shared/traces/param__dlrm_*) is absent")
+class MissingRanksSameAsInProcess(_SameAsInProcess, unittest.TestCase):
+    """Six of the eight DLRM ranks (their distributedInfo says world_size 8): the fleet says ranks
+    6 and 7 are missing, as the CLI does (it did not: its reducer never read the digests'
+    world_size)."""
+    FILES = DLRM[:6]
+
+    def test_findings(self):
+        super().test_findings()
+        f = [f for f in self.fleet["findings"] if f["id"] == "ranks.missing"]
+        self.assertEqual(len(f), 1)
+        self.assertEqual(f[0]["title"], "6 of 8 ranks given (world_size 8): ranks 6, 7 missing")
+        self.assertEqual(self.fleet["missing_ranks"], {"world_size": 8, "count": 2, "ranks": [6, 7]})
+
+    def test_old_digests(self):
+        # Digests without world_size (before it was written) read as before: nothing missing.
+        out = subprocess.run([EXE, "digest"] + self.FILES + ["-o", "-"], stdout=subprocess.PIPE,
+                             check=True).stdout.decode()
+        digests = [json.loads(x) for x in out.splitlines() if x.strip()]
+        self.assertTrue(all(d["world_size"] == 8 for d in digests))
+        r = reduce.Reducer()
+        for k, d in enumerate(digests):
+            del d["world_size"]
+            r.add(k, self.FILES[k], d)
+        doc = reduce.finish(r.result())
+        self.assertIsNone(doc["missing_ranks"])
+        self.assertNotIn("ranks.missing", [f["id"] for f in doc["findings"]])
+
+
 # Collectives on the CPU: 4 gloo ranks on one H200, rank 2 the straggler (gloo:* ranges).
 GLOO = sorted(glob.glob(os.path.join(ROOT, "examples", "pathologies", "h200", "ddp4_gloo_slow2", "*.gz")))
 
