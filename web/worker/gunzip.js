@@ -14,6 +14,11 @@ const GZIP_PIECE = 64 * 1024;
 // does. A gzip trace holds 5-20 times its size in JSON: 1 GiB of it is more than a page can analyse.
 const KEEP_COMPRESSED = 2 ** 30;
 const KEEP_PART = 8 << 20;
+// A member's compressed bytes are kept in memory while it is decoded, up to this many, so that a
+// member whose end a write overran is decoded again without reading the file again (10^5 tiny
+// members read up to 64 KiB twice each: ~12 GB of Blob reads for a 4 MB file). A larger member is
+// read again from the File (or the bytes keptSource kept).
+const MEMBER_LOG = 64 << 20;
 const EMPTY = new Uint8Array(0);
 // deflate's largest expansion: one input byte gives at most ~1032 bytes of output.
 const MAX_EXPANSION = 1032;
@@ -92,12 +97,16 @@ async function stepToEnd(d, from, to, lo, bytes) {
 
 // Decodes the member that begins at byte `start`, reading compressed bytes from `src` (positioned
 // there), dropping its first `skip` bytes of output. Returns {whole: end} or {cut: end} when the
-// input ends, {failed, from, to, delivered} when the write of [from, to) is refused, or with
-// `step` ({from, to, lo, bytes}: where the first pass was refused) what stepToEnd() says.
+// input ends, {failed, from, to, delivered, piece, log} when the write of [from, to) is refused
+// (`piece` those bytes; the rest of their chunk is put back into `src`; `log` the member's bytes
+// before `from`, null past MEMBER_LOG), or with `step` ({from, to, lo, bytes}: where the first pass
+// was refused) what stepToEnd() says.
 async function decodeMember(src, start, skip, deliver, step, onDecoder) {
   const d = openDecoder(deliver, skip);
   onDecoder(d);
   let pos = start;
+  let log = step ? null : [];
+  let logged = 0;
   for (;;) {
     const { value, done } = await src.read();
     if (done) break;
@@ -105,11 +114,18 @@ async function decodeMember(src, start, skip, deliver, step, onDecoder) {
       if (step && pos === step.from) return stepToEnd(d, step.from, step.to, step.lo, step.bytes);
       let n = Math.min(GZIP_PIECE, value.length - at);
       if (step) n = Math.min(n, step.from - pos);
+      const piece = value.subarray(at, at + n);
       try {
-        await d.write(value.subarray(at, at + n));
+        await d.write(piece);
       } catch (e) {
         d.abort(e);
-        return { failed: e, from: pos, to: pos + n, delivered: d.out };
+        if (!step) src.unread(value.subarray(at + n));
+        return { failed: e, from: pos, to: pos + n, delivered: d.out, piece, log };
+      }
+      if (log) {
+        logged += n;
+        if (logged > MEMBER_LOG) log = null;
+        else log.push(piece);
       }
       pos += n;
       at += n;
@@ -122,6 +138,72 @@ async function decodeMember(src, start, skip, deliver, step, onDecoder) {
   } catch {
     return { cut: pos }; // all the input was taken, the member's end is missing: cut off
   }
+}
+
+// The input, read once: its chunks in order, with what a member left unused put back in front
+// (unread) for the next member, so that no byte is read from the file twice.
+function feedOf(reader) {
+  const back = [];
+  return {
+    read: async () => (back.length ? { value: back.shift(), done: false } : reader.read()),
+    unread(bytes) {
+      if (bytes.length) back.unshift(bytes);
+    },
+    // The next `n` bytes (fewer at the end of the input), left to be read.
+    async peek(n) {
+      let have = back.reduce((k, b) => k + b.length, 0);
+      while (have < n) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        back.push(value);
+        have += value.length;
+      }
+      const out = new Uint8Array(Math.min(n, have));
+      let k = 0;
+      for (const b of back) {
+        if (k >= out.length) break;
+        const take = b.subarray(0, out.length - k);
+        out.set(take, k);
+        k += take.length;
+      }
+      return out;
+    },
+    cancel: (why) => reader.cancel(why),
+  };
+}
+
+// A reader of the chunks `parts`, in memory.
+function memoryReader(parts) {
+  let k = 0;
+  return {
+    read: async () => (k < parts.length ? { value: parts[k++], done: false } : { value: undefined, done: true }),
+    cancel: async () => {},
+  };
+}
+
+// The 4 bytes before `from` and the refused piece, as stepToEnd() takes them: {lo, bytes}, from
+// the member's log (a copy only where the piece does not follow them in its own buffer, once per
+// chunk or piece boundary, never per member); null when the log was not kept.
+function stepBytes(r, start) {
+  const lo = Math.max(start, r.from - 4);
+  const need = r.from - lo;
+  if (need === 0) return { lo, bytes: r.piece };
+  if (!r.log) return null;
+  const p = r.piece;
+  const last = r.log[r.log.length - 1];
+  if (last && last.buffer === p.buffer && last.byteOffset + last.length === p.byteOffset && last.length >= need) {
+    return { lo, bytes: new Uint8Array(p.buffer, p.byteOffset - need, need + p.length) };
+  }
+  const bytes = new Uint8Array(need + p.length);
+  let k = need;
+  for (let i = r.log.length - 1; i >= 0 && k > 0; i--) {
+    const b = r.log[i];
+    const take = Math.min(k, b.length);
+    bytes.set(b.subarray(b.length - take), k - take);
+    k -= take;
+  }
+  bytes.set(p, need);
+  return { lo, bytes };
 }
 
 // The compressed bytes again, from any position: {reader(pos), bytes(from, to), size()}. A File or
@@ -217,7 +299,7 @@ export function gunzip(input, blob = null) {
   let cancelled = false;
   let decoder = null;
   const again = blob ? blobSource(blob) : keptSource(input);
-  let src = blob ? input.getReader() : again.first;
+  const src = feedOf(blob ? input.getReader() : again.first);
   // A chunk is handed over only when asked for, so that when the stream errors no chunk is still
   // queued (an error drops them).
   const deliver = async (value) => {
@@ -254,25 +336,26 @@ export function gunzip(input, blob = null) {
         stream.gzipCut = r.cut;
         return;
       }
-      if (blob) src.cancel().catch(() => {});
       if (cancelled) throw r.failed;
-      // Refused: decode the member again, then step through the refused bytes.
-      const lo = Math.max(start, r.from - 4);
-      let bytes;
+      // Refused: decode the member again (from the bytes logged in memory, or for a member past
+      // MEMBER_LOG from the file), then step through the refused bytes.
+      let step = stepBytes(r, start);
+      let redo = r.log && memoryReader([...r.log, r.piece]);
       try {
-        bytes = await again.bytes(lo, r.to);
-        src = again.reader(start);
+        if (!step) step = { lo: Math.max(start, r.from - 4), bytes: await again.bytes(Math.max(start, r.from - 4), r.to) };
+        if (!redo) redo = again.reader(start);
       } catch {
         throw r.failed; // a fetched file too large to keep: the refusal stands
       }
-      const stepped = await decodeMember(src, start, r.delivered, deliver, { from: r.from, to: r.to, lo, bytes }, onDecoder);
-      if (blob) src.cancel().catch(() => {});
+      const stepped = await decodeMember(redo, start, r.delivered, deliver, { from: r.from, to: r.to, ...step }, onDecoder);
+      redo.cancel().catch(() => {});
       if (stepped.end === undefined) throw stepped.failed;
-      // Another member (gzip's magic bytes, as zlib decides), or bytes that are not gzip.
+      // What follows the member's end in the refused piece is the next one's (or not gzip).
       const next = stepped.end;
-      if (isGzip(await again.bytes(next, next + 2))) {
+      src.unread(r.piece.subarray(next - r.from));
+      // Another member (gzip's magic bytes, as zlib decides), or bytes that are not gzip.
+      if (isGzip(await src.peek(2))) {
         start = next;
-        src = again.reader(next);
         continue;
       }
       stream.gzipTrailing = { at: next, ignored: (await again.size()) - next };
