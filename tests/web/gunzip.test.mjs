@@ -176,3 +176,21 @@ test('gunzip: many tiny members are read from the file once each (each byte once
     assert.equal(read, gz.length);
   }
 });
+
+test('gunzip: a member larger than the bytes kept in memory is read again from the file, and reads whole', async () => {
+  // memberLog 256 bytes: the members of these (~3.7 KB compressed) are decoded again from the File or
+  // from the bytes a fetched body kept, as every member was before.
+  const { gz, json, gzipEnd } = threeMembers(Buffer.from('tail\n'));
+  for (const chunk of [1 << 16, 4096, 333]) {
+    const count = { bytes: 0 };
+    const file = countingBlob(gz, count);
+    const out = gunzip(chunked(gz, chunk), file, { memberLog: 256 });
+    assert.equal(await readAll(out), json);
+    assert.deepEqual(out.gzipTrailing, { at: gzipEnd, ignored: 5 });
+    // (In 64 KiB chunks the whole file is one piece: nothing comes before the refused one.)
+    if (chunk <= 4096) assert.ok(count.bytes > 0, 'the large members were not read again from the file');
+    const fetched = gunzip(chunked(gz, chunk), null, { memberLog: 256 });
+    assert.equal(await readAll(fetched), json);
+    assert.deepEqual(fetched.gzipTrailing, { at: gzipEnd, ignored: 5 });
+  }
+});

@@ -101,7 +101,7 @@ async function stepToEnd(d, from, to, lo, bytes) {
 // (`piece` those bytes; the rest of their chunk is put back into `src`; `log` the member's bytes
 // before `from`, null past MEMBER_LOG), or with `step` ({from, to, lo, bytes}: where the first pass
 // was refused) what stepToEnd() says.
-async function decodeMember(src, start, skip, deliver, step, onDecoder) {
+async function decodeMember(src, start, skip, deliver, step, onDecoder, memberLog = MEMBER_LOG) {
   const d = openDecoder(deliver, skip);
   onDecoder(d);
   let pos = start;
@@ -124,7 +124,7 @@ async function decodeMember(src, start, skip, deliver, step, onDecoder) {
       }
       if (log) {
         logged += n;
-        if (logged > MEMBER_LOG) log = null;
+        if (logged > memberLog) log = null;
         else log.push(piece);
       }
       pos += n;
@@ -292,7 +292,9 @@ function keptSource(input) {
 // the File does. When the stream ends, `gzipCut` is the compressed bytes read if the file was cut
 // off (the loader passes it on: Session.setGzipCut), and `gzipTrailing` {at, ignored} says where
 // the gzip data ends and how many bytes that are not gzip follow it (Session.setGzipTrailing).
-export function gunzip(input, blob = null) {
+// `memberLog`: the most compressed bytes of a member kept in memory (tests lower it to reach the
+// path of a member read again from the file).
+export function gunzip(input, blob = null, { memberLog = MEMBER_LOG } = {}) {
   let controller;
   let wanted = false; // the reader has asked for more since the last chunk
   let wake = null;
@@ -330,7 +332,7 @@ export function gunzip(input, blob = null) {
   const run = async () => {
     let start = 0;
     for (;;) {
-      const r = await decodeMember(src, start, 0, deliver, null, onDecoder);
+      const r = await decodeMember(src, start, 0, deliver, null, onDecoder, memberLog);
       if (r.whole !== undefined) return;
       if (r.cut !== undefined) {
         stream.gzipCut = r.cut;
