@@ -19,6 +19,14 @@ const KEEP_PART = 8 << 20;
 // members read up to 64 KiB twice each: ~12 GB of Blob reads for a 4 MB file). A larger member is
 // read again from the File (or the bytes keptSource kept).
 const MEMBER_LOG = 64 << 20;
+// After a member of at most SMALL_MEMBER compressed bytes, the next one is guessed small too (a
+// writer that gzips each record it appends: 10^5 members of ~40 bytes): its end is sought in the
+// next few times that many bytes from its start, with one decoder, instead of a write that runs
+// over its end, is refused, and is decoded again by a second decoder.
+const SMALL_MEMBER = 16 << 10;
+// The shortest gzip member: a 10-byte header, 2 bytes of deflate (an empty final block), the
+// 8-byte trailer.
+const MIN_MEMBER = 20;
 const EMPTY = new Uint8Array(0);
 // deflate's largest expansion: one input byte gives at most ~1032 bytes of output.
 const MAX_EXPANSION = 1032;
@@ -61,12 +69,15 @@ function openDecoder(deliver, skip) {
 // Writes the bytes [from, to) (bytes holds [lo, to)), in which a write was refused, stopping
 // where the member may end: a position k whose 4 bytes before are the member's size modulo 2^32
 // (the gzip trailer's ISIZE) once the bytes up to k are written. It ends there when the next
-// byte is refused: {end: k}. A refusal anywhere else is damage: {failed}.
-async function stepToEnd(d, from, to, lo, bytes) {
+// byte is refused: {end: k}. A refusal anywhere else is damage: {failed}. `open`: [from, to) was
+// not known to be refused (a guess, endNear()): all of it taken is {open: true}, not damage.
+// `minEnd`: where the member can end at the earliest (MIN_MEMBER bytes after its start: the zeros of
+// its header, a modification time of 0, read as a size of 0, cost a probe each).
+async function stepToEnd(d, from, to, lo, bytes, open = false, minEnd = 0) {
   const le32 = (k) => (bytes[k - lo - 4] | (bytes[k - lo - 3] << 8) | (bytes[k - lo - 2] << 16) | (bytes[k - lo - 1] << 24)) >>> 0;
   const base = d.out % U32;
   let pos = from;
-  for (let k = Math.max(from + 1, lo + 4); k < to; k++) {
+  for (let k = Math.max(from + 1, lo + 4, minEnd); k < to; k++) {
     if (k < pos) continue; // k == pos: the byte just probed may have been the last one
     const isize = le32(k);
     // The member's size cannot have grown by more than deflate's expansion of what is written.
@@ -92,6 +103,7 @@ async function stepToEnd(d, from, to, lo, bytes) {
     d.abort(e);
     return { failed: e };
   }
+  if (open) return { open: true };
   return { failed: new Error('the gzip data was refused, then read on a second pass') };
 }
 
@@ -111,7 +123,7 @@ async function decodeMember(src, start, skip, deliver, step, onDecoder, memberLo
     const { value, done } = await src.read();
     if (done) break;
     for (let at = 0; at < value.length; ) {
-      if (step && pos === step.from) return stepToEnd(d, step.from, step.to, step.lo, step.bytes);
+      if (step && pos === step.from) return stepToEnd(d, step.from, step.to, step.lo, step.bytes, false, start + MIN_MEMBER);
       let n = Math.min(GZIP_PIECE, value.length - at);
       if (step) n = Math.min(n, step.from - pos);
       const piece = value.subarray(at, at + n);
@@ -167,6 +179,15 @@ function feedOf(reader) {
         k += take.length;
       }
       return out;
+    },
+    // Drops the next `n` bytes (peeked before).
+    skip(n) {
+      while (n > 0 && back.length) {
+        const take = Math.min(n, back[0].length);
+        if (take === back[0].length) back.shift();
+        else back[0] = back[0].subarray(take);
+        n -= take;
+      }
     },
     cancel: (why) => reader.cancel(why),
   };
@@ -329,32 +350,58 @@ export function gunzip(input, blob = null, { memberLog = MEMBER_LOG } = {}) {
     },
     { highWaterMark: 0 },
   );
+  // The end of the member at `start` when it lies in the next few times `last` bytes (the size
+  // of the member before): the end, or {skip} (the output delivered) when it does not.
+  const endNear = async (start, last) => {
+    const window = await src.peek(Math.min(GZIP_PIECE, 4 * last + 64));
+    const d = openDecoder(deliver, 0);
+    onDecoder(d);
+    const r = await stepToEnd(d, start, start + window.length, start, window, true, start + MIN_MEMBER);
+    if (r.end !== undefined) {
+      src.skip(r.end - start);
+      return { end: r.end };
+    }
+    if (r.failed) throw r.failed;
+    d.abort(new Error('a larger member'));
+    return { skip: d.out };
+  };
   const run = async () => {
     let start = 0;
+    let last = 0; // the compressed size of the member before (0: none)
     for (;;) {
-      const r = await decodeMember(src, start, 0, deliver, null, onDecoder, memberLog);
-      if (r.whole !== undefined) return;
-      if (r.cut !== undefined) {
-        stream.gzipCut = r.cut;
-        return;
+      let next;
+      let skip = 0;
+      if (last && last <= SMALL_MEMBER) {
+        const near = await endNear(start, last);
+        next = near.end;
+        skip = near.skip || 0;
       }
-      if (cancelled) throw r.failed;
-      // Refused: decode the member again (from the bytes logged in memory, or for a member past
-      // MEMBER_LOG from the file), then step through the refused bytes.
-      let step = stepBytes(r, start);
-      let redo = r.log && memoryReader([...r.log, r.piece]);
-      try {
-        if (!step) step = { lo: Math.max(start, r.from - 4), bytes: await again.bytes(Math.max(start, r.from - 4), r.to) };
-        if (!redo) redo = again.reader(start);
-      } catch {
-        throw r.failed; // a fetched file too large to keep: the refusal stands
+      if (next === undefined) {
+        const r = await decodeMember(src, start, skip, deliver, null, onDecoder, memberLog);
+        if (r.whole !== undefined) return;
+        if (r.cut !== undefined) {
+          stream.gzipCut = r.cut;
+          return;
+        }
+        if (cancelled) throw r.failed;
+        // Refused: decode the member again (from the bytes logged in memory, or for a member past
+        // MEMBER_LOG from the file), then step through the refused bytes.
+        let step = stepBytes(r, start);
+        let redo = r.log && memoryReader([...r.log, r.piece]);
+        try {
+          if (!step) step = { lo: Math.max(start, r.from - 4), bytes: await again.bytes(Math.max(start, r.from - 4), r.to) };
+          if (!redo) redo = again.reader(start);
+        } catch {
+          throw r.failed; // a fetched file too large to keep: the refusal stands
+        }
+        const stepped = await decodeMember(redo, start, Math.max(skip, r.delivered), deliver, { from: r.from, to: r.to, ...step }, onDecoder);
+        redo.cancel().catch(() => {});
+        if (stepped.end === undefined) throw stepped.failed;
+        // What follows the member's end in the refused piece is the next one's (or not gzip).
+        next = stepped.end;
+        src.unread(r.piece.subarray(next - r.from));
       }
-      const stepped = await decodeMember(redo, start, r.delivered, deliver, { from: r.from, to: r.to, ...step }, onDecoder);
-      redo.cancel().catch(() => {});
-      if (stepped.end === undefined) throw stepped.failed;
-      // What follows the member's end in the refused piece is the next one's (or not gzip).
-      const next = stepped.end;
-      src.unread(r.piece.subarray(next - r.from));
+      last = next - start;
       // Another member (gzip's magic bytes, as zlib decides), or bytes that are not gzip.
       if (isGzip(await src.peek(2))) {
         start = next;
