@@ -348,11 +348,18 @@ function main() {
   writeFileSync(join(opts.out, 'index.html'), indexHtml.replace(/<!-- dist:offline-link[^>]*-->/, () => `${offline}</p>`));
   writeFileSync(join(opts.out, '.nojekyll'), ''); // GitHub Pages: serve every file as it is
   const ancestors = ["'self'", ...opts.embedOrigins].join(' ');
+  // The page's <meta> policy binds the page only: a worker takes its policy from its own
+  // response, so without this rule the analyzer worker, which reads the untrusted trace, ran
+  // unconfined (any connect-src, any importScripts origin) on every host. Not on /*: the single
+  // file's inline script and style would be refused by script-src 'self'.
+  const pagePolicy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(indexHtml);
+  if (!pagePolicy) fail('index.html has no <meta http-equiv="Content-Security-Policy"> for the worker\'s header');
   // The worker asks for the .wasm under its build's name (?v=, scripts/stamp_wasm.mjs), so it may
   // be kept without revalidation, which keeps V8's cached optimized code for it (docs/sharing.md).
   writeFileSync(
     join(opts.out, '_headers'),
     `/*\n  Content-Security-Policy: frame-ancestors ${ancestors}\n  X-Content-Type-Options: nosniff\n` +
+      `/worker.js\n  Content-Security-Policy: ${pagePolicy[1]}\n` +
       `/wasm/kinetoscope_wasm.wasm\n  Cache-Control: public, max-age=31536000, immutable\n`,
   );
 

@@ -208,7 +208,40 @@ function findingsOf(md) {
 
 // --- the tests -----------------------------------------------------------------------------------------
 
+// dist/_headers as {path: {header: value}} (Netlify's and Cloudflare Pages' format: a path, then
+// its headers indented).
+function headerRules(text) {
+  const rules = {};
+  let at = null;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    if (!/^\s/.test(line)) rules[(at = line.trim())] = {};
+    else if (at) {
+      const k = line.indexOf(':');
+      rules[at][line.slice(0, k).trim()] = line.slice(k + 1).trim();
+    }
+  }
+  return rules;
+}
+
 const tests = {
+  async '_headers confines the worker with the page\'s policy, and leaves the single file its own'({ dist }) {
+    // A <meta> policy binds no worker: the analyzer worker, which reads the untrusted trace, takes
+    // its policy from its own response, and dist/_headers gave it none (only frame-ancestors).
+    const rules = headerRules(readFileSync(join(dist, '_headers'), 'utf8'));
+    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(readFileSync(join(dist, 'index.html'), 'utf8'));
+    check(meta, 'dist/index.html has no CSP <meta>');
+    const worker = (rules['/worker.js'] || {})['Content-Security-Policy'] || '';
+    check(worker === meta[1], `/worker.js is served with CSP "${worker}", the page has "${meta[1]}"`);
+    check(/script-src 'self' 'wasm-unsafe-eval'/.test(worker) && !/unsafe-eval'|unsafe-inline/.test(worker.replace("'wasm-unsafe-eval'", '')), `weak worker policy: ${worker}`);
+    check(/connect-src 'self' blob:/.test(worker), `the worker may connect elsewhere: ${worker}`);
+    // Every rule that matches kinetoscope.html sets no script-src (its script is inline, by hash).
+    for (const [path, headers] of Object.entries(rules)) {
+      const matches = path === '/*' || path === '/kinetoscope.html';
+      check(!matches || !/script-src/.test(headers['Content-Security-Policy'] || ''), `${path} would refuse the single file's inline script: ${headers['Content-Security-Policy']}`);
+    }
+  },
+
   async 'the hosted site works from a sub-path, with relative requests only'({ ctx, origin }) {
     const base = `${origin}${SUBPATH}/`;
     const { page, log } = await openPage(ctx, base);

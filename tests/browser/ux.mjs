@@ -10,6 +10,7 @@ import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SHOTS, TEST_TIMEOUT_MS, TRACES, check, startServer } from './lib.mjs';
@@ -2185,6 +2186,89 @@ function tests(tmp) {
       await shot(page, '57-kernels');
       await page.setViewportSize(VIEWPORT);
       check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '58. a trace whose names, categories, args and file name hold markup, javascript: URLs and bidi controls runs nothing and reaches no other origin, in the report, the timeline and the drawer'({ ctx, origin }) {
+      // Another origin that counts what reaches it: every planted URL points there, so an image,
+      // a fetch, a navigation or a prefetch made of trace text (by the page or its workers) is a hit.
+      let hits = 0;
+      const other = createServer((req, res) => {
+        hits++;
+        res.writeHead(200, { 'Content-Type': 'image/png', 'Access-Control-Allow-Origin': '*' });
+        res.end();
+      });
+      await new Promise((r) => other.listen(0, '127.0.0.1', r));
+      const elsewhere = `http://127.0.0.1:${other.address().port}`;
+      try {
+        const img = (n) => `<img src=${elsewhere}/i${n}.png onerror="window.__xss=${n}">`;
+        const js = (n) => `javascript:window.__xss=${n}`;
+        const RLO = '\u202e';
+        const kernel = `gemm_${RLO}${img(1)}`;
+        const events = [
+          { ph: 'M', name: 'process_name', pid: 0, tid: 0, args: { name: `gpu ${img(2)}` } },
+          { ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: `main ${js(3)}` } },
+          { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 1, tid: 1, ts: 0, dur: 2000 },
+          { ph: 'X', cat: `cpu_op`, name: `aten::mm<script>window.__xss=4</script>`, pid: 1, tid: 1, ts: 10, dur: 900, args: { 'Input Dims': [[64, 64], [64, 64]], 'Input type': ['float', 'float'], [`k${img(5)}`]: js(6) } },
+          { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: 20, dur: 5, args: { correlation: 1 } },
+          { ph: 'X', cat: 'kernel', name: kernel, pid: 0, tid: 7, ts: 30, dur: 400, args: { stream: 7, device: 0, correlation: 1, url: `${elsewhere}/a7`, link: js(8), html: img(9), [`${RLO}key`]: `<a href="${js(10)}">x</a>` } },
+          { ph: 'X', cat: `${img(11)}`, name: `${js(12)}`, pid: 1, tid: 1, ts: 1000, dur: 50 },
+          { ph: 'i', s: 't', cat: 'cpu_instant_event', name: `mark ${img(13)}`, pid: 1, tid: 1, ts: 1100 },
+        ];
+        // The file name is trace text too (the title, the status line, links): markup and a bidi control.
+        const dir = mkdtempSync(join(tmp, 'hostile-'));
+        const file = join(dir, `${RLO}<img src=${elsewhere.replace(/\//g, '_')} onerror=window.__xss=14>.json`);
+        writeFileSync(file, JSON.stringify({ traceEvents: events, deviceProperties: [{ id: 0, name: `GPU ${img(15)}` }] }));
+        const { page, errors } = await openPage(ctx, origin);
+        // The page's own <script> and icon elements, before any trace text arrives.
+        const ownTags = await page.evaluate(() => [...document.querySelectorAll('img, script, iframe, object, embed, frame, base, link[rel=prefetch], meta[http-equiv=refresh]')].map((el) => el.outerHTML.slice(0, 120)));
+        const requests = [];
+        ctx.on('request', (r) => requests.push(r.url()));
+        await loadFiles(page, file);
+        const inert = async (where) => {
+          const r = await page.evaluate(() => ({
+            xss: window.__xss,
+            tags: [...document.querySelectorAll('img, script, iframe, object, embed, frame, base, link[rel=prefetch], meta[http-equiv=refresh]')].map((el) => el.outerHTML.slice(0, 120)),
+            handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => /^on/i.test(a.name))).map((el) => el.tagName),
+            jsLinks: [...document.querySelectorAll('[href], [src], [action], [formaction]')].map((el) => el.getAttribute('href') || el.getAttribute('src') || el.getAttribute('action') || el.getAttribute('formaction')).filter((u) => /^\s*(javascript|data|vbscript):/i.test(u) || u.includes('127.0.0.1:')),
+            rlo: [document.title, document.body.innerText].some((t) => t.includes('\u202e')),
+          }));
+          check(r.xss === undefined, `${where}: trace text ran (window.__xss = ${r.xss})`);
+          const added = r.tags.filter((t) => !ownTags.includes(t));
+          check(!added.length, `${where}: elements the page does not have of its own: ${added.join(' ')}`);
+          check(!r.handlers.length, `${where}: elements with on* attributes: ${r.handlers.join(' ')}`);
+          check(!r.jsLinks.length, `${where}: URLs from the trace in href/src: ${r.jsLinks.join(' ')}`);
+          check(!r.rlo, `${where}: a raw U+202E reached the text or the title`);
+        };
+        await inert('report');
+        const body = await page.evaluate(() => document.body.innerText);
+        check(body.includes('gemm_') && body.includes('onerror'), 'the hostile kernel name is not shown as text in the report');
+        await openTimeline(page);
+        const slice = await findSlice(page, 'gemm_');
+        await tl(page, () => window.kinetoscope.timeline.search('', {}));
+        await page.focus('.tl-canvas');
+        await page.keyboard.press('0');
+        await tl(page, () => window.kinetoscope.timeline.settled());
+        const at = await tl(page, (i) => window.kinetoscope.timeline.locate(i), slice);
+        check(at, 'the hostile kernel is not on screen');
+        await page.mouse.click(at.x, at.y);
+        await page.waitForFunction((i) => { const s = window.kinetoscope.timeline.state(); return s.details && s.details.slice === i; }, slice, { timeout: 15_000 });
+        const drawer = await page.textContent('.tl-drawer');
+        check(drawer.includes('javascript:window.__xss=8') && drawer.includes('onerror'), `the kernel's args are not shown as text in the drawer: ${drawer.slice(0, 400)}`);
+        // Hover the kernel (its tooltip) and click every link the drawer has.
+        await page.mouse.move(at.x, at.y);
+        await page.waitForTimeout(300);
+        await inert('timeline and drawer');
+        for (const a of await page.locator('.tl-drawer a[href], .tl-drawer button').all()) await a.click({ timeout: 2_000 }).catch(() => {});
+        await page.waitForTimeout(500);
+        await inert('after clicking the drawer\'s links and buttons');
+        check(hits === 0, `${hits} request(s) reached the other origin`);
+        const foreign = requests.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'));
+        check(!foreign.length, `requests to other origins: ${foreign.slice(0, 5).join(' ')}`);
+        check(errors.length === 0, errors.join('\n'));
+      } finally {
+        other.closeAllConnections();
+        await new Promise((r) => other.close(r));
+      }
     },
   };
 }

@@ -12,8 +12,10 @@ import { gunzip } from '../../web/worker/gunzip.js';
 // Decodes what was written so far (one member: the 10-byte header gzipSync writes, then deflate);
 // once the deflate data and its 8-byte trailer are all in, any further byte is refused.
 class BrowserLikeDecompressionStream {
+  static made = 0; // how many were made (the tiny-members test counts them)
   constructor(format) {
     assert.equal(format, 'gzip');
+    BrowserLikeDecompressionStream.made++;
     let input = Buffer.alloc(0);
     let sent = 0;
     let end = -1;
@@ -135,4 +137,68 @@ test('gunzip: empty members between and after the others (gzip -c /dev/null >> t
   const parts = ['{"traceEvents":[{"ph":"X","name":"k","ts":1,', '"dur":2,"pid":1,"tid":1}]}'];
   const inside = Buffer.concat([gzipSync(Buffer.from(parts[0])), empty, empty, gzipSync(Buffer.from(parts[1]))]);
   assert.equal(await readAll(gunzip(chunked(inside, 333), new Blob([inside]))), parts.join(''));
+});
+
+// `bytes` as a File would be: every byte read through it (stream() or a slice's arrayBuffer()) is
+// counted in `count.bytes`.
+function countingBlob(bytes, count) {
+  const wrap = (b) => ({
+    size: b.size,
+    slice: (from, to) => wrap(b.slice(from, to)),
+    arrayBuffer: async () => {
+      const ab = await b.arrayBuffer();
+      count.bytes += ab.byteLength;
+      return ab;
+    },
+    stream: () => b.stream().pipeThrough(new TransformStream({ transform(c, ctl) { count.bytes += c.length; ctl.enqueue(c); } })),
+  });
+  return wrap(new Blob([bytes]));
+}
+
+test('gunzip: many tiny members are read from the file once each (each byte once), not 64 KiB again per member', async () => {
+  // 1,000 members of one event each (a writer that gzips every record it appends), then a log line.
+  const events = Array.from({ length: 1000 }, (_, k) => `{"ph":"X","name":"k${k % 7}","ts":${k},"dur":1,"pid":0,"tid":7}`);
+  const text = ['{"traceEvents":[', ...events.map((e, k) => (k ? ',' : '') + e), ']}'];
+  const junk = Buffer.from('[rank0] done\n');
+  const gz = Buffer.concat([...text.map((t) => gzipSync(Buffer.from(t))), junk]);
+  for (const chunk of [1 << 16, 4096]) {
+    const count = { bytes: 0 };
+    const file = countingBlob(gz, count);
+    const made = BrowserLikeDecompressionStream.made;
+    const out = gunzip(file.stream(), file);
+    assert.equal(await readAll(out), text.join(''));
+    // One decoder a member: after a small member the next one's end is sought in the bytes after
+    // its start (endNear), not by a write over its end that a second decoder repeats (2 a member).
+    const decoders = BrowserLikeDecompressionStream.made - made;
+    assert.ok(decoders <= text.length + 2, `${decoders} decoders for ${text.length} members`);
+    assert.deepEqual(out.gzipTrailing, { at: gz.length - junk.length, ignored: junk.length });
+    // The file's bytes, read once: before, each member after the first read its 64 KiB piece
+    // again (twice): ~1,000 x 2 x the rest of the file here, ~12 GB for 10^5 members.
+    assert.equal(count.bytes, gz.length, `${count.bytes} bytes read from a ${gz.length}-byte file (chunks of ${chunk})`);
+    // A fetched body (no File to slice): read once too.
+    let read = 0;
+    const body = chunked(gz, chunk).pipeThrough(new TransformStream({ transform(c, ctl) { read += c.length; ctl.enqueue(c); } }));
+    const fetched = gunzip(body, null);
+    assert.equal(await readAll(fetched), text.join(''));
+    assert.equal(read, gz.length);
+  }
+});
+
+test('gunzip: a member larger than the bytes kept in memory is read again from the file, and reads whole', async () => {
+  // memberLog 256 bytes: the members of these (~3.7 KB compressed) are decoded again from the File or
+  // from the bytes a fetched body kept, as every member was before.
+  const { gz, json, gzipEnd } = threeMembers(Buffer.from('tail\n'));
+  for (const chunk of [1 << 16, 1024, 333]) {
+    const count = { bytes: 0 };
+    const file = countingBlob(gz, count);
+    const out = gunzip(chunked(gz, chunk), file, { memberLog: 256 });
+    assert.equal(await readAll(out), json);
+    assert.deepEqual(out.gzipTrailing, { at: gzipEnd, ignored: 5 });
+    // The first member (the later ones follow a small one: endNear() finds their ends) spans
+    // pieces of 1 KiB or less; in 64 KiB chunks the file is one piece, nothing before the refusal.
+    if (chunk <= 1024) assert.ok(count.bytes > 0, 'the large members were not read again from the file');
+    const fetched = gunzip(chunked(gz, chunk), null, { memberLog: 256 });
+    assert.equal(await readAll(fetched), json);
+    assert.deepEqual(fetched.gzipTrailing, { at: gzipEnd, ignored: 5 });
+  }
 });
