@@ -31,6 +31,7 @@ class Encoder {
     value(static_cast<uint64_t>(s.size()));
     out_->append(s);
   }
+  void bytes_of(std::string_view s) { out_->append(s.data(), s.size()); }
   template <typename T, typename F>
   void list(const std::vector<T>& v, F&& each) {
     value(static_cast<uint64_t>(v.size()));
@@ -46,6 +47,36 @@ class Encoder {
 
  private:
   std::string* out_;
+};
+
+// The encoding's length, walked as the Encoder walks it: the part is written into a string of
+// exactly that size. Grown by appends, the string of a 16 MB part was reallocated a dozen times
+// and copied again behind the header (importer.cpp take_part), and each copy went into fresh
+// memory, whose first write costs a page fault per 4 KiB (~16 us on this project's machine: most
+// of the helper's time from its read's end to the part sent, docs/performance.md session 41).
+class Sizer {
+ public:
+  size_t bytes = 0;
+  template <typename T>
+  void value(const T& v) {
+    bytes += sizeof v;
+  }
+  template <typename T>
+  void column(const std::vector<T>& v) {
+    bytes += sizeof(uint64_t) + v.size() * sizeof(T);
+  }
+  void column(const std::vector<bool>& v) { bytes += sizeof(uint64_t) + v.size(); }
+  void text(const std::string& s) { bytes += sizeof(uint64_t) + s.size(); }
+  void bytes_of(std::string_view s) { bytes += s.size(); }
+  template <typename T, typename F>
+  void list(const std::vector<T>& v, F&& each) {
+    bytes += sizeof(uint64_t);
+    for (const T& x : v) each(const_cast<T&>(x));
+  }
+  void count_map(const std::map<std::string, uint64_t>& m) {
+    bytes += sizeof(uint64_t);
+    for (const auto& kv : m) bytes += sizeof(uint64_t) + kv.first.size() + sizeof(uint64_t);
+  }
 };
 
 class Decoder {
@@ -303,25 +334,38 @@ bool consistent(const Trace& t, const PartState& st) {
          st.track_first_name_offset.size() == tracks;
 }
 
-}  // namespace
-
-std::string encode_trace_part(const Trace& part, const PartState& state) {
-  std::string out;
-  Encoder enc(&out);
-  enc.value(static_cast<uint64_t>(part.strings.size()));
+// Strings and diagnostics first, then the visitor's fields: for both the Sizer and the Encoder.
+template <typename Codec>
+void write_part(const Trace& part, const PartState& state, Codec& c) {
+  c.value(static_cast<uint64_t>(part.strings.size()));
   for (StringId i = 1; i < part.strings.size(); ++i) {
     std::string_view s = part.str(i);
-    enc.value(static_cast<uint64_t>(s.size()));
-    out.append(s.data(), s.size());
+    c.value(static_cast<uint64_t>(s.size()));
+    c.bytes_of(s);
   }
   for (size_t d = 0; d < static_cast<size_t>(Diag::kCount); ++d) {
     const DiagEntry& e = part.diagnostics.get(static_cast<Diag>(d));
-    enc.value(e.count);
-    enc.value(e.first_offset);
-    enc.text(e.excerpt);
+    c.value(e.count);
+    c.value(e.first_offset);
+    c.text(e.excerpt);
   }
-  // The visitor reads through non-const references; encoding only reads.
-  visit_part(const_cast<Trace&>(part), const_cast<PartState&>(state), enc);
+  // The visitor reads through non-const references; sizing and encoding only read.
+  visit_part(const_cast<Trace&>(part), const_cast<PartState&>(state), c);
+}
+
+}  // namespace
+
+void append_trace_part(const Trace& part, const PartState& state, std::string* out) {
+  Sizer size;
+  write_part(part, state, size);
+  out->reserve(out->size() + size.bytes);
+  Encoder enc(out);
+  write_part(part, state, enc);
+}
+
+std::string encode_trace_part(const Trace& part, const PartState& state) {
+  std::string out;
+  append_trace_part(part, state, &out);
   return out;
 }
 

@@ -36,6 +36,8 @@ struct PartState {
 // The part as bytes, and back. decode_trace_part() checks every length against the bytes it is
 // given and returns false on anything that is not such an encoding.
 std::string encode_trace_part(const Trace& part, const PartState& state);
+// The same encoding appended to *out, whose capacity grows once, by exactly the encoding's size.
+void append_trace_part(const Trace& part, const PartState& state, std::string* out);
 bool decode_trace_part(const char* data, size_t len, Trace* part, PartState* state);
 
 }  // namespace ks

@@ -136,3 +136,98 @@ test('the warm-up stops within a piece of its trace once a file comes', async ()
   assert.ok(fed > 0, 'the warm-up fed nothing');
   assert.ok(fed <= 256 * 1024 && fed < trace / 4, `the warm-up fed ${fed} of its ${trace} bytes after the file came`);
 });
+
+// The page reads a large file with helpers (worker/split.js): a helper writes its part
+// (takePart) and the loader, the warmed-up spare, merges it (applyPart), each once per load. The
+// warm-up read its trace in one session, so both ran in V8's baseline tier in every split load,
+// and V8 compiled their large functions with TurboFan only then (session 41: bodies of 8.9 and
+// 21.6 KB after the merge, in Node). Now each round reads its trace as the split path does. The
+// child runs the warm-up, waits for the background compiles, then a split read twice the
+// warm-up trace's size: no large function may be compiled by TurboFan after that point.
+test('after the warm-up, a split read compiles none of its large functions', { skip: !existsSync(join(WASM_DIR, 'kinetoscope_wasm.js')) && `no WASM build at ${WASM_DIR} (make wasm)` }, () => {
+  const child = `
+    const { createRequire } = await import('node:module');
+    const { readFileSync } = await import('node:fs');
+    const require = createRequire(${JSON.stringify(join(WASM_DIR, 'x.js'))});
+    const M = await require(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.js'))})({ wasmBinary: readFileSync(${JSON.stringify(join(WASM_DIR, 'kinetoscope_wasm.wasm'))}) });
+    const { warmModule, warmupTrace } = await import(${JSON.stringify(resolve(ROOT, 'web/worker/warm.js'))});
+    const { feed, withBytes } = await import(${JSON.stringify(resolve(ROOT, 'web/worker/module.js'))});
+    const quiet = async () => {
+      for (let tries = 0; tries < 120; tries++) {
+        const before = process.cpuUsage();
+        await new Promise((r) => setTimeout(r, 500));
+        const used = process.cpuUsage(before);
+        if (used.user + used.system < 50000) return;
+      }
+    };
+    await warmModule(M);
+    await quiet();
+    console.log('KS-REAL-LOAD');
+    const t0 = performance.now();
+    const trace = new TextEncoder().encode(warmupTrace(60));
+    const from = trace.length >> 1;
+    const start = from + withBytes(M, trace.subarray(from), (p, n) => M.findPartStart(p, n), -1);
+    const helper = new M.Session();
+    helper.startPart(start, -1);
+    feed(M, helper, trace.subarray(start));
+    const part = helper.takePart().slice();
+    helper.delete();
+    const s = new M.Session();
+    feed(M, s, trace.subarray(0, start));
+    if (!withBytes(M, part, (p, n) => s.applyPart(p, n), false)) throw new Error('the part was not merged');
+    feed(M, s, trace.subarray(Number(s.resumeOffset())));
+    if (!s.finish() || !s.reportJson()) throw new Error('the trace did not read');
+    s.delete();
+    await quiet();
+    console.log('KS-REAL-LOAD-MS', Math.round(performance.now() - t0));
+  `;
+  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const at = r.stdout.indexOf('KS-REAL-LOAD');
+  assert.ok(at > 0 && /using TurboFan/.test(r.stdout.slice(0, at)), 'no compile log from V8 (--trace-wasm-compilation-times)');
+  const realMs = Number((/KS-REAL-LOAD-MS (\d+)/.exec(r.stdout) || [])[1]);
+  assert.ok(realMs > 0, 'the child did not say how long the real load took');
+  const late = r.stdout
+    .slice(at)
+    .split('\n')
+    .filter((l) => /using TurboFan/.test(l) && Number((/bodysize (\d+)/.exec(l) || [])[1]) >= LARGE_BODY)
+    .filter((l) => Number((/took (\d+) ms/.exec(l) || [])[1]) < realMs);
+  assert.deepEqual(late, [], 'large functions compiled by TurboFan only during the split read');
+});
+
+// Each round's part is merged (not read again by the session), and the report the page renders
+// unseen is the one a single read of the trace gives.
+test('the warm-up merges a part each round, and its report is a single read’s', { skip: !existsSync(join(WASM_DIR, 'kinetoscope_wasm.js')) && `no WASM build at ${WASM_DIR} (make wasm)` }, async () => {
+  const { createRequire } = await import('node:module');
+  const { readFileSync } = await import('node:fs');
+  const require = createRequire(join(WASM_DIR, 'x.js'));
+  const M = await require(join(WASM_DIR, 'kinetoscope_wasm.js'))({ wasmBinary: readFileSync(join(WASM_DIR, 'kinetoscope_wasm.wasm')) });
+  const { feed } = await import('../../web/worker/module.js');
+  const plain = new M.Session();
+  feed(M, plain, new TextEncoder().encode(warmupTrace(30)));
+  assert.ok(plain.finish());
+  const expected = plain.reportJson();
+  plain.delete();
+  const P = M.Session.prototype;
+  const { applyPart, reportJson } = P;
+  let merged = 0;
+  const reports = [];
+  P.applyPart = function (...a) {
+    const ok = applyPart.apply(this, a);
+    if (ok) merged++;
+    return ok;
+  };
+  P.reportJson = function () {
+    const json = reportJson.call(this);
+    reports.push(json);
+    return json;
+  };
+  try {
+    await warmModule(M);
+  } finally {
+    Object.assign(P, { applyPart, reportJson });
+  }
+  assert.equal(merged, 3, 'a part merged in each of the three rounds');
+  assert.equal(reports.length, 3);
+  for (const json of reports) assert.ok(json === expected, 'the split read’s report differs from a single read’s');
+});

@@ -31,6 +31,7 @@ class Load {
     this.read = 0; // bytes of the input read (compressed, for gzip)
     this.total = 0;
     this.gzip = false;
+    this.prefault = null; // the memory written ahead while the loader waits (streamFeeder)
     // Where a load's time goes, for bench/ingest_browser.mjs (ms since the worker got the
     // message), the wait for the stream's chunks and the time inside the module feeding them.
     this.t0 = performance.now();
@@ -240,7 +241,7 @@ function streamFeeder(job, keep, counted, jsonTotal) {
   let lastPost = 0;
   let lastYield = performance.now();
   // The memory the model will need, written while the reads keep the worker waiting (prefault.js).
-  const prefault = new Prefault(M, prefaultBudget(M, jsonTotal));
+  const prefault = (job.prefault = new Prefault(M, prefaultBudget(M, jsonTotal)));
   return async (stream) => {
     job.reader = stream === counted ? stream.getReader() : fileReader(stream);
     for (;;) {

@@ -44,6 +44,13 @@ export class Prefault {
     this.budget = budget;
     this.bytes = 0; // written so far
     this.ms = 0;
+    this.full = false; // the memory could not grow: nothing more is written
+  }
+
+  // More to write, for memory the load needs beyond its model: a split load's parts, received
+  // and decoded (worker/split.js).
+  extend(bytes) {
+    if (!this.full && bytes > 0) this.budget += bytes;
   }
 
   // Writes memory a step at a time while `pending` (a read's promise) has not settled.
@@ -62,6 +69,7 @@ export class Prefault {
         this.ms += performance.now() - t;
         if (!n) {
           this.budget = 0; // the memory cannot grow: the load will say so itself
+          this.full = true;
           return;
         }
         this.bytes += n;

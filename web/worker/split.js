@@ -14,8 +14,13 @@
 import { PortMsg } from './protocol.js';
 import { PROGRESS_MS, feed, loadModule, parseJson, resetModule, withBytes } from './module.js';
 import { fileReader } from './stream.js';
+import { Prefault, prefaultBudget } from './prefault.js';
 
 const SPLIT_PROBE = 1 << 20;
+// A part's bytes per byte of the JSON it was read from (resnet 0.15, tiny_kernels 0.19 at 200 MB,
+// docs/performance.md session 41), rounded up. Its memory in the loader is twice that: the bytes
+// received, and the part decoded from them before the merge.
+export const PART_PER_JSON_BYTE = 0.2;
 
 // The points where parts start: increasing offsets of element starts, one per helper at most.
 export async function findSplits(M, blob, helpers) {
@@ -102,7 +107,16 @@ export async function readSplit(job, blob, starts, feedStream) {
     if (k === 0) job.mark('first_part');
     pos = starts[k];
     const asked = performance.now();
-    const part = job.session.atPartBoundary() ? await helpers.result(k) : null;
+    const pending = job.session.atPartBoundary() ? helpers.result(k) : null;
+    if (pending && job.prefault) {
+      // The loader waits for the part (the helper's read takes longer: its module is started with
+      // the load): the memory the merge writes (the part's bytes, then the part decoded) is written
+      // meanwhile, as the model's is in the file's read waits. Fresh memory's first write is a page
+      // fault, ~16 us per 4 KiB here: ~0.15 s of the merge of a 16 MB part (session 41).
+      job.prefault.extend(2 * PART_PER_JSON_BYTE * ((k + 1 < starts.length ? starts[k + 1] : blob.size) - starts[k]));
+      await job.prefault.whileWaiting(pending);
+    }
+    const part = pending ? await pending : null;
     const got = performance.now();
     timings.part_wait_ms = (timings.part_wait_ms || 0) + Math.round(got - asked);
     if (job.cancelled) return false;
@@ -146,10 +160,17 @@ export async function runPart(msg) {
     session = new M.Session();
     session.startPart(order.offset, typeof order.stop === 'number' ? order.stop : -1);
     const reader = fileReader(msg.blob.slice(order.offset).stream());
+    // The part's model and its bytes, written while the helper waits for the File's chunks, as
+    // the loader writes its model's (prefault.js): their page faults otherwise come in the feed
+    // and in takePart(), on the way to the part the loader waits for.
+    const range = (typeof order.stop === 'number' && order.stop >= 0 ? order.stop : msg.blob.size) - order.offset;
+    const prefault = new Prefault(M, prefaultBudget(M, range) + Math.floor(PART_PER_JSON_BYTE * range));
     let read = 0;
     let lastPost = 0;
     for (;;) {
-      const { value, done } = await reader.read();
+      const pending = reader.read();
+      await prefault.whileWaiting(pending);
+      const { value, done } = await pending;
       if (done || stopped) break;
       if (feed(M, session, value) === false || session.partFailed()) break;
       read += value.length;
@@ -162,6 +183,7 @@ export async function runPart(msg) {
     }
     reader.cancel().catch(() => {});
     mark('read');
+    timings.prefault_ms = Math.round(prefault.ms);
     const view = !stopped && session.partEnded() && !session.partFailed() ? session.takePart() : null;
     const bytes = view && view.length ? view.slice().buffer : null; // a copy: the view is WASM memory
     mark('sent');

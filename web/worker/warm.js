@@ -9,7 +9,7 @@
 // It no longer writes a fixed 128 MiB of its heap ahead of any file: a load takes its page faults
 // while it waits for the file, as much as the file needs (worker/prefault.js).
 import { Msg } from './protocol.js';
-import { feed, loadModule, resetModule } from './module.js';
+import { feed, loadModule, resetModule, withBytes } from './module.js';
 
 // The warm-up trace: what a training loop's trace holds, so that the code a real file runs is the
 // code the warm-up made hot (V8 compiles a function with its optimizing tier in the background
@@ -114,17 +114,20 @@ export async function warmModule(M, stop = () => false) {
 async function warmRound(M, trace, first, stop) {
   const session = new M.Session();
   try {
-    // The trace is fed a piece a task: a file that arrives meanwhile waits for one piece, not for
-    // the whole read (on a cold module, in the baseline tier, the whole read was one task of 0.2 s
-    // and more: a file given as the page loaded waited up to 2.3 s for it at load average 18,
-    // docs/performance.md session 40).
-    for (let at = 0; at < trace.length; at += WARM_PIECE) {
-      if (at > 0) {
-        await nextTask();
-        if (stop()) return false;
-      }
-      if (feed(M, session, trace.subarray(at, at + WARM_PIECE)) === false) return false;
+    // The trace is read as the page reads a large file with a helper (worker/split.js): its second
+    // half as a part (takePart), which the session merges (applyPart) once it has read the first.
+    // Without this the real load's part was written and merged in V8's baseline tier, once per
+    // load (docs/performance.md session 41); the loader is this warmed-up spare.
+    const start = partStart(M, trace);
+    const part = start > 0 ? await warmPart(M, trace, start, stop) : null;
+    if (stop()) return false;
+    let resume = 0;
+    if (part) {
+      if (!(await feedPieces(M, session, trace.subarray(0, start), stop))) return false;
+      if (session.atPartBoundary() && withBytes(M, part, (ptr, n) => session.applyPart(ptr, n), false)) resume = Number(session.resumeOffset());
+      else resume = start; // not merged: the session reads the part's bytes itself
     }
+    if (!(await feedPieces(M, session, trace.subarray(resume), stop, resume > 0))) return false;
     if (!session.finish()) return false;
     await nextTask();
     if (stop()) return false;
@@ -136,6 +139,44 @@ async function warmRound(M, trace, first, stop) {
     return true;
   } finally {
     session.delete();
+  }
+}
+
+// The trace fed a piece a task: a file that arrives meanwhile waits for one piece, not for the
+// whole read (on a cold module, in the baseline tier, the whole read was one task of 0.2 s and
+// more: a file given as the page loaded waited up to 2.3 s for it at load average 18,
+// docs/performance.md session 40). False when stopped or the feed failed.
+async function feedPieces(M, session, bytes, stop, waitFirst = true) {
+  for (let at = 0; at < bytes.length; at += WARM_PIECE) {
+    if (at > 0 || waitFirst) {
+      await nextTask();
+      if (stop()) return false;
+    }
+    if (feed(M, session, bytes.subarray(at, at + WARM_PIECE)) === false) return false;
+  }
+  return true;
+}
+
+// Where the warm-up trace's part starts (an element near its middle), or -1.
+function partStart(M, trace) {
+  if (typeof M.findPartStart !== 'function') return -1;
+  const from = trace.length >> 1;
+  const at = withBytes(M, trace.subarray(from), (ptr, n) => M.findPartStart(ptr, n), -1);
+  return at >= 0 ? from + at : -1;
+}
+
+// The part from `start` to the end, read by a session of its own as a helper worker reads its
+// part: its bytes (a copy out of WASM memory, as the helper sends them), or null.
+async function warmPart(M, trace, start, stop) {
+  const part = new M.Session();
+  try {
+    part.startPart(start, -1);
+    if (!(await feedPieces(M, part, trace.subarray(start), stop, false))) return null;
+    if (!part.partEnded() || part.partFailed()) return null;
+    const view = part.takePart();
+    return view && view.length ? view.slice() : null;
+  } finally {
+    part.delete();
   }
 }
 

@@ -199,7 +199,7 @@ class ChromeJsonImporter::Impl : public FramerSink {
     std::memcpy(&out[8], &end.offset, 8);
     out[16] = end.after_element;
     out[17] = end.after_comma;
-    out += encode_trace_part(*trace_, state);
+    append_trace_part(*trace_, state, &out);  // behind the header, not copied there
     return out;
   }
 
