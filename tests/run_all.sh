@@ -72,6 +72,7 @@ suite "parallel shapes (FSDP, DDP straggler, tensor/pipeline parallel, gradient 
 suite "inference shape: no steps, CUDA graph launches, launch_bound without graph kernels" run_file tests/corpus/inference_shape.py /usr/bin/python3 tests/corpus/inference_shape.py --cli build/native/kinetoscope
 suite "events some Kineto versions write (CUPTI overhead, profiler ranges, newer categories) move nothing" run_file tests/corpus/kineto_versions.py /usr/bin/python3 tests/corpus/kineto_versions.py --cli build/native/kinetoscope
 suite "unseen Kineto shapes (200+ steps with a periodic slow step, CPU/GPU clock skew, torch.compile via cuLaunchKernel)" run_file tests/corpus/unseen_shapes.py /usr/bin/python3 tests/corpus/unseen_shapes.py --cli build/native/kinetoscope
+suite "unseen Kineto shapes, one planted problem each (allocator thrash, fp32 GEMMs on an A100, a growing KV cache, heavy flags on one step, an Intel XPU run)" run_file tests/corpus/unseen_shapes2.py /usr/bin/python3 tests/corpus/unseen_shapes2.py --cli build/native/kinetoscope
 suite "golden reports" run_file tests/golden/check.sh bash tests/golden/check.sh
 suite "golden math tables (kinetoscope math)" run_file tests/golden/math.sh bash tests/golden/math.sh
 # Every command's bad options: exit 2 and the command's own message (src/cli/options.h).

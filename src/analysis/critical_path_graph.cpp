@@ -20,14 +20,33 @@ namespace ks {
 namespace {
 
 // The runtime calls whose GPU op counts in the stream's launch queue (HTA's
-// get_runtime_launch_events_query).
+// get_runtime_launch_events_query), and Intel XPU's equivalents as Kineto's XPUPTI plugin names
+// them (the Unified Runtime's enqueue calls, the older PI's, Level Zero's appends): without
+// them an XPU trace's kernels had no launch edge, and its critical path ran from kernel to
+// kernel as gaps between them where the CUDA twin's is CPU-bound (tests/corpus/unseen_shapes2.py).
 bool is_launch_call(std::string_view name) {
   name = sync_base_name(name);
-  for (std::string_view l :
-       {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-        "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel",
-        "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream",
-        "runFunction - job_prep_and_submit_for_execution"})
+  for (std::string_view l : {"cudaLaunchKernel",
+                             "cudaLaunchKernelExC",
+                             "cuLaunchKernel",
+                             "cuLaunchKernelEx",
+                             "cudaMemcpyAsync",
+                             "cudaMemsetAsync",
+                             "hipLaunchKernel",
+                             "hipExtModuleLaunchKernel",
+                             "hipMemsetAsync",
+                             "hipMemcpyAsync",
+                             "hipMemcpyWithStream",
+                             "runFunction - job_prep_and_submit_for_execution",
+                             "urEnqueueKernelLaunch",
+                             "urEnqueueUSMMemcpy",
+                             "urEnqueueUSMFill",
+                             "piEnqueueKernelLaunch",
+                             "piextUSMEnqueueMemcpy",
+                             "piextUSMEnqueueFill",
+                             "zeCommandListAppendLaunchKernel",
+                             "zeCommandListAppendMemoryCopy",
+                             "zeCommandListAppendMemoryFill"})
     if (name == l) return true;
   return false;
 }
@@ -35,12 +54,14 @@ bool is_launch_call(std::string_view name) {
 // HTA's BLOCKING_SYNC_CALLS: the time from their last child to their end is the GPU's.
 // Without cudaMemcpyAsync, which HTA's newest source adds: the HTA that produced the shared
 // references charges it to the CPU (docs/hta-differences.md, "Critical path").
+// Intel XPU's queue and event waits (analysis/sync_names.h) block the same way; HIP's are left
+// as HTA leaves them, for the shared references of ROCm captures.
 bool is_blocking_call(std::string_view name) {
   name = sync_base_name(name);
   for (std::string_view b : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
                              "cudaEventSynchronize", "cudaMemcpy"})
     if (name == b) return true;
-  return false;
+  return is_xpu_synchronize(name);
 }
 
 class GraphBuilder {

@@ -52,13 +52,11 @@ std::string_view sync_base_name(std::string_view n) {
   return n;
 }
 
-namespace {
 bool is_xpu_synchronize(std::string_view n) {
   for (std::string_view s : kXpuSynchronize)
     if (n == s) return true;
   return false;
 }
-}  // namespace
 
 SyncFamily sync_family(std::string_view name) {
   std::string_view n = sync_base_name(name);

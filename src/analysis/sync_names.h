@@ -31,6 +31,8 @@ enum class SyncFamily { kNone, kSynchronize, kCopy, kSet };
 std::string_view sync_base_name(std::string_view name);
 // Which family of synchronizing call `name` is, kNone for every other name.
 SyncFamily sync_family(std::string_view name);
+// Intel XPU's queue and event waits (the list above: urQueueFinish, ...), by base name.
+bool is_xpu_synchronize(std::string_view base_name);
 inline bool is_sync_runtime_call(std::string_view name) {
   return sync_family(name) != SyncFamily::kNone;
 }

@@ -70,6 +70,7 @@ std::vector<Finding> run_findings(const Trace& trace, const Analyses& analyses) 
   std::vector<Finding> out;
   for (Rule rule : kRules) rule(in, &out);
   temper_after_lost_gpu_events(&out);
+  word_fixes_for_vendor(trace, analyses, &out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return static_cast<int>(a.severity) < static_cast<int>(b.severity);
   });

@@ -24,6 +24,8 @@ void rule_gpu_events_lost(const RuleInput&, std::vector<Finding>*);
 void rule_file_cut_off(const RuleInput&, std::vector<Finding>*);
 // After every rule: with capture.gpu_events_lost, the GPU's measures drop to information.
 void temper_after_lost_gpu_events(std::vector<Finding>* out);
+// The fixes in the words of the trace's device API (vendor_wording.cpp): Intel XPU's, not CUDA's.
+void word_fixes_for_vendor(const Trace& t, const Analyses& a, std::vector<Finding>* out);
 // step_rules.cpp
 void rule_no_steps(const RuleInput&, std::vector<Finding>*);
 void rule_warmup_step(const RuleInput&, std::vector<Finding>*);

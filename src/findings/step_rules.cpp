@@ -1,5 +1,6 @@
 // Step boundaries and step time: the first thing a reader checks. Are there steps at all; is
 // the first captured step a warm-up; do the steady steps agree; were enough steps captured.
+#include "analysis/step_trend.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -125,9 +126,10 @@ void rule_warmup_step(const RuleInput& in, std::vector<Finding>* out) {
 // One timed window of the loop: a step, or (without steps) an inferred iteration.
 struct LoopWindow {
   int64_t dur = 0, begin = 0, end = 0;
-  std::string label;   // "ProfilerStep#12", "train_step #3", "iteration #4 (inferred)"
-  int64_t number = 0;  // the step's number, or the iteration's index
-  int64_t slice = -1;  // the step's marker slice; -1 for an iteration or a step between marks
+  std::string label;      // "ProfilerStep#12", "train_step #3", "iteration #4 (inferred)"
+  int64_t number = 0;     // the step's number, or the iteration's index
+  int64_t slice = -1;     // the step's marker slice; -1 for an iteration or a step between marks
+  int64_t gpu_work = -1;  // the GPU work that starts in the step; -1 for an iteration
 };
 
 // The steps that take kWarmupRatio times the median or more (the ones a reader must explain),
@@ -196,6 +198,71 @@ static void two_kinds_of_steps(const StepsResult& st, std::vector<Finding>* out)
   out->push_back(std::move(f));
 }
 
+// Step times whose CV reaches kInfoCvPct are reported (as unstable, or growing), a warning from
+// kWarnCvPct: a quarter of the mean makes any average over the steps misleading.
+constexpr double kInfoCvPct = 10.0, kWarnCvPct = 25.0;
+
+// Step times that rise steadily (analysis/step_trend.h): the loop's work grows, which the
+// unstable rule would read as stalls. Whether the GPU work grows with the steps tells the two
+// causes apart: the inputs (a KV cache, a sequence) grow, or only the host's time does
+// (something kept across steps and walked each step).
+static void growing_steps(const std::vector<LoopWindow>& w, size_t from, const StepTrend& trend,
+                          double cv, bool inferred, std::vector<Finding>* out) {
+  const LoopWindow& first = w[from];
+  const LoopWindow& last = w.back();
+  const char* what = inferred ? "iteration" : "step";
+  std::vector<int64_t> gpu;
+  for (size_t i = from; i < w.size() && !inferred; ++i) gpu.push_back(w[i].gpu_work);
+  // The GPU work grows with the steps when its own slope is half the step time's or more.
+  const double gpu_slope = gpu.empty() ? 0 : trend_slope(gpu);
+  const bool gpu_grows = !gpu.empty() && gpu_slope >= 0.5 * trend.slope_ns;
+  Finding f;
+  f.id = "steps.growing";
+  f.severity = cv >= kWarnCvPct ? Severity::kWarning : Severity::kInfo;
+  f.title = strf("%s time grows steadily: %s (%s) to %s (%s), %s a %s",
+                 inferred ? "Iteration" : "Step", format_duration(first.dur).c_str(),
+                 first.label.c_str(), format_duration(last.dur).c_str(), last.label.c_str(),
+                 ("+" + format_duration(static_cast<int64_t>(trend.slope_ns))).c_str(), what);
+  if (!inferred)
+    f.title += gpu_grows ? "; the GPU work grows with it"
+                         : "; the GPU work does not (the host's time grows)";
+  f.meaning = strf(
+      "Each %s takes longer than the one before, by about the same amount: the work per %s "
+      "grows over the capture (generation with a KV cache or a sequence one token longer "
+      "each %s; in training, something kept across %ss and processed again each time). "
+      "It is not a stall: there is no typical %s, and an average over the capture depends "
+      "on where the capture started and stopped.",
+      what, what, what, what, what);
+  if (gpu_grows)
+    f.fix =
+        "Expected while decoding with a growing KV cache: quote step times at a given length "
+        "(or per token), and bound the growth where it hurts (a static or paged KV cache, a "
+        "maximum length). In training, find the input that grows from step to step.";
+  else
+    f.fix =
+        "The host does more each step: look for what the loop keeps across steps (a list of "
+        "tensors or losses, a hook or a graph that grows, logging that walks a history) and "
+        "compare the first and last step on the timeline.";
+  f.number(inferred ? "iterations" : "steps", static_cast<double>(w.size() - from));
+  if (from > 0) f.text("left_out", strf("the %zu warm-up first %s(s)", from, what));
+  f.number("first_us", us_of(first.dur), 3, "us");
+  f.number("last_us", us_of(last.dur), 3, "us");
+  f.number("growth_per_step_us", trend.slope_ns / 1e3, 3, "us");
+  f.number("growth_pct", 100.0 * (trend.last_fit_ns / trend.first_fit_ns - 1.0), 1, "%");
+  f.number("r2", trend.r2, 3);
+  f.number("cv_pct", cv, 1, "%");
+  if (!inferred) {
+    f.number("gpu_work_first_us", us_of(first.gpu_work), 3, "us");
+    f.number("gpu_work_last_us", us_of(last.gpu_work), 3, "us");
+    f.number("gpu_work_growth_per_step_us", gpu_slope / 1e3, 3, "us");
+    f.text("gpu_work_grows", gpu_grows ? "yes" : "no");
+  }
+  f.range(last.begin, last.end,
+          "last (longest) " + std::string(inferred ? "" : "step ") + last.label);
+  if (last.slice >= 0) f.events.push_back(static_cast<uint32_t>(last.slice));
+  out->push_back(std::move(f));
+}
+
 // Step times that vary a lot make every per-step number (and any speed-up claim) unreliable.
 // A warm-up first step is reported by rule_warmup_step and left out here. Without steps, the
 // iterations the launches repeat in (analysis/iterations.h) are checked the same way, their own
@@ -211,7 +278,7 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
     from = first_steady_step(st);
     for (const Step& x : st.steps)
       w.push_back({x.own_dur(), x.begin + x.queued_ns, x.end, step_label(st, x.number), x.number,
-                   x.has_slice() ? static_cast<int64_t>(x.slice) : -1});
+                   x.has_slice() ? static_cast<int64_t>(x.slice) : -1, x.gpu_work_ns});
   } else {
     for (size_t i = 0; i < it.iterations.size(); ++i) {
       const Iteration& x = it.iterations[i];
@@ -229,10 +296,11 @@ void rule_unstable_steps(const RuleInput& in, std::vector<Finding>* out) {
   if (w.size() < from + 3) return;
   std::vector<int64_t> durs;
   for (size_t i = from; i < w.size(); ++i) durs.push_back(w[i].dur);
+  const StepTrend trend = step_trend(durs);  // before the stats reorder durs
   DurationStats s = compute_duration_stats(durs);
   const double cv = s.avg_ns > 0 ? s.stddev_ns / s.avg_ns * 100 : 0;
-  constexpr double kInfoCvPct = 10.0, kWarnCvPct = 25.0;
   if (cv < kInfoCvPct) return;
+  if (trend.growing) return growing_steps(w, from, trend, cv, inferred, out);
   size_t slowest = from;
   for (size_t i = from + 1; i < w.size(); ++i)
     if (w[i].dur > w[slowest].dur) slowest = i;

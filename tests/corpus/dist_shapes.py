@@ -147,6 +147,9 @@ def play(programs, templates, transfer, peers=True, group_ranks=None):
                     rk.cpu = max(t, max(rk.free.values(), default=t)) + 2
                     rk.host("cuda_runtime", "cudaDeviceSynchronize", t, rk.cpu - t,
                             {"correlation": 0})
+                elif op[0] == "host":  # host work with no GPU op: ("host", cat, name, us)
+                    rk.host(op[1], op[2], rk.cpu, op[3])
+                    rk.cpu += op[3] + 1
                 elif op[0] == "begin":
                     rk.open.append([op[2], op[1], rk.cpu])
                     rk.cpu += 1

@@ -391,6 +391,82 @@ TEST_CASE("steps.unstable: step times vary", "[findings]") {
   }
 }
 
+// `n` ProfilerStep ranges, step i lasting base + i * rise us, each with one kernel on stream 7 of
+// kernel_base + i * kernel_rise us launched at its start: a loop whose work (or only its host time)
+// grows.
+std::string growing_steps_trace(int n, int base, int rise, int kernel_base, int kernel_rise) {
+  std::string json = "[";
+  int ts = 0;
+  for (int i = 0; i < n; ++i) {
+    const int d = base + i * rise, k = kernel_base + i * kernel_rise;
+    json += (i ? "," : "") +
+            std::string(R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)") +
+            std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
+            std::to_string(d) + "}";
+    const std::string corr = std::to_string(i + 1);
+    json += R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" +
+            std::to_string(ts) + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+    json += R"(,{"ph":"X","cat":"kernel","name":"attn","pid":0,"tid":7,"ts":)" +
+            std::to_string(ts + 1) + R"(,"dur":)" + std::to_string(k) +
+            R"(,"args":{"device":0,"stream":7,"correlation":)" + corr + "}}";
+    ts += d;
+  }
+  return json + "]";
+}
+
+TEST_CASE("steps.growing: each step longer than the last is growth, not instability",
+          "[findings]") {
+  SECTION("10 steps from 100 to 190 us, the kernel growing as much: growth with the GPU work") {
+    // 100..190 us: mean 145, stddev 30.28, CV 20.9 % (steps.unstable before this rule). The
+    // line through them: slope 10 us a step, R^2 1, from 100 to 190 us (+90 %).
+    Run r = run(growing_steps_trace(10, 100, 10, 50, 10));
+    CHECK(find(r, "steps.unstable") == nullptr);
+    const ks::Finding* f = find(r, "steps.growing");
+    REQUIRE(f);
+    CHECK(f->severity == ks::Severity::kInfo);
+    CHECK(f->title ==
+          "Step time grows steadily: 100.0 \u00b5s (ProfilerStep#0) to 190.0 \u00b5s "
+          "(ProfilerStep#9), +10.0 \u00b5s a step; the GPU work grows with it");
+    CHECK(number(*f, "steps") == 10);
+    CHECK(number(*f, "first_us") == 100.0);
+    CHECK(number(*f, "last_us") == 190.0);
+    CHECK(number(*f, "growth_per_step_us") == Approx(10.0));
+    CHECK(number(*f, "growth_pct") == Approx(90.0));
+    CHECK(number(*f, "r2") == Approx(1.0));
+    CHECK(number(*f, "gpu_work_first_us") == 50.0);
+    CHECK(number(*f, "gpu_work_last_us") == 140.0);
+    CHECK(text(*f, "gpu_work_grows") == "yes");
+    CHECK(f->fix.find("KV cache") != std::string::npos);
+    REQUIRE(f->ranges.size() == 1);
+    CHECK(f->ranges[0].label == "last (longest) step ProfilerStep#9");
+  }
+  SECTION("the same steps with a fixed kernel: the host's time grows") {
+    Run r = run(growing_steps_trace(10, 100, 10, 50, 0));
+    const ks::Finding* f = find(r, "steps.growing");
+    REQUIRE(f);
+    CHECK(text(*f, "gpu_work_grows") == "no");
+    CHECK(f->title.find("the GPU work does not (the host's time grows)") != std::string::npos);
+    CHECK(f->fix.find("keeps across steps") != std::string::npos);
+  }
+  SECTION("clean twin: half the steps twice as long is a step, not a trend (R^2 0.75)") {
+    Run r = run(steps_trace({100, 100, 100, 100, 100, 200, 200, 200, 200, 200}));
+    CHECK(find(r, "steps.growing") == nullptr);
+  }
+  SECTION("clean twin: a noisy loop with no trend stays unstable") {
+    Run r = run(steps_trace({100, 180, 110, 170, 100, 190, 120, 160, 105, 175}));
+    CHECK(find(r, "steps.growing") == nullptr);
+    CHECK(find(r, "steps.unstable"));
+  }
+  SECTION("clean twin: seven steps are too few for a trend") {
+    Run r = run(growing_steps_trace(7, 100, 10, 50, 10));
+    CHECK(find(r, "steps.growing") == nullptr);
+  }
+  SECTION("clean twin: steps that shrink are not growth") {
+    Run r = run(steps_trace({190, 180, 170, 160, 150, 140, 130, 120, 110, 100}));
+    CHECK(find(r, "steps.growing") == nullptr);
+  }
+}
+
 TEST_CASE("gpu.idle: the GPU waits inside the steps", "[findings]") {
   SECTION("40 % idle over the steps: a warning with the largest gaps") {
     Run r = run(kIdleTrace);
