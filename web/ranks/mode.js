@@ -61,15 +61,38 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     stacked = null;
   }
 
+  // The status line and bar while the pool reads. With many files (the pool does not read their
+  // sizes up front: worker/pool.js knownSizes) the bar counts files and the line the bytes read.
   function progress(names, workers, p) {
     const parts = [`Reading ${fmtInt(names.length)} traces in ${workers} worker${workers === 1 ? '' : 's'}`];
     parts.push(`${fmtInt(p.done)} of ${fmtInt(p.files)} done`);
     if (p.total) parts.push(`${fmtBytes(p.read)} of ${fmtBytes(p.total)}`);
+    else if (p.total === null && p.read) parts.push(`${fmtBytes(p.read)} read`);
     setText(ui.statusText, parts.join(' · '));
     if (p.total) {
       ui.progress.max = p.total;
       ui.progress.value = Math.min(p.read, p.total);
+    } else if (p.total === null) {
+      ui.progress.max = p.files;
+      ui.progress.value = p.done;
     } else ui.progress.removeAttribute('value');
+  }
+
+  // At most one status update a frame: with 1,000 small files the pool reports a few thousand
+  // times, and each update restyled the status line (~0.7 s of the main thread in all).
+  function frameProgress(me, names) {
+    let latest = null;
+    return (p) => {
+      if (me !== job || me.combining) return;
+      const first = latest === null;
+      latest = p;
+      if (!first) return;
+      requestAnimationFrame(() => {
+        const q = latest;
+        latest = null;
+        if (me === job && !me.combining) progress(names, me.pool.workers.length, q);
+      });
+    };
   }
 
   function cancel() {
@@ -111,8 +134,15 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     const me = startPoolJob(poolSize(items.length), ui);
     const { pool, t0 } = me;
     job = me;
-    const onProgress = (p) => me === job && progress(names, pool.workers.length, p);
-    onProgress({ read: 0, total: items.reduce((s, it) => s + it.blob.size, 0), done: 0, files: items.length });
+    // The first status at once (the pool's first report, before any file is posted), then one a
+    // frame. No File's size is read here (worker/pool.js knownSizes says why).
+    const onFrame = frameProgress(me, names);
+    let shownFirst = false;
+    const onProgress = (p) => {
+      if (shownFirst) return onFrame(p);
+      shownFirst = true;
+      if (me === job) progress(names, pool.workers.length, p);
+    };
     try {
       const work = (async () => {
         let results = await pool.readAll(items, onProgress);
@@ -129,6 +159,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         const ok = results.filter((r) => r.ok);
         const failed = results.filter((r) => !r.ok);
         if (!ok.length) throw Object.assign(new PoolError(failed[0].error), { file: failed[0].name });
+        me.combining = true; // a status update still waiting for its frame is dropped
         ui.statusText.textContent = `Comparing ${fmtInt(ok.length)} ranks…`;
         // The CLI numbers ranks by load order among the files it could read: so do we.
         const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));
