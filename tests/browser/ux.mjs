@@ -8,7 +8,7 @@
 import { chromium, firefox } from 'playwright-core';
 import { CHROMIUM, FIREFOX, requireBrowsers } from './browsers.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -2268,6 +2268,26 @@ function tests(tmp) {
       await name.click();
       check((await read()).lines === 1, 'a second tap does not cut the name to one line again');
       await page.setViewportSize(VIEWPORT);
+      check(errors.length === 0, errors.join('\n'));
+    },
+
+    async '60. a file cut off: the finding says why in words ("the file is cut off"), not the code file_cut_off'({ ctx, origin, tmp }) {
+      const src = join(TRACES, 'tracelens__mi300__ddp_resnet18__train_resnet18.json.gz');
+      if (!existsSync(src)) return console.log(`      SKIP: ${src} is absent (../shared/traces)`);
+      const whole = gunzipSync(readFileSync(src));
+      const cut = join(tmp, 'mi300_cut.pt.trace.json');
+      writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+      const { page, errors } = await openPage(ctx, origin);
+      await loadFiles(page, cut);
+      const ids = await page.evaluate(() => window.kinetoscope.report().findings.filter((f) => f.evidence && f.evidence.cause === 'file_cut_off').map((f) => f.id));
+      check(ids.length >= 1, 'no finding names the cut as its cause: pick another cut');
+      const causes = await page.evaluate((ids) => ids.map((id) => {
+        const card = [...document.querySelectorAll('#findings article.finding')].find((a) => a.textContent.includes(id));
+        const cell = card && [...card.querySelectorAll('dl.evidence > div')].find((d) => d.querySelector('dt').textContent === 'Cause');
+        return cell ? cell.querySelector('dd').textContent : `no Cause cell on ${id}`;
+      }), ids);
+      check(causes.every((c) => c === 'the file is cut off (its end is missing)'), `the cause as the cards say it: ${JSON.stringify(causes)}`);
+      await shot(page, '60-cut-cause');
       check(errors.length === 0, errors.join('\n'));
     },
   };
