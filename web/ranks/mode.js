@@ -8,13 +8,13 @@
 //   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
 //   ranks.openExport(blob, name, gpuProcesses) -> the same, for the processes of one export
-import { setText } from '../views/dom.js';
-import { fmtBytes, fmtInt } from '../views/format.js';
+import { fmtInt } from '../views/format.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { combineMsg } from '../worker/protocol.js';
 import { newJob } from '../share/history.js';
 import { showSkippedBox } from '../views/status.js';
 import { emptyRanks, present } from './present.js';
+import { perFrame, showReadProgress } from './progress.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -61,40 +61,6 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     stacked = null;
   }
 
-  // The status line and bar while the pool reads. With many files (the pool does not read their
-  // sizes up front: worker/pool.js knownSizes) the bar counts files and the line the bytes read.
-  function progress(names, workers, p) {
-    const parts = [`Reading ${fmtInt(names.length)} traces in ${workers} worker${workers === 1 ? '' : 's'}`];
-    parts.push(`${fmtInt(p.done)} of ${fmtInt(p.files)} done`);
-    if (p.total) parts.push(`${fmtBytes(p.read)} of ${fmtBytes(p.total)}`);
-    else if (p.total === null && p.read) parts.push(`${fmtBytes(p.read)} read`);
-    setText(ui.statusText, parts.join(' · '));
-    if (p.total) {
-      ui.progress.max = p.total;
-      ui.progress.value = Math.min(p.read, p.total);
-    } else if (p.total === null) {
-      ui.progress.max = p.files;
-      ui.progress.value = p.done;
-    } else ui.progress.removeAttribute('value');
-  }
-
-  // At most one status update a frame: with 1,000 small files the pool reports a few thousand
-  // times, and each update restyled the status line (~0.7 s of the main thread in all).
-  function frameProgress(me, names) {
-    let latest = null;
-    return (p) => {
-      if (me !== job || me.combining) return;
-      const first = latest === null;
-      latest = p;
-      if (!first) return;
-      requestAnimationFrame(() => {
-        const q = latest;
-        latest = null;
-        if (me === job && !me.combining) progress(names, me.pool.workers.length, q);
-      });
-    };
-  }
-
   function cancel() {
     if (!job) return false;
     cancelPoolJob(job, 'reading the ranks was cancelled');
@@ -136,13 +102,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     job = me;
     // The first status at once (the pool's first report, before any file is posted), then one a
     // frame. No File's size is read here (worker/pool.js knownSizes says why).
-    const onFrame = frameProgress(me, names);
-    let shownFirst = false;
-    const onProgress = (p) => {
-      if (shownFirst) return onFrame(p);
-      shownFirst = true;
-      if (me === job) progress(names, pool.workers.length, p);
-    };
+    const onProgress = perFrame((p) => showReadProgress(ui, names, pool.workers.length, p), () => me === job && !me.combining);
     try {
       const work = (async () => {
         let results = await pool.readAll(items, onProgress);
