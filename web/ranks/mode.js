@@ -8,13 +8,13 @@
 //   const ranks = initRanks({ui, settled, showError, setCurrent, shown, stopSingle});
 //   ranks.open(files) -> Promise<multi-rank report object>;  ranks.cancel() -> true if it stopped one
 //   ranks.openExport(blob, name, gpuProcesses) -> the same, for the processes of one export
-import { setText } from '../views/dom.js';
-import { fmtBytes, fmtInt } from '../views/format.js';
+import { fmtInt } from '../views/format.js';
 import { PoolError, cancelPoolJob, poolSize, startPoolJob } from '../worker/pool.js';
 import { combineMsg } from '../worker/protocol.js';
 import { newJob } from '../share/history.js';
 import { showSkippedBox } from '../views/status.js';
 import { emptyRanks, present } from './present.js';
+import { perFrame, showReadProgress } from './progress.js';
 
 // Rank digests written by the core start like this; source 2 is "load order" (RankSource).
 const LOAD_ORDER_RANK = /^(\{\s*"schema": "kinetoscope\.rankdigest\/1",\s*"rank": )\d+(,\s*"source": 2,)/;
@@ -61,17 +61,6 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     stacked = null;
   }
 
-  function progress(names, workers, p) {
-    const parts = [`Reading ${fmtInt(names.length)} traces in ${workers} worker${workers === 1 ? '' : 's'}`];
-    parts.push(`${fmtInt(p.done)} of ${fmtInt(p.files)} done`);
-    if (p.total) parts.push(`${fmtBytes(p.read)} of ${fmtBytes(p.total)}`);
-    setText(ui.statusText, parts.join(' · '));
-    if (p.total) {
-      ui.progress.max = p.total;
-      ui.progress.value = Math.min(p.read, p.total);
-    } else ui.progress.removeAttribute('value');
-  }
-
   function cancel() {
     if (!job) return false;
     cancelPoolJob(job, 'reading the ranks was cancelled');
@@ -111,8 +100,9 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
     const me = startPoolJob(poolSize(items.length), ui);
     const { pool, t0 } = me;
     job = me;
-    const onProgress = (p) => me === job && progress(names, pool.workers.length, p);
-    onProgress({ read: 0, total: items.reduce((s, it) => s + it.blob.size, 0), done: 0, files: items.length });
+    // The first status at once (the pool's first report, before any file is posted), then one a
+    // frame. No File's size is read here (worker/pool.js knownSizes says why).
+    const onProgress = perFrame((p) => showReadProgress(ui, names, pool.workers.length, p), () => me === job && !me.combining);
     try {
       const work = (async () => {
         let results = await pool.readAll(items, onProgress);
@@ -129,6 +119,7 @@ export function initRanks({ ui, settled, showError, setCurrent, shown, stopSingl
         const ok = results.filter((r) => r.ok);
         const failed = results.filter((r) => !r.ok);
         if (!ok.length) throw Object.assign(new PoolError(failed[0].error), { file: failed[0].name });
+        me.combining = true; // a status update still waiting for its frame is dropped
         ui.statusText.textContent = `Comparing ${fmtInt(ok.length)} ranks…`;
         // The CLI numbers ranks by load order among the files it could read: so do we.
         const digests = ok.map((r, k) => r.digest.replace(LOAD_ORDER_RANK, `$1${k}$2`));

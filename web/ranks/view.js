@@ -6,6 +6,7 @@ import { h, note, section } from '../views/dom.js';
 import { fmtAny, fmtBytes, fmtInt, fmtPct, fmtUs, isNum } from '../views/format.js';
 import { rollupSection, stragglerRank } from './rollup.js';
 import { dataTable } from '../views/table.js';
+import { clampedShort } from '../views/clamp.js';
 import { toCsv } from '../share/csv.js';
 import { heatMap } from './heatmap.js';
 import { stackedSection } from './stacked.js';
@@ -65,6 +66,7 @@ function rankTable(multi, openRank) {
   const rows = multi.ranks.map((r, k) => ({ ...r, k }));
   // The straggler's row stands out (ranks.css: tr:has(.straggler-mark)).
   const straggler = stragglerRank(multi);
+  const shortFiles = shortNames(rows.map((r) => String(r.file ?? '')));
   const rankCell = (v, row) => [
     h('button', { type: 'button', className: 'link-button', title: `Open rank ${v}'s own report`, onclick: () => openRank(row.k) }, String(v)),
     v === straggler ? h('span', { className: 'badge sev-critical straggler-mark', title: 'The cross-rank findings name this rank' }, 'straggler') : null,
@@ -86,9 +88,12 @@ function rankTable(multi, openRank) {
     { key: 'wait_us', label: 'Collective wait', num: true, fmt: us, title: 'Time in collectives beyond the fastest rank (waiting for peers)' },
     { key: 'idle_gaps', label: 'Idle gaps', num: true, fmt: fmtInt, title: 'GPU idle gaps of 100 µs or more between two GPU ops of a step, net of data loading' },
     { key: 'idle_gap_us', label: 'Gap idle', num: true, fmt: us, title: 'Their idle time' },
-    // On one line at the table's end: broken over three (a kineto file name is ~50 characters),
-    // it tripled every rank's row, and 8 ranks no longer fit a 768 px screen.
-    { key: 'file', label: 'File', className: 'file' },
+    // One line at the table's end: broken over three (a kineto file name is ~50 characters),
+    // it tripled every rank's row, and 8 ranks no longer fit a 768 px screen; whole on one line,
+    // the 8 DLRM ranks' table ran 748 px past its box at 1280 px. So it is the rank picker's
+    // short name (what all the files start with left out: "…worker3_step_12…") in the width the
+    // numbers leave, on one line; a click (or Enter) shows the whole name (views/clamp.js).
+    { key: 'file', label: 'File', className: 'file', fmt: (v, row) => clampedShort(shortFiles[row.k], String(v ?? '')) },
   ].filter(Boolean);
   // The table's one CSV button: every field of a rank (its per-step means as columns), in the
   // table's order.

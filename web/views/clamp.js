@@ -7,7 +7,7 @@
 // name is cut depends on the column's width, known only once laid out: one ResizeObserver watches
 // every clamped name and decides again when its box changes (shown, the window resized, the
 // table redrawn).
-import { h } from './dom.js';
+import { h, neutral } from './dom.js';
 
 const cut = (el) => el.scrollHeight > el.clientHeight + 1;
 
@@ -35,7 +35,7 @@ function watch(el) {
         if (!target.isConnected) observer.unobserve(target);
         // Laid out (not hidden, nor in a section the browser skips: reading its scrollHeight
         // then would make it lay that section out, the work content-visibility saves).
-        else if (contentRect.width > 0) setOperable(target, target.classList.contains('open') || cut(target));
+        else if (contentRect.width > 0) setOperable(target, target.classList.contains('open') || cut(target) || target.dataset.whole !== undefined);
       }
     });
   observer.observe(el);
@@ -44,6 +44,7 @@ function watch(el) {
 function toggle(el) {
   const open = el.classList.toggle('open');
   if (el.getAttribute('role') === 'button') el.setAttribute('aria-expanded', String(open));
+  if (el.dataset.whole !== undefined) el.textContent = neutral(open ? el.dataset.whole : el.dataset.short);
 }
 
 // A table cell's name (dataTable's fmt: a second argument, the row, is not for it).
@@ -60,5 +61,13 @@ export function clampedWithTitle(v, title) {
     toggle(el);
   });
   watch(el);
+  return el;
+}
+
+// A name shown shortened (`short`: ranks/short_names.js leaves out what every file's name starts
+// with), clamped like the others; opened, the whole name. Always a control when the two differ.
+export function clampedShort(short, whole) {
+  const el = clampedWithTitle(short, whole);
+  if (short !== whole) Object.assign(el.dataset, { short, whole });
   return el;
 }

@@ -14,6 +14,12 @@ const MAX_LISTED = 5;
 const CAUSE_KEY = /^(dataloader|sync|host_wait|short_host_wait|launch_wait|other)_(us|gaps|pct)$/;
 export const zeroCause = (k, v) => CAUSE_KEY.test(k) && v === 0;
 
+// Evidence values that are codes for a program (src/findings/capture_rules.cpp: "cause"), in the
+// words a user reads: a card said "Cause: file_cut_off". The JSON and Markdown keep the code.
+const CODE_WORDS = {
+  cause: { file_cut_off: 'the file is cut off (its end is missing)', events_lost: 'the profiler lost GPU events (its buffers filled)' },
+};
+
 // An evidence value as the finding's title writes the same number: times as format_duration does
 // (the title's "209.98 ms", not "210 ms"), shares as format_pct does (the title's "100.0%", not
 // "100%" or ">99.9%").
@@ -67,7 +73,11 @@ function evidence(ev, windowKind) {
   if (!entries.length) return null;
   const labels = labelsFor(entries.map(([k]) => k), windowKind);
   // A long text (a call chain, a source line) gets a wider cell instead of wrapping in a narrow one.
-  const cell = ([k, v], i) => h('div', typeof v === 'string' && v.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, typeof v === 'string' ? seamed(v) : evidenceValue(k, v)));
+  const words = (k, v) => (typeof v === 'string' && CODE_WORDS[k] && CODE_WORDS[k][v]) || v;
+  const cell = ([k, v], i) => {
+    const text = words(k, v);
+    return h('div', typeof text === 'string' && text.length > 28 ? { className: 'wide' } : null, h('dt', null, labels[i]), h('dd', null, typeof text === 'string' ? seamed(text) : evidenceValue(k, v)));
+  };
   const dl = h('dl', { className: 'evidence' }, entries.slice(0, EVIDENCE_SHOWN).map(cell));
   if (entries.length <= EVIDENCE_SHOWN) return dl;
   // A finding across 1,000 ranks has a value per rank ("Rank 517 wait"): 3,000 elements in one

@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { fmtInt, fmtPct, fmtUs, isNum } from './format.js';
 import { readProblems } from './diagnostics.js';
+import { clampedShort } from './clamp.js';
 
 // What the GPU waited on, as idle_causes splits it (docs/report-schema.md).
 const CAUSES = [
@@ -73,7 +74,9 @@ function topKernel(k) {
   if (!top || typeof top.name !== 'string') return null;
   const name = top.name.length > MAX_NAME ? `${top.name.slice(0, MAX_NAME)}…` : top.name;
   const share = isNum(top.percent) ? `${fmtPct(top.percent)} of kernel time, ` : '';
-  return glanceItem('Top kernel', '#kernels', [h('code', null, name), `${share}${fmtUs(top.total_us)}`], top.name);
+  // One line, cut to the column; a click or Enter shows the whole name (before: cut with an
+  // ellipsis and whole only in a hover title, which a phone or a keyboard never shows).
+  return glanceItem('Top kernel', '#kernels', [h('code', null, clampedShort(name, top.name)), `${share}${fmtUs(top.total_us)}`], top.name);
 }
 
 function copies(m) {

@@ -60,7 +60,9 @@ export function mathView(m) {
       { key: 'achieved_tflops', label: 'TFLOP/s', num: true, fmt: fmtTflops },
       { key: 'peak_tflops', label: 'Peak', num: true, fmt: fmtTflops },
       { key: 'pct_of_peak', label: '% of peak', num: true, fmt: fmtPct },
-      { key: 'top_kernels', label: 'Kernel', fmt: kernelCell },
+      // A name column like the Op's: a mangled kernel name has no space to wrap at, and on one
+      // line made the MI300 math table 16,704 px wide.
+      { key: 'top_kernels', label: 'Kernel', className: 'name', fmt: kernelCell },
     ],
     rows: ops, sortKey: 'gpu_us', filterKeys: ['name', 'shapes', 'dtype'], label: 'math ops',
   }));
