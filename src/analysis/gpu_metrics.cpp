@@ -264,6 +264,16 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
   std::map<int64_t, int64_t> sms_of_device;
   for (const DeviceProperties& d : t.devices)
     if (d.num_sms > 0) sms_of_device[d.id] = d.num_sms;
+  // A kernel device the properties do not list: ROCm's tracer numbers its agents with the CPUs
+  // first, so a one-GPU MI300X run's kernels say device 2 while deviceProperties lists id 0. When
+  // every listed GPU has the same SM count, that is this GPU's too (else: unknown).
+  int64_t sms_of_unlisted = kNoValue;
+  for (const auto& kv : sms_of_device)
+    sms_of_unlisted = sms_of_unlisted == kNoValue || sms_of_unlisted == kv.second ? kv.second : -1;
+  auto sms_of = [&](int64_t dev) {
+    auto it = sms_of_device.find(dev);
+    return it != sms_of_device.end() ? it->second : sms_of_unlisted;
+  };
   if (!t.devices.empty()) {
     r.compute_major = t.devices.front().compute_major;
     r.compute_minor = t.devices.front().compute_minor;
@@ -301,10 +311,9 @@ GpuMetrics compute_gpu_metrics(const Trace& t, const StepsResult& steps) {
     const KernelLaunchInfo& li = s.launch_infos[static_cast<size_t>(s.launch_info[i])];
     double blocks_per_sm = li.blocks_per_sm;
     if (blocks_per_sm < 0) {
-      auto it = sms_of_device.find(dev);
+      const int64_t sms = sms_of(dev);
       const double blocks = static_cast<double>(li.grid[0]) * li.grid[1] * li.grid[2];
-      if (it != sms_of_device.end() && blocks > 0)
-        blocks_per_sm = blocks / static_cast<double>(it->second);
+      if (sms > 0 && blocks > 0) blocks_per_sm = blocks / static_cast<double>(sms);
     }
     if (blocks_per_sm > 0) {
       ++a.with_blocks;

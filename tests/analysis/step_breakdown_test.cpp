@@ -159,6 +159,31 @@ TEST_CASE("SM efficiency when a stream's kernels touch, overlap or last 0 ns",
   CHECK(g.devices[0].sm_efficiency_pct == Approx(17.5));
 }
 
+TEST_CASE("SM efficiency of a device the properties do not list (ROCm's agent numbering)",
+          "[analysis][gpu_metrics]") {
+  // The MI300X traces: kernels on device 2 (ROCm counts the CPU agents first), deviceProperties
+  // with id 0 only. Every listed GPU has 4 SMs, so device 2 has too: 2 blocks on 4 SMs for 50 of
+  // 100 us is 25%. Listed GPUs that differ tell nothing.
+  const std::string events = R"J("traceEvents":[
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","cat":"kernel","name":"a","pid":2,"tid":7,"ts":0,"dur":50,"args":{"device":2,"stream":7,"grid":[2,1,1],"block":[256,1,1]}}
+  ]})J";
+  auto one = ks_test::load(
+      R"J({"deviceProperties":[{"id":0,"name":"GPU","numSms":4},{"id":1,"name":"GPU","numSms":4}],)J" +
+      events);
+  ks::GpuMetrics g = ks::compute_gpu_metrics(*one, steps_of(*one));
+  REQUIRE(g.devices.size() == 1);
+  CHECK(g.devices[0].device == 2);
+  CHECK(g.devices[0].has_sm_efficiency);
+  CHECK(g.devices[0].sm_efficiency_pct == Approx(25.0));
+  auto mixed = ks_test::load(
+      R"J({"deviceProperties":[{"id":0,"name":"GPU","numSms":4},{"id":1,"name":"Other","numSms":8}],)J" +
+      events);
+  g = ks::compute_gpu_metrics(*mixed, steps_of(*mixed));
+  REQUIRE(g.devices.size() == 1);
+  CHECK_FALSE(g.devices[0].has_sm_efficiency);
+}
+
 TEST_CASE("GPU metrics say why a metric is absent", "[analysis][gpu_metrics]") {
   auto t = ks_test::load(R"J([
     {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":10,"args":{"device":0,"stream":7}}
