@@ -317,7 +317,14 @@ std::string_view emit_nvtx_op_name(std::string_view n) {
 }
 
 bool is_emit_nvtx_op_range(std::string_view n) {
-  return n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos;
+  if (n.find("::") != std::string_view::npos || n.find(", seq = ") != std::string_view::npos)
+    return true;
+  // Ops PyTorch names without a namespace and runs outside autograd (no seq): emit_nvtx writes
+  // them as "detach, op_id = 7", a trace as the CPU ops "detach" and "record_param_comms" (the
+  // collectives' op). Only with emit_nvtx's op_id: a user's own range named "detach" is no op.
+  if (n.find(", op_id = ") == std::string_view::npos) return false;
+  const std::string_view op = emit_nvtx_op_name(n);
+  return op == "record_param_comms" || op == "detach" || op == "detach_";
 }
 
 bool is_library_range(std::string_view name) {

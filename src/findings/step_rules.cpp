@@ -1,6 +1,7 @@
 // Step boundaries and step time: the first thing a reader checks. Are there steps at all; is
 // the first captured step a warm-up; do the steady steps agree; were enough steps captured.
 #include "analysis/step_trend.h"
+#include "analysis/xla_program.h"
 #include "findings/rules.h"
 
 namespace ks {
@@ -52,10 +53,17 @@ void rule_no_steps(const RuleInput& in, std::vector<Finding>* out) {
     f.meaning =
         "The export has no NVTX range named like a step (train_step, step, iteration...), so "
         "step times, per-step breakdowns and step-based findings are not available.";
-    f.fix =
-        "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
-        "an existing range with --step-range NAME).";
-    f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+    if (is_xla_program(t)) {  // XLA's own NVTX names: torch's call is no help in JAX
+      std::string fix = kJaxStepAdvice;
+      fix[0] = static_cast<char>(fix[0] - 'a' + 'A');
+      f.fix = fix + ".";
+      f.fix_code = kJaxStepCode;
+    } else {
+      f.fix =
+          "Wrap each training step in an NVTX range and capture with --trace=cuda,nvtx (or name "
+          "an existing range with --step-range NAME).";
+      f.fix_code = "with torch.cuda.nvtx.range(\"train_step\"):\n    train_step(batch)";
+    }
     mention_inferred_iterations(in.analyses.iterations, &f);
     out->push_back(std::move(f));
     return;

@@ -110,6 +110,9 @@ const DiagInfo kInfos[] = {
     {"name_not_string", S::kWarning,
      "Names, categories or other text fields written as a JSON object or array, not a string, "
      "were read as their JSON text, cut to its first 256 bytes."},
+    {"nsys_unknown_enum_value", S::kWarning,
+     "Rows hold a kind (an enum value) that the export's ENUM_* table does not name, as a newer "
+     "Nsight Systems may write: they were read as of an unknown kind (an NVTX row: not read)."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(Diag::kCount),
               "one DiagInfo per Diag");

@@ -60,6 +60,9 @@ enum class Diag {
   kNsysShortKernelNames,  // kernels with neither demangledName nor mangledName: shortName used
   kNsysWalMode,           // a WAL-mode database: its -wal file, if any, is not read
   kNameNotString,  // a name/cat/text field that is a JSON object or array: its JSON text, cut
+  // An nsys row whose enum column holds a value its ENUM_* table (or schema 3.x's codes, without
+  // the table) does not name: a newer nsys's kind, read as unknown, never guessed at
+  kNsysUnknownEnumValue,
   kCount
 };
 

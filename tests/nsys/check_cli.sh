@@ -132,6 +132,18 @@ if [ "$(ids "$DIR/schema_major4.sqlite")" = "$(ids "$DIR/schema_major3_twin.sqli
 else
   echo "FAIL schema_major4.sqlite: findings differ from its 3.x twin"; fail=$((fail + 1))
 fi
+# The newest nsys's layout (schema 3.24.14: copyCount, columns in another order, the NVTX enum):
+# the same report as its 3.13 twin (kernels, steps, syncs, copies, idle, findings, notes), but
+# for the file's name and size and the versions it records.
+"$CLI" report "$DIR/newest_layout.sqlite" --format json >"$DIR/newest_layout.json"; rc=$?
+"$CLI" report "$DIR/schema_major3_twin.sqlite" --format json >"$DIR/schema_major3_twin.json"
+if [ "$rc" = 0 ] && diff_out=$(python3 tests/nsys/same_report.py "$DIR/newest_layout.json" \
+     "$DIR/schema_major3_twin.json" trace,file,profiler,json_bytes,schema_version); then
+  pass=$((pass + 1))
+else
+  echo "FAIL newest_layout.sqlite: exit $rc, or its report differs from its 3.x twin's:"
+  echo "$diff_out"; fail=$((fail + 1))
+fi
 good "$DIR/process_start.sqlite" "The capture starts with the process: CUDA context creation (.*), 250 cudaMalloc/cudaFree"
 good "$DIR"/trace_rank{0,1,2,3}.sqlite "Rank 2 is the straggler"
 # One export of four processes (nsys profile torchrun): four ranks by GPU, rank 2 the straggler.

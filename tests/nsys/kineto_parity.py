@@ -166,6 +166,13 @@ def op_facts(r):
         # The CPU side of the chain a DtoH copy came from; an export says it read NVTX.
         'DtoH origins': [(o['cpu_ops'].replace(' (NVTX)', ''), o['count'], o['bytes'])
                          for o in r['sync']['dtoh_origins']],
+        # The collectives' GPU time by op: a trace joins an NCCL kernel to record_param_comms by
+        # the launch's flow, an export to the innermost op range open at the launch, which is
+        # the same op once emit_nvtx's bare-named ops (record_param_comms) are ops.
+        'GPU time by op, collectives': sorted(
+            (row['name'], row['gpu_ops'], row['self_us'], row['total_us'])
+            for row in r['gpu_by_op']['rows'] if row['name'] == 'record_param_comms'
+            or row['name'].startswith(('c10d::', 'nccl:'))),
         'tensor-core eligible ops': (g['tensor_core_eligible_ops'], g['tensor_core_eligible_us'],
                                      g['top_eligible_op']),
         # The ops counted and their FLOPs (a trace without counted ops has no math to compare).

@@ -113,6 +113,10 @@ Files (deterministic: same bytes every run):
                              100,000-byte symbol: kept once, cut at 8,192 bytes
   short_names.sqlite         training_steps without demangledName and mangledName: kernels named
                              by shortName (the cutlass GEMM reads "Kernel")
+  newest_layout.sqlite       training(steps=2) as the newest nsys writes it (schema 3.24.14,
+                             2026.1.1): MEMCPY.copyCount, the kernel, copy and NVTX columns in
+                             another order, ENUM_NSYS_EVENT_TYPE; the findings of
+                             schema_major3_twin.sqlite
   old_schema.sqlite          an older export: schema 2.x, kernels without demangledName, memcpys
                              without srcKind/dstKind, no ENUM tables, the GPUs in
                              TARGET_INFO_CUDA_GPU (before mid-2021)
@@ -296,6 +300,7 @@ class Export:
         self.corrs = {}
         self.chains = {}
         self.schema = schema
+        self.product = '2024.5.1.113'
         self.with_enums = with_enums
         self.process = process
         self.env = {}
@@ -443,7 +448,7 @@ class Export:
             db.execute('PRAGMA page_size=%d' % page_size)
         major, minor, micro = self.schema.split('.')
         meta = [('EXPORT_PRODUCT_NAME', 'NVIDIA Nsight Systems'),
-                ('EXPORT_PRODUCT_VERSION', '2024.5.1.113'),
+                ('EXPORT_PRODUCT_VERSION', self.product),
                 ('EXPORT_SCHEMA_VERSION', self.schema),
                 ('EXPORT_SCHEMA_VERSION_MAJOR', major),
                 ('EXPORT_SCHEMA_VERSION_MINOR', minor),
@@ -1453,6 +1458,43 @@ def autograd_shapes(steps=3):
     return e
 
 
+# The layout the newest Nsight Systems writes (2025.x-2026.x; schema 3.17 and later), as far as
+# public sources say it: NVIDIA's export_schema_version_notes.txt (shipped with nsys in CUDA 12.9:
+# 3.17.2 "Column added: CUPTI_ACTIVITY_KIND_MEMCPY.copyCount", for cudaMemcpyBatchAsync; columns
+# may be added anywhere in a table, "NOT considered breaking"), the schema and product versions
+# public tools read from 2025.4-2026.1 exports (3.20.7, 3.23.2; 3.24.14 with 2026.1.1.204), and
+# the real 2024.5 export's ENUM_NSYS_EVENT_TYPE. The twin is training() so: a newer version row,
+# copyCount, the kernel, copy and NVTX tables' columns in another order (a reader by position
+# breaks), the NVTX kinds named by the export's enum. It must read as schema_major3_twin does.
+NEWEST_NVTX_TYPES = ((32, 'NvtxEvents'), (33, 'NvtxCategory'), (34, 'NvtxMark'),
+                     (39, 'NvtxThread'), (59, 'NvtxPushPopRange'), (60, 'NvtxStartEndRange'),
+                     (65, 'NvtxtMark'), (70, 'NvtxtPushPopRange'), (71, 'NvtxtStartEndRange'),
+                     (75, 'NvtxDomainCreate'), (76, 'NvtxDomainDestroy'))
+
+
+def reorder_columns_sql(table, extra=''):
+    """SQL that rebuilds `table` with its columns in reverse order (plus `extra` ones first)."""
+    cols = [c.strip().split()[0] for c in TABLES[table].split(', ')]
+    order = ', '.join('"%s"' % c for c in reversed(cols))
+    return ('CREATE TABLE new_t AS SELECT %s%s FROM %s; DROP TABLE %s; '
+            'ALTER TABLE new_t RENAME TO %s;' % (extra, order, table, table, table))
+
+
+NEWEST_LAYOUT_SQL = (
+    reorder_columns_sql('CUPTI_ACTIVITY_KIND_KERNEL') +
+    reorder_columns_sql('CUPTI_ACTIVITY_KIND_MEMCPY', extra='CAST(1 AS INTEGER) AS copyCount, ') +
+    reorder_columns_sql('NVTX_EVENTS') +
+    'CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);' +
+    ''.join("INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (%d, '%s', '');" % kv
+            for kv in NEWEST_NVTX_TYPES))
+
+
+def newest_layout(e):
+    e.schema = '3.24.14'
+    e.product = '2026.1.1.204'
+    return e
+
+
 def seeds(out):
     """Small exports for the fuzzer (-max_len 64 KiB): 512-byte pages, few rows."""
     os.makedirs(out, exist_ok=True)
@@ -2026,6 +2068,8 @@ def main():
     newer.schema = '4.0.0'
     newer.save(p('schema_major4.sqlite'))
     training(steps=2).save(p('schema_major3_twin.sqlite'))
+    newest_layout(training(steps=2)).save(p('newest_layout.sqlite'),
+                                          extra_sql=NEWEST_LAYOUT_SQL)
     # A view under the kernel table's name, over a table of made-up kernels: must not be read.
     view = training(steps=2)
     view.save(p('view_named_kernel.sqlite'), skip_tables=('CUPTI_ACTIVITY_KIND_KERNEL',),

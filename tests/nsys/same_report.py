@@ -2,7 +2,9 @@
 """Whether two JSON reports say the same, apart from where their events sit in the file: the ids
 an export's events are found by (table and row) and the rows named in diagnostics. For exports
 whose rows were shuffled (tests/nsys/make_exports.py shuffle_rows). Prints the first differences.
-  python3 tests/nsys/same_report.py A.json B.json"""
+KEYS (comma-separated) are left out too: what two layouts of one run may differ in (the file's
+name and size, the versions it records).
+  python3 tests/nsys/same_report.py A.json B.json [KEYS]"""
 import difflib
 import json
 import re
@@ -11,6 +13,7 @@ import sys
 # The event's place: its id (table and row), its first row, its index in the model (slices are
 # numbered by track, and tracks in the order their first row came).
 ROW_KEYS = ('byte_offset', 'event_id', 'first_offset', 'first_row', 'slice')
+ROW_KEYS += tuple(k for k in (sys.argv[3] if len(sys.argv) > 3 else '').split(',') if k)
 
 
 def normal(x):

@@ -42,6 +42,7 @@ Usage: /usr/bin/python3 tests/nsys/unseen_exports.py --cli build/native/kinetosc
 """
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -99,8 +100,10 @@ JAX_THUNKS = [
 ]
 
 
-def jax_xla():
-    """Returns the export and its truth: kernel ns by name, the DtoH copies, the steps' GPU spans."""
+def jax_xla(scan=False):
+    """Returns the export and its truth: kernel ns by name, the DtoH copies, the steps' GPU spans.
+    `scan`: the loop written as one jitted call (jax.lax.scan over the steps): one XlaModule range
+    around all of it, the thunks repeating inside, no range per step."""
     e = mx.Export(pid=7100, process='python3')
     tid = 7100
     e.thread(tid, 'python3')
@@ -127,6 +130,12 @@ def jax_xla():
             gpu_t = start + kns + 2_000
             t += 11_000
         t += 5_000
+        if scan:
+            loop_start = loop_start if s else module_start
+            if s == JAX_STEPS - 1:
+                nvtx_in(e, 1, tid, 'XlaModule:#hlo_module=jit_train_loop,program_id=18#',
+                        loop_start, t)
+            continue
         nvtx_in(e, 1, tid, 'XlaModule:#hlo_module=jit_train_step,program_id=17#', module_start, t)
         truth['modules'] += 1
         t += 30_000  # Python between dispatches: the next batch, metrics bookkeeping
@@ -187,6 +196,23 @@ def check_jax(c, cli, tmp):
     c.check('jax_xla: no finding about PyTorch names (op hotspots, DataLoader)',
             not any(f in ids(rep) for f in ('gpu.op_hotspot', 'dataloader.slow')), str(ids(rep)))
     return rep
+
+
+def check_jax_scan(c, cli, tmp):
+    """The JAX loop as one jitted lax.scan: no step range, so the report's advice on marking
+    steps must be JAX's (an NVTX range per step), not PyTorch's torch.cuda.nvtx.range."""
+    e, _ = jax_xla(scan=True)
+    path = os.path.join(tmp, 'jax_scan.sqlite')
+    e.save(path)
+    rep = corpus_cli.report(cli, path)
+    f = finding(rep, 'steps.none')
+    words = f and (f.get('fix', '') + f.get('fix_code', ''))
+    c.check('jax_scan: no steps, said with JAX\'s advice (an NVTX range per step), not torch\'s',
+            f is not None and 'nvtx.annotate' in words and 'torch' not in words,
+            f and words or str(ids(rep)))
+    text = subprocess.run([cli, 'report', path], capture_output=True, text=True).stdout
+    c.check('jax_scan: the text report names no torch call', 'torch.' not in text,
+            [ln for ln in text.splitlines() if 'torch.' in ln][:2])
 
 
 # --- megatron_pp / megatron_cut ------------------------------------------------------------------
@@ -454,6 +480,15 @@ def check_vllm(c, cli, tmp):
     c.check('vllm_graphs: one launch per graph replay, one per eager kernel',
             apis.get('cudaGraphLaunch') == VLLM_STEPS - VLLM_STEPS // VLLM_PREFILL_EVERY
             and apis.get('cudaLaunchKernel') == truth['eager_kernels'], str(apis))
+    # The kernel table counts kernels, and says which came from graph launches (before: "480
+    # launches", read as 480 launch calls).
+    text = subprocess.run([cli, 'report', path], capture_output=True, text=True).stdout
+    graphs = VLLM_STEPS - VLLM_STEPS // VLLM_PREFILL_EVERY
+    want = ' names, %d kernels (%d CUDA graph launches started %d GPU ops)' % (
+        k['count'], graphs, truth['graph_kernels'])
+    got = [ln for ln in text.splitlines() if ln.startswith('Kernels:')]
+    c.check('vllm_graphs: the kernels line counts graph launches as calls', any(want in ln for ln in got),
+            '%s vs %s' % (got, want))
     c.check('vllm_graphs: no launch-bound finding on graph replays',
             not any(x.startswith('launch') and 'bound' in x for x in ids(rep)), str(ids(rep)))
     # Idle: after each step's sampled tokens reach the host, the GPU waits while the scheduler
@@ -472,7 +507,7 @@ def check_vllm(c, cli, tmp):
     return rep
 
 
-SHAPES = {'jax_xla': check_jax, 'megatron_pp': check_megatron, 'megatron_cut': check_megatron_cut,
+SHAPES = {'jax_xla': check_jax, 'jax_scan': check_jax_scan, 'megatron_pp': check_megatron, 'megatron_cut': check_megatron_cut,
           'vllm_graphs': check_vllm}
 
 

@@ -99,7 +99,7 @@ TEST_CASE("Kernels section on a real trace: 15 rows in text, 20 in Markdown, all
   ks::Report r = ks::build_report(*t, ks::AnalysisOptions{});
   const size_t names = r.analyses.kernels.rows.size();
   REQUIRE(names > 20);
-  ks::ReportSection s = ks::kernels_section(*t, r.analyses.kernels);
+  ks::ReportSection s = ks::kernels_section(*t, r.analyses.kernels, r.analyses.launches);
   REQUIRE(s.tables.size() == 1);
   CHECK(s.tables[0].rows.size() == std::min(names, ks::kMaxTableRows));
   std::string text, md;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "import/nsys_sqlite/nsys_rows.h"
@@ -11,23 +12,42 @@ namespace ks::nsys_sqlite {
 
 namespace {
 
-// The NVTX event kinds by ENUM_NSYS_EVENT_TYPE: the codes the export itself names (NVTX and
-// NVTXT, nvtx text file, kinds), else those of schema 3.x.
+// The NVTX event kinds by ENUM_NSYS_EVENT_TYPE: the codes the export itself names, else those of
+// schema 3.x. A kind is read by its name's form, not a fixed list (NVTX and NVTXT, the nvtx text
+// file, already write two families: NvtxPushPopRange and NvtxtPushPopRange), so a further
+// family a newer nsys names the same way is read too. Every other code the enum names (domains,
+// categories, thread and device names) is no range and is skipped quietly; a code it does not
+// name at all is a kind this reader cannot know, counted (nsys_unknown_enum_value).
 struct NvtxKinds {
   std::unordered_map<int64_t, char> kind;  // 'p' push/pop, 's' start/end, 'm' mark
+  std::unordered_set<int64_t> named;       // every code the enum names
   explicit NvtxKinds(Context& c) {
+    auto ends = [](const std::string& n, std::string_view tail) {
+      return n.size() >= tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
+    };
     for (const auto& kv : read_enum(c, "ENUM_NSYS_EVENT_TYPE", "name")) {
       const std::string& n = kv.second;
-      if (n == "NvtxPushPopRange" || n == "NvtxtPushPopRange") kind[kv.first] = 'p';
-      if (n == "NvtxStartEndRange" || n == "NvtxtStartEndRange") kind[kv.first] = 's';
-      if (n == "NvtxMark" || n == "NvtxtMark") kind[kv.first] = 'm';
+      named.insert(kv.first);
+      if (n.rfind("Nvtx", 0) != 0) continue;
+      if (ends(n, "PushPopRange")) kind[kv.first] = 'p';
+      if (ends(n, "StartEndRange")) kind[kv.first] = 's';
+      if (ends(n, "Mark")) kind[kv.first] = 'm';
     }
-    if (kind.empty()) kind = {{59, 'p'}, {70, 'p'}, {60, 's'}, {71, 's'}, {34, 'm'}, {65, 'm'}};
+    if (named.empty()) {
+      kind = {{59, 'p'}, {70, 'p'}, {60, 's'}, {71, 's'}, {34, 'm'}, {65, 'm'}};
+      // The NVTX codes of schema 3.x (the 2024.5 export's ENUM_NSYS_EVENT_TYPE): NvtxEvents ..
+      // NvtxThread, the push/pop and start/end ranges, the NVTXT family and the domains, the
+      // CUDA device, context and stream names.
+      for (int64_t t = 32; t <= 39; ++t) named.insert(t);
+      for (int64_t t = 64; t <= 76; ++t) named.insert(t);
+      for (int64_t t : {59, 60, 97, 98, 99}) named.insert(t);
+    }
   }
   char of(int64_t type) const {
     auto it = kind.find(type);
     return it == kind.end() ? 0 : it->second;
   }
+  bool known(int64_t type) const { return named.count(type) != 0; }
 };
 
 // The tensor sizes in a range PyTorch's emit_nvtx(record_shapes=True) pushed (also nsys
@@ -92,7 +112,11 @@ bool read_nvtx(Context& c) {
   while (r.next()) {
     if (c.skip_global(r.i64(kTid, 0))) continue;
     const char kind = r.null(kType) ? 'p' : kinds.of(r.i64(kType));
-    if (kind == 0) continue;  // domains, categories, names
+    if (kind == 0) {  // domains, categories, names; or a kind this reader cannot know
+      if (!kinds.known(r.i64(kType)))
+        c.unknown_enum(Table::kNvtx, table, "eventType", r.i64(kType), r.row());
+      continue;
+    }
     const int64_t start = r.i64(kStart, RowReader::kNull);
     const int64_t end = r.i64(kEnd, RowReader::kNull);
     if (start == RowReader::kNull) {

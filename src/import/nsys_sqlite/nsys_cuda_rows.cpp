@@ -408,6 +408,10 @@ bool read_memcpy(Context& c) {
     if (!c.filtered) c.note_gpu_time(r.i64(kPid, RowReader::kNull), dev, start, end, false);
     if (c.filtered) c.note_used(dev0, start, end);
     const int64_t copy = r.i64(kCopy, 0), src = r.i64(kSrc, 7), dst = r.i64(kDst, 7);
+    // A copy kind the enum does not name reads "UNKNOWN": neither HtoD nor DtoH, so no rule
+    // about host copies sees it; said, not hidden.
+    if (copy_kinds.count(copy) == 0)
+      c.unknown_enum(Table::kMemcpy, table, "copyKind", copy, r.row());
     if (!r.null(kAddr))
       if (const uint8_t way = migration_way(copy)) page_ways[r.i64(kAddr)] |= way;
     const uint64_t key = (static_cast<uint64_t>(copy & 0xFFFFFF) << 40) ^
@@ -553,6 +557,8 @@ bool read_sync(Context& c) {
     const int64_t event = r.i64(kEvent, RowReader::kNull);
     const bool no_event = event != RowReader::kNull && stream_or_lane(event) < 0;
     auto nit = ids.find(r.i64(kType, 0));
+    if (nit == ids.end() && !(stream < 0 && no_event))
+      c.unknown_enum(Table::kSync, table, "syncType", r.i64(kType, 0), r.row());
     const StringId name = stream < 0 && no_event ? context_sync
                           : nit != ids.end()     ? nit->second
                                                  : unknown;

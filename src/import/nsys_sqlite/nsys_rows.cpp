@@ -419,6 +419,17 @@ std::string_view strip_version_suffix(std::string_view name) {
   return name.substr(0, at);
 }
 
+void Context::unknown_enum(Table t, const char* table, const char* column, int64_t value,
+                           uint64_t row) {
+  trace->diagnostics.add(Diag::kNsysUnknownEnumValue, row_source(t, row).offset);
+  // A few distinct values are news; a crafted file's thousands are not (the count says them).
+  constexpr size_t kNamedAtMost = 8;
+  std::string item = std::string(table) + "." + column + " = " + std::to_string(value);
+  if (unknown_enum_named.size() >= kNamedAtMost || !unknown_enum_named.insert(item).second) return;
+  item += " (first in row " + std::to_string(row) + ")";
+  trace->diagnostics.list_in_detail(Diag::kNsysUnknownEnumValue, "Unknown", item);
+}
+
 void Context::table_missing(const char* table) {
   trace->diagnostics.add(Diag::kNsysTableMissing, 0, table);
   trace->diagnostics.list_in_detail(Diag::kNsysTableMissing, "Absent", table);

@@ -274,6 +274,11 @@ struct Context {
   void count(std::string_view cat, int64_t ts, int64_t end, const char* phase = "X");
   // A row with a NULL or reversed time: counted and skipped.
   bool usable_times(int64_t start, int64_t end, Table t, uint64_t row);
+  // A row's enum column holds a value its enum does not name (a kind a newer nsys added):
+  // counted, and each distinct TABLE.column = value named with its first row, so the user
+  // learns what was read as unknown instead of the rows vanishing or being miscounted quietly.
+  void unknown_enum(Table t, const char* table, const char* column, int64_t value, uint64_t row);
+  std::unordered_set<std::string> unknown_enum_named;
 };
 
 // The table families (nsys_cuda_rows.cpp, nsys_cpu_rows.cpp). Each returns false on a SQLite

@@ -10,7 +10,7 @@ std::vector<ReportSection> report_sections(const Trace& t, const Analyses& a) {
   std::vector<ReportSection> s;
   s.push_back(steps_section(t, a.steps, a.iterations, a.gpu_idle));
   s.push_back(gpu_section(a.gpu_idle, a.graph_captures));
-  s.push_back(kernels_section(t, a.kernels));
+  s.push_back(kernels_section(t, a.kernels, a.launches));
   s.push_back(gpu_by_op_section(a.gpu_by_op));
   s.push_back(memory_ops_section(a.memory_ops));
   s.push_back(sync_section(t, a.sync));

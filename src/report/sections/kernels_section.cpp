@@ -8,15 +8,38 @@
 
 namespace ks {
 
-ReportSection kernels_section(const Trace& t, const KernelSummary& k) {
+namespace {
+
+// A CUDA graph launch starts all its graph's kernels with one call, so kernels are not launches
+// there: "480 launches" read as 480 calls when 21 cudaGraphLaunch calls made 399 of them. The
+// graph launch calls and the GPU ops they started (the launch statistics' rows of the APIs
+// named *GraphLaunch), said beside the kernels; "" when no graph was launched.
+std::string graph_launch_words(const Trace& t, const LaunchStats& l) {
+  uint64_t calls = 0, ops = 0;
+  for (const LaunchApiRow& r : l.apis) {
+    if (t.str(r.api).find("GraphLaunch") == std::string_view::npos) continue;
+    calls += r.launches;
+    ops += r.launches + r.graph_ops;
+  }
+  if (calls == 0) return "";
+  return " (" + std::to_string(calls) + " CUDA graph launch" + (calls == 1 ? "" : "es") +
+         " started " + std::to_string(ops) + " GPU ops)";
+}
+
+}  // namespace
+
+ReportSection kernels_section(const Trace& t, const KernelSummary& k, const LaunchStats& l) {
   ReportSection s("kernels");
   s.field("count", Cell::count(k.count));
   s.field("total_us", Cell::ns(k.total_ns));
-  s.linef("Kernels: %zu names, %llu launches, %s total", k.rows.size(),
-          static_cast<unsigned long long>(k.count), format_duration(k.total_ns).c_str());
-  s.paragraph("## Kernels\n\n" + std::to_string(k.rows.size()) + " names, " +
-              std::to_string(k.count) + " launches, " + format_duration(k.total_ns) +
-              " total.\n\n");
+  // Without graphs each kernel is one launch call; with them the calls are fewer: say kernels.
+  const std::string graphs = graph_launch_words(t, l);
+  const std::string counted =
+      std::to_string(k.count) + (graphs.empty() ? " launches" : " kernels" + graphs);
+  s.linef("Kernels: %zu names, %s, %s total", k.rows.size(), counted.c_str(),
+          format_duration(k.total_ns).c_str());
+  s.paragraph("## Kernels\n\n" + std::to_string(k.rows.size()) + " names, " + counted + ", " +
+              format_duration(k.total_ns) + " total.\n\n");
 
   Table& tb = s.table();
   tb.columns = {

@@ -14,7 +14,7 @@ std::vector<Column> duration_stats_columns();
 void add_duration_stats_cells(std::vector<Cell>* row, const DurationStats& s);
 
 // kernels_section.cpp: per kernel name, the nsys cuda_gpu_kern_sum columns.
-ReportSection kernels_section(const Trace& t, const KernelSummary& k);
+ReportSection kernels_section(const Trace& t, const KernelSummary& k, const LaunchStats& l);
 // steps_section.cpp: the steps and their GPU idle share; the GPU's busy/idle summary.
 // Without steps, the iterations inferred from the repeating launches follow (`inferred`).
 ReportSection steps_section(const Trace& t, const StepsResult& r, const IterationsResult& inferred,

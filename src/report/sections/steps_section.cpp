@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/xla_program.h"
 #include "report/sections/sections.h"
 #include "util/format.h"
 #include "util/markdown.h"
@@ -100,7 +101,11 @@ ReportSection steps_section(const Trace& t, const StepsResult& r, const Iteratio
   s.field("found", Cell::count(r.found));
   // Only where steps are not ProfilerStep's (or an nsys export has none): PyTorch reports keep
   // their bytes (docs/report-schema.md, `steps`).
-  const std::string how = steps_note(r, t.facts.format == TraceFormat::kNsysSqlite);
+  std::string how = steps_note(r, t.facts.format == TraceFormat::kNsysSqlite);
+  // No steps in a JAX/XLA program's export: JAX's advice, not torch's (xla_program.h).
+  if (r.source == StepSource::kNone && r.requested_range.empty() &&
+      t.facts.format == TraceFormat::kNsysSqlite && is_xla_program(t))
+    how = std::string("no NVTX range named like a step: ") + kJaxStepAdvice;
   if (!how.empty()) {
     s.field("source", Cell::str(step_source_name(r.source)));
     s.field("range", Cell::str(r.range_name));
