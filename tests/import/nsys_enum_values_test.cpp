@@ -14,28 +14,9 @@
 
 #include <sqlite3.h>
 #include "source_dir.h"
+#include "stats/nsys_db_helpers.h"
 
 namespace {
-
-// Writes `sql` into a fresh SQLite file under build/ and imports it.
-std::unique_ptr<ks::Trace> import_rows(const std::string& name, const std::string& sql) {
-  const std::string path = ks_test::source_dir() + "/build/" + name;
-  std::remove(path.c_str());
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  INFO((message ? message : ""));
-  sqlite3_free(message);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-  ks::ImportError error;
-  auto t = ks::import_nsys_file(path, &error);
-  INFO(error.to_line());
-  REQUIRE(t);
-  std::remove(path.c_str());
-  return t;
-}
 
 // A kernel and its launch, so the file is an export with CUDA work (thread 4242/4242).
 const char* kOneKernel =
@@ -77,7 +58,7 @@ TEST_CASE("nsys enum values: NVTX kinds by their names' form; codes no enum name
       " (10, NULL, 75, 'NCCL', NULL, 71168954514),"  // a domain: no range, quietly
       " (950, 1500, 5000, 'mystery', NULL, 71168954514),"
       " (960, 1400, 5000, 'mystery', NULL, 71168954514);";
-  auto t = import_rows("enum_nvtx.sqlite", sql);
+  auto t = ks_test::import_sql_rows("enum_nvtx.sqlite", sql);
   auto names = nvtx_names(*t);
   CHECK(names["step 0"] == 1);
   CHECK(names["step 1"] == 1);  // was dropped: code 120 was no kind this reader knew
@@ -97,7 +78,7 @@ TEST_CASE("nsys enum values: without ENUM_NSYS_EVENT_TYPE, schema 3.x's codes ar
       "INSERT INTO NVTX_EVENTS VALUES (900, 2100, 59, 'step 0', NULL, 71168954514),"
       " (10, NULL, 75, 'NCCL', NULL, 71168954514), (20, NULL, 39, 'main', NULL, 71168954514),"
       " (950, 1500, 200, 'mystery', NULL, 71168954514);";
-  auto t = import_rows("enum_nvtx_3x.sqlite", sql);
+  auto t = ks_test::import_sql_rows("enum_nvtx_3x.sqlite", sql);
   CHECK(nvtx_names(*t)["step 0"] == 1);
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownEnumValue) == 1);  // 200 only
 }
@@ -119,7 +100,7 @@ TEST_CASE("nsys enum values: a copy or sync kind the export's enum does not name
       " syncType INTEGER, eventId INTEGER);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (2050, 2990, 0, 7, 3, 71168950272,"
       " 3, 4294967295), (2050, 2990, 0, 7, 3, 71168950272, 9, 4294967295);";
-  auto t = import_rows("enum_copy_sync.sqlite", sql);
+  auto t = ks_test::import_sql_rows("enum_copy_sync.sqlite", sql);
   CHECK(t->diagnostics.count(ks::Diag::kNsysUnknownEnumValue) == 2);
   const std::string m = t->diagnostics.message(ks::Diag::kNsysUnknownEnumValue);
   CHECK(m.find("CUPTI_ACTIVITY_KIND_MEMCPY.copyKind = 14 (first in row 2)") != std::string::npos);

@@ -12,27 +12,9 @@
 
 #include <sqlite3.h>
 #include "source_dir.h"
+#include "stats/nsys_db_helpers.h"
 
 namespace {
-
-std::unique_ptr<ks::Trace> import_rows(const std::string& name, const std::string& sql) {
-  const std::string path = ks_test::source_dir() + "/build/" + name;
-  std::remove(path.c_str());
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  INFO((message ? message : ""));
-  sqlite3_free(message);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-  ks::ImportError error;
-  auto t = ks::import_nsys_file(path, &error);
-  INFO(error.to_line());
-  REQUIRE(t);
-  std::remove(path.c_str());
-  return t;
-}
 
 // Process 4242, thread 4242: (4242 << 24) | 4242, and the process alone.
 const std::string kTid = "71168954514", kPid = "71168950272";
@@ -74,7 +56,7 @@ TEST_CASE("export words: a JAX/XLA program without steps gets JAX's advice, not 
            " + 16000, 0, 7, " + corr + ", " + kPid + ", 1, 1);";
     nvtx += ", (" + at + ", " + at + " + 5500, 59, 'Thunk:#hlo_op=fusion.12#', " + kTid + ")";
   }
-  auto t = import_rows("jax_no_steps.sqlite", sql + nvtx + ";");
+  auto t = ks_test::import_sql_rows("jax_no_steps.sqlite", sql + nvtx + ";");
   const ks::Report report = ks::build_report(*t, ks::AnalysisOptions{});
   const ks::Finding* f = finding(report, "steps.none");
   REQUIRE(f);
@@ -102,7 +84,7 @@ TEST_CASE("export words: kernels from CUDA graph launches are kernels, not launc
            std::to_string(2 + at % 3) + ", 2)";
     at += corr == 1 ? 600 : 1400;
   }
-  auto t = import_rows("graph_kernels_words.sqlite", sql + ";");
+  auto t = ks_test::import_sql_rows("graph_kernels_words.sqlite", sql + ";");
   const std::string text = ks::report_text(ks::build_report(*t, ks::AnalysisOptions{}));
   INFO(text.substr(0, 2000));
   CHECK(text.find(" names, 7 kernels (2 CUDA graph launches started 6 GPU ops)") !=

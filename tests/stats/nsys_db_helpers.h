@@ -6,8 +6,12 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
+#include "import/nsys_sqlite/nsys_file.h"
+#include "model/trace.h"
 #include "source_dir.h"
 
 namespace ks_test {
@@ -155,6 +159,27 @@ inline void insert_kernel(Db* d, int64_t start, int64_t end, int64_t correlation
       std::to_string(correlation) + ", " + std::to_string(global_pid) + ", " +
       std::to_string(name_id) + ", " + std::to_string(name_id) +
       ", 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, " + std::to_string(correlation) + ")");
+}
+
+// Writes `sql` into a fresh SQLite file build/NAME (the reader opens files, not memory), imports
+// it as the CLI does and removes the file.
+inline std::unique_ptr<ks::Trace> import_sql_rows(const std::string& name, const std::string& sql) {
+  const std::string path = ks_test::source_dir() + "/build/" + name;
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  INFO((message ? message : ""));
+  sqlite3_free(message);
+  sqlite3_close(db);
+  REQUIRE(rc == SQLITE_OK);
+  ks::ImportError error;
+  auto t = ks::import_nsys_file(path, &error);
+  INFO(error.to_line());
+  REQUIRE(t);
+  std::remove(path.c_str());
+  return t;
 }
 
 }  // namespace ks_test
