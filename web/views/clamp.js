@@ -68,6 +68,7 @@ export function clampedWithTitle(v, title) {
 // with), clamped like the others; opened, the whole name. Always a control when the two differ.
 export function clampedShort(short, whole) {
   const el = clampedWithTitle(short, whole);
-  if (short !== whole) Object.assign(el.dataset, { short, whole });
+  // Attributes are trace text too: kept neutral, as h() keeps every other one.
+  if (short !== whole) Object.assign(el.dataset, { short: neutral(short), whole: neutral(whole) });
   return el;
 }
