@@ -15,6 +15,25 @@ import { inflate } from '../../web/views/warm.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = resolve(ROOT, process.env.KINETOSCOPE_CLI || 'build/native/kinetoscope');
 
+// Runs `child` (a module script that logs KS-REAL-LOAD, then KS-REAL-LOAD-MS n) under V8's compile
+// log; returns the large TurboFan compiles logged after KS-REAL-LOAD. A compile that took longer
+// than the whole real load began before it (the warm-up's own, late on a busy machine:
+// Session::report() takes seconds): not the real load's doing.
+function largeCompilesDuringRealLoad(child) {
+  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const at = r.stdout.indexOf('KS-REAL-LOAD');
+  assert.ok(at > 0 && /using TurboFan/.test(r.stdout.slice(0, at)), 'no compile log from V8 (--trace-wasm-compilation-times)');
+  const realMs = Number((/KS-REAL-LOAD-MS (\d+)/.exec(r.stdout) || [])[1]);
+  assert.ok(realMs > 0, 'the child did not say how long the real load took');
+  const late = r.stdout
+    .slice(at)
+    .split('\n')
+    .filter((l) => /using TurboFan/.test(l) && Number((/bodysize (\d+)/.exec(l) || [])[1]) >= LARGE_BODY)
+    .filter((l) => Number((/took (\d+) ms/.exec(l) || [])[1]) < realMs);
+  return late;
+}
+
 test('the warm-up trace holds what a training loop writes', () => {
   const doc = JSON.parse(warmupTrace(30));
   const cats = new Set(doc.traceEvents.map((e) => e.cat));
@@ -85,19 +104,7 @@ test('after the warm-up, a report compiles none of its large functions', { skip:
     await quiet();
     console.log('KS-REAL-LOAD-MS', Math.round(performance.now() - t0));
   `;
-  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.equal(r.status, 0, r.stderr);
-  const at = r.stdout.indexOf('KS-REAL-LOAD');
-  assert.ok(at > 0 && /using TurboFan/.test(r.stdout.slice(0, at)), 'no compile log from V8 (--trace-wasm-compilation-times)');
-  // A compile that took longer than the whole real load began before it (the warm-up's own, late
-  // on a busy machine: Session::report() takes seconds): not the real report's doing.
-  const realMs = Number((/KS-REAL-LOAD-MS (\d+)/.exec(r.stdout) || [])[1]);
-  assert.ok(realMs > 0, 'the child did not say how long the real load took');
-  const late = r.stdout
-    .slice(at)
-    .split('\n')
-    .filter((l) => /using TurboFan/.test(l) && Number((/bodysize (\d+)/.exec(l) || [])[1]) >= LARGE_BODY)
-    .filter((l) => Number((/took (\d+) ms/.exec(l) || [])[1]) < realMs);
+  const late = largeCompilesDuringRealLoad(child);
   assert.deepEqual(late, [], 'large functions compiled by TurboFan only during the real report');
 });
 
@@ -181,17 +188,7 @@ test('after the warm-up, a split read compiles none of its large functions', { s
     await quiet();
     console.log('KS-REAL-LOAD-MS', Math.round(performance.now() - t0));
   `;
-  const r = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '--input-type=module', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.equal(r.status, 0, r.stderr);
-  const at = r.stdout.indexOf('KS-REAL-LOAD');
-  assert.ok(at > 0 && /using TurboFan/.test(r.stdout.slice(0, at)), 'no compile log from V8 (--trace-wasm-compilation-times)');
-  const realMs = Number((/KS-REAL-LOAD-MS (\d+)/.exec(r.stdout) || [])[1]);
-  assert.ok(realMs > 0, 'the child did not say how long the real load took');
-  const late = r.stdout
-    .slice(at)
-    .split('\n')
-    .filter((l) => /using TurboFan/.test(l) && Number((/bodysize (\d+)/.exec(l) || [])[1]) >= LARGE_BODY)
-    .filter((l) => Number((/took (\d+) ms/.exec(l) || [])[1]) < realMs);
+  const late = largeCompilesDuringRealLoad(child);
   assert.deepEqual(late, [], 'large functions compiled by TurboFan only during the split read');
 });
 
